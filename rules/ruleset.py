@@ -1,0 +1,195 @@
+"""The Ruleset protocol every injury system implements, the shared event and timer types, and the registry.
+
+A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
+
+    initial_state(attributes, options) -> State
+    decide(state, action, dice, now) -> list[Event]   validates; raises RuleError with a message for the user
+    evolve(state, event) -> State                     pure and total; never rolls
+    timers(state) -> list[Timer]                      what the clock must do and when (game seconds)
+    fire(state, timer, dice) -> list[Event]           what happens when the clock reaches it
+    view(state, audience) -> dict                     "gm" or "player" (secrets removed)
+    public_event(event) -> dict | None                what a player may read of one history entry
+
+The actions `note` and `undo` belong to every ruleset and are handled here and in the service layer, so the
+engines never see them.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+State = dict[str, Any]
+Audience = str  # "gm" or "player"
+GM = "gm"
+PLAYER = "player"
+
+NOTE_ADDED = "NoteAdded"
+ACTION_UNDONE = "ActionUndone"
+COMMON_ACTIONS = ("note", "undo")
+
+
+class RuleError(ValueError):
+    """A rule forbids the action, or a parameter is wrong. `field` names what the user must fix."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+
+@dataclass(frozen=True)
+class Event:
+    """An outcome, as stored: the type is a past-tense name; data carries every die and computed number."""
+
+    type: str
+    data: dict[str, Any]
+    game_time: int
+    schema_version: int = 1
+
+
+@dataclass(frozen=True)
+class Timer:
+    """Something the game clock must do for a character at game second `due`.
+
+    `key` identifies the timer within the character (the same pending effect keeps the same key as the state
+    evolves). Ties at the same `due` fire in `priority` order (lower first), so a treatment that completes at the
+    same second as a death saves the patient. `per_round` timers are combat-round checks (saves every 3 s or every
+    turn): when the clock jumps by more than a turn they fire once per advance, not once per round.
+    """
+
+    due: int
+    kind: str
+    key: str
+    priority: int = 50
+    data: dict[str, Any] = field(default_factory=dict)
+    per_round: bool = False
+
+
+@dataclass(frozen=True)
+class Param:
+    """One action parameter, described for forms and docs. kind: int, bool, choice, text, critical_hit, json."""
+
+    name: str
+    kind: str
+    label: str
+    required: bool = False
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class RollSpec:
+    """A named roll an action may take from the GM: `count` dice of `sides` faces (count 0: the pool varies)."""
+
+    name: str
+    count: int
+    sides: int
+    label: str
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class ActionForm:
+    label: str
+    params: tuple[Param, ...] = ()
+    rolls: tuple[RollSpec, ...] = ()
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    slug: str
+    title: str
+    actions: tuple[str, ...]
+    default_start: str
+    validate_options: Callable[[Mapping[str, Any] | None], dict[str, Any]]
+    validate_attributes: Callable[[Mapping[str, Any] | None], dict[str, Any]]
+    initial_state: Callable[[Mapping[str, Any], Mapping[str, Any]], State]
+    decide: Callable[..., list[Event]]
+    evolve: Callable[[State, Event], State]
+    timers: Callable[[State], list[Timer]]
+    fire: Callable[..., list[Event]]
+    view: Callable[[State, Audience], dict[str, Any]]
+    public_event: Callable[[Event], dict[str, Any] | None]
+    forms: Mapping[str, ActionForm] = field(default_factory=dict)
+    option_help: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def all_actions(self) -> tuple[str, ...]:
+        return (*self.actions, *COMMON_ACTIONS)
+
+
+def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:
+    state = ruleset.initial_state(attributes, options)
+    state.setdefault("notes", [])
+    return state
+
+
+def apply(ruleset: Ruleset, state: State, event: Event) -> State:
+    """evolve, with the events every ruleset shares."""
+    if event.type == NOTE_ADDED:
+        new = copy.copy(state)
+        new["notes"] = [*state.get("notes", []), {"text": event.data["text"], "game_time": event.game_time}]
+        return new
+    if event.type == ACTION_UNDONE:
+        # The service rebuilds the state without the voided events; the undo itself changes nothing further.
+        return state
+    return ruleset.evolve(state, event)
+
+
+def replay(
+    ruleset: Ruleset, attributes: Mapping[str, Any], options: Mapping[str, Any], events: list[Event]
+) -> State:
+    state = start_state(ruleset, attributes, options)
+    for event in events:
+        state = apply(ruleset, state, event)
+    return state
+
+
+def note_event(action: Mapping[str, Any], now: int) -> Event:
+    text = action.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise RuleError("text", "expected the note's text (a non-empty string)")
+    if len(text) > 10_000:
+        raise RuleError("text", f"expected at most 10000 characters, got {len(text)}")
+    return Event(NOTE_ADDED, {"text": text.strip()}, now)
+
+
+_REGISTRY: dict[str, Ruleset] = {}
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    _REGISTRY[ruleset.slug] = ruleset
+    return ruleset
+
+
+def _load() -> None:
+    if _REGISTRY:
+        return
+    # Imported here so that each engine module can import this one.
+    from rules.cyberpunk2020 import engine as cyberpunk2020
+    from rules.darkfuture import engine as darkfuture
+    from rules.shadowrun2 import engine as shadowrun2
+
+    for module in (shadowrun2, cyberpunk2020, darkfuture):
+        register(module.RULESET)
+
+
+def ruleset_slugs() -> list[str]:
+    _load()
+    return sorted(_REGISTRY)
+
+
+def get_ruleset(slug: str) -> Ruleset:
+    """The ruleset registered under `slug`; RuleError listing the valid ones otherwise."""
+    _load()
+    try:
+        return _REGISTRY[slug]
+    except (KeyError, TypeError):
+        raise RuleError(
+            "ruleset", f"unknown ruleset {slug!r}; expected one of: {', '.join(sorted(_REGISTRY))}"
+        ) from None
