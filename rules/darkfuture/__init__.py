@@ -1,0 +1,1 @@
+"""Dark Future: the alternate CON damage system for pedestrians and drivers."""

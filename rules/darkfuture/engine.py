@@ -1,0 +1,702 @@
+"""Dark Future: the alternate CON damage system for pedestrians and drivers (RULES.md section 3).
+
+A wound rolls 1d6 on the Pedestrian Critical Table (pedestrians add the weapon's damage value, everyone subtracts
+body armour) and takes that many CON points. The character's current CON against their initial CON gives the
+band, which sets the skill and move modifiers and the drivers' safety limit, and says what is rolled on every
+wound taken in it: stun; KO then stun; KO, stun and limb disablement; an automatic KO at 0; death below 0.
+
+Events carry every die, the table row, CON and band before and after and the resulting skills, move and safety
+limit, so `evolve` never reads a table.
+
+Clock decisions (the loop "fire the earliest timer, re-read the timers" always ends):
+- `stun_ends` (priority 20): stun lasts until the next clock advance, so its timer is due one second after the
+  wound that stunned; firing it clears the stun and no stun timer is left.
+- `con_recovery` (priority 50): one CON point per `con_recovery_days` of rest, counted from the latest wound
+  (a wound interrupts rest) or the latest point regained. Each firing moves the next one a full period on, and the
+  timer disappears once CON is back at its initial value or the character is dead, so a game year costs at most
+  365 / con_recovery_days firings.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from rules import params
+from rules.darkfuture import tables
+from rules.dice import Dice
+from rules.ruleset import (
+    GM,
+    NOTE_ADDED,
+    ActionForm,
+    Event,
+    Param,
+    RollSpec,
+    RuleError,
+    Ruleset,
+    State,
+    Timer,
+)
+
+SLUG = "darkfuture"
+
+# Event types.
+WOUND_TAKEN = "WoundTaken"
+NEAR_MISS_TAKEN = "NearMissTaken"
+DEATH_OCCURRED = "DeathOccurred"
+KNOCK_OUT_ENDED = "KnockOutEnded"
+LIMBS_RESTORED = "LimbsRestored"
+STUN_ENDED = "StunEnded"
+CON_RECOVERED = "ConRecovered"
+
+# Timer kinds.
+STUN_ENDS = "stun_ends"
+CON_RECOVERY = "con_recovery"
+STUN_ENDS_PRIORITY = 20
+CON_RECOVERY_PRIORITY = 50
+
+# Error messages the API and tests rely on.
+DEAD = "the character is dead"
+NOTHING_TO_RECOVER = "expected knocked_out: true or a list of limbs to restore"
+NOT_KNOCKED_OUT = "the character is not knocked out"
+KNOCKED_OUT_BY_ZERO_CON = "a knock-out at 0 CON ends only when CON rises above 0"
+LIMBS_EXPECTED = "expected a list of limbs among left_arm, right_arm, left_leg, right_leg"
+MAX_SKILL_NAME = 40
+
+OPTION_NAMES = ("ko_pass_means_stun", "con_recovery_days")
+SHARED_OPTIONS = ("start", "time_scale")
+ATTRIBUTE_NAMES = ("con", "skills", "move", "armour", "pedestrian", "driver")
+
+
+def unknown_action(action_type: Any) -> str:
+    return f"unknown action {action_type!r}; expected one of damage, recover"
+
+
+def limb_not_disabled(limb: str) -> str:
+    return f"{limb} is not disabled"
+
+
+def limb_twice(limb: str) -> str:
+    return f"expected each limb once, got {limb} twice"
+
+
+# --- Options and attributes ----------------------------------------------------------------------------------
+
+
+def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    options = params.require_mapping(options, "options")
+    params.reject_unknown(options, (*OPTION_NAMES, *SHARED_OPTIONS), prefix="options")
+    return {
+        "ko_pass_means_stun": params.boolean(options, "ko_pass_means_stun", default=False, prefix="options"),
+        "con_recovery_days": params.integer(
+            options,
+            "con_recovery_days",
+            default=tables.DEFAULT_CON_RECOVERY_DAYS,
+            minimum=1,
+            maximum=3650,
+            prefix="options",
+        ),
+    }
+
+
+def _skills(value: Any) -> dict[str, int]:
+    skills = params.require_mapping(value, "attributes.skills")
+    result = {}
+    for name in skills:
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_SKILL_NAME:
+            raise RuleError(
+                "attributes.skills", f"expected skill names of 1-{MAX_SKILL_NAME} characters, got {name!r}"
+            )
+        result[name] = params.integer(skills, name, minimum=0, maximum=100, prefix="attributes.skills")
+    return result
+
+
+def validate_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
+    attributes = params.require_mapping(attributes, "attributes")
+    params.reject_unknown(attributes, ATTRIBUTE_NAMES, prefix="attributes")
+    return {
+        "con": params.integer(attributes, "con", minimum=1, maximum=1000, prefix="attributes"),
+        "skills": _skills(attributes.get("skills")),
+        "move": params.integer(attributes, "move", default=0, minimum=0, maximum=1000, prefix="attributes"),
+        "armour": params.integer(
+            attributes, "armour", default=0, minimum=0, maximum=1000, prefix="attributes"
+        ),
+        "pedestrian": params.boolean(attributes, "pedestrian", default=True, prefix="attributes"),
+        "driver": params.boolean(attributes, "driver", default=False, prefix="attributes"),
+    }
+
+
+# --- Table look-ups ------------------------------------------------------------------------------------------
+
+
+def critical_table_row(result: int) -> tuple[str, int]:
+    """The Pedestrian Critical Table row for a result, as (printed range, CON lost), continued past 13."""
+    for low, high, con_lost in tables.CRITICAL_TABLE:
+        if (low is None or result >= low) and (high is None or result <= high):
+            label = f"<= {high}" if low is None else f"{low}-{high}"
+            return label, con_lost
+    extra_steps = (result - tables.CONTINUATION_FROM) // tables.CONTINUATION_STEP
+    low = tables.CONTINUATION_FROM + extra_steps * tables.CONTINUATION_STEP
+    return f"{low}-{low + tables.CONTINUATION_STEP - 1}", tables.CONTINUATION_CON_LOST + extra_steps
+
+
+def con_band(current: int, initial: int) -> str:
+    """The band of current CON out of initial CON: the seed's table for 1-10, percentages above."""
+    if current < 0:
+        return tables.BAND_DEAD
+    if current == 0:
+        return tables.BAND_ZERO
+    if initial <= tables.TABLE_MAX_INITIAL_CON:
+        for band, points in tables.BANDS_BY_INITIAL_CON[initial].items():
+            if points is not None and points[0] <= current <= points[1]:
+                return band
+        raise ValueError(f"CON {current} is not in the band table for initial CON {initial}")
+    for band, numerator, denominator in tables.PERCENT_BANDS:
+        if current * denominator > initial * numerator:
+            return band
+    return tables.BAND_01
+
+
+def reduced_skill(rating: int, band: str) -> int:
+    """A skill rating under the band's modifier."""
+    modifier = tables.BAND_EFFECTS[band]["skill"]
+    if modifier == tables.SKILL_FULL:
+        return rating
+    if modifier == tables.SKILL_MINUS_ONE:
+        return max(0, rating - 1)
+    if modifier == tables.SKILL_HALF:
+        # Above the seed's table, half rounds half up: 11 -> 6.
+        return tables.SKILL_HALF_TABLE.get(rating, (rating + 1) // 2)
+    if modifier == tables.SKILL_QUARTER:
+        return tables.SKILL_QUARTER_TABLE.get(rating, (rating + 2) // 4)
+    return 0
+
+
+def move_factor(band: str, disabled_limbs: list[str]) -> Fraction:
+    """The worst of the band's move factor and a disabled leg's; they never stack."""
+    factor = Fraction(*tables.BAND_EFFECTS[band]["move"])
+    if any(limb in tables.LEGS for limb in disabled_limbs):
+        factor = min(factor, Fraction(*tables.DISABLED_LEG_MOVE))
+    return factor
+
+
+def current_move(base: int, band: str, disabled_limbs: list[str]) -> int:
+    return int(base * move_factor(band, disabled_limbs))  # rounds down
+
+
+def safety_limit_mph(band: str, driver: bool) -> int | None:
+    return tables.BAND_EFFECTS[band]["safety_limit_mph"] if driver else None
+
+
+def band_outcome(state: State, con: int, disabled_limbs: list[str]) -> dict[str, Any]:
+    """Everything a CON total decides, ready to copy into an event."""
+    initial = state["con"]["initial"]
+    band = con_band(con, initial)
+    return {
+        "con_after": con,
+        "band_after": band,
+        "skills_after": {name: reduced_skill(skill["base"], band) for name, skill in state["skills"].items()},
+        "move_after": current_move(state["move"]["base"], band, disabled_limbs),
+        "safety_limit_mph_after": safety_limit_mph(band, state["attributes"]["driver"]),
+    }
+
+
+# --- State ---------------------------------------------------------------------------------------------------
+
+
+def initial_state(attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:
+    attributes = validate_attributes(attributes)
+    options = validate_options(options)
+    con = attributes["con"]
+    band = con_band(con, con)
+    return {
+        "ruleset": SLUG,
+        "attributes": attributes,
+        "options": options,
+        "alive": True,
+        "con": {"initial": con, "current": con},
+        "band": band,
+        "skills": {
+            name: {"base": rating, "current": rating} for name, rating in attributes["skills"].items()
+        },
+        "move": {"base": attributes["move"], "current": attributes["move"]},
+        "safety_limit_mph": safety_limit_mph(band, attributes["driver"]),
+        "knocked_out_by_roll": False,
+        "stunned": False,
+        "stunned_at": None,
+        "disabled_limbs": [],
+        "resting_since": None,
+        "notes": [],
+    }
+
+
+def knocked_out(state: State) -> bool:
+    return state["alive"] and (state["knocked_out_by_roll"] or state["band"] == tables.BAND_ZERO)
+
+
+def vehicle_driverless(state: State) -> bool:
+    """A driver knocked out, at 0 CON or dead leaves the vehicle with no driver."""
+    return state["attributes"]["driver"] and (not state["alive"] or knocked_out(state))
+
+
+# --- decide --------------------------------------------------------------------------------------------------
+
+
+def decide(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    action = params.require_mapping(action, "action")
+    action_type = action.get("type")
+    if action_type not in ACTIONS:
+        raise RuleError("type", unknown_action(action_type))
+    if not state["alive"]:
+        raise RuleError("type", DEAD)
+    if action_type == "damage":
+        return take_damage(state, action, dice, now)
+    return recover(state, action, now)
+
+
+def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
+    """KO first; only if not knocked out, stun. A character already out cold makes neither roll."""
+    effects = tables.BAND_EFFECTS[band]["effects"]
+    outcome: dict[str, Any] = {"ko": None, "stun": None, "knocked_out": False, "stunned": False}
+    if already_out:
+        return outcome
+    if tables.EFFECT_KO in effects:
+        roll = dice.die("ko")
+        outcome["ko"] = {"roll": roll, "target": tables.KO_STUN_TARGET}
+        if roll > tables.KO_STUN_TARGET:
+            outcome["knocked_out"] = True
+            return outcome
+        if options["ko_pass_means_stun"]:
+            # The seed's optional rule: nearly knocked out is always shaken.
+            outcome["stun"] = {"roll": None, "target": tables.KO_STUN_TARGET, "automatic": True}
+            outcome["stunned"] = True
+            return outcome
+    if tables.EFFECT_STUN in effects:
+        roll = dice.die("stun")
+        outcome["stun"] = {"roll": roll, "target": tables.KO_STUN_TARGET, "automatic": False}
+        outcome["stunned"] = roll > tables.KO_STUN_TARGET
+    return outcome
+
+
+def roll_limb_disablement(dice: Dice) -> dict[str, Any]:
+    check = dice.die("limb_check")
+    outcome: dict[str, Any] = {
+        "roll": check,
+        "target": tables.LIMB_CHECK_TARGET,
+        "disabled": False,
+        "limb": None,
+    }
+    if check > tables.LIMB_CHECK_TARGET:
+        limb_roll, side_roll = dice.die("limb"), dice.die("side")
+        outcome.update(
+            disabled=True,
+            limb_roll=limb_roll,
+            side_roll=side_roll,
+            limb=f"{tables.SIDE_BY_ROLL[side_roll]}_{tables.LIMB_BY_ROLL[limb_roll]}",
+        )
+    return outcome
+
+
+def take_damage(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    params.reject_unknown(action, ("type", "weapon_damage"))
+    weapon_damage = params.integer(action, "weapon_damage", default=0, minimum=0, maximum=1000)
+    attributes = state["attributes"]
+    roll = dice.die("damage", tables.DAMAGE_DIE_SIDES)
+    added = weapon_damage if attributes["pedestrian"] else 0
+    result = roll + added - attributes["armour"]
+    row, con_lost = critical_table_row(result)
+    attack = {
+        "damage_roll": roll,
+        "weapon_damage": weapon_damage,
+        "weapon_damage_added": attributes["pedestrian"],
+        "armour": attributes["armour"],
+        "result": result,
+        "table_row": row,
+        "con_lost": con_lost,
+    }
+    if con_lost == 0:
+        return [Event(NEAR_MISS_TAKEN, {**attack, "dice": copy.deepcopy(dice.used)}, now)]
+
+    con_before = state["con"]["current"]
+    con_after = con_before - con_lost
+    band = con_band(con_after, state["con"]["initial"])
+    effects = tables.BAND_EFFECTS[band]["effects"]
+    checks = roll_ko_and_stun(band, knocked_out(state), state["options"], dice)
+    limb_check = roll_limb_disablement(dice) if tables.EFFECT_LIMB in effects else None
+    disabled_limbs = list(state["disabled_limbs"])
+    if limb_check and limb_check["disabled"] and limb_check["limb"] not in disabled_limbs:
+        disabled_limbs = sorted([*disabled_limbs, limb_check["limb"]])
+    dead = band == tables.BAND_DEAD
+    knocked_out_by_roll = (state["knocked_out_by_roll"] or checks["knocked_out"]) and not dead
+    stunned = (state["stunned"] or checks["stunned"]) and not dead
+    data = {
+        **attack,
+        "con_before": con_before,
+        "band_before": state["band"],
+        **band_outcome(state, con_after, disabled_limbs),
+        "wound_effects": list(effects),
+        "ko": checks["ko"],
+        "stun": checks["stun"],
+        "limb_check": limb_check,
+        "knocked_out_by_roll": checks["knocked_out"],
+        "stunned_by_wound": checks["stunned"],
+        "automatic_ko": band == tables.BAND_ZERO,
+        "knocked_out_by_roll_after": knocked_out_by_roll,
+        "stunned_after": stunned,
+        "disabled_limbs_after": disabled_limbs,
+        "vehicle_driverless_after": attributes["driver"] and (dead or knocked_out_by_roll or con_after == 0),
+        "dice": copy.deepcopy(dice.used),
+    }
+    events = [Event(WOUND_TAKEN, data, now)]
+    if dead:
+        events.append(Event(DEATH_OCCURRED, {"cause": "con", "con": con_after}, now))
+    return events
+
+
+def _limbs(action: Mapping[str, Any]) -> list[str]:
+    value = action.get("limbs")
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise RuleError("limbs", f"{LIMBS_EXPECTED}, got {value!r}")
+    limbs: list[str] = []
+    for limb in value:
+        if limb not in tables.LIMBS:
+            raise RuleError("limbs", f"{LIMBS_EXPECTED}, got {limb!r}")
+        if limb in limbs:
+            raise RuleError("limbs", limb_twice(limb))
+        limbs.append(limb)
+    return limbs
+
+
+def recover(state: State, action: Mapping[str, Any], now: int) -> list[Event]:
+    params.reject_unknown(action, ("type", "knocked_out", "limbs"))
+    wake = params.boolean(action, "knocked_out", default=False)
+    limbs = _limbs(action)
+    if not wake and not limbs:
+        raise RuleError("knocked_out", NOTHING_TO_RECOVER)
+    events = []
+    if wake:
+        if not state["knocked_out_by_roll"]:
+            if state["band"] == tables.BAND_ZERO:
+                raise RuleError("knocked_out", KNOCKED_OUT_BY_ZERO_CON)
+            raise RuleError("knocked_out", NOT_KNOCKED_OUT)
+        still_out = state["band"] == tables.BAND_ZERO
+        events.append(
+            Event(
+                KNOCK_OUT_ENDED,
+                {
+                    "ended_by": "recover",
+                    "still_out_at_zero_con": still_out,
+                    "vehicle_driverless_after": state["attributes"]["driver"] and still_out,
+                },
+                now,
+            )
+        )
+    if limbs:
+        for limb in limbs:
+            if limb not in state["disabled_limbs"]:
+                raise RuleError("limbs", limb_not_disabled(limb))
+        remaining = [limb for limb in state["disabled_limbs"] if limb not in limbs]
+        events.append(
+            Event(
+                LIMBS_RESTORED,
+                {
+                    "limbs": limbs,
+                    "disabled_limbs_after": remaining,
+                    "move_after": current_move(state["move"]["base"], state["band"], remaining),
+                },
+                now,
+            )
+        )
+    return events
+
+
+# --- evolve --------------------------------------------------------------------------------------------------
+
+
+def _with_band(state: State, data: Mapping[str, Any]) -> State:
+    new = copy.deepcopy(state)
+    new["con"]["current"] = data["con_after"]
+    new["band"] = data["band_after"]
+    for name, rating in data["skills_after"].items():
+        if name in new["skills"]:
+            new["skills"][name]["current"] = rating
+    new["move"]["current"] = data["move_after"]
+    new["safety_limit_mph"] = data["safety_limit_mph_after"]
+    return new
+
+
+def evolve(state: State, event: Event) -> State:
+    data = event.data
+    if event.type == WOUND_TAKEN:
+        new = _with_band(state, data)
+        new["knocked_out_by_roll"] = data["knocked_out_by_roll_after"]
+        if data["stunned_by_wound"]:
+            new["stunned_at"] = event.game_time
+        new["stunned"] = data["stunned_after"]
+        if not new["stunned"]:
+            new["stunned_at"] = None
+        new["disabled_limbs"] = list(data["disabled_limbs_after"])
+        new["resting_since"] = event.game_time
+        return new
+    if event.type == DEATH_OCCURRED:
+        new = copy.deepcopy(state)
+        new.update(alive=False, stunned=False, stunned_at=None, knocked_out_by_roll=False, resting_since=None)
+        return new
+    if event.type == KNOCK_OUT_ENDED:
+        return {**state, "knocked_out_by_roll": False}
+    if event.type == LIMBS_RESTORED:
+        new = copy.deepcopy(state)
+        new["disabled_limbs"] = list(data["disabled_limbs_after"])
+        new["move"]["current"] = data["move_after"]
+        return new
+    if event.type == STUN_ENDED:
+        return {**state, "stunned": False, "stunned_at": None}
+    if event.type == CON_RECOVERED:
+        new = _with_band(state, data)
+        new["resting_since"] = event.game_time
+        return new
+    # NearMissTaken changes nothing; unknown types are ignored so that evolve stays total.
+    return state
+
+
+# --- the clock -----------------------------------------------------------------------------------------------
+
+
+def con_recovery_period(state: State) -> int:
+    return state["options"]["con_recovery_days"] * tables.SECONDS_PER_DAY
+
+
+def timers(state: State) -> list[Timer]:
+    if not state["alive"]:
+        return []
+    pending = []
+    if state["stunned"]:
+        pending.append(Timer(state["stunned_at"] + 1, STUN_ENDS, "stun", STUN_ENDS_PRIORITY))
+    con = state["con"]
+    if con["current"] < con["initial"] and state["resting_since"] is not None:
+        pending.append(
+            Timer(
+                state["resting_since"] + con_recovery_period(state),
+                CON_RECOVERY,
+                "con_recovery",
+                CON_RECOVERY_PRIORITY,
+                {"con": con["current"]},
+            )
+        )
+    return pending
+
+
+def fire(state: State, timer: Timer, dice: Dice | None = None) -> list[Event]:
+    if not state["alive"]:
+        return []
+    if timer.kind == STUN_ENDS and state["stunned"]:
+        return [Event(STUN_ENDED, {}, timer.due)]
+    con = state["con"]
+    if timer.kind == CON_RECOVERY and con["current"] < con["initial"]:
+        con_after = con["current"] + 1
+        outcome = band_outcome(state, con_after, state["disabled_limbs"])
+        data = {
+            "con_before": con["current"],
+            "band_before": state["band"],
+            **outcome,
+            "rest_days": state["options"]["con_recovery_days"],
+            "zero_con_ko_ended": state["band"] == tables.BAND_ZERO,
+        }
+        return [Event(CON_RECOVERED, data, timer.due)]
+    return []
+
+
+# --- view ----------------------------------------------------------------------------------------------------
+
+
+def _limb_text(limb: str) -> str:
+    return limb.replace("_", " ")
+
+
+def _symptoms(state: State) -> list[str]:
+    if not state["alive"]:
+        return [tables.BAND_SYMPTOMS[tables.BAND_DEAD]]
+    symptoms = []
+    band_text = tables.BAND_SYMPTOMS[state["band"]]
+    if band_text:
+        symptoms.append(band_text)
+    if state["knocked_out_by_roll"] and state["band"] != tables.BAND_ZERO:
+        symptoms.append("Knocked out.")
+    if state["stunned"]:
+        symptoms.append("Stunned.")
+    symptoms.extend(f"{_limb_text(limb).capitalize()} disabled." for limb in state["disabled_limbs"])
+    return symptoms
+
+
+def _recovery(state: State) -> list[dict[str, Any]]:
+    if not state["alive"]:
+        return []
+    items = []
+    if state["stunned"]:
+        items.append({"what": "stun wears off", "ends_at": state["stunned_at"] + 1})
+    if state["knocked_out_by_roll"]:
+        items.append({"what": "knocked out: until the GM says they come round", "ends_at": None})
+    con = state["con"]
+    if con["current"] < con["initial"] and state["resting_since"] is not None:
+        period = con_recovery_period(state)
+        items.append(
+            {
+                "what": f"CON {con['current'] + 1} of {con['initial']}",
+                "ends_at": state["resting_since"] + period,
+            }
+        )
+        missing = con["initial"] - con["current"]
+        if missing > 1:
+            items.append(
+                {
+                    "what": f"CON back to {con['initial']}",
+                    "ends_at": state["resting_since"] + missing * period,
+                }
+            )
+    items.extend(
+        {"what": f"{_limb_text(limb)} disabled: until the GM restores it", "ends_at": None}
+        for limb in state["disabled_limbs"]
+    )
+    return items
+
+
+def _warnings(state: State) -> list[str]:
+    warnings = []
+    if state["con"]["initial"] < tables.RECOMMENDED_MINIMUM_CON:
+        warnings.append(
+            f"{tables.LOW_CON_WARNING}; this character started with {state['con']['initial']} CON"
+        )
+    if vehicle_driverless(state):
+        warnings.append("the vehicle has no driver")
+    return warnings
+
+
+def _status(state: State) -> list[str]:
+    if not state["alive"]:
+        return ["dead"]
+    status = []
+    if knocked_out(state):
+        status.append("unconscious")
+    if state["stunned"]:
+        status.append("stunned")
+    if state["disabled_limbs"]:
+        status.append("limb disabled")
+    if vehicle_driverless(state):
+        status.append("no driver")
+    return status
+
+
+def sheet(state: State) -> dict[str, Any]:
+    band_modifiers = tables.BAND_EFFECTS[state["band"]]
+    return {
+        "con": dict(state["con"]),
+        "band": state["band"],
+        "skills": copy.deepcopy(state["skills"]),
+        "move": dict(state["move"]),
+        "safety_limit_mph": state["safety_limit_mph"],
+        "knocked_out": knocked_out(state),
+        "stunned": state["stunned"],
+        "vehicle_driverless": vehicle_driverless(state),
+        "disabled_limbs": list(state["disabled_limbs"]),
+        "skill_modifier": band_modifiers["skill"],
+        "pedestrian": state["attributes"]["pedestrian"],
+        "driver": state["attributes"]["driver"],
+        "armour": state["attributes"]["armour"],
+    }
+
+
+def view(state: State, audience: str) -> dict[str, Any]:
+    result = {
+        "alive": state["alive"],
+        "conscious": state["alive"] and not knocked_out(state),
+        "dying": False,  # nothing in this system bleeds out: below 0 CON is dead at once
+        "death_at": None,
+        "sheet": sheet(state),
+        "status": _status(state),
+        "symptoms": _symptoms(state),
+        "warnings": _warnings(state),
+        "recovery": _recovery(state),
+    }
+    if audience == GM:
+        result["notes"] = copy.deepcopy(state.get("notes", []))
+    return result
+
+
+def public_event(event: Event) -> dict[str, Any] | None:
+    """Players see everything about their own character's wounds; GM notes stay hidden."""
+    if event.type == NOTE_ADDED:
+        return None
+    return copy.deepcopy(event.data)
+
+
+# --- forms and registration ----------------------------------------------------------------------------------
+
+ACTIONS = ("damage", "recover")
+
+FORMS = {
+    "damage": ActionForm(
+        label="Damage",
+        params=(
+            Param(
+                "weapon_damage",
+                "int",
+                "Weapon damage value",
+                default=0,
+                help="Added to the roll for pedestrians only; body armour is subtracted for everyone.",
+            ),
+        ),
+        rolls=(
+            RollSpec("damage", 1, 6, "Pedestrian Critical Table"),
+            RollSpec("ko", 1, 6, "KO roll", "4 or more knocks out (26-50% and 01-25% bands)."),
+            RollSpec("stun", 1, 6, "Stun roll", "4 or more stuns (51-75% and lower bands)."),
+            RollSpec(
+                "limb_check", 1, 6, "Limb disablement", "01-25% band: 4 or more disables a limb (house)."
+            ),
+            RollSpec("limb", 1, 6, "Which limb", "1-3 arm, 4-6 leg."),
+            RollSpec("side", 1, 6, "Which side", "1-3 left, 4-6 right."),
+        ),
+        help="Roll on the Pedestrian Critical Table, take the CON loss and roll the wound effects of the new band.",
+    ),
+    "recover": ActionForm(
+        label="Recover",
+        params=(
+            Param("knocked_out", "bool", "Comes round from a KO roll", default=False),
+            Param(
+                "limbs",
+                "json",
+                "Limbs restored",
+                help='A list such as ["left_leg"]: left_arm, right_arm, left_leg, right_leg.',
+            ),
+        ),
+        help="End a knock-out from a KO roll and restore disabled limbs. A KO at 0 CON ends when CON comes back.",
+    ),
+}
+
+OPTION_HELP = {
+    "ko_pass_means_stun": "The seed's optional rule: a passed KO roll is an automatic stun, no stun roll (default off).",
+    "con_recovery_days": "(house) Game days of rest for each CON point to come back (default 7).",
+}
+
+RULESET = Ruleset(
+    slug=SLUG,
+    title="Dark Future (alternate CON damage)",
+    actions=ACTIONS,
+    default_start="2020-01-01T00:00:00",
+    validate_options=validate_options,
+    validate_attributes=validate_attributes,
+    initial_state=initial_state,
+    decide=decide,
+    evolve=evolve,
+    timers=timers,
+    fire=fire,
+    view=view,
+    public_event=public_event,
+    forms=FORMS,
+    option_help=OPTION_HELP,
+)
