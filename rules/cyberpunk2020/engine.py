@@ -1,0 +1,1141 @@
+"""Cyberpunk 2020 with the X-Com: Gray Dawn damage application (RULES.md section 2).
+
+Repeating checks and the game clock (a year's advance must take a bounded number of firings):
+- A crippled limb not yet stabilized, or stun unconsciousness, asks for one death save per turn (30 s). When the
+  death save target is 10 or more the save cannot fail: a limb-only save is then not scheduled at all (nothing
+  could happen), while a waking save fires once and wakes the character. When the target is 0 or less the save
+  cannot succeed: a waking-only save is not scheduled (the character sleeps until healing raises the target); a
+  limb save fires once and the character starts dying.
+- `stunned` asks for a stun save every round (3 s). A target of 0 or less cannot succeed: no timer until healing
+  raises it. A target of 10 or more fires once and ends the stun.
+- Stun damage heals one point per hour, real damage one point per treatment period, minor wounds once each: every
+  firing removes a point, so the number of firings is bounded by the points on the track.
+- A timer never comes due before the latest event applied (`last_event_at`), so the clock never goes backwards.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from rules import params
+from rules.cyberpunk2020 import tables
+from rules.dice import Dice
+from rules.ruleset import GM, NOTE_ADDED, ActionForm, Event, Param, RollSpec, RuleError, Ruleset, State, Timer
+
+SLUG = "cyberpunk2020"
+
+# Event types.
+DAMAGE_TAKEN = "DamageTaken"
+DAMAGE_STOPPED_BY_ARMOR = "DamageStoppedByArmor"
+HIT_MISSED_SEVERED_LIMB = "HitMissedSeveredLimb"
+LIMB_CRIPPLED = "LimbCrippled"
+STUN_SAVE_ROLLED = "StunSaveRolled"
+DEATH_SAVE_ROLLED = "DeathSaveRolled"
+DEATH_OCCURRED = "DeathOccurred"
+STABILIZATION_SUCCEEDED = "StabilizationSucceeded"
+STABILIZATION_FAILED = "StabilizationFailed"
+TREATMENT_SUCCEEDED = "TreatmentSucceeded"
+TREATMENT_FAILED = "TreatmentFailed"
+STUN_DAMAGE_HEALED = "StunDamageHealed"
+MINOR_WOUND_HEALED = "MinorWoundHealed"
+DAMAGE_HEALED = "DamageHealed"
+
+# Timer kinds.
+DEATH = "death"
+DEATH_SAVE = "death_save"
+STUN_SAVE = "stun_save"
+STUN_HEAL = "stun_heal"
+MINOR_WOUND = "minor_wound"
+HEAL = "heal"
+
+# Error messages the tests (and the API tests) assert on.
+DEAD = "the character is dead"
+UNKNOWN_ACTION = "expected one of damage, stabilize, treat, save"
+EXPLOSION_HAS_NO_LOCATION = "an explosion hits the whole body: no location, cover or center of mass"
+EXPLOSION_NOT_AP = "explosions are not armor piercing in this ruleset"
+COVER_PROTECTS_ONLY_EXPLOSIONS = "only explosions use cover_protects"
+COVER_PROTECTS_EXPECTED = f"expected a list of extremities: {', '.join(tables.EXTREMITIES)}"
+AIMED_AND_CENTER_OF_MASS = "an aimed shot names its location; center of mass rolls a d6 instead"
+SEVERED_LOCATION = "the {location} is severed: it cannot be hit"
+TARGET_EXPECTED = f"expected dying or limb:<{'|'.join(tables.LIMBS)}>"
+NOT_DYING = "the character is not dying"
+NOT_CRIPPLED = "the {location} is not crippled"
+ALREADY_STABILIZED = "the {location} is already stabilized"
+DYING_NEEDS_MEDICAL_TECH = "stabilizing a dying character needs medical_tech (the doctor skill)"
+TOTAL_EXPECTED = "expected total, or tech and skill_level (with the d10 roll)"
+NO_DAMAGE_TO_TREAT = "there is no real damage to treat"
+TREATMENT_RETRY_TOO_SOON = (
+    "a failed treatment may be retried at game second {at} ({days} game day(s) after it failed)"
+)
+NOT_STUNNED = "the character is not stunned: no stun save is pending"
+NO_DEATH_SAVE_PENDING = (
+    "no death save is pending (no crippled limb awaits stabilization, and the character is awake)"
+)
+DYING_NEEDS_STABILIZATION = "a dying character cannot save their way out: stabilize them (medical_tech)"
+
+ACTIONS = ("damage", "stabilize", "treat", "save")
+KINDS = ("normal", "stun", "blunt", "explosion")
+
+
+# --- options and attributes ---------------------------------------------------------------------------------
+
+
+def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    raw = dict(params.require_mapping(options, "options"))
+    for shared in ("start", "time_scale"):
+        raw.pop(shared, None)
+    params.reject_unknown(
+        raw, ("hit_location_model", "treatment_difficulty", "treatment_retry_days"), prefix="options"
+    )
+    return {
+        "hit_location_model": params.choice(
+            raw, "hit_location_model", tables.HIT_LOCATION_MODELS, default="standard", prefix="options"
+        ),
+        "treatment_difficulty": params.integer(
+            raw,
+            "treatment_difficulty",
+            default=tables.TREATMENT_DIFFICULTY,
+            minimum=1,
+            maximum=100,
+            prefix="options",
+        ),
+        "treatment_retry_days": params.integer(
+            raw,
+            "treatment_retry_days",
+            default=tables.TREATMENT_RETRY_DAYS,
+            minimum=0,
+            maximum=365,
+            prefix="options",
+        ),
+    }
+
+
+def btm_for_body(body: int) -> int:
+    for low, high, btm in tables.BTM_BY_BODY:
+        if body >= low and (high is None or body <= high):
+            return btm
+    raise ValueError(f"no BTM for body {body}")
+
+
+def validate_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
+    raw = params.require_mapping(attributes, "attributes")
+    params.reject_unknown(raw, ("body", "luck", "armor", "btm", "stun_save_bonus"), prefix="attributes")
+    body = params.integer(raw, "body", minimum=1, maximum=30, prefix="attributes")
+    armor_raw = params.require_mapping(raw.get("armor"), "attributes.armor")
+    params.reject_unknown(armor_raw, tables.LOCATIONS, prefix="attributes.armor")
+    armor = {
+        location: params.integer(
+            armor_raw, location, default=0, minimum=0, maximum=100, prefix="attributes.armor"
+        )
+        for location in tables.LOCATIONS
+    }
+    return {
+        "body": body,
+        "luck": params.integer(raw, "luck", default=0, minimum=0, maximum=30, prefix="attributes"),
+        "armor": armor,
+        # Cyberware may change the BTM: an explicit value overrides the one derived from body.
+        "btm": params.integer(
+            raw, "btm", default=btm_for_body(body), minimum=-10, maximum=0, prefix="attributes"
+        ),
+        "stun_save_bonus": params.integer(
+            raw, "stun_save_bonus", default=0, minimum=-10, maximum=10, prefix="attributes"
+        ),
+    }
+
+
+def initial_state(attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:
+    return {
+        "ruleset": SLUG,
+        "attributes": copy.deepcopy(dict(attributes)),
+        "options": copy.deepcopy(dict(options)),
+        "alive": True,
+        "conscious": True,
+        "dying": False,
+        "death_at": None,
+        "cause_of_death": None,
+        "damage": 0,  # real damage on the track, minor wounds included
+        "stun_damage": 0,
+        "minor_wounds": [],  # pending minor wounds [{id, taken_at}]
+        "next_minor_id": 1,
+        "stunned": False,
+        "stun_special_effect": False,
+        "locations": {
+            location: {"crippled": False, "severed": False, "stabilized": False}
+            for location in tables.LOCATIONS
+        },
+        "healing_skill": None,
+        "healing_seconds_per_point": None,
+        "heal_anchor": None,
+        "treatment_failed_at": None,
+        "stun_heal_anchor": None,
+        "next_stun_save_at": None,
+        "next_death_save_at": None,
+        "left_mortal_at": 0,
+        "last_event_at": 0,
+    }
+
+
+# --- derived numbers ----------------------------------------------------------------------------------------
+
+
+def track(state: Mapping[str, Any]) -> int:
+    """Real and stun damage both count for the wound level and the saves."""
+    return state["damage"] + state["stun_damage"]
+
+
+def wound_level_of(points: int) -> str:
+    if points <= 0:
+        return "none"
+    for low, high, level, _penalty in tables.WOUND_LEVELS:
+        if low <= points <= high:
+            return level
+    return "dead"
+
+
+def stun_penalty_of(points: int) -> int:
+    for low, high, _level, penalty in tables.WOUND_LEVELS:
+        if low <= points <= high:
+            return penalty
+    return tables.WOUND_LEVELS[-1][3] if points > tables.TRACK_MAX else 0
+
+
+def mortal_level_of(points: int) -> int | None:
+    if points <= tables.MORTAL_CONDITION_OVER:
+        return None
+    return (min(points, tables.TRACK_MAX) - tables.MORTAL_CONDITION_OVER - 1) // 4
+
+
+def in_mortal_condition(state: Mapping[str, Any]) -> bool:
+    return track(state) > tables.MORTAL_CONDITION_OVER
+
+
+def stun_save_target(state: Mapping[str, Any]) -> int:
+    attributes = state["attributes"]
+    return attributes["body"] + attributes["stun_save_bonus"] + stun_penalty_of(track(state))
+
+
+def death_save_target(state: Mapping[str, Any]) -> int:
+    return state["attributes"]["body"] - (mortal_level_of(track(state)) or 0)
+
+
+def limbs_awaiting_stabilization(state: Mapping[str, Any]) -> list[str]:
+    return [
+        limb
+        for limb in tables.LIMBS
+        if state["locations"][limb]["crippled"] and not state["locations"][limb]["stabilized"]
+    ]
+
+
+def save_roll(dice: Dice, name: str, target: int) -> dict[str, Any]:
+    """A save succeeds when the d10 is equal to or less than the target (the seed)."""
+    roll = dice.die(name, 10)
+    return {"roll": roll, "target": target, "success": roll <= target}
+
+
+# --- damage -------------------------------------------------------------------------------------------------
+
+
+def hit_location(state: State, action: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
+    """Where the attack lands: aimed, center of mass, behind cover (standard table) or the campaign's model."""
+    aimed = params.choice(action, "location", tables.LOCATIONS, default=None)
+    cover = params.boolean(action, "cover", default=False)
+    center_of_mass = params.boolean(action, "center_of_mass", default=False)
+    if aimed is not None:
+        if center_of_mass:
+            raise RuleError("center_of_mass", AIMED_AND_CENTER_OF_MASS)
+        if state["locations"][aimed]["severed"]:
+            raise RuleError("location", SEVERED_LOCATION.format(location=aimed.replace("_", " ")))
+        return {
+            "location": aimed,
+            "part": aimed.replace("_", " "),
+            "how": "aimed",
+            "roll": None,
+            "side": None,
+        }
+    if center_of_mass:
+        roll = dice.die("location", 6)
+        location, part = tables.CENTER_OF_MASS_D6[roll]
+        return {"location": location, "part": part, "how": "center_of_mass", "roll": roll, "side": None}
+    model = "standard" if cover else state["options"]["hit_location_model"]
+    sides, table = tables.HIT_LOCATION_MODELS[model]
+    roll = dice.die("location", sides)
+    location, part = table[roll]
+    side = None
+    if location == tables.LEG_NEEDS_SIDE:
+        side = dice.die("side", 10)
+        location = tables.MODIFIED_SIDE_D10[side]
+    how = "cover" if cover else model
+    return {"location": location, "part": part, "how": how, "roll": roll, "side": side}
+
+
+def penetrating_damage(damage: int, sp: int, ap: bool) -> int:
+    """Damage past the armor. AP: the SP is halved, then what gets through is halved (both rounded down)."""
+    if ap:
+        return max(0, damage - sp // 2) // 2
+    return max(0, damage - sp)
+
+
+def location_damage_of(through: int, location: str, ap: bool, btm: int) -> int:
+    """Limbs halve (minimum 1) unless AP already halved; then the BTM, never below 1."""
+    if location in tables.LIMBS and not ap:
+        through = max(1, through // 2)
+    return max(1, through + btm)
+
+
+def track_points_of(location_damage: int, location: str, crippled_before: bool) -> int:
+    if location == "head":
+        return location_damage * tables.HEAD_TRACK_MULTIPLIER
+    if location in tables.LIMBS:
+        return 0 if crippled_before else min(location_damage, tables.LIMB_TRACK_CAP)
+    return location_damage
+
+
+def split_by_kind(points: int, kind: str) -> tuple[int, int]:
+    """(real, stun). Blunt is half and half, the odd point to stun."""
+    if kind == "stun":
+        return 0, points
+    if kind == "blunt":
+        return points // 2, points - points // 2
+    return points, 0
+
+
+def minor_wounds_added(state: Mapping[str, Any], wounds: list[int], kind: str) -> int:
+    """1-point real wounds are minor, while fewer than four minor wounds are pending (README)."""
+    if kind in ("stun", "blunt"):
+        return 0
+    ones = sum(1 for points in wounds if points == tables.MINOR_WOUND_POINTS)
+    room = max(0, tables.MINOR_WOUNDS_PENDING_MAX - len(state["minor_wounds"]))
+    return min(ones, room)
+
+
+def sever_check(state: Mapping[str, Any], location_damage: int, dice: Dice) -> dict[str, Any]:
+    """Body + Luck + d10 against the location damage: less means severed (or the head destroyed)."""
+    roll = dice.die("sever", 10)
+    attributes = state["attributes"]
+    total = attributes["body"] + attributes["luck"] + roll
+    return {
+        "body": attributes["body"],
+        "luck": attributes["luck"],
+        "roll": roll,
+        "total": total,
+        "needed": location_damage,
+        "kept": total >= location_damage,
+    }
+
+
+def read_damage_params(action: Mapping[str, Any]) -> tuple[int, str, bool]:
+    params.reject_unknown(
+        action, ("type", "damage", "kind", "ap", "location", "cover", "center_of_mass", "cover_protects")
+    )
+    damage = params.integer(action, "damage", minimum=0, maximum=1000)
+    kind = params.choice(action, "kind", KINDS, default="normal")
+    ap = params.boolean(action, "ap", default=False)
+    return damage, kind, ap
+
+
+def decide_damage(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    damage, kind, ap = read_damage_params(action)
+    if kind == "explosion":
+        return decide_explosion(state, action, damage, ap, dice, now)
+    if action.get("cover_protects") is not None:
+        raise RuleError("cover_protects", COVER_PROTECTS_ONLY_EXPLOSIONS)
+    hit = hit_location(state, action, dice)
+    location = hit["location"]
+    base = {"damage": damage, "kind": kind, "ap": ap, "hit": hit, "location": location}
+    if state["locations"][location]["severed"]:
+        return [Event(HIT_MISSED_SEVERED_LIMB, {**base, "dice": dict(dice.used)}, now)]
+    sp = state["attributes"]["armor"][location]
+    through = penetrating_damage(damage, sp, ap)
+    if through <= 0:
+        return [Event(DAMAGE_STOPPED_BY_ARMOR, {**base, "sp": sp, "dice": dict(dice.used)}, now)]
+
+    crippled_before = state["locations"][location]["crippled"]
+    location_damage = location_damage_of(through, location, ap, state["attributes"]["btm"])
+    points = track_points_of(location_damage, location, crippled_before)
+    real, stun = split_by_kind(points, kind)
+    taken = {
+        **base,
+        "sp": sp,
+        "through": through,
+        "btm": state["attributes"]["btm"],
+        "location_damage": location_damage,
+        "track_points": points,
+        "real_points": real,
+        "stun_points": stun,
+        "minor_wounds": minor_wounds_added(state, [points], kind),
+        "stun_special_effect": stun > tables.STUN_SPECIAL_EFFECT_OVER,
+    }
+    events = [Event(DAMAGE_TAKEN, taken, now)]
+
+    crippling = kind != "stun" and location != "torso" and location_damage >= tables.CRIPPLING_DAMAGE
+    newly_crippled = False
+    head_crippled = False
+    if crippling:
+        check = sever_check(state, location_damage, dice)
+        newly_crippled = location != "head" and (not crippled_before or not check["kept"])
+        head_crippled = location == "head"
+        events.append(
+            Event(
+                LIMB_CRIPPLED,
+                {"location": location, "location_damage": location_damage, "sever_check": check},
+                now,
+            )
+        )
+        if head_crippled and not check["kept"]:
+            events.append(Event(DEATH_OCCURRED, {"cause": "head destroyed"}, now))
+            return with_dice(events, dice)
+
+    events += after_the_wound(
+        state,
+        events,
+        dice,
+        now,
+        death_save_needed_by_crippling=newly_crippled,
+        head_crippled=head_crippled,
+        from_stun_only=real == 0 and stun > 0,
+    )
+    return with_dice(events, dice)
+
+
+def decide_explosion(
+    state: State, action: Mapping[str, Any], damage: int, ap: bool, dice: Dice, now: int
+) -> list[Event]:
+    for name in ("location", "cover", "center_of_mass"):
+        if action.get(name) not in (None, False):
+            raise RuleError(name, EXPLOSION_HAS_NO_LOCATION)
+    if ap:
+        raise RuleError("ap", EXPLOSION_NOT_AP)
+    cover_protects = action.get("cover_protects") or []
+    if not isinstance(cover_protects, list) or any(item not in tables.EXTREMITIES for item in cover_protects):
+        raise RuleError("cover_protects", COVER_PROTECTS_EXPECTED)
+    armor = state["attributes"]["armor"]
+    present = [part for part in tables.EXTREMITIES if not state["locations"][part]["severed"]]
+    protected = [
+        part for part in present if armor[part] >= tables.EXPLOSION_PROTECTING_SP or part in cover_protects
+    ]
+    unprotected = [part for part in present if part not in protected]
+    effective_sp = armor["torso"] + tables.EXPLOSION_SP_PER_PROTECTED_EXTREMITY * len(protected)
+    main = max(0, damage - effective_sp)
+    secondary = sum(
+        tables.EXPLOSION_SECONDARY_HEAD if part == "head" else tables.EXPLOSION_SECONDARY_PER_LIMB
+        for part in unprotected
+    )
+    btm = state["attributes"]["btm"]
+    wounds = [max(1, wound + btm) if wound > 0 else 0 for wound in (main, secondary)]
+    base = {
+        "damage": damage,
+        "kind": "explosion",
+        "ap": False,
+        "location": None,
+        "protected": protected,
+        "unprotected": unprotected,
+        "sp": effective_sp,
+        "main_wound": main,
+        "secondary_wound": secondary,
+        "btm": btm,
+    }
+    points = sum(wounds)
+    if points == 0:
+        return [Event(DAMAGE_STOPPED_BY_ARMOR, {**base, "dice": dict(dice.used)}, now)]
+    taken = {
+        **base,
+        "wounds": wounds,
+        "track_points": points,
+        "real_points": points,
+        "stun_points": 0,
+        "minor_wounds": minor_wounds_added(state, wounds, "explosion"),
+        "stun_special_effect": False,
+    }
+    events = [Event(DAMAGE_TAKEN, taken, now)]
+    events += after_the_wound(state, events, dice, now)
+    return with_dice(events, dice)
+
+
+def after_the_wound(
+    state: State,
+    events: list[Event],
+    dice: Dice,
+    now: int,
+    *,
+    death_save_needed_by_crippling: bool = False,
+    head_crippled: bool = False,
+    from_stun_only: bool = False,
+) -> list[Event]:
+    """Death over the track, then one stun save and, when needed, one death save, on the damaged state."""
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    if track(after) > tables.TRACK_MAX:
+        return [Event(DEATH_OCCURRED, {"cause": "wound track over 40", "track": track(after)}, now)]
+    saves: list[Event] = []
+    # Already unconscious: a stun save could change nothing.
+    if after["conscious"]:
+        stun = save_roll(dice, "stun_save", stun_save_target(after))
+        saves.append(Event(STUN_SAVE_ROLLED, {**stun, "cause": "damage"}, now))
+    if after["dying"]:
+        return saves  # already bleeding out: only stabilization helps
+    death_at = now + tables.TURN
+    if head_crippled:
+        # A crippled head fails the death save outright; it can still be stabilized.
+        saves.append(
+            Event(
+                DEATH_SAVE_ROLLED,
+                {
+                    "roll": None,
+                    "target": death_save_target(after),
+                    "success": False,
+                    "automatic": True,
+                    "cause": "head crippled",
+                    "outcome": "dying",
+                    "death_at": death_at,
+                },
+                now,
+            )
+        )
+    elif in_mortal_condition(after) or death_save_needed_by_crippling:
+        death = save_roll(dice, "death_save", death_save_target(after))
+        if death["success"]:
+            outcome = "survived" if after["conscious"] else "stayed_unconscious"
+        else:
+            outcome = "unconscious" if from_stun_only else "dying"
+        saves.append(
+            Event(
+                DEATH_SAVE_ROLLED,
+                {
+                    **death,
+                    "automatic": False,
+                    "cause": "limb crippled" if death_save_needed_by_crippling else "mortal condition",
+                    "outcome": outcome,
+                    "death_at": death_at if outcome == "dying" else None,
+                },
+                now,
+            )
+        )
+    return saves
+
+
+def with_dice(events: list[Event], dice: Dice) -> list[Event]:
+    """Every die of the action is stored on its first event."""
+    events[0].data["dice"] = {name: list(values) for name, values in dice.used.items()}
+    return events
+
+
+# --- stabilize, treat, save ----------------------------------------------------------------------------------
+
+
+def skill_total(action: Mapping[str, Any], dice: Dice, roll_name: str) -> dict[str, Any]:
+    """TECH + skill + d10, entered as a total or as its parts with the d10 roll."""
+    total = params.integer(action, "total", default=None, minimum=0, maximum=100)
+    if total is not None:
+        return {"total": total, "tech": None, "skill_level": None, "roll": None}
+    if action.get("tech") is None or action.get("skill_level") is None:
+        raise RuleError("total", TOTAL_EXPECTED)
+    tech = params.integer(action, "tech", minimum=0, maximum=20)
+    skill_level = params.integer(action, "skill_level", minimum=0, maximum=20)
+    roll = dice.die(roll_name, 10)
+    return {"total": tech + skill_level + roll, "tech": tech, "skill_level": skill_level, "roll": roll}
+
+
+def decide_stabilize(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    params.reject_unknown(action, ("type", "target", "medic", "skill", "total", "tech", "skill_level"))
+    target = params.text(action, "target")
+    medic = params.text(action, "medic", default="")
+    skill = params.choice(action, "skill", tables.SKILLS)
+    if target == "dying":
+        if not state["dying"]:
+            raise RuleError("target", NOT_DYING)
+        if skill != "medical_tech":
+            raise RuleError("skill", DYING_NEEDS_MEDICAL_TECH)
+        difficulty = state["damage"]  # CP2020 core: the real damage on the track
+    elif target.startswith("limb:") and target[len("limb:") :] in tables.LIMBS:
+        limb = target[len("limb:") :]
+        spoken = limb.replace("_", " ")
+        if not state["locations"][limb]["crippled"]:
+            raise RuleError("target", NOT_CRIPPLED.format(location=spoken))
+        if state["locations"][limb]["stabilized"]:
+            raise RuleError("target", ALREADY_STABILIZED.format(location=spoken))
+        difficulty = tables.LIMB_STABILIZATION_DIFFICULTY
+    else:
+        raise RuleError("target", TARGET_EXPECTED)
+    result = skill_total(action, dice, "stabilize")
+    success = result["total"] >= difficulty
+    data = {
+        "target": target,
+        "medic": medic,
+        "skill": skill,
+        **result,
+        "difficulty": difficulty,
+        "success": success,
+        "dice": dict(dice.used),
+    }
+    return [Event(STABILIZATION_SUCCEEDED if success else STABILIZATION_FAILED, data, now)]
+
+
+def decide_treat(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    params.reject_unknown(action, ("type", "medic", "skill", "total", "tech", "skill_level"))
+    medic = params.text(action, "medic", default="")
+    skill = params.choice(action, "skill", tables.SKILLS)
+    if state["damage"] <= 0:
+        raise RuleError("type", NO_DAMAGE_TO_TREAT)
+    failed_at = state["treatment_failed_at"]
+    days = state["options"]["treatment_retry_days"]
+    if failed_at is not None and now < failed_at + days * tables.DAY:
+        raise RuleError("type", TREATMENT_RETRY_TOO_SOON.format(at=failed_at + days * tables.DAY, days=days))
+    result = skill_total(action, dice, "treatment")
+    difficulty = state["options"]["treatment_difficulty"]
+    success = result["total"] >= difficulty
+    # Medical tech replaces first aid and never adds to it; first aid never lowers a medical tech rate.
+    better = max(skill, state["healing_skill"], key=lambda name: tables.SKILL_RANK[name])
+    data = {
+        "medic": medic,
+        "skill": skill,
+        **result,
+        "difficulty": difficulty,
+        "success": success,
+        "dice": dict(dice.used),
+    }
+    if not success:
+        return [Event(TREATMENT_FAILED, data, now)]
+    data["healing_skill"] = better
+    data["healing_rate"] = tables.HEALING_RATE_BY_SKILL[better]
+    data["seconds_per_point"] = tables.SECONDS_PER_POINT_BY_SKILL[better]
+    return [Event(TREATMENT_SUCCEEDED, data, now)]
+
+
+def death_save_pending(state: Mapping[str, Any]) -> bool:
+    return (
+        state["alive"]
+        and not state["dying"]
+        and (not state["conscious"] or bool(limbs_awaiting_stabilization(state)))
+    )
+
+
+def death_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
+    """A per-turn death save: success wakes; failure with a limb awaiting stabilization starts the dying."""
+    death = save_roll(dice, "death_save" if cause != "table" else "save", death_save_target(state))
+    limbs = limbs_awaiting_stabilization(state)
+    if death["success"]:
+        outcome = "survived" if state["conscious"] else "woke"
+    elif limbs:
+        outcome = "dying"
+    else:
+        outcome = "stayed_unconscious"
+    return Event(
+        DEATH_SAVE_ROLLED,
+        {
+            **death,
+            "automatic": False,
+            "cause": cause,
+            "limbs": limbs,
+            "outcome": outcome,
+            "death_at": now + tables.TURN if outcome == "dying" else None,
+            "dice": dict(dice.used),
+        },
+        now,
+    )
+
+
+def stun_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
+    stun = save_roll(dice, "stun_save" if cause != "table" else "save", stun_save_target(state))
+    return Event(STUN_SAVE_ROLLED, {**stun, "cause": cause, "dice": dict(dice.used)}, now)
+
+
+def decide_save(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    params.reject_unknown(action, ("type", "kind"))
+    kind = params.choice(action, "kind", ("stun", "death"))
+    if kind == "stun":
+        if not state["stunned"]:
+            raise RuleError("kind", NOT_STUNNED)
+        return [stun_save_event(state, dice, now, "table")]
+    if state["dying"]:
+        raise RuleError("kind", DYING_NEEDS_STABILIZATION)
+    if not death_save_pending(state):
+        raise RuleError("kind", NO_DEATH_SAVE_PENDING)
+    return [death_save_event(state, dice, now, "table")]
+
+
+DECIDERS = {
+    "damage": decide_damage,
+    "stabilize": decide_stabilize,
+    "treat": decide_treat,
+    "save": decide_save,
+}
+
+
+def decide(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    action = params.require_mapping(action, "action")
+    kind = action.get("type")
+    if kind not in DECIDERS:
+        raise RuleError("type", f"{UNKNOWN_ACTION}, got {kind!r}")
+    if not state["alive"]:
+        raise RuleError("type", DEAD)
+    return DECIDERS[kind](state, action, dice, now)
+
+
+# --- evolve --------------------------------------------------------------------------------------------------
+
+
+def _damage_taken(state: State, data: Mapping[str, Any], at: int) -> None:
+    state["damage"] += data["real_points"]
+    if data["stun_points"] and state["stun_damage"] == 0:
+        state["stun_heal_anchor"] = at  # the hourly healing starts with the first stun point
+    state["stun_damage"] += data["stun_points"]
+    for _ in range(data["minor_wounds"]):
+        state["minor_wounds"].append({"id": state["next_minor_id"], "taken_at": at})
+        state["next_minor_id"] += 1
+    if data["stun_special_effect"]:
+        state["stun_special_effect"] = True
+
+
+def _limb_crippled(state: State, data: Mapping[str, Any], at: int) -> None:
+    place = state["locations"][data["location"]]
+    severed_now = not data["sever_check"]["kept"] and not place["severed"]
+    if not place["crippled"] or severed_now:
+        place["stabilized"] = False  # a new crippling or a severing bleeds again
+    place["crippled"] = True
+    place["severed"] = place["severed"] or not data["sever_check"]["kept"]
+    if data["location"] != "head":
+        state["next_death_save_at"] = at + tables.TURN
+
+
+def _stun_save_rolled(state: State, data: Mapping[str, Any], at: int) -> None:
+    state["stunned"] = not data["success"]
+    state["next_stun_save_at"] = at + tables.ROUND if state["stunned"] else None
+
+
+def _death_save_rolled(state: State, data: Mapping[str, Any], at: int) -> None:
+    outcome = data["outcome"]
+    if outcome == "dying":
+        state["conscious"] = False
+        state["dying"] = True
+        state["death_at"] = data["death_at"]
+    elif outcome in ("unconscious", "stayed_unconscious"):
+        state["conscious"] = False
+    elif outcome == "woke":
+        state["conscious"] = True
+    state["next_death_save_at"] = at + tables.TURN
+    if state["stunned"] and state["conscious"]:
+        state["next_stun_save_at"] = max(state["next_stun_save_at"] or 0, at + tables.ROUND)
+
+
+def _death_occurred(state: State, data: Mapping[str, Any], at: int) -> None:
+    state["alive"] = False
+    state["conscious"] = False
+    state["dying"] = False
+    state["cause_of_death"] = data["cause"]
+
+
+def _stabilization_succeeded(state: State, data: Mapping[str, Any], at: int) -> None:
+    if data["target"] == "dying":
+        # The doctor stops all the bleeding: every crippled part counts as stabilized.
+        state["dying"] = False
+        state["death_at"] = None
+        for place in state["locations"].values():
+            if place["crippled"]:
+                place["stabilized"] = True
+        state["next_death_save_at"] = at + tables.TURN  # still unconscious until a death save succeeds
+    else:
+        state["locations"][data["target"][len("limb:") :]]["stabilized"] = True
+
+
+def _treatment_succeeded(state: State, data: Mapping[str, Any], at: int) -> None:
+    if state["healing_skill"] != data["healing_skill"] or state["heal_anchor"] is None:
+        state["heal_anchor"] = at
+    state["healing_skill"] = data["healing_skill"]
+    state["healing_seconds_per_point"] = data["seconds_per_point"]
+    state["treatment_failed_at"] = None
+
+
+def _treatment_failed(state: State, data: Mapping[str, Any], at: int) -> None:
+    state["treatment_failed_at"] = at
+
+
+def _stun_damage_healed(state: State, data: Mapping[str, Any], at: int) -> None:
+    state["stun_damage"] = max(0, state["stun_damage"] - data["points"])
+    state["stun_heal_anchor"] = at if state["stun_damage"] else None
+
+
+def _minor_wound_healed(state: State, data: Mapping[str, Any], at: int) -> None:
+    before = len(state["minor_wounds"])
+    state["minor_wounds"] = [wound for wound in state["minor_wounds"] if wound["id"] != data["id"]]
+    if len(state["minor_wounds"]) < before:
+        state["damage"] = max(0, state["damage"] - 1)
+
+
+def _damage_healed(state: State, data: Mapping[str, Any], at: int) -> None:
+    state["damage"] = max(0, state["damage"] - data["points"])
+    state["heal_anchor"] = at
+    if state["damage"] == 0:
+        state["healing_skill"] = None  # healed completely: new wounds need new care
+        state["heal_anchor"] = None
+        state["healing_seconds_per_point"] = None
+    # Healed points take the oldest minor wounds with them.
+    excess = len(state["minor_wounds"]) - state["damage"]
+    if excess > 0:
+        state["minor_wounds"] = state["minor_wounds"][excess:]
+
+
+EVOLVERS = {
+    DAMAGE_TAKEN: _damage_taken,
+    LIMB_CRIPPLED: _limb_crippled,
+    STUN_SAVE_ROLLED: _stun_save_rolled,
+    DEATH_SAVE_ROLLED: _death_save_rolled,
+    DEATH_OCCURRED: _death_occurred,
+    STABILIZATION_SUCCEEDED: _stabilization_succeeded,
+    TREATMENT_SUCCEEDED: _treatment_succeeded,
+    TREATMENT_FAILED: _treatment_failed,
+    STUN_DAMAGE_HEALED: _stun_damage_healed,
+    MINOR_WOUND_HEALED: _minor_wound_healed,
+    DAMAGE_HEALED: _damage_healed,
+}
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event to a copy of the state. Events without an effect (armor stopped it, failed stabilization,
+    unknown types) only move `last_event_at`."""
+    new = copy.deepcopy(state)
+    was_mortal = in_mortal_condition(state)
+    handler = EVOLVERS.get(event.type)
+    if handler is not None:
+        handler(new, event.data, event.game_time)
+    if was_mortal and not in_mortal_condition(new):
+        new["left_mortal_at"] = event.game_time
+    new["last_event_at"] = max(state["last_event_at"], event.game_time)
+    return new
+
+
+# --- timers and fire -----------------------------------------------------------------------------------------
+
+
+def timers(state: State) -> list[Timer]:
+    if not state["alive"]:
+        return []
+    now = state["last_event_at"]
+    found: list[Timer] = []
+    if state["dying"] and state["death_at"] is not None:
+        found.append(Timer(due=state["death_at"], kind=DEATH, key=DEATH, priority=90))
+    death_target = death_save_target(state)
+    if death_save_pending(state):
+        limbs = limbs_awaiting_stabilization(state)
+        can_fail = death_target < 10
+        can_succeed = death_target > 0
+        # A save that cannot change anything is not scheduled (module docstring).
+        if (limbs and can_fail) or (not state["conscious"] and can_succeed):
+            due = max(state["next_death_save_at"] or now, now)
+            found.append(Timer(due=due, kind=DEATH_SAVE, key=DEATH_SAVE, priority=60, per_round=True))
+    if state["stunned"] and state["conscious"] and stun_save_target(state) > 0:
+        due = max(state["next_stun_save_at"] or now, now)
+        found.append(Timer(due=due, kind=STUN_SAVE, key=STUN_SAVE, priority=55, per_round=True))
+    if state["stun_damage"] > 0:
+        due = max((state["stun_heal_anchor"] or now) + tables.STUN_HEALS_EVERY, now)
+        found.append(Timer(due=due, kind=STUN_HEAL, key=STUN_HEAL, priority=30))
+    if not in_mortal_condition(state):
+        for wound in state["minor_wounds"]:
+            due = max(wound["taken_at"] + tables.MINOR_WOUND_HEALS_AFTER, state["left_mortal_at"], now)
+            found.append(
+                Timer(
+                    due=due,
+                    kind=MINOR_WOUND,
+                    key=f"minor:{wound['id']}",
+                    priority=35,
+                    data={"id": wound["id"]},
+                )
+            )
+    if state["healing_skill"] is not None and state["damage"] > 0:
+        due = max(state["heal_anchor"] + state["healing_seconds_per_point"], now)
+        found.append(Timer(due=due, kind=HEAL, key=HEAL, priority=40))
+    return found
+
+
+def fire(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    at = timer.due
+    if not state["alive"]:
+        return []
+    if timer.kind == DEATH:
+        if not state["dying"]:
+            return []
+        return [Event(DEATH_OCCURRED, {"cause": "bled out"}, at)]
+    if timer.kind == DEATH_SAVE:
+        if not death_save_pending(state):
+            return []
+        return [death_save_event(state, dice, at, "every turn")]
+    if timer.kind == STUN_SAVE:
+        if not state["stunned"]:
+            return []
+        return [stun_save_event(state, dice, at, "every round")]
+    if timer.kind == STUN_HEAL:
+        if state["stun_damage"] <= 0:
+            return []
+        return [Event(STUN_DAMAGE_HEALED, {"points": 1, "stun_damage": state["stun_damage"] - 1}, at)]
+    if timer.kind == MINOR_WOUND:
+        pending = any(wound["id"] == timer.data.get("id") for wound in state["minor_wounds"])
+        if not pending or in_mortal_condition(state):
+            return []
+        return [Event(MINOR_WOUND_HEALED, {"id": timer.data["id"]}, at)]
+    if timer.kind == HEAL:
+        if state["damage"] <= 0 or state["healing_skill"] is None:
+            return []
+        return [
+            Event(
+                DAMAGE_HEALED,
+                {"points": 1, "damage": state["damage"] - 1, "healing_skill": state["healing_skill"]},
+                at,
+            )
+        ]
+    return []
+
+
+# --- view ----------------------------------------------------------------------------------------------------
+
+
+def _spoken(location: str) -> str:
+    return location.replace("_", " ")
+
+
+def healing_rate(state: Mapping[str, Any]) -> float | int:
+    return tables.HEALING_RATE_BY_SKILL.get(state["healing_skill"], 0)
+
+
+def sheet(state: Mapping[str, Any]) -> dict[str, Any]:
+    points = track(state)
+    mortal = mortal_level_of(points)
+    return {
+        "damage": state["damage"],
+        "stun_damage": state["stun_damage"],
+        "track": points,
+        "wound_level": wound_level_of(points),
+        "minor_wounds": len(state["minor_wounds"]),
+        "stunned": state["stunned"],
+        "btm": state["attributes"]["btm"],
+        "stun_save_target": stun_save_target(state),
+        "death_save_target": death_save_target(state),
+        "locations": copy.deepcopy(state["locations"]),
+        "healing_rate": healing_rate(state),
+        "mortal_condition": mortal is not None,
+        "mortal_level": mortal,
+        "armor": dict(state["attributes"]["armor"]),
+        "stun_special_effect": state["stun_special_effect"],
+    }
+
+
+def status_chips(state: Mapping[str, Any]) -> list[str]:
+    if not state["alive"]:
+        return ["dead"]
+    chips = []
+    if state["dying"]:
+        chips.append("dying")
+    if not state["conscious"]:
+        chips.append("unconscious")
+    if state["stunned"]:
+        chips.append("stunned")
+    if in_mortal_condition(state):
+        chips.append("mortal")
+    if any(place["severed"] for place in state["locations"].values()):
+        chips.append("severed")
+    elif any(place["crippled"] for place in state["locations"].values()):
+        chips.append("crippled")
+    return chips
+
+
+def symptoms(state: Mapping[str, Any]) -> list[str]:
+    texts = []
+    level = wound_level_of(track(state))
+    if not state["alive"]:
+        texts.append("Dead.")
+    elif level != "none":
+        texts.append(f"Wound level {level.replace('_', ' ')} ({track(state)} of 40 points).")
+    if state["dying"]:
+        texts.append(
+            "Unconscious and bleeding out: dies at the end of the turn unless a doctor stabilizes them."
+        )
+    elif state["alive"] and not state["conscious"]:
+        texts.append("Unconscious: wakes with a successful death save (one each turn).")
+    if state["alive"] and state["stunned"]:
+        texts.append("Stunned: out of action until a stun save succeeds.")
+    for location, place in state["locations"].items():
+        if place["severed"]:
+            texts.append(
+                f"{_spoken(location).capitalize()} {'destroyed' if location == 'head' else 'severed'}."
+            )
+        elif place["crippled"]:
+            what = "cracked skull or broken jaw" if location == "head" else "broken bones"
+            texts.append(f"{_spoken(location).capitalize()} crippled ({what}): unusable.")
+    if state["minor_wounds"]:
+        texts.append(f"{len(state['minor_wounds'])} minor wound(s): dings, bruises and scrapes.")
+    return texts
+
+
+def warnings(state: Mapping[str, Any]) -> list[str]:
+    if not state["alive"]:
+        return []
+    found = []
+    for limb in limbs_awaiting_stabilization(state):
+        found.append(f"{_spoken(limb).capitalize()} crippled and not stabilized: a death save every turn.")
+    target = death_save_target(state)
+    if death_save_pending(state) and not state["conscious"] and target <= 0:
+        found.append(f"Death save target {target}: cannot wake until healing raises it.")
+    if limbs_awaiting_stabilization(state) and target >= 10:
+        found.append(f"Death save target {target}: the every-turn death saves cannot fail.")
+    if state["stunned"] and stun_save_target(state) <= 0:
+        found.append(f"Stun save target {stun_save_target(state)}: cannot recover until healing raises it.")
+    if state["stun_special_effect"]:
+        found.append("Over 8 stun points in one attack: the Ref may add a special effect.")
+    if state["damage"] > len(state["minor_wounds"]) and state["healing_skill"] is None:
+        found.append("Untreated wounds do not heal: needs first aid or medical tech.")
+    return found
+
+
+def recovery(state: Mapping[str, Any], audience: str) -> list[dict[str, Any]]:
+    if not state["alive"]:
+        return []
+    items: list[dict[str, Any]] = []
+    if state["stun_damage"] > 0:
+        items.append(
+            {
+                "what": f"stun damage ({state['stun_damage']} points, 1 per hour)",
+                "ends_at": state["stun_heal_anchor"] + state["stun_damage"] * tables.STUN_HEALS_EVERY,
+            }
+        )
+    for wound in state["minor_wounds"]:
+        ends_at = None
+        if not in_mortal_condition(state):
+            ends_at = max(wound["taken_at"] + tables.MINOR_WOUND_HEALS_AFTER, state["left_mortal_at"])
+        items.append({"what": "minor wound stops counting", "ends_at": ends_at})
+    if state["damage"] > 0:
+        ends_at = None
+        if state["healing_skill"] is not None:
+            ends_at = state["heal_anchor"] + state["damage"] * state["healing_seconds_per_point"]
+        items.append({"what": f"real damage ({state['damage']} points)", "ends_at": ends_at})
+    if state["stunned"]:
+        items.append({"what": "stunned", "ends_at": None})
+    if state["dying"]:
+        items.append({"what": "dying", "ends_at": state["death_at"] if audience == GM else None})
+    return items
+
+
+def view(state: State, audience: str) -> dict[str, Any]:
+    result = {
+        "alive": state["alive"],
+        "conscious": state["conscious"],
+        "dying": state["dying"],
+        "death_at": state["death_at"] if audience == GM else None,
+        "cause_of_death": state["cause_of_death"],
+        "sheet": sheet(state),
+        "status": status_chips(state),
+        "symptoms": symptoms(state),
+        "warnings": warnings(state),
+        "recovery": recovery(state, audience),
+    }
+    if audience == GM:
+        result["notes"] = copy.deepcopy(state.get("notes", []))
+    return result
+
+
+def public_event(event: Event) -> dict[str, Any] | None:
+    """Players see everything about their own character except GM notes and the moment of death."""
+    if event.type == NOTE_ADDED:
+        return None
+    return {key: copy.deepcopy(value) for key, value in event.data.items() if key != "death_at"}
+
+
+# --- forms ---------------------------------------------------------------------------------------------------
+
+_D10 = "d10"
+_TOTAL_PARAMS = (
+    Param(
+        "total", "int", "Total (TECH + skill + d10)", help="Or give tech and skill level and the d10 roll."
+    ),
+    Param("tech", "int", "TECH"),
+    Param("skill_level", "int", "Skill level"),
+)
+
+FORMS = {
+    "damage": ActionForm(
+        "Damage",
+        params=(
+            Param("damage", "int", "Weapon damage rolled", required=True),
+            Param("kind", "choice", "Kind", default="normal", choices=KINDS),
+            Param("ap", "bool", "Armor piercing", default=False),
+            Param(
+                "location", "choice", "Aimed at", choices=tables.LOCATIONS, help="Empty: roll the location."
+            ),
+            Param("cover", "bool", "Target behind cover", default=False, help="Uses the standard table."),
+            Param(
+                "center_of_mass",
+                "bool",
+                "Center of mass shot",
+                default=False,
+                help="A d6 on the standard table.",
+            ),
+            Param(
+                "cover_protects",
+                "json",
+                "Extremities behind cover (explosions)",
+                help='A list such as ["left_leg", "right_leg"].',
+            ),
+        ),
+        rolls=(
+            RollSpec(
+                "location", 1, 10, "Hit location", help="d10; d8 for the d8 model; d6 for center of mass."
+            ),
+            RollSpec("side", 1, 10, "Side of a groin hit", help="Modified model: 1-5 left, 6-10 right."),
+            RollSpec("sever", 1, 10, "Sever check", help="Body + Luck + d10 against the location damage."),
+            RollSpec("stun_save", 1, 10, "Stun save"),
+            RollSpec("death_save", 1, 10, "Death save"),
+        ),
+        help="Armor, limb halving, BTM, the wound track, crippling and the saves of one attack.",
+    ),
+    "stabilize": ActionForm(
+        "Stabilize",
+        params=(
+            Param("target", "text", "Target", required=True, help="dying, or limb:left_arm and so on."),
+            Param("medic", "text", "Medic"),
+            Param("skill", "choice", "Skill", required=True, choices=tables.SKILLS),
+            *_TOTAL_PARAMS,
+        ),
+        rolls=(RollSpec("stabilize", 1, 10, "Stabilization d10"),),
+        help="A crippled limb: difficulty 15, first aid is enough. Dying: medical tech against the real damage.",
+    ),
+    "treat": ActionForm(
+        "Treat",
+        params=(
+            Param("medic", "text", "Medic"),
+            Param("skill", "choice", "Skill", required=True, choices=tables.SKILLS),
+            *_TOTAL_PARAMS,
+        ),
+        rolls=(RollSpec("treatment", 1, 10, "Treatment d10"),),
+        help="Sets the healing rate: first aid 0.5 point per day, medical tech 1 point per day.",
+    ),
+    "save": ActionForm(
+        "Save rolled at the table",
+        params=(Param("kind", "choice", "Save", required=True, choices=("stun", "death")),),
+        rolls=(RollSpec("save", 1, 10, "Save d10", help="Succeeds when equal to or less than the target."),),
+        help="A stun save to end being stunned, or a death save for a crippled limb or to wake up.",
+    ),
+}
+
+OPTION_HELP = {
+    "hit_location_model": "Hit location table: standard (d10), d8 (a d8 on the standard table) or modified (d10).",
+    "treatment_difficulty": "Difficulty of a healing treatment roll (house: 15).",
+    "treatment_retry_days": "Game days before a failed treatment may be retried (house: 1).",
+}
+
+RULESET = Ruleset(
+    slug=SLUG,
+    title="Cyberpunk 2020: X-Com Gray Dawn damage",
+    actions=ACTIONS,
+    default_start="2020-01-01T00:00:00",
+    validate_options=validate_options,
+    validate_attributes=validate_attributes,
+    initial_state=initial_state,
+    decide=decide,
+    evolve=evolve,
+    timers=timers,
+    fire=fire,
+    view=view,
+    public_event=public_event,
+    forms=FORMS,
+    option_help=OPTION_HELP,
+)
