@@ -1,0 +1,54 @@
+"""Small helpers for the darkfuture tests: build a character, act, and run the game clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.darkfuture.engine import RULESET
+from rules.dice import Dice
+from rules.ruleset import Event, State
+
+DAY = 86_400
+
+
+class EnteredOnly:
+    """A stand-in random source that fails the test when the engine needs a roll the test did not enter."""
+
+    def randint(self, low: int, high: int) -> int:
+        raise AssertionError("the engine needed a roll this test did not enter")
+
+
+def entered(rolls: dict[str, Any] | None = None) -> Dice:
+    return Dice(rolls or {}, rng=EnteredOnly())
+
+
+def character(**attributes: Any) -> State:
+    options = attributes.pop("options", None)
+    attributes.setdefault("con", 8)
+    return RULESET.initial_state(attributes, options)
+
+
+def act(state: State, action: dict[str, Any], rolls: dict[str, Any] | None = None, now: int = 0) -> tuple[State, list[Event]]:
+    """decide then evolve every event, as the service does."""
+    events = RULESET.decide(state, action, entered(rolls), now)
+    for event in events:
+        state = RULESET.evolve(state, event)
+    return state, events
+
+
+def hit(state: State, rolls: dict[str, Any], weapon_damage: int = 0, now: int = 0) -> tuple[State, list[Event]]:
+    return act(state, {"type": "damage", "weapon_damage": weapon_damage}, rolls, now)
+
+
+def advance(state: State, to: int, dice: Dice | None = None, limit: int = 10_000) -> tuple[State, list[Event]]:
+    """The clock's loop: fire the earliest due timer (priority breaks ties), re-read the timers."""
+    fired: list[Event] = []
+    for _ in range(limit):
+        due = [timer for timer in RULESET.timers(state) if timer.due <= to]
+        if not due:
+            return state, fired
+        timer = min(due, key=lambda t: (t.due, t.priority))
+        for event in RULESET.fire(state, timer, dice or entered()):
+            state = RULESET.evolve(state, event)
+            fired.append(event)
+    raise AssertionError("the clock did not settle")
