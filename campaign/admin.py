@@ -1,0 +1,63 @@
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from campaign.models import Campaign, Character, Event, Job, Membership, Timer
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    """Events are immutable: the admin can read them, never add, change or delete them."""
+
+    list_display = ("position", "campaign", "stream", "version", "type", "game_time", "actor", "recorded_at")
+    list_filter = ("type",)
+    search_fields = ("stream", "type", "cause")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ReadModelAdmin(admin.ModelAdmin):
+    """Read models are projections of events: edit them through actions, not here."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Character)
+class CharacterAdmin(ReadModelAdmin):
+    list_display = ("name", "campaign", "player", "version", "alive", "conscious", "dying", "death_at")
+
+
+@admin.register(Timer)
+class TimerAdmin(ReadModelAdmin):
+    list_display = ("character", "kind", "due", "priority", "key")
+
+
+@admin.register(Job)
+class JobAdmin(ReadModelAdmin):
+    list_display = ("id", "campaign", "status", "from_time", "to_time", "progress", "events_appended")
+
+
+@admin.register(Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ("name", "ruleset", "game_time", "created_at")
+    readonly_fields = ("ruleset", "options", "game_time", "version", "clock_ticked_at")
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ("campaign", "user", "role")

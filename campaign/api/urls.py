@@ -1,0 +1,24 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from campaign.api import views
+
+urlpatterns = [
+    path("users/", views.users, name="api-users"),
+    path("auth/token/", views.token, name="api-token"),
+    path("rulesets/", views.rulesets, name="api-rulesets"),
+    path("campaigns/", views.campaigns, name="api-campaigns"),
+    path("campaigns/import/", views.import_campaign, name="api-campaign-import"),
+    path("campaigns/<int:campaign_id>/", views.campaign_detail, name="api-campaign"),
+    path("campaigns/<int:campaign_id>/members/", views.members, name="api-members"),
+    path("campaigns/<int:campaign_id>/characters/", views.characters, name="api-characters"),
+    path("campaigns/<int:campaign_id>/clock/", views.clock, name="api-clock"),
+    path("campaigns/<int:campaign_id>/events/", views.campaign_events, name="api-campaign-events"),
+    path("campaigns/<int:campaign_id>/export/", views.export, name="api-export"),
+    path("characters/<int:character_id>/", views.character_detail, name="api-character"),
+    path("characters/<int:character_id>/actions/", views.actions, name="api-actions"),
+    path("characters/<int:character_id>/events/", views.character_events, name="api-character-events"),
+    path("jobs/<str:job_id>/", views.job_detail, name="api-job"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]

@@ -1,0 +1,359 @@
+"""The HTTP API of DESIGN.md. Views parse input, check who may do what, call a service and render the answer."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import authenticate
+from django.db import transaction
+from django.http import Http404, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.authtoken.models import Token
+from rest_framework.decorators import api_view, permission_classes, throttle_classes
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle
+
+from campaign import access, presenters, services, transfer
+from campaign.models import GM, PLAYER, Character, Event, Job, Membership
+from rules.ruleset import get_ruleset, ruleset_slugs
+
+FEED_PAGE = 500
+
+
+class LoginThrottle(AnonRateThrottle):
+    scope = "login"
+
+
+def _body(request: Request) -> dict[str, Any]:
+    data = request.data
+    if not isinstance(data, dict):
+        raise services.ServiceError("body", f"expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _int_param(request: Request, name: str, minimum: int = 0) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise services.ServiceError(name, f"expected a whole number, got {raw!r}") from None
+    if value < minimum:
+        raise services.ServiceError(name, f"expected a whole number of at least {minimum}, got {value}")
+    return value
+
+
+ANY = OpenApiTypes.OBJECT
+CREDENTIALS = inline_serializer(
+    "Credentials", {"username": serializers.CharField(), "password": serializers.CharField()}
+)
+
+
+@extend_schema(request=CREDENTIALS, responses={201: ANY, 400: ANY, 403: ANY}, auth=[])
+@api_view(["POST"])
+@permission_classes([AllowAny])
+@throttle_classes([LoginThrottle])
+def users(request: Request) -> Response:
+    """Sign up (when ALLOW_SIGNUP is on)."""
+    if not settings.ALLOW_SIGNUP:
+        return Response({"detail": ["sign-up is closed on this server"]}, status=status.HTTP_403_FORBIDDEN)
+    body = _body(request)
+    user = services.user_sign_up(username=body.get("username"), password=body.get("password"))
+    return Response({"id": user.pk, "username": user.get_username()}, status=status.HTTP_201_CREATED)
+
+
+@extend_schema(request=CREDENTIALS, responses={200: ANY, 400: ANY}, auth=[])
+@api_view(["POST"])
+@permission_classes([AllowAny])
+@throttle_classes([LoginThrottle])
+def token(request: Request) -> Response:
+    """Exchange a user name and password for an API token."""
+    body = _body(request)
+    username, password = body.get("username"), body.get("password")
+    if not isinstance(username, str) or not username:
+        raise services.ServiceError("username", "expected a user name")
+    if not isinstance(password, str) or not password:
+        raise services.ServiceError("password", "expected a password")
+    user = authenticate(request._request, username=username, password=password)
+    if user is None:
+        raise services.ServiceError("password", "user name and password do not match")
+    key, _ = Token.objects.get_or_create(user=user)
+    return Response({"token": key.key})
+
+
+@extend_schema(
+    request=inline_serializer(
+        "CampaignCreate",
+        {
+            "name": serializers.CharField(),
+            "ruleset": serializers.CharField(),
+            "options": serializers.DictField(required=False),
+        },
+    ),
+    responses={200: ANY, 201: ANY, 400: ANY},
+)
+@api_view(["GET", "POST"])
+def campaigns(request: Request) -> Response:
+    if request.method == "GET":
+        memberships = (
+            Membership.objects.filter(user=request.user).select_related("campaign").order_by("campaign_id")
+        )
+        return Response([presenters.campaign_json(m.campaign, m.role) for m in memberships])
+    body = _body(request)
+    campaign = services.campaign_create(
+        user=request.user, name=body.get("name"), ruleset=body.get("ruleset"), options=body.get("options")
+    )
+    return Response(presenters.campaign_json(campaign, GM), status=status.HTTP_201_CREATED)
+
+
+@extend_schema(responses={200: ANY, 404: ANY})
+@api_view(["GET"])
+def campaign_detail(request: Request, campaign_id: int) -> Response:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    return Response(presenters.campaign_json(campaign, role))
+
+
+@extend_schema(
+    request=inline_serializer(
+        "MemberAdd", {"username": serializers.CharField(), "role": serializers.CharField()}
+    ),
+    responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY},
+)
+@api_view(["GET", "POST"])
+def members(request: Request, campaign_id: int) -> Response:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    if request.method == "GET":
+        access.require_gm(role, "see the members")
+        rows = Membership.objects.filter(campaign=campaign).select_related("user").order_by("id")
+        return Response([{"username": m.user.get_username(), "role": m.role} for m in rows])
+    access.require_gm(role, "add members")
+    body = _body(request)
+    membership = services.member_add(campaign=campaign, username=body.get("username"), role=body.get("role"))
+    return Response({"username": membership.user.get_username(), "role": membership.role}, status=201)
+
+
+@extend_schema(
+    request=inline_serializer(
+        "CharacterCreate",
+        {
+            "name": serializers.CharField(),
+            "player": serializers.CharField(required=False, allow_null=True),
+            "attributes": serializers.DictField(required=False),
+        },
+    ),
+    responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY},
+)
+@api_view(["GET", "POST"])
+def characters(request: Request, campaign_id: int) -> Response:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    if request.method == "GET":
+        rows = Character.objects.filter(campaign=campaign).select_related("player", "campaign")
+        if role == PLAYER:
+            rows = rows.filter(player=request.user)
+        return Response([presenters.character_json(c, role) for c in rows])
+    access.require_gm(role, "create characters")
+    body = _body(request)
+    character = services.character_create(
+        campaign=campaign,
+        actor=request.user.get_username(),
+        name=body.get("name"),
+        player=body.get("player"),
+        attributes=body.get("attributes"),
+    )
+    character.refresh_from_db()
+    return Response(presenters.character_json(character, GM), status=status.HTTP_201_CREATED)
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("version", int, description="the state right after this event version (GM only)")
+    ],
+    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY},
+)
+@api_view(["GET"])
+def character_detail(request: Request, character_id: int) -> Response:
+    character, role = access.character_for(request.user, character_id)
+    version = _int_param(request, "version")
+    if version is None:
+        return _with_etag(request, presenters.character_json(character, role), character)
+    access.require_gm(role, "travel in time")
+    if version > character.version:
+        raise services.ServiceError(
+            "version", f"expected a version from 0 to {character.version}, got {version}"
+        )
+    state = services.state_at_version(character, version)
+    return Response(presenters.character_json(character, role, state=state, version=version))
+
+
+def _with_etag(request: Request, data: dict[str, Any], character: Character) -> Response:
+    etag = f'"c{character.pk}-v{character.version}-t{character.campaign.game_time}-{data.get("player")}"'
+    if request.headers.get("If-None-Match") == etag:
+        return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+    return Response(data, headers={"ETag": etag})
+
+
+@extend_schema(
+    request=inline_serializer(
+        "Action",
+        {
+            "type": serializers.CharField(),
+            "rolls": serializers.DictField(required=False),
+            "expected_version": serializers.IntegerField(required=False),
+        },
+    ),
+    parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)],
+    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+)
+@api_view(["POST"])
+def actions(request: Request, character_id: int) -> Response:
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "act on characters")
+    key = request.headers.get("Idempotency-Key") or None
+    if key is not None and len(key) > 200:
+        raise services.ServiceError("Idempotency-Key", "expected at most 200 characters")
+    result = services.character_act(
+        character_id=character.pk, body=request.data, actor=request.user.get_username(), idempotency_key=key
+    )
+    result.character.campaign.refresh_from_db()
+    return Response(
+        {
+            "events": presenters.events_json(result.events, GM, result.character.campaign.ruleset),
+            "character": presenters.character_json(
+                result.character, GM, state=result.state, version=result.events[-1].version
+            ),
+            "replayed": result.replayed,
+        },
+        status=status.HTTP_201_CREATED,
+    )
+
+
+@extend_schema(responses={200: ANY, 404: ANY})
+@api_view(["GET"])
+def character_events(request: Request, character_id: int) -> Response:
+    character, role = access.character_for(request.user, character_id)
+    rows = list(Event.objects.filter(stream=character.stream).order_by("version"))
+    return Response(presenters.events_json(rows, role, character.campaign.ruleset))
+
+
+@extend_schema(
+    parameters=[OpenApiParameter("after", int, description="only events after this global position")],
+    responses={200: ANY, 400: ANY, 404: ANY},
+)
+@api_view(["GET"])
+def campaign_events(request: Request, campaign_id: int) -> Response:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    after = _int_param(request, "after") or 0
+    rows = Event.objects.filter(campaign=campaign, position__gt=after).order_by("position")
+    if role == PLAYER:
+        rows = rows.filter(character__player=request.user) | rows.filter(
+            character__isnull=True, type="ClockAdvanced"
+        )
+        rows = rows.order_by("position")
+    rows = list(rows[:FEED_PAGE])
+    items = presenters.events_json(rows, role, campaign.ruleset)
+    last = rows[-1].position if rows else after
+    return Response({"events": items, "last_position": last, "more": len(rows) == FEED_PAGE})
+
+
+@extend_schema(
+    request=inline_serializer("ClockAdvance", {"advance": serializers.DictField()}),
+    responses={200: ANY, 202: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY, 503: ANY},
+)
+@api_view(["GET", "POST"])
+def clock(request: Request, campaign_id: int) -> Response:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    if request.method == "GET":
+        job = services.open_job(campaign)
+        data = {
+            "game_time": campaign.game_time,
+            "game_date": presenters.game_date(campaign, campaign.game_time),
+            "job": presenters.job_json(job) if job and role == GM else None,
+        }
+        if role == GM:
+            data["next"] = presenters.upcoming(campaign)
+        return Response(data)
+    access.require_gm(role, "advance the clock")
+    seconds = services.parse_advance(_body(request).get("advance"))
+    job = services.clock_advance_request(
+        campaign=campaign, seconds=seconds, actor=request.user.get_username()
+    )
+    return Response(
+        {"job": str(job.pk), "from": job.from_time, "to": job.to_time, "status": job.status},
+        status=status.HTTP_202_ACCEPTED,
+    )
+
+
+@extend_schema(responses={200: ANY, 404: ANY})
+@api_view(["GET"])
+def job_detail(request: Request, job_id: str) -> Response:
+    try:
+        job = Job.objects.select_related("campaign").get(pk=uuid.UUID(job_id))
+    except (Job.DoesNotExist, ValueError):
+        raise Http404 from None
+    _, role = access.campaign_for(request.user, job.campaign_id)
+    access.require_gm(role, "see clock jobs")
+    return Response(presenters.job_json(job))
+
+
+@extend_schema(responses={(200, "application/jsonl"): OpenApiTypes.STR, 403: ANY, 404: ANY})
+@api_view(["GET"])
+def export(request: Request, campaign_id: int) -> StreamingHttpResponse:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "export the campaign")
+    response = StreamingHttpResponse(
+        (json.dumps(line, separators=(",", ":")) + "\n" for line in transfer.export_lines(campaign)),
+        content_type="application/jsonl",
+    )
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}.jsonl"'
+    return response
+
+
+@extend_schema(
+    request={"multipart/form-data": inline_serializer("Import", {"file": serializers.FileField()})},
+    responses={201: ANY, 400: ANY},
+)
+@api_view(["POST"])
+def import_campaign(request: Request) -> Response:
+    upload = request.FILES.get("file")
+    if upload is None:
+        raise services.ServiceError("file", "expected a JSON Lines file in the multipart field `file`")
+    with transaction.atomic():
+        campaign = transfer.import_lines(upload, user=request.user)
+    return Response(presenters.campaign_json(campaign, GM), status=status.HTTP_201_CREATED)
+
+
+@extend_schema(responses={200: ANY}, auth=[])
+@api_view(["GET"])
+@permission_classes([AllowAny])
+def rulesets(request: Request) -> Response:
+    """The rulesets, their actions (with parameters and rolls) and their campaign options with defaults."""
+    out = []
+    for slug in ruleset_slugs():
+        rules = get_ruleset(slug)
+        out.append(
+            {
+                "slug": slug,
+                "title": rules.title,
+                "actions": list(rules.all_actions),
+                "options": services.validate_campaign_options(rules, {}),
+                "option_help": dict(rules.option_help),
+                "forms": {
+                    name: {
+                        "label": form.label,
+                        "help": form.help,
+                        "params": [vars(p) | {"choices": list(p.choices)} for p in form.params],
+                        "rolls": [vars(r) for r in form.rolls],
+                    }
+                    for name, form in rules.forms.items()
+                },
+            }
+        )
+    return Response(out)

@@ -1,0 +1,182 @@
+"""Campaigns, their members, the append-only event log and the read models projected from it."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+GM = "gm"
+PLAYER = "player"
+ROLE_CHOICES = [(GM, "Game master"), (PLAYER, "Player")]
+
+
+class Campaign(models.Model):
+    """A campaign and its game clock. `game_time` and `version` are the read model of the campaign stream."""
+
+    name = models.CharField(max_length=200)
+    ruleset = models.CharField(max_length=32)
+    options = models.JSONField(default=dict)
+    game_time = models.BigIntegerField(default=0, help_text="game seconds since the campaign's start")
+    version = models.IntegerField(default=0, help_text="version of the campaign stream")
+    clock_ticked_at = models.DateTimeField(
+        null=True, blank=True, help_text="wall time of the last automatic advance (option time_scale)"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def stream(self) -> str:
+        return f"campaign:{self.pk}"
+
+
+class Membership(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=8, choices=ROLE_CHOICES)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user")]
+
+
+class Character(models.Model):
+    """Read model: the character's state after the latest event of its stream (`version`).
+
+    The status columns are copied out of `state` so that the board can filter and sort without decoding JSON.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="characters")
+    name = models.CharField(max_length=200)
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="characters"
+    )
+    attributes = models.JSONField(default=dict)
+    state = models.JSONField(default=dict)
+    version = models.IntegerField(default=0)
+    alive = models.BooleanField(default=True)
+    conscious = models.BooleanField(default=True)
+    dying = models.BooleanField(default=False)
+    death_at = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def stream(self) -> str:
+        return f"character:{self.pk}"
+
+
+class Event(models.Model):
+    """One immutable fact. Never updated or deleted (database triggers refuse it); corrections are new events.
+
+    `position` is the global order readers follow. (stream, version) is unique: the optimistic-concurrency check.
+    The idempotency key sits on the first event of the command that carried it, unique per campaign, so that a
+    retried request finds what it already wrote. `cause` groups the events of one command or one timer firing;
+    undo voids a cause.
+    """
+
+    position = models.BigAutoField(primary_key=True)
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="events")
+    stream = models.CharField(max_length=64)
+    character = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
+    )
+    version = models.IntegerField()
+    type = models.CharField(max_length=64)
+    schema_version = models.PositiveSmallIntegerField(default=1)
+    data = models.JSONField(default=dict)
+    game_time = models.BigIntegerField()
+    recorded_at = models.DateTimeField(auto_now_add=True)
+    actor = models.CharField(max_length=150, blank=True, default="")
+    cause = models.CharField(max_length=80)
+    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    request_digest = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["stream", "version"], name="one_event_per_stream_version"),
+            models.UniqueConstraint(
+                fields=["campaign", "idempotency_key"],
+                condition=Q(idempotency_key__isnull=False),
+                name="one_command_per_idempotency_key",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["campaign", "position"], name="event_campaign_feed"),
+            models.Index(fields=["cause"], name="event_cause"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.stream}@{self.version} {self.type}"
+
+
+class Timer(models.Model):
+    """Read model: what the clock must do next, so an advance finds due work without loading every character."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="timers")
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="timer_rows")
+    due = models.BigIntegerField()
+    priority = models.IntegerField(default=50)
+    kind = models.CharField(max_length=64)
+    key = models.CharField(max_length=120)
+    per_round = models.BooleanField(default=False)
+    data = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["due", "character_id", "priority", "key"]
+        constraints = [models.UniqueConstraint(fields=["character", "key"], name="one_timer_per_key")]
+        indexes = [
+            models.Index(fields=["campaign", "due", "character", "priority", "key"], name="timer_next")
+        ]
+
+
+class Job(models.Model):
+    """A clock advance. The row is the truth; the Celery message is only a trigger."""
+
+    QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+    STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, DONE, FAILED)]
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="jobs")
+    kind = models.CharField(max_length=32, default="advance")
+    status = models.CharField(max_length=8, choices=STATUS_CHOICES, default=QUEUED)
+    from_time = models.BigIntegerField()
+    to_time = models.BigIntegerField()
+    reached = models.BigIntegerField(help_text="game time the job has fired every timer up to")
+    progress = models.FloatField(default=0.0)
+    skips = models.JSONField(
+        default=list, help_text="[character, timer key] pairs that wait for the next advance"
+    )
+    events_appended = models.IntegerField(default=0)
+    timers_fired = models.IntegerField(default=0)
+    actor = models.CharField(max_length=150, blank=True, default="")
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # At most one unfinished advance per campaign: the database itself refuses a second one.
+            models.UniqueConstraint(
+                fields=["campaign"],
+                condition=Q(status__in=["queued", "running"]),
+                name="one_open_job_per_campaign",
+            )
+        ]
+
+    @property
+    def open(self) -> bool:
+        return self.status in (self.QUEUED, self.RUNNING)

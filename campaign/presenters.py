@@ -1,0 +1,178 @@
+"""What the API and the pages show of campaigns, characters and events, for a GM or a player.
+
+Everything a player receives passes through here with `audience=PLAYER`: the ruleset's `view` and `public_event`
+remove what RULES.md keeps for the GM, and this module drops GM notes, timers and `death_at` on top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any
+
+from campaign.models import Campaign, Character, Event, Job
+from rules.ruleset import ACTION_UNDONE, GM, NOTE_ADDED, PLAYER, State, get_ruleset
+
+GM_ONLY_CHARACTER_KEYS = ("death_at", "timers", "notes")
+
+
+def campaign_start(campaign: Campaign) -> datetime:
+    return datetime.fromisoformat(
+        campaign.options.get("start") or get_ruleset(campaign.ruleset).default_start
+    )
+
+
+def game_date(campaign: Campaign, seconds: int | None) -> str | None:
+    """Game seconds as the in-world date and time (ISO 8601)."""
+    if seconds is None:
+        return None
+    return (campaign_start(campaign) + timedelta(seconds=int(seconds))).isoformat()
+
+
+def campaign_json(campaign: Campaign, role: str | None) -> dict[str, Any]:
+    return {
+        "id": campaign.pk,
+        "name": campaign.name,
+        "ruleset": campaign.ruleset,
+        "options": campaign.options,
+        "game_time": campaign.game_time,
+        "game_date": game_date(campaign, campaign.game_time),
+        "version": campaign.version,
+        "role": role,
+    }
+
+
+def character_json(
+    character: Character,
+    audience: str,
+    *,
+    state: State | None = None,
+    version: int | None = None,
+) -> dict[str, Any]:
+    """The character JSON of DESIGN.md, as `audience` may see it. `state`/`version`: a past state (time travel)."""
+    campaign = character.campaign
+    rules = get_ruleset(campaign.ruleset)
+    state = character.state if state is None else state
+    view = rules.view(state, audience)
+    data: dict[str, Any] = {
+        "id": character.pk,
+        "name": character.name,
+        "player": character.player.get_username() if character.player_id else None,
+        "ruleset": campaign.ruleset,
+        "version": character.version if version is None else version,
+        "alive": view["alive"],
+        "conscious": view["conscious"],
+        "dying": view["dying"],
+        "attributes": character.attributes,
+        "sheet": view["sheet"],
+        "status": view.get("status", []),
+        "symptoms": view.get("symptoms", []),
+        "warnings": view.get("warnings", []),
+        "recovery": [
+            {**item, "ends_at_date": game_date(campaign, item.get("ends_at"))}
+            for item in view.get("recovery", [])
+        ],
+        "game_time": campaign.game_time,
+    }
+    if audience == GM:
+        data["death_at"] = view["death_at"]
+        data["death_at_date"] = game_date(campaign, view["death_at"])
+        data["timers"] = [
+            {
+                "due": t.due,
+                "due_date": game_date(campaign, t.due),
+                "kind": t.kind,
+                "key": t.key,
+                "data": t.data,
+            }
+            for t in sorted(rules.timers(state), key=lambda t: (t.due, t.priority, t.key))
+        ]
+        data["notes"] = state.get("notes", [])
+    return data
+
+
+def voided_causes(rows: Iterable[Event]) -> set[str]:
+    return {row.data["cause"] for row in rows if row.type == ACTION_UNDONE}
+
+
+def events_json(rows: list[Event], audience: str, ruleset_slug: str) -> list[dict[str, Any]]:
+    """History entries, oldest first. Players get `public_event` data; notes and undos of hidden entries vanish."""
+    rules = get_ruleset(ruleset_slug)
+    voided = voided_causes(rows)
+    out: list[dict[str, Any]] = []
+    visible_causes: set[str] = set()
+    for row in rows:
+        data: dict[str, Any] | None = row.data
+        if audience == PLAYER:
+            if row.type == NOTE_ADDED or row.character_id is None and row.type not in ("ClockAdvanced",):
+                continue
+            if row.type == ACTION_UNDONE:
+                if row.data["cause"] not in visible_causes:
+                    continue
+                data = {"types": row.data.get("types", [])}
+            else:
+                from rules.ruleset import Event as RuleEvent
+
+                data = rules.public_event(RuleEvent(row.type, row.data, row.game_time, row.schema_version))
+                if data is None:
+                    continue
+                visible_causes.add(row.cause)
+        out.append(
+            {
+                "position": row.position,
+                "stream": row.stream,
+                "character": row.character_id,
+                "version": row.version,
+                "type": row.type,
+                "game_time": row.game_time,
+                "recorded_at": row.recorded_at.isoformat() if row.recorded_at else None,
+                "actor": row.actor if audience == GM else None,
+                "data": data,
+                "voided": row.cause in voided,
+            }
+        )
+    return out
+
+
+def job_json(job: Job) -> dict[str, Any]:
+    return {
+        "id": str(job.pk),
+        "campaign": job.campaign_id,
+        "status": job.status,
+        "from": job.from_time,
+        "to": job.to_time,
+        "reached": job.reached,
+        "progress": round(job.progress, 4),
+        "events_appended": job.events_appended,
+        "timers_fired": job.timers_fired,
+        "error": job.error,
+        "created_at": job.created_at.isoformat() if job.created_at else None,
+        "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+    }
+
+
+def timer_phrase(kind: str) -> str:
+    return kind.replace("_", " ")
+
+
+def upcoming(campaign: Campaign, limit: int = 10) -> list[dict[str, Any]]:
+    """What the clock will do next (GM only): "Ash: death at 2053-01-01T14:32:30"."""
+    from campaign.models import Timer
+
+    rows = (
+        Timer.objects.filter(campaign=campaign)
+        .select_related("character")
+        .order_by("due", "character_id", "priority", "key")[:limit]
+    )
+    return [
+        {
+            "character": t.character_id,
+            "name": t.character.name,
+            "kind": t.kind,
+            "what": timer_phrase(t.kind),
+            "due": t.due,
+            "due_date": game_date(campaign, t.due),
+            "in_seconds": t.due - campaign.game_time,
+        }
+        for t in rows
+    ]

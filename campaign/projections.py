@@ -1,0 +1,163 @@
+"""Read models: the Character rows (state and status columns), the Timer index and the campaign clock.
+
+`project_character` runs in the same transaction as the append that produced the state. `rebuild` recomputes every
+read model from the events alone and must give identical rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import connection, transaction
+
+from campaign.models import Campaign, Character, Event, Timer
+from rules.ruleset import GM, Ruleset, State, apply, get_ruleset, replay, start_state
+from rules.ruleset import Event as RuleEvent
+
+CAMPAIGN_CREATED = "CampaignCreated"
+CHARACTER_CREATED = "CharacterCreated"
+CLOCK_ADVANCED = "ClockAdvanced"
+
+
+def status_columns(ruleset: Ruleset, state: State) -> dict[str, Any]:
+    view = ruleset.view(state, GM)
+    return {
+        "alive": bool(view["alive"]),
+        "conscious": bool(view["conscious"]),
+        "dying": bool(view["dying"]),
+        "death_at": view["death_at"],
+    }
+
+
+def project_character(character: Character, ruleset: Ruleset, state: State, version: int) -> None:
+    """Store the new state and version on the read model and re-index its timers."""
+    character.state = state
+    character.version = version
+    for name, value in status_columns(ruleset, state).items():
+        setattr(character, name, value)
+    character.save(update_fields=["state", "version", "alive", "conscious", "dying", "death_at"])
+    index_timers(character, ruleset, state)
+
+
+def timer_rows(character: Character, ruleset: Ruleset, state: State) -> list[Timer]:
+    return [
+        Timer(
+            campaign_id=character.campaign_id,
+            character_id=character.pk,
+            due=timer.due,
+            priority=timer.priority,
+            kind=timer.kind,
+            key=timer.key,
+            per_round=timer.per_round,
+            data=timer.data,
+        )
+        for timer in ruleset.timers(state)
+    ]
+
+
+def index_timers(character: Character, ruleset: Ruleset, state: State) -> None:
+    wanted = {
+        (t.key, t.due, t.priority, t.kind, t.per_round): t for t in timer_rows(character, ruleset, state)
+    }
+    existing = {
+        (t.key, t.due, t.priority, t.kind, t.per_round): t
+        for t in Timer.objects.filter(character_id=character.pk)
+    }
+    # Most actions leave the timers as they were: touch only what changed.
+    stale = [
+        t.pk for key, t in existing.items() if key not in wanted or existing[key].data != wanted[key].data
+    ]
+    if stale:
+        Timer.objects.filter(pk__in=stale).delete()
+    fresh = [t for key, t in wanted.items() if key not in existing or t.data != existing[key].data]
+    if fresh:
+        Timer.objects.bulk_create(fresh)
+
+
+def character_state_at(character: Character, rows: Iterable[Event]) -> State:
+    """Replay `rows` (the stream's events in version order) honouring the undos among them."""
+    rows = list(rows)
+    ruleset = get_ruleset(character.campaign.ruleset)
+    voided = {row.data["cause"] for row in rows if row.type == "ActionUndone"}
+    events = [
+        RuleEvent(row.type, row.data, row.game_time, row.schema_version)
+        for row in rows
+        if row.cause not in voided and row.type != "ActionUndone"
+    ]
+    return replay(ruleset, character.attributes, character.campaign.options, events)
+
+
+def _campaign_rows(campaign_id: int) -> Iterable[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT stream, character_id, version, type, schema_version, data, game_time, cause "
+            "FROM campaign_event WHERE campaign_id = %s ORDER BY position",
+            [campaign_id],
+        )
+        while batch := cursor.fetchmany(5000):
+            yield from batch
+
+
+def _decode(data: Any) -> Any:
+    return json.loads(data) if isinstance(data, str | bytes) else data
+
+
+@transaction.atomic
+def rebuild_campaign(campaign: Campaign) -> int:
+    """Recompute the campaign clock, every character's state and the timer index from events. Returns events read."""
+    ruleset = get_ruleset(campaign.ruleset)
+    characters = {c.pk: c for c in Character.objects.filter(campaign=campaign)}
+    # Undos are rare: find every voided cause first, then fold the log in one streaming pass.
+    voided = {
+        _decode(data)["cause"]
+        for (data,) in Event.objects.filter(campaign=campaign, type="ActionUndone").values_list("data")
+    }
+    states: dict[int, State] = {}
+    versions: dict[int, int] = {}
+    game_time, campaign_version, options = 0, 0, campaign.options
+    count = 0
+    for _stream, character_id, version, type_, schema_version, data, event_game_time, cause in _campaign_rows(
+        campaign.pk
+    ):
+        count += 1
+        if character_id is None:
+            data = _decode(data)
+            campaign_version = version
+            if type_ == CLOCK_ADVANCED:
+                game_time = max(game_time, data["to"])
+            elif type_ == CAMPAIGN_CREATED:
+                options = data["options"]
+            elif type_ == CHARACTER_CREATED:
+                states[data["character"]] = start_state(ruleset, data["attributes"], options)
+                versions[data["character"]] = 0
+            continue
+        versions[character_id] = version
+        if cause in voided or type_ == "ActionUndone":
+            continue
+        event = RuleEvent(type_, _decode(data), event_game_time, schema_version)
+        states[character_id] = apply(ruleset, states[character_id], event)
+    Timer.objects.filter(campaign=campaign).delete()
+    for character_id, state in states.items():
+        character = characters[character_id]
+        character.state = state
+        character.version = versions[character_id]
+        for name, value in status_columns(ruleset, state).items():
+            setattr(character, name, value)
+    Character.objects.bulk_update(
+        list(characters.values()),
+        ["state", "version", "alive", "conscious", "dying", "death_at"],
+        batch_size=500,
+    )
+    Timer.objects.bulk_create(
+        [row for c in characters.values() for row in timer_rows(c, ruleset, c.state)], batch_size=1000
+    )
+    Campaign.objects.filter(pk=campaign.pk).update(
+        game_time=game_time, version=campaign_version, options=options
+    )
+    return count
+
+
+def rebuild_all() -> int:
+    return sum(rebuild_campaign(campaign) for campaign in Campaign.objects.order_by("pk"))

@@ -1,0 +1,576 @@
+"""The one write path: load state -> rules decide -> append -> project, in one transaction.
+
+Views and tasks parse input and call these functions; nothing else writes events or read models.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, OperationalError, transaction
+
+from campaign import eventstore
+from campaign.models import GM, PLAYER, Campaign, Character, Event, Job, Membership, Timer
+from campaign.projections import CAMPAIGN_CREATED, CHARACTER_CREATED, project_character
+from rules.dice import Dice, DiceError
+from rules.ruleset import (
+    ACTION_UNDONE,
+    RuleError,
+    Ruleset,
+    State,
+    apply,
+    get_ruleset,
+    note_event,
+    replay,
+    start_state,
+)
+from rules.ruleset import Event as RuleEvent
+from rules.ruleset import Timer as RuleTimer
+
+User = get_user_model()
+
+CLOCK_BUSY = "the game clock is advancing (job {job}); try again when it has finished"
+VERSION_CONFLICT = (
+    "the character changed meanwhile: it is at version {actual}, not {expected}; reload and retry"
+)
+KEY_REUSED = "this Idempotency-Key was already used for a different request"
+NOTHING_TO_UNDO = "there is nothing to undo on this character"
+MAX_ADVANCE_SECONDS = 100 * 366 * 86_400
+COMMAND_ATTEMPTS = 3
+
+
+class ServiceError(Exception):
+    """An error for the user. `status` is the HTTP status the API answers with."""
+
+    status = 400
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+
+class Conflict(ServiceError):
+    status = 409
+
+
+class Unavailable(ServiceError):
+    status = 503
+
+
+def _rule_error(error: RuleError | DiceError) -> ServiceError:
+    return ServiceError(error.field, error.message)
+
+
+def request_digest(payload: Any) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+# --- users and campaigns -------------------------------------------------------------------------------------
+
+
+def user_sign_up(*, username: Any, password: Any) -> AbstractBaseUser:
+    if not isinstance(username, str) or not username.strip():
+        raise ServiceError("username", "expected a user name (letters, digits and @/./+/-/_)")
+    if not isinstance(password, str) or not password:
+        raise ServiceError("password", "expected a password")
+    user = User(username=username.strip())
+    try:
+        user.full_clean(exclude=["password"])
+    except ValidationError as error:
+        field, messages = next(iter(error.message_dict.items()))
+        raise ServiceError(field, " ".join(messages)) from None
+    try:
+        validate_password(password, user)
+    except ValidationError as error:
+        raise ServiceError("password", " ".join(error.messages)) from None
+    user.set_password(password)
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:
+        raise ServiceError("username", "a user with that user name already exists") from None
+    return user
+
+
+def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
+    """The ruleset's options plus the shared ones (`start`, `time_scale`), defaults filled in."""
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise ServiceError("options", f"expected an object, got {type(options).__name__}")
+    shared: dict[str, Any] = {}
+    start = options.get("start", ruleset.default_start)
+    try:
+        if not isinstance(start, str):
+            raise ValueError
+        shared["start"] = datetime.fromisoformat(start).replace(tzinfo=None).isoformat()
+    except ValueError:
+        raise ServiceError(
+            "options.start", f"expected an ISO date and time such as 2053-03-14T22:00:00, got {start!r}"
+        ) from None
+    time_scale = options.get("time_scale", 0)
+    if (
+        isinstance(time_scale, bool)
+        or not isinstance(time_scale, int | float)
+        or not 0 <= time_scale <= 86_400
+    ):
+        raise ServiceError(
+            "options.time_scale",
+            f"expected game seconds per real second, 0 to 86400 (0: manual), got {time_scale!r}",
+        )
+    shared["time_scale"] = time_scale
+    rest = {name: value for name, value in options.items() if name not in ("start", "time_scale")}
+    try:
+        return {**ruleset.validate_options(rest), **shared}
+    except RuleError as error:
+        raise _rule_error(error) from None
+
+
+def campaign_create(*, user: AbstractBaseUser, name: Any, ruleset: Any, options: Any = None) -> Campaign:
+    if not isinstance(name, str) or not name.strip():
+        raise ServiceError("name", "expected the campaign's name (a non-empty text)")
+    if len(name) > 200:
+        raise ServiceError("name", f"expected at most 200 characters, got {len(name)}")
+    try:
+        rules = get_ruleset(ruleset)
+    except RuleError as error:
+        raise _rule_error(error) from None
+    options = validate_campaign_options(rules, options)
+    with transaction.atomic():
+        campaign = Campaign.objects.create(name=name.strip(), ruleset=rules.slug, options=options)
+        Membership.objects.create(campaign=campaign, user=user, role=GM)
+        eventstore.append(
+            campaign=campaign,
+            stream=campaign.stream,
+            expected_version=0,
+            events=[
+                RuleEvent(
+                    CAMPAIGN_CREATED, {"name": campaign.name, "ruleset": rules.slug, "options": options}, 0
+                )
+            ],
+            cause=f"campaign:{uuid.uuid4()}",
+            actor=user.get_username(),
+        )
+        Campaign.objects.filter(pk=campaign.pk).update(version=1)
+        campaign.version = 1
+    return campaign
+
+
+def member_add(*, campaign: Campaign, username: Any, role: Any) -> Membership:
+    if role not in (GM, PLAYER):
+        raise ServiceError("role", f"expected one of gm, player, got {role!r}")
+    if not isinstance(username, str) or not username:
+        raise ServiceError("username", "expected a user name")
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        raise ServiceError("username", f"there is no user named {username!r}")
+    with transaction.atomic():
+        membership, _ = Membership.objects.update_or_create(
+            campaign=campaign, user=user, defaults={"role": role}
+        )
+    return membership
+
+
+def _player_for(campaign: Campaign, player: Any) -> AbstractBaseUser | None:
+    if player is None or player == "":
+        return None
+    if not isinstance(player, str):
+        raise ServiceError("player", f"expected a user name or null, got {player!r}")
+    user = User.objects.filter(username=player).first()
+    if user is None:
+        raise ServiceError("player", f"there is no user named {player!r}")
+    membership = Membership.objects.filter(campaign=campaign, user=user).first()
+    if membership is None:
+        Membership.objects.create(campaign=campaign, user=user, role=PLAYER)
+    return user
+
+
+def character_create(
+    *, campaign: Campaign, actor: str, name: Any, player: Any = None, attributes: Any = None
+) -> Character:
+    if not isinstance(name, str) or not name.strip():
+        raise ServiceError("name", "expected the character's name (a non-empty text)")
+    if len(name) > 200:
+        raise ServiceError("name", f"expected at most 200 characters, got {len(name)}")
+    rules = get_ruleset(campaign.ruleset)
+    if attributes is not None and not isinstance(attributes, Mapping):
+        raise ServiceError("attributes", f"expected an object, got {type(attributes).__name__}")
+    try:
+        attributes = rules.validate_attributes(attributes or {})
+    except RuleError as error:
+        raise _rule_error(error) from None
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign.pk)
+        user = _player_for(campaign, player)
+        character = Character.objects.create(
+            campaign=campaign, name=name.strip(), player=user, attributes=attributes
+        )
+        eventstore.append(
+            campaign=campaign,
+            stream=campaign.stream,
+            expected_version=campaign.version,
+            events=[
+                RuleEvent(
+                    CHARACTER_CREATED,
+                    {"character": character.pk, "name": character.name, "attributes": attributes},
+                    campaign.game_time,
+                )
+            ],
+            cause=f"character:{character.pk}",
+            actor=actor,
+        )
+        Campaign.objects.filter(pk=campaign.pk).update(version=campaign.version + 1)
+        project_character(character, rules, start_state(rules, attributes, campaign.options), 0)
+    return character
+
+
+# --- actions ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ActionResult:
+    events: list[Event]
+    character: Character
+    state: State
+    replayed: bool = False
+
+
+def _parse_action(rules: Ruleset, body: Any) -> tuple[dict[str, Any], Mapping[str, Any], int | None]:
+    if not isinstance(body, Mapping):
+        raise ServiceError("body", "expected a JSON object with a `type`")
+    kind = body.get("type")
+    if kind not in rules.all_actions:
+        raise ServiceError(
+            "type", f"unknown action {kind!r}; expected one of: {', '.join(rules.all_actions)}"
+        )
+    rolls = body.get("rolls") or {}
+    if not isinstance(rolls, Mapping):
+        raise ServiceError("rolls", f"expected an object of named lists of dice, got {type(rolls).__name__}")
+    expected = body.get("expected_version")
+    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 0):
+        raise ServiceError("expected_version", f"expected a whole number of 0 or more, got {expected!r}")
+    action = {name: value for name, value in body.items() if name not in ("rolls", "expected_version")}
+    return action, rolls, expected
+
+
+def open_job(campaign: Campaign) -> Job | None:
+    return Job.objects.filter(campaign=campaign, status__in=[Job.QUEUED, Job.RUNNING]).first()
+
+
+def _undo_events(character: Character, rules: Ruleset, campaign: Campaign) -> tuple[list[RuleEvent], State]:
+    rows = eventstore.stream_events(character.stream)
+    voided = eventstore.voided_causes(rows)
+    target = next((r for r in reversed(rows) if r.type != ACTION_UNDONE and r.cause not in voided), None)
+    if target is None:
+        raise ServiceError("type", NOTHING_TO_UNDO)
+    taken_back = [r for r in rows if r.cause == target.cause]
+    undo = RuleEvent(
+        ACTION_UNDONE,
+        {
+            "cause": target.cause,
+            "versions": [r.version for r in taken_back],
+            "types": [r.type for r in taken_back],
+        },
+        campaign.game_time,
+    )
+    voided.add(target.cause)
+    kept = [eventstore.to_rule_event(r) for r in rows if r.type != ACTION_UNDONE and r.cause not in voided]
+    return [undo], replay(rules, character.attributes, campaign.options, kept)
+
+
+def _decide(
+    character: Character, rules: Ruleset, campaign: Campaign, action: dict[str, Any], rolls: Mapping[str, Any]
+) -> tuple[list[RuleEvent], State]:
+    state = character.state
+    if action["type"] == "undo":
+        return _undo_events(character, rules, campaign)
+    try:
+        if action["type"] == "note":
+            events = [note_event(action, campaign.game_time)]
+        else:
+            events = rules.decide(state, action, Dice(rolls), campaign.game_time)
+    except (RuleError, DiceError) as error:
+        raise _rule_error(error) from None
+    for event in events:
+        state = apply(rules, state, event)
+    return events, state
+
+
+def _replayed(character: Character, first: Event, digest: str) -> ActionResult:
+    if first.request_digest != digest or first.character_id != character.pk:
+        raise Conflict("Idempotency-Key", KEY_REUSED)
+    rows = list(Event.objects.filter(stream=first.stream, cause=first.cause).order_by("version"))
+    state = state_at_version(character, rows[-1].version)
+    return ActionResult(rows, character, state, replayed=True)
+
+
+def character_act(
+    *, character_id: int, body: Any, actor: str, idempotency_key: str | None = None
+) -> ActionResult:
+    """Run one action on a character. Retries a conflicting append a few times, then answers 409."""
+    digest = request_digest({"character": character_id, "body": body})
+    for attempt in range(COMMAND_ATTEMPTS):
+        try:
+            return _character_act_once(character_id, body, actor, idempotency_key, digest)
+        except eventstore.VersionConflict:
+            if attempt == COMMAND_ATTEMPTS - 1:
+                raise Conflict(
+                    "expected_version", "another change was being saved at the same time; retry"
+                ) from None
+        except OperationalError as error:
+            # SQLite's busy timeout or PostgreSQL's serialization failure: nothing was written.
+            if attempt == COMMAND_ATTEMPTS - 1:
+                raise Unavailable("database", f"the database is busy or refusing writes: {error}") from None
+    raise AssertionError("unreachable")
+
+
+def _character_act_once(
+    character_id: int, body: Any, actor: str, idempotency_key: str | None, digest: str
+) -> ActionResult:
+    with transaction.atomic():
+        character = Character.objects.select_related("campaign").get(pk=character_id)
+        campaign = eventstore.lock_campaign(character.campaign_id)
+        if idempotency_key:
+            first = Event.objects.filter(campaign=campaign, idempotency_key=idempotency_key).first()
+            if first is not None:
+                return _replayed(character, first, digest)
+        character = Character.objects.get(pk=character_id)
+        character.campaign = campaign
+        rules = get_ruleset(campaign.ruleset)
+        action, rolls, expected = _parse_action(rules, body)
+        job = open_job(campaign)
+        if job is not None:
+            raise Conflict("clock", CLOCK_BUSY.format(job=job.pk))
+        if expected is not None and expected != character.version:
+            raise Conflict(
+                "expected_version", VERSION_CONFLICT.format(actual=character.version, expected=expected)
+            )
+        events, state = _decide(character, rules, campaign, action, rolls)
+        rows = eventstore.append(
+            campaign=campaign,
+            stream=character.stream,
+            character=character,
+            expected_version=character.version,
+            events=events,
+            cause=f"action:{uuid.uuid4()}",
+            actor=actor,
+            idempotency_key=idempotency_key or None,
+            request_digest=digest if idempotency_key else "",
+        )
+        project_character(character, rules, state, rows[-1].version)
+    return ActionResult(rows, character, state)
+
+
+def state_at_version(character: Character, version: int) -> State:
+    """The character as it was right after its event `version` (time travel)."""
+    from campaign.projections import character_state_at
+
+    return character_state_at(character, eventstore.stream_events(character.stream, up_to_version=version))
+
+
+# --- the game clock ----------------------------------------------------------------------------------------------
+
+CLOCK_ADVANCED = "ClockAdvanced"
+ADVANCE_UNITS = {
+    "seconds": 1,
+    "minutes": 60,
+    "hours": 3600,
+    "days": 86_400,
+    "weeks": 7 * 86_400,
+    "rounds": 3,
+    "turns": 30,
+}
+JUMP_SECONDS = 30  # an advance longer than a turn "jumps": combat-round checks fire once, not every round
+FIRINGS_PER_TRANSACTION = 200
+
+
+def parse_advance(advance: Any) -> int:
+    """`{"hours": 2}` -> 7200. Exactly one unit."""
+    units = ", ".join(ADVANCE_UNITS)
+    if not isinstance(advance, Mapping) or len(advance) != 1:
+        raise ServiceError("advance", f"expected an object with exactly one of: {units}")
+    unit, amount = next(iter(advance.items()))
+    if unit not in ADVANCE_UNITS:
+        raise ServiceError("advance", f"unknown unit {unit!r}; expected one of: {units}")
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+        raise ServiceError(f"advance.{unit}", f"expected a whole number above 0, got {amount!r}")
+    seconds = amount * ADVANCE_UNITS[unit]
+    if seconds > MAX_ADVANCE_SECONDS:
+        raise ServiceError(f"advance.{unit}", "expected at most 100 years in one advance")
+    return seconds
+
+
+def clock_advance_request(*, campaign: Campaign, seconds: int, actor: str) -> Job:
+    """Create the Job for an advance and enqueue it once the transaction commits."""
+    from campaign import tasks
+
+    tasks.ensure_broker()
+    try:
+        with transaction.atomic():
+            campaign = eventstore.lock_campaign(campaign.pk)
+            busy = open_job(campaign)
+            if busy is not None:
+                raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))
+            job = Job.objects.create(
+                campaign=campaign,
+                from_time=campaign.game_time,
+                to_time=campaign.game_time + seconds,
+                reached=campaign.game_time,
+                actor=actor,
+            )
+            transaction.on_commit(lambda: tasks.enqueue_advance(job.pk))
+    except IntegrityError:
+        raise Conflict("clock", "another advance of this campaign was started at the same moment") from None
+    job.refresh_from_db()
+    return job
+
+
+def _next_timer(campaign: Campaign, job: Job, skip: set[tuple[int, str]]) -> Timer | None:
+    query = Timer.objects.filter(campaign=campaign, due__lte=job.to_time).order_by(
+        "due", "character_id", "priority", "key"
+    )
+    offset = 0
+    while True:
+        batch = list(query[offset : offset + 50])
+        if not batch:
+            return None
+        for timer in batch:
+            if (timer.character_id, timer.key) not in skip:
+                return timer
+        offset += 50
+
+
+def clock_run(job_id: Any) -> Job:
+    """Fire every due timer of the job's campaign in game-time order, then append ClockAdvanced.
+
+    Each batch of firings is one transaction under the campaign lock: the events, the projections, the timer index
+    and the job's progress commit together, so a worker killed at any point leaves a job that the next run resumes
+    without firing a timer twice.
+    """
+    from django.utils import timezone
+
+    job = Job.objects.get(pk=job_id)
+    if not job.open:
+        return job
+    Job.objects.filter(pk=job.pk, status=Job.QUEUED).update(status=Job.RUNNING, started_at=timezone.now())
+    jump = job.to_time - job.from_time > JUMP_SECONDS
+    while True:
+        with transaction.atomic():
+            campaign = eventstore.lock_campaign(job.campaign_id)
+            job = Job.objects.get(pk=job.pk)
+            if not job.open:
+                return job
+            rules = get_ruleset(campaign.ruleset)
+            skip = {tuple(pair) for pair in job_skips(job)}
+            fired = appended = 0
+            finished = False
+            cache: dict[int, Character] = {}
+            while fired < FIRINGS_PER_TRANSACTION:
+                timer = _next_timer(campaign, job, skip)
+                if timer is None:
+                    finished = True
+                    break
+                character = cache.get(timer.character_id) or Character.objects.get(pk=timer.character_id)
+                character.campaign = campaign
+                cache[character.pk] = character
+                produced = _fire(campaign, rules, character, timer, job)
+                appended += produced
+                fired += 1
+                # A timer that changed nothing would be found again at once; a combat-round check fires once per
+                # jump. Either way it waits for the next advance.
+                if not produced or (jump and timer.per_round):
+                    skip.add((timer.character_id, timer.key))
+                job.reached = max(job.reached, timer.due)
+            span = max(1, job.to_time - job.from_time)
+            job.timers_fired += fired
+            job.events_appended += appended
+            job.progress = min(1.0, (job.reached - job.from_time) / span) if not finished else 1.0
+            job.heartbeat_at = timezone.now()
+            job_set_skips(job, skip)
+            if finished:
+                eventstore.append(
+                    campaign=campaign,
+                    stream=campaign.stream,
+                    expected_version=campaign.version,
+                    events=[
+                        RuleEvent(
+                            CLOCK_ADVANCED,
+                            {
+                                "from": job.from_time,
+                                "to": job.to_time,
+                                "job": str(job.pk),
+                                "timers_fired": job.timers_fired,
+                            },
+                            job.to_time,
+                        )
+                    ],
+                    cause=f"job:{job.pk}",
+                    actor=job.actor,
+                )
+                job.events_appended += 1
+                Campaign.objects.filter(pk=campaign.pk).update(
+                    game_time=job.to_time, version=campaign.version + 1
+                )
+                job.status = Job.DONE
+                job.reached = job.to_time
+                job.finished_at = timezone.now()
+            job.save()
+        if finished:
+            return job
+
+
+def job_skips(job: Job) -> list[list[Any]]:
+    return list(job.skips or [])
+
+
+def job_set_skips(job: Job, skip: set[tuple[int, str]]) -> None:
+    job.skips = sorted([list(pair) for pair in skip])
+
+
+def _fire(campaign: Campaign, rules: Ruleset, character: Character, timer: Timer, job: Job) -> int:
+    rule_timer = RuleTimer(
+        due=timer.due,
+        kind=timer.kind,
+        key=timer.key,
+        priority=timer.priority,
+        data=timer.data,
+        per_round=timer.per_round,
+    )
+    events = rules.fire(character.state, rule_timer, Dice())
+    state = character.state
+    for event in events:
+        state = apply(rules, state, event)
+    if events:
+        rows = eventstore.append(
+            campaign=campaign,
+            stream=character.stream,
+            character=character,
+            expected_version=character.version,
+            events=events,
+            cause=f"timer:{job.pk}:{timer.key}:{timer.due}",
+            actor="clock",
+        )
+        version = rows[-1].version
+    else:
+        version = character.version
+    project_character(character, rules, state, version)
+    return len(events)
+
+
+def clock_fail(job_id: Any, error: str) -> None:
+    from django.utils import timezone
+
+    Job.objects.filter(pk=job_id, status__in=[Job.QUEUED, Job.RUNNING]).update(
+        status=Job.FAILED, error=error[:2000], finished_at=timezone.now()
+    )

@@ -1,0 +1,105 @@
+"""Celery tasks: thin wrappers that load ids and call the clock services.
+
+The Job row is the truth and the queue only a trigger: a task for a finished job does nothing, a task for a job
+killed half-way resumes it. Without a broker (the embedded default) `delay` runs the task in-process.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from celery import shared_task
+from celery.signals import worker_ready
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from campaign import services
+from campaign.models import Campaign, Job
+
+log = logging.getLogger(__name__)
+
+BROKER_DOWN = "the task queue (Redis) cannot be reached, so the clock cannot advance now; nothing was changed"
+STALLED_AFTER = timedelta(seconds=30)
+
+
+def ensure_broker() -> None:
+    """Refuse an advance up front when the broker is configured but down: nothing is written (503)."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return
+    from campaign.celery import app
+
+    try:
+        with app.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=1, timeout=2)
+    except Exception as error:  # kombu raises transport-specific errors
+        log.warning("broker unreachable: %s", error)
+        raise services.Unavailable("clock", BROKER_DOWN) from None
+
+
+def enqueue_advance(job_id: Any) -> None:
+    """Send the job to the worker. If sending fails the job stays queued and `resume_stalled_jobs` resends it."""
+    try:
+        advance_clock.delay(str(job_id))
+    except Exception as error:
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            raise
+        log.warning("could not enqueue job %s: %s", job_id, error)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def advance_clock(job_id: str) -> None:
+    try:
+        services.clock_run(job_id)
+    except Job.DoesNotExist:
+        log.warning("job %s does not exist", job_id)
+    except Exception as error:
+        log.exception("job %s failed", job_id)
+        services.clock_fail(job_id, f"{type(error).__name__}: {error}")
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            raise
+
+
+@shared_task(ignore_result=True)
+def tick_running_clocks() -> int:
+    """Celery beat: advance the clock of campaigns with `time_scale` > 0 by the real time elapsed x the scale."""
+    started = 0
+    now = timezone.now()
+    for campaign in Campaign.objects.filter(options__time_scale__gt=0):
+        last = campaign.clock_ticked_at
+        Campaign.objects.filter(pk=campaign.pk).update(clock_ticked_at=now)
+        if last is None:
+            continue
+        seconds = int((now - last).total_seconds() * float(campaign.options["time_scale"]))
+        if seconds <= 0:
+            continue
+        try:
+            services.clock_advance_request(campaign=campaign, seconds=seconds, actor="clock")
+            started += 1
+        except services.ServiceError as error:
+            # Busy: the time is picked up by the next tick, measured from this one.
+            log.info("campaign %s not advanced: %s", campaign.pk, error.message)
+            Campaign.objects.filter(pk=campaign.pk).update(clock_ticked_at=last)
+    return started
+
+
+@shared_task(ignore_result=True)
+def resume_stalled_jobs() -> int:
+    """Resend open jobs whose worker went quiet (killed, or the message was lost while Redis was down)."""
+    cutoff = timezone.now() - STALLED_AFTER
+    stalled = Job.objects.filter(status__in=[Job.QUEUED, Job.RUNNING]).exclude(heartbeat_at__gt=cutoff)
+    stalled = stalled.filter(created_at__lt=cutoff)
+    count = 0
+    for job in stalled:
+        transaction.on_commit(lambda job_id=job.pk: enqueue_advance(job_id))
+        count += 1
+    return count
+
+
+@worker_ready.connect
+def resume_open_jobs_on_start(**_: Any) -> None:
+    """A worker that starts resumes every open job at once: one may have died with the previous worker."""
+    for job_id in Job.objects.filter(status__in=[Job.QUEUED, Job.RUNNING]).values_list("pk", flat=True):
+        enqueue_advance(job_id)
