@@ -1,0 +1,99 @@
+"""Small helpers for the shadowrun2 engine tests: a character, an action with entered dice, a clock."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from rules.dice import Dice
+from rules.ruleset import GM, Event, apply, start_state
+from rules.shadowrun2.engine import RULESET, decide, fire, timers, view
+
+# Body-check dice for a body 4 character against TN 6 (a Serious wound, standard column).
+MORTAL = [1, 1, 1, 1]
+CRIPPLING = [6, 1, 1, 1]
+CRITICAL = [6, 6, 1, 1]
+NO_CRITICAL_HIT = [6, 6, 6, 1]
+
+
+def character(body: int = 4, willpower: int | None = None, **options: Any) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"body": body}
+    if willpower is not None:
+        attributes["willpower"] = willpower
+    return start_state(RULESET, RULESET.validate_attributes(attributes), RULESET.validate_options(options))
+
+
+def act(
+    state: dict[str, Any], action: dict[str, Any], rolls: dict[str, Any] | None = None, now: int = 0
+) -> tuple[dict[str, Any], list[Event]]:
+    """decide + apply with the dice entered; a test that needs a roll must enter it (no rng: it would fail)."""
+    events = decide(state, action, Dice(rolls or {}, rng=_NoRolls()), now)
+    for event in events:
+        state = apply(RULESET, state, event)
+    return state, events
+
+
+def wounded(
+    body_check: list[int],
+    *,
+    severity: str = "S",
+    location: list[int] | None = None,
+    critical: int = 1,
+    death_time: list[int] | None = None,
+    state: dict[str, Any] | None = None,
+    now: int = 0,
+    **params: Any,
+) -> dict[str, Any]:
+    """A character wounded once; the critical hit (if any) lands on the chest's lung unless told otherwise."""
+    state = state if state is not None else character()
+    rolls: dict[str, Any] = {
+        "body_check": body_check,
+        "location": location or [3, 4],
+        "critical": [critical],
+        "death_time": death_time or [3],
+    }
+    state, _ = act(state, {"type": "wound", "severity": severity, **params}, rolls, now)
+    return state
+
+
+def hit(state: dict[str, Any], hit_id: str = "ch1", audience: str = GM) -> dict[str, Any]:
+    return next(h for h in view(state, audience)["sheet"]["critical_hits"] if h["id"] == hit_id)
+
+
+class _NoRolls(random.Random):
+    """Fails the test when the engine needs a die the test did not enter."""
+
+    def randint(self, a: int, b: int) -> int:
+        raise AssertionError("the engine rolled a die the test did not enter")
+
+
+class Clock:
+    """The clock loop of the service layer: fire the earliest due timer, re-read the timers, until `to`."""
+
+    def __init__(self, rolls: dict[str, list[Any]] | None = None, rng: random.Random | None = None) -> None:
+        self.rolls = {name: list(values) for name, values in (rolls or {}).items()}
+        self.rng = rng
+        self.fired: list[tuple[int, str, str]] = []
+        self.events: list[Event] = []
+
+    def _dice(self) -> Dice:
+        entered = {name: values[0] for name, values in self.rolls.items() if values}
+        return Dice(entered, rng=self.rng if self.rng is not None else _NoRolls())
+
+    def advance(self, state: dict[str, Any], to: int, limit: int = 10_000) -> dict[str, Any]:
+        for _ in range(limit):
+            due = [timer for timer in timers(state) if timer.due <= to]
+            if not due:
+                return state
+            timer = min(due, key=lambda t: (t.due, t.priority, t.key))
+            self.fired.append((timer.due, timer.kind, timer.key))
+            dice = self._dice()
+            events = fire(state, timer, dice)
+            for name in dice.used:
+                if self.rolls.get(name):
+                    self.rolls[name].pop(0)  # each entered roll is used by one firing
+            for event in events:
+                assert event.game_time == timer.due
+                self.events.append(event)
+                state = apply(RULESET, state, event)
+        raise AssertionError("the clock did not settle")
