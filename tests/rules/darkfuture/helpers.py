@@ -28,7 +28,9 @@ def character(**attributes: Any) -> State:
     return RULESET.initial_state(attributes, options)
 
 
-def act(state: State, action: dict[str, Any], rolls: dict[str, Any] | None = None, now: int = 0) -> tuple[State, list[Event]]:
+def act(
+    state: State, action: dict[str, Any], rolls: dict[str, Any] | None = None, now: int = 0
+) -> tuple[State, list[Event]]:
     """decide then evolve every event, as the service does."""
     events = RULESET.decide(state, action, entered(rolls), now)
     for event in events:
@@ -36,11 +38,15 @@ def act(state: State, action: dict[str, Any], rolls: dict[str, Any] | None = Non
     return state, events
 
 
-def hit(state: State, rolls: dict[str, Any], weapon_damage: int = 0, now: int = 0) -> tuple[State, list[Event]]:
+def hit(
+    state: State, rolls: dict[str, Any], weapon_damage: int = 0, now: int = 0
+) -> tuple[State, list[Event]]:
     return act(state, {"type": "damage", "weapon_damage": weapon_damage}, rolls, now)
 
 
-def advance(state: State, to: int, dice: Dice | None = None, limit: int = 10_000) -> tuple[State, list[Event]]:
+def advance(
+    state: State, to: int, dice: Dice | None = None, limit: int = 10_000
+) -> tuple[State, list[Event]]:
     """The clock's loop: fire the earliest due timer (priority breaks ties), re-read the timers."""
     fired: list[Event] = []
     for _ in range(limit):

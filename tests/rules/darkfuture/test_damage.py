@@ -168,7 +168,9 @@ def test_limb_and_side_name_the_disabled_limb(limb_roll, side_roll, limb):
 
 def test_a_limb_check_of_3_disables_nothing_and_rolls_no_limb():
     state, [wound] = hit(
-        character(con=8), {"damage": [5], "ko": [1], "stun": [1], "limb_check": [3], "limb": [6]}, weapon_damage=10
+        character(con=8),
+        {"damage": [5], "ko": [1], "stun": [1], "limb_check": [3], "limb": [6]},
+        weapon_damage=10,
     )
     assert wound.data["limb_check"] == {"roll": 3, "target": 3, "disabled": False, "limb": None}
     assert set(wound.data["dice"]) == {"damage", "ko", "stun", "limb_check"}
@@ -287,5 +289,7 @@ def test_an_entered_ko_die_out_of_range_names_the_roll():
 def test_decide_never_changes_the_state_it_is_given():
     state = character(con=8, skills={"driver": 3})
     before = repr(state)
-    RULESET.decide(state, {"type": "damage", "weapon_damage": 6}, Dice({"damage": [6], "ko": [1], "stun": [6]}), 0)
+    RULESET.decide(
+        state, {"type": "damage", "weapon_damage": 6}, Dice({"damage": [6], "ko": [1], "stun": [6]}), 0
+    )
     assert repr(state) == before

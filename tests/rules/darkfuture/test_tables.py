@@ -3,7 +3,13 @@
 import pytest
 
 from rules.darkfuture import tables
-from rules.darkfuture.engine import con_band, critical_table_row, current_move, reduced_skill, safety_limit_mph
+from rules.darkfuture.engine import (
+    con_band,
+    critical_table_row,
+    current_move,
+    reduced_skill,
+    safety_limit_mph,
+)
 
 # result -> (printed row, CON lost): the Pedestrian Critical Table and its continuation up to a result of 21.
 CRITICAL_ROWS = [
@@ -59,7 +65,11 @@ BAND_ROWS = {
 
 @pytest.mark.parametrize(
     ("initial", "current", "band"),
-    [(initial, current, band) for initial, row in BAND_ROWS.items() for current, band in enumerate(row, start=1)],
+    [
+        (initial, current, band)
+        for initial, row in BAND_ROWS.items()
+        for current, band in enumerate(row, start=1)
+    ],
 )
 def test_each_row_of_the_band_table_for_initial_con_1_to_10(initial, current, band):
     assert con_band(current, initial) == band
@@ -98,7 +108,16 @@ def test_0_con_is_automatic_ko_and_below_is_dead(initial):
 
 @pytest.mark.parametrize(
     ("current", "band"),
-    [(20, "76+"), (16, "76+"), (15, "51-75"), (11, "51-75"), (10, "26-50"), (6, "26-50"), (5, "01-25"), (1, "01-25")],
+    [
+        (20, "76+"),
+        (16, "76+"),
+        (15, "51-75"),
+        (11, "51-75"),
+        (10, "26-50"),
+        (6, "26-50"),
+        (5, "01-25"),
+        (1, "01-25"),
+    ],
 )
 def test_above_initial_con_10_the_bands_are_percentages(current, band):
     # 20 initial CON: over 75% is 16+, over 50% 11+, over 25% 6+.
@@ -134,7 +153,9 @@ def test_each_row_of_the_skill_table(rating, half, quarter):
     assert reduced_skill(rating, "01-25") == quarter
 
 
-@pytest.mark.parametrize(("rating", "half", "quarter"), [(11, 6, 3), (12, 6, 3), (13, 7, 3), (14, 7, 4), (18, 9, 5)])
+@pytest.mark.parametrize(
+    ("rating", "half", "quarter"), [(11, 6, 3), (12, 6, 3), (13, 7, 3), (14, 7, 4), (18, 9, 5)]
+)
 def test_above_rating_10_skills_round_half_up(rating, half, quarter):
     assert reduced_skill(rating, "26-50") == half
     assert reduced_skill(rating, "01-25") == quarter
@@ -172,7 +193,8 @@ def test_a_disabled_arm_leaves_move_alone():
 
 
 @pytest.mark.parametrize(
-    ("band", "limit"), [("76+", None), ("51-75", 40), ("26-50", 20), ("01-25", 20), ("0", None), ("dead", None)]
+    ("band", "limit"),
+    [("76+", None), ("51-75", 40), ("26-50", 20), ("01-25", 20), ("0", None), ("dead", None)],
 )
 def test_drivers_safety_limit_by_band(band, limit):
     assert safety_limit_mph(band, driver=True) == limit
@@ -197,7 +219,9 @@ def test_wound_effects_by_band_in_the_order_they_are_rolled(band, effects):
     assert tables.BAND_EFFECTS[band]["effects"] == effects
 
 
-@pytest.mark.parametrize(("roll", "limb"), [(1, "arm"), (2, "arm"), (3, "arm"), (4, "leg"), (5, "leg"), (6, "leg")])
+@pytest.mark.parametrize(
+    ("roll", "limb"), [(1, "arm"), (2, "arm"), (3, "arm"), (4, "leg"), (5, "leg"), (6, "leg")]
+)
 def test_the_limb_roll(roll, limb):
     assert tables.LIMB_BY_ROLL[roll] == limb
 

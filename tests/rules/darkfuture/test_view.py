@@ -1,0 +1,133 @@
+"""The view for the GM and the player, warnings, and what players see of the history."""
+
+from rules.darkfuture.engine import RULESET
+from rules.ruleset import NOTE_ADDED, Event, apply, note_event
+
+from .helpers import DAY, character, hit
+
+SHEET_KEYS = {
+    "con",
+    "band",
+    "skills",
+    "move",
+    "safety_limit_mph",
+    "knocked_out",
+    "stunned",
+    "vehicle_driverless",
+    "disabled_limbs",
+}
+
+
+def test_a_fresh_character_view():
+    view = RULESET.view(character(con=8, skills={"driver": 3}, move=5), "gm")
+    assert view == {
+        "alive": True,
+        "conscious": True,
+        "dying": False,
+        "death_at": None,
+        "sheet": {
+            "con": {"initial": 8, "current": 8},
+            "band": "76+",
+            "skills": {"driver": {"base": 3, "current": 3}},
+            "move": {"base": 5, "current": 5},
+            "safety_limit_mph": None,
+            "knocked_out": False,
+            "stunned": False,
+            "vehicle_driverless": False,
+            "disabled_limbs": [],
+            "skill_modifier": "-0",
+            "pedestrian": True,
+            "driver": False,
+            "armour": 0,
+        },
+        "status": [],
+        "symptoms": [],
+        "warnings": [],
+        "recovery": [],
+        "notes": [],
+    }
+
+
+def test_the_sheet_has_every_design_key():
+    assert SHEET_KEYS <= set(RULESET.view(character(), "player")["sheet"])
+
+
+def test_a_character_created_with_con_below_5_carries_a_clear_warning():
+    view = RULESET.view(character(con=4), "player")
+    assert view["warnings"] == ["this system is meant for 5 CON or more; this character started with 4 CON"]
+
+
+def test_a_character_created_with_5_con_has_no_warning():
+    assert RULESET.view(character(con=5), "player")["warnings"] == []
+
+
+def test_a_badly_hurt_stunned_character_with_a_disabled_limb():
+    state, _ = hit(
+        character(con=8, move=6),
+        {"damage": [5], "ko": [1], "stun": [6], "limb_check": [6], "limb": [1], "side": [6]},
+        weapon_damage=10,
+        now=50,
+    )
+    view = RULESET.view(state, "player")
+    assert view["status"] == ["stunned", "limb disabled"]
+    assert view["symptoms"] == [
+        "Gravely hurt: skills at a quarter, moving at half pace.",
+        "Stunned.",
+        "Right arm disabled.",
+    ]
+    assert view["recovery"] == [
+        {"what": "stun wears off", "ends_at": 51},
+        {"what": "CON 3 of 8", "ends_at": 50 + 7 * DAY},
+        {"what": "CON back to 8", "ends_at": 50 + 6 * 7 * DAY},
+        {"what": "right arm disabled: until the GM restores it", "ends_at": None},
+    ]
+
+
+def test_a_knocked_out_driver_shows_unconscious_and_no_driver():
+    state, _ = hit(character(con=8, driver=True, pedestrian=False), {"damage": [6], "stun": [1]})  # 6 of 8
+    state, _ = hit(state, {"damage": [6], "ko": [6]})  # 4 of 8: 26-50, KO roll 6
+    view = RULESET.view(state, "gm")
+    assert view["conscious"] is False
+    assert view["status"] == ["unconscious", "no driver"]
+    assert view["warnings"] == ["the vehicle has no driver"]
+    assert "Knocked out." in view["symptoms"]
+    assert {"what": "knocked out: until the GM says they come round", "ends_at": None} in view["recovery"]
+
+
+def test_0_con_reads_as_out_cold_from_the_wounds():
+    state, _ = hit(character(con=2), {"damage": [4]})
+    view = RULESET.view(state, "player")
+    assert view["status"] == ["unconscious"]
+    assert view["symptoms"] == ["Out cold from the wounds: no CON left."]
+    assert view["sheet"]["band"] == "0"
+
+
+def test_the_dead_view():
+    state, _ = hit(character(con=1), {"damage": [6]}, weapon_damage=4)
+    view = RULESET.view(state, "player")
+    assert (view["alive"], view["conscious"], view["dying"], view["death_at"]) == (False, False, False, None)
+    assert view["status"] == ["dead"]
+    assert view["symptoms"] == ["Dead."]
+    assert view["recovery"] == []
+    assert view["sheet"]["band"] == "dead"
+
+
+def test_the_player_view_hides_gm_notes():
+    state = apply(RULESET, character(), note_event({"text": "secretly a clone"}, 10))
+    assert RULESET.view(state, "gm")["notes"] == [{"text": "secretly a clone", "game_time": 10}]
+    assert "notes" not in RULESET.view(state, "player")
+
+
+def test_players_see_their_wounds_but_not_gm_notes_in_the_history():
+    _, [wound] = hit(character(con=8), {"damage": [2]}, weapon_damage=1)
+    assert RULESET.public_event(wound) == wound.data
+    assert RULESET.public_event(Event(NOTE_ADDED, {"text": "secretly a clone"}, 0)) is None
+
+
+def test_the_view_and_state_are_plain_json():
+    import json
+
+    state, _ = hit(character(con=8, move=6), {"damage": [6], "ko": [1], "stun": [6]}, weapon_damage=4)
+    assert json.loads(json.dumps(state)) == state
+    view = RULESET.view(state, "gm")
+    assert json.loads(json.dumps(view)) == view
