@@ -1,0 +1,71 @@
+"""Shared test helpers: characters, strict dice (a roll a test forgot to enter fails the test) and a clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.cyberpunk2020 import engine
+from rules.dice import Dice
+from rules.ruleset import Event, Timer
+
+
+class NoRandomRolls:
+    """An rng that refuses: every roll a test depends on must be entered."""
+
+    def randint(self, low: int, high: int) -> int:
+        raise AssertionError("a roll the test did not enter was needed")
+
+
+def strict_dice(rolls: dict[str, Any] | None = None) -> Dice:
+    return Dice(rolls or {}, rng=NoRandomRolls())
+
+
+def character(
+    body: int = 6, luck: int = 0, armor: dict | None = None, btm: int | None = None, **options: Any
+):
+    attributes: dict[str, Any] = {"body": body, "luck": luck, "armor": armor or {}}
+    if btm is not None:
+        attributes["btm"] = btm
+    return engine.initial_state(engine.validate_attributes(attributes), engine.validate_options(options))
+
+
+def apply_all(state: dict, events: list[Event]) -> dict:
+    for event in events:
+        state = engine.evolve(state, event)
+    return state
+
+
+def act(state: dict, action: dict, rolls: dict | None = None, now: int = 0) -> tuple[dict, list[Event]]:
+    events = engine.decide(state, action, strict_dice(rolls), now)
+    return apply_all(state, events), events
+
+
+def types(events: list[Event]) -> list[str]:
+    return [event.type for event in events]
+
+
+def next_timer(state: dict, until: int) -> Timer | None:
+    due = [timer for timer in engine.timers(state) if timer.due <= until]
+    return min(due, key=lambda timer: (timer.due, timer.priority, timer.key)) if due else None
+
+
+def advance(state: dict, until: int, rolls: list[dict] | None = None, limit: int = 5000):
+    """Fire the earliest timer, re-read the timers, until nothing is due by `until`.
+
+    Each firing that rolls takes the next entry of `rolls`. Returns the state and every event fired.
+    """
+    queue = list(rolls or [])
+    fired: list[Event] = []
+    for _ in range(limit):
+        timer = next_timer(state, until)
+        if timer is None:
+            return state, fired
+        dice = strict_dice(queue[0] if queue else {})
+        events = engine.fire(state, timer, dice)
+        if dice.used:
+            queue.pop(0)
+        assert events, f"timer {timer} fired nothing: the clock would loop"
+        assert all(event.game_time == timer.due for event in events)
+        state = apply_all(state, events)
+        fired.extend(events)
+    raise AssertionError("the clock did not settle")
