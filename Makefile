@@ -1,0 +1,50 @@
+# Two commands set everything up on a fresh machine with Python 3.11+: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test test-eventstore-sqlite lint format bench fuzz migrate demo worker clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+migrate: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput
+
+demo: migrate
+	$(BIN)/python manage.py seed_demo
+
+## make run: install, migrate, load the demo campaign, serve on http://127.0.0.1:8000 (SQLite, in-process Celery)
+run: demo
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+## make test: lint, then the whole suite (set DATABASE_URL and REQUIRE_SERVICES=1 to run it on PostgreSQL/Redis)
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/pytest -p no:cacheprovider
+
+## the event-store guarantees again on SQLite (its triggers differ from PostgreSQL's)
+test-eventstore-sqlite: $(STAMP)
+	DATABASE_URL=sqlite:///$(CURDIR)/db-eventstore.sqlite3 $(BIN)/pytest -p no:cacheprovider tests/test_eventstore.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: migrate
+	$(BIN)/python manage.py bench
+
+worker: $(STAMP)
+	$(BIN)/celery -A campaign worker --loglevel=info
+
+clean:
+	rm -rf $(VENV) db.sqlite3* test-db*.sqlite3* db-eventstore.sqlite3* staticfiles
