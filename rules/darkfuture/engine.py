@@ -431,6 +431,10 @@ def _with_band(state: State, data: Mapping[str, Any]) -> State:
     return new
 
 
+def _die(state: State) -> None:
+    state.update(alive=False, stunned=False, stunned_at=None, knocked_out_by_roll=False, resting_since=None)
+
+
 def evolve(state: State, event: Event) -> State:
     data = event.data
     if event.type == WOUND_TAKEN:
@@ -443,10 +447,13 @@ def evolve(state: State, event: Event) -> State:
             new["stunned_at"] = None
         new["disabled_limbs"] = list(data["disabled_limbs_after"])
         new["resting_since"] = event.game_time
+        if new["band"] == tables.BAND_DEAD:
+            # The state after the wound is already the dead one, so time travel never shows a "living dead".
+            _die(new)
         return new
     if event.type == DEATH_OCCURRED:
         new = copy.deepcopy(state)
-        new.update(alive=False, stunned=False, stunned_at=None, knocked_out_by_roll=False, resting_since=None)
+        _die(new)
         return new
     if event.type == KNOCK_OUT_ENDED:
         return {**state, "knocked_out_by_roll": False}
