@@ -293,3 +293,17 @@ def test_decide_never_changes_the_state_it_is_given():
         state, {"type": "damage", "weapon_damage": 6}, Dice({"damage": [6], "ko": [1], "stun": [6]}), 0
     )
     assert repr(state) == before
+
+
+def test_the_deadly_wound_alone_already_leaves_the_character_dead():
+    state = character(con=1)
+    wound, death = RULESET.decide(state, {"type": "damage", "weapon_damage": 4}, Dice({"damage": [6]}), 0)
+    after_wound = RULESET.evolve(state, wound)
+    assert after_wound["alive"] is False
+    assert RULESET.evolve(after_wound, death) == after_wound
+
+
+def test_an_action_that_is_not_an_object_is_refused():
+    with pytest.raises(RuleError) as error:
+        RULESET.decide(character(), ["damage"], Dice({}), 0)
+    assert (error.value.field, error.value.message) == ("action", "expected an object, got list")
