@@ -97,3 +97,8 @@ class Clock:
                 self.events.append(event)
                 state = apply(RULESET, state, event)
         raise AssertionError("the clock did not settle")
+
+
+def entered(rolls: dict[str, Any]) -> Dice:
+    """Dice with exactly these rolls entered; any other roll fails the test."""
+    return Dice(rolls, rng=_NoRolls())
