@@ -2,8 +2,10 @@
 
 import json
 
+import pytest
+
 from rules.darkfuture.engine import RULESET
-from rules.ruleset import NOTE_ADDED, Event, apply, note_event
+from rules.ruleset import NOTE_ADDED, Event, apply, get_ruleset, note_event
 
 from .helpers import DAY, character, hit
 
@@ -131,3 +133,20 @@ def test_the_view_and_state_are_plain_json():
     assert json.loads(json.dumps(state)) == state
     view = RULESET.view(state, "gm")
     assert json.loads(json.dumps(view)) == view
+
+
+@pytest.mark.parametrize(
+    ("rolls", "symptom"),
+    [
+        ({"damage": [4], "stun": [1]}, "Hurt: every skill is one lower."),  # 6 of 8
+        ({"damage": [6], "ko": [1], "stun": [1]}, "Badly hurt: skills at half, moving at three quarters."),
+    ],
+)
+def test_the_symptom_of_each_hurt_band(rolls, symptom):
+    weapon_damage = 4 if "ko" in rolls else 0
+    state, _ = hit(character(con=8), rolls, weapon_damage=weapon_damage)
+    assert RULESET.view(state, "player")["symptoms"] == [symptom]
+
+
+def test_the_ruleset_is_registered_under_its_slug():
+    assert get_ruleset("darkfuture") is RULESET
