@@ -96,6 +96,8 @@ class Clock:
                 assert event.game_time == timer.due
                 self.events.append(event)
                 state = apply(RULESET, state, event)
+            # The clock's loop must terminate: a fired timer never comes back at or before its second.
+            assert all(t.due > timer.due for t in timers(state) if t.key == timer.key)
         raise AssertionError("the clock did not settle")
 
 

@@ -1,0 +1,220 @@
+"""Timers and fire: death, treatment, the overflow clock, natural healing, physical stages and stun recovery."""
+
+from __future__ import annotations
+
+import random
+
+from rules.shadowrun2 import engine
+from rules.shadowrun2.engine import timers, view
+from rules.shadowrun2.tables import DAY, HOUR, WEEK
+
+from .helpers import CRITICAL, MORTAL, Clock, act, character, hit, wounded
+
+MEDIC = {"medic": "Doc", "skill": 3}
+NO_HEALING = {"physical_healing": [[1, 1, 1, 1]] * 20}  # body 4, every physical healing roll fails
+
+
+def diagnosed(state):
+    state, _ = act(state, {"type": "diagnose", **MEDIC, "critical_hit": "ch1"}, {"diagnosis": [6, 1, 1]})
+    return state
+
+
+def test_a_mortal_chest_hit_kills_when_the_clock_passes_death_at():
+    state = wounded(MORTAL, critical=1, death_time=[3])  # lung: 30 minutes
+    assert [(t.due, t.kind, t.key, t.priority) for t in timers(state) if t.kind == "death"] == [
+        (1800, "death", "death:ch1", 90)
+    ]
+    clock = Clock(NO_HEALING)
+    state = clock.advance(state, 1799)
+    assert state["alive"] is True
+    state = clock.advance(state, 1800)
+    assert state["alive"] is False
+    assert (clock.events[-1].type, clock.events[-1].data, clock.events[-1].game_time) == (
+        "DeathOccurred",
+        {"cause": "critical_hit", "critical_hit": "ch1"},
+        1800,
+    )
+    assert timers(state) == []
+
+
+def test_a_treatment_completing_at_the_second_of_death_saves_the_patient():
+    state = diagnosed(wounded(MORTAL, critical=1, death_time=[3]))
+    state, _ = act(
+        state, {"type": "treat", "critical_hit": "ch1", **MEDIC}, {"treatment": [8, 9, 1]}, now=1500
+    )
+    assert [(t.due, t.key, t.priority) for t in timers(state) if t.due == 1800] == [
+        (1800, "treatment:ch1", 10),
+        (1800, "death:ch1", 90),
+    ]
+    clock = Clock(NO_HEALING)
+    state = clock.advance(state, 4000)
+    assert state["alive"] is True
+    assert (hit(state)["lethality"], hit(state)["boxes"], hit(state)["death_at"], hit(state)["treated"]) == (
+        "crippling",
+        6,
+        None,
+        True,
+    )
+
+
+def test_the_patient_dies_during_a_treatment_that_ends_after_death_at():
+    state = diagnosed(wounded(MORTAL, critical=1, death_time=[3]))
+    state, _ = act(
+        state, {"type": "treat", "critical_hit": "ch1", **MEDIC}, {"treatment": [8, 1, 1]}, now=1500
+    )
+    state = Clock(NO_HEALING).advance(state, 4000)
+    assert state["alive"] is False
+    assert state["death"] == {"cause": "critical_hit", "critical_hit": "ch1", "game_time": 1800}
+
+
+def test_a_treated_critical_hit_drops_to_light_with_penalty_plus_one():
+    state = diagnosed(wounded(CRITICAL))
+    state, _ = act(state, {"type": "treat", "critical_hit": "ch1", **MEDIC}, {"treatment": [4, 4, 1]})
+    clock = Clock({"physical_healing": [[1, 1, 1, 1]], "critical_healing": [[1, 1, 1, 1]]})
+    state = clock.advance(state, 600)
+    assert (hit(state)["boxes"], hit(state)["lethality"], hit(state)["penalty"], hit(state)["treated"]) == (
+        1,
+        "critical",
+        1,
+        True,
+    )
+    # The healing period waits for the treatment and starts again when it completes, as a treated wound.
+    assert [
+        (due, kind) for due, kind, _ in clock.fired if kind.startswith("critical") or kind.startswith("treat")
+    ] == [
+        (600, "treatment_complete"),
+        (600, "critical_healing_roll"),
+    ]
+
+
+def test_an_unstabilized_deadly_wound_takes_an_overflow_box_every_ten_minutes_until_death():
+    state = wounded([10, 10, 10, 10], severity="D")  # body 4
+    assert view(state, "gm")["death_at"] == 3000
+    assert view(state, "gm")["dying"] is True
+    clock = Clock()
+    state = clock.advance(state, 2999)
+    assert (state["physical_overflow"], state["alive"]) == (4, True)
+    state = clock.advance(state, 3000)
+    assert (state["physical_overflow"], state["alive"]) == (5, False)
+    assert [kind for _, kind, _ in clock.fired] == ["overflow"] * 5
+
+
+def test_stabilizing_stops_the_overflow_clock():
+    state = wounded([10, 10, 10, 10], severity="D")
+    state = Clock().advance(state, 600)
+    state, _ = act(state, {"type": "first_aid", **MEDIC}, {"first_aid": [9, 1, 1]}, now=700)
+    state = Clock().advance(state, 10 * WEEK)  # not in hospital: a Deadly monitor does not heal
+    assert (state["physical"], state["physical_overflow"], state["alive"]) == (10, 1, True)
+
+
+def test_the_overflow_clock_option_sets_the_minutes_and_zero_disables_it():
+    state = wounded([10, 10, 10, 10], severity="D", state=character(deadly_overflow_minutes=5))
+    assert [t.due for t in timers(state)] == [300]
+    state = wounded([10, 10, 10, 10], severity="D", state=character(deadly_overflow_minutes=0))
+    assert timers(state) == []
+
+
+def test_a_critical_hit_heals_eight_weeks_over_successes_after_its_healing_period_starts():
+    state = wounded(CRITICAL, now=100)
+    clock = Clock({"physical_healing": [[1, 1, 1, 1]] * 2, "critical_healing": [[13, 13, 1, 1]]})
+    state = clock.advance(state, 100)
+    roll = next(e for e in clock.events if e.type == "CriticalHealingRolled")
+    assert (roll.data["target"], roll.data["modifiers"]) == (12, {"not_in_hospital": 2, "not_treated": 4})
+    assert roll.data["heals_at"] == 100 + 4 * WEEK
+    state = clock.advance(state, 100 + 4 * WEEK)
+    assert (hit(state)["status"], hit(state)["boxes"], hit(state)["lethality"]) == ("healed", 0, "healed")
+
+
+def test_no_success_on_natural_healing_rolls_again_eight_weeks_later():
+    state = wounded(CRITICAL)
+    clock = Clock(
+        {"physical_healing": [[1, 1, 1, 1]] * 10, "critical_healing": [[1, 1, 1, 1], [13, 1, 1, 1]]}
+    )
+    state = clock.advance(state, 8 * WEEK)
+    rolls = [e for e in clock.events if e.type == "CriticalHealingRolled"]
+    assert [(e.game_time, e.data["successes"], e.data["next_roll_at"]) for e in rolls] == [
+        (0, 0, 8 * WEEK),
+        (8 * WEEK, 1, None),
+    ]
+    assert hit(state)["heals_at"] == 16 * WEEK
+
+
+def test_crippling_hits_never_heal_naturally():
+    state = wounded([6, 1, 1, 1])
+    state = Clock({"physical_healing": [[1, 1, 1, 1]] * 30}).advance(state, 52 * WEEK)
+    assert (hit(state)["lethality"], hit(state)["status"]) == ("crippling", "active")
+
+
+def test_physical_damage_heals_one_level_per_stage():
+    state = wounded([6, 6, 6, 6], severity="S")
+    rolls = {"physical_healing": [[9, 1, 1, 1], [6, 6, 1, 1], [4, 4, 4, 4]]}
+    clock = Clock(rolls)
+    state = clock.advance(state, 365 * DAY)
+    heals = [(e.game_time, e.data["boxes"]) for e in clock.events if e.type == "PhysicalDamageHealed"]
+    # S: TN 8, 1 success, 20 days; M: TN 6, 2 successes, 5 days; L: TN 4, 4 successes, 6 hours.
+    assert heals == [(20 * DAY, 3), (25 * DAY, 1), (25 * DAY + 6 * HOUR, 0)]
+    assert timers(state) == []
+
+
+def test_a_deadly_monitor_heals_only_in_hospital_once_stabilized():
+    state = wounded([10, 10, 10, 10], severity="D")
+    state, _ = act(state, {"type": "first_aid", **MEDIC}, {"first_aid": [9, 1, 1]}, now=60)
+    assert [t.kind for t in timers(state)] == []
+    state, _ = act(state, {"type": "set_care", "in_hospital": True}, now=120)
+    assert [(t.due, t.kind) for t in timers(state)] == [(120, "physical_healing_roll")]
+    clock = Clock({"physical_healing": [[10, 11, 1, 1], [1, 1, 1, 1]]})
+    state = clock.advance(state, 120 + 15 * DAY)
+    assert (state["physical"], state["physical_overflow"]) == (6, 0)
+
+
+def test_stun_recovers_one_box_per_sixty_minutes_over_successes():
+    state, _ = act(character(body=4, willpower=5), {"type": "wound", "severity": "M", "damage": "stun"})
+    clock = Clock({"stun_recovery": [[4, 4, 4, 1, 1]]})
+    state = clock.advance(state, 2 * HOUR)
+    roll = clock.events[0]
+    assert (roll.data["pool"], roll.data["target"], roll.data["successes"], roll.data["interval"]) == (
+        5,
+        4,
+        3,
+        1200,
+    )
+    assert [(e.game_time, e.data["stun"]) for e in clock.events[1:]] == [(1200, 2), (2400, 1), (3600, 0)]
+    assert state["stun_recovery"] is None
+
+
+def test_a_failed_stun_recovery_roll_is_made_again_an_hour_later():
+    state, _ = act(character(body=2), {"type": "wound", "severity": "L", "damage": "stun"})
+    clock = Clock({"stun_recovery": [[2, 2], [3, 1]]})
+    state = clock.advance(state, HOUR)
+    assert [(e.type, e.game_time) for e in clock.events] == [
+        ("StunRecoveryRolled", 0),
+        ("StunRecoveryRolled", HOUR),
+    ]
+    state = clock.advance(state, 2 * HOUR)
+    assert state["stun"] == 0
+
+
+def test_a_game_year_takes_a_modest_number_of_firings():
+    state = character(body=3)
+    state, _ = act(
+        state,
+        {"type": "wound", "severity": "M"},
+        {"body_check": [6, 6, 1], "location": [1, 4], "critical": [2]},
+    )
+    state, _ = act(state, {"type": "wound", "severity": "S", "damage": "stun"})
+    state, _ = act(
+        state,
+        {"type": "wound", "severity": "L"},
+        {"body_check": [6, 1, 1], "location": [4, 6], "critical": [3]},
+    )
+    clock = Clock(rng=random.Random(7))
+    state = clock.advance(state, 365 * DAY)
+    assert len(clock.fired) < 120
+    assert state["alive"] is True
+
+
+def test_every_timer_kind_has_its_priority():
+    assert (engine.PRIORITY_TREATMENT, engine.PRIORITY_DEATH) == (10, 90)
+    assert (
+        engine.PRIORITY_TREATMENT < engine.PRIORITY_HEALED < engine.PRIORITY_OVERFLOW < engine.PRIORITY_DEATH
+    )
