@@ -4,4 +4,13 @@ from campaign.web import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("login/", views.LoginView.as_view(), name="login"),
+    path("logout/", views.LogoutView.as_view(), name="logout"),
+    path("signup/", views.signup, name="signup"),
+    path("campaigns/<int:campaign_id>/", views.campaign_board, name="campaign"),
+    path("campaigns/<int:campaign_id>/clock/", views.campaign_clock, name="campaign-clock"),
+    path("campaigns/<int:campaign_id>/members/", views.campaign_members, name="campaign-members"),
+    path("campaigns/<int:campaign_id>/characters/", views.campaign_characters, name="campaign-characters"),
+    path("characters/<int:character_id>/", views.character_page, name="character"),
+    path("characters/<int:character_id>/act/<slug:action>/", views.character_act, name="character-act"),
 ]

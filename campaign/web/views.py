@@ -1,6 +1,502 @@
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+"""The web app: server-rendered pages with htmx. Views parse forms, check who may do what, call a service, render.
+
+One view serves the full page and its fragments (STYLE.md 5): `request.htmx.target == "live"` asks for the part
+of the page that refreshes itself, answered with 304 when its ETag has not changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
+from django.core.cache import cache
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Sum
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from campaign import access, presenters, services
+from campaign.models import GM, PLAYER, Campaign, Character, Event, Membership
+from campaign.web import display, forms
+from rules.ruleset import get_ruleset, ruleset_slugs
+
+HISTORY_LIMIT = 200
+LOGIN_FAILURES_ALLOWED = 5
+LOGIN_LOCK_SECONDS = 300
+LOGIN_THROTTLED = "too many failed log-ins for this user name from your address; wait 5 minutes and try again"
+GM_ONLY = "only a GM of this campaign may do that"
 
 
+def _require_gm(role: str) -> None:
+    if role != GM:
+        raise PermissionDenied(GM_ONLY)
+
+
+def _live(request: HttpRequest) -> bool:
+    return bool(request.htmx) and request.htmx.target == "live"
+
+
+def _etag_response(request: HttpRequest, etag: str) -> HttpResponse | None:
+    if request.headers.get("If-None-Match") == etag:
+        response = HttpResponseNotModified()
+        response["ETag"] = etag
+        return response
+    return None
+
+
+def _with_etag(response: HttpResponse, etag: str) -> HttpResponse:
+    response["ETag"] = etag
+    response["Cache-Control"] = "no-cache, private"
+    return response
+
+
+# --- accounts ---------------------------------------------------------------------------------------------------
+
+
+def _client_ip(request: HttpRequest) -> str:
+    return request.META.get("REMOTE_ADDR", "")
+
+
+class ThrottledAuthenticationForm(AuthenticationForm):
+    """Django's log-in form with a small per user name and address counter of failures (locmem cache)."""
+
+    def _throttle_key(self) -> str:
+        username = (self.data.get("username") or "").strip().lower()
+        return f"login-failures:{username}:{_client_ip(self.request) if self.request else ''}"
+
+    def clean(self) -> dict[str, Any]:
+        key = self._throttle_key()
+        if cache.get(key, 0) >= LOGIN_FAILURES_ALLOWED:
+            raise ValidationError(LOGIN_THROTTLED, code="throttled")
+        try:
+            cleaned = super().clean()
+        except ValidationError:
+            cache.add(key, 0, LOGIN_LOCK_SECONDS)
+            cache.incr(key)
+            raise
+        cache.delete(key)
+        return cleaned
+
+
+class LoginView(auth_views.LoginView):
+    form_class = ThrottledAuthenticationForm
+    template_name = "registration/login.html"
+    redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return {**super().get_context_data(**kwargs), "allow_signup": settings.ALLOW_SIGNUP}
+
+
+class LogoutView(auth_views.LogoutView):
+    http_method_names = ["post", "options"]
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if not settings.ALLOW_SIGNUP:
+        return render(request, "registration/signup.html", {"closed": True}, status=403)
+    errors: dict[str, str] = {}
+    username = ""
+    if request.method == "POST":
+        username = request.POST.get("username", "")
+        password = request.POST.get("password", "")
+        if password != request.POST.get("password2", password):
+            errors["password2"] = "the two passwords differ"
+        else:
+            try:
+                user = services.user_sign_up(username=username, password=password)
+            except services.ServiceError as error:
+                errors[error.field] = error.message
+            else:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                return redirect("home")
+    return render(
+        request,
+        "registration/signup.html",
+        {"errors": errors, "username": username},
+        status=400 if errors else 200,
+    )
+
+
+# --- campaigns --------------------------------------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html")
+    """The user's campaigns and a form to start one."""
+    errors: dict[str, str] = {}
+    values = {"name": "", "ruleset": "shadowrun2", "options": ""}
+    if request.method == "POST":
+        values = {key: request.POST.get(key, "") for key in values}
+        try:
+            options = forms.json_field("options", values["options"]) if values["options"].strip() else None
+            campaign = services.campaign_create(
+                user=request.user, name=values["name"], ruleset=values["ruleset"], options=options
+            )
+        except (services.ServiceError, forms.FormError) as error:
+            key = error.field.split(".", 1)[0]
+            errors[key if key in values else "name"] = (
+                f"{error.field}: {error.message}" if key == "options" else error.message
+            )
+        else:
+            return redirect("campaign", campaign_id=campaign.pk)
+    memberships = (
+        Membership.objects.filter(user=request.user).select_related("campaign").order_by("campaign_id")
+    )
+    rulesets = [(slug, get_ruleset(slug)) for slug in ruleset_slugs()]
+    return render(
+        request,
+        "home.html",
+        {
+            "memberships": memberships,
+            "rulesets": rulesets,
+            "values": values,
+            "errors": errors,
+            "option_defaults": {
+                slug: services.validate_campaign_options(rules, {}) for slug, rules in rulesets
+            },
+        },
+        status=400 if errors else 200,
+    )
+
+
+def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
+    totals = Character.objects.filter(campaign=campaign).aggregate(v=Sum("version"), n=Count("id"))
+    job = services.open_job(campaign)
+    job_part = f"{job.pk}:{job.progress:.3f}" if job is not None and role == GM else "-"
+    return (
+        f'"b{campaign.pk}-{campaign.version}-{campaign.game_time}-{totals["v"] or 0}-{totals["n"]}'
+        f'-{job_part}-{role}-{user_id}"'
+    )
+
+
+def _board_characters(campaign: Campaign, role: str, user: Any) -> list[dict[str, Any]]:
+    rows = Character.objects.filter(campaign=campaign).select_related("player", "campaign")
+    if role == PLAYER:
+        rows = rows.filter(player=user)
+    out = []
+    for character in rows:
+        data = presenters.character_json(character, role)
+        if role == GM and data.get("death_at") is not None:
+            data["time_left"] = display.duration_text(data["death_at"] - campaign.game_time)
+            data["death_text"] = display.date_text(data["death_at_date"])
+        out.append(data)
+    return out
+
+
+def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "role": role,
+        "is_gm": role == GM,
+        "ruleset": get_ruleset(campaign.ruleset),
+        "game_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
+        "characters": _board_characters(campaign, role, request.user),
+        "etag": _board_etag(campaign, role, request.user.pk),
+    }
+    if role == GM:
+        job = services.open_job(campaign)
+        context["job"] = presenters.job_json(job) if job else None
+        context["job_percent"] = round(100 * job.progress) if job else 0
+        context["upcoming"] = [
+            {
+                **item,
+                "due_text": display.date_text(item["due_date"]),
+                "in_text": display.duration_text(item["in_seconds"]),
+                "what": display.label(item["what"]),
+            }
+            for item in presenters.upcoming(campaign)
+        ]
+        context["members"] = (
+            Membership.objects.filter(campaign=campaign)
+            .select_related("user")
+            .order_by("role", "user__username")
+        )
+        context["clock_buttons"] = forms.CLOCK_BUTTONS
+        context["clock_units"] = forms.CLOCK_UNITS
+        context["options"] = [
+            (name, value, context["ruleset"].option_help.get(name, ""))
+            for name, value in campaign.options.items()
+        ]
+        context.setdefault("attribute_fields", forms.attribute_fields(campaign.ruleset))
+    return context
+
+
+@login_required
+def campaign_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    if _live(request):
+        etag = _board_etag(campaign, role, request.user.pk)
+        not_modified = _etag_response(request, etag)
+        if not_modified is not None:
+            return not_modified
+        context = _board_context(request, campaign, role)
+        return _with_etag(render(request, "campaign.html#live", context), etag)
+    return render(request, "campaign.html", _board_context(request, campaign, role))
+
+
+def _board_form_response(
+    request: HttpRequest, campaign: Campaign, role: str, partial: str, extra: dict[str, Any], status: int
+) -> HttpResponse:
+    if request.htmx:
+        context = {**_board_context(request, campaign, role), **extra}
+        response = render(request, f"campaign.html#{partial}", context)
+        if status < 400:
+            response["HX-Trigger"] = "refresh"
+        return response
+    if status < 400:
+        if extra.get("success"):
+            messages.success(request, extra["success"])
+        return redirect("campaign", campaign_id=campaign.pk)
+    context = {**_board_context(request, campaign, role), **extra}
+    return render(request, "campaign.html", context, status=status)
+
+
+@login_required
+@require_POST
+def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    _require_gm(role)
+    try:
+        advance = forms.parse_advance(request.POST)
+        seconds = services.parse_advance(advance)
+        job = services.clock_advance_request(
+            campaign=campaign, seconds=seconds, actor=request.user.get_username()
+        )
+    except (services.ServiceError, forms.FormError) as error:
+        status = getattr(error, "status", 400)
+        return _board_form_response(
+            request,
+            campaign,
+            role,
+            "clock-form",
+            {"clock_error": error.message, "clock_field": error.field},
+            status,
+        )
+    job.refresh_from_db()
+    campaign.refresh_from_db()
+    text = display.duration_text(job.to_time - job.from_time)
+    if job.status == job.DONE:
+        success = f"Advanced {text} to {display.date_text(presenters.game_date(campaign, job.to_time))}."
+    else:
+        success = f"Advancing {text}: the clock is running."
+    return _board_form_response(
+        request, campaign, role, "clock-form", {"clock_success": success, "success": success}, 202
+    )
+
+
+@login_required
+@require_POST
+def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    _require_gm(role)
+    username = request.POST.get("username", "").strip()
+    try:
+        membership = services.member_add(campaign=campaign, username=username, role=request.POST.get("role"))
+    except services.ServiceError as error:
+        return _board_form_response(
+            request,
+            campaign,
+            role,
+            "members",
+            {"member_errors": {error.field: error.message}, "member_username": username},
+            error.status,
+        )
+    success = f"{membership.user.get_username()} joined as {membership.get_role_display().lower()}."
+    return _board_form_response(
+        request, campaign, role, "members", {"member_success": success, "success": success}, 201
+    )
+
+
+@login_required
+@require_POST
+def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    _require_gm(role)
+    name = request.POST.get("name", "")
+    player = request.POST.get("player", "").strip() or None
+    errors: dict[str, str] = {}
+    try:
+        attributes = forms.parse_attributes(campaign.ruleset, request.POST)
+        character = services.character_create(
+            campaign=campaign,
+            actor=request.user.get_username(),
+            name=name,
+            player=player,
+            attributes=attributes,
+        )
+    except (services.ServiceError, forms.FormError) as error:
+        field = (
+            error.field
+            if error.field in ("name", "player") or error.field.startswith("attributes.")
+            else "form"
+        )
+        errors[field] = error.message if field != "form" else f"{error.field}: {error.message}"
+    if errors:
+        extra = {
+            "character_errors": errors,
+            "character_name": name,
+            "character_player": player or "",
+            "attribute_fields": forms.attribute_fields(campaign.ruleset, request.POST, errors),
+        }
+        return _board_form_response(request, campaign, role, "character-form", extra, 400)
+    success = f"{character.name} joined the campaign."
+    if request.htmx:
+        return _board_form_response(
+            request, campaign, role, "character-form", {"character_success": success}, 201
+        )
+    return redirect("character", character_id=character.pk)
+
+
+# --- characters -------------------------------------------------------------------------------------------------
+
+
+def _version_param(request: HttpRequest, character: Character, role: str) -> int | None:
+    raw = request.GET.get("version", "").strip()
+    if not raw:
+        return None
+    _require_gm(role)
+    try:
+        version = int(raw)
+    except ValueError:
+        raise Http404("no such version") from None
+    if not 0 <= version <= character.version:
+        raise Http404("no such version")
+    return None if version == character.version else version
+
+
+def _character_etag(character: Character, role: str) -> str:
+    return f'"c{character.pk}-{character.version}-{character.campaign.game_time}-{role}"'
+
+
+def _history(character: Character, role: str, version: int | None) -> list[dict[str, Any]]:
+    rows = list(Event.objects.filter(stream=character.stream).order_by("-version")[:HISTORY_LIMIT])
+    rows.reverse()
+    campaign = character.campaign
+    items = presenters.events_json(rows, role, campaign.ruleset)
+    for item in items:
+        item["title"] = display.event_title(item["type"])
+        item["date"] = display.date_text(presenters.game_date(campaign, item["game_time"]))
+        item["details"] = display.event_details(item["data"])
+        item["future"] = version is not None and item["version"] > version
+    items.reverse()
+    return items
+
+
+def _character_context(
+    request: HttpRequest, character: Character, role: str, version: int | None
+) -> dict[str, Any]:
+    campaign = character.campaign
+    if version is None:
+        data = presenters.character_json(character, role)
+    else:
+        state = services.state_at_version(character, version)
+        data = presenters.character_json(character, role, state=state, version=version)
+    ruleset = campaign.ruleset
+    for item in data["recovery"]:
+        item["ends_text"] = display.date_text(item.get("ends_at_date"))
+        if item.get("ends_at") is not None:
+            item["in_text"] = display.duration_text(item["ends_at"] - campaign.game_time)
+    context: dict[str, Any] = {
+        "character": data,
+        "model": character,
+        "campaign": campaign,
+        "role": role,
+        "is_gm": role == GM,
+        "version": version,
+        "ruleset": get_ruleset(ruleset),
+        "game_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
+        "regions": display.body_regions(ruleset, data["sheet"]),
+        "overall": display.overall_severity(ruleset, data),
+        "monitors": display.monitors(ruleset, data["sheet"]),
+        "history": _history(character, role, version),
+        "etag": _character_etag(character, role),
+        "severity_labels": display.SEVERITY_LABELS,
+    }
+    if role == GM:
+        if data.get("death_at") is not None:
+            context["death_in"] = display.duration_text(data["death_at"] - campaign.game_time)
+            context["death_text"] = display.date_text(data["death_at_date"])
+        context["timers"] = [
+            {**t, "due_text": display.date_text(t["due_date"]), "what": display.label(t["kind"])}
+            for t in data.get("timers", [])
+        ]
+        context["notes"] = [
+            {**n, "date": display.date_text(presenters.game_date(campaign, n.get("game_time")))}
+            for n in data.get("notes", [])
+        ]
+        hits = data["sheet"].get("critical_hits", []) if ruleset == "shadowrun2" else []
+        context["action_forms"] = [
+            forms.build_form(ruleset, action, critical_hits=hits)
+            for action in (*forms.action_forms(ruleset), "undo")
+        ]
+    return context
+
+
+@login_required
+def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
+    character, role = access.character_for(request.user, character_id)
+    version = _version_param(request, character, role)
+    if _live(request) and version is None:
+        etag = _character_etag(character, role)
+        not_modified = _etag_response(request, etag)
+        if not_modified is not None:
+            return not_modified
+        context = _character_context(request, character, role, None)
+        return _with_etag(render(request, "character.html#live", context), etag)
+    context = _character_context(request, character, role, version)
+    if _live(request):
+        return render(request, "character.html#live", context)
+    return render(request, "character.html", context)
+
+
+@login_required
+@require_POST
+def character_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    character, role = access.character_for(request.user, character_id)
+    _require_gm(role)
+    ruleset = character.campaign.ruleset
+    if action not in (*forms.action_forms(ruleset), "undo"):
+        raise Http404("no such action")
+    errors: dict[str, str] = {}
+    status = 201
+    try:
+        body = forms.parse_action(ruleset, action, request.POST)
+        result = services.character_act(
+            character_id=character.pk,
+            body=body,
+            actor=request.user.get_username(),
+            idempotency_key=(request.POST.get("key") or "").strip()[:200] or None,
+        )
+    except (services.ServiceError, forms.FormError) as error:
+        errors = forms.place_error(ruleset, action, error.field, error.message)
+        status = getattr(error, "status", 400)
+    character.refresh_from_db()
+    hits = []
+    if ruleset == "shadowrun2":
+        hits = presenters.character_json(character, GM)["sheet"].get("critical_hits", [])
+    if errors:
+        form = forms.build_form(ruleset, action, critical_hits=hits, data=request.POST, errors=errors)
+    else:
+        form = forms.build_form(ruleset, action, critical_hits=hits)
+        titles = ", ".join(display.event_title(e.type) for e in result.events)
+        form.success = f"Recorded: {titles}." if not result.replayed else f"Already recorded: {titles}."
+    if request.htmx:
+        response = render(request, "character.html#action-form", {"form": form, "model": character})
+        if not errors:
+            response["HX-Trigger"] = "refresh"
+        return response
+    if not errors:
+        messages.success(request, form.success)
+        return redirect(reverse("character", args=[character.pk]) + f"#form-{action}")
+    context = _character_context(request, character, role, None)
+    context["action_forms"] = [form if f.action == action else f for f in context["action_forms"]]
+    return render(request, "character.html", context, status=status)

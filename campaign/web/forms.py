@@ -1,0 +1,360 @@
+"""HTML forms generated from the rulesets' form descriptions, and their parsing into API-shaped bodies.
+
+A posted form becomes exactly the JSON body the API takes, so the service answers with the same messages. Fields
+the browser cannot express (a die left half-filled, JSON that does not parse) get a message here, before the
+service is asked.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.http import QueryDict
+
+from rules.ruleset import ActionForm, Param, RollSpec, get_ruleset
+
+KNOWN_KINDS = ("int", "bool", "choice", "text", "critical_hit", "json")
+
+NOTE_FORM = ActionForm(
+    label="GM note",
+    params=(Param("text", "textarea", "Note", required=True, help="Only GMs ever see notes."),),
+    help="A note on the character, kept in the history. Players never see it.",
+)
+UNDO_FORM = ActionForm(
+    label="Undo",
+    help="Take back the latest action that is not already taken back. Repeat to go further back.",
+)
+
+
+class FormError(Exception):
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+
+@dataclass
+class Field:
+    name: str
+    input: str  # the HTML input's name
+    kind: str
+    label: str
+    required: bool = False
+    value: Any = None
+    choices: list[tuple[str, str]] = field(default_factory=list)
+    help: str = ""
+    error: str = ""
+
+
+@dataclass
+class RollField:
+    name: str
+    label: str
+    count: int
+    sides: int
+    help: str = ""
+    inputs: list[tuple[str, str]] = field(default_factory=list)  # (input name, value)
+    pool_input: str = ""
+    pool_value: str = ""
+    error: str = ""
+
+
+@dataclass
+class ActionFormView:
+    action: str
+    label: str
+    help: str
+    fields: list[Field]
+    rolls: list[RollField]
+    key: str
+    error: str = ""
+    success: str = ""
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def action_forms(ruleset: str) -> dict[str, ActionForm]:
+    forms = dict(get_ruleset(ruleset).forms)
+    forms["note"] = NOTE_FORM
+    return forms
+
+
+def _choices(param: Param, critical_hits: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    if param.kind == "critical_hit":
+        return [
+            (
+                hit["id"],
+                f"{hit['id']}: {hit['location'].replace('_', ' ')}, {hit.get('part') or '?'}"
+                f" ({hit.get('lethality') or 'undiagnosed'})",
+            )
+            for hit in critical_hits
+            if hit.get("status") == "active"
+        ]
+    return [(choice, choice.replace("_", " ")) for choice in param.choices]
+
+
+def build_form(
+    ruleset: str,
+    action: str,
+    *,
+    critical_hits: list[dict[str, Any]] | None = None,
+    data: QueryDict | None = None,
+    errors: dict[str, str] | None = None,
+) -> ActionFormView:
+    """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed."""
+    spec = UNDO_FORM if action == "undo" else action_forms(ruleset)[action]
+    errors = dict(errors or {})
+    fields: list[Field] = []
+    for param in spec.params:
+        kind = param.kind if param.kind in (*KNOWN_KINDS, "textarea") else "text"
+        name = f"p_{param.name}"
+        if data is not None:
+            if kind == "bool":
+                value: Any = data.get(name) == "on"
+            else:
+                value = data.get(name, "")
+        elif kind == "json" and param.default is not None:
+            value = json.dumps(param.default)
+        else:
+            value = param.default
+        fields.append(
+            Field(
+                name=param.name,
+                input=name,
+                kind=kind,
+                label=param.label,
+                required=param.required,
+                value=value,
+                choices=_choices(param, critical_hits or []) if kind in ("choice", "critical_hit") else [],
+                help=param.help,
+                error=errors.pop(param.name, ""),
+            )
+        )
+    rolls: list[RollField] = []
+    for roll in spec.rolls:
+        item = RollField(roll.name, roll.label, roll.count, roll.sides, roll.help)
+        if roll.count > 0:
+            item.inputs = [
+                (f"r_{roll.name}_{i}", data.get(f"r_{roll.name}_{i}", "") if data is not None else "")
+                for i in range(roll.count)
+            ]
+        else:
+            item.pool_input = f"r_{roll.name}"
+            item.pool_value = data.get(item.pool_input, "") if data is not None else ""
+        item.error = errors.pop(f"rolls.{roll.name}", "")
+        rolls.append(item)
+    form = ActionFormView(
+        action=action,
+        label=spec.label,
+        help=spec.help,
+        fields=fields,
+        rolls=rolls,
+        key=str(uuid.uuid4()),
+    )
+    # Whatever did not land on a field (type, clock, a nested name) is shown on top of the form.
+    form.error = " ".join(errors.values())
+    return form
+
+
+def place_error(ruleset: str, action: str, field_name: str, message: str) -> dict[str, str]:
+    """Put a service error on the field it names: `severity`, `rolls.location`, `allocation.ch1` -> allocation."""
+    spec = UNDO_FORM if action == "undo" else action_forms(ruleset)[action]
+    params = {p.name for p in spec.params}
+    rolls = {r.name for r in spec.rolls}
+    if field_name in params:
+        return {field_name: message}
+    head = field_name.split(".", 1)[0]
+    if head in params:
+        return {head: f"{field_name}: {message}"}
+    if field_name.startswith("rolls."):
+        roll = field_name.split(".", 2)[1].split(":", 1)[0]
+        if roll in rolls:
+            return {f"rolls.{roll}": message}
+    return {"form": f"{field_name}: {message}" if field_name not in ("type", "form") else message}
+
+
+def _die(raw: str, where: str) -> int:
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise FormError(where, f"expected whole numbers, got {raw.strip()!r}") from None
+
+
+def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
+    """A roll's dice when the GM entered them all; None to let the server roll."""
+    where = f"rolls.{roll.name}"
+    if roll.count > 0:
+        raw = [data.get(f"r_{roll.name}_{i}", "").strip() for i in range(roll.count)]
+        if not any(raw):
+            return None
+        if not all(raw):
+            raise FormError(
+                where, f"fill all {roll.count} dice or leave them all empty for the server to roll them"
+            )
+        return [_die(value, where) for value in raw]
+    text = data.get(f"r_{roll.name}", "").replace(",", " ").strip()
+    if not text:
+        return None
+    return [_die(value, where) for value in text.split()]
+
+
+def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
+    """The posted form as the API's action body: {"type": action, params..., "rolls": {...}}."""
+    if action == "undo":
+        return {"type": "undo"}
+    spec = action_forms(ruleset)[action]
+    body: dict[str, Any] = {"type": action}
+    for param in spec.params:
+        name = f"p_{param.name}"
+        kind = param.kind
+        if kind == "bool":
+            body[param.name] = data.get(name) == "on"
+            continue
+        raw = data.get(name, "")
+        if raw.strip() == "":
+            continue  # the service applies the default, or says the parameter is required
+        if kind == "int":
+            try:
+                body[param.name] = int(raw.strip())
+            except ValueError:
+                raise FormError(param.name, f"expected a whole number, got {raw.strip()!r}") from None
+        elif kind == "json":
+            try:
+                body[param.name] = json.loads(raw)
+            except json.JSONDecodeError as error:
+                raise FormError(
+                    param.name, f"expected JSON such as {param.help or '[]'}: {error.msg}"
+                ) from None
+        else:
+            body[param.name] = raw.strip() if kind != "textarea" else raw
+    rolls = {}
+    for roll in spec.rolls:
+        dice = _roll(roll, data)
+        if dice is not None:
+            rolls[roll.name] = dice
+    if rolls:
+        body["rolls"] = rolls
+    return body
+
+
+# --- characters -----------------------------------------------------------------------------------------------
+
+# The attributes each ruleset's characters take (RULES.md), as (name, kind, label, required, help).
+ATTRIBUTE_FIELDS: dict[str, tuple[tuple[str, str, str, bool, str], ...]] = {
+    "shadowrun2": (
+        ("body", "int", "Body", True, ""),
+        ("willpower", "int", "Willpower", False, "empty: same as Body"),
+    ),
+    "cyberpunk2020": (
+        ("body", "int", "Body Type", True, ""),
+        ("luck", "int", "Luck", False, ""),
+        ("armor.head", "int", "Armor SP: head", False, ""),
+        ("armor.torso", "int", "Armor SP: torso", False, ""),
+        ("armor.left_arm", "int", "Armor SP: left arm", False, ""),
+        ("armor.right_arm", "int", "Armor SP: right arm", False, ""),
+        ("armor.left_leg", "int", "Armor SP: left leg", False, ""),
+        ("armor.right_leg", "int", "Armor SP: right leg", False, ""),
+        ("btm", "int", "BTM override", False, "empty: from Body Type"),
+        ("stun_save_bonus", "int", "Stun save bonus", False, ""),
+    ),
+    "darkfuture": (
+        ("con", "int", "CON", True, "5 or more is what the system is meant for"),
+        ("skills", "json", "Skills", False, 'JSON such as {"driver": 3, "gunner": 4}'),
+        ("move", "int", "Move", False, ""),
+        ("armour", "int", "Body armour", False, ""),
+        ("pedestrian", "bool", "Pedestrian", False, ""),
+        ("driver", "bool", "Driver", False, ""),
+    ),
+}
+BOOL_DEFAULTS = {"pedestrian": True, "driver": False}
+
+
+def attribute_fields(
+    ruleset: str, data: QueryDict | None = None, errors: dict[str, str] | None = None
+) -> list[Field]:
+    errors = errors or {}
+    out = []
+    for name, kind, text, required, help_text in ATTRIBUTE_FIELDS.get(ruleset, ()):
+        input_name = f"a_{name.replace('.', '__')}"
+        if kind == "bool":
+            value: Any = (
+                (data.get(input_name) == "on") if data is not None else BOOL_DEFAULTS.get(name, False)
+            )
+        else:
+            value = data.get(input_name, "") if data is not None else ""
+        out.append(
+            Field(
+                name=name,
+                input=input_name,
+                kind=kind,
+                label=text,
+                required=required,
+                value=value,
+                help=help_text,
+                error=errors.get(f"attributes.{name}", ""),
+            )
+        )
+    return out
+
+
+def parse_attributes(ruleset: str, data: QueryDict) -> dict[str, Any]:
+    attributes: dict[str, Any] = {}
+    for name, kind, _text, _required, help_text in ATTRIBUTE_FIELDS.get(ruleset, ()):
+        input_name = f"a_{name.replace('.', '__')}"
+        if kind == "bool":
+            value: Any = data.get(input_name) == "on"
+        else:
+            raw = data.get(input_name, "").strip()
+            if not raw:
+                continue
+            if kind == "int":
+                try:
+                    value = int(raw)
+                except ValueError:
+                    raise FormError(f"attributes.{name}", f"expected a whole number, got {raw!r}") from None
+            else:
+                try:
+                    value = json.loads(raw)
+                except json.JSONDecodeError as error:
+                    raise FormError(f"attributes.{name}", f"expected {help_text}: {error.msg}") from None
+        if "." in name:
+            group, key = name.split(".", 1)
+            attributes.setdefault(group, {})[key] = value
+        else:
+            attributes[name] = value
+    return attributes
+
+
+# --- the clock --------------------------------------------------------------------------------------------------
+
+CLOCK_BUTTONS = (
+    ("rounds", 1, "+1 round"),
+    ("turns", 1, "+1 turn"),
+    ("minutes", 10, "+10 min"),
+    ("hours", 1, "+1 hour"),
+    ("days", 1, "+1 day"),
+    ("weeks", 1, "+1 week"),
+)
+CLOCK_UNITS = ("seconds", "rounds", "turns", "minutes", "hours", "days", "weeks")
+
+
+def parse_advance(data: QueryDict) -> dict[str, Any]:
+    """The posted clock form as the API's `advance` object (the service checks the unit and the amount)."""
+    unit = data.get("unit", "")
+    raw = data.get("amount", "").strip()
+    try:
+        amount: Any = int(raw)
+    except ValueError:
+        raise FormError(
+            f"advance.{unit}" if unit else "advance", f"expected a whole number above 0, got {raw!r}"
+        ) from None
+    return {unit: amount}
+
+
+def json_field(name: str, raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise FormError(name, f"expected a JSON object: {error.msg}") from None

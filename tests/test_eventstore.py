@@ -1,0 +1,232 @@
+"""The event store's guarantees, on whichever database DATABASE_URL names (CI runs this file on PostgreSQL and SQLite)."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from typing import Any
+
+import pytest
+from django.db import DatabaseError, connection, connections, transaction
+
+from campaign import services
+from campaign.models import Campaign, Character, Event, Timer
+from campaign.projections import character_state_at, rebuild_all
+from campaign.transfer import export_lines, import_lines
+from tests.conftest import Table, make_table
+
+pytestmark = pytest.mark.django_db
+
+
+def _one_event(table: Table) -> Event:
+    response = table.act({"type": "note", "text": "first"})
+    assert response.status_code == 201
+    return Event.objects.get(stream=f"character:{table.character['id']}", version=1)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE campaign_event SET type = 'Forged' WHERE position = %s",
+        "UPDATE campaign_event SET data = '{}' WHERE position = %s",
+        "DELETE FROM campaign_event WHERE position = %s",
+    ],
+)
+def test_raw_sql_cannot_change_or_remove_an_event(sr2: Table, statement: str) -> None:
+    event = _one_event(sr2)
+    with (
+        pytest.raises(DatabaseError, match="append-only"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(statement, [event.position])
+    event.refresh_from_db()
+    assert event.type == "NoteAdded"
+    assert event.data == {"text": "first"}
+
+
+def test_the_orm_cannot_delete_an_event_either(sr2: Table) -> None:
+    event = _one_event(sr2)
+    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+        Event.objects.filter(pk=event.pk).delete()
+    assert Event.objects.filter(pk=event.pk).exists()
+
+
+def test_two_events_cannot_share_a_stream_version(sr2: Table) -> None:
+    from campaign import eventstore
+    from rules.ruleset import Event as RuleEvent
+
+    _one_event(sr2)
+    campaign = Campaign.objects.get(pk=sr2.campaign["id"])
+    character = Character.objects.get(pk=sr2.character["id"])
+    with pytest.raises(eventstore.VersionConflict), transaction.atomic():
+        eventstore.append(
+            campaign=campaign,
+            stream=character.stream,
+            character=character,
+            expected_version=0,
+            events=[RuleEvent("NoteAdded", {"text": "late"}, 0)],
+            cause="test",
+        )
+    assert Event.objects.filter(stream=character.stream).count() == 1
+
+
+def _in_thread(work: Any) -> Any:
+    def run(*args: Any) -> None:
+        try:
+            work(*args)
+        finally:
+            connections.close_all()
+
+    return run
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sixteen_writers_leave_contiguous_versions_and_a_projection_equal_to_a_replay(
+    django_user_model: Any,
+) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    character_id = table.character["id"]
+    errors: list[BaseException] = []
+
+    @_in_thread
+    def writer(number: int) -> None:
+        for index in range(50):
+            try:
+                services.character_act(
+                    character_id=character_id,
+                    body={"type": "note", "text": f"writer {number} note {index}"},
+                    actor="gm",
+                )
+            except BaseException as error:  # collected and asserted below
+                errors.append(error)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    character = Character.objects.select_related("campaign").get(pk=character_id)
+    rows = list(Event.objects.filter(stream=character.stream).order_by("version"))
+    assert [row.version for row in rows] == list(range(1, 801))
+    assert character.version == 800
+    assert len(character.state["notes"]) == 800
+    assert character_state_at(character, rows) == character.state
+
+
+def test_the_same_idempotency_key_twenty_times_appends_once_and_answers_the_same(sr2: Table) -> None:
+    body = {"type": "wound", "severity": "M", "rolls": {"body_check": [6, 6, 6, 6, 6]}}
+    answers = [sr2.act(body, HTTP_IDEMPOTENCY_KEY="wound-1") for _ in range(20)]
+    assert {a.status_code for a in answers} == {201}
+    first = answers[0].json()
+    for answer in answers[1:]:
+        data = answer.json()
+        assert data["events"] == first["events"]
+        assert data["character"] == first["character"]
+    assert Event.objects.filter(stream=f"character:{sr2.character['id']}").count() == 1
+
+
+def test_an_idempotency_key_reused_for_another_request_is_refused(sr2: Table) -> None:
+    assert sr2.act({"type": "note", "text": "a"}, HTTP_IDEMPOTENCY_KEY="k").status_code == 201
+    response = sr2.act({"type": "note", "text": "b"}, HTTP_IDEMPOTENCY_KEY="k")
+    assert response.status_code == 409
+    assert response.json() == {"Idempotency-Key": [services.KEY_REUSED]}
+    assert Event.objects.filter(stream=f"character:{sr2.character['id']}").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_storm_of_concurrent_requests_with_one_key_appends_once(django_user_model: Any) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    character_id = table.character["id"]
+    results: list[Any] = []
+    body = {"type": "note", "text": "only once"}
+
+    @_in_thread
+    def send() -> None:
+        results.append(
+            services.character_act(character_id=character_id, body=body, actor="gm", idempotency_key="storm")
+        )
+
+    threads = [threading.Thread(target=send) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 12
+    assert sum(1 for r in results if not r.replayed) == 1
+    assert {r.events[0].position for r in results} == {results[0].events[0].position}
+    assert Event.objects.filter(stream=f"character:{character_id}").count() == 1
+
+
+def _read_models() -> dict[str, Any]:
+    return {
+        "characters": list(
+            Character.objects.order_by("pk").values(
+                "pk", "name", "attributes", "state", "version", "alive", "conscious", "dying", "death_at"
+            )
+        ),
+        "timers": sorted(
+            Timer.objects.values_list("character_id", "key", "due", "priority", "kind", "per_round", "data"),
+            key=lambda row: (row[0], row[1]),
+        ),
+        "campaigns": list(Campaign.objects.order_by("pk").values("pk", "game_time", "version", "options")),
+    }
+
+
+def _busy_history(django_user_model: Any) -> list[Table]:
+    sr2 = make_table(django_user_model, "shadowrun2", {"body": 4})
+    sr2.act(
+        {
+            "type": "wound",
+            "severity": "S",
+            "rolls": {"body_check": [1, 1, 1, 1], "location": [3, 4], "critical": [2], "death_time": [4]},
+        }
+    )
+    sr2.act(
+        {
+            "type": "wound",
+            "severity": "M",
+            "rolls": {"body_check": [1, 1, 6, 6], "location": [1, 1], "critical": [3]},
+        }
+    )
+    sr2.act({"type": "note", "text": "will be undone"})
+    sr2.act({"type": "undo"})
+    sr2.act({"type": "wound", "severity": "L", "damage": "stun"})
+    assert sr2.advance(minutes=5).status_code == 202
+    return [sr2]
+
+
+def test_rebuild_gives_identical_rows(django_user_model: Any) -> None:
+    _busy_history(django_user_model)
+    before = _read_models()
+    assert before["timers"], "the history must leave timers to rebuild"
+    rebuild_all()
+    assert _read_models() == before
+
+
+def test_rebuild_repairs_a_damaged_read_model(django_user_model: Any) -> None:
+    _busy_history(django_user_model)
+    before = _read_models()
+    Character.objects.update(state={}, version=0, alive=False)
+    Timer.objects.all().delete()
+    rebuild_all()
+    assert _read_models() == before
+
+
+def test_export_then_import_gives_identical_character_states(django_user_model: Any) -> None:
+    (table,) = _busy_history(django_user_model)
+    original = Campaign.objects.get(pk=table.campaign["id"])
+    lines = "".join(json.dumps(line) + "\n" for line in export_lines(original)).encode()
+    with transaction.atomic():
+        copy = import_lines(io.BytesIO(lines), user=table.gm.user)
+    assert copy.pk != original.pk
+    assert copy.game_time == original.game_time
+    assert copy.options == original.options
+    old = list(Character.objects.filter(campaign=original).order_by("pk").values("name", "state", "version"))
+    new = list(Character.objects.filter(campaign=copy).order_by("pk").values("name", "state", "version"))
+    assert new == old
+    old_timers = sorted(Timer.objects.filter(campaign=original).values_list("key", "due", "kind"))
+    assert sorted(Timer.objects.filter(campaign=copy).values_list("key", "due", "kind")) == old_timers
