@@ -1,0 +1,236 @@
+import json
+
+import pytest
+
+from rules.cyberpunk2020 import engine
+from rules.ruleset import Event
+
+from .helpers import act, character
+
+SHEET_KEYS = {
+    "damage",
+    "stun_damage",
+    "track",
+    "wound_level",
+    "minor_wounds",
+    "stunned",
+    "btm",
+    "stun_save_target",
+    "death_save_target",
+    "locations",
+    "healing_rate",
+}
+
+
+def test_options_get_their_defaults_and_ignore_the_shared_ones():
+    assert engine.validate_options({"start": "2020-01-01T00:00:00", "time_scale": 1}) == {
+        "hit_location_model": "standard",
+        "treatment_difficulty": 15,
+        "treatment_retry_days": 1,
+    }
+    assert engine.validate_options({"hit_location_model": "d8"})["hit_location_model"] == "d8"
+
+
+@pytest.mark.parametrize(
+    ("options", "field", "message"),
+    [
+        (
+            {"hit_location_model": "d12"},
+            "options.hit_location_model",
+            "expected one of standard, d8, modified, got 'd12'",
+        ),
+        (
+            {"treatment_difficulty": 0},
+            "options.treatment_difficulty",
+            "expected a whole number of at least 1, got 0",
+        ),
+        (
+            {"treatment_retry_days": "one"},
+            "options.treatment_retry_days",
+            "expected a whole number, got 'one'",
+        ),
+        (
+            {"gore": True},
+            "options.gore",
+            "unknown field; expected one of hit_location_model, treatment_difficulty, treatment_retry_days",
+        ),
+        ([], "options", "expected an object, got list"),
+    ],
+)
+def test_bad_options_are_refused(options, field, message):
+    with pytest.raises(engine.RuleError) as error:
+        engine.validate_options(options)
+    assert (error.value.field, error.value.message) == (field, message)
+
+
+def test_attributes_get_their_defaults_and_the_btm_from_body():
+    assert engine.validate_attributes({"body": 8, "armor": {"torso": 14}}) == {
+        "body": 8,
+        "luck": 0,
+        "armor": {"head": 0, "torso": 14, "left_arm": 0, "right_arm": 0, "left_leg": 0, "right_leg": 0},
+        "btm": -3,
+        "stun_save_bonus": 0,
+    }
+
+
+def test_a_cyberware_btm_overrides_the_body_table():
+    assert engine.validate_attributes({"body": 8, "btm": -5})["btm"] == -5
+
+
+@pytest.mark.parametrize(
+    ("attributes", "field", "message"),
+    [
+        ({}, "attributes.body", "this field is required: expected a whole number"),
+        ({"body": 0}, "attributes.body", "expected a whole number of at least 1, got 0"),
+        ({"body": 6, "luck": -1}, "attributes.luck", "expected a whole number of at least 0, got -1"),
+        ({"body": 6, "btm": 1}, "attributes.btm", "expected a whole number of at most 0, got 1"),
+        (
+            {"body": 6, "stun_save_bonus": "x"},
+            "attributes.stun_save_bonus",
+            "expected a whole number, got 'x'",
+        ),
+        (
+            {"body": 6, "armor": {"torso": -2}},
+            "attributes.armor.torso",
+            "expected a whole number of at least 0, got -2",
+        ),
+        (
+            {"body": 6, "armor": {"chest": 2}},
+            "attributes.armor.chest",
+            "unknown field; expected one of head, left_arm, left_leg, right_arm, right_leg, torso",
+        ),
+        ({"body": 6, "armor": 10}, "attributes.armor", "expected an object, got int"),
+        (
+            {"body": 6, "reflexes": 8},
+            "attributes.reflexes",
+            "unknown field; expected one of armor, body, btm, luck, stun_save_bonus",
+        ),
+    ],
+)
+def test_bad_attributes_are_refused(attributes, field, message):
+    with pytest.raises(engine.RuleError) as error:
+        engine.validate_attributes(attributes)
+    assert (error.value.field, error.value.message) == (field, message)
+
+
+def test_the_initial_state_is_json_and_alive():
+    state = character()
+    assert json.loads(json.dumps(state)) == state
+    assert (state["alive"], state["conscious"], state["dying"], state["death_at"]) == (
+        True,
+        True,
+        False,
+        None,
+    )
+
+
+def test_the_ruleset_describes_itself():
+    ruleset = engine.RULESET
+    assert (ruleset.slug, ruleset.default_start) == ("cyberpunk2020", "2020-01-01T00:00:00")
+    assert ruleset.actions == ("damage", "stabilize", "treat", "save")
+    assert set(ruleset.forms) == set(ruleset.actions)
+    assert set(ruleset.option_help) == {"hit_location_model", "treatment_difficulty", "treatment_retry_days"}
+    assert "(house" in ruleset.option_help["treatment_difficulty"]
+
+
+def test_the_sheet_has_the_design_keys_for_a_fresh_character():
+    sheet = engine.view(character(body=8), "player")["sheet"]
+    assert set(sheet) >= SHEET_KEYS
+    assert {key: sheet[key] for key in SHEET_KEYS - {"locations"}} == {
+        "damage": 0,
+        "stun_damage": 0,
+        "track": 0,
+        "wound_level": "none",
+        "minor_wounds": 0,
+        "stunned": False,
+        "btm": -3,
+        "stun_save_target": 8,
+        "death_save_target": 8,
+        "healing_rate": 0,
+    }
+    assert sheet["locations"]["head"] == {"crippled": False, "severed": False, "stabilized": False}
+
+
+def dying_with_a_severed_arm():
+    state = character(body=6)
+    state, _ = act(
+        state,
+        {"type": "damage", "damage": 30, "location": "left_arm"},
+        {"sever": [1], "stun_save": [9], "death_save": [9]},
+        now=60,
+    )
+    state["notes"] = [{"text": "The Ref rolled behind the screen", "game_time": 60}]
+    return state
+
+
+def test_the_gm_sees_the_time_of_death_and_the_notes():
+    view = engine.view(dying_with_a_severed_arm(), "gm")
+    assert (view["alive"], view["conscious"], view["dying"], view["death_at"]) == (True, False, True, 90)
+    assert view["status"] == ["dying", "unconscious", "stunned", "severed"]
+    assert view["notes"] == [{"text": "The Ref rolled behind the screen", "game_time": 60}]
+    assert {"what": "dying", "ends_at": 90} in view["recovery"]
+    assert "Left arm severed." in view["symptoms"]
+    assert "Left arm crippled and not stabilized: a death save every turn." in view["warnings"]
+    assert "Untreated wounds do not heal: needs first aid or medical tech." in view["warnings"]
+
+
+def test_the_player_sees_everything_but_the_time_of_death_and_the_notes():
+    state = dying_with_a_severed_arm()
+    gm, player = engine.view(state, "gm"), engine.view(state, "player")
+    assert player["death_at"] is None
+    assert "notes" not in player
+    assert {"what": "dying", "ends_at": None} in player["recovery"]
+    assert player["sheet"] == gm["sheet"]
+    assert player["symptoms"] == gm["symptoms"]
+    assert (
+        "Unconscious and bleeding out: dies at the end of the turn unless a doctor stabilizes them."
+        in player["symptoms"]
+    )
+
+
+def test_recovery_shows_when_stun_minor_wounds_and_treated_damage_end():
+    state = character(body=11)
+    state, _ = act(state, {"type": "damage", "damage": 2, "location": "torso"}, {"stun_save": [1]}, now=0)
+    state, _ = act(
+        state,
+        {"type": "damage", "damage": 12, "kind": "stun", "location": "torso"},
+        {"stun_save": [1]},
+        now=10,
+    )
+    state, _ = act(state, {"type": "treat", "skill": "medical_tech", "total": 15}, now=20)
+    assert engine.view(state, "player")["recovery"] == [
+        {"what": "stun damage (7 points, 1 per hour)", "ends_at": 10 + 7 * 3600},
+        {"what": "minor wound stops counting", "ends_at": 86400},
+        {"what": "real damage (1 points)", "ends_at": 20 + 86400},
+    ]
+
+
+def test_a_dead_character_shows_only_dead():
+    state = character(body=2)
+    state, _ = act(state, {"type": "damage", "damage": 41, "location": "torso"})
+    view = engine.view(state, "player")
+    assert (view["status"], view["warnings"], view["recovery"], view["cause_of_death"]) == (
+        ["dead"],
+        [],
+        [],
+        "wound track over 40",
+    )
+    assert view["sheet"]["wound_level"] == "dead"
+    assert view["symptoms"][0] == "Dead."
+
+
+def test_public_events_hide_notes_and_the_time_of_death():
+    assert engine.public_event(Event("NoteAdded", {"text": "secret"}, 0)) is None
+    event = Event("DeathSaveRolled", {"roll": 9, "target": 6, "outcome": "dying", "death_at": 30}, 0)
+    assert engine.public_event(event) == {"roll": 9, "target": 6, "outcome": "dying"}
+    assert event.data["death_at"] == 30
+
+
+def test_evolve_never_mutates_its_input_and_ignores_unknown_events():
+    state = character()
+    before = json.dumps(state, sort_keys=True)
+    after, _ = act(state, {"type": "damage", "damage": 5, "location": "torso"}, {"stun_save": [1]}, now=9)
+    assert json.dumps(state, sort_keys=True) == before
+    same = engine.evolve(after, Event("SomethingNew", {}, 12))
+    assert {**same, "last_event_at": 9} == after
+    assert same["last_event_at"] == 12
