@@ -261,3 +261,21 @@ def test_set_care_needs_a_boolean():
         "in_hospital",
         "this field is required: expected true or false",
     )
+
+
+def test_a_blank_medic_name_is_refused():
+    action = {"type": "diagnose", "medic": "  ", "skill": 3}
+    assert refused(wounded(CRITICAL), action) == (
+        "medic",
+        "this field is required: expected the medic's name",
+    )
+
+
+def test_a_healed_hit_takes_no_more_healing_successes():
+    state = diagnosed(wounded(CRITICAL))
+    state, _ = act(
+        state, {"type": "heal_magic", "successes": 3, "mode": "allocate", "allocation": {"ch1": 3}}
+    )
+    assert hit(state)["status"] == "healed"
+    action = {"type": "heal_magic", "successes": 1, "mode": "allocate", "allocation": {"ch1": 1}}
+    assert refused(state, action) == ("allocation.ch1", engine.NOT_ACTIVE)
