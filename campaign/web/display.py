@@ -215,7 +215,7 @@ def monitors(ruleset: str, sheet: dict[str, Any]) -> dict[str, Any]:
                 if hit.get("boxes") is not None
                 else None
             )
-            hits.append({"hit": hit, "column": column})
+            hits.append({"hit": hit, "column": column, "where": label(hit["location"])})
         return {
             "columns": [
                 sr_column("Physical", sheet["physical"]["boxes"]),
@@ -228,4 +228,12 @@ def monitors(ruleset: str, sheet: dict[str, Any]) -> dict[str, Any]:
         return {"groups": cp_track(sheet)}
     if ruleset == "darkfuture":
         return {"con": df_con(sheet)}
+    return {}
+
+
+def sheet_labels(ruleset: str, sheet: dict[str, Any]) -> dict[str, str]:
+    if ruleset == "cyberpunk2020":
+        return {"wound_level": label(sheet.get("wound_level") or "none")}
+    if ruleset == "darkfuture":
+        return {"disabled_limbs": ", ".join(label(limb) for limb in sheet.get("disabled_limbs") or [])}
     return {}

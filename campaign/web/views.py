@@ -44,7 +44,8 @@ def _live(request: HttpRequest) -> bool:
 
 
 def _etag_response(request: HttpRequest, etag: str) -> HttpResponse | None:
-    if request.headers.get("If-None-Match") == etag:
+    """304 for the live region's own poll (htmx names the element that triggered it) when nothing changed."""
+    if request.htmx.trigger == "live" and request.headers.get("If-None-Match") == etag:
         response = HttpResponseNotModified()
         response["ETag"] = etag
         return response
@@ -417,6 +418,7 @@ def _character_context(
         "regions": display.body_regions(ruleset, data["sheet"]),
         "overall": display.overall_severity(ruleset, data),
         "monitors": display.monitors(ruleset, data["sheet"]),
+        "sheet_labels": display.sheet_labels(ruleset, data["sheet"]),
         "history": _history(character, role, version),
         "etag": _character_etag(character, role),
         "severity_labels": display.SEVERITY_LABELS,

@@ -1,0 +1,71 @@
+"""Web personas: the API personas of tests/conftest.py, each with a logged-in browser-like Django client."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from tests.conftest import Table, make_table
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """A test database of their own for the web tests, so that they can run beside the rest of the suite."""
+    from pytest_django.fixtures import _set_suffix_to_test_databases
+
+    _set_suffix_to_test_databases(suffix="web")
+
+
+@dataclass
+class Web:
+    table: Table
+    gm: Client
+    player: Client
+    other_player: Client
+    stranger: Client
+    anonymous: Client
+
+    @property
+    def character_id(self) -> int:
+        return self.table.character["id"]
+
+    @property
+    def campaign_id(self) -> int:
+        return self.table.campaign["id"]
+
+
+def logged_in(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def make_web(table: Table) -> Web:
+    return Web(
+        table,
+        logged_in(table.gm.user),
+        logged_in(table.player.user),
+        logged_in(table.other_player.user),
+        logged_in(table.stranger.user),
+        Client(),
+    )
+
+
+@pytest.fixture
+def sr2_web(db: None, django_user_model: Any) -> Web:
+    return make_web(make_table(django_user_model, "shadowrun2", {"body": 5}))
+
+
+@pytest.fixture
+def cp2020_web(db: None, django_user_model: Any) -> Web:
+    return make_web(make_table(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2}))
+
+
+@pytest.fixture
+def df_web(db: None, django_user_model: Any) -> Web:
+    return make_web(
+        make_table(django_user_model, "darkfuture", {"con": 8, "skills": {"driver": 3, "gunner": 4}})
+    )
