@@ -1,0 +1,52 @@
+"""Playwright with Debian's Chromium against pytest-django's live server (a thread, transactional database).
+
+Skipped when /usr/bin/chromium is missing, unless REQUIRE_SERVICES=1 (then the tests fail).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REQUIRE_SERVICES
+from tests.web.conftest import django_db_modify_db_settings  # noqa: F401  (the web tests' own database)
+
+# Playwright's sync API runs an event loop in the test thread; Django must not mistake it for async code.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        message = "Debian's Chromium is not installed at /usr/bin/chromium (apt-get install chromium)"
+        if REQUIRE_SERVICES:
+            pytest.fail(f"{message} and REQUIRE_SERVICES=1")
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def screenshot() -> Any:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(page: Any, name: str) -> Path:
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take
