@@ -6,6 +6,7 @@ of the page that refreshes itself, answered with 304 when its ETag has not chang
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.conf import settings
@@ -162,7 +163,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "values": values,
             "errors": errors,
             "option_defaults": {
-                slug: services.validate_campaign_options(rules, {}) for slug, rules in rulesets
+                slug: json.dumps(services.validate_campaign_options(rules, {})) for slug, rules in rulesets
             },
         },
         status=400 if errors else 200,

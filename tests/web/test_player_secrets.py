@@ -1,0 +1,146 @@
+"""A player's HTML never holds a GM-only value: death_at, timers, GM notes, Body-check dice, undiagnosed hits."""
+
+from __future__ import annotations
+
+import re
+
+from django.test import Client
+
+from campaign import presenters
+from campaign.models import Campaign
+from campaign.web import display
+from tests.web.conftest import Web
+
+GM_NOTE = "The fixer sold Ash out to Lone Star"
+LIVE = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "live", "HTTP_HX_TRIGGER": "live"}
+
+
+def pages(web: Web) -> list[tuple[str, dict[str, str]]]:
+    """Every page a player can open. (The home page lists the rulesets' option defaults, which name the
+    lethality categories: it is checked for values, not for those words, in `home_page` below.)"""
+    return [
+        (f"/campaigns/{web.campaign_id}/", {}),
+        (f"/campaigns/{web.campaign_id}/", LIVE),
+        (f"/characters/{web.character_id}/", {}),
+        (f"/characters/{web.character_id}/", LIVE),
+    ]
+
+
+def every_page(client: Client, web: Web) -> str:
+    html = []
+    for url, headers in pages(web):
+        response = client.get(url, **headers)
+        assert response.status_code == 200, url
+        html.append(response.content.decode())
+    return "\n".join(html)
+
+
+def death_dates(web: Web, death_at: int) -> list[str]:
+    campaign = Campaign.objects.get(pk=web.campaign_id)
+    iso = presenters.game_date(campaign, death_at)
+    return [iso, display.date_text(iso)]
+
+
+def test_a_player_sees_the_symptom_of_an_undiagnosed_mortal_hit_and_no_gm_only_value(sr2_web: Web) -> None:
+    table = sr2_web.table
+    wound = table.act(
+        {
+            "type": "wound",
+            "severity": "S",
+            "rolls": {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [2], "death_time": [3]},
+        }
+    )
+    assert wound.status_code == 201, wound.content
+    assert table.act({"type": "note", "text": GM_NOTE}).status_code == 201
+    gm_view = table.gm.get(table.character_url()).json()
+    death_at = gm_view["death_at"]
+    secrets = [
+        "ribs",  # the part of the undiagnosed hit
+        "mortal",  # its lethality (and the word never appears on a Shadowrun player page otherwise)
+        "Mortal",
+        "body_check",
+        "body check",
+        "Body check",
+        GM_NOTE,
+        "physical_healing_roll",
+        "physical healing roll",
+        "death:ch1",
+        "TN +4",  # the hit's penalty
+        *death_dates(sr2_web, death_at),
+        *(timer["due_date"] for timer in gm_view["timers"] if timer["due"] > 0),
+    ]
+
+    gm_html = every_page(sr2_web.gm, sr2_web)
+    for secret in (
+        GM_NOTE,
+        "ribs",
+        "mortal",
+        "physical healing roll",
+        "TN +4",
+        death_dates(sr2_web, death_at)[1],
+    ):
+        assert secret in gm_html, f"the GM should see {secret!r}: the check below would prove nothing"
+
+    home_page = sr2_web.player.get("/").content.decode()
+    for secret in (GM_NOTE, *death_dates(sr2_web, death_at), "ribs"):
+        assert secret not in home_page, secret
+    player_html = every_page(sr2_web.player, sr2_web)
+    assert "Sharp pain on every breath" in player_html
+    for secret in secrets:
+        assert secret not in player_html, secret
+    assert not re.search(r"\bIB\b", player_html), "the reason of the undiagnosed hit"
+
+
+def test_a_player_of_a_dying_cyberpunk_character_sees_dying_but_not_when_or_the_notes(
+    cp2020_web: Web,
+) -> None:
+    table = cp2020_web.table
+    damage = table.act(
+        {"type": "damage", "damage": 30, "rolls": {"location": [2], "stun_save": [9], "death_save": [9]}}
+    )
+    assert damage.status_code == 201, damage.content
+    assert table.act({"type": "note", "text": GM_NOTE}).status_code == 201
+    death_at = table.gm.get(table.character_url()).json()["death_at"]
+    gm_html = every_page(cp2020_web.gm, cp2020_web)
+    assert GM_NOTE in gm_html and death_dates(cp2020_web, death_at)[1] in gm_html
+    player_html = every_page(cp2020_web.player, cp2020_web)
+    assert "dying" in player_html
+    for secret in (GM_NOTE, "30s left", *death_dates(cp2020_web, death_at)):
+        assert secret not in player_html, secret
+
+
+def test_a_dark_future_player_never_sees_the_gm_notes(df_web: Web) -> None:
+    table = df_web.table
+    assert table.act({"type": "note", "text": GM_NOTE}).status_code == 201
+    assert GM_NOTE in every_page(df_web.gm, df_web)
+    assert GM_NOTE not in every_page(df_web.player, df_web)
+
+
+def test_a_player_may_neither_act_nor_travel_in_time(sr2_web: Web) -> None:
+    character = sr2_web.character_id
+    assert sr2_web.player.get(f"/characters/{character}/?version=0").status_code == 403
+    for action in ("wound", "note", "undo"):
+        assert sr2_web.player.post(f"/characters/{character}/act/{action}/", {}).status_code == 403
+    assert (
+        sr2_web.player.post(
+            f"/campaigns/{sr2_web.campaign_id}/clock/", {"unit": "hours", "amount": "1"}
+        ).status_code
+        == 403
+    )
+    assert (
+        sr2_web.player.post(
+            f"/campaigns/{sr2_web.campaign_id}/members/", {"username": "stranger"}
+        ).status_code
+        == 403
+    )
+
+
+def test_outsiders_get_404_and_anonymous_visitors_are_sent_to_log_in(sr2_web: Web) -> None:
+    for client in (sr2_web.stranger, sr2_web.other_player):
+        assert client.get(f"/campaigns/{sr2_web.campaign_id}/").status_code == 404
+        assert client.get(f"/characters/{sr2_web.character_id}/").status_code == 404
+        assert (
+            client.post(f"/characters/{sr2_web.character_id}/act/note/", {"p_text": "x"}).status_code == 404
+        )
+    response = sr2_web.anonymous.get(f"/characters/{sr2_web.character_id}/")
+    assert response.status_code == 302 and response["Location"].startswith("/login/")
