@@ -1,0 +1,180 @@
+"""The pages as a GM and a player use them, with and without htmx."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from tests.web.conftest import Web
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+LIVE = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "live", "HTTP_HX_TRIGGER": "live"}
+WOUND = {
+    "p_severity": "S",
+    "p_open_wound": "on",
+    "r_body_check": "1 1 1 1 1",
+    "r_location_0": "3",
+    "r_location_1": "4",
+    "r_critical_0": "2",
+    "r_death_time": "3",
+}
+
+
+def test_a_wrong_die_shows_the_same_message_as_the_api_next_to_the_roll(sr2_web: Web) -> None:
+    api = sr2_web.table.act({"type": "wound", "severity": "S", "rolls": {"location": [7, 3]}})
+    message = api.json()["rolls.location"][0]
+    page = sr2_web.gm.post(
+        f"/characters/{sr2_web.character_id}/act/wound/",
+        {"p_severity": "S", "r_location_0": "7", "r_location_1": "3"},
+        **HTMX,
+    )
+    html = page.content.decode()
+    assert page.status_code == 200 and "<html" not in html  # the form alone, for htmx to swap
+    assert 'id="err-wound-location"' in html and message in html
+
+
+def test_a_missing_parameter_shows_the_api_message_on_its_field_without_javascript(sr2_web: Web) -> None:
+    api = sr2_web.table.act({"type": "wound"})
+    message = api.json()["severity"][0]
+    page = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/wound/", {})
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert "<html" in html and f'id="err-wound-p_severity" role="alert">{message}' in html
+
+
+def test_a_half_filled_roll_is_refused_rather_than_completed_by_the_server(sr2_web: Web) -> None:
+    page = sr2_web.gm.post(
+        f"/characters/{sr2_web.character_id}/act/wound/", {"p_severity": "S", "r_location_0": "3"}, **HTMX
+    )
+    assert "fill all 2 dice or leave them all empty" in page.content.decode()
+    assert sr2_web.table.gm.get(sr2_web.table.character_url()).json()["version"] == 0
+
+
+def test_a_wound_with_entered_dice_is_recorded_and_redirects_without_javascript(sr2_web: Web) -> None:
+    page = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/wound/", WOUND)
+    assert page.status_code == 302
+    character = sr2_web.table.gm.get(sr2_web.table.character_url()).json()
+    hit = character["sheet"]["critical_hits"][0]
+    assert (hit["location"], hit["part"], hit["lethality"]) == ("chest", "ribs", "mortal")
+    html = sr2_web.gm.get(page["Location"]).content.decode()
+    assert "Recorded: Wound taken, Critical hit taken." in html and "30m left" in html
+
+
+def test_the_same_form_posted_twice_records_once(sr2_web: Web) -> None:
+    url = f"/characters/{sr2_web.character_id}/act/wound/"
+    first = sr2_web.gm.post(url, {**WOUND, "key": "form-1"}, **HTMX)
+    second = sr2_web.gm.post(url, {**WOUND, "key": "form-1"}, **HTMX)
+    assert "Recorded:" in first.content.decode() and "Already recorded:" in second.content.decode()
+    assert sr2_web.table.gm.get(sr2_web.table.character_url()).json()["version"] == 2
+
+
+def test_undo_marks_the_entries_taken_back_and_time_travel_shows_the_past(sr2_web: Web) -> None:
+    url = f"/characters/{sr2_web.character_id}/"
+    sr2_web.gm.post(f"{url}act/wound/", WOUND)
+    response = sr2_web.gm.post(f"{url}act/undo/", {}, **HTMX)
+    assert response["HX-Trigger"] == "refresh"
+    html = sr2_web.gm.get(url).content.decode()
+    assert html.count('class="event voided') == 2 and "No symptoms." in html
+    past = sr2_web.gm.get(f"{url}?version=2").content.decode()
+    assert "as it was after event 2 of 3" in past and "Sharp pain on every breath" in past
+    assert sr2_web.gm.get(f"{url}?version=9").status_code == 404
+
+
+def test_the_live_region_answers_304_until_something_changes(sr2_web: Web) -> None:
+    url = f"/characters/{sr2_web.character_id}/"
+    first = sr2_web.player.get(url, **LIVE)
+    etag = first["ETag"]
+    assert first.status_code == 200 and 'id="live"' in first.content.decode()
+    assert sr2_web.player.get(url, HTTP_IF_NONE_MATCH=etag, **LIVE).status_code == 304
+    sr2_web.table.act({"type": "wound", "severity": "L", "damage": "stun"})
+    changed = sr2_web.player.get(url, HTTP_IF_NONE_MATCH=etag, **LIVE)
+    assert changed.status_code == 200 and changed["ETag"] != etag
+    board = f"/campaigns/{sr2_web.campaign_id}/"
+    board_etag = sr2_web.gm.get(board, **LIVE)["ETag"]
+    assert sr2_web.gm.get(board, HTTP_IF_NONE_MATCH=board_etag, **LIVE).status_code == 304
+    sr2_web.table.advance(minutes=1)
+    assert sr2_web.gm.get(board, HTTP_IF_NONE_MATCH=board_etag, **LIVE).status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)  # the clock runs on commit (eager Celery without a broker)
+def test_the_clock_buttons_advance_and_a_bad_custom_advance_shows_the_api_message(sr2_web: Web) -> None:
+    clock = f"/campaigns/{sr2_web.campaign_id}/clock/"
+    done = sr2_web.gm.post(clock, {"unit": "turns", "amount": "1"}, **HTMX)
+    assert "Advanced 30s to 2053-01-01 00:00:30." in done.content.decode()
+    api = sr2_web.table.gm.post(f"/api/campaigns/{sr2_web.campaign_id}/clock/", {"advance": {"hours": 0}})
+    message = api.json()["advance.hours"][0]
+    bad = sr2_web.gm.post(clock, {"unit": "hours", "amount": "0"}, **HTMX)
+    assert message in bad.content.decode()
+
+
+def test_the_board_shows_dying_with_the_time_left_and_what_the_clock_will_do(sr2_web: Web) -> None:
+    sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/wound/", WOUND)
+    html = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    assert "dying: 30m left (dies 2053-01-01 00:30:00)" in html
+    assert "<strong>Ash</strong>: death at 2053-01-01 00:30:00" in html
+
+
+def test_a_gm_adds_a_player_and_a_character_from_the_board(sr2_web: Web, django_user_model: Any) -> None:
+    django_user_model.objects.create_user(username="newcomer", password="correct horse battery")
+    board = f"/campaigns/{sr2_web.campaign_id}/"
+    missing = sr2_web.gm.post(f"{board}members/", {"username": "nobody", "role": "player"}, **HTMX)
+    assert "there is no user named &#x27;nobody&#x27;" in missing.content.decode()
+    added = sr2_web.gm.post(f"{board}members/", {"username": "newcomer", "role": "player"}, **HTMX)
+    assert "newcomer joined as player." in added.content.decode()
+    created = sr2_web.gm.post(f"{board}characters/", {"name": "Bex", "player": "newcomer", "a_body": "4"})
+    assert created.status_code == 302
+    bad = sr2_web.gm.post(f"{board}characters/", {"name": "Cy", "a_body": "0"}, **HTMX).content.decode()
+    api = sr2_web.table.gm.post(
+        f"/api/campaigns/{sr2_web.campaign_id}/characters/", {"name": "Cy", "attributes": {"body": 0}}
+    )
+    assert api.json()["attributes.body"][0] in bad
+
+
+def test_each_ruleset_draws_its_monitor(sr2_web: Web) -> None:
+    html = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert html.count('class="mark">L<') == 2 and html.count('class="mark">D<') == 2  # physical and stun
+
+
+def test_the_cyberpunk_track_has_ten_groups_of_four(cp2020_web: Web) -> None:
+    cp2020_web.table.act({"type": "damage", "damage": 10, "rolls": {"location": [2], "stun_save": [1]}})
+    html = cp2020_web.player.get(f"/characters/{cp2020_web.character_id}/").content.decode()
+    assert html.count('class="group"') == 10 and "Mortal 6" in html
+    assert html.count('class="box real"') == 8  # 10 - BTM 2, on the torso
+
+
+def test_dark_future_con_boxes_cross_out_what_was_lost(df_web: Web) -> None:
+    df_web.table.act({"type": "damage", "weapon_damage": 1, "rolls": {"damage": [6], "stun": [1]}})
+    html = df_web.player.get(f"/characters/{df_web.character_id}/").content.decode()
+    assert html.count('class="box lost"') == 2 and html.count('class="box kept"') == 6
+
+
+@pytest.mark.django_db
+def test_sign_up_logs_in_and_closed_sign_up_is_refused(settings: Any) -> None:
+    client = Client()
+    weak = client.post("/signup/", {"username": "zed", "password": "123", "password2": "123"})
+    assert weak.status_code == 400 and "This password is too short" in weak.content.decode()
+    ok = client.post(
+        "/signup/", {"username": "zed", "password": "a long pass phrase", "password2": "a long pass phrase"}
+    )
+    assert ok.status_code == 302 and client.get("/").status_code == 200
+    settings.ALLOW_SIGNUP = False
+    assert Client().get("/signup/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_log_in_is_throttled_after_five_failures_per_user_name_and_address(django_user_model: Any) -> None:
+    cache.clear()
+    django_user_model.objects.create_user(username="yara", password="correct horse battery")
+    client = Client()
+    for _ in range(5):
+        assert client.post("/login/", {"username": "yara", "password": "wrong"}).status_code == 200
+    refused = client.post("/login/", {"username": "yara", "password": "correct horse battery"})
+    assert "too many failed log-ins" in refused.content.decode()
+    cache.clear()
+    assert (
+        client.post("/login/", {"username": "yara", "password": "correct horse battery"}).status_code == 302
+    )
+    assert client.post("/logout/").status_code == 302
