@@ -254,7 +254,9 @@ def _parse_action(rules: Ruleset, body: Any) -> tuple[dict[str, Any], Mapping[st
         raise ServiceError(
             "type", f"unknown action {kind!r}; expected one of: {', '.join(rules.all_actions)}"
         )
-    rolls = body.get("rolls") or {}
+    rolls = body.get("rolls")
+    if rolls is None:
+        rolls = {}
     if not isinstance(rolls, Mapping):
         raise ServiceError("rolls", f"expected an object of named lists of dice, got {type(rolls).__name__}")
     expected = body.get("expected_version")

@@ -1,0 +1,458 @@
+"""The HTTP API contract: sign-up, tokens, campaigns, members, characters, actions, history, feed, time travel."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from campaign.models import Campaign, Character, Event, Membership
+from tests.conftest import Table
+
+pytestmark = pytest.mark.django_db
+
+
+def _event_count() -> int:
+    return Event.objects.count()
+
+
+# --- sign-up and tokens ------------------------------------------------------------------------------------------
+
+
+def test_a_newcomer_signs_up_and_gets_a_token(client: Any) -> None:
+    response = client.post(
+        "/api/users/", {"username": "mira", "password": "a long passphrase"}, content_type="application/json"
+    )
+    assert response.status_code == 201
+    assert response.json()["username"] == "mira"
+    token = client.post(
+        "/api/auth/token/",
+        {"username": "mira", "password": "a long passphrase"},
+        content_type="application/json",
+    )
+    assert token.status_code == 200
+    assert len(token.json()["token"]) == 40
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"password": "a long passphrase"}, "username"),
+        ({"username": "mira"}, "password"),
+        ({"username": "mira", "password": "123"}, "password"),
+        ({"username": "bad name!", "password": "a long passphrase"}, "username"),
+        ({"username": 5, "password": "a long passphrase"}, "username"),
+    ],
+)
+def test_a_bad_sign_up_names_the_field(client: Any, body: dict[str, Any], field: str) -> None:
+    response = client.post("/api/users/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert list(response.json()) == [field]
+
+
+def test_a_taken_user_name_is_refused(client: Any, django_user_model: Any) -> None:
+    django_user_model.objects.create_user(username="mira", password="x")
+    response = client.post(
+        "/api/users/", {"username": "mira", "password": "a long passphrase"}, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert response.json() == {"username": ["A user with that username already exists."]}
+
+
+@override_settings(ALLOW_SIGNUP=False)
+def test_sign_up_can_be_closed(client: Any) -> None:
+    response = client.post(
+        "/api/users/", {"username": "mira", "password": "a long passphrase"}, content_type="application/json"
+    )
+    assert response.status_code == 403
+
+
+def test_a_wrong_password_gets_no_token(client: Any, django_user_model: Any) -> None:
+    django_user_model.objects.create_user(username="mira", password="right one here")
+    response = client.post(
+        "/api/auth/token/", {"username": "mira", "password": "wrong"}, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert response.json() == {"password": ["user name and password do not match"]}
+
+
+# --- campaigns -----------------------------------------------------------------------------------------------------
+
+
+def test_a_campaign_gets_its_options_with_defaults_filled(sr2: Table) -> None:
+    campaign = sr2.gm.get(f"/api/campaigns/{sr2.campaign['id']}/").json()
+    assert campaign["ruleset"] == "shadowrun2"
+    assert campaign["role"] == "gm"
+    assert campaign["game_time"] == 0
+    assert campaign["game_date"] == "2053-01-01T00:00:00"
+    assert campaign["options"]["body_check_tn"] == "standard"
+    assert campaign["options"]["time_scale"] == 0
+    assert campaign["options"]["start"] == "2053-01-01T00:00:00"
+
+
+def test_an_unknown_ruleset_is_refused_with_the_valid_ones(sr2: Table) -> None:
+    before = Campaign.objects.count()
+    response = sr2.gm.post("/api/campaigns/", {"name": "X", "ruleset": "dnd5e"})
+    assert response.status_code == 400
+    assert response.json() == {
+        "ruleset": ["unknown ruleset 'dnd5e'; expected one of: cyberpunk2020, darkfuture, shadowrun2"]
+    }
+    assert Campaign.objects.count() == before
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"ruleset": "shadowrun2"}, "name"),
+        ({"name": "", "ruleset": "shadowrun2"}, "name"),
+        ({"name": "X"}, "ruleset"),
+        ({"name": "X", "ruleset": "shadowrun2", "options": []}, "options"),
+        (
+            {"name": "X", "ruleset": "shadowrun2", "options": {"body_check_tn": "harsh"}},
+            "options.body_check_tn",
+        ),
+        ({"name": "X", "ruleset": "shadowrun2", "options": {"nonsense": 1}}, "options.nonsense"),
+        ({"name": "X", "ruleset": "shadowrun2", "options": {"start": "yesterday"}}, "options.start"),
+        ({"name": "X", "ruleset": "shadowrun2", "options": {"time_scale": -1}}, "options.time_scale"),
+        (
+            {"name": "X", "ruleset": "cyberpunk2020", "options": {"hit_location_model": "d12"}},
+            "options.hit_location_model",
+        ),
+        (
+            {"name": "X", "ruleset": "darkfuture", "options": {"ko_pass_means_stun": "yes"}},
+            "options.ko_pass_means_stun",
+        ),
+    ],
+)
+def test_bad_campaign_input_names_the_field_and_writes_nothing(
+    sr2: Table, body: dict[str, Any], field: str
+) -> None:
+    before = (Campaign.objects.count(), _event_count())
+    response = sr2.gm.post("/api/campaigns/", body)
+    assert response.status_code == 400, response.content
+    assert list(response.json()) == [field]
+    assert (Campaign.objects.count(), _event_count()) == before
+
+
+def test_a_campaign_start_date_sets_the_game_date(sr2: Table) -> None:
+    response = sr2.gm.post(
+        "/api/campaigns/",
+        {"name": "X", "ruleset": "cyberpunk2020", "options": {"start": "2020-06-01T18:30:00"}},
+    )
+    assert response.json()["game_date"] == "2020-06-01T18:30:00"
+
+
+def test_the_campaign_list_shows_only_ones_own_campaigns(sr2: Table) -> None:
+    assert [c["name"] for c in sr2.gm.get("/api/campaigns/").json()] == ["Seattle 2053", "Elsewhere"]
+    assert [c["name"] for c in sr2.player.get("/api/campaigns/").json()] == ["Seattle 2053"]
+    assert [c["role"] for c in sr2.player.get("/api/campaigns/").json()] == ["player"]
+    assert sr2.stranger.get("/api/campaigns/").json() == []
+
+
+# --- members and characters ----------------------------------------------------------------------------------------
+
+
+def test_a_campaign_can_have_several_gms(sr2: Table) -> None:
+    response = sr2.gm2.post(
+        f"/api/campaigns/{sr2.campaign['id']}/characters/", {"name": "Brick", "attributes": {"body": 6}}
+    )
+    assert response.status_code == 201
+    assert (
+        sr2.gm2.post(
+            f"/api/characters/{response.json()['id']}/actions/", {"type": "note", "text": "hi"}
+        ).status_code
+        == 201
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"username": "nobody", "role": "player"}, "username"),
+        ({"username": "stranger", "role": "admin"}, "role"),
+        ({"role": "player"}, "username"),
+    ],
+)
+def test_bad_member_input_names_the_field(sr2: Table, body: dict[str, Any], field: str) -> None:
+    before = Membership.objects.count()
+    response = sr2.gm.post(f"/api/campaigns/{sr2.campaign['id']}/members/", body)
+    assert response.status_code == 400
+    assert list(response.json()) == [field]
+    assert Membership.objects.count() == before
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"attributes": {"body": 5}}, "name"),
+        ({"name": "Z", "attributes": {"body": 0}}, "attributes.body"),
+        ({"name": "Z", "attributes": {}}, "attributes.body"),
+        ({"name": "Z", "attributes": {"body": "tough"}}, "attributes.body"),
+        ({"name": "Z", "attributes": {"body": 5, "charisma": 3}}, "attributes.charisma"),
+        ({"name": "Z", "attributes": [5]}, "attributes"),
+        ({"name": "Z", "player": "nobody", "attributes": {"body": 5}}, "player"),
+        ({"name": "Z", "player": 7, "attributes": {"body": 5}}, "player"),
+    ],
+)
+def test_bad_character_input_names_the_field_and_writes_nothing(
+    sr2: Table, body: dict[str, Any], field: str
+) -> None:
+    before = (Character.objects.count(), _event_count())
+    response = sr2.gm.post(f"/api/campaigns/{sr2.campaign['id']}/characters/", body)
+    assert response.status_code == 400, response.content
+    assert list(response.json()) == [field]
+    assert (Character.objects.count(), _event_count()) == before
+
+
+def test_a_character_json_has_the_contract_fields(sr2: Table) -> None:
+    character = sr2.gm.get(sr2.character_url()).json()
+    for key in (
+        "id",
+        "name",
+        "player",
+        "ruleset",
+        "version",
+        "alive",
+        "conscious",
+        "dying",
+        "death_at",
+        "attributes",
+        "sheet",
+        "timers",
+    ):
+        assert key in character
+    assert character["player"] == "player"
+    assert character["attributes"] == {"body": 5, "willpower": 5}
+
+
+# --- actions -------------------------------------------------------------------------------------------------------
+
+
+def test_an_unknown_action_type_lists_the_valid_ones(sr2: Table) -> None:
+    before = _event_count()
+    response = sr2.act({"type": "resurrect"})
+    assert response.status_code == 400
+    assert response.json() == {
+        "type": [
+            "unknown action 'resurrect'; expected one of: wound, diagnose, treat, heal_magic, first_aid, replace, "
+            "set_care, note, undo"
+        ]
+    }
+    assert _event_count() == before
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "type"),
+        ({"type": "wound"}, "severity"),
+        ({"type": "wound", "severity": "X"}, "severity"),
+        ({"type": "wound", "severity": "S", "rolls": []}, "rolls"),
+        ({"type": "wound", "severity": "S", "rolls": {"body_check": [7, 1, 1, 1, 1]}}, "rolls.body_check"),
+        ({"type": "wound", "severity": "S", "rolls": {"body_check": [1, 1]}}, "rolls.body_check"),
+        ({"type": "wound", "severity": "S", "rolls": {"body_check": "six"}}, "rolls.body_check"),
+        ({"type": "note"}, "text"),
+        ({"type": "note", "text": "x", "expected_version": "one"}, "expected_version"),
+        ({"type": "undo"}, "type"),
+    ],
+)
+def test_bad_action_input_names_the_field_and_writes_nothing(
+    sr2: Table, body: dict[str, Any], field: str
+) -> None:
+    before = _event_count()
+    response = sr2.act(body)
+    assert response.status_code == 400, response.content
+    assert list(response.json()) == [field]
+    assert _event_count() == before
+
+
+def test_a_wrong_dice_count_message_names_the_roll(sr2: Table) -> None:
+    response = sr2.act(
+        {"type": "wound", "severity": "S", "rolls": {"body_check": [1, 1, 1, 1, 1], "location": [7, 3]}}
+    )
+    assert response.json() == {"rolls.location": ["rolls.location: expected 2 dice of 1-6, got [7, 3]"]}
+
+
+def test_an_action_on_a_stale_version_is_a_conflict(sr2: Table) -> None:
+    before = _event_count()
+    assert sr2.act({"type": "note", "text": "a", "expected_version": 0}).status_code == 201
+    response = sr2.act({"type": "note", "text": "b", "expected_version": 0})
+    assert response.status_code == 409
+    assert "version 1, not 0" in response.json()["expected_version"][0]
+    assert _event_count() == before + 1
+
+
+def test_undo_takes_back_the_latest_action_and_keeps_it_marked_voided(sr2: Table) -> None:
+    sr2.act({"type": "wound", "severity": "M", "rolls": {"body_check": [6, 6, 6, 6, 6]}})
+    sr2.act({"type": "wound", "severity": "S", "rolls": {"body_check": [6, 6, 6, 6, 6]}})
+    assert sr2.gm.get(sr2.character_url()).json()["sheet"]["physical"]["boxes"] == 9
+    response = sr2.act({"type": "undo"})
+    assert response.status_code == 201
+    assert response.json()["character"]["sheet"]["physical"] == {"boxes": 3, "level": "M"}
+    history = sr2.gm.get(f"{sr2.character_url()}events/").json()
+    assert [(e["type"], e["voided"]) for e in history] == [
+        ("WoundTaken", False),
+        ("WoundTaken", True),
+        ("ActionUndone", False),
+    ]
+    sr2.act({"type": "undo"})
+    assert sr2.gm.get(sr2.character_url()).json()["sheet"]["physical"] == {"boxes": 0, "level": None}
+    assert sr2.act({"type": "undo"}).json() == {"type": ["there is nothing to undo on this character"]}
+
+
+def test_time_travel_shows_the_character_after_any_event(sr2: Table) -> None:
+    sr2.act({"type": "wound", "severity": "M", "rolls": {"body_check": [6, 6, 6, 6, 6]}})
+    sr2.act({"type": "wound", "severity": "S", "rolls": {"body_check": [6, 6, 6, 6, 6]}})
+    past = sr2.gm.get(f"{sr2.character_url()}?version=1").json()
+    assert past["version"] == 1
+    assert past["sheet"]["physical"] == {"boxes": 3, "level": "M"}
+    assert sr2.gm.get(f"{sr2.character_url()}?version=0").json()["sheet"]["physical"]["boxes"] == 0
+    assert sr2.gm.get(f"{sr2.character_url()}?version=9").status_code == 400
+    assert list(sr2.gm.get(f"{sr2.character_url()}?version=x").json()) == ["version"]
+
+
+def test_the_character_answers_304_when_nothing_changed(sr2: Table) -> None:
+    first = sr2.gm.get(sr2.character_url())
+    again = sr2.gm.get(sr2.character_url(), HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+    sr2.act({"type": "note", "text": "x"})
+    assert sr2.gm.get(sr2.character_url(), HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 200
+
+
+# --- feed, export, import --------------------------------------------------------------------------------------------
+
+
+def test_the_campaign_feed_pages_by_position(sr2: Table) -> None:
+    sr2.act({"type": "note", "text": "one"})
+    sr2.act({"type": "note", "text": "two"})
+    feed = sr2.gm.get(f"/api/campaigns/{sr2.campaign['id']}/events/").json()
+    types = [e["type"] for e in feed["events"]]
+    assert types == ["CampaignCreated", "CharacterCreated", "NoteAdded", "NoteAdded"]
+    positions = [e["position"] for e in feed["events"]]
+    assert positions == sorted(positions)
+    later = sr2.gm.get(f"/api/campaigns/{sr2.campaign['id']}/events/?after={positions[2]}").json()
+    assert [e["data"] for e in later["events"]] == [{"text": "two"}]
+    assert later["last_position"] == positions[3]
+
+
+def test_export_and_import_through_the_api(sr2: Table) -> None:
+    sr2.act(
+        {
+            "type": "wound",
+            "severity": "S",
+            "rolls": {"body_check": [1, 6, 6, 1, 1], "location": [4, 4], "critical": [1]},
+        }
+    )
+    export = sr2.gm.get(f"/api/campaigns/{sr2.campaign['id']}/export/")
+    assert export.status_code == 200
+    body = b"".join(export.streaming_content)
+    assert [json.loads(line)["type"] for line in body.splitlines()] == [
+        "CampaignCreated",
+        "CharacterCreated",
+        "WoundTaken",
+        "CriticalHitTaken",
+    ]
+    upload = io.BytesIO(body)
+    upload.name = "campaign.jsonl"
+    response = sr2.gm.client.post("/api/campaigns/import/", {"file": upload}, format="multipart")
+    assert response.status_code == 201, response.content
+    new_id = response.json()["id"]
+    original = sr2.gm.get(sr2.character_url()).json()
+    copy = sr2.gm.get(f"/api/campaigns/{new_id}/characters/").json()[0]
+    assert copy["sheet"] == original["sheet"]
+    assert copy["version"] == original["version"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"not json\n",
+        b'{"stream": "campaign", "version": 1, "type": "NoteAdded", "data": {}, "game_time": 0}\n',
+        b'{"stream": "campaign", "version": 2, "type": "CampaignCreated", "data": {}, "game_time": 0}\n',
+        b'{"stream": "campaign", "version": 1, "type": "CampaignCreated", "data": {"name": "x", "ruleset": "gurps"},'
+        b' "game_time": 0}\n',
+        b"",
+    ],
+)
+def test_a_bad_import_is_refused_and_writes_nothing(sr2: Table, content: bytes) -> None:
+    before = (Campaign.objects.count(), _event_count())
+    upload = io.BytesIO(content)
+    upload.name = "bad.jsonl"
+    response = sr2.gm.client.post("/api/campaigns/import/", {"file": upload}, format="multipart")
+    assert response.status_code == 400
+    assert list(response.json()) == ["file"]
+    assert (Campaign.objects.count(), _event_count()) == before
+
+
+def test_an_import_without_a_file_names_the_field(sr2: Table) -> None:
+    response = sr2.gm.client.post("/api/campaigns/import/", {}, format="multipart")
+    assert response.json() == {"file": ["expected a JSON Lines file in the multipart field `file`"]}
+
+
+# --- hostile bodies ----------------------------------------------------------------------------------------------------
+
+
+def test_a_body_that_is_not_json_is_a_400(sr2: Table) -> None:
+    response = sr2.gm.client.post(
+        f"/api/characters/{sr2.character['id']}/actions/", "{nope", content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert list(response.json()) == ["body"]
+
+
+def test_deeply_nested_json_is_a_400(sr2: Table) -> None:
+    nested = "[" * 500 + "]" * 500
+    response = sr2.gm.client.post(
+        f"/api/characters/{sr2.character['id']}/actions/",
+        f'{{"type": "note", "x": {nested}}}',
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert list(response.json()) == ["body"]
+
+
+def test_an_oversized_body_is_a_400(sr2: Table) -> None:
+    text = "x" * 3_000_000
+    response = sr2.act({"type": "note", "text": text})
+    assert response.status_code == 400
+    assert list(response.json()) == ["body"]
+
+
+def test_a_json_array_body_is_a_400(sr2: Table) -> None:
+    response = sr2.act([1, 2])  # type: ignore[arg-type]
+    assert response.status_code == 400
+    assert list(response.json()) == ["body"]
+
+
+def test_unicode_names_are_kept(sr2: Table) -> None:
+    response = sr2.gm.post(
+        f"/api/campaigns/{sr2.campaign['id']}/characters/",
+        {"name": "Łukasz 🐉 Ōtsuka", "attributes": {"body": 3}},
+    )
+    assert response.status_code == 201
+    assert response.json()["name"] == "Łukasz 🐉 Ōtsuka"
+
+
+@pytest.mark.parametrize("value", [-1, 10**30, 1.5, True, None, "3"])
+def test_wrong_numbers_for_an_attribute_are_a_400(sr2: Table, value: Any) -> None:
+    response = sr2.gm.post(
+        f"/api/campaigns/{sr2.campaign['id']}/characters/", {"name": "Z", "attributes": {"body": value}}
+    )
+    assert response.status_code == 400
+    assert list(response.json()) == ["attributes.body"]
+
+
+def test_the_openapi_schema_is_served(client: Any) -> None:
+    response = client.get("/api/schema/")
+    assert response.status_code == 200
+    assert b"/api/characters/{character_id}/actions/" in response.content
+
+
+def test_the_rulesets_endpoint_lists_actions_and_option_defaults(client: Any) -> None:
+    data = {r["slug"]: r for r in client.get("/api/rulesets/").json()}
+    assert sorted(data) == ["cyberpunk2020", "darkfuture", "shadowrun2"]
+    assert data["darkfuture"]["actions"] == ["damage", "recover", "note", "undo"]
+    assert data["cyberpunk2020"]["options"]["hit_location_model"] == "standard"
