@@ -1,6 +1,7 @@
 """Settings, all from the environment (see README "Configuration")."""
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -87,7 +88,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 30,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
+    # A file, not memory: threads and worker processes in the tests must share it. One per test process, so
+    # that parallel runs never share a database.
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.environ.get("TEST_SQLITE_NAME")
+        or str(Path(tempfile.gettempdir()) / f"wl-test-{os.getpid()}.sqlite3")
+    }
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = 60
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
