@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from tests.conftest import REQUIRE_SERVICES
-from tests.web.conftest import django_db_modify_db_settings  # noqa: F401  (the web tests' own database)
 
 # Playwright's sync API runs an event loop in the test thread; Django must not mistake it for async code.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"

@@ -11,14 +11,6 @@ from django.test import Client
 from tests.conftest import Table, make_table
 
 
-@pytest.fixture(scope="session")
-def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
-    """A test database of their own for the web tests, so that they can run beside the rest of the suite."""
-    from pytest_django.fixtures import _set_suffix_to_test_databases
-
-    _set_suffix_to_test_databases(suffix="web")
-
-
 @dataclass
 class Web:
     table: Table
