@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
@@ -394,7 +395,6 @@ ADVANCE_UNITS = {
     "turns": 30,
 }
 JUMP_SECONDS = 30  # an advance longer than a turn "jumps": combat-round checks fire once, not every round
-FIRINGS_PER_TRANSACTION = 200
 
 
 def parse_advance(advance: Any) -> int:
@@ -431,9 +431,13 @@ def clock_advance_request(*, campaign: Campaign, seconds: int, actor: str) -> Jo
                 reached=campaign.game_time,
                 actor=actor,
             )
-            transaction.on_commit(lambda: tasks.enqueue_advance(job.pk))
+            if not settings.CELERY_TASK_ALWAYS_EAGER:
+                transaction.on_commit(lambda: tasks.enqueue_advance(job.pk))
     except IntegrityError:
         raise Conflict("clock", "another advance of this campaign was started at the same moment") from None
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        # In-process: run it now, after the job row is written (the 202 then reports a finished job).
+        tasks.enqueue_advance(job.pk)
     job.refresh_from_db()
     return job
 
@@ -478,7 +482,7 @@ def clock_run(job_id: Any) -> Job:
             fired = appended = 0
             finished = False
             cache: dict[int, Character] = {}
-            while fired < FIRINGS_PER_TRANSACTION:
+            while fired < settings.CLOCK_FIRINGS_PER_TRANSACTION:
                 timer = _next_timer(campaign, job, skip)
                 if timer is None:
                     finished = True

@@ -165,6 +165,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "max_retries": 1}
+# Timer firings per clock transaction: larger batches advance faster, smaller ones report progress more often.
+CLOCK_FIRINGS_PER_TRANSACTION = int(os.environ.get("CLOCK_FIRINGS_PER_TRANSACTION", "200"))
 CELERY_BEAT_SCHEDULE = {
     "run-campaign-clocks": {"task": "campaign.tasks.tick_running_clocks", "schedule": 5.0},
     "resume-stalled-jobs": {"task": "campaign.tasks.resume_stalled_jobs", "schedule": 30.0},
