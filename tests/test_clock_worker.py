@@ -1,0 +1,358 @@
+"""The clock through a real Redis broker and a real Celery worker process started by the test.
+
+Needs Redis on 127.0.0.1:6379 (skipped without it on a laptop; fails in CI where REQUIRE_SERVICES=1). The worker
+shares the test database (a file for SQLite, the test database for PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+
+from campaign import services
+from campaign.models import Campaign, Character, Event, Job
+from tests.conftest import Table, make_table
+
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[1]
+WEEK = 7 * 86_400
+YEAR = 365 * 86_400
+MORTAL_CHEST_HIT = {
+    "type": "wound",
+    "severity": "S",
+    "rolls": {"body_check": [1, 2, 3, 4, 5], "location": [3, 4], "critical": [1], "death_time": [3]},
+}
+
+
+def _database_url() -> str:
+    settings = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{settings['NAME']}"
+    user = settings.get("USER") or "postgres"
+    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
+    return f"postgres://{user}{password}@{settings.get('HOST') or '127.0.0.1'}:{settings.get('PORT') or 5432}/{settings['NAME']}"
+
+
+class Worker:
+    """`celery -A campaign worker` in a subprocess, started and killed by the test."""
+
+    def __init__(self, broker: str, firings_per_transaction: int = 200) -> None:
+        self.broker = broker
+        self.firings = firings_per_transaction
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = Path(os.environ.get("TMPDIR", "/tmp")) / f"wl-worker-{os.getpid()}.log"
+
+    def start(self) -> None:
+        env = {
+            **os.environ,
+            "DATABASE_URL": _database_url(),
+            "CELERY_BROKER_URL": self.broker,
+            "CLOCK_FIRINGS_PER_TRANSACTION": str(self.firings),
+            "DJANGO_SETTINGS_MODULE": "campaign.settings",
+            "DEBUG": "1",
+        }
+        command = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "campaign",
+            "worker",
+            "--pool=solo",
+            "--loglevel=warning",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+SHARED_BROKER = "redis://127.0.0.1:6379/15"
+KILL_BROKER = "redis://127.0.0.1:6379/13"  # the kill test's own queue: no other worker may take its job
+
+
+def _use_broker(url: str | None, eager: bool) -> None:
+    from campaign.celery import app
+
+    app.conf.broker_url, app.conf.task_always_eager = url, eager
+    # The producer pool keeps connections to the broker it first met: start a fresh one.
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+@contextmanager
+def broker_for_this_process(url: str) -> Iterator[str]:
+    from campaign.celery import app
+
+    saved = (app.conf.broker_url, app.conf.task_always_eager)
+    _use_broker(url, False)
+    try:
+        with override_settings(CELERY_TASK_ALWAYS_EAGER=False, CELERY_BROKER_URL=url):
+            yield url
+    finally:
+        _use_broker(*saved)
+
+
+@pytest.fixture
+def broker(redis_service: str) -> Iterator[str]:
+    with broker_for_this_process(SHARED_BROKER) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def shared_worker(django_db_setup: None, django_db_blocker: Any) -> Iterator[Worker]:
+    """One worker for the scenario tests of this module (starting one takes seconds)."""
+    import redis
+
+    from tests.conftest import need_service
+
+    need_service("Redis", "127.0.0.1", 6379)
+    redis.Redis.from_url(SHARED_BROKER).flushdb()
+    running = Worker(SHARED_BROKER)
+    with django_db_blocker.unblock():
+        running.start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def worker(shared_worker: Worker, broker: str) -> Worker:
+    return shared_worker
+
+
+def wait_for(job_id: Any, timeout: float = 60) -> Job:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = Job.objects.get(pk=job_id)
+        if job.status in (Job.DONE, Job.FAILED):
+            return job
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} did not finish in {timeout} s: {Job.objects.get(pk=job_id).status}")
+
+
+def advance(table: Table, **amount: int) -> Job:
+    response = table.advance(**amount)
+    assert response.status_code == 202, response.content
+    job = wait_for(response.json()["job"])
+    assert job.status == Job.DONE, job.error
+    return job
+
+
+def character_events(table: Table, kind: str) -> list[Event]:
+    return list(Event.objects.filter(character_id=table.character["id"], type=kind).order_by("version"))
+
+
+def test_a_mortal_chest_hit_kills_at_exactly_death_at_through_the_worker(
+    django_user_model: Any, worker: Worker
+) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    assert table.act(MORTAL_CHEST_HIT).json()["character"]["death_at"] == 1800
+    response = table.advance(hours=1)
+    assert response.status_code == 202
+    assert Job.objects.get(pk=response.json()["job"]).status in (Job.QUEUED, Job.RUNNING, Job.DONE)
+    job = wait_for(response.json()["job"])
+    assert job.status == Job.DONE and job.progress == 1.0
+    (death,) = character_events(table, "DeathOccurred")
+    assert death.game_time == 1800
+    assert table.gm.get(table.character_url()).json()["alive"] is False
+    assert Campaign.objects.get(pk=table.campaign["id"]).game_time == 3600
+
+
+def test_a_treatment_one_minute_before_death_at_saves_them_through_the_worker(
+    django_user_model: Any, worker: Worker
+) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    table.act(MORTAL_CHEST_HIT)
+    advance(table, seconds=1140)
+    table.act(
+        {"type": "diagnose", "medic": "Doc", "skill": 1, "critical_hit": "ch1", "rolls": {"diagnosis": [5]}}
+    )
+    table.act(
+        {"type": "treat", "critical_hit": "ch1", "medic": "Doc", "skill": 1, "rolls": {"treatment": [8]}}
+    )
+    advance(table, hours=1)
+    (completed,) = character_events(table, "TreatmentCompleted")
+    assert completed.game_time == 1740
+    assert character_events(table, "DeathOccurred") == []
+    character = table.gm.get(table.character_url()).json()
+    assert character["alive"] is True
+    assert character["sheet"]["critical_hits"][0]["lethality"] == "crippling"
+
+
+def test_a_critical_hit_heals_eight_weeks_over_successes_after_its_period_starts_in_one_year(
+    django_user_model: Any, worker: Worker
+) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    # Two successes: Critical. 1+1 = 2 head, 1 = skull.
+    wound = table.act(
+        {
+            "type": "wound",
+            "severity": "S",
+            "rolls": {"body_check": [6, 6, 1, 1, 1], "location": [1, 1], "critical": [1]},
+        }
+    )
+    assert wound.json()["character"]["sheet"]["critical_hits"][0]["lethality"] == "critical"
+    job = advance(table, weeks=52)
+    assert job.to_time == 52 * WEEK
+    rolls = character_events(table, "CriticalHealingRolled")
+    assert rolls[0].game_time == 0  # the period starts when the hit became Critical
+    for earlier, later in zip(rolls, rolls[1:], strict=False):
+        assert earlier.data["successes"] == 0 and later.game_time == earlier.game_time + 8 * WEEK
+    last = rolls[-1]
+    (healed,) = character_events(table, "CriticalHitHealed")
+    assert last.data["successes"] > 0
+    assert healed.game_time == last.game_time + (8 * WEEK) // last.data["successes"]
+    assert table.gm.get(table.character_url()).json()["sheet"]["critical_hits"][0]["status"] == "healed"
+
+
+def test_cyberpunk_stun_damage_heals_one_point_per_hour_through_the_worker(
+    django_user_model: Any, worker: Worker
+) -> None:
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 10, "luck": 0})
+    hit = table.act(
+        {"type": "damage", "damage": 10, "kind": "stun", "location": "torso", "rolls": {"stun_save": [1]}}
+    )
+    assert hit.status_code == 201, hit.content
+    stun = hit.json()["character"]["sheet"]["stun_damage"]
+    assert stun > 0
+    advance(table, hours=24)
+    healed = character_events(table, "StunDamageHealed")
+    assert [e.game_time for e in healed] == [3600 * n for n in range(1, stun + 1)]
+    assert table.gm.get(table.character_url()).json()["sheet"]["stun_damage"] == 0
+
+
+def test_a_crippled_limb_rolls_a_death_save_every_turn_through_the_worker(
+    django_user_model: Any, worker: Worker
+) -> None:
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2})
+    table.act(
+        {
+            "type": "damage",
+            "damage": 24,
+            "location": "left_arm",
+            "rolls": {"stun_save": [1], "death_save": [1], "sever": [10]},
+        }
+    )
+    for _ in range(3):
+        advance(table, turns=1)
+    saves = [e for e in character_events(table, "DeathSaveRolled") if e.actor == "clock"]
+    # One save per turn until one fails (the clock's dice are its own); a failure leaves them dying.
+    assert [e.game_time for e in saves] == [30 * n for n in range(1, len(saves) + 1)]
+    assert len(saves) == 3 or not saves[-1].data["success"]
+
+
+def test_darkfuture_con_recovers_over_weeks_through_the_worker(
+    django_user_model: Any, worker: Worker
+) -> None:
+    table = make_table(django_user_model, "darkfuture", {"con": 8, "skills": {"driver": 3, "gunner": 4}})
+    # 4 + 1 = 5 -> 2 CON lost (4-7); the character is at 6 of 8 (51-75), the stun roll a 1: not stunned.
+    hit = table.act({"type": "damage", "weapon_damage": 1, "rolls": {"damage": [4], "stun": [1]}})
+    assert hit.json()["character"]["sheet"]["con"] == {"initial": 8, "current": 6}
+    advance(table, weeks=3)
+    recovered = character_events(table, "ConRecovered")
+    assert [e.game_time for e in recovered] == [WEEK, 2 * WEEK]
+    assert table.gm.get(table.character_url()).json()["sheet"]["con"] == {"initial": 8, "current": 8}
+
+
+def _stunned_crowd(campaign: Campaign, count: int) -> None:
+    for index in range(count):
+        character = services.character_create(
+            campaign=campaign, actor="gm", name=f"Punk {index:03}", attributes={"body": 10}
+        )
+        services.character_act(
+            character_id=character.pk,
+            body={
+                "type": "damage",
+                "damage": 10,
+                "kind": "stun",
+                "location": "torso",
+                "rolls": {"stun_save": [1]},
+            },
+            actor="gm",
+        )
+
+
+def _histories(campaign: Campaign) -> list[Any]:
+    return [
+        (
+            c.name,
+            c.state,
+            c.version,
+            [
+                (e.version, e.type, e.game_time, e.data)
+                for e in Event.objects.filter(character=c).order_by("version")
+            ],
+        )
+        for c in Character.objects.filter(campaign=campaign).order_by("name")
+    ]
+
+
+def test_a_worker_killed_mid_advance_and_restarted_ends_as_an_uninterrupted_run(
+    django_user_model: Any, redis_service: str
+) -> None:
+    import redis
+
+    redis.Redis.from_url(KILL_BROKER).flushdb()
+    with broker_for_this_process(KILL_BROKER):
+        _kill_and_resume(django_user_model, KILL_BROKER)
+
+
+def _kill_and_resume(django_user_model: Any, broker: str) -> None:
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 10})
+    killed = services.campaign_create(user=table.gm.user, name="Killed", ruleset="cyberpunk2020")
+    calm = services.campaign_create(user=table.gm.user, name="Calm", ruleset="cyberpunk2020")
+    _stunned_crowd(killed, 60)
+    _stunned_crowd(calm, 60)
+
+    first = Worker(broker, firings_per_transaction=2)
+    first.start()
+    job = services.clock_advance_request(campaign=killed, seconds=WEEK, actor="gm")
+    deadline = time.monotonic() + 60
+    while Job.objects.get(pk=job.pk).timers_fired < 40:
+        assert time.monotonic() < deadline, "the worker never got going"
+        time.sleep(0.02)
+    first.kill()
+    halfway = Job.objects.get(pk=job.pk)
+    assert halfway.status == Job.RUNNING, "the advance finished before the kill: make it longer"
+
+    second = Worker(broker)
+    second.start()  # a starting worker resumes every open job
+    try:
+        resumed = wait_for(job.pk)
+        assert resumed.status == Job.DONE
+        wait_for(services.clock_advance_request(campaign=calm, seconds=WEEK, actor="gm").pk)
+    finally:
+        second.stop()
+    assert _histories(killed) == _histories(calm)
+    assert Event.objects.filter(campaign=killed, type="ClockAdvanced").count() == 1
+    for character in Character.objects.filter(campaign=killed):
+        versions = list(
+            Event.objects.filter(character=character).order_by("version").values_list("version", flat=True)
+        )
+        assert versions == list(range(1, len(versions) + 1))
