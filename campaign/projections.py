@@ -33,12 +33,13 @@ def status_columns(ruleset: Ruleset, state: State) -> dict[str, Any]:
 
 def project_character(character: Character, ruleset: Ruleset, state: State, version: int) -> None:
     """Store the new state and version on the read model and re-index its timers."""
+    previous = character.state
     character.state = state
     character.version = version
     for name, value in status_columns(ruleset, state).items():
         setattr(character, name, value)
     character.save(update_fields=["state", "version", "alive", "conscious", "dying", "death_at"])
-    index_timers(character, ruleset, state)
+    index_timers(character, ruleset, state, previous=previous)
 
 
 def timer_rows(character: Character, ruleset: Ruleset, state: State) -> list[Timer]:
@@ -57,7 +58,23 @@ def timer_rows(character: Character, ruleset: Ruleset, state: State) -> list[Tim
     ]
 
 
-def index_timers(character: Character, ruleset: Ruleset, state: State) -> None:
+def _timer_keys(ruleset: Ruleset, state: State) -> list[tuple]:
+    return sorted(
+        (t.key, t.due, t.priority, t.kind, t.per_round, json.dumps(t.data, sort_keys=True))
+        for t in ruleset.timers(state)
+    )
+
+
+def index_timers(
+    character: Character, ruleset: Ruleset, state: State, *, previous: State | None = None
+) -> None:
+    """Make the Timer rows of `character` those of `state`.
+
+    `previous` is the state the read model held until now (the index is its projection): when it asks for the
+    same timers as `state`, as most actions do, the index is already right and the database is not read at all.
+    """
+    if previous and _timer_keys(ruleset, previous) == _timer_keys(ruleset, state):
+        return
     wanted = {
         (t.key, t.due, t.priority, t.kind, t.per_round): t for t in timer_rows(character, ruleset, state)
     }
@@ -145,11 +162,26 @@ def rebuild_campaign(campaign: Campaign) -> int:
         character.version = versions[character_id]
         for name, value in status_columns(ruleset, state).items():
             setattr(character, name, value)
-    Character.objects.bulk_update(
-        list(characters.values()),
-        ["state", "version", "alive", "conscious", "dying", "death_at"],
-        batch_size=500,
-    )
+    # One prepared UPDATE per character (executemany): Django's bulk_update builds CASE WHEN expressions that cost
+    # more than the writes themselves.
+    state_field = Character._meta.get_field("state")
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            "UPDATE campaign_character SET state = %s, version = %s, alive = %s, conscious = %s, dying = %s, "
+            "death_at = %s WHERE id = %s",
+            [
+                (
+                    state_field.get_db_prep_save(c.state, connection),
+                    c.version,
+                    c.alive,
+                    c.conscious,
+                    c.dying,
+                    c.death_at,
+                    c.pk,
+                )
+                for c in characters.values()
+            ],
+        )
     Timer.objects.bulk_create(
         [row for c in characters.values() for row in timer_rows(c, ruleset, c.state)], batch_size=1000
     )

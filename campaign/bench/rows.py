@@ -1,0 +1,430 @@
+"""The workloads, run inside a child process whose database is a throwaway one (see the bench command).
+
+Each returns a dict: `rate` (work per second on the project's path), `baseline` (the same work done raw) where
+there is one, and the details a reader needs to trust the figure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+
+from campaign import services
+from campaign.bench.mixes import CLOCK_RULESET, CLOCK_WOUNDS, MIXES
+from campaign.models import Campaign, Character, Event, Job, Timer
+
+EVENT_COLUMNS = (
+    "position, campaign_id, stream, character_id, version, type, schema_version, data, game_time, recorded_at, "
+    "actor, cause, idempotency_key, request_digest"
+)
+
+
+@contextmanager
+def profiled(path: str | None) -> Iterator[None]:
+    """Profile the block with pyinstrument into `path` (text) when asked."""
+    if not path:
+        yield
+        return
+    from pyinstrument import Profiler
+
+    profiler = Profiler(interval=0.0005)
+    profiler.start()
+    try:
+        yield
+    finally:
+        profiler.stop()
+        Path(path).write_text(profiler.output_text(unicode=True, show_all=False))
+
+
+def _gm() -> Any:
+    user, _ = get_user_model().objects.get_or_create(username="bench-gm")
+    return user
+
+
+def _sqlite_path() -> str:
+    return str(settings.DATABASES["default"]["NAME"])
+
+
+def _characters(ruleset: str, count: int, name: str) -> tuple[Campaign, list[Character]]:
+    attributes, _ = MIXES[ruleset]
+    campaign = services.campaign_create(user=_gm(), name=name, ruleset=ruleset)
+    people = [
+        services.character_create(
+            campaign=campaign, actor="bench", name=f"{ruleset} {n}", attributes=attributes
+        )
+        for n in range(count)
+    ]
+    return campaign, people
+
+
+def _plan(
+    characters_by_ruleset: dict[str, list[Character]], actions: int
+) -> list[tuple[int, dict[str, Any]]]:
+    """`actions` (character id, body) pairs: round-robin over the characters, each walking its ruleset's mix."""
+    everyone = [(ruleset, c) for ruleset, people in characters_by_ruleset.items() for c in people]
+    plan = []
+    for n in range(actions):
+        ruleset, character = everyone[n % len(everyone)]
+        mix = MIXES[ruleset][1]
+        plan.append((character.pk, mix[(n // len(everyone)) % len(mix)]))
+    return plan
+
+
+def _act_all(plan: list[tuple[int, dict[str, Any]]]) -> tuple[float, list[Any], int]:
+    """Run the plan through the one write path. Returns seconds, the results and the count of refusals."""
+    results, refused = [], 0
+    started = time.perf_counter()
+    for character_id, body in plan:
+        try:
+            results.append(services.character_act(character_id=character_id, body=body, actor="bench"))
+        except services.ServiceError:
+            refused += 1
+    return time.perf_counter() - started, results, refused
+
+
+def action_path(actions: int, profile: str | None = None) -> dict[str, Any]:
+    """services.character_act, one transaction each, vs raw sqlite3 writing the same rows one transaction each."""
+    people = {ruleset: _characters(ruleset, 25, f"bench {ruleset}")[1] for ruleset in MIXES}
+    _act_all(_plan(people, 100))  # warm up: imports, caches, the first timers
+    before = Event.objects.order_by("-position").values_list("position", flat=True).first() or 0
+    snapshot = Path(_sqlite_path()).with_suffix(".raw.sqlite3")
+    snapshot.unlink(missing_ok=True)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM INTO %s", [str(snapshot)])
+    with profiled(profile):
+        seconds, results, refused = _act_all(_plan(people, actions))
+    done = len(results)
+    # The rows each action wrote: its events, copied back out of the database, and its character row.
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {EVENT_COLUMNS} FROM campaign_event WHERE position > %s", [before])
+        by_position = {row[0]: row for row in cursor.fetchall()}
+        cursor.execute("SELECT id, state FROM campaign_character")
+        states = dict(cursor.fetchall())
+    transactions = []
+    for result in results:
+        rows = [by_position[event.position] for event in result.events]
+        character = result.character
+        transactions.append(
+            (
+                rows,
+                (
+                    json.dumps(result.state),
+                    character.version,
+                    character.alive,
+                    character.conscious,
+                    character.dying,
+                    character.death_at,
+                    character.pk,
+                ),
+            )
+        )
+    raw_seconds = _raw_inserts(snapshot, transactions)
+    snapshot.unlink(missing_ok=True)
+    events = sum(len(rows) for rows, _ in transactions)
+    assert states, "no characters"
+    return {
+        "rate": done / seconds,
+        "baseline": done / raw_seconds,
+        "unit": "actions/s",
+        "actions": done,
+        "refused_by_rules": refused,
+        "events": events,
+        "baseline_what": "raw sqlite3: the same event rows + the character row update, one transaction each",
+    }
+
+
+def _raw_inserts(path: Path, transactions: list[tuple[list[tuple], tuple]]) -> float:
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA foreign_keys=ON")
+    insert = f"INSERT INTO campaign_event ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 14)})"
+    update = (
+        "UPDATE campaign_character SET state = ?, version = ?, alive = ?, conscious = ?, dying = ?, "
+        "death_at = ? WHERE id = ?"
+    )
+    started = time.perf_counter()
+    for rows, character in transactions:
+        db.execute("BEGIN IMMEDIATE")
+        db.executemany(insert, rows)
+        db.execute(update, character)
+        db.execute("COMMIT")
+    seconds = time.perf_counter() - started
+    db.close()
+    return seconds
+
+
+def postgres_actions(actions: int, profile: str | None = None) -> dict[str, Any]:
+    """Actions per second of one process on PostgreSQL (target: an absolute rate)."""
+    people = {ruleset: _characters(ruleset, 25, f"bench {ruleset}")[1] for ruleset in MIXES}
+    _act_all(_plan(people, 100))
+    with profiled(profile):
+        seconds, results, refused = _act_all(_plan(people, actions))
+    return {
+        "rate": len(results) / seconds,
+        "unit": "actions/s",
+        "actions": len(results),
+        "refused_by_rules": refused,
+        "server": connection.pg_version if hasattr(connection, "pg_version") else None,
+    }
+
+
+# --- rebuild ---------------------------------------------------------------------------------------------------
+
+
+def _templates(ruleset: str, streams: int, length: int) -> tuple[Campaign, list[Character]]:
+    campaign, people = _characters(ruleset, streams, f"template {ruleset}")
+    _act_all(_plan({ruleset: people}, streams * length))
+    return campaign, people
+
+
+def _copy_streams(campaign: Campaign, templates: list[Character], target: int) -> int:
+    """Insert copies of the template characters' streams into `campaign` until it holds `target` events."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT character_id, version, type, schema_version, data, game_time, cause FROM campaign_event "
+            "WHERE character_id IN ({}) ORDER BY position".format(",".join(str(t.pk) for t in templates))
+        )
+        streams: dict[int, list[tuple]] = {}
+        for row in cursor.fetchall():
+            streams.setdefault(row[0], []).append(row[1:])
+    attributes = {t.pk: t.attributes for t in templates}
+    written = Event.objects.filter(campaign=campaign).count()
+    campaign_version = Campaign.objects.get(pk=campaign.pk).version
+    copy = 0
+    now = "2026-01-01 00:00:00"
+    while written < target:
+        with transaction.atomic(), connection.cursor() as cursor:
+            for _ in range(200):
+                if written >= target:
+                    break
+                template = templates[copy % len(templates)]
+                stream = streams[template.pk]
+                copy += 1
+                cursor.execute(
+                    "INSERT INTO campaign_character (campaign_id, name, attributes, state, version, alive, "
+                    "conscious, dying, created_at) VALUES (%s, %s, %s, '{}', 0, true, true, false, %s)",
+                    [campaign.pk, f"copy {copy}", json.dumps(attributes[template.pk]), now],
+                )
+                character_id = cursor.lastrowid
+                campaign_version += 1
+                created = {
+                    "character": character_id,
+                    "name": f"copy {copy}",
+                    "attributes": attributes[template.pk],
+                }
+                rows = [
+                    (
+                        campaign.pk,
+                        f"campaign:{campaign.pk}",
+                        None,
+                        campaign_version,
+                        "CharacterCreated",
+                        1,
+                        json.dumps(created),
+                        0,
+                        now,
+                        "bench",
+                        f"character:{character_id}",
+                    )
+                ]
+                rows += [
+                    (
+                        campaign.pk,
+                        f"character:{character_id}",
+                        character_id,
+                        version,
+                        type_,
+                        schema,
+                        data,
+                        game_time,
+                        now,
+                        "bench",
+                        f"{cause}:{copy}",
+                    )
+                    for version, type_, schema, data, game_time, cause in stream
+                ]
+                cursor.executemany(
+                    "INSERT INTO campaign_event (campaign_id, stream, character_id, version, type, schema_version, "
+                    "data, game_time, recorded_at, actor, cause, request_digest) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, '')",
+                    rows,
+                )
+                written += len(rows)
+    Campaign.objects.filter(pk=campaign.pk).update(version=campaign_version)
+    return written
+
+
+def rebuild(events: int, profile: str | None = None) -> dict[str, Any]:
+    """rebuild_campaign over `events` events (two rulesets) vs a raw read + json.loads of the same rows."""
+    from campaign.projections import rebuild_campaign
+
+    campaigns = []
+    for ruleset in MIXES:
+        campaign, templates = _templates(ruleset, 20, 40)
+        _copy_streams(campaign, templates, events // len(MIXES))
+        campaigns.append((campaign, templates))
+    total = Event.objects.count()
+    template_ids = [t.pk for _, templates in campaigns for t in templates]
+    expected = dict(Character.objects.filter(pk__in=template_ids).values_list("pk", "state"))
+    raw_seconds = _raw_read(_sqlite_path(), [c.pk for c, _ in campaigns])
+    started = time.perf_counter()
+    with profiled(profile):
+        read = sum(rebuild_campaign(Campaign.objects.get(pk=c.pk)) for c, _ in campaigns)
+    seconds = time.perf_counter() - started
+    raw_seconds = min(raw_seconds, _raw_read(_sqlite_path(), [c.pk for c, _ in campaigns]))
+    # The copies must come out exactly as the templates the action path produced.
+    for campaign, templates in campaigns:
+        copies = Character.objects.filter(campaign=campaign, name__startswith="copy ").order_by("pk")[
+            : len(templates)
+        ]
+        for template, copied in zip(templates, copies, strict=True):
+            template.refresh_from_db()
+            assert template.state == expected[template.pk], f"rebuild changed {template.name}"
+            assert copied.state == expected[template.pk], f"rebuild diverged for {copied.name}"
+    return {
+        "rate": read / seconds,
+        "baseline": read / raw_seconds,
+        "unit": "events/s",
+        "events": read,
+        "events_in_database": total,
+        "characters": Character.objects.count(),
+        "baseline_what": "raw sqlite3 SELECT of the same columns in the same order + json.loads of every data",
+    }
+
+
+def _raw_read(path: str, campaign_ids: list[int]) -> float:
+    db = sqlite3.connect(path)
+    started = time.perf_counter()
+    for campaign_id in campaign_ids:
+        cursor = db.execute(
+            "SELECT stream, character_id, version, type, schema_version, data, game_time, cause "
+            "FROM campaign_event WHERE campaign_id = ? ORDER BY position",
+            [campaign_id],
+        )
+        while batch := cursor.fetchmany(5000):
+            for row in batch:
+                json.loads(row[5])
+    seconds = time.perf_counter() - started
+    db.close()
+    return seconds
+
+
+# --- the clock -------------------------------------------------------------------------------------------------
+
+
+def _broker_up(url: str) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+def clock_year(characters: int, timers: int, profile: str | None = None) -> dict[str, Any]:
+    """One game year for `characters` characters holding about `timers` timers, through a real Celery worker."""
+    broker = settings.CELERY_BROKER_URL
+    if not broker or not _broker_up(broker):
+        return {"skipped": f"Redis is not reachable at {broker or '(no CELERY_BROKER_URL)'}"}
+    import redis
+
+    redis.Redis.from_url(broker).delete("celery")  # our own db: drop messages a previous run left behind
+    campaign, people = _characters(CLOCK_RULESET, characters, "bench clock")
+    wounds = 0
+    while wounds < characters * len(CLOCK_WOUNDS) and (
+        wounds % 50 or Timer.objects.filter(campaign=campaign).count() < timers
+    ):
+        character = people[wounds % len(people)]
+        body = CLOCK_WOUNDS[(wounds // len(people)) % len(CLOCK_WOUNDS)]
+        with suppress(services.ServiceError):
+            services.character_act(character_id=character.pk, body=body, actor="bench")
+        wounds += 1
+    timer_count = Timer.objects.filter(campaign=campaign).count()
+    if timer_count < characters:
+        raise RuntimeError(f"only {timer_count} timers for {characters} characters: the setup is wrong")
+    worker = _start_worker(profile)
+    try:
+        started = time.perf_counter()
+        job = services.clock_advance_request(campaign=campaign, seconds=365 * 86_400, actor="bench")
+        deadline = started + 600
+        while time.perf_counter() < deadline:
+            job.refresh_from_db()
+            if not job.open:
+                break
+            time.sleep(0.005)
+        seconds = time.perf_counter() - started
+    finally:
+        _stop_worker(worker)
+    if job.status != Job.DONE:
+        raise RuntimeError(f"the clock job ended {job.status}: {job.error}")
+    return {
+        "seconds": seconds,
+        "unit": "s",
+        "characters": characters,
+        "timers": timer_count,
+        "timers_fired": job.timers_fired,
+        "events_appended": job.events_appended,
+        "wounds_dealt": wounds,
+    }
+
+
+def _start_worker(profile: str | None) -> subprocess.Popen:
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "campaign",
+        "worker",
+        "--pool=solo",
+        "--loglevel=WARNING",
+    ]
+    command += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    env = dict(os.environ)
+    if profile:
+        command = [sys.executable, "-m", "pyinstrument", "-o", profile, "-r", "text", "-m", *command[2:]]
+    log = open(Path(_sqlite_path()).with_suffix(".worker.log"), "w")  # noqa: SIM115 - closed with the worker
+    worker = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=settings.BASE_DIR)
+    from campaign.celery import app
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if worker.poll() is not None:
+            raise RuntimeError(f"the Celery worker exited with {worker.returncode}; see {log.name}")
+        if app.control.ping(timeout=0.5):
+            return worker
+    _stop_worker(worker)
+    raise RuntimeError(f"the Celery worker did not answer within 60 s; see {log.name}")
+
+
+def _stop_worker(worker: subprocess.Popen) -> None:
+    import signal
+
+    if worker.poll() is None:
+        worker.send_signal(signal.SIGTERM)
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+
+
+ROWS: dict[str, Callable[..., dict[str, Any]]] = {
+    "actions": action_path,
+    "rebuild": rebuild,
+    "clock": clock_year,
+    "postgres": postgres_actions,
+}

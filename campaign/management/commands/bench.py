@@ -1,0 +1,198 @@
+"""`manage.py bench`: every DESIGN.md target measured in one run, each as a ratio against its baseline.
+
+The command never touches the configured database. Each row runs in a child process (this command again, with
+`--row`) whose DATABASE_URL names a throwaway SQLite file in a temporary directory, or a throwaway PostgreSQL
+database (`wl_bench_<pid>`) created on the server that DATABASE_URL or `--postgres` names and dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+CHILD_FLAG = "WL_BENCH_CHILD"
+SIZES = {
+    # row: (full, quick)
+    "actions": ({"actions": 5000}, {"actions": 1000}),
+    "rebuild": ({"events": 1_000_000}, {"events": 60_000}),
+    "clock": ({"characters": 200, "timers": 2000}, {"characters": 50, "timers": 500}),
+    "postgres": ({"actions": 5000}, {"actions": 1000}),
+}
+TARGETS = {
+    "actions": ("ratio", 0.30, "action path on SQLite >= 30% of raw sqlite3 inserts of the same rows"),
+    "rebuild": ("ratio", 0.50, "rebuild >= 50% of a raw read + json.loads of the same rows"),
+    "clock": ("max_seconds", 5.0, "one game year, 200 characters, 2,000 timers, real Celery worker < 5 s"),
+    "postgres": ("min_rate", 2000.0, "PostgreSQL >= 2,000 actions/s per process"),
+}
+BROKER = "redis://127.0.0.1:6379/14"
+
+
+def postgres_server(url: str) -> str | None:
+    return url if url.startswith(("postgres://", "postgresql://")) else None
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+
+
+class Command(BaseCommand):
+    help = "Measure the DESIGN.md targets as ratios against their baselines, on throwaway databases."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "--quick", action="store_true", help="smaller sizes; the whole run under a minute"
+        )
+        parser.add_argument("--json", default="bench-results/latest.json", help="where to write the results")
+        parser.add_argument(
+            "--postgres", help="a PostgreSQL URL for the PostgreSQL row (default: DATABASE_URL)"
+        )
+        parser.add_argument("--only", help="comma-separated rows: actions, rebuild, clock, postgres")
+        parser.add_argument("--profile", help="a directory: write a pyinstrument profile of each row there")
+        parser.add_argument("--row", help="internal: run one row in this (child) process")
+        parser.add_argument("--size", help="internal: the row's size as JSON")
+        parser.add_argument("--out", help="internal: where the child writes its result")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["row"]:
+            self._child(options)
+            return
+        rows = options["only"].split(",") if options["only"] else list(SIZES)
+        unknown = set(rows) - set(SIZES)
+        if unknown:
+            raise CommandError(f"unknown rows {sorted(unknown)}; expected some of {list(SIZES)}")
+        postgres = options["postgres"] or postgres_server(os.environ.get("DATABASE_URL", ""))
+        results: dict[str, Any] = {}
+        started = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="wl-bench-") as scratch:
+            for row in rows:
+                size = SIZES[row][1 if options["quick"] else 0]
+                self.stderr.write(f"bench: {row} {size} ...")
+                if row == "postgres" and not postgres:
+                    results[row] = {
+                        "skipped": "no PostgreSQL: set DATABASE_URL=postgres://... or --postgres URL"
+                    }
+                else:
+                    results[row] = self._run_row(row, size, Path(scratch), postgres, options["profile"])
+                results[row]["size"] = size
+        report = {
+            "quick": options["quick"],
+            "seconds": round(time.perf_counter() - started, 1),
+            "python": sys.version.split()[0],
+            "cpus": os.cpu_count(),
+            "rows": {row: self._judge(row, result) for row, result in results.items()},
+        }
+        self.stdout.write(render_table(report["rows"]))
+        path = Path(options["json"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2) + "\n")
+        self.stdout.write(f"written to {path}")
+
+    def _run_row(
+        self, row: str, size: dict[str, Any], scratch: Path, postgres: str | None, profile: str | None
+    ) -> dict[str, Any]:
+        env = dict(os.environ)
+        env[CHILD_FLAG] = "1"
+        env.pop("CELERY_BROKER_URL", None)
+        database = None
+        if row == "postgres":
+            database = f"wl_bench_{os.getpid()}"
+            server = postgres_server(postgres or "")
+            if server is None:
+                return {"skipped": f"not a PostgreSQL URL: {postgres}"}
+            try:
+                self._postgres(server, f'CREATE DATABASE "{database}"')
+            except Exception as error:
+                return {"skipped": f"PostgreSQL unavailable: {error}"}
+            env["DATABASE_URL"] = with_database(server, database)
+        else:
+            env["DATABASE_URL"] = f"sqlite:///{scratch / f'{row}.sqlite3'}"
+        if row == "clock":
+            env["CELERY_BROKER_URL"] = os.environ.get("BENCH_BROKER_URL", BROKER)
+        out = scratch / f"{row}.json"
+        command = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "bench", "--row", row]
+        command += ["--size", json.dumps(size), "--out", str(out)]
+        if profile:
+            Path(profile).mkdir(parents=True, exist_ok=True)
+            command += ["--profile", str(Path(profile).resolve() / f"{row}.txt")]
+        try:
+            done = subprocess.run(command, env=env, cwd=settings.BASE_DIR, timeout=3600)
+        finally:
+            if database:
+                self._postgres(server, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        if done.returncode != 0 or not out.exists():
+            return {"error": f"the {row} row failed (exit {done.returncode}); see the output above"}
+        return json.loads(out.read_text())
+
+    @staticmethod
+    def _postgres(server: str, statement: str) -> None:
+        import psycopg
+
+        with psycopg.connect(with_database(server, "postgres"), autocommit=True, connect_timeout=5) as db:
+            db.execute(statement)
+
+    def _child(self, options: dict[str, Any]) -> None:
+        if os.environ.get(CHILD_FLAG) != "1":
+            raise CommandError("--row is internal: run `manage.py bench` without it")
+        database = settings.DATABASES["default"]
+        if database["ENGINE"].endswith("sqlite3") and not str(database["NAME"]).startswith(
+            tempfile.gettempdir()
+        ):
+            raise CommandError(f"refusing to benchmark on {database['NAME']}: not a throwaway database")
+        from campaign.bench.rows import ROWS
+
+        call_command("migrate", verbosity=0, interactive=False)
+        size = json.loads(options["size"])
+        result = ROWS[options["row"]](**size, profile=options["profile"])
+        Path(options["out"]).write_text(json.dumps(result))
+
+    @staticmethod
+    def _judge(row: str, result: dict[str, Any]) -> dict[str, Any]:
+        if "skipped" in result or "error" in result:
+            return result
+        kind, target, what = TARGETS[row]
+        if kind == "ratio":
+            result["ratio"] = result["rate"] / result["baseline"]
+            result["met"] = result["ratio"] >= target
+        elif kind == "max_seconds":
+            result["met"] = result["seconds"] < target
+        else:
+            result["met"] = result["rate"] >= target
+        result["target"] = what
+        return result
+
+
+def _figure(value: float, unit: str) -> str:
+    return f"{value:,.2f} {unit}" if unit == "s" else f"{value:,.0f} {unit}"
+
+
+def render_table(rows: dict[str, dict[str, Any]]) -> str:
+    header = ("row", "measured", "baseline", "ratio", "target", "met")
+    lines = []
+    for row, result in rows.items():
+        if "skipped" in result or "error" in result:
+            lines.append((row, result.get("skipped") or result["error"], "", "", "", "skipped"))
+            continue
+        unit = result["unit"]
+        measured = _figure(result["seconds"] if unit == "s" else result["rate"], unit)
+        baseline = _figure(result["baseline"], unit) if "baseline" in result else "-"
+        ratio = f"{result['ratio']:.1%}" if "ratio" in result else "-"
+        lines.append((row, measured, baseline, ratio, TARGETS[row][2], "yes" if result["met"] else "NO"))
+    widths = [max(len(str(line[i])) for line in [header, *lines]) for i in range(len(header))]
+    text = [
+        " | ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True))
+        for line in [header, *lines]
+    ]
+    text.insert(1, "-+-".join("-" * width for width in widths))
+    return "\n".join(text)
