@@ -1,14 +1,19 @@
 """Every error is JSON: 400 `{field: [message]}`, 403/404/409/503 `{field or detail: [message]}`."""
 
+import logging
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.db import DatabaseError
 from rest_framework import status
 from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from campaign.services import ServiceError
+
+log = logging.getLogger(__name__)
+DATABASE_REFUSED = "the database refused the write ({error}); nothing was saved, try again later"
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -18,4 +23,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response({"body": [str(exc.detail)]}, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, RequestDataTooBig | SuspiciousOperation):
         return Response({"body": [str(exc) or "the request body is too large"]}, status=400)
+    if isinstance(exc, DatabaseError):
+        # A full disk, a trigger, a lost connection: the request's transaction was rolled back as a whole.
+        log.error("database error in %s: %s", context.get("view"), exc)
+        message = DATABASE_REFUSED.format(
+            error=str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        )
+        return Response({"database": [message]}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
     return drf_exception_handler(exc, context)

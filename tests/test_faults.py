@@ -1,0 +1,153 @@
+"""Faults: the broker gone during an advance, the database refusing a write half-way through an action, a storm of
+duplicate requests. Every failure is a clear error and nothing is lost, half-written or written twice."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.db import connection, connections
+from django.test import override_settings
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from campaign import tasks
+from campaign.celery import app
+from campaign.models import Campaign, Character, Event, Job
+from tests.conftest import Table, make_table
+
+
+def _closed_port() -> int:
+    """A port nothing listens on: bound, then released."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def broker_down() -> Iterator[str]:
+    url = f"redis://127.0.0.1:{_closed_port()}/0"
+    saved = app.conf.broker_url, app.conf.task_always_eager
+    app.conf.broker_url, app.conf.task_always_eager = url, False
+    try:
+        with override_settings(CELERY_TASK_ALWAYS_EAGER=False, CELERY_BROKER_URL=url):
+            yield url
+    finally:
+        app.conf.broker_url, app.conf.task_always_eager = saved
+        app.pool.force_close_all()
+
+
+def _counts(table: Table) -> tuple[int, int, int, int]:
+    campaign = Campaign.objects.get(pk=table.campaign["id"])
+    return Event.objects.count(), Job.objects.count(), campaign.game_time, campaign.version
+
+
+@pytest.mark.django_db
+def test_an_advance_while_redis_is_unreachable_is_a_503_and_writes_nothing(
+    sr2: Table, broker_down: str
+) -> None:
+    sr2.act({"type": "wound", "severity": "M", "rolls": {"body_check": [1, 1, 1, 1, 1]}})
+    before = _counts(sr2)
+    response = sr2.advance(hours=2)
+    assert response.status_code == 503
+    assert response.json() == {"clock": [tasks.BROKER_DOWN]}
+    assert _counts(sr2) == before
+    # The campaign is not left busy: once the broker is back (eager here), the same advance goes through.
+    app.conf.task_always_eager = True
+    with override_settings(CELERY_TASK_ALWAYS_EAGER=True):
+        assert sr2.advance(hours=2).status_code == 202
+    assert Campaign.objects.get(pk=sr2.campaign["id"]).game_time == 7200
+
+
+@pytest.mark.django_db
+def test_the_web_clock_form_says_the_queue_is_down_and_writes_nothing(sr2: Table, broker_down: str) -> None:
+    from django.test import Client
+
+    client = Client()
+    client.force_login(sr2.gm.user)
+    before = _counts(sr2)
+    response = client.post(f"/campaigns/{sr2.campaign['id']}/clock/", {"unit": "hours", "amount": "1"})
+    assert response.status_code in (200, 503)
+    assert "cannot be reached" in response.content.decode()
+    assert _counts(sr2) == before
+
+
+REFUSE_PROJECTION = {
+    "sqlite": [
+        """CREATE TRIGGER refuse_projection BEFORE UPDATE ON campaign_character
+           BEGIN SELECT RAISE(ABORT, 'database or disk is full (simulated)'); END;"""
+    ],
+    "postgresql": [
+        """CREATE FUNCTION refuse_projection() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN RAISE EXCEPTION 'could not extend file: No space left on device (simulated)'
+                 USING ERRCODE = 'disk_full'; END $$""",
+        """CREATE TRIGGER refuse_projection BEFORE UPDATE ON campaign_character
+           FOR EACH ROW EXECUTE FUNCTION refuse_projection()""",
+    ],
+}
+
+
+@pytest.mark.django_db
+def test_a_database_that_refuses_the_projection_write_leaves_no_half_written_action(sr2: Table) -> None:
+    """The events are inserted, then the read-model update fails: the whole action must roll back."""
+    character_url = sr2.character_url()
+    before_character = sr2.gm.get(character_url).json()
+    before_events = Event.objects.count()
+    with connection.cursor() as cursor:
+        for statement in REFUSE_PROJECTION[connection.vendor]:
+            cursor.execute(statement)
+    response = sr2.act({"type": "wound", "severity": "M", "rolls": {"body_check": [1, 1, 1, 1, 1]}})
+    assert response.status_code == 503
+    assert list(response.json()) == ["database"]
+    assert "refus" in response.json()["database"][0]  # "refused the write" or "refusing writes"
+    assert Event.objects.count() == before_events
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DROP TRIGGER refuse_projection"
+            + (" ON campaign_character" if connection.vendor == "postgresql" else "")
+        )
+    assert sr2.gm.get(character_url).json() == before_character
+    # The database accepts writes again: the same action now goes through, from version 1.
+    retried = sr2.act({"type": "wound", "severity": "M", "rolls": {"body_check": [1, 1, 1, 1, 1]}})
+    assert retried.status_code == 201
+    assert retried.json()["events"][0]["version"] == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_storm_of_identical_http_requests_with_one_key_appends_once_and_answers_alike(
+    django_user_model: Any,
+) -> None:
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2})
+    key = Token.objects.get(user=table.gm.user).key
+    url = f"/api/characters/{table.character['id']}/actions/"
+    body = {"type": "damage", "damage": 7, "location": "torso", "rolls": {"stun_save": [2]}}
+    answers: list[Any] = []
+    lock = threading.Lock()
+
+    def send() -> None:
+        try:
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+            response = client.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="storm-1")
+            with lock:
+                answers.append((response.status_code, response.json()))
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=send) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert len(answers) == 12
+    assert {status for status, _ in answers} == {201}
+    first_events = answers[0][1]["events"]
+    assert all(data["events"] == first_events for _, data in answers)
+    assert sorted(data["replayed"] for _, data in answers) == [False] + [True] * 11
+    character = Character.objects.get(pk=table.character["id"])
+    rows = list(Event.objects.filter(stream=character.stream).order_by("version"))
+    assert [row.version for row in rows] == [e["version"] for e in first_events]
+    assert character.version == rows[-1].version
