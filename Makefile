@@ -26,7 +26,7 @@ run: demo
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest -p no:cacheprovider
+	$(BIN)/pytest -p no:cacheprovider -n 2 --dist loadgroup
 
 ## the event-store guarantees again on SQLite (its triggers differ from PostgreSQL's)
 test-eventstore-sqlite: $(STAMP)

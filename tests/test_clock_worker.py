@@ -24,7 +24,13 @@ from campaign import services
 from campaign.models import Campaign, Character, Event, Job
 from tests.conftest import Table, make_table
 
-pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+# One xdist group: the Celery workers of these tests share Redis queues, so they run in one test process.
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.xdist_group("celery"),
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 WEEK = 7 * 86_400
