@@ -442,10 +442,7 @@ def clock_advance_request(*, campaign: Campaign, seconds: int, actor: str) -> Jo
     return job
 
 
-def _next_timer(campaign: Campaign, job: Job, skip: set[tuple[int, str]]) -> Timer | None:
-    query = Timer.objects.filter(campaign=campaign, due__lte=job.to_time).order_by(
-        "due", "character_id", "priority", "key"
-    )
+def _first_unskipped(query: Any, skip: set[tuple[int, str]]) -> Timer | None:
     offset = 0
     while True:
         batch = list(query[offset : offset + 50])
@@ -455,6 +452,28 @@ def _next_timer(campaign: Campaign, job: Job, skip: set[tuple[int, str]]) -> Tim
             if (timer.character_id, timer.key) not in skip:
                 return timer
         offset += 50
+
+
+def _next_timer(
+    campaign: Campaign, job: Job, skip: set[tuple[int, str]], jump: bool
+) -> tuple[Timer, int] | None:
+    """The next timer to fire and the game second it fires at.
+
+    When the clock jumps, combat-round checks are rolled once, at the end of the jump, after everything else that
+    falls due on the way: the GM skipped the rounds, so the dice speak for where the jump lands.
+    """
+    due = Timer.objects.filter(campaign=campaign, due__lte=job.to_time)
+    order = ("due", "character_id", "priority", "key")
+    if not jump:
+        timer = _first_unskipped(due.order_by(*order), skip)
+        if timer is None:
+            return None
+        return timer, max(timer.due, job.from_time) if timer.per_round else timer.due
+    timer = _first_unskipped(due.filter(per_round=False).order_by(*order), skip)
+    if timer is not None:
+        return timer, timer.due
+    timer = _first_unskipped(due.filter(per_round=True).order_by("character_id", "priority", "key"), skip)
+    return None if timer is None else (timer, job.to_time)
 
 
 def clock_run(job_id: Any) -> Job:
@@ -483,21 +502,22 @@ def clock_run(job_id: Any) -> Job:
             finished = False
             cache: dict[int, Character] = {}
             while fired < settings.CLOCK_FIRINGS_PER_TRANSACTION:
-                timer = _next_timer(campaign, job, skip)
-                if timer is None:
+                found = _next_timer(campaign, job, skip, jump)
+                if found is None:
                     finished = True
                     break
+                timer, fire_at = found
                 character = cache.get(timer.character_id) or Character.objects.get(pk=timer.character_id)
                 character.campaign = campaign
                 cache[character.pk] = character
-                produced = _fire(campaign, rules, character, timer, job)
+                produced = _fire(campaign, rules, character, timer, fire_at, job)
                 appended += produced
                 fired += 1
                 # A timer that changed nothing would be found again at once; a combat-round check fires once per
                 # jump. Either way it waits for the next advance.
                 if not produced or (jump and timer.per_round):
                     skip.add((timer.character_id, timer.key))
-                job.reached = max(job.reached, timer.due)
+                job.reached = max(job.reached, fire_at)
             span = max(1, job.to_time - job.from_time)
             job.timers_fired += fired
             job.events_appended += appended
@@ -544,9 +564,11 @@ def job_set_skips(job: Job, skip: set[tuple[int, str]]) -> None:
     job.skips = sorted([list(pair) for pair in skip])
 
 
-def _fire(campaign: Campaign, rules: Ruleset, character: Character, timer: Timer, job: Job) -> int:
+def _fire(
+    campaign: Campaign, rules: Ruleset, character: Character, timer: Timer, fire_at: int, job: Job
+) -> int:
     rule_timer = RuleTimer(
-        due=timer.due,
+        due=fire_at,
         kind=timer.kind,
         key=timer.key,
         priority=timer.priority,
@@ -564,7 +586,7 @@ def _fire(campaign: Campaign, rules: Ruleset, character: Character, timer: Timer
             character=character,
             expected_version=character.version,
             events=events,
-            cause=f"timer:{job.pk}:{timer.key}:{timer.due}",
+            cause=f"timer:{job.pk}:{timer.key}:{fire_at}",
             actor="clock",
         )
         version = rows[-1].version

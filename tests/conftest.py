@@ -152,3 +152,9 @@ def cp2020(db: None, django_user_model: Any) -> Table:
 @pytest.fixture
 def df(db: None, django_user_model: Any) -> Table:
     return make_table(django_user_model, "darkfuture", {"con": 8, "skills": {"driver": 3, "gunner": 4}})
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: Any) -> None:
+    """Personas are made for every test; the real hasher's deliberate slowness buys nothing here."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -253,7 +253,7 @@ def test_combat_round_checks_fire_once_when_the_clock_jumps(
     assert [t.kind for t in timers] == ["death_save"]
     _job(cp2020.advance(hours=1))
     saves = Event.objects.filter(character_id=cp2020.character["id"], type="DeathSaveRolled", actor="clock")
-    assert [(s.game_time, s.data["success"]) for s in saves] == [(30, True)]
+    assert [(s.game_time, s.data["success"]) for s in saves] == [(3600, True)]  # once, where the jump lands
 
 
 def test_combat_round_checks_fire_every_turn_while_the_clock_steps_by_turns(
