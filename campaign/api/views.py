@@ -325,8 +325,11 @@ def import_campaign(request: Request) -> Response:
     upload = request.FILES.get("file")
     if upload is None:
         raise services.ServiceError("file", "expected a JSON Lines file in the multipart field `file`")
-    with transaction.atomic():
-        campaign = transfer.import_lines(upload, user=request.user)
+    try:
+        with transaction.atomic():
+            campaign = transfer.import_lines(upload, user=request.user)
+    except RecursionError:
+        raise services.ServiceError("file", "a line of the file is JSON nested too deeply") from None
     return Response(presenters.campaign_json(campaign, GM), status=status.HTTP_201_CREATED)
 
 

@@ -1,0 +1,199 @@
+"""Hostile input on every write endpoint: always a 400 that names the field, never a 500, nothing written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from campaign.models import Event
+from tests.conftest import Table
+
+pytestmark = pytest.mark.django_db
+
+HUGE = 10**40
+WRONG_ROLLS = [
+    ("a string", "rolls"),
+    ([1, 2, 3], "rolls"),
+    (7, "rolls"),
+    ({"body_check": "six"}, "rolls.body_check"),
+    ({"body_check": [HUGE, 1, 1, 1, 1]}, "rolls.body_check"),
+    ({"body_check": [-3, 1, 1, 1, 1]}, "rolls.body_check"),
+    ({"body_check": [1.5, 1, 1, 1, 1]}, "rolls.body_check"),
+    ({"body_check": [True, 1, 1, 1, 1]}, "rolls.body_check"),
+    ({"body_check": [None, 1, 1, 1, 1]}, "rolls.body_check"),
+    ({"body_check": [[1], 1, 1, 1, 1]}, "rolls.body_check"),
+    ({"body_check": {"a": 1}}, "rolls.body_check"),
+]
+
+
+def _refused(response: Any, field: str) -> None:
+    assert response.status_code == 400, response.content
+    assert field in response.json(), response.json()
+    assert all(isinstance(message, str) and message for message in response.json()[field])
+
+
+@pytest.mark.parametrize(("rolls", "field"), WRONG_ROLLS)
+def test_wrong_types_in_rolls_are_a_400_naming_the_roll(sr2: Table, rolls: Any, field: str) -> None:
+    before = Event.objects.count()
+    _refused(sr2.act({"type": "wound", "severity": "M", "rolls": rolls}), field)
+    assert Event.objects.count() == before
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"type": "damage", "damage": -5}, "damage"),
+        ({"type": "damage", "damage": HUGE}, "damage"),
+        ({"type": "damage", "damage": "ten"}, "damage"),
+        ({"type": "damage", "damage": 5.5}, "damage"),
+        ({"type": "damage", "damage": 5, "location": "tail"}, "location"),
+        ({"type": "damage", "damage": 5, "ap": {"x": 1}}, "ap"),
+        ({"type": "save", "kind": ["stun"]}, "kind"),
+        ({"type": 5}, "type"),
+        ({"type": None}, "type"),
+        ({"type": {"$ne": 1}}, "type"),
+        ({"type": "note", "text": 12}, "text"),
+        ({"type": "note", "text": "x" * 10_001}, "text"),
+        ({"type": "note", "text": "x", "expected_version": -1}, "expected_version"),
+        ({"type": "note", "text": "x", "expected_version": HUGE}, "expected_version"),
+    ],
+)
+def test_bad_numbers_and_types_in_cyberpunk_actions_are_a_400(cp2020: Table, body: dict, field: str) -> None:
+    before = Event.objects.count()
+    response = cp2020.act(body)
+    if field == "expected_version" and body["expected_version"] == HUGE:
+        assert response.status_code == 409 and list(response.json()) == [field]
+    else:
+        _refused(response, field)
+    assert Event.objects.count() == before
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/api/campaigns/", {"name": "x" * 201, "ruleset": "shadowrun2"}, "name"),
+        ("/api/campaigns/", {"name": ["x"], "ruleset": "shadowrun2"}, "name"),
+        ("/api/campaigns/", {"name": "x", "ruleset": {"slug": "shadowrun2"}}, "ruleset"),
+        ("/api/campaigns/", {"name": "x", "ruleset": "shadowrun2", "options": [1]}, "options"),
+        ("/api/campaigns/", {"name": "x", "ruleset": "shadowrun2", "options": {"start": 5}}, "options.start"),
+        (
+            "/api/campaigns/",
+            {"name": "x", "ruleset": "shadowrun2", "options": {"time_scale": HUGE}},
+            "options.time_scale",
+        ),
+        ("/api/users/", {"username": "x" * 500, "password": "a long pass phrase"}, "username"),
+        ("/api/users/", {"username": {"a": 1}, "password": "a long pass phrase"}, "username"),
+        ("/api/users/", {"username": "zed", "password": 12345678901}, "password"),
+        ("/api/auth/token/", {"username": ["gm"], "password": "x"}, "username"),
+    ],
+)
+def test_bad_campaigns_users_and_logins_are_a_400(sr2: Table, path: str, body: dict, field: str) -> None:
+    _refused(sr2.gm.post(path, body), field)
+
+
+@pytest.mark.parametrize(
+    ("advance", "field"),
+    [
+        ({"hours": -1}, "advance.hours"),
+        ({"hours": HUGE}, "advance.hours"),
+        ({"hours": "2"}, "advance.hours"),
+        ({"hours": 1, "days": 1}, "advance"),
+        ({"eons": 1}, "advance"),
+        ([1], "advance"),
+        (None, "advance"),
+    ],
+)
+def test_bad_clock_advances_are_a_400(sr2: Table, advance: Any, field: str) -> None:
+    response = sr2.gm.post(f"/api/campaigns/{sr2.campaign['id']}/clock/", {"advance": advance})
+    _refused(response, field)
+
+
+@pytest.mark.parametrize("query", ["version=-1", "version=abc", f"version={HUGE}", "version=1e3"])
+def test_bad_query_numbers_are_a_400(sr2: Table, query: str) -> None:
+    _refused(sr2.gm.get(f"{sr2.character_url()}?{query}"), "version")
+
+
+@pytest.mark.parametrize("query", ["after=-1", "after=x", "after=99999999999999999999999999"])
+def test_a_bad_feed_position_is_a_400_or_an_empty_page(sr2: Table, query: str) -> None:
+    response = sr2.gm.get(f"/api/campaigns/{sr2.campaign['id']}/events/?{query}")
+    if query.startswith("after=9"):
+        assert response.status_code in (200, 400)
+    else:
+        _refused(response, "after")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Łukasz 🐉 Ōtsuka", "ﷺ" * 50, "‮evil‬", "名前" * 100, "a\tb", "<script>alert(1)</script>"],
+)
+def test_unicode_and_markup_names_are_kept_verbatim(sr2: Table, name: str) -> None:
+    response = sr2.gm.post(
+        f"/api/campaigns/{sr2.campaign['id']}/characters/", {"name": name, "attributes": {"body": 4}}
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["name"] == name.strip()
+
+
+@pytest.mark.parametrize("text", ["nul \x00 inside", "lone surrogate \ud800 here"])
+def test_text_the_database_cannot_store_is_a_400_naming_the_field(sr2: Table, text: str) -> None:
+    raw = '{"type": "note", "text": "%s"}' % text.encode("unicode_escape").decode().replace(
+        "\\x00", "\\u0000"
+    )
+    before = Event.objects.count()
+    response = sr2.gm.client.post(
+        f"/api/characters/{sr2.character['id']}/actions/", raw, content_type="application/json"
+    )
+    _refused(response, "text")
+    assert Event.objects.count() == before
+    response = sr2.gm.client.post(
+        f"/api/campaigns/{sr2.campaign['id']}/characters/",
+        raw.replace('"type": "note", "text"', '"attributes": {"body": 4}, "name"'),
+        content_type="application/json",
+    )
+    _refused(response, "name")
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b"\xff\xfe not utf-8", "application/json"),
+        (b'{"type": "note", "text": NaN}', "application/json"),
+        (b'{"type": "note", "text": Infinity}', "application/json"),
+        (b"[" * 100_000 + b"]" * 100_000, "application/json"),
+        (b'{"a":' * 5000 + b"1" + b"}" * 5000, "application/json"),
+        (b'{"type": "note", "text": "' + b"x" * 3_000_000 + b'"}', "application/json"),
+    ],
+)
+def test_malformed_deep_or_oversized_bodies_are_a_400_naming_the_body(
+    sr2: Table, body: bytes, content_type: str
+) -> None:
+    response = sr2.gm.client.post(
+        f"/api/characters/{sr2.character['id']}/actions/", body, content_type=content_type
+    )
+    _refused(response, "body")
+
+
+def test_an_unsupported_content_type_is_a_415_not_a_500(sr2: Table) -> None:
+    response = sr2.gm.client.post(
+        f"/api/characters/{sr2.character['id']}/actions/", "type=note", content_type="text/plain"
+    )
+    assert response.status_code == 415
+
+
+def test_an_oversized_idempotency_key_is_a_400(sr2: Table) -> None:
+    _refused(sr2.act({"type": "note", "text": "x"}, HTTP_IDEMPOTENCY_KEY="k" * 201), "Idempotency-Key")
+
+
+@pytest.mark.parametrize(
+    "upload",
+    [b"", b"not json\n", b'{"stream": "campaign"}\n', b"\x00\x01\x02", b'{"a":' * 5000 + b"1" + b"}" * 5000],
+)
+def test_a_bad_import_file_is_a_400(sr2: Table, upload: bytes) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    response = sr2.gm.client.post(
+        "/api/campaigns/import/", {"file": SimpleUploadedFile("c.jsonl", upload)}, format="multipart"
+    )
+    assert response.status_code == 400, response.content
+    assert list(response.json())
