@@ -137,8 +137,8 @@ def test_unicode_and_markup_names_are_kept_verbatim(sr2: Table, name: str) -> No
 
 @pytest.mark.parametrize("text", ["nul \x00 inside", "lone surrogate \ud800 here"])
 def test_text_the_database_cannot_store_is_a_400_naming_the_field(sr2: Table, text: str) -> None:
-    raw = '{"type": "note", "text": "%s"}' % text.encode("unicode_escape").decode().replace(
-        "\\x00", "\\u0000"
+    raw = '{{"type": "note", "text": "{}"}}'.format(
+        text.encode("unicode_escape").decode().replace("\\x00", "\\u0000")
     )
     before = Event.objects.count()
     response = sr2.gm.client.post(
