@@ -38,7 +38,7 @@ def broker_down() -> Iterator[str]:
     finally:
         app.conf.broker_url, app.conf.task_always_eager = saved
         # The producer pool keeps connections to the broker it first met: drop it, the next user makes a new one.
-        app.pool.force_close_all()
+
         app._pool = None
 
 
