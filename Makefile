@@ -26,7 +26,7 @@ run: demo
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest -p no:cacheprovider -n 2 --dist loadgroup
+	$(BIN)/pytest -p no:cacheprovider -n 2
 
 ## the event-store guarantees again on SQLite (its triggers differ from PostgreSQL's)
 test-eventstore-sqlite: $(STAMP)
@@ -40,7 +40,8 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: migrate
+## the bench makes throwaway databases of its own; it never touches db.sqlite3
+bench: $(STAMP)
 	$(BIN)/python manage.py bench
 
 worker: $(STAMP)

@@ -24,13 +24,7 @@ from campaign import services
 from campaign.models import Campaign, Character, Event, Job
 from tests.conftest import Table, make_table
 
-# One xdist group: the Celery workers of these tests share Redis queues, so they run in one test process.
-pytestmark = [
-    pytest.mark.services,
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.xdist_group("celery"),
-]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parents[1]
 WEEK = 7 * 86_400
@@ -99,8 +93,11 @@ class Worker:
                 self.kill()
 
 
-SHARED_BROKER = "redis://127.0.0.1:6379/15"
-KILL_BROKER = "redis://127.0.0.1:6379/13"  # the kill test's own queue: no other worker may take its job
+# Each test process (pytest-xdist worker gw0, gw1, ...) has Redis databases of its own, so that a Celery worker
+# started by one never takes a job whose rows live in another's test database. The kill test has its own queue too.
+_PROCESS = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+SHARED_BROKER = f"redis://127.0.0.1:6379/{10 - 2 * _PROCESS}"
+KILL_BROKER = f"redis://127.0.0.1:6379/{9 - 2 * _PROCESS}"
 
 
 def _use_broker(url: str | None, eager: bool) -> None:
