@@ -123,6 +123,19 @@ class Ruleset:
         return (*self.actions, *COMMON_ACTIONS)
 
 
+def copy_state(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, scalars), several times faster than copy.deepcopy.
+
+    evolve must not change its input; it copies the state on every event, which makes this the hot spot of a
+    rebuild.
+    """
+    if isinstance(value, dict):
+        return {key: copy_state(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_state(item) for item in value]
+    return value
+
+
 def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:
     state = ruleset.initial_state(attributes, options)
     state.setdefault("notes", [])

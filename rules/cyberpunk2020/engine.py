@@ -22,7 +22,19 @@ from typing import Any
 from rules import params
 from rules.cyberpunk2020 import tables
 from rules.dice import Dice
-from rules.ruleset import GM, NOTE_ADDED, ActionForm, Event, Param, RollSpec, RuleError, Ruleset, State, Timer
+from rules.ruleset import (
+    GM,
+    NOTE_ADDED,
+    ActionForm,
+    Event,
+    Param,
+    RollSpec,
+    RuleError,
+    Ruleset,
+    State,
+    Timer,
+    copy_state,
+)
 
 SLUG = "cyberpunk2020"
 
@@ -795,7 +807,7 @@ EVOLVERS = {
 def evolve(state: State, event: Event) -> State:
     """Apply one event to a copy of the state. Events without an effect (armor stopped it, failed stabilization,
     unknown types) only move `last_event_at`."""
-    new = copy.deepcopy(state)
+    new = copy_state(state)
     was_mortal = in_mortal_condition(state)
     handler = EVOLVERS.get(event.type)
     if handler is not None:

@@ -22,7 +22,19 @@ from typing import Any
 
 from rules.dice import Dice, roll_expression
 from rules.params import boolean, choice, integer, reject_unknown, require_mapping, text
-from rules.ruleset import GM, PLAYER, ActionForm, Event, Param, RollSpec, RuleError, Ruleset, State, Timer
+from rules.ruleset import (
+    GM,
+    PLAYER,
+    ActionForm,
+    Event,
+    Param,
+    RollSpec,
+    RuleError,
+    Ruleset,
+    State,
+    Timer,
+    copy_state,
+)
 from rules.shadowrun2 import tables as t
 
 SLUG = "shadowrun2"
@@ -929,7 +941,7 @@ def evolve(state: State, event: Event) -> State:
     evolver = EVOLVERS.get(event.type)
     if evolver is None:
         return state
-    new = copy.deepcopy(state)
+    new = copy_state(state)
     evolver(new, event.data, event.game_time)
     return new
 
