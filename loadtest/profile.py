@@ -1,0 +1,58 @@
+"""Profile one character read in-process with pyinstrument, on a database kept by `loadtest/run.py --keep`.
+
+    LOADTEST_STATIC_ROOT=<kept dir>/static DATABASE_URL=sqlite:////tmp/wl-load-N.sqlite3 \\
+        .venv/bin/python loadtest/profile.py page|api CHARACTER_ID [--repeat 20] [--html out.html]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("what", choices=("page", "api"))
+    parser.add_argument("character", type=int)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--html")
+    parser.add_argument("--all", action="store_true", help="show library frames too")
+    args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "loadtest.settings")
+    os.environ.setdefault("DEBUG", "0")
+    os.environ.setdefault("SECRET_KEY", "load-test")
+    os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,testserver")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.test import Client
+    from pyinstrument import Profiler
+    from rest_framework.authtoken.models import Token
+
+    gm = User.objects.get(username="gm")
+    client = Client()
+    if args.what == "page":
+        client.force_login(gm)
+        url, headers = f"/characters/{args.character}/", {}
+    else:
+        url = f"/api/characters/{args.character}/"
+        headers = {"HTTP_AUTHORIZATION": f"Token {Token.objects.get(user=gm).key}"}
+    assert client.get(url, **headers).status_code == 200
+    profiler = Profiler(interval=0.0005)
+    with profiler:
+        for _ in range(args.repeat):
+            client.get(url, **headers)
+    print(profiler.output_text(unicode=True, color=False, show_all=args.all))
+    if args.html:
+        Path(args.html).write_text(profiler.output_html())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
