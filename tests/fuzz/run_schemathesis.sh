@@ -1,0 +1,61 @@
+#!/bin/sh
+# Fuzz the API with schemathesis (v4) for server errors only: a throwaway SQLite database, a seeded GM with a token,
+# a campaign and a character of each ruleset, gunicorn on loopback. Exits non-zero on any 5xx answer (schemathesis's
+# exit code, or a server-side traceback in the log). See docs/PERFORMANCE.md, "Fuzzing".
+#
+#   tests/fuzz/run_schemathesis.sh [MAX_EXAMPLES]      (default 50 per operation; SEED=n for a fixed seed)
+set -eu
+cd "$(dirname "$0")/../.."
+MAX_EXAMPLES="${1:-50}"
+WORK="$(mktemp -d /tmp/wl-fuzz-XXXXXX)"
+PORT="$(.venv/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+export DATABASE_URL="sqlite:///$WORK/db.sqlite3" DEBUG=0 SECRET_KEY=fuzz ALLOWED_HOSTS=127.0.0.1 \
+    LOGIN_THROTTLE=100000/min LOG_LEVEL=WARNING
+SERVER=""
+cleanup() {
+    if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; fi
+    if [ -z "${KEEP:-}" ]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
+}
+trap cleanup EXIT INT TERM
+
+.venv/bin/python manage.py migrate --noinput -v 0
+TOKEN="$(.venv/bin/python manage.py shell -v 0 -c '
+from django.contrib.auth.models import User
+from rest_framework.authtoken.models import Token
+from campaign import services
+gm = User.objects.create_user("gm", password="fuzz-password-1")
+User.objects.create_user("player", password="fuzz-password-2")
+attributes = {"shadowrun2": {"body": 5}, "cyberpunk2020": {"body": 6, "armor": {}}, "darkfuture": {"con": 10}}
+for slug in ("shadowrun2", "cyberpunk2020", "darkfuture"):
+    campaign = services.campaign_create(user=gm, name=slug, ruleset=slug)
+    try:
+        c = services.character_create(campaign=campaign, actor="gm", name="Fuzz", player="player",
+                                      attributes=attributes[slug])
+    except services.ServiceError:
+        c = services.character_create(campaign=campaign, actor="gm", name="Fuzz", player="player")
+    services.character_act(character_id=c.pk, body={"type": "note", "text": "seed"}, actor="gm")
+print(Token.objects.create(user=gm).key)
+')"
+
+.venv/bin/gunicorn campaign.wsgi -w 2 -b "127.0.0.1:$PORT" --timeout 60 >"$WORK/server.log" 2>&1 &
+SERVER=$!
+
+STATUS=0
+.venv/bin/schemathesis run "http://127.0.0.1:$PORT/api/schema/" \
+    --wait-for-schema 30 \
+    --checks not_a_server_error \
+    --max-examples "$MAX_EXAMPLES" \
+    ${SEED:+--seed "$SEED"} \
+    --header "Authorization: Token $TOKEN" \
+    --request-timeout 30 \
+    --continue-on-failure \
+    --generation-database none \
+    --report junit --report-dir "$WORK/report" \
+    --no-color || STATUS=$?
+
+if grep -q "Internal Server Error\|Traceback" "$WORK/server.log"; then
+    echo "--- server-side errors (gunicorn log) ---"
+    cat "$WORK/server.log"
+    [ "$STATUS" -ne 0 ] || STATUS=1
+fi
+exit "$STATUS"
