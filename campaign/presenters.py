@@ -87,8 +87,22 @@ def character_json(
             }
             for t in sorted(rules.timers(state), key=lambda t: (t.due, t.priority, t.key))
         ]
-        data["notes"] = state.get("notes", [])
+        data["notes"] = gm_notes(character, version)
     return data
+
+
+GM_NOTES_SHOWN = 50
+
+
+def gm_notes(character: Character, version: int | None = None) -> list[dict[str, Any]]:
+    """The latest GM notes on the character (not taken back), oldest first; all of them are in the history."""
+    rows = Event.objects.filter(stream=character.stream)
+    if version is not None:
+        rows = rows.filter(version__lte=version)
+    voided = {data["cause"] for data in rows.filter(type=ACTION_UNDONE).values_list("data", flat=True)}
+    notes = rows.filter(type=NOTE_ADDED).exclude(cause__in=voided).order_by("-version")
+    latest = list(notes.values_list("data", "game_time")[:GM_NOTES_SHOWN])
+    return [{"text": data["text"], "game_time": game_time} for data, game_time in reversed(latest)]
 
 
 def voided_causes(rows: Iterable[Event]) -> set[str]:

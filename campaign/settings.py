@@ -77,8 +77,11 @@ TEMPLATES = [
     }
 ]
 
+# Persistent connections: opening one (and, on SQLite, running its PRAGMAs) on every request costs more than a read.
 DATABASES = {
-    "default": dj_database_url.config(default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=0)
+    "default": dj_database_url.config(
+        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60, conn_health_checks=True
+    )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside the writer; IMMEDIATE makes concurrent writers queue instead of failing with
@@ -94,9 +97,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "NAME": os.environ.get("TEST_SQLITE_NAME")
         or str(Path(tempfile.gettempdir()) / f"wl-test-{os.getpid()}.sqlite3")
     }
-else:
-    DATABASES["default"]["CONN_MAX_AGE"] = 60
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -152,6 +152,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Event-sourced injury and recovery tracking for Shadowrun 2, Cyberpunk 2020 and Dark Future.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "PATH_CONVERTER_OVERRIDES": {"id": int},
 }
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

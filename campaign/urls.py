@@ -1,5 +1,9 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, register_converter
+
+from campaign.converters import IdConverter
+
+register_converter(IdConverter, "id")
 
 urlpatterns = [
     path("admin/", admin.site.urls),

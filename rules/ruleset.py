@@ -16,7 +16,6 @@ engines never see them.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -137,19 +136,17 @@ def copy_state(value: Any) -> Any:
 
 
 def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:
-    state = ruleset.initial_state(attributes, options)
-    state.setdefault("notes", [])
-    return state
+    return ruleset.initial_state(attributes, options)
 
 
 def apply(ruleset: Ruleset, state: State, event: Event) -> State:
-    """evolve, with the events every ruleset shares."""
-    if event.type == NOTE_ADDED:
-        new = copy.copy(state)
-        new["notes"] = [*state.get("notes", []), {"text": event.data["text"], "game_time": event.game_time}]
-        return new
-    if event.type == ACTION_UNDONE:
-        # The service rebuilds the state without the voided events; the undo itself changes nothing further.
+    """evolve, with the events every ruleset shares.
+
+    GM notes change nothing in the character: they stay in the history (the presenters read the latest ones from
+    there), so a campaign with a hundred thousand notes still has a small state to load, copy and replay.
+    """
+    if event.type in (NOTE_ADDED, ACTION_UNDONE):
+        # An undo is applied by the service, which rebuilds the state without the voided events.
         return state
     return ruleset.evolve(state, event)
 

@@ -14,10 +14,17 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from hypothesis import settings as hypothesis_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
+
+# CI explores the same examples on every run, so a red build always means a change, never a new random draw;
+# local runs keep exploring.
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 
 def service_up(host: str, port: int) -> bool:

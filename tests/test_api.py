@@ -456,3 +456,17 @@ def test_the_rulesets_endpoint_lists_actions_and_option_defaults(client: Any) ->
     assert sorted(data) == ["cyberpunk2020", "darkfuture", "shadowrun2"]
     assert data["darkfuture"]["actions"] == ["damage", "recover", "note", "undo"]
     assert data["cyberpunk2020"]["options"]["hit_location_model"] == "standard"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/campaigns/349183231671576995823616/",
+        "/api/campaigns/349183231671576995823616/members/",
+        "/api/characters/99999999999999999999999/",
+        "/api/characters/99999999999999999999999/actions/",
+    ],
+)
+def test_an_id_too_large_for_the_database_is_a_404_not_a_500(sr2: Table, path: str) -> None:
+    assert sr2.gm.get(path).status_code == 404
+    assert sr2.gm.post(path, {"type": "note", "text": "x"}).status_code == 404

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from rules.darkfuture.engine import RULESET
-from rules.ruleset import NOTE_ADDED, Event, apply, get_ruleset, note_event
+from rules.ruleset import NOTE_ADDED, Event, get_ruleset
 
 from .helpers import DAY, character, hit
 
@@ -117,7 +117,7 @@ def test_the_dead_view():
 
 
 def test_the_player_view_hides_gm_notes():
-    state = apply(RULESET, character(), note_event({"text": "secretly a clone"}, 10))
+    state = {**character(), "notes": [{"text": "secretly a clone", "game_time": 10}]}
     assert RULESET.view(state, "gm")["notes"] == [{"text": "secretly a clone", "game_time": 10}]
     assert "notes" not in RULESET.view(state, "player")
 
