@@ -114,6 +114,8 @@ class Event(models.Model):
         indexes = [
             models.Index(fields=["campaign", "position"], name="event_campaign_feed"),
             models.Index(fields=["cause"], name="event_cause"),
+            # GM notes and undos are read by type from the end of a long stream on every character read.
+            models.Index(fields=["stream", "type", "version"], name="event_stream_type"),
         ]
 
     def __str__(self) -> str:
