@@ -14,6 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from campaign.models import Campaign, Character, Event
+from rules.ruleset import ACTION_UNDONE
 from rules.ruleset import Event as RuleEvent
 
 
@@ -113,4 +114,9 @@ def to_rule_event(row: Event) -> RuleEvent:
 
 def voided_causes(rows: Iterable[Event]) -> set[str]:
     """Causes taken back by `ActionUndone` events among `rows`."""
-    return {row.data["cause"] for row in rows if row.type == "ActionUndone"}
+    return {row.data["cause"] for row in rows if row.type == ACTION_UNDONE}
+
+
+def live_events(rows: Iterable[Event], voided: set[str]) -> list[RuleEvent]:
+    """The events that shape the state: neither an undo nor taken back by one."""
+    return [to_rule_event(row) for row in rows if row.type != ACTION_UNDONE and row.cause not in voided]

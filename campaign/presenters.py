@@ -6,14 +6,13 @@ remove what RULES.md keeps for the GM, and this module drops GM notes, timers an
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
+from campaign import eventstore
 from campaign.models import Campaign, Character, Event, Job
+from campaign.projections import CLOCK_ADVANCED
 from rules.ruleset import ACTION_UNDONE, GM, NOTE_ADDED, PLAYER, State, get_ruleset
-
-GM_ONLY_CHARACTER_KEYS = ("death_at", "timers", "notes")
 
 
 def campaign_start(campaign: Campaign) -> datetime:
@@ -105,29 +104,24 @@ def gm_notes(character: Character, version: int | None = None) -> list[dict[str,
     return [{"text": data["text"], "game_time": game_time} for data, game_time in reversed(latest)]
 
 
-def voided_causes(rows: Iterable[Event]) -> set[str]:
-    return {row.data["cause"] for row in rows if row.type == ACTION_UNDONE}
-
-
 def events_json(rows: list[Event], audience: str, ruleset_slug: str) -> list[dict[str, Any]]:
     """History entries, oldest first. Players get `public_event` data; notes and undos of hidden entries vanish."""
     rules = get_ruleset(ruleset_slug)
-    voided = voided_causes(rows)
+    voided = eventstore.voided_causes(rows)
     out: list[dict[str, Any]] = []
     visible_causes: set[str] = set()
     for row in rows:
         data: dict[str, Any] | None = row.data
         if audience == PLAYER:
-            if row.type == NOTE_ADDED or row.character_id is None and row.type not in ("ClockAdvanced",):
+            # Of the campaign stream a player sees only the clock; GM notes never.
+            if row.type == NOTE_ADDED or (row.character_id is None and row.type != CLOCK_ADVANCED):
                 continue
             if row.type == ACTION_UNDONE:
                 if row.data["cause"] not in visible_causes:
                     continue
                 data = {"types": row.data.get("types", [])}
             else:
-                from rules.ruleset import Event as RuleEvent
-
-                data = rules.public_event(RuleEvent(row.type, row.data, row.game_time, row.schema_version))
+                data = rules.public_event(eventstore.to_rule_event(row))
                 if data is None:
                     continue
                 visible_causes.add(row.cause)

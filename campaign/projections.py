@@ -12,8 +12,9 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from campaign import eventstore
 from campaign.models import Campaign, Character, Event, Timer
-from rules.ruleset import GM, Ruleset, State, apply, get_ruleset, replay, start_state
+from rules.ruleset import ACTION_UNDONE, GM, Ruleset, State, apply, get_ruleset, replay, start_state
 from rules.ruleset import Event as RuleEvent
 
 CAMPAIGN_CREATED = "CampaignCreated"
@@ -97,12 +98,7 @@ def character_state_at(character: Character, rows: Iterable[Event]) -> State:
     """Replay `rows` (the stream's events in version order) honouring the undos among them."""
     rows = list(rows)
     ruleset = get_ruleset(character.campaign.ruleset)
-    voided = {row.data["cause"] for row in rows if row.type == "ActionUndone"}
-    events = [
-        RuleEvent(row.type, row.data, row.game_time, row.schema_version)
-        for row in rows
-        if row.cause not in voided and row.type != "ActionUndone"
-    ]
+    events = eventstore.live_events(rows, eventstore.voided_causes(rows))
     return replay(ruleset, character.attributes, character.campaign.options, events)
 
 
@@ -129,7 +125,7 @@ def rebuild_campaign(campaign: Campaign) -> int:
     # Undos are rare: find every voided cause first, then fold the log in one streaming pass.
     voided = {
         _decode(data)["cause"]
-        for (data,) in Event.objects.filter(campaign=campaign, type="ActionUndone").values_list("data")
+        for (data,) in Event.objects.filter(campaign=campaign, type=ACTION_UNDONE).values_list("data")
     }
     states: dict[int, State] = {}
     versions: dict[int, int] = {}
@@ -151,7 +147,7 @@ def rebuild_campaign(campaign: Campaign) -> int:
                 versions[data["character"]] = 0
             continue
         versions[character_id] = version
-        if cause in voided or type_ == "ActionUndone":
+        if cause in voided or type_ == ACTION_UNDONE:
             continue
         event = RuleEvent(type_, _decode(data), event_game_time, schema_version)
         states[character_id] = apply(ruleset, states[character_id], event)

@@ -19,10 +19,17 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, OperationalError, transaction
+from django.utils import timezone
 
 from campaign import eventstore
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Job, Membership, Timer
-from campaign.projections import CAMPAIGN_CREATED, CHARACTER_CREATED, project_character
+from campaign.projections import (
+    CAMPAIGN_CREATED,
+    CHARACTER_CREATED,
+    CLOCK_ADVANCED,
+    character_state_at,
+    project_character,
+)
 from rules.dice import Dice, DiceError
 from rules.ruleset import (
     ACTION_UNDONE,
@@ -288,8 +295,7 @@ def _undo_events(character: Character, rules: Ruleset, campaign: Campaign) -> tu
         campaign.game_time,
     )
     voided.add(target.cause)
-    kept = [eventstore.to_rule_event(r) for r in rows if r.type != ACTION_UNDONE and r.cause not in voided]
-    return [undo], replay(rules, character.attributes, campaign.options, kept)
+    return [undo], replay(rules, character.attributes, campaign.options, eventstore.live_events(rows, voided))
 
 
 def _decide(
@@ -342,14 +348,15 @@ def _character_act_once(
     character_id: int, body: Any, actor: str, idempotency_key: str | None, digest: str
 ) -> ActionResult:
     with transaction.atomic():
-        character = Character.objects.select_related("campaign").get(pk=character_id)
-        campaign = eventstore.lock_campaign(character.campaign_id)
+        campaign_id = Character.objects.filter(pk=character_id).values_list("campaign_id", flat=True).get()
+        campaign = eventstore.lock_campaign(campaign_id)
+        # Read under the lock: no other command can change the character until this one commits.
+        character = Character.objects.get(pk=character_id)
+        character.campaign = campaign
         if idempotency_key:
             first = Event.objects.filter(campaign=campaign, idempotency_key=idempotency_key).first()
             if first is not None:
                 return _replayed(character, first, digest)
-        character = Character.objects.get(pk=character_id)
-        character.campaign = campaign
         rules = get_ruleset(campaign.ruleset)
         action, rolls, expected = _parse_action(rules, body)
         job = open_job(campaign)
@@ -377,14 +384,11 @@ def _character_act_once(
 
 def state_at_version(character: Character, version: int) -> State:
     """The character as it was right after its event `version` (time travel)."""
-    from campaign.projections import character_state_at
-
     return character_state_at(character, eventstore.stream_events(character.stream, up_to_version=version))
 
 
 # --- the game clock ----------------------------------------------------------------------------------------------
 
-CLOCK_ADVANCED = "ClockAdvanced"
 ADVANCE_UNITS = {
     "seconds": 1,
     "minutes": 60,
@@ -483,8 +487,6 @@ def clock_run(job_id: Any) -> Job:
     and the job's progress commit together, so a worker killed at any point leaves a job that the next run resumes
     without firing a timer twice.
     """
-    from django.utils import timezone
-
     job = Job.objects.get(pk=job_id)
     if not job.open:
         return job
@@ -497,7 +499,7 @@ def clock_run(job_id: Any) -> Job:
             if not job.open:
                 return job
             rules = get_ruleset(campaign.ruleset)
-            skip = {tuple(pair) for pair in job_skips(job)}
+            skip = {(character_id, key) for character_id, key in job.skips}
             fired = appended = 0
             finished = False
             cache: dict[int, Character] = {}
@@ -523,7 +525,7 @@ def clock_run(job_id: Any) -> Job:
             job.events_appended += appended
             job.progress = min(1.0, (job.reached - job.from_time) / span) if not finished else 1.0
             job.heartbeat_at = timezone.now()
-            job_set_skips(job, skip)
+            job.skips = sorted([character_id, key] for character_id, key in skip)
             if finished:
                 eventstore.append(
                     campaign=campaign,
@@ -554,14 +556,6 @@ def clock_run(job_id: Any) -> Job:
             job.save()
         if finished:
             return job
-
-
-def job_skips(job: Job) -> list[list[Any]]:
-    return list(job.skips or [])
-
-
-def job_set_skips(job: Job, skip: set[tuple[int, str]]) -> None:
-    job.skips = sorted([list(pair) for pair in skip])
 
 
 def _fire(
@@ -597,8 +591,6 @@ def _fire(
 
 
 def clock_fail(job_id: Any, error: str) -> None:
-    from django.utils import timezone
-
     Job.objects.filter(pk=job_id, status__in=[Job.QUEUED, Job.RUNNING]).update(
         status=Job.FAILED, error=error[:2000], finished_at=timezone.now()
     )

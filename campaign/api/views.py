@@ -22,6 +22,7 @@ from rest_framework.throttling import AnonRateThrottle
 
 from campaign import access, presenters, services, transfer
 from campaign.models import GM, PLAYER, Character, Event, Job, Membership
+from campaign.projections import CLOCK_ADVANCED
 from rules.ruleset import get_ruleset, ruleset_slugs
 
 FEED_PAGE = 500
@@ -254,7 +255,7 @@ def campaign_events(request: Request, campaign_id: int) -> Response:
     rows = Event.objects.filter(campaign=campaign, position__gt=after).order_by("position")
     if role == PLAYER:
         rows = rows.filter(character__player=request.user) | rows.filter(
-            character__isnull=True, type="ClockAdvanced"
+            character__isnull=True, type=CLOCK_ADVANCED
         )
         rows = rows.order_by("position")
     rows = list(rows[:FEED_PAGE])
