@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import REQUIRE_SERVICES
 
@@ -18,6 +19,9 @@ from tests.conftest import REQUIRE_SERVICES
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 CHROMIUM = Path("/usr/bin/chromium")
+
+# CI shares two cores between two test processes and Chromium: give pages time, the assertions stay the same.
+expect.set_options(timeout=15_000)
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 

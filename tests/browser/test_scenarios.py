@@ -47,6 +47,8 @@ def add_character(page: Page, name: str, player: str, attributes: dict[str, str]
     # The board refreshes itself: the new character appears in the roster.
     page.locator("#live").get_by_role("link", name=name).click()
     expect(page.get_by_role("heading", name=name)).to_be_visible()
+    # Forms answer through htmx only once it has processed the page; a click before that is a plain POST.
+    page.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
 
 
 def fill_dice(page: Page, action: str, roll: str, dice: list[int]) -> None:
