@@ -24,11 +24,13 @@ WOUND = {
 
 
 def test_a_wrong_die_shows_the_same_message_as_the_api_next_to_the_roll(sr2_web: Web) -> None:
-    api = sr2_web.table.act({"type": "wound", "severity": "S", "rolls": {"location": [7, 3]}})
+    # A failed Body check, entered: a server-rolled one could stage the wound away and never roll a location.
+    failed = {"body_check": [1, 1, 1, 1, 1], "location": [7, 3]}
+    api = sr2_web.table.act({"type": "wound", "severity": "S", "rolls": failed})
     message = api.json()["rolls.location"][0]
     page = sr2_web.gm.post(
         f"/characters/{sr2_web.character_id}/act/wound/",
-        {"p_severity": "S", "r_location_0": "7", "r_location_1": "3"},
+        {"p_severity": "S", "r_body_check": "1 1 1 1 1", "r_location_0": "7", "r_location_1": "3"},
         **HTMX,
     )
     html = page.content.decode()
