@@ -7,13 +7,14 @@ still guards every append: a writer that skipped the lock cannot silently interl
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
-from campaign.models import Campaign, Character, Event
+from campaign.models import Campaign, Character, Event, Job
 from rules.ruleset import ACTION_UNDONE
 from rules.ruleset import Event as RuleEvent
 
@@ -37,6 +38,101 @@ def lock_campaign(campaign_id: int) -> Campaign:
     return Campaign.objects.select_for_update().get(pk=campaign_id)
 
 
+def _loaded_fields(model: type) -> list[Any]:
+    return [field for field in model._meta.concrete_fields if not isinstance(field, models.DateTimeField)]
+
+
+def _loader(model: type, wrapper: Any) -> tuple[list[str], Any]:
+    """The columns of `model` and a function turning one raw row of them into an instance, with Django's own
+    converters (JSON decoding, SQLite's booleans and datetimes) applied, as the ORM's compiler would."""
+    # Wall-clock timestamps are left deferred (loaded on first access): no command reads them, and SQLite's text
+    # datetimes cost more to parse than the rest of the row.
+    fields = _loaded_fields(model)
+    names = [field.attname for field in fields]
+    steps = []
+    for field in fields:
+        column = field.get_col(model._meta.db_table)
+        converters = wrapper.ops.get_db_converters(column) + field.get_db_converters(wrapper)
+        steps.append((column, converters))
+
+    def build(values: Sequence[Any]) -> Any:
+        converted = []
+        for value, (column, converters) in zip(values, steps, strict=True):
+            for converter in converters:
+                value = converter(value, column, wrapper)
+            converted.append(value)
+        return model.from_db(wrapper.alias, names, converted)
+
+    return [f'{model._meta.db_table}."{field.column}"' for field in fields], build
+
+
+# Per database connection object: converters are bound to a connection, and each thread has its own.
+_COMMAND_READS: weakref.WeakKeyDictionary[Any, tuple[str, str, Any, Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def _command_read(wrapper: Any) -> tuple[str, str, Any, Any, Any]:
+    """The SQL that reads a character, its campaign and the campaign's open job in one round trip (cached)."""
+    if wrapper not in _COMMAND_READS:
+        character_columns, character = _loader(Character, wrapper)
+        campaign_columns, campaign = _loader(Campaign, wrapper)
+        job_column = Job._meta.pk.get_col(Job._meta.db_table)
+        job_converters = wrapper.ops.get_db_converters(job_column) + Job._meta.pk.get_db_converters(wrapper)
+
+        def open_job(value: Any) -> Any:
+            for converter in job_converters:
+                value = converter(value, job_column, wrapper)
+            return value
+
+        character_table, campaign_table, job_table = (
+            Character._meta.db_table,
+            Campaign._meta.db_table,
+            Job._meta.db_table,
+        )
+        sql = (
+            f"SELECT {', '.join(character_columns)}, {', '.join(campaign_columns)}, "
+            f"(SELECT {job_table}.id FROM {job_table} WHERE {job_table}.campaign_id = {campaign_table}.id "
+            f"AND {job_table}.status IN ('{Job.QUEUED}', '{Job.RUNNING}') LIMIT 1) "
+            f"FROM {character_table} JOIN {campaign_table} ON {campaign_table}.id = {character_table}.campaign_id "
+            f"WHERE {character_table}.id = %s"
+        )
+        lock = ""
+        if wrapper.vendor == "postgresql":
+            # A statement of its own: in READ COMMITTED a statement that waited for the lock would still return the
+            # character as its snapshot saw it before the wait; the read after it sees what the lock holder wrote.
+            lock = (
+                f"SELECT id FROM {campaign_table} WHERE id = "
+                f"(SELECT campaign_id FROM {character_table} WHERE id = %s) FOR UPDATE"
+            )
+        _COMMAND_READS[wrapper] = (lock, sql, character, campaign, open_job)
+    return _COMMAND_READS[wrapper]
+
+
+def lock_for_character(character_id: int) -> tuple[Character, Any]:
+    """Take the write lock of the character's campaign and read, in one query, the character (with its campaign)
+    and the id of the campaign's open clock job, if any. Raises `Character.DoesNotExist`.
+
+    This is `lock_campaign` plus three ORM reads folded into one raw statement (two on PostgreSQL) because every
+    action pays for it.
+    """
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("lock_for_character must run inside transaction.atomic()")
+    wrapper = transaction.get_connection()
+    lock, sql, character_from, campaign_from, open_job_from = _command_read(wrapper)
+    width = len(_loaded_fields(Character))
+    with wrapper.cursor() as cursor:
+        # SQLite transactions are IMMEDIATE (settings): the whole database is already write-locked.
+        if lock:
+            cursor.execute(lock, [character_id])
+        cursor.execute(sql, [character_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Character.DoesNotExist(f"no character {character_id}")
+    character = character_from(row[:width])
+    character.campaign = campaign_from(row[width:-1])
+    job = row[-1]
+    return character, None if job is None else open_job_from(job)
+
+
 def append(
     *,
     campaign: Campaign,
@@ -50,55 +146,67 @@ def append(
     request_digest: str = "",
 ) -> list[Event]:
     """Append `events` to `stream`, which must be at `expected_version`. Returns the stored rows."""
-    rows = [
-        Event(
-            campaign=campaign,
-            stream=stream,
-            character=character,
-            version=expected_version + index,
-            type=event.type,
-            schema_version=event.schema_version,
-            data=event.data,
-            game_time=event.game_time,
-            actor=actor,
-            cause=cause,
-            idempotency_key=idempotency_key if index == 1 else None,
-            request_digest=request_digest if index == 1 else "",
-        )
+    recorded_at = timezone.now()
+    values = [
+        {
+            "campaign_id": campaign.pk,
+            "stream": stream,
+            "character_id": None if character is None else character.pk,
+            "version": expected_version + index,
+            "type": event.type,
+            "schema_version": event.schema_version,
+            "data": event.data,
+            "game_time": event.game_time,
+            "recorded_at": recorded_at,
+            "actor": actor,
+            "cause": cause,
+            "idempotency_key": idempotency_key if index == 1 else None,
+            "request_digest": request_digest if index == 1 else "",
+        }
         for index, event in enumerate(events, start=1)
     ]
     try:
         # No savepoint of its own: every caller runs the whole command in one transaction and a conflict aborts it
         # (the command is retried from the start), so a SAVEPOINT/RELEASE pair per append would be pure cost.
         with transaction.atomic(savepoint=False):
-            _insert(rows)
+            positions = _insert(values)
     except IntegrityError as error:
         raise VersionConflict(stream, expected_version) from error
-    return rows
+    alias = transaction.get_connection().alias
+    # Instances built positionally from what was written (`Model(**kwargs)` costs more than the INSERT itself).
+    return [
+        Event.from_db(alias, _ATTNAMES, [position, *(row[name] for name in _ATTNAMES[1:])])
+        for position, row in zip(positions, values, strict=True)
+    ]
 
 
 _FIELDS = [field for field in Event._meta.concrete_fields if not field.primary_key]
+_ATTNAMES = [Event._meta.pk.attname, *(field.attname for field in _FIELDS)]
 _COLUMNS = ", ".join(f'"{field.column}"' for field in _FIELDS)
+# Only these columns need Django's preparation (JSON encoding, the backend's datetime format); the others hold
+# ints, strings or None as they are.
+_PREPARED = {
+    field.attname: field for field in _FIELDS if isinstance(field, models.JSONField | models.DateTimeField)
+}
 
 
-def _insert(rows: list[Event]) -> None:
-    """One INSERT ... RETURNING for the command's events: the ORM's save() costs more than the write itself."""
-    now = timezone.now()
+def _insert(rows: list[dict[str, Any]]) -> list[int]:
+    """One INSERT ... RETURNING for the command's events. Returns their positions, in the order of `rows`."""
+    wrapper = transaction.get_connection()
     params: list[Any] = []
     for row in rows:
-        row.recorded_at = now
-        params.extend(field.get_db_prep_save(getattr(row, field.attname), connection) for field in _FIELDS)
+        for field in _FIELDS:
+            value = row[field.attname]
+            prepare = _PREPARED.get(field.attname)
+            params.append(value if prepare is None else prepare.get_db_prep_save(value, wrapper))
     placeholders = ", ".join(["(" + ", ".join(["%s"] * len(_FIELDS)) + ")"] * len(rows))
-    with connection.cursor() as cursor:
+    with wrapper.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {Event._meta.db_table} ({_COLUMNS}) VALUES {placeholders} RETURNING position",
             params,
         )
-        positions = sorted(position for (position,) in cursor.fetchall())
-    for row, position in zip(rows, positions, strict=True):
-        row.position = position
-        row._state.adding = False
-        row._state.db = connection.alias
+        # Positions are assigned in row order within one statement; RETURNING does not promise that order.
+        return sorted(position for (position,) in cursor.fetchall())
 
 
 def stream_events(stream: str, *, up_to_version: int | None = None) -> list[Event]:

@@ -14,8 +14,9 @@ from django.db import connection, transaction
 
 from campaign import eventstore
 from campaign.models import Campaign, Character, Event, Timer
-from rules.ruleset import ACTION_UNDONE, GM, Ruleset, State, apply, get_ruleset, replay, start_state
+from rules.ruleset import ACTION_UNDONE, Ruleset, State, apply, get_ruleset, replay, start_state
 from rules.ruleset import Event as RuleEvent
+from rules.ruleset import Timer as RuleTimer
 
 CAMPAIGN_CREATED = "CampaignCreated"
 CHARACTER_CREATED = "CharacterCreated"
@@ -23,12 +24,12 @@ CLOCK_ADVANCED = "ClockAdvanced"
 
 
 def status_columns(ruleset: Ruleset, state: State) -> dict[str, Any]:
-    view = ruleset.view(state, GM)
+    status = ruleset.status_of(state)
     return {
-        "alive": bool(view["alive"]),
-        "conscious": bool(view["conscious"]),
-        "dying": bool(view["dying"]),
-        "death_at": view["death_at"],
+        "alive": bool(status["alive"]),
+        "conscious": bool(status["conscious"]),
+        "dying": bool(status["dying"]),
+        "death_at": status["death_at"],
     }
 
 
@@ -39,8 +40,35 @@ def project_character(character: Character, ruleset: Ruleset, state: State, vers
     character.version = version
     for name, value in status_columns(ruleset, state).items():
         setattr(character, name, value)
-    character.save(update_fields=["state", "version", "alive", "conscious", "dying", "death_at"])
+    _save_projection(character)
     index_timers(character, ruleset, state, previous=previous)
+
+
+_PROJECTED = [
+    Character._meta.get_field(name)
+    for name in ("state", "version", "alive", "conscious", "dying", "death_at")
+]
+_STATE = _PROJECTED[0]
+
+
+def _save_projection(character: Character) -> None:
+    """One prepared UPDATE of the projected columns: `Model.save(update_fields=...)` costs several times the write."""
+    columns = ", ".join(f'"{field.column}" = %s' for field in _PROJECTED)
+    state = _STATE.get_db_prep_save(character.state, connection)
+    values = [
+        state,
+        character.version,
+        character.alive,
+        character.conscious,
+        character.dying,
+        character.death_at,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'UPDATE {Character._meta.db_table} SET {columns} WHERE "id" = %s', [*values, character.pk]
+        )
+        if cursor.rowcount != 1:
+            raise Character.DoesNotExist(f"no character {character.pk}")
 
 
 def timer_rows(character: Character, ruleset: Ruleset, state: State) -> list[Timer]:
@@ -59,22 +87,18 @@ def timer_rows(character: Character, ruleset: Ruleset, state: State) -> list[Tim
     ]
 
 
-def _timer_keys(ruleset: Ruleset, state: State) -> list[tuple]:
-    return sorted(
-        (t.key, t.due, t.priority, t.kind, t.per_round, json.dumps(t.data, sort_keys=True))
-        for t in ruleset.timers(state)
-    )
-
-
 def index_timers(
     character: Character, ruleset: Ruleset, state: State, *, previous: State | None = None
 ) -> None:
     """Make the Timer rows of `character` those of `state`.
 
-    `previous` is the state the read model held until now (the index is its projection): when it asks for the
-    same timers as `state`, as most actions do, the index is already right and the database is not read at all.
+    `previous` is the state the read model held until now. The index is its projection, written in the same
+    transaction, so the rows are known without reading them: only the timers that changed are deleted and
+    inserted, and when none did, as for most actions, the database is not touched. Without `previous` the rows
+    are read and compared.
     """
-    if previous and _timer_keys(ruleset, previous) == _timer_keys(ruleset, state):
+    if previous:
+        _index_changed_timers(character, ruleset.timers(previous), ruleset.timers(state))
         return
     wanted = {
         (t.key, t.due, t.priority, t.kind, t.per_round): t for t in timer_rows(character, ruleset, state)
@@ -189,3 +213,40 @@ def rebuild_campaign(campaign: Campaign) -> int:
 
 def rebuild_all() -> int:
     return sum(rebuild_campaign(campaign) for campaign in Campaign.objects.order_by("pk"))
+
+
+_TIMER_FIELDS = [field for field in Timer._meta.concrete_fields if not field.primary_key]
+_TIMER_DATA = Timer._meta.get_field("data")
+
+
+def _index_changed_timers(character: Character, before: list[RuleTimer], after: list[RuleTimer]) -> None:
+    old = {timer.key: timer for timer in before}
+    new = {timer.key: timer for timer in after}
+    if old == new:
+        return
+    table = Timer._meta.db_table
+    stale = [key for key, timer in old.items() if new.get(key) != timer]
+    fresh = [timer for key, timer in new.items() if old.get(key) != timer]
+    with connection.cursor() as cursor:
+        if stale:
+            keys = ", ".join(["%s"] * len(stale))
+            cursor.execute(
+                f'DELETE FROM {table} WHERE "character_id" = %s AND "key" IN ({keys})', [character.pk, *stale]
+            )
+        if fresh:
+            columns = ", ".join(f'"{field.column}"' for field in _TIMER_FIELDS)
+            values = ", ".join(["(" + ", ".join(["%s"] * len(_TIMER_FIELDS)) + ")"] * len(fresh))
+            params: list[Any] = []
+            for timer in fresh:
+                row = {
+                    "campaign_id": character.campaign_id,
+                    "character_id": character.pk,
+                    "due": timer.due,
+                    "priority": timer.priority,
+                    "kind": timer.kind,
+                    "key": timer.key,
+                    "per_round": timer.per_round,
+                    "data": _TIMER_DATA.get_db_prep_save(timer.data, connection),
+                }
+                params.extend(row[field.attname] for field in _TIMER_FIELDS)
+            cursor.execute(f"INSERT INTO {table} ({columns}) VALUES {values}", params)

@@ -328,7 +328,7 @@ def character_act(
     *, character_id: int, body: Any, actor: str, idempotency_key: str | None = None
 ) -> ActionResult:
     """Run one action on a character. Retries a conflicting append a few times, then answers 409."""
-    digest = request_digest({"character": character_id, "body": body})
+    digest = request_digest({"character": character_id, "body": body}) if idempotency_key else ""
     for attempt in range(COMMAND_ATTEMPTS):
         try:
             return _character_act_once(character_id, body, actor, idempotency_key, digest)
@@ -348,20 +348,17 @@ def _character_act_once(
     character_id: int, body: Any, actor: str, idempotency_key: str | None, digest: str
 ) -> ActionResult:
     with transaction.atomic():
-        campaign_id = Character.objects.filter(pk=character_id).values_list("campaign_id", flat=True).get()
-        campaign = eventstore.lock_campaign(campaign_id)
         # Read under the lock: no other command can change the character until this one commits.
-        character = Character.objects.get(pk=character_id)
-        character.campaign = campaign
+        character, open_job_id = eventstore.lock_for_character(character_id)
+        campaign = character.campaign
         if idempotency_key:
             first = Event.objects.filter(campaign=campaign, idempotency_key=idempotency_key).first()
             if first is not None:
                 return _replayed(character, first, digest)
         rules = get_ruleset(campaign.ruleset)
         action, rolls, expected = _parse_action(rules, body)
-        job = open_job(campaign)
-        if job is not None:
-            raise Conflict("clock", CLOCK_BUSY.format(job=job.pk))
+        if open_job_id is not None:
+            raise Conflict("clock", CLOCK_BUSY.format(job=open_job_id))
         if expected is not None and expected != character.version:
             raise Conflict(
                 "expected_version", VERSION_CONFLICT.format(actual=character.version, expected=expected)

@@ -8,6 +8,8 @@ A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
     timers(state) -> list[Timer]                      what the clock must do and when (game seconds)
     fire(state, timer, dice) -> list[Event]           what happens when the clock reaches it
     view(state, audience) -> dict                     "gm" or "player" (secrets removed)
+    status(state) -> dict                             alive, conscious, dying, death_at as the GM view gives them;
+                                                      the read model's columns, without building a whole view
     public_event(event) -> dict | None                what a player may read of one history entry
 
 The actions `note` and `undo` belong to every ruleset and are handled here and in the service layer, so the
@@ -28,6 +30,7 @@ PLAYER = "player"
 NOTE_ADDED = "NoteAdded"
 ACTION_UNDONE = "ActionUndone"
 COMMON_ACTIONS = ("note", "undo")
+STATUS_FIELDS = ("alive", "conscious", "dying", "death_at")
 
 
 class RuleError(ValueError):
@@ -116,6 +119,14 @@ class Ruleset:
     public_event: Callable[[Event], dict[str, Any] | None]
     forms: Mapping[str, ActionForm] = field(default_factory=dict)
     option_help: Mapping[str, str] = field(default_factory=dict)
+    status: Callable[[State], dict[str, Any]] | None = None
+
+    def status_of(self, state: State) -> dict[str, Any]:
+        """The four status fields of the GM view: from `status` when the ruleset has it, else from the view."""
+        if self.status is not None:
+            return self.status(state)
+        view = self.view(state, GM)
+        return {name: view[name] for name in STATUS_FIELDS}
 
     @property
     def all_actions(self) -> tuple[str, ...]:

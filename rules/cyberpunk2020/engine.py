@@ -1027,6 +1027,15 @@ def recovery(state: Mapping[str, Any], audience: str) -> list[dict[str, Any]]:
     return items
 
 
+def status(state: State) -> dict[str, Any]:
+    return {
+        "alive": state["alive"],
+        "conscious": state["conscious"],
+        "dying": state["dying"],
+        "death_at": state["death_at"],
+    }
+
+
 def view(state: State, audience: str) -> dict[str, Any]:
     result = {
         "alive": state["alive"],
@@ -1150,4 +1159,5 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    status=status,
 )

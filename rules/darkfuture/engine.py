@@ -618,12 +618,18 @@ def sheet(state: State) -> dict[str, Any]:
     }
 
 
-def view(state: State, audience: str) -> dict[str, Any]:
-    result = {
+def status(state: State) -> dict[str, Any]:
+    return {
         "alive": state["alive"],
         "conscious": state["alive"] and not knocked_out(state),
         "dying": False,  # nothing in this system bleeds out: below 0 CON is dead at once
         "death_at": None,
+    }
+
+
+def view(state: State, audience: str) -> dict[str, Any]:
+    result = {
+        **status(state),
         "sheet": sheet(state),
         "status": _status(state),
         "symptoms": _symptoms(state),
@@ -706,4 +712,5 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    status=status,
 )

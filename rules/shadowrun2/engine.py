@@ -1138,6 +1138,24 @@ def _overflow_death_at(state: Mapping[str, Any]) -> int | None:
     return clock["next_at"] + (boxes_to_death - 1) * overflow_interval(state)
 
 
+def status(state: State) -> dict[str, Any]:
+    """The GM's status fields, as `view(state, GM)` gives them (the GM sees every hit)."""
+    alive = state["alive"]
+    mortal = [
+        h["death_at"]
+        for h in state["critical_hits"]
+        if is_active(h) and h["lethality"] == "mortal" and h["death_at"] is not None
+    ]
+    bleeding_out = alive and state["overflow_clock"] is not None
+    deaths = mortal + ([_overflow_death_at(state)] if bleeding_out else [])
+    return {
+        "alive": alive,
+        "conscious": conscious(state),
+        "dying": alive and (bool(mortal) or bleeding_out),
+        "death_at": min(deaths) if deaths and alive else None,
+    }
+
+
 def view(state: State, audience: str) -> dict[str, Any]:
     alive = state["alive"]
     hits = state["critical_hits"]
@@ -1406,4 +1424,5 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    status=status,
 )

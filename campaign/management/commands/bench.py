@@ -105,6 +105,9 @@ class Command(BaseCommand):
         env = dict(os.environ)
         env[CHILD_FLAG] = "1"
         env.pop("CELERY_BROKER_URL", None)
+        # Measured as production runs: DEBUG off (no query log wrapped around every cursor call).
+        env["DEBUG"] = "0"
+        env.setdefault("SECRET_KEY", "bench-only-not-secret")
         database = None
         if row == "postgres":
             database = f"wl_bench_{os.getpid()}"
