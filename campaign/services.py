@@ -5,6 +5,7 @@ Views and tasks parse input and call these functions; nothing else writes events
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import uuid
@@ -22,6 +23,7 @@ from django.db import IntegrityError, OperationalError, transaction
 from django.utils import timezone
 
 from campaign import eventstore
+from campaign.clock_queue import DueTimers
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Job, Membership, Timer
 from campaign.projections import (
     CAMPAIGN_CREATED,
@@ -443,40 +445,6 @@ def clock_advance_request(*, campaign: Campaign, seconds: int, actor: str) -> Jo
     return job
 
 
-def _first_unskipped(query: Any, skip: set[tuple[int, str]]) -> Timer | None:
-    offset = 0
-    while True:
-        batch = list(query[offset : offset + 50])
-        if not batch:
-            return None
-        for timer in batch:
-            if (timer.character_id, timer.key) not in skip:
-                return timer
-        offset += 50
-
-
-def _next_timer(
-    campaign: Campaign, job: Job, skip: set[tuple[int, str]], jump: bool
-) -> tuple[Timer, int] | None:
-    """The next timer to fire and the game second it fires at.
-
-    When the clock jumps, combat-round checks are rolled once, at the end of the jump, after everything else that
-    falls due on the way: the GM skipped the rounds, so the dice speak for where the jump lands.
-    """
-    due = Timer.objects.filter(campaign=campaign, due__lte=job.to_time)
-    order = ("due", "character_id", "priority", "key")
-    if not jump:
-        timer = _first_unskipped(due.order_by(*order), skip)
-        if timer is None:
-            return None
-        return timer, max(timer.due, job.from_time) if timer.per_round else timer.due
-    timer = _first_unskipped(due.filter(per_round=False).order_by(*order), skip)
-    if timer is not None:
-        return timer, timer.due
-    timer = _first_unskipped(due.filter(per_round=True).order_by("character_id", "priority", "key"), skip)
-    return None if timer is None else (timer, job.to_time)
-
-
 def clock_run(job_id: Any) -> Job:
     """Fire every due timer of the job's campaign in game-time order, then append ClockAdvanced.
 
@@ -499,24 +467,22 @@ def clock_run(job_id: Any) -> Job:
             skip = {(character_id, key) for character_id, key in job.skips}
             fired = appended = 0
             finished = False
-            cache: dict[int, Character] = {}
+            characters, queue = _due_timers(campaign, rules, job, jump, skip)
             while fired < settings.CLOCK_FIRINGS_PER_TRANSACTION:
-                found = _next_timer(campaign, job, skip, jump)
-                if found is None:
+                due = queue.pop()
+                if due is None:
                     finished = True
                     break
-                timer, fire_at = found
-                character = cache.get(timer.character_id) or Character.objects.get(pk=timer.character_id)
-                character.campaign = campaign
-                cache[character.pk] = character
-                produced = _fire(campaign, rules, character, timer, fire_at, job)
+                character = characters[due.character_id]
+                produced = _fire(campaign, rules, character, due.timer, due.fire_at, job)
+                queue.set_timers(character.pk, rules.timers(character.state))
                 appended += produced
                 fired += 1
                 # A timer that changed nothing would be found again at once; a combat-round check fires once per
                 # jump. Either way it waits for the next advance.
-                if not produced or (jump and timer.per_round):
-                    skip.add((timer.character_id, timer.key))
-                job.reached = max(job.reached, fire_at)
+                if not produced or (jump and due.timer.per_round):
+                    skip.add((due.character_id, due.timer.key))
+                job.reached = max(job.reached, due.fire_at)
             span = max(1, job.to_time - job.from_time)
             job.timers_fired += fired
             job.events_appended += appended
@@ -555,18 +521,27 @@ def clock_run(job_id: Any) -> Job:
             return job
 
 
+def _due_timers(
+    campaign: Campaign, rules: Ruleset, job: Job, jump: bool, skip: set[tuple[int, str]]
+) -> tuple[dict[int, Character], DueTimers]:
+    """The characters with something due by the end of the advance, and their timers in firing order.
+
+    The Timer index only says who has work; each queue entry comes from the character's state, which the index
+    projects, so the queue can follow firings in memory for the rest of the batch.
+    """
+    due = Timer.objects.filter(campaign=campaign, due__lte=job.to_time).values_list("character_id", flat=True)
+    characters = {character.pk: character for character in Character.objects.filter(pk__in=set(due))}
+    queue = DueTimers(job.from_time, job.to_time, jump, skip)
+    for character in characters.values():
+        character.campaign = campaign
+        queue.set_timers(character.pk, rules.timers(character.state))
+    return characters, queue
+
+
 def _fire(
-    campaign: Campaign, rules: Ruleset, character: Character, timer: Timer, fire_at: int, job: Job
+    campaign: Campaign, rules: Ruleset, character: Character, timer: RuleTimer, fire_at: int, job: Job
 ) -> int:
-    rule_timer = RuleTimer(
-        due=fire_at,
-        kind=timer.kind,
-        key=timer.key,
-        priority=timer.priority,
-        data=timer.data,
-        per_round=timer.per_round,
-    )
-    events = rules.fire(character.state, rule_timer, Dice())
+    events = rules.fire(character.state, dataclasses.replace(timer, due=fire_at), Dice())
     state = character.state
     for event in events:
         state = apply(rules, state, event)

@@ -83,6 +83,10 @@ DATABASES = {
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60, conn_health_checks=True
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Server-side parameters let psycopg prepare the statements a process repeats (every action runs the same
+    # few): PostgreSQL then skips parsing and planning them.
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside the writer; IMMEDIATE makes concurrent writers queue instead of failing with
     # "database is locked" half-way through a transaction.

@@ -29,11 +29,17 @@ MIXES: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {
     "cyberpunk2020": (CYBERPUNK2020_ATTRIBUTES, CYBERPUNK2020_ACTIONS),
 }
 
-# Wounds that leave the clock work to do (cyberpunk2020): every minor wound heals on its own timer, stun saves and
-# natural healing follow. A character holds at most about five pending timers, however often it is hit.
+# The richest injuries the clock has to work through (cyberpunk2020): four 1-point minor wounds (each stops counting
+# on its own timer a day later, and at most four are pending), stun damage that heals a point an hour, a torso wound
+# and a Medical Tech treatment that heals the track a point per period. The rules give a character at most about
+# seven pending timers at once; these fire about twelve times over a game year (200 characters: about 2,400).
 CLOCK_RULESET = "cyberpunk2020"
 CLOCK_WOUNDS: list[dict[str, Any]] = [
-    {"type": "damage", "damage": 3, "location": "left_arm"},
-    {"type": "damage", "damage": 2, "location": "torso"},
-    {"type": "damage", "damage": 4, "location": "right_leg"},
+    {"type": "damage", "damage": 1, "location": "left_arm"},
+    {"type": "damage", "damage": 1, "location": "right_arm"},
+    {"type": "damage", "damage": 1, "location": "left_leg"},
+    {"type": "damage", "damage": 1, "location": "right_leg"},
+    {"type": "damage", "damage": 3, "kind": "stun"},
+    {"type": "damage", "damage": 8, "location": "torso"},
+    {"type": "treat", "skill": "medical_tech", "total": 18},
 ]

@@ -1,0 +1,83 @@
+"""The in-memory firing order of one advance (campaign/clock_queue.py), against docs/clock.md."""
+
+from __future__ import annotations
+
+from campaign.clock_queue import Due, DueTimers
+from rules.ruleset import Timer
+
+
+def drain(queue: DueTimers) -> list[tuple[int, str, int]]:
+    fired = []
+    while (due := queue.pop()) is not None:
+        fired.append((due.character_id, due.timer.key, due.fire_at))
+    return fired
+
+
+def test_earliest_first_then_character_then_priority_then_key() -> None:
+    queue = DueTimers(0, 1000, jump=False, skip=set())
+    queue.set_timers(
+        2, [Timer(100, "death", "death", 90), Timer(100, "heal", "b", 30), Timer(100, "heal", "a", 30)]
+    )
+    queue.set_timers(1, [Timer(100, "death", "death", 90), Timer(50, "heal", "heal", 40)])
+    assert drain(queue) == [
+        (1, "heal", 50),
+        (1, "death", 100),
+        (2, "a", 100),
+        (2, "b", 100),
+        (2, "death", 100),
+    ]
+
+
+def test_timers_due_after_the_advance_are_left_for_later() -> None:
+    queue = DueTimers(0, 1000, jump=False, skip=set())
+    queue.set_timers(1, [Timer(1001, "heal", "heal")])
+    assert queue.pop() is None
+
+
+def test_a_firing_that_cancels_or_moves_a_timer_is_followed() -> None:
+    queue = DueTimers(0, 1000, jump=False, skip=set())
+    queue.set_timers(1, [Timer(60, "treatment_complete", "treatment", 10), Timer(120, "death", "death", 90)])
+    assert queue.pop() == Due(1, Timer(60, "treatment_complete", "treatment", 10), 60)
+    # The treatment saved the patient: the death is gone and healing is due later.
+    queue.set_timers(1, [Timer(600, "heal", "heal", 40)])
+    assert drain(queue) == [(1, "heal", 600)]
+
+
+def test_an_unchanged_timer_is_not_queued_twice() -> None:
+    queue = DueTimers(0, 1000, jump=False, skip=set())
+    heal = Timer(500, "heal", "heal", 40)
+    queue.set_timers(1, [Timer(100, "stun_heal", "stun", 30), heal])
+    assert queue.pop() is not None
+    queue.set_timers(1, [heal])
+    assert drain(queue) == [(1, "heal", 500)]
+
+
+def test_skipped_timers_wait_for_the_next_advance() -> None:
+    queue = DueTimers(0, 1000, jump=False, skip={(1, "stun_save")})
+    queue.set_timers(1, [Timer(3, "stun_save", "stun_save", 55, per_round=True), Timer(9, "heal", "heal")])
+    assert drain(queue) == [(1, "heal", 9)]
+
+
+def test_a_round_check_due_before_the_advance_fires_at_its_start() -> None:
+    queue = DueTimers(30, 60, jump=False, skip=set())
+    queue.set_timers(1, [Timer(27, "stun_save", "stun_save", 55, per_round=True)])
+    assert drain(queue) == [(1, "stun_save", 30)]
+
+
+def test_a_jump_rolls_round_checks_once_at_the_landing_point_after_everything_else() -> None:
+    queue = DueTimers(0, 86_400, jump=True, skip=set())
+    queue.set_timers(2, [Timer(3, "stun_save", "stun_save", 55, per_round=True)])
+    queue.set_timers(
+        1, [Timer(30, "death_save", "death_save", 60, per_round=True), Timer(3600, "heal", "heal")]
+    )
+    assert drain(queue) == [(1, "heal", 3600), (1, "death_save", 86_400), (2, "stun_save", 86_400)]
+
+
+def test_a_timer_whose_data_changed_at_the_same_second_fires_once_with_the_new_data() -> None:
+    queue = DueTimers(0, 1000, jump=False, skip=set())
+    queue.set_timers(
+        1, [Timer(10, "stun_heal", "stun", 30), Timer(500, "minor", "minor:1", 35, data={"id": 1})]
+    )
+    queue.pop()
+    queue.set_timers(1, [Timer(500, "minor", "minor:1", 35, data={"id": 2})])
+    assert [(due.timer.key, due.timer.data) for due in iter(queue.pop, None)] == [("minor:1", {"id": 2})]
