@@ -32,6 +32,10 @@ test: $(STAMP)
 test-eventstore-sqlite: $(STAMP)
 	DATABASE_URL=sqlite:///$(CURDIR)/db-eventstore.sqlite3 $(BIN)/pytest -p no:cacheprovider tests/test_eventstore.py
 
+## schemathesis against a real gunicorn: zero 5xx answers (CI runs it after the suite; FUZZ_EXAMPLES, SEED to vary)
+fuzz: $(STAMP)
+	SEED=$${SEED:-20261129} sh tests/fuzz/run_schemathesis.sh $${FUZZ_EXAMPLES:-15}
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
