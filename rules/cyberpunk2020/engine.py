@@ -804,17 +804,24 @@ EVOLVERS = {
 }
 
 
-def evolve(state: State, event: Event) -> State:
-    """Apply one event to a copy of the state. Events without an effect (armor stopped it, failed stabilization,
+def evolve_into(state: State, event: Event) -> None:
+    """Apply one event to `state` in place. Events without an effect (armor stopped it, failed stabilization,
     unknown types) only move `last_event_at`."""
-    new = copy_state(state)
+    at = event.game_time
     was_mortal = in_mortal_condition(state)
     handler = EVOLVERS.get(event.type)
     if handler is not None:
-        handler(new, event.data, event.game_time)
-    if was_mortal and not in_mortal_condition(new):
-        new["left_mortal_at"] = event.game_time
-    new["last_event_at"] = max(state["last_event_at"], event.game_time)
+        handler(state, event.data, at)
+    if was_mortal and not in_mortal_condition(state):
+        state["left_mortal_at"] = at
+    if at > state["last_event_at"]:
+        state["last_event_at"] = at
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event to a copy of the state (pure)."""
+    new = copy_state(state)
+    evolve_into(new, event)
     return new
 
 
@@ -1027,6 +1034,16 @@ def recovery(state: Mapping[str, Any], audience: str) -> list[dict[str, Any]]:
     return items
 
 
+def status(state: State) -> dict[str, Any]:
+    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
+    return {
+        "alive": state["alive"],
+        "conscious": state["conscious"],
+        "dying": state["dying"],
+        "death_at": state["death_at"],
+    }
+
+
 def view(state: State, audience: str) -> dict[str, Any]:
     result = {
         "alive": state["alive"],
@@ -1144,9 +1161,11 @@ RULESET = Ruleset(
     initial_state=initial_state,
     decide=decide,
     evolve=evolve,
+    evolve_into=evolve_into,
     timers=timers,
     fire=fire,
     view=view,
+    status=status,
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,

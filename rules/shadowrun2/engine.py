@@ -936,13 +936,19 @@ EVOLVERS = {
 }
 
 
+def evolve_into(state: State, event: Event) -> None:
+    """Apply one event to `state` in place; an unknown event type changes nothing (total)."""
+    evolver = EVOLVERS.get(event.type)
+    if evolver is not None:
+        evolver(state, event.data, event.game_time)
+
+
 def evolve(state: State, event: Event) -> State:
     """Pure: returns a new state; an unknown event type changes nothing (total)."""
-    evolver = EVOLVERS.get(event.type)
-    if evolver is None:
+    if event.type not in EVOLVERS:
         return state
     new = copy_state(state)
-    evolver(new, event.data, event.game_time)
+    evolve_into(new, event)
     return new
 
 
@@ -1138,12 +1144,33 @@ def _overflow_death_at(state: Mapping[str, Any]) -> int | None:
     return clock["next_at"] + (boxes_to_death - 1) * overflow_interval(state)
 
 
+def _mortal_hits(state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The active mortal hits with a time of death."""
+    return [
+        h
+        for h in state["critical_hits"]
+        if is_active(h) and h["lethality"] == "mortal" and h["death_at"] is not None
+    ]
+
+
+def status(state: State) -> dict[str, Any]:
+    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
+    alive = state["alive"]
+    mortal_hits = _mortal_hits(state)
+    bleeding_out = alive and state["overflow_clock"] is not None
+    deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
+    return {
+        "alive": alive,
+        "conscious": conscious(state),
+        "dying": alive and (bool(mortal_hits) or bleeding_out),
+        "death_at": min(deaths) if deaths and alive else None,
+    }
+
+
 def view(state: State, audience: str) -> dict[str, Any]:
     alive = state["alive"]
     hits = state["critical_hits"]
-    mortal_hits = [
-        h for h in hits if is_active(h) and h["lethality"] == "mortal" and h["death_at"] is not None
-    ]
+    mortal_hits = _mortal_hits(state)
     bleeding_out = alive and state["overflow_clock"] is not None
     deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
     visible_mortal = [h for h in mortal_hits if _visible(h, audience)]
@@ -1400,9 +1427,11 @@ RULESET = Ruleset(
     initial_state=initial_state,
     decide=decide,
     evolve=evolve,
+    evolve_into=evolve_into,
     timers=timers,
     fire=fire,
     view=view,
+    status=status,
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
