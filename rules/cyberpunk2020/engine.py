@@ -160,8 +160,8 @@ def validate_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
 def initial_state(attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:
     return {
         "ruleset": SLUG,
-        "attributes": copy.deepcopy(dict(attributes)),
-        "options": copy.deepcopy(dict(options)),
+        "attributes": copy_state(dict(attributes)),
+        "options": copy_state(dict(options)),
         "alive": True,
         "conscious": True,
         "dying": False,

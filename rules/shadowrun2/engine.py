@@ -102,7 +102,7 @@ def _treatment_table(value: Any) -> dict[str, dict[str, int]]:
     field = "options.treatment_table"
     override = require_mapping(value, field)
     reject_unknown(override, t.TREATMENT_TABLE, prefix=field)
-    result = copy.deepcopy(t.TREATMENT_TABLE)
+    result = copy_state(t.TREATMENT_TABLE)
     for lethality, row in override.items():
         row_field = f"{field}.{lethality}"
         row = require_mapping(row, row_field)
