@@ -216,6 +216,50 @@ def test_rebuild_repairs_a_damaged_read_model(django_user_model: Any) -> None:
     assert _read_models() == before
 
 
+@pytest.mark.parametrize(
+    ("ruleset", "attributes", "actions"),
+    [
+        (
+            "cyberpunk2020",
+            {"body": 4, "luck": 1},
+            [
+                {"type": "damage", "damage": 14, "location": "left_arm"},
+                {"type": "note", "text": "knifed"},
+                {"type": "damage", "damage": 9, "kind": "stun"},
+                {"type": "undo"},
+                {"type": "damage", "damage": 25, "location": "torso"},
+                {"type": "treat", "skill": "first_aid", "total": 15},
+            ],
+        ),
+        (
+            "darkfuture",
+            {"con": 9, "skills": {"driver": 3}},
+            [
+                {"type": "damage", "weapon_damage": 3},
+                {"type": "note", "text": "clipped"},
+                {"type": "damage", "weapon_damage": 2},
+                {"type": "undo"},
+                {"type": "recover"},
+            ],
+        ),
+    ],
+)
+def test_rebuild_of_every_ruleset_repairs_the_read_model(
+    django_user_model: Any, ruleset: str, attributes: dict[str, Any], actions: list[dict[str, Any]]
+) -> None:
+    """The in-place fold of a rebuild gives the rows the action path wrote (state, status columns, timers)."""
+    table = make_table(django_user_model, ruleset, attributes)
+    for action in actions:
+        table.act(action)
+    assert table.advance(minutes=5).status_code == 202
+    before = _read_models()
+    assert max(c["version"] for c in before["characters"]) >= len(actions)
+    Character.objects.update(state={}, version=0, alive=False, conscious=False, dying=True, death_at=1)
+    Timer.objects.all().delete()
+    rebuild_all()
+    assert _read_models() == before
+
+
 def test_export_then_import_gives_identical_character_states(django_user_model: Any) -> None:
     (table,) = _busy_history(django_user_model)
     original = Campaign.objects.get(pk=table.campaign["id"])
