@@ -115,28 +115,24 @@ def _decode(data: Any) -> Any:
     return json.loads(data) if isinstance(data, str | bytes) else data
 
 
-def _voided_causes(campaign: Campaign) -> set[str]:
-    return {
-        _decode(data)["cause"]
-        for (data,) in Event.objects.filter(campaign=campaign, type=ACTION_UNDONE).values_list("data")
-    }
-
-
 def _fold_campaign(
     campaign: Campaign, ruleset: Ruleset
 ) -> tuple[int, dict[int, State], dict[int, int], int, int, dict[str, Any]]:
     """One streaming pass over the campaign's log: every character's state and version, and the clock.
 
     Each character's state is a fresh `start_state`, owned here, so its events are folded in place
-    (`evolve_into`): no copy per event. Events that change no state (notes, undos, voided causes) are counted but
-    neither decoded nor applied.
+    (`evolve_into`): no copy per event. Notes and undos change no state: they are counted, not decoded.
+    A character with an undo in its stream (rare) is replayed afterwards from its own stream, without the causes
+    its undos took back, as the action path does (`character_state_at`): an undo voids its cause in its own stream
+    only, even where a clock firing gave another character's events the same cause.
     """
-    voided = _voided_causes(campaign)
     evolve_into = ruleset.evolve_into
     loads = json.loads
     encoded = (str, bytes)
     states: dict[int, State] = {}
     versions: dict[int, int] = {}
+    created: dict[int, tuple[Any, Any]] = {}
+    undone: set[int] = set()
     game_time, campaign_version, options = 0, 0, campaign.options
     count = 0
     with connection.cursor() as cursor:
@@ -147,7 +143,7 @@ def _fold_campaign(
         )
         while batch := cursor.fetchmany(5000):
             count += len(batch)
-            for character_id, version, type_, schema_version, data, event_game_time, cause in batch:
+            for character_id, version, type_, schema_version, data, event_game_time, _cause in batch:
                 if character_id is None:
                     data = _decode(data)
                     campaign_version = version
@@ -156,15 +152,27 @@ def _fold_campaign(
                     elif type_ == CAMPAIGN_CREATED:
                         options = data["options"]
                     elif type_ == CHARACTER_CREATED:
-                        states[data["character"]] = start_state(ruleset, data["attributes"], options)
-                        versions[data["character"]] = 0
+                        character_id = data["character"]
+                        states[character_id] = start_state(ruleset, data["attributes"], options)
+                        versions[character_id] = 0
+                        created[character_id] = (data["attributes"], options)
                     continue
                 versions[character_id] = version
-                if type_ in INERT_EVENTS or cause in voided:
+                if type_ in INERT_EVENTS:
+                    if type_ == ACTION_UNDONE:
+                        undone.add(character_id)
                     continue
+                if undone and character_id in undone:
+                    continue  # replayed below
                 if isinstance(data, encoded):
                     data = loads(data)
                 evolve_into(states[character_id], RuleEvent(type_, data, event_game_time, schema_version))
+    for character_id in undone:
+        rows = eventstore.stream_events(f"character:{character_id}")
+        attributes, created_options = created[character_id]
+        states[character_id] = replay(
+            ruleset, attributes, created_options, eventstore.live_events(rows, eventstore.voided_causes(rows))
+        )
     return count, states, versions, game_time, campaign_version, options
 
 

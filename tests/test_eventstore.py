@@ -253,8 +253,35 @@ def test_rebuild_of_every_ruleset_repairs_the_read_model(
         table.act(action)
     assert table.advance(minutes=5).status_code == 202
     before = _read_models()
-    assert max(c["version"] for c in before["characters"]) >= len(actions)
+    assert max(c["version"] for c in before["characters"]) >= 4
     Character.objects.update(state={}, version=0, alive=False, conscious=False, dying=True, death_at=1)
+    Timer.objects.all().delete()
+    rebuild_all()
+    assert _read_models() == before
+
+
+def test_an_undo_voids_its_cause_in_its_own_stream_only(django_user_model: Any) -> None:
+    """Two characters whose timers share a key and a second fire under the same cause; undoing one's firing
+    leaves the other's events live, in the action path and in a rebuild alike."""
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 8, "luck": 0})
+    other = table.gm.post(
+        f"/api/campaigns/{table.campaign['id']}/characters/", {"name": "Bo", "attributes": {"body": 8}}
+    ).json()
+    for character_id in (table.character["id"], other["id"]):
+        response = table.gm.post(
+            f"/api/characters/{character_id}/actions/",
+            {"type": "damage", "damage": 3, "kind": "stun", "location": "torso", "rolls": {"stun_save": [1]}},
+        )
+        assert response.status_code == 201, response.content
+    assert table.advance(hours=1).status_code == 202
+    mine = Event.objects.filter(character_id=table.character["id"]).order_by("version").last()
+    assert mine is not None and mine.cause.startswith("timer:")
+    assert Event.objects.filter(character_id=other["id"], cause=mine.cause).exists(), (
+        "the cause must be shared"
+    )
+    assert table.act({"type": "undo"}).status_code == 201
+    before = _read_models()
+    Character.objects.update(state={}, version=0)
     Timer.objects.all().delete()
     rebuild_all()
     assert _read_models() == before
