@@ -311,7 +311,7 @@ def _raw_read(path: str, campaign_ids: list[int]) -> float:
     for campaign_id in campaign_ids:
         # The SELECT of rebuild_campaign (same columns, same order).
         cursor = db.execute(
-            "SELECT character_id, version, type, schema_version, data, game_time, cause "
+            "SELECT character_id, version, type, schema_version, data, game_time "
             "FROM campaign_event WHERE campaign_id = ? ORDER BY position",
             [campaign_id],
         )
