@@ -12,7 +12,7 @@ A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
     status(state) -> dict                             view(state, "gm")'s alive, conscious, dying and death_at
     public_event(event) -> dict | None                what a player may read of one history entry
 
-`evolve(state, event)` equals `evolve_into(copy_state(state), event)` applied to the copy: each engine writes its
+`evolve(state, event)` equals `new = copy_state(state)` after `evolve_into(new, event)`: each engine writes its
 rules once, as in-place changes, and `evolve` copies then changes (an engine may return `state` itself when the
 event changes nothing). `evolve_into` never keeps a mutable object of `event.data` in the state, so evolving the
 state further never changes the events. Folding many events (`fold`, `replay`, a rebuild) copies the state once
