@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import threading
@@ -285,6 +286,19 @@ def test_an_undo_voids_its_cause_in_its_own_stream_only(django_user_model: Any) 
     Timer.objects.all().delete()
     rebuild_all()
     assert _read_models() == before
+
+
+def test_rebuild_leaves_the_garbage_collector_as_it_found_it(django_user_model: Any) -> None:
+    _busy_history(django_user_model)
+    assert gc.isenabled()
+    rebuild_all()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        rebuild_all()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_export_then_import_gives_identical_character_states(django_user_model: Any) -> None:
