@@ -38,7 +38,7 @@ from rules.ruleset import (
     RuleError,
     Ruleset,
     State,
-    apply,
+    fold,
     get_ruleset,
     note_event,
     replay,
@@ -313,8 +313,7 @@ def _decide(
             events = rules.decide(state, action, Dice(rolls), campaign.game_time)
     except (RuleError, DiceError) as error:
         raise _rule_error(error) from None
-    for event in events:
-        state = apply(rules, state, event)
+    state = fold(rules, state, events)
     return events, state
 
 
@@ -543,8 +542,7 @@ def _fire(
 ) -> int:
     events = rules.fire(character.state, dataclasses.replace(timer, due=fire_at), Dice())
     state = character.state
-    for event in events:
-        state = apply(rules, state, event)
+    state = fold(rules, state, events)
     if events:
         rows = eventstore.append(
             campaign=campaign,

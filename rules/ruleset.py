@@ -2,15 +2,21 @@
 
 A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
 
-    initial_state(attributes, options) -> State
+    initial_state(attributes, options) -> State       a new state: shares no mutable object with its arguments
     decide(state, action, dice, now) -> list[Event]   validates; raises RuleError with a message for the user
     evolve(state, event) -> State                     pure and total; never rolls
+    evolve_into(state, event) -> None                 the same change made in place, on a state the caller owns
     timers(state) -> list[Timer]                      what the clock must do and when (game seconds)
     fire(state, timer, dice) -> list[Event]           what happens when the clock reaches it
     view(state, audience) -> dict                     "gm" or "player" (secrets removed)
-    status(state) -> dict                             alive, conscious, dying, death_at as the GM view gives them;
-                                                      the read model's columns, without building a whole view
+    status(state) -> dict                             view(state, "gm")'s alive, conscious, dying and death_at
     public_event(event) -> dict | None                what a player may read of one history entry
+
+`evolve(state, event)` equals `new = copy_state(state)` after `evolve_into(new, event)`: each engine writes its
+rules once, as in-place changes, and `evolve` copies then changes (an engine may return `state` itself when the
+event changes nothing). `evolve_into` never keeps a mutable object of `event.data` in the state, so evolving the
+state further never changes the events. Folding many events (`fold`, `replay`, a rebuild) copies the state once
+instead of once per event.
 
 The actions `note` and `undo` belong to every ruleset and are handled here and in the service layer, so the
 engines never see them.
@@ -18,7 +24,7 @@ engines never see them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +36,6 @@ PLAYER = "player"
 NOTE_ADDED = "NoteAdded"
 ACTION_UNDONE = "ActionUndone"
 COMMON_ACTIONS = ("note", "undo")
-STATUS_FIELDS = ("alive", "conscious", "dying", "death_at")
 
 
 class RuleError(ValueError):
@@ -113,20 +118,14 @@ class Ruleset:
     initial_state: Callable[[Mapping[str, Any], Mapping[str, Any]], State]
     decide: Callable[..., list[Event]]
     evolve: Callable[[State, Event], State]
+    evolve_into: Callable[[State, Event], None]
     timers: Callable[[State], list[Timer]]
     fire: Callable[..., list[Event]]
     view: Callable[[State, Audience], dict[str, Any]]
+    status: Callable[[State], dict[str, Any]]
     public_event: Callable[[Event], dict[str, Any] | None]
     forms: Mapping[str, ActionForm] = field(default_factory=dict)
     option_help: Mapping[str, str] = field(default_factory=dict)
-    status: Callable[[State], dict[str, Any]] | None = None
-
-    def status_of(self, state: State) -> dict[str, Any]:
-        """The four status fields of the GM view: from `status` when the ruleset has it, else from the view."""
-        if self.status is not None:
-            return self.status(state)
-        view = self.view(state, GM)
-        return {name: view[name] for name in STATUS_FIELDS}
 
     @property
     def all_actions(self) -> tuple[str, ...]:
@@ -136,8 +135,7 @@ class Ruleset:
 def copy_state(value: Any) -> Any:
     """A deep copy of JSON-shaped data (dicts, lists, scalars), several times faster than copy.deepcopy.
 
-    evolve must not change its input; it copies the state on every event, which makes this the hot spot of a
-    rebuild.
+    evolve must not change its input, so it copies the state; a fold copies it once (see `fold`).
     """
     if isinstance(value, dict):
         return {key: copy_state(item) for key, item in value.items()}
@@ -150,25 +148,47 @@ def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mappin
     return ruleset.initial_state(attributes, options)
 
 
-def apply(ruleset: Ruleset, state: State, event: Event) -> State:
-    """evolve, with the events every ruleset shares.
+# Events every ruleset shares that change no character state. GM notes stay in the history (the presenters read
+# the latest ones from there), so a campaign with a hundred thousand notes still has a small state to load, copy
+# and replay. An undo is applied by the service, which rebuilds the state without the voided events.
+INERT_EVENTS = frozenset((NOTE_ADDED, ACTION_UNDONE))
 
-    GM notes change nothing in the character: they stay in the history (the presenters read the latest ones from
-    there), so a campaign with a hundred thousand notes still has a small state to load, copy and replay.
-    """
-    if event.type in (NOTE_ADDED, ACTION_UNDONE):
-        # An undo is applied by the service, which rebuilds the state without the voided events.
+
+def apply(ruleset: Ruleset, state: State, event: Event) -> State:
+    """evolve, with the events every ruleset shares (pure)."""
+    if event.type in INERT_EVENTS:
         return state
     return ruleset.evolve(state, event)
 
 
-def replay(
-    ruleset: Ruleset, attributes: Mapping[str, Any], options: Mapping[str, Any], events: list[Event]
-) -> State:
-    state = start_state(ruleset, attributes, options)
+def fold_into(ruleset: Ruleset, state: State, events: Iterable[Event]) -> State:
+    """apply every event in turn, changing `state` in place; returns it.
+
+    `state` must be the caller's own: a fresh `start_state`, or a `copy_state` of a state someone else holds.
+    """
+    evolve_into = ruleset.evolve_into
     for event in events:
-        state = apply(ruleset, state, event)
+        if event.type not in INERT_EVENTS:
+            evolve_into(state, event)
     return state
+
+
+def fold(ruleset: Ruleset, state: State, events: Iterable[Event]) -> State:
+    """The state after `events`, as `apply` one event at a time gives it, with one copy instead of one per event.
+
+    Pure: `state` and the events are left unchanged. When no event can change a state (notes, undos, none at all)
+    `state` itself is returned, as `apply` does.
+    """
+    changing = [event for event in events if event.type not in INERT_EVENTS]
+    if not changing:
+        return state
+    return fold_into(ruleset, copy_state(state), changing)
+
+
+def replay(
+    ruleset: Ruleset, attributes: Mapping[str, Any], options: Mapping[str, Any], events: Iterable[Event]
+) -> State:
+    return fold_into(ruleset, start_state(ruleset, attributes, options), events)
 
 
 def note_event(action: Mapping[str, Any], now: int) -> Event:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import threading
@@ -214,6 +215,90 @@ def test_rebuild_repairs_a_damaged_read_model(django_user_model: Any) -> None:
     Timer.objects.all().delete()
     rebuild_all()
     assert _read_models() == before
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "attributes", "actions"),
+    [
+        (
+            "cyberpunk2020",
+            {"body": 4, "luck": 1},
+            [
+                {"type": "damage", "damage": 14, "location": "left_arm"},
+                {"type": "note", "text": "knifed"},
+                {"type": "damage", "damage": 9, "kind": "stun"},
+                {"type": "undo"},
+                {"type": "damage", "damage": 25, "location": "torso"},
+                {"type": "treat", "skill": "first_aid", "total": 15},
+            ],
+        ),
+        (
+            "darkfuture",
+            {"con": 9, "skills": {"driver": 3}},
+            [
+                {"type": "damage", "weapon_damage": 3},
+                {"type": "note", "text": "clipped"},
+                {"type": "damage", "weapon_damage": 2},
+                {"type": "undo"},
+                {"type": "recover"},
+            ],
+        ),
+    ],
+)
+def test_rebuild_of_every_ruleset_repairs_the_read_model(
+    django_user_model: Any, ruleset: str, attributes: dict[str, Any], actions: list[dict[str, Any]]
+) -> None:
+    """The in-place fold of a rebuild gives the rows the action path wrote (state, status columns, timers)."""
+    table = make_table(django_user_model, ruleset, attributes)
+    for action in actions:
+        table.act(action)
+    assert table.advance(minutes=5).status_code == 202
+    before = _read_models()
+    assert max(c["version"] for c in before["characters"]) >= 4
+    Character.objects.update(state={}, version=0, alive=False, conscious=False, dying=True, death_at=1)
+    Timer.objects.all().delete()
+    rebuild_all()
+    assert _read_models() == before
+
+
+def test_an_undo_voids_its_cause_in_its_own_stream_only(django_user_model: Any) -> None:
+    """Two characters whose timers share a key and a second fire under the same cause; undoing one's firing
+    leaves the other's events live, in the action path and in a rebuild alike."""
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 8, "luck": 0})
+    other = table.gm.post(
+        f"/api/campaigns/{table.campaign['id']}/characters/", {"name": "Bo", "attributes": {"body": 8}}
+    ).json()
+    for character_id in (table.character["id"], other["id"]):
+        response = table.gm.post(
+            f"/api/characters/{character_id}/actions/",
+            {"type": "damage", "damage": 3, "kind": "stun", "location": "torso", "rolls": {"stun_save": [1]}},
+        )
+        assert response.status_code == 201, response.content
+    assert table.advance(hours=1).status_code == 202
+    mine = Event.objects.filter(character_id=table.character["id"]).order_by("version").last()
+    assert mine is not None and mine.cause.startswith("timer:")
+    assert Event.objects.filter(character_id=other["id"], cause=mine.cause).exists(), (
+        "the cause must be shared"
+    )
+    assert table.act({"type": "undo"}).status_code == 201
+    before = _read_models()
+    Character.objects.update(state={}, version=0)
+    Timer.objects.all().delete()
+    rebuild_all()
+    assert _read_models() == before
+
+
+def test_rebuild_leaves_the_garbage_collector_as_it_found_it(django_user_model: Any) -> None:
+    _busy_history(django_user_model)
+    assert gc.isenabled()
+    rebuild_all()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        rebuild_all()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_export_then_import_gives_identical_character_states(django_user_model: Any) -> None:

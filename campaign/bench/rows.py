@@ -396,14 +396,15 @@ def _raw_read(path: str, campaign_ids: list[int]) -> float:
     db = sqlite3.connect(path)
     started = time.perf_counter()
     for campaign_id in campaign_ids:
+        # The SELECT of rebuild_campaign (same columns, same order).
         cursor = db.execute(
-            "SELECT stream, character_id, version, type, schema_version, data, game_time, cause "
+            "SELECT character_id, version, type, schema_version, data, game_time "
             "FROM campaign_event WHERE campaign_id = ? ORDER BY position",
             [campaign_id],
         )
         while batch := cursor.fetchmany(5000):
             for row in batch:
-                json.loads(row[5])
+                json.loads(row[4])
     seconds = time.perf_counter() - started
     db.close()
     return seconds

@@ -160,8 +160,8 @@ def validate_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
 def initial_state(attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:
     return {
         "ruleset": SLUG,
-        "attributes": copy.deepcopy(dict(attributes)),
-        "options": copy.deepcopy(dict(options)),
+        "attributes": copy_state(dict(attributes)),
+        "options": copy_state(dict(options)),
         "alive": True,
         "conscious": True,
         "dying": False,
@@ -804,17 +804,24 @@ EVOLVERS = {
 }
 
 
-def evolve(state: State, event: Event) -> State:
-    """Apply one event to a copy of the state. Events without an effect (armor stopped it, failed stabilization,
+def evolve_into(state: State, event: Event) -> None:
+    """Apply one event to `state` in place. Events without an effect (armor stopped it, failed stabilization,
     unknown types) only move `last_event_at`."""
-    new = copy_state(state)
+    at = event.game_time
     was_mortal = in_mortal_condition(state)
     handler = EVOLVERS.get(event.type)
     if handler is not None:
-        handler(new, event.data, event.game_time)
-    if was_mortal and not in_mortal_condition(new):
-        new["left_mortal_at"] = event.game_time
-    new["last_event_at"] = max(state["last_event_at"], event.game_time)
+        handler(state, event.data, at)
+    if was_mortal and not in_mortal_condition(state):
+        state["left_mortal_at"] = at
+    if at > state["last_event_at"]:
+        state["last_event_at"] = at
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event to a copy of the state (pure)."""
+    new = copy_state(state)
+    evolve_into(new, event)
     return new
 
 
@@ -1028,6 +1035,7 @@ def recovery(state: Mapping[str, Any], audience: str) -> list[dict[str, Any]]:
 
 
 def status(state: State) -> dict[str, Any]:
+    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
     return {
         "alive": state["alive"],
         "conscious": state["conscious"],
@@ -1153,11 +1161,12 @@ RULESET = Ruleset(
     initial_state=initial_state,
     decide=decide,
     evolve=evolve,
+    evolve_into=evolve_into,
     timers=timers,
     fire=fire,
     view=view,
+    status=status,
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
-    status=status,
 )

@@ -38,6 +38,7 @@ from rules.ruleset import (
     Ruleset,
     State,
     Timer,
+    copy_state,
 )
 
 SLUG = "darkfuture"
@@ -419,57 +420,83 @@ def recover(state: State, action: Mapping[str, Any], now: int) -> list[Event]:
 # --- evolve --------------------------------------------------------------------------------------------------
 
 
-def _with_band(state: State, data: Mapping[str, Any]) -> State:
-    new = copy.deepcopy(state)
-    new["con"]["current"] = data["con_after"]
-    new["band"] = data["band_after"]
+def _set_band(state: State, data: Mapping[str, Any]) -> None:
+    state["con"]["current"] = data["con_after"]
+    state["band"] = data["band_after"]
     for name, rating in data["skills_after"].items():
-        if name in new["skills"]:
-            new["skills"][name]["current"] = rating
-    new["move"]["current"] = data["move_after"]
-    new["safety_limit_mph"] = data["safety_limit_mph_after"]
-    return new
+        if name in state["skills"]:
+            state["skills"][name]["current"] = rating
+    state["move"]["current"] = data["move_after"]
+    state["safety_limit_mph"] = data["safety_limit_mph_after"]
 
 
 def _die(state: State) -> None:
     state.update(alive=False, stunned=False, stunned_at=None, knocked_out_by_roll=False, resting_since=None)
 
 
+def _wound_taken(state: State, data: Mapping[str, Any], at: int) -> None:
+    _set_band(state, data)
+    state["knocked_out_by_roll"] = data["knocked_out_by_roll_after"]
+    if data["stunned_by_wound"]:
+        state["stunned_at"] = at
+    state["stunned"] = data["stunned_after"]
+    if not state["stunned"]:
+        state["stunned_at"] = None
+    state["disabled_limbs"] = list(data["disabled_limbs_after"])
+    state["resting_since"] = at
+    if state["band"] == tables.BAND_DEAD:
+        # The state after the wound is already the dead one, so time travel never shows a "living dead".
+        _die(state)
+
+
+def _death_occurred(state: State, data: Mapping[str, Any], at: int) -> None:
+    _die(state)
+
+
+def _knock_out_ended(state: State, data: Mapping[str, Any], at: int) -> None:
+    state["knocked_out_by_roll"] = False
+
+
+def _limbs_restored(state: State, data: Mapping[str, Any], at: int) -> None:
+    state["disabled_limbs"] = list(data["disabled_limbs_after"])
+    state["move"]["current"] = data["move_after"]
+
+
+def _stun_ended(state: State, data: Mapping[str, Any], at: int) -> None:
+    state["stunned"] = False
+    state["stunned_at"] = None
+
+
+def _con_recovered(state: State, data: Mapping[str, Any], at: int) -> None:
+    _set_band(state, data)
+    state["resting_since"] = at
+
+
+# NearMissTaken changes nothing; unknown types are ignored so that evolve stays total.
+EVOLVERS = {
+    WOUND_TAKEN: _wound_taken,
+    DEATH_OCCURRED: _death_occurred,
+    KNOCK_OUT_ENDED: _knock_out_ended,
+    LIMBS_RESTORED: _limbs_restored,
+    STUN_ENDED: _stun_ended,
+    CON_RECOVERED: _con_recovered,
+}
+
+
+def evolve_into(state: State, event: Event) -> None:
+    """Apply one event to `state` in place."""
+    evolver = EVOLVERS.get(event.type)
+    if evolver is not None:
+        evolver(state, event.data, event.game_time)
+
+
 def evolve(state: State, event: Event) -> State:
-    data = event.data
-    if event.type == WOUND_TAKEN:
-        new = _with_band(state, data)
-        new["knocked_out_by_roll"] = data["knocked_out_by_roll_after"]
-        if data["stunned_by_wound"]:
-            new["stunned_at"] = event.game_time
-        new["stunned"] = data["stunned_after"]
-        if not new["stunned"]:
-            new["stunned_at"] = None
-        new["disabled_limbs"] = list(data["disabled_limbs_after"])
-        new["resting_since"] = event.game_time
-        if new["band"] == tables.BAND_DEAD:
-            # The state after the wound is already the dead one, so time travel never shows a "living dead".
-            _die(new)
-        return new
-    if event.type == DEATH_OCCURRED:
-        new = copy.deepcopy(state)
-        _die(new)
-        return new
-    if event.type == KNOCK_OUT_ENDED:
-        return {**state, "knocked_out_by_roll": False}
-    if event.type == LIMBS_RESTORED:
-        new = copy.deepcopy(state)
-        new["disabled_limbs"] = list(data["disabled_limbs_after"])
-        new["move"]["current"] = data["move_after"]
-        return new
-    if event.type == STUN_ENDED:
-        return {**state, "stunned": False, "stunned_at": None}
-    if event.type == CON_RECOVERED:
-        new = _with_band(state, data)
-        new["resting_since"] = event.game_time
-        return new
-    # NearMissTaken changes nothing; unknown types are ignored so that evolve stays total.
-    return state
+    """Pure: returns a new state (or `state` itself for an event that changes nothing)."""
+    if event.type not in EVOLVERS:
+        return state
+    new = copy_state(state)
+    evolve_into(new, event)
+    return new
 
 
 # --- the clock -----------------------------------------------------------------------------------------------
@@ -619,17 +646,21 @@ def sheet(state: State) -> dict[str, Any]:
 
 
 def status(state: State) -> dict[str, Any]:
+    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
     return {
         "alive": state["alive"],
         "conscious": state["alive"] and not knocked_out(state),
-        "dying": False,  # nothing in this system bleeds out: below 0 CON is dead at once
+        "dying": False,
         "death_at": None,
     }
 
 
 def view(state: State, audience: str) -> dict[str, Any]:
     result = {
-        **status(state),
+        "alive": state["alive"],
+        "conscious": state["alive"] and not knocked_out(state),
+        "dying": False,  # nothing in this system bleeds out: below 0 CON is dead at once
+        "death_at": None,
         "sheet": sheet(state),
         "status": _status(state),
         "symptoms": _symptoms(state),
@@ -706,11 +737,12 @@ RULESET = Ruleset(
     initial_state=initial_state,
     decide=decide,
     evolve=evolve,
+    evolve_into=evolve_into,
     timers=timers,
     fire=fire,
     view=view,
+    status=status,
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
-    status=status,
 )

@@ -102,7 +102,7 @@ def _treatment_table(value: Any) -> dict[str, dict[str, int]]:
     field = "options.treatment_table"
     override = require_mapping(value, field)
     reject_unknown(override, t.TREATMENT_TABLE, prefix=field)
-    result = copy.deepcopy(t.TREATMENT_TABLE)
+    result = copy_state(t.TREATMENT_TABLE)
     for lethality, row in override.items():
         row_field = f"{field}.{lethality}"
         row = require_mapping(row, row_field)
@@ -936,13 +936,19 @@ EVOLVERS = {
 }
 
 
+def evolve_into(state: State, event: Event) -> None:
+    """Apply one event to `state` in place; an unknown event type changes nothing (total)."""
+    evolver = EVOLVERS.get(event.type)
+    if evolver is not None:
+        evolver(state, event.data, event.game_time)
+
+
 def evolve(state: State, event: Event) -> State:
     """Pure: returns a new state; an unknown event type changes nothing (total)."""
-    evolver = EVOLVERS.get(event.type)
-    if evolver is None:
+    if event.type not in EVOLVERS:
         return state
     new = copy_state(state)
-    evolver(new, event.data, event.game_time)
+    evolve_into(new, event)
     return new
 
 
@@ -1138,20 +1144,25 @@ def _overflow_death_at(state: Mapping[str, Any]) -> int | None:
     return clock["next_at"] + (boxes_to_death - 1) * overflow_interval(state)
 
 
-def status(state: State) -> dict[str, Any]:
-    """The GM's status fields, as `view(state, GM)` gives them (the GM sees every hit)."""
-    alive = state["alive"]
-    mortal = [
-        h["death_at"]
+def _mortal_hits(state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The active mortal hits with a time of death."""
+    return [
+        h
         for h in state["critical_hits"]
         if is_active(h) and h["lethality"] == "mortal" and h["death_at"] is not None
     ]
+
+
+def status(state: State) -> dict[str, Any]:
+    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
+    alive = state["alive"]
+    mortal_hits = _mortal_hits(state)
     bleeding_out = alive and state["overflow_clock"] is not None
-    deaths = mortal + ([_overflow_death_at(state)] if bleeding_out else [])
+    deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
     return {
         "alive": alive,
         "conscious": conscious(state),
-        "dying": alive and (bool(mortal) or bleeding_out),
+        "dying": alive and (bool(mortal_hits) or bleeding_out),
         "death_at": min(deaths) if deaths and alive else None,
     }
 
@@ -1159,9 +1170,7 @@ def status(state: State) -> dict[str, Any]:
 def view(state: State, audience: str) -> dict[str, Any]:
     alive = state["alive"]
     hits = state["critical_hits"]
-    mortal_hits = [
-        h for h in hits if is_active(h) and h["lethality"] == "mortal" and h["death_at"] is not None
-    ]
+    mortal_hits = _mortal_hits(state)
     bleeding_out = alive and state["overflow_clock"] is not None
     deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
     visible_mortal = [h for h in mortal_hits if _visible(h, audience)]
@@ -1418,11 +1427,12 @@ RULESET = Ruleset(
     initial_state=initial_state,
     decide=decide,
     evolve=evolve,
+    evolve_into=evolve_into,
     timers=timers,
     fire=fire,
     view=view,
+    status=status,
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
-    status=status,
 )

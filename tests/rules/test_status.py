@@ -8,12 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.dice import Dice
-from rules.ruleset import GM, STATUS_FIELDS, RuleError, apply, get_ruleset
+from rules.ruleset import GM, RuleError, apply, get_ruleset
 from rules.shadowrun2.engine import RULESET as SHADOWRUN2
 from tests.rules.cyberpunk2020 import test_cp2020_properties as cp2020
 from tests.rules.darkfuture import test_properties as darkfuture
 from tests.rules.shadowrun2.helpers import Clock, character
 from tests.rules.shadowrun2.test_sr2_properties import ADVANCES, action_for, step
+
+STATUS_FIELDS = ("alive", "conscious", "dying", "death_at")
 
 
 def assert_status_matches_the_gm_view(slug: str, state: dict) -> None:
