@@ -550,7 +550,7 @@ def _fire(
             character=character,
             expected_version=character.version,
             events=events,
-            cause=f"timer:{job.pk}:{timer.key}:{fire_at}",
+            cause=f"timer:{job.pk}:{character.pk}:{timer.key}:{fire_at}",
             actor="clock",
         )
         version = rows[-1].version

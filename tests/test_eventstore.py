@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from django.db import DatabaseError, connection, connections, transaction
 
-from campaign import services
+from campaign import eventstore, services
 from campaign.models import Campaign, Character, Event, Timer
-from campaign.projections import character_state_at, rebuild_all
+from campaign.projections import character_state_at, project_character, rebuild_all
 from campaign.transfer import export_lines, import_lines
+from rules.dice import Dice
+from rules.ruleset import fold, get_ruleset
 from tests.conftest import Table, make_table
 
 pytestmark = pytest.mark.django_db
@@ -261,26 +263,57 @@ def test_rebuild_of_every_ruleset_repairs_the_read_model(
     assert _read_models() == before
 
 
-def test_an_undo_voids_its_cause_in_its_own_stream_only(django_user_model: Any) -> None:
-    """Two characters whose timers share a key and a second fire under the same cause; undoing one's firing
-    leaves the other's events live, in the action path and in a rebuild alike."""
+def _two_stunned(django_user_model: Any) -> tuple[Table, list[int]]:
     table = make_table(django_user_model, "cyberpunk2020", {"body": 8, "luck": 0})
     other = table.gm.post(
         f"/api/campaigns/{table.campaign['id']}/characters/", {"name": "Bo", "attributes": {"body": 8}}
     ).json()
-    for character_id in (table.character["id"], other["id"]):
+    ids = [table.character["id"], other["id"]]
+    for character_id in ids:
         response = table.gm.post(
             f"/api/characters/{character_id}/actions/",
             {"type": "damage", "damage": 3, "kind": "stun", "location": "torso", "rolls": {"stun_save": [1]}},
         )
         assert response.status_code == 201, response.content
+    return table, ids
+
+
+def test_two_characters_timers_firing_at_the_same_second_have_causes_of_their_own(
+    django_user_model: Any,
+) -> None:
+    table, ids = _two_stunned(django_user_model)
     assert table.advance(hours=1).status_code == 202
-    mine = Event.objects.filter(character_id=table.character["id"]).order_by("version").last()
-    assert mine is not None and mine.cause.startswith("timer:")
-    assert Event.objects.filter(character_id=other["id"], cause=mine.cause).exists(), (
-        "the cause must be shared"
-    )
+    causes = [Event.objects.filter(character_id=i).order_by("version").last().cause for i in ids]
+    assert all(cause.startswith("timer:") for cause in causes) and causes[0] != causes[1]
+    untouched = table.gm.get(f"/api/characters/{ids[1]}/").json()
     assert table.act({"type": "undo"}).status_code == 201
+    assert table.gm.get(f"/api/characters/{ids[1]}/").json() == untouched
+
+
+def test_an_undo_voids_its_cause_in_its_own_stream_only(django_user_model: Any) -> None:
+    """Firings recorded before causes named the character could share one across characters: undoing one
+    character's leaves the other's events live, in the action path and in a rebuild alike."""
+    table, ids = _two_stunned(django_user_model)
+    rules = get_ruleset("cyberpunk2020")
+    with transaction.atomic():
+        for character_id in ids:
+            character, _ = eventstore.lock_for_character(character_id)
+            events = rules.decide(
+                character.state, {"type": "damage", "damage": 2, "kind": "stun"}, Dice({"stun_save": [1]}), 0
+            )
+            rows = eventstore.append(
+                campaign=character.campaign,
+                stream=character.stream,
+                character=character,
+                expected_version=character.version,
+                events=events,
+                cause="timer:legacy:stun_heal:3600",
+                actor="clock",
+            )
+            project_character(character, rules, fold(rules, character.state, events), rows[-1].version)
+    untouched = table.gm.get(f"/api/characters/{ids[1]}/").json()
+    assert table.act({"type": "undo"}).status_code == 201
+    assert table.gm.get(f"/api/characters/{ids[1]}/").json() == untouched
     before = _read_models()
     Character.objects.update(state={}, version=0)
     Timer.objects.all().delete()
