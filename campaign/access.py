@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import OuterRef, Subquery
 from django.http import Http404
 from rest_framework.exceptions import PermissionDenied
 
@@ -25,11 +26,24 @@ def campaign_for(user: AbstractBaseUser | AnonymousUser, campaign_id: int) -> tu
 
 
 def character_for(user: AbstractBaseUser | AnonymousUser, character_id: int) -> tuple[Character, str]:
-    """GMs see every character of their campaigns; a player sees only the characters they play."""
-    character = Character.objects.select_related("campaign", "player").filter(pk=character_id).first()
+    """GMs see every character of their campaigns; a player sees only the characters they play.
+
+    One query: the character with its campaign and player, and the user's role in that campaign as a subquery.
+    """
+    if not user.is_authenticated:
+        raise Http404("no such character")
+    role_query = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk).values(
+        "role"
+    )
+    character = (
+        Character.objects.select_related("campaign", "player")
+        .annotate(viewer_role=Subquery(role_query[:1]))
+        .filter(pk=character_id)
+        .first()
+    )
     if character is None:
         raise Http404("no such character")
-    role = role_in(user, character.campaign_id)
+    role = character.viewer_role
     if role == GM or (role == PLAYER and character.player_id == user.pk):
         return character, role
     raise Http404("no such character")
