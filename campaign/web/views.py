@@ -15,20 +15,26 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign import access, presenters, services
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Membership
 from campaign.web import display, forms
-from rules.ruleset import get_ruleset, ruleset_slugs
+from rules.ruleset import ACTION_UNDONE, get_ruleset, ruleset_slugs
 
-HISTORY_LIMIT = 200
+HISTORY_LIMIT = 50
+# The rendered live region of the character page is cached per viewer and version (see `_live_cache_key`).
+LIVE_CACHE = "pages"
+LIVE_CACHE_SECONDS = 300
+LIVE_CACHE_FORMAT = 1  # bump when the live region's template or context changes
 LOGIN_FAILURES_ALLOWED = 5
 LOGIN_LOCK_SECONDS = 300
 LOGIN_THROTTLED = "too many failed log-ins for this user name from your address; wait 5 minutes and try again"
@@ -379,23 +385,57 @@ def _character_etag(character: Character, role: str) -> str:
     return f'"c{character.pk}-{character.version}-{character.campaign.game_time}-{role}"'
 
 
-def _history(character: Character, role: str, version: int | None) -> list[dict[str, Any]]:
-    rows = list(Event.objects.filter(stream=character.stream).order_by("-version")[:HISTORY_LIMIT])
-    rows.reverse()
+def _live_cache_key(character: Character, role: str, user: Any) -> str:
+    """The rendered live region of one viewer: everything it shows changes only with the character's version, the
+    campaign's clock or stream (game time, options), the viewer's role. Keyed by the user as well, so that no
+    rendering is ever served to another user (nor a GM's to a player)."""
     campaign = character.campaign
-    items = presenters.events_json(rows, role, campaign.ruleset)
+    born = f"{character.created_at.timestamp():.6f}" if character.created_at else "-"
+    return (
+        f"live:{LIVE_CACHE_FORMAT}:c{character.pk}@{born}-v{character.version}-t{campaign.game_time}"
+        f"-cv{campaign.version}:{role}:u{user.pk}@{user.date_joined.timestamp():.6f}"
+    )
+
+
+def _history(
+    character: Character, role: str, version: int | None, before: int | None = None
+) -> tuple[list[dict[str, Any]], int | None]:
+    """The latest `HISTORY_LIMIT` entries (of those before version `before`), newest first, and the version to ask
+    for older ones (None when there are none). Later undos are read too, so that an old entry shows as taken back."""
+    rows = Event.objects.filter(stream=character.stream)
+    if before is not None:
+        rows = rows.filter(version__lt=before)
+    window = list(rows.order_by("-version")[: HISTORY_LIMIT + 1])
+    older = None
+    if len(window) > HISTORY_LIMIT:
+        window = window[:HISTORY_LIMIT]
+        older = window[-1].version
+    window.reverse()
+    later_undos: list[Event] = []
+    if before is not None and window:
+        later_undos = list(
+            Event.objects.filter(
+                stream=character.stream, type=ACTION_UNDONE, version__gt=window[-1].version
+            ).order_by("version")
+        )
+    campaign = character.campaign
+    shown = {row.version for row in window}
+    items = [
+        item
+        for item in presenters.events_json([*window, *later_undos], role, campaign.ruleset)
+        if item["version"] in shown
+    ]
     for item in items:
         item["title"] = display.event_title(item["type"])
         item["date"] = display.date_text(presenters.game_date(campaign, item["game_time"]))
         item["details"] = display.event_details(item["data"])
         item["future"] = version is not None and item["version"] > version
     items.reverse()
-    return items
+    return items, older
 
 
-def _character_context(
-    request: HttpRequest, character: Character, role: str, version: int | None
-) -> dict[str, Any]:
+def _live_context(character: Character, role: str, version: int | None) -> dict[str, Any]:
+    """What the live region shows: the character as `role` may see it, at `version` (None: now)."""
     campaign = character.campaign
     if version is None:
         data = presenters.character_json(character, role)
@@ -407,6 +447,7 @@ def _character_context(
         item["ends_text"] = display.date_text(item.get("ends_at_date"))
         if item.get("ends_at") is not None:
             item["in_text"] = display.duration_text(item["ends_at"] - campaign.game_time)
+    history, older = _history(character, role, version)
     context: dict[str, Any] = {
         "character": data,
         "model": character,
@@ -420,7 +461,8 @@ def _character_context(
         "overall": display.overall_severity(ruleset, data),
         "monitors": display.monitors(ruleset, data["sheet"]),
         "sheet_labels": display.sheet_labels(ruleset, data["sheet"]),
-        "history": _history(character, role, version),
+        "history": history,
+        "older": older,
         "etag": _character_etag(character, role),
         "severity_labels": display.SEVERITY_LABELS,
     }
@@ -436,12 +478,75 @@ def _character_context(
             {**n, "date": display.date_text(presenters.game_date(campaign, n.get("game_time")))}
             for n in data.get("notes", [])
         ]
-        hits = data["sheet"].get("critical_hits", []) if ruleset == "shadowrun2" else []
-        context["action_forms"] = [
-            forms.build_form(ruleset, action, critical_hits=hits)
-            for action in (*forms.action_forms(ruleset), "undo")
-        ]
     return context
+
+
+def _live_html(request: HttpRequest, character: Character, role: str) -> str:
+    """The live region as it is now, rendered once per version and viewer (see `_live_cache_key`)."""
+    key = _live_cache_key(character, role, request.user)
+    cache = caches[LIVE_CACHE]
+    html = cache.get(key)
+    if html is None:
+        html = render_to_string("character.html#live", _live_context(character, role, None), request)
+        cache.set(key, html, LIVE_CACHE_SECONDS)
+    return mark_safe(html)  # noqa: S308 (our own rendering)
+
+
+def _critical_hits(character: Character) -> list[dict[str, Any]]:
+    if character.campaign.ruleset != "shadowrun2":
+        return []
+    return presenters.character_json(character, GM)["sheet"].get("critical_hits", [])
+
+
+def _action_list(character: Character, open_form: forms.ActionFormView | None = None) -> list[dict[str, Any]]:
+    """The GM's actions, each a closed <details> whose form is fetched when it opens (`open_form` is rendered)."""
+    ruleset = character.campaign.ruleset
+    specs = forms.action_forms(ruleset)
+    return [
+        {
+            "action": action,
+            "label": "Undo" if action == "undo" else specs[action].label,
+            "form": open_form if open_form is not None and open_form.action == action else None,
+        }
+        for action in (*specs, "undo")
+    ]
+
+
+def _page_context(
+    request: HttpRequest,
+    character: Character,
+    role: str,
+    version: int | None,
+    open_form: forms.ActionFormView | None = None,
+) -> dict[str, Any]:
+    """The whole page: the live region (from the cache when it shows now) and, for a GM, the list of actions."""
+    campaign = character.campaign
+    if version is None:
+        context: dict[str, Any] = {
+            "character": {"name": character.name, "player": presenters.player_name(character)},
+            "model": character,
+            "campaign": campaign,
+            "role": role,
+            "is_gm": role == GM,
+            "version": None,
+            "live_html": _live_html(request, character, role),
+        }
+    else:
+        context = _live_context(character, role, version)
+    context["ruleset"] = get_ruleset(campaign.ruleset)
+    if role == GM and version is None:
+        context["action_list"] = _action_list(character, open_form)
+    return context
+
+
+def _action_param(request: HttpRequest, character: Character, role: str) -> str | None:
+    action = request.GET.get("form", "").strip()
+    if not action:
+        return None
+    _require_gm(role)
+    if action not in (*forms.action_forms(character.campaign.ruleset), "undo"):
+        raise Http404("no such action")
+    return action
 
 
 @login_required
@@ -453,12 +558,55 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
         not_modified = _etag_response(request, etag)
         if not_modified is not None:
             return not_modified
-        context = _character_context(request, character, role, None)
-        return _with_etag(render(request, "character.html#live", context), etag)
-    context = _character_context(request, character, role, version)
+        return _with_etag(HttpResponse(_live_html(request, character, role)), etag)
     if _live(request):
-        return render(request, "character.html#live", context)
-    return render(request, "character.html", context)
+        return render(request, "character.html#live", _live_context(character, role, version))
+    action = _action_param(request, character, role) if version is None else None
+    open_form = (
+        forms.build_form(character.campaign.ruleset, action, critical_hits=_critical_hits(character))
+        if action
+        else None
+    )
+    return render(request, "character.html", _page_context(request, character, role, version, open_form))
+
+
+@login_required
+def character_form(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """One action's form (GM only), fetched by the page when its <details> opens."""
+    character, role = access.character_for(request.user, character_id)
+    _require_gm(role)
+    ruleset = character.campaign.ruleset
+    if action not in (*forms.action_forms(ruleset), "undo"):
+        raise Http404("no such action")
+    if not request.htmx:
+        return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
+    form = forms.build_form(ruleset, action, critical_hits=_critical_hits(character))
+    return render(request, "character.html#action-form", {"form": form, "model": character})
+
+
+@login_required
+def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
+    """Older history entries: a fragment for the page's "older entries" link, a page of its own without htmx."""
+    character, role = access.character_for(request.user, character_id)
+    try:
+        before = int(request.GET.get("before", ""))
+    except ValueError:
+        raise Http404("no such version") from None
+    if not 0 < before <= character.version + 1:
+        raise Http404("no such version")
+    history, older = _history(character, role, None, before)
+    context = {
+        "model": character,
+        "character": {"name": character.name},
+        "campaign": character.campaign,
+        "is_gm": role == GM,
+        "version": None,
+        "history": history,
+        "older": older,
+    }
+    if request.htmx:
+        return render(request, "character.html#history-entries", context)
+    return render(request, "character_history.html", context)
 
 
 @login_required
@@ -483,9 +631,7 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         errors = forms.place_error(ruleset, action, error.field, error.message)
         status = getattr(error, "status", 400)
     character.refresh_from_db()
-    hits = []
-    if ruleset == "shadowrun2":
-        hits = presenters.character_json(character, GM)["sheet"].get("critical_hits", [])
+    hits = _critical_hits(character)
     if errors:
         form = forms.build_form(ruleset, action, critical_hits=hits, data=request.POST, errors=errors)
     else:
@@ -500,6 +646,5 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     if not errors:
         messages.success(request, form.success)
         return redirect(reverse("character", args=[character.pk]) + f"#form-{action}")
-    context = _character_context(request, character, role, None)
-    context["action_forms"] = [form if f.action == action else f for f in context["action_forms"]]
+    context = _page_context(request, character, role, None, open_form=form)
     return render(request, "character.html", context, status=status)
