@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate
+from django.core.cache import caches
 from django.db import transaction
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -26,6 +27,7 @@ from campaign.projections import CLOCK_ADVANCED
 from rules.ruleset import get_ruleset, ruleset_slugs
 
 FEED_PAGE = 500
+CHARACTER_CACHE = "pages"
 
 
 class LoginThrottle(AnonRateThrottle):
@@ -184,7 +186,7 @@ def character_detail(request: Request, character_id: int) -> Response:
     character, role = access.character_for(request.user, character_id)
     version = _int_param(request, "version")
     if version is None:
-        return _with_etag(request, presenters.character_json(character, role), character)
+        return _current(request, character, role)
     access.require_gm(role, "travel in time")
     if version > character.version:
         raise services.ServiceError(
@@ -194,11 +196,25 @@ def character_detail(request: Request, character_id: int) -> Response:
     return Response(presenters.character_json(character, role, state=state, version=version))
 
 
-def _with_etag(request: Request, data: dict[str, Any], character: Character) -> Response:
-    etag = f'"c{character.pk}-v{character.version}-t{character.campaign.game_time}-{data.get("player")}"'
+def _current(request: Request, character: Character, role: str) -> Response:
+    """The character as it is now: 304 when the client has it, else from the per-viewer cache or presented.
+
+    The ETag and the cache key hold the character's version, the campaign's game time (and, for the cache, its
+    version), the viewer's role and, for the cache, the viewer: nothing is decoded or presented for a 304, and a
+    rendering is never served to another user."""
+    campaign = character.campaign
+    etag = f'"c{character.pk}-v{character.version}-t{campaign.game_time}-{role}"'
     if request.headers.get("If-None-Match") == etag:
         return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
-    return Response(data, headers={"ETag": etag})
+    user = request.user
+    born = f"{character.created_at.timestamp():.6f}" if character.created_at else "-"
+    key = f"api-character:{etag}:{born}:cv{campaign.version}:u{user.pk}@{user.date_joined.timestamp():.6f}"
+    cache = caches[CHARACTER_CACHE]
+    data = cache.get(key)
+    if data is None:
+        data = presenters.character_json(character, role)
+        cache.set(key, data)
+    return Response(data, headers={"ETag": etag, "Cache-Control": "no-cache, private"})
 
 
 @extend_schema(
