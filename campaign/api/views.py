@@ -183,10 +183,10 @@ def characters(request: Request, campaign_id: int) -> Response:
 )
 @api_view(["GET"])
 def character_detail(request: Request, character_id: int) -> Response:
-    character, role = access.character_for(request.user, character_id)
     version = _int_param(request, "version")
     if version is None:
-        return _current(request, character, role)
+        return _current(request, access.character_stamp(request.user, character_id))
+    character, role = access.character_for(request.user, character_id)
     access.require_gm(role, "travel in time")
     if version > character.version:
         raise services.ServiceError(
@@ -196,25 +196,19 @@ def character_detail(request: Request, character_id: int) -> Response:
     return Response(presenters.character_json(character, role, state=state, version=version))
 
 
-def _current(request: Request, character: Character, role: str) -> Response:
-    """The character as it is now: 304 when the client has it, else from the per-viewer cache or presented.
-
-    The ETag and the cache key hold the character's version, the campaign's game time (and, for the cache, its
-    version), the viewer's role and, for the cache, the viewer: nothing is decoded or presented for a 304, and a
-    rendering is never served to another user."""
-    campaign = character.campaign
-    etag = f'"c{character.pk}-v{character.version}-t{campaign.game_time}-{role}"'
-    if request.headers.get("If-None-Match") == etag:
-        return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
-    user = request.user
-    born = f"{character.created_at.timestamp():.6f}" if character.created_at else "-"
-    key = f"api-character:{etag}:{born}:cv{campaign.version}:u{user.pk}@{user.date_joined.timestamp():.6f}"
+def _current(request: Request, stamp: access.CharacterStamp) -> Response:
+    """The character as it is now: a 304 from one raw query when the client has it, else the answer cached per
+    viewer and version (`CharacterStamp.cache_key`), else presented (the character is loaded on a miss only)."""
+    if request.headers.get("If-None-Match") == stamp.etag:
+        return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": stamp.etag})
+    key = stamp.cache_key("api-character", request.user)
     cache = caches[CHARACTER_CACHE]
     data = cache.get(key)
     if data is None:
+        character, role = access.character_for(request.user, stamp.character_id)
         data = presenters.character_json(character, role)
         cache.set(key, data)
-    return Response(data, headers={"ETag": etag, "Cache-Control": "no-cache, private"})
+    return Response(data, headers={"ETag": stamp.etag, "Cache-Control": "no-cache, private"})
 
 
 @extend_schema(

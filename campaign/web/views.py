@@ -367,7 +367,7 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
 # --- characters -------------------------------------------------------------------------------------------------
 
 
-def _version_param(request: HttpRequest, character: Character, role: str) -> int | None:
+def _version_param(request: HttpRequest, current: int, role: str) -> int | None:
     raw = request.GET.get("version", "").strip()
     if not raw:
         return None
@@ -376,25 +376,18 @@ def _version_param(request: HttpRequest, character: Character, role: str) -> int
         version = int(raw)
     except ValueError:
         raise Http404("no such version") from None
-    if not 0 <= version <= character.version:
+    if not 0 <= version <= current:
         raise Http404("no such version")
-    return None if version == character.version else version
+    return None if version == current else version
 
 
 def _character_etag(character: Character, role: str) -> str:
     return f'"c{character.pk}-{character.version}-{character.campaign.game_time}-{role}"'
 
 
-def _live_cache_key(character: Character, role: str, user: Any) -> str:
-    """The rendered live region of one viewer: everything it shows changes only with the character's version, the
-    campaign's clock or stream (game time, options), the viewer's role. Keyed by the user as well, so that no
-    rendering is ever served to another user (nor a GM's to a player)."""
-    campaign = character.campaign
-    born = f"{character.created_at.timestamp():.6f}" if character.created_at else "-"
-    return (
-        f"live:{LIVE_CACHE_FORMAT}:c{character.pk}@{born}-v{character.version}-t{campaign.game_time}"
-        f"-cv{campaign.version}:{role}:u{user.pk}@{user.date_joined.timestamp():.6f}"
-    )
+def _live_cache_key(stamp: access.CharacterStamp, user: Any) -> str:
+    """The rendered live region of one viewer (see `CharacterStamp.cache_key`: version, clock, role and user)."""
+    return stamp.cache_key(f"live{LIVE_CACHE_FORMAT}", user)
 
 
 def _history(
@@ -481,13 +474,20 @@ def _live_context(character: Character, role: str, version: int | None) -> dict[
     return context
 
 
-def _live_html(request: HttpRequest, character: Character, role: str) -> str:
-    """The live region as it is now, rendered once per version and viewer (see `_live_cache_key`)."""
-    key = _live_cache_key(character, role, request.user)
+def _live_html(request: HttpRequest, stamp: access.CharacterStamp, character: Character | None = None) -> str:
+    """The live region as it is now, rendered once per version and viewer; the character is loaded on a miss only.
+
+    The character may be newer than `stamp` (an event in between): the entry then holds a newer rendering under
+    the older key, which only requests that read the older stamp can ask for. Never an older one under a newer key.
+    """
+    key = _live_cache_key(stamp, request.user)
     cache = caches[LIVE_CACHE]
     html = cache.get(key)
     if html is None:
-        html = render_to_string("character.html#live", _live_context(character, role, None), request)
+        if character is None:
+            character, _ = access.character_for(request.user, stamp.character_id)
+        context = _live_context(character, stamp.role, None)
+        html = render_to_string("character.html#live", context, request)
         cache.set(key, html, LIVE_CACHE_SECONDS)
     return mark_safe(html)  # noqa: S308 (our own rendering)
 
@@ -498,9 +498,8 @@ def _critical_hits(character: Character) -> list[dict[str, Any]]:
     return presenters.character_json(character, GM)["sheet"].get("critical_hits", [])
 
 
-def _action_list(character: Character, open_form: forms.ActionFormView | None = None) -> list[dict[str, Any]]:
+def _action_list(ruleset: str, open_form: forms.ActionFormView | None = None) -> list[dict[str, Any]]:
     """The GM's actions, each a closed <details> whose form is fetched when it opens (`open_form` is rendered)."""
-    ruleset = character.campaign.ruleset
     specs = forms.action_forms(ruleset)
     return [
         {
@@ -514,60 +513,66 @@ def _action_list(character: Character, open_form: forms.ActionFormView | None = 
 
 def _page_context(
     request: HttpRequest,
-    character: Character,
-    role: str,
+    stamp: access.CharacterStamp,
     version: int | None,
+    character: Character | None = None,
     open_form: forms.ActionFormView | None = None,
 ) -> dict[str, Any]:
-    """The whole page: the live region (from the cache when it shows now) and, for a GM, the list of actions."""
-    campaign = character.campaign
+    """The whole page: the live region and, for a GM, the list of actions. Showing now, the live region comes
+    from the cache and the rest from `stamp`: the character is loaded only if the region must be rendered."""
     if version is None:
         context: dict[str, Any] = {
-            "character": {"name": character.name, "player": presenters.player_name(character)},
-            "model": character,
-            "campaign": campaign,
-            "role": role,
-            "is_gm": role == GM,
+            "character": {"name": stamp.name, "player": stamp.player},
+            "model": {"pk": stamp.character_id},
+            "campaign": {"pk": stamp.campaign_id, "name": stamp.campaign_name},
+            "role": stamp.role,
+            "is_gm": stamp.role == GM,
             "version": None,
-            "live_html": _live_html(request, character, role),
+            "live_html": _live_html(request, stamp, character),
         }
     else:
-        context = _live_context(character, role, version)
-    context["ruleset"] = get_ruleset(campaign.ruleset)
-    if role == GM and version is None:
-        context["action_list"] = _action_list(character, open_form)
+        assert character is not None
+        context = _live_context(character, stamp.role, version)
+    context["ruleset"] = get_ruleset(stamp.ruleset)
+    if stamp.role == GM and version is None:
+        context["action_list"] = _action_list(stamp.ruleset, open_form)
     return context
 
 
-def _action_param(request: HttpRequest, character: Character, role: str) -> str | None:
+def _action_param(request: HttpRequest, stamp: access.CharacterStamp) -> str | None:
     action = request.GET.get("form", "").strip()
     if not action:
         return None
-    _require_gm(role)
-    if action not in (*forms.action_forms(character.campaign.ruleset), "undo"):
+    _require_gm(stamp.role)
+    if action not in (*forms.action_forms(stamp.ruleset), "undo"):
         raise Http404("no such action")
     return action
 
 
 @login_required
 def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
-    character, role = access.character_for(request.user, character_id)
-    version = _version_param(request, character, role)
+    """The live region's poll is answered from one raw query (a 304) or the cache, the page from the same query and
+    the cache; the character is loaded only to render what is not cached (a new version, the past, an open form)."""
+    stamp = access.character_stamp(request.user, character_id)
+    version = _version_param(request, stamp.version, stamp.role)
     if _live(request) and version is None:
-        etag = _character_etag(character, role)
-        not_modified = _etag_response(request, etag)
+        not_modified = _etag_response(request, stamp.etag)
         if not_modified is not None:
             return not_modified
-        return _with_etag(HttpResponse(_live_html(request, character, role)), etag)
+        return _with_etag(HttpResponse(_live_html(request, stamp)), stamp.etag)
+    action = _action_param(request, stamp) if version is None else None
+    character = None
+    if version is not None or action:
+        character, _ = access.character_for(request.user, character_id)
     if _live(request):
-        return render(request, "character.html#live", _live_context(character, role, version))
-    action = _action_param(request, character, role) if version is None else None
-    open_form = (
-        forms.build_form(character.campaign.ruleset, action, critical_hits=_critical_hits(character))
-        if action
-        else None
-    )
-    return render(request, "character.html", _page_context(request, character, role, version, open_form))
+        assert character is not None
+        return render(request, "character.html#live", _live_context(character, stamp.role, version))
+    open_form = None
+    if action:
+        assert character is not None
+        hits = _critical_hits(character)
+        open_form = forms.build_form(stamp.ruleset, action, critical_hits=hits)
+    return render(request, "character.html", _page_context(request, stamp, version, character, open_form))
 
 
 @login_required
@@ -646,5 +651,6 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     if not errors:
         messages.success(request, form.success)
         return redirect(reverse("character", args=[character.pk]) + f"#form-{action}")
-    context = _page_context(request, character, role, None, open_form=form)
+    stamp = access.character_stamp(request.user, character.pk)
+    context = _page_context(request, stamp, None, character, open_form=form)
     return render(request, "character.html", context, status=status)

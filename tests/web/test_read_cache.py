@@ -6,6 +6,7 @@ import re
 
 from django.core.cache import caches
 
+from campaign import access
 from campaign.models import Character
 from campaign.web import views
 from tests.web.conftest import Web, logged_in
@@ -22,8 +23,8 @@ def _url(web: Web) -> str:
 
 def _poison_gm_entry(web: Web) -> None:
     """Put a marker in the cache under the GM's key for the character as it is now."""
-    character = Character.objects.select_related("campaign").get(pk=web.character_id)
-    key = views._live_cache_key(character, "gm", web.table.gm.user)
+    stamp = access.character_stamp(web.table.gm.user, web.character_id)
+    key = views._live_cache_key(stamp, web.table.gm.user)
     caches[views.LIVE_CACHE].set(key, POISON)
 
 
