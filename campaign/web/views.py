@@ -456,6 +456,7 @@ def _live_context(character: Character, role: str, version: int | None) -> dict[
         "sheet_labels": display.sheet_labels(ruleset, data["sheet"]),
         "history": history,
         "older": older,
+        "character_url": reverse("character", args=[character.pk]),
         "etag": _character_etag(character, role),
         "severity_labels": display.SEVERITY_LABELS,
     }
@@ -608,6 +609,7 @@ def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
         "version": None,
         "history": history,
         "older": older,
+        "character_url": reverse("character", args=[character.pk]),
     }
     if request.htmx:
         return render(request, "character.html#history-entries", context)
