@@ -76,16 +76,16 @@ class CharacterStamp:
     def etag(self) -> str:
         return f'"c{self.character_id}-{self.version}-{self.game_time}-{self.role}"'
 
-    def cache_key(self, kind: str, user: AbstractBaseUser) -> str:
-        """A rendering of this character for this viewer: any new event, clock advance or campaign event, another
-        role or another user (even one given a deleted user's id) is another key."""
+    def viewer_key(self, user: AbstractBaseUser) -> str:
+        """This character (not an earlier one with the same id), this role, this user (not an earlier one)."""
         joined = getattr(user, "date_joined", None)
         born = re.sub(r"\W", "", self.created)
-        tag = self.etag.strip('"')
-        return (
-            f"{kind}:{tag}@{born}:cv{self.campaign_version}"
-            f":u{user.pk}@{joined.timestamp() if joined else '-'}"
-        )
+        return f"c{self.character_id}@{born}:{self.role}:u{user.pk}@{joined.timestamp() if joined else '-'}"
+
+    def cache_key(self, kind: str, user: AbstractBaseUser) -> str:
+        """A rendering of this character as it is now for this viewer: any new event, clock advance or campaign
+        event, another role or another user is another key."""
+        return f"{kind}:v{self.version}:t{self.game_time}:cv{self.campaign_version}:{self.viewer_key(user)}"
 
 
 _User = get_user_model()

@@ -276,7 +276,7 @@ def main() -> int:
     parser.add_argument(
         "--threads",
         type=int,
-        default=32,
+        default=64,
         help="threads per gthread worker (gunicorn 27 gives a new connection a thread until its first request: "
         "fewer threads than a worker's readers and the readers' staggered first requests wait for one another)",
     )

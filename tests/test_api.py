@@ -485,7 +485,7 @@ def test_the_cached_character_is_never_another_viewers_and_never_stale(sr2: Tabl
     # Poison every cached entry: only their owner may ever see them.
     cache = caches[api_views.CHARACTER_CACHE]
     keys = [key.split(":", 2)[2] for key in cache._cache]  # locmem keys are ":version:key"
-    assert len(keys) == 1 and f"u{sr2.gm.user.pk}@" in keys[0]
+    assert len(keys) == 1 and f":gm:u{sr2.gm.user.pk}@" in keys[0]
     cache.set(keys[0], {"poisoned": True})
     assert sr2.gm.get(sr2.character_url()).json() == {"poisoned": True}
     player_view = sr2.player.get(sr2.character_url())

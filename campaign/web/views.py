@@ -391,10 +391,11 @@ def _live_cache_key(stamp: access.CharacterStamp, user: Any) -> str:
 
 
 def _history(
-    character: Character, role: str, version: int | None, before: int | None = None
+    character: Character, role: str, version: int | None, before: int | None = None, *, decorate: bool = True
 ) -> tuple[list[dict[str, Any]], int | None]:
     """The latest `HISTORY_LIMIT` entries (of those before version `before`), newest first, and the version to ask
-    for older ones (None when there are none). Later undos are read too, so that an old entry shows as taken back."""
+    for older ones (None when there are none). Later undos are read too, so that an old entry shows as taken back.
+    `decorate=False` leaves the display fields to `_decorate_entry` (for the entries not in the cache)."""
     rows = Event.objects.filter(stream=character.stream)
     if before is not None:
         rows = rows.filter(version__lt=before)
@@ -419,15 +420,23 @@ def _history(
         if item["version"] in shown
     ]
     for item in items:
-        item["title"] = display.event_title(item["type"])
-        item["date"] = display.date_text(presenters.game_date(campaign, item["game_time"]))
-        item["details"] = display.event_details(item["data"])
         item["future"] = version is not None and item["version"] > version
+        if decorate:
+            _decorate_entry(item, campaign)
     items.reverse()
     return items, older
 
 
-def _live_context(character: Character, role: str, version: int | None) -> dict[str, Any]:
+def _decorate_entry(item: dict[str, Any], campaign: Campaign) -> None:
+    """What a history entry shows besides its facts: title, game date, details."""
+    item["title"] = display.event_title(item["type"])
+    item["date"] = display.date_text(presenters.game_date(campaign, item["game_time"]))
+    item["details"] = display.event_details(item["data"])
+
+
+def _live_context(
+    character: Character, role: str, version: int | None, *, decorate: bool = True
+) -> dict[str, Any]:
     """What the live region shows: the character as `role` may see it, at `version` (None: now)."""
     campaign = character.campaign
     if version is None:
@@ -440,7 +449,7 @@ def _live_context(character: Character, role: str, version: int | None) -> dict[
         item["ends_text"] = display.date_text(item.get("ends_at_date"))
         if item.get("ends_at") is not None:
             item["in_text"] = display.duration_text(item["ends_at"] - campaign.game_time)
-    history, older = _history(character, role, version)
+    history, older = _history(character, role, version, decorate=decorate)
     context: dict[str, Any] = {
         "character": data,
         "model": character,
@@ -486,11 +495,36 @@ def _live_html(request: HttpRequest, stamp: access.CharacterStamp, character: Ch
     html = cache.get(key)
     if html is None:
         if character is None:
-            character, _ = access.character_for(request.user, stamp.character_id)
-        context = _live_context(character, stamp.role, None)
+            character = Character.objects.select_related("campaign", "player").get(pk=stamp.character_id)
+        context = _live_context(character, stamp.role, None, decorate=False)
+        _attach_entry_html(request, stamp, context)
         html = render_to_string("character.html#live", context, request)
         cache.set(key, html, LIVE_CACHE_SECONDS)
     return mark_safe(html)  # noqa: S308 (our own rendering)
+
+
+def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, context: dict[str, Any]) -> None:
+    """History entries are facts: the same event looks the same to the same viewer until it is taken back. Each
+    viewer's rendering of each entry is cached (same keying as the live region, plus the event and whether it was
+    taken back), so that a new version renders only its new entries."""
+    cache = caches[LIVE_CACHE]
+    viewer = stamp.viewer_key(request.user)
+    keys = {
+        f"entry{LIVE_CACHE_FORMAT}:p{e['position']}:x{int(e['voided'])}:{viewer}": e
+        for e in context["history"]
+    }
+    found = cache.get_many(list(keys))
+    fresh = {}
+    entry_context = {key: context[key] for key in ("is_gm", "character_url", "version")}
+    for key, item in keys.items():
+        html = found.get(key)
+        if html is None:
+            _decorate_entry(item, context["campaign"])
+            html = render_to_string("character.html#history-entry", {**entry_context, "e": item}, request)
+            fresh[key] = html
+        item["html"] = mark_safe(html)  # noqa: S308 (our own rendering)
+    if fresh:
+        cache.set_many(fresh, LIVE_CACHE_SECONDS)
 
 
 def _critical_hits(character: Character) -> list[dict[str, Any]]:

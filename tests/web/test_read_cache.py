@@ -77,6 +77,9 @@ def test_every_new_event_note_undo_and_clock_firing_changes_the_cached_region(sr
     assert table.act({"type": "undo"}).status_code == 201
     code, etag, html = _poll(sr2_web, etag)
     assert code == 200 and "No notes." in html and 'class="notes"' not in html
+    # The note's entry, rendered (and cached) before the undo, now shows as taken back.
+    assert html.count('<li class="event voided">') == 1
+    assert 'Note added</strong> <span class="chip">taken back' in html
 
     # A stun wound heals by itself: the clock fires its timer and the region shows the firing.
     wound = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [2], "death_time": [3]}
@@ -148,3 +151,19 @@ def test_an_old_entry_taken_back_later_shows_as_taken_back(sr2_web: Web) -> None
     older_url = re.search(r'href="(/characters/\d+/history/\?before=\d+)"', page).group(1)
     older = sr2_web.gm.get(older_url, **HTMX).content.decode()
     assert 'class="event voided"' in older
+
+
+def test_cached_history_entries_are_each_viewers_own(sr2_web: Web) -> None:
+    assert sr2_web.table.act({"type": "note", "text": GM_NOTE}).status_code == 201
+    sr2_web.gm.get(_url(sr2_web), **LIVE)
+    cache = caches[views.LIVE_CACHE]
+    entry_keys = [key.split(":", 2)[2] for key in cache._cache if ":entry" in key]
+    assert entry_keys and all(f":gm:u{sr2_web.table.gm.user.pk}@" in key for key in entry_keys)
+    for key in entry_keys:
+        cache.set(key, "<li>POISONED ENTRY</li>")
+    # A new version renders its new entry and takes the others from the GM's cache ...
+    assert sr2_web.table.act({"type": "note", "text": "another"}).status_code == 201
+    assert "POISONED ENTRY" in sr2_web.gm.get(_url(sr2_web), **LIVE).content.decode()
+    # ... and no one else's.
+    for client in (sr2_web.player, logged_in(sr2_web.table.gm2.user)):
+        assert "POISONED" not in client.get(_url(sr2_web), **LIVE).content.decode()
