@@ -571,6 +571,16 @@ def _page_context(
     context["ruleset"] = get_ruleset(stamp.ruleset)
     if stamp.role == GM and version is None:
         context["action_list"] = _action_list(stamp.ruleset, open_form)
+        if (
+            open_form is None
+        ):  # the closed list is the same for every version (an open form holds a CSRF token)
+            key = f"actions{LIVE_CACHE_FORMAT}:{stamp.ruleset}:{stamp.viewer_key(request.user)}"
+            cache = caches[LIVE_CACHE]
+            html = cache.get(key)
+            if html is None:
+                html = render_to_string("character.html#actions", context, request)
+                cache.set(key, html, LIVE_CACHE_SECONDS)
+            context["actions_html"] = mark_safe(html)  # noqa: S308 (our own rendering)
     return context
 
 
