@@ -1,6 +1,6 @@
 -- The reader model of docs/PERFORMANCE.md "Load test": each reader is a person with the character page (or an API
 -- client) open. Their page polls every THINK ms (htmx `every 2s`) with the ETag it last received and gets a 304
--- while nothing changed; about one request in RELOAD_EVERY is a full load (a reload). Run with as many wrk threads
+-- while nothing changed; their first request and about one in RELOAD_EVERY after it is a full load (a reload). Run with as many wrk threads
 -- as connections (`-tN -cN`): each thread is then one connection with its own Lua state, so each reader has its
 -- own user (line N of the credentials file, "Header: value") and its own ETag.
 --
@@ -27,7 +27,7 @@ function init(args)
   cred = creds[(id - 1) % #creds + 1]
   etag = args[5]
   math.randomseed(os.time() + 7919 * id)
-  first, polls, loads, ok, not_modified, other = true, 0, 0, 0, 0, 0
+  first, opened, polls, loads, ok, not_modified, other = true, false, 0, 0, 0, 0, 0
 end
 
 function delay()
@@ -41,7 +41,9 @@ end
 
 function request()
   local headers = { [cred[1]] = cred[2] }
-  if math.random(reload_every) == 1 then
+  -- A reader's first request opens the page (a full load), as a person does before their page polls.
+  if not opened or math.random(reload_every) == 1 then
+    opened = true
     loads = loads + 1
   else
     polls = polls + 1
