@@ -73,10 +73,12 @@ def seed(long_events: int, readers: int) -> dict[str, Any]:
     gm = User.objects.create_user("gm", password="load-test-password")
     token = Token.objects.create(user=gm).key
     campaign = services.campaign_create(user=gm, name="Load test", ruleset="shadowrun2")
+    player = User.objects.create_user("player", password="load-test-password")
+    services.member_add(campaign=campaign, username="player", role="player")
     ids = {}
     for label, total in (("100", 100), (f"{long_events // 1000}k", long_events)):
         character = services.character_create(
-            campaign=campaign, actor="gm", name=f"Runner {label}", attributes={"body": 6}
+            campaign=campaign, actor="gm", name=f"Runner {label}", player="player", attributes={"body": 6}
         )
         for i in range(min(SERVICE_EVENTS, total)):
             if i % 4 == 0:
@@ -115,6 +117,9 @@ def seed(long_events: int, readers: int) -> dict[str, Any]:
     client = Client()
     client.force_login(gm)
     session = client.cookies["sessionid"].value
+    player_client = Client()
+    player_client.force_login(player)
+    player_session = player_client.cookies["sessionid"].value
     reader_credentials = []
     for n in range(1, readers + 1):
         user = User.objects.create_user(f"reader{n:03d}", password="load-test-password")
@@ -124,7 +129,13 @@ def seed(long_events: int, readers: int) -> dict[str, Any]:
         reader_credentials.append(
             {"session": reader.cookies["sessionid"].value, "token": Token.objects.create(user=user).key}
         )
-    return {"ids": ids, "token": token, "session": session, "readers": reader_credentials}
+    return {
+        "ids": ids,
+        "token": token,
+        "session": session,
+        "player_session": player_session,
+        "readers": reader_credentials,
+    }
 
 
 def start_server(
@@ -318,15 +329,21 @@ def main() -> int:
         live = {"HX-Request": "true", "HX-Target": "live", "HX-Trigger": "live"}
         for model in models:
             for label, pk in seeded["ids"].items():
-                for kind in ("page", "api"):
+                for kind in ("page", "player-page", "api"):
                     if kind == "page":
                         url = f"{base}/characters/{pk}/"
                         header = f"Cookie: sessionid={seeded['session']}"
                         credentials = [f"Cookie: sessionid={r['session']}" for r in seeded["readers"]]
+                    elif kind == "player-page":
+                        # A character has one player: the readers are that player's 50 open pages (one session).
+                        url = f"{base}/characters/{pk}/"
+                        header = f"Cookie: sessionid={seeded['player_session']}"
+                        credentials = [header]
                     else:
                         url = f"{base}/api/characters/{pk}/"
                         header = f"Authorization: Token {seeded['token']}"
                         credentials = [f"Authorization: Token {r['token']}" for r in seeded["readers"]]
+                    lua_kind = "api" if kind == "api" else "page"
                     # A fresh server per run: the requests wrk leaves queued when it stops (seconds each for the
                     # long page) would otherwise still be served during the next run.
                     log = tmp / f"gunicorn-{model}-{kind}-{label}.log"
@@ -342,17 +359,17 @@ def main() -> int:
                         proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
                         output, counts = proc.stdout, {}
                     else:
-                        _, etag = check(url, header, live if kind == "page" else None)
+                        _, etag = check(url, header, live if kind != "api" else None)
                         if (
                             args.reader_warmup > 0
                         ):  # every reader's first answers, each worker warm: not counted
-                            run_readers(args, kind, url, credentials, etag, tmp, args.reader_warmup)
+                            run_readers(args, lua_kind, url, credentials, etag, tmp, args.reader_warmup)
                         if args.write_every > 0:
                             writer = Writer(base, pk, seeded["token"], args.write_every)
                             writer.start()
                         try:
                             output, counts = run_readers(
-                                args, kind, url, credentials, etag, tmp, args.reader_duration
+                                args, lua_kind, url, credentials, etag, tmp, args.reader_duration
                             )
                         finally:
                             if writer is not None:
