@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import connection
+from django.db.models import OuterRef, Subquery
 from django.http import Http404
 from rest_framework.exceptions import PermissionDenied
 
@@ -25,13 +31,89 @@ def campaign_for(user: AbstractBaseUser | AnonymousUser, campaign_id: int) -> tu
 
 
 def character_for(user: AbstractBaseUser | AnonymousUser, character_id: int) -> tuple[Character, str]:
-    """GMs see every character of their campaigns; a player sees only the characters they play."""
-    character = Character.objects.select_related("campaign", "player").filter(pk=character_id).first()
+    """GMs see every character of their campaigns; a player sees only the characters they play.
+
+    One query: the character with its campaign and player, and the user's role in that campaign as a subquery.
+    """
+    if not user.is_authenticated:
+        raise Http404("no such character")
+    role_query = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk).values(
+        "role"
+    )
+    character = (
+        Character.objects.select_related("campaign", "player")
+        .annotate(viewer_role=Subquery(role_query[:1]))
+        .filter(pk=character_id)
+        .first()
+    )
     if character is None:
         raise Http404("no such character")
-    role = role_in(user, character.campaign_id)
+    role = character.viewer_role
     if role == GM or (role == PLAYER and character.player_id == user.pk):
         return character, role
+    raise Http404("no such character")
+
+
+@dataclass(frozen=True)
+class CharacterStamp:
+    """What a conditional read needs to answer before loading the character: who may see it, and its versions."""
+
+    character_id: int
+    version: int
+    created: (
+        str  # the row's created_at as the database returns it: tells a character from an earlier one's id
+    )
+    campaign_id: int
+    game_time: int
+    campaign_version: int
+    role: str
+    name: str
+    player: str | None
+    campaign_name: str
+    ruleset: str
+
+    @property
+    def etag(self) -> str:
+        return f'"c{self.character_id}-{self.version}-{self.game_time}-{self.role}"'
+
+    def viewer_key(self, user: AbstractBaseUser) -> str:
+        """This character (not an earlier one with the same id), this role, this user (not an earlier one)."""
+        joined = getattr(user, "date_joined", None)
+        born = re.sub(r"\W", "", self.created)
+        return f"c{self.character_id}@{born}:{self.role}:u{user.pk}@{joined.timestamp() if joined else '-'}"
+
+    def cache_key(self, kind: str, user: AbstractBaseUser) -> str:
+        """A rendering of this character as it is now for this viewer: any new event, clock advance or campaign
+        event, another role or another user is another key."""
+        return f"{kind}:v{self.version}:t{self.game_time}:cv{self.campaign_version}:{self.viewer_key(user)}"
+
+
+_User = get_user_model()
+_STAMP_SQL = (
+    "SELECT c.version, c.created_at, c.player_id, c.campaign_id, k.game_time, k.version, m.role,"
+    f" c.name, p.{_User._meta.get_field(_User.USERNAME_FIELD).column}, k.name, k.ruleset"
+    f" FROM {Character._meta.db_table} c"
+    f" JOIN {Campaign._meta.db_table} k ON k.id = c.campaign_id"
+    f" LEFT JOIN {Membership._meta.db_table} m ON m.campaign_id = c.campaign_id AND m.user_id = %s"
+    f" LEFT JOIN {_User._meta.db_table} p ON p.{_User._meta.pk.column} = c.player_id"
+    " WHERE c.id = %s"
+)
+
+
+def character_stamp(user: AbstractBaseUser | AnonymousUser, character_id: int) -> CharacterStamp:
+    """The same check as `character_for` (the same 404s) in one raw query that loads no model and no JSON."""
+    if not user.is_authenticated:
+        raise Http404("no such character")
+    with connection.cursor() as cursor:
+        cursor.execute(_STAMP_SQL, [user.pk, character_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Http404("no such character")
+    version, created, player_id, campaign_id, game_time, campaign_version, role, *names = row
+    if role == GM or (role == PLAYER and player_id == user.pk):
+        return CharacterStamp(
+            character_id, version, str(created), campaign_id, game_time, campaign_version, role, *names
+        )
     raise Http404("no such character")
 
 

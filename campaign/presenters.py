@@ -41,6 +41,10 @@ def campaign_json(campaign: Campaign, role: str | None) -> dict[str, Any]:
     }
 
 
+def player_name(character: Character) -> str | None:
+    return character.player.get_username() if character.player_id else None
+
+
 def character_json(
     character: Character,
     audience: str,
@@ -56,7 +60,7 @@ def character_json(
     data: dict[str, Any] = {
         "id": character.pk,
         "name": character.name,
-        "player": character.player.get_username() if character.player_id else None,
+        "player": player_name(character),
         "ruleset": campaign.ruleset,
         "version": character.version if version is None else version,
         "alive": view["alive"],

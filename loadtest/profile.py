@@ -1,7 +1,9 @@
 """Profile one character read in-process with pyinstrument, on a database kept by `loadtest/run.py --keep`.
 
     LOADTEST_STATIC_ROOT=<kept dir>/static DATABASE_URL=sqlite:////tmp/wl-load-N.sqlite3 \\
-        .venv/bin/python loadtest/profile.py page|api CHARACTER_ID [--repeat 20] [--html out.html]
+        .venv/bin/python loadtest/profile.py page|poll|api|api-poll CHARACTER_ID [--repeat 20] [--html out.html]
+
+`poll` is the page's live region asking with its ETag (a 304 when nothing changed), `api-poll` the same for the API.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=("page", "api"))
+    parser.add_argument("what", choices=("page", "poll", "api", "api-poll"))
     parser.add_argument("character", type=int)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--html")
     parser.add_argument("--all", action="store_true", help="show library frames too")
+    parser.add_argument(
+        "--cold", action="store_true", help="empty the rendered-reads cache before each request"
+    )
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "loadtest.settings")
     os.environ.setdefault("DEBUG", "0")
@@ -37,16 +42,26 @@ def main() -> int:
 
     gm = User.objects.get(username="gm")
     client = Client()
-    if args.what == "page":
+    if args.what in ("page", "poll"):
         client.force_login(gm)
         url, headers = f"/characters/{args.character}/", {}
+        if args.what == "poll":
+            headers = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "live", "HTTP_HX_TRIGGER": "live"}
     else:
         url = f"/api/characters/{args.character}/"
         headers = {"HTTP_AUTHORIZATION": f"Token {Token.objects.get(user=gm).key}"}
-    assert client.get(url, **headers).status_code == 200
+    first = client.get(url, **headers)
+    assert first.status_code == 200
+    if args.what.endswith("poll") and not args.cold:
+        headers["HTTP_IF_NONE_MATCH"] = first["ETag"]
+        assert client.get(url, **headers).status_code == 304
     profiler = Profiler(interval=0.0005)
+    from django.core.cache import caches
+
     with profiler:
         for _ in range(args.repeat):
+            if args.cold:
+                caches["pages"].clear()
             client.get(url, **headers)
     print(profiler.output_text(unicode=True, color=False, show_all=args.all))
     if args.html:

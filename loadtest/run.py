@@ -1,11 +1,19 @@
 """Load test of the character reads: the web page and `GET /api/characters/<id>/`, 100 vs 100,000 events.
 
 Does everything itself (see docs/PERFORMANCE.md, "Load test"): a throwaway SQLite database in /tmp, migrate,
-collectstatic into a temporary directory, seed a campaign, a GM (token and session) and two characters, start
-gunicorn on loopback, run wrk (50 connections, 2 threads, --latency) on each URL, stop gunicorn, print a table of
+collectstatic into a temporary directory, seed a campaign, a GM (token and session), reader users and two
+characters, start gunicorn on loopback, run wrk on each URL in two load models, stop gunicorn, print a table of
 p50/p99/requests per second with the load average, and delete the database.
 
-    .venv/bin/python loadtest/run.py [--duration 10] [--events 100000] [--json out.json] [--keep]
+- `closed`: the saturating closed loop: 50 connections (2 wrk threads) each sending its next full read as soon as
+  the previous one is answered, all as the one GM. It measures throughput; its latency is mostly queueing.
+- `readers`: the DESIGN.md target's "50 concurrent readers": 50 people (different GM users) with the page open,
+  each polling every 2 s with its ETag (htmx) and reloading about once a minute (`loadtest/readers.lua`,
+  one wrk thread per reader), while the GM acts on the character every 5 s through the API (a note), so that
+  every reader's next poll gets the new version (a cache miss per reader and worker).
+
+    .venv/bin/python loadtest/run.py [--model both|closed|readers] [--duration 10] [--reader-duration 30]
+        [--events 100000] [--json out.json] [--keep]
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -29,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / "bin"
 SERVICE_EVENTS = 20  # events written through campaign.services before the bulk NoteAdded history
 BATCH = 2000
+READERS_LUA = ROOT / "loadtest" / "readers.lua"
 
 
 def free_port() -> int:
@@ -41,7 +51,7 @@ def loadavg() -> str:
     return "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
-def seed(long_events: int) -> dict[str, Any]:
+def seed(long_events: int, readers: int) -> dict[str, Any]:
     """Runs inside this process after the environment is set: migrate, seed, return ids, token and session."""
     import django
 
@@ -63,10 +73,12 @@ def seed(long_events: int) -> dict[str, Any]:
     gm = User.objects.create_user("gm", password="load-test-password")
     token = Token.objects.create(user=gm).key
     campaign = services.campaign_create(user=gm, name="Load test", ruleset="shadowrun2")
+    player = User.objects.create_user("player", password="load-test-password")
+    services.member_add(campaign=campaign, username="player", role="player")
     ids = {}
     for label, total in (("100", 100), (f"{long_events // 1000}k", long_events)):
         character = services.character_create(
-            campaign=campaign, actor="gm", name=f"Runner {label}", attributes={"body": 6}
+            campaign=campaign, actor="gm", name=f"Runner {label}", player="player", attributes={"body": 6}
         )
         for i in range(min(SERVICE_EVENTS, total)):
             if i % 4 == 0:
@@ -105,22 +117,39 @@ def seed(long_events: int) -> dict[str, Any]:
     client = Client()
     client.force_login(gm)
     session = client.cookies["sessionid"].value
-    return {"ids": ids, "token": token, "session": session}
+    player_client = Client()
+    player_client.force_login(player)
+    player_session = player_client.cookies["sessionid"].value
+    reader_credentials = []
+    for n in range(1, readers + 1):
+        user = User.objects.create_user(f"reader{n:03d}", password="load-test-password")
+        services.member_add(campaign=campaign, username=user.username, role="gm")
+        reader = Client()
+        reader.force_login(user)
+        reader_credentials.append(
+            {"session": reader.cookies["sessionid"].value, "token": Token.objects.create(user=user).key}
+        )
+    return {
+        "ids": ids,
+        "token": token,
+        "session": session,
+        "player_session": player_session,
+        "readers": reader_credentials,
+    }
 
 
-def start_server(env: dict[str, str], port: int, log_path: Path, workers: int) -> subprocess.Popen:
+def start_server(
+    env: dict[str, str], port: int, log_path: Path, workers: int, worker_class: str = "sync", threads: int = 1
+) -> subprocess.Popen:
+    command = [str(VENV_BIN / "gunicorn"), "campaign.wsgi", "-w", str(workers), "-b", f"127.0.0.1:{port}"]
+    command += ["--graceful-timeout", "1", "-k", worker_class]
+    if worker_class == "gthread":
+        # Keep-alive longer than a reader's think time (gunicorn's default, 2 s, is the poll period itself: the
+        # server would close connections just as their next request comes).
+        command += ["--threads", str(threads), "--keep-alive", "10"]
     with open(log_path, "w") as log:
         server = subprocess.Popen(
-            [
-                str(VENV_BIN / "gunicorn"),
-                "campaign.wsgi",
-                "-w",
-                str(workers),
-                "-b",
-                f"127.0.0.1:{port}",
-                "--graceful-timeout",
-                "1",
-            ],
+            command,
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -171,23 +200,105 @@ def parse_wrk(text: str) -> dict[str, Any]:
     return out
 
 
-def check(url: str, header: str) -> int:
+def check(url: str, header: str, extra: dict[str, str] | None = None) -> tuple[int, str]:
+    """One GET: the size of the answer and its ETag."""
     name, value = header.split(": ", 1)
-    request = urllib.request.Request(url, headers={name: value})
+    request = urllib.request.Request(url, headers={name: value, **(extra or {})})
     with urllib.request.urlopen(request, timeout=120) as response:
         body = response.read()
         if response.status != 200:
             raise SystemExit(f"{url}: HTTP {response.status}")
-    return len(body)
+        return len(body), response.headers.get("ETag", "")
+
+
+class Writer(threading.Thread):
+    """The GM acting on the character every `every` seconds (a note through the API) while the readers read."""
+
+    def __init__(self, base: str, character: int, token: str, every: float) -> None:
+        super().__init__(daemon=True)
+        self.url = f"{base}/api/characters/{character}/actions/"
+        self.token, self.every = token, every
+        self.stop = threading.Event()
+        self.writes, self.failures = 0, 0
+
+    def run(self) -> None:
+        while not self.stop.wait(self.every):
+            body = json.dumps({"type": "note", "text": f"load-test note {self.writes}"}).encode()
+            request = urllib.request.Request(
+                self.url,
+                data=body,
+                headers={"Authorization": f"Token {self.token}", "Content-Type": "application/json"},
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    response.read()
+                self.writes += 1
+            except OSError:
+                self.failures += 1
+
+
+def run_readers(
+    args: argparse.Namespace,
+    kind: str,
+    url: str,
+    credentials: list[str],
+    first_etag: str,
+    tmp: Path,
+    duration: int,
+) -> tuple[str, dict[str, int]]:
+    creds = tmp / f"readers-{kind}.txt"
+    creds.write_text("".join(f"{line}\n" for line in credentials))
+    n = args.readers
+    proc = subprocess.run(
+        ["wrk", "--latency", f"-t{n}", f"-c{n}", f"-d{duration}s", "--timeout", "30s"]
+        + ["-s", str(READERS_LUA), url, "--", kind, str(args.think_ms), str(args.reload_every)]
+        + [str(creds), first_etag],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    match = re.search(r"READERS (.*)", proc.stdout)
+    counts = {k: int(v) for k, v in (item.split("=") for item in match.group(1).split())} if match else {}
+    return proc.stdout, counts
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
+    parser.add_argument("--model", choices=("both", "closed", "readers"), default="both")
+    parser.add_argument("--duration", type=int, default=10, help="seconds per closed-loop wrk run")
+    parser.add_argument("--reader-duration", type=int, default=30, help="seconds per reader-model wrk run")
+    parser.add_argument(
+        "--readers", type=int, default=50, help="readers (users, connections) of the reader model"
+    )
+    parser.add_argument("--think-ms", type=int, default=2000, help="a reader's time between requests")
+    parser.add_argument("--reload-every", type=int, default=30, help="one request in N is a full load")
+    parser.add_argument(
+        "--write-every", type=float, default=5.0, help="seconds between the GM's actions (0: none)"
+    )
     parser.add_argument("--events", type=int, default=100_000, help="events of the long character")
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument(
+        "--reader-server",
+        choices=("sync", "gthread"),
+        default="gthread",
+        help="gunicorn worker class of the reader model (the closed loop always uses sync)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=64,
+        help="threads per gthread worker (gunicorn 27 gives a new connection a thread until its first request: "
+        "fewer threads than a worker's readers and the readers' staggered first requests wait for one another)",
+    )
+    parser.add_argument(
+        "--reader-warmup",
+        type=int,
+        default=5,
+        help="seconds of reader load before the measured run (not counted)",
+    )
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--verbose", action="store_true", help="print wrk's whole output")
     parser.add_argument("--keep", action="store_true", help="keep the database and the server's log")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
@@ -212,48 +323,76 @@ def main() -> int:
     results: list[dict[str, Any]] = []
     try:
         print(f"seeding {db} (load average {loadavg()})", flush=True)
-        seeded = seed(args.events)
+        seeded = seed(args.events, args.readers if args.model != "closed" else 0)
         base = f"http://127.0.0.1:{port}"
-        targets = []
-        for label, pk in seeded["ids"].items():
-            targets.append(
-                ("page", label, f"{base}/characters/{pk}/", f"Cookie: sessionid={seeded['session']}")
-            )
-            targets.append(
-                ("api", label, f"{base}/api/characters/{pk}/", f"Authorization: Token {seeded['token']}")
-            )
-        for kind, label, url, header in targets:
-            # A fresh server per run: the requests wrk leaves queued when it stops (seconds each for the long
-            # page) would otherwise still be served during the next run.
-            server = start_server(env, port, tmp / f"gunicorn-{kind}-{label}.log", args.workers)
-            size = check(url, header)  # also warms both workers' caches a little
-            check(url, header)
-            before = loadavg()
-            proc = subprocess.run(
-                [
-                    "wrk",
-                    "--latency",
-                    "-t2",
-                    f"-c{args.connections}",
-                    f"-d{args.duration}s",
-                    "--timeout",
-                    "30s",
-                    "-H",
-                    header,
-                    url,
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            row = {"what": kind, "events": label, "bytes": size, **parse_wrk(proc.stdout)}
-            row["load_before"], row["load_after"] = before, loadavg()
-            results.append(row)
-            print(f"  {kind} {label}: {json.dumps(row)}", flush=True)
-            if row["non_2xx"] or row["socket_errors"]:
-                print(proc.stdout, flush=True)
-            stop_server(server)
-            server = None
+        models = ("closed", "readers") if args.model == "both" else (args.model,)
+        live = {"HX-Request": "true", "HX-Target": "live", "HX-Trigger": "live"}
+        for model in models:
+            for label, pk in seeded["ids"].items():
+                for kind in ("page", "player-page", "api"):
+                    if kind == "page":
+                        url = f"{base}/characters/{pk}/"
+                        header = f"Cookie: sessionid={seeded['session']}"
+                        credentials = [f"Cookie: sessionid={r['session']}" for r in seeded["readers"]]
+                    elif kind == "player-page":
+                        # A character has one player: the readers are that player's 50 open pages (one session).
+                        url = f"{base}/characters/{pk}/"
+                        header = f"Cookie: sessionid={seeded['player_session']}"
+                        credentials = [header]
+                    else:
+                        url = f"{base}/api/characters/{pk}/"
+                        header = f"Authorization: Token {seeded['token']}"
+                        credentials = [f"Authorization: Token {r['token']}" for r in seeded["readers"]]
+                    lua_kind = "api" if kind == "api" else "page"
+                    # A fresh server per run: the requests wrk leaves queued when it stops (seconds each for the
+                    # long page) would otherwise still be served during the next run.
+                    log = tmp / f"gunicorn-{model}-{kind}-{label}.log"
+                    worker_class = "sync" if model == "closed" else args.reader_server
+                    server = start_server(env, port, log, args.workers, worker_class, args.threads)
+                    size, _ = check(url, header)  # also warms both workers a little
+                    check(url, header)
+                    before = loadavg()
+                    writer = None
+                    if model == "closed":
+                        cmd = ["wrk", "--latency", "-t2", f"-c{args.connections}", f"-d{args.duration}s"]
+                        cmd += ["--timeout", "30s", "-H", header, url]
+                        proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+                        output, counts = proc.stdout, {}
+                    else:
+                        _, etag = check(url, header, live if kind != "api" else None)
+                        if (
+                            args.reader_warmup > 0
+                        ):  # every reader's first answers, each worker warm: not counted
+                            run_readers(args, lua_kind, url, credentials, etag, tmp, args.reader_warmup)
+                        if args.write_every > 0:
+                            writer = Writer(base, pk, seeded["token"], args.write_every)
+                            writer.start()
+                        try:
+                            output, counts = run_readers(
+                                args, lua_kind, url, credentials, etag, tmp, args.reader_duration
+                            )
+                        finally:
+                            if writer is not None:
+                                writer.stop.set()
+                                writer.join()
+                    row = {
+                        "model": model,
+                        "server": worker_class,
+                        "what": kind,
+                        "events": label,
+                        "bytes": size,
+                    }
+                    row.update(parse_wrk(output))
+                    row.update(counts)
+                    if writer is not None:
+                        row["writes"], row["write_failures"] = writer.writes, writer.failures
+                    row["load_before"], row["load_after"] = before, loadavg()
+                    results.append(row)
+                    print(f"  {model} {kind} {label}: {json.dumps(row)}", flush=True)
+                    if args.verbose or row["non_2xx"] or row["socket_errors"] or row.get("other"):
+                        print(output, flush=True)
+                    stop_server(server)
+                    server = None
     finally:
         if server is not None:
             stop_server(server)
@@ -266,16 +405,22 @@ def main() -> int:
 
     print()
     print(
-        f"{args.connections} connections, 2 wrk threads, {args.duration} s each, gunicorn -w {args.workers} (sync)"
+        f"closed: {args.connections} connections, 2 wrk threads, {args.duration} s each; readers: {args.readers}"
+        f" readers, a request every {args.think_ms} ms each (1 in {args.reload_every} a full load, the rest"
+        f" polls with the ETag), the GM acting every {args.write_every} s, {args.reader_duration} s each;"
+        f" gunicorn -w {args.workers} (sync)"
     )
     print(
-        "| read | events | response bytes | p50 ms | p99 ms | requests/s | non-2xx | load avg before / after |"
+        "| model | read | events | response bytes | p50 ms | p99 ms | requests/s | 200 / 304 | writes |"
+        " non-2xx | load avg before / after |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
+        codes = f"{r['ok']} / {r['not_modified']}" if "ok" in r else "all 200"
         print(
-            f"| {r['what']} | {r['events']} | {r['bytes']:,} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | "
-            f"{r['rps']:.1f} | {r['non_2xx']} | {r['load_before']} / {r['load_after']} |"
+            f"| {r['model']} | {r['what']} | {r['events']} | {r['bytes']:,} | {r['p50_ms']:.1f} |"
+            f" {r['p99_ms']:.1f} | {r['rps']:.1f} | {codes} | {r.get('writes', '-')} | {r['non_2xx']} |"
+            f" {r['load_before']} / {r['load_after']} |"
         )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate
+from django.core.cache import caches
 from django.db import transaction
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -26,6 +27,7 @@ from campaign.projections import CLOCK_ADVANCED
 from rules.ruleset import get_ruleset, ruleset_slugs
 
 FEED_PAGE = 500
+CHARACTER_CACHE = "pages"
 
 
 class LoginThrottle(AnonRateThrottle):
@@ -181,10 +183,10 @@ def characters(request: Request, campaign_id: int) -> Response:
 )
 @api_view(["GET"])
 def character_detail(request: Request, character_id: int) -> Response:
-    character, role = access.character_for(request.user, character_id)
     version = _int_param(request, "version")
     if version is None:
-        return _with_etag(request, presenters.character_json(character, role), character)
+        return _current(request, access.character_stamp(request.user, character_id))
+    character, role = access.character_for(request.user, character_id)
     access.require_gm(role, "travel in time")
     if version > character.version:
         raise services.ServiceError(
@@ -194,11 +196,19 @@ def character_detail(request: Request, character_id: int) -> Response:
     return Response(presenters.character_json(character, role, state=state, version=version))
 
 
-def _with_etag(request: Request, data: dict[str, Any], character: Character) -> Response:
-    etag = f'"c{character.pk}-v{character.version}-t{character.campaign.game_time}-{data.get("player")}"'
-    if request.headers.get("If-None-Match") == etag:
-        return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
-    return Response(data, headers={"ETag": etag})
+def _current(request: Request, stamp: access.CharacterStamp) -> Response:
+    """The character as it is now: a 304 from one raw query when the client has it, else the answer cached per
+    viewer and version (`CharacterStamp.cache_key`), else presented (the character is loaded on a miss only)."""
+    if request.headers.get("If-None-Match") == stamp.etag:
+        return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": stamp.etag})
+    key = stamp.cache_key("api-character", request.user)
+    cache = caches[CHARACTER_CACHE]
+    data = cache.get(key)
+    if data is None:
+        character, role = access.character_for(request.user, stamp.character_id)
+        data = presenters.character_json(character, role)
+        cache.set(key, data)
+    return Response(data, headers={"ETag": stamp.etag, "Cache-Control": "no-cache, private"})
 
 
 @extend_schema(

@@ -13,4 +13,6 @@ urlpatterns = [
     path("campaigns/<id:campaign_id>/characters/", views.campaign_characters, name="campaign-characters"),
     path("characters/<id:character_id>/", views.character_page, name="character"),
     path("characters/<id:character_id>/act/<slug:action>/", views.character_act, name="character-act"),
+    path("characters/<id:character_id>/forms/<slug:action>/", views.character_form, name="character-form"),
+    path("characters/<id:character_id>/history/", views.character_history, name="character-history"),
 ]

@@ -15,20 +15,26 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign import access, presenters, services
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Membership
 from campaign.web import display, forms
-from rules.ruleset import get_ruleset, ruleset_slugs
+from rules.ruleset import ACTION_UNDONE, get_ruleset, ruleset_slugs
 
-HISTORY_LIMIT = 200
+HISTORY_LIMIT = 50
+# The rendered live region of the character page is cached per viewer and version (see `_live_cache_key`).
+LIVE_CACHE = "pages"
+LIVE_CACHE_SECONDS = 300
+LIVE_CACHE_FORMAT = 1  # bump when the live region's template or context changes
 LOGIN_FAILURES_ALLOWED = 5
 LOGIN_LOCK_SECONDS = 300
 LOGIN_THROTTLED = "too many failed log-ins for this user name from your address; wait 5 minutes and try again"
@@ -361,7 +367,7 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
 # --- characters -------------------------------------------------------------------------------------------------
 
 
-def _version_param(request: HttpRequest, character: Character, role: str) -> int | None:
+def _version_param(request: HttpRequest, current: int, role: str) -> int | None:
     raw = request.GET.get("version", "").strip()
     if not raw:
         return None
@@ -370,32 +376,68 @@ def _version_param(request: HttpRequest, character: Character, role: str) -> int
         version = int(raw)
     except ValueError:
         raise Http404("no such version") from None
-    if not 0 <= version <= character.version:
+    if not 0 <= version <= current:
         raise Http404("no such version")
-    return None if version == character.version else version
+    return None if version == current else version
 
 
 def _character_etag(character: Character, role: str) -> str:
     return f'"c{character.pk}-{character.version}-{character.campaign.game_time}-{role}"'
 
 
-def _history(character: Character, role: str, version: int | None) -> list[dict[str, Any]]:
-    rows = list(Event.objects.filter(stream=character.stream).order_by("-version")[:HISTORY_LIMIT])
-    rows.reverse()
+def _live_cache_key(stamp: access.CharacterStamp, user: Any) -> str:
+    """The rendered live region of one viewer (see `CharacterStamp.cache_key`: version, clock, role and user)."""
+    return stamp.cache_key(f"live{LIVE_CACHE_FORMAT}", user)
+
+
+def _history(
+    character: Character, role: str, version: int | None, before: int | None = None, *, decorate: bool = True
+) -> tuple[list[dict[str, Any]], int | None]:
+    """The latest `HISTORY_LIMIT` entries (of those before version `before`), newest first, and the version to ask
+    for older ones (None when there are none). Later undos are read too, so that an old entry shows as taken back.
+    `decorate=False` leaves the display fields to `_decorate_entry` (for the entries not in the cache)."""
+    rows = Event.objects.filter(stream=character.stream)
+    if before is not None:
+        rows = rows.filter(version__lt=before)
+    window = list(rows.order_by("-version")[: HISTORY_LIMIT + 1])
+    older = None
+    if len(window) > HISTORY_LIMIT:
+        window = window[:HISTORY_LIMIT]
+        older = window[-1].version
+    window.reverse()
+    later_undos: list[Event] = []
+    if before is not None and window:
+        later_undos = list(
+            Event.objects.filter(
+                stream=character.stream, type=ACTION_UNDONE, version__gt=window[-1].version
+            ).order_by("version")
+        )
     campaign = character.campaign
-    items = presenters.events_json(rows, role, campaign.ruleset)
+    shown = {row.version for row in window}
+    items = [
+        item
+        for item in presenters.events_json([*window, *later_undos], role, campaign.ruleset)
+        if item["version"] in shown
+    ]
     for item in items:
-        item["title"] = display.event_title(item["type"])
-        item["date"] = display.date_text(presenters.game_date(campaign, item["game_time"]))
-        item["details"] = display.event_details(item["data"])
         item["future"] = version is not None and item["version"] > version
+        if decorate:
+            _decorate_entry(item, campaign)
     items.reverse()
-    return items
+    return items, older
 
 
-def _character_context(
-    request: HttpRequest, character: Character, role: str, version: int | None
+def _decorate_entry(item: dict[str, Any], campaign: Campaign) -> None:
+    """What a history entry shows besides its facts: title, game date, details."""
+    item["title"] = display.event_title(item["type"])
+    item["date"] = display.date_text(presenters.game_date(campaign, item["game_time"]))
+    item["details"] = display.event_details(item["data"])
+
+
+def _live_context(
+    character: Character, role: str, version: int | None, *, decorate: bool = True
 ) -> dict[str, Any]:
+    """What the live region shows: the character as `role` may see it, at `version` (None: now)."""
     campaign = character.campaign
     if version is None:
         data = presenters.character_json(character, role)
@@ -407,6 +449,7 @@ def _character_context(
         item["ends_text"] = display.date_text(item.get("ends_at_date"))
         if item.get("ends_at") is not None:
             item["in_text"] = display.duration_text(item["ends_at"] - campaign.game_time)
+    history, older = _history(character, role, version, decorate=decorate)
     context: dict[str, Any] = {
         "character": data,
         "model": character,
@@ -420,7 +463,9 @@ def _character_context(
         "overall": display.overall_severity(ruleset, data),
         "monitors": display.monitors(ruleset, data["sheet"]),
         "sheet_labels": display.sheet_labels(ruleset, data["sheet"]),
-        "history": _history(character, role, version),
+        "history": history,
+        "older": older,
+        "character_url": reverse("character", args=[character.pk]),
         "etag": _character_etag(character, role),
         "severity_labels": display.SEVERITY_LABELS,
     }
@@ -436,29 +481,183 @@ def _character_context(
             {**n, "date": display.date_text(presenters.game_date(campaign, n.get("game_time")))}
             for n in data.get("notes", [])
         ]
-        hits = data["sheet"].get("critical_hits", []) if ruleset == "shadowrun2" else []
-        context["action_forms"] = [
-            forms.build_form(ruleset, action, critical_hits=hits)
-            for action in (*forms.action_forms(ruleset), "undo")
-        ]
     return context
+
+
+def _live_html(request: HttpRequest, stamp: access.CharacterStamp, character: Character | None = None) -> str:
+    """The live region as it is now, rendered once per version and viewer; the character is loaded on a miss only.
+
+    The character may be newer than `stamp` (an event in between): the entry then holds a newer rendering under
+    the older key, which only requests that read the older stamp can ask for. Never an older one under a newer key.
+    """
+    key = _live_cache_key(stamp, request.user)
+    cache = caches[LIVE_CACHE]
+    html = cache.get(key)
+    if html is None:
+        if character is None:
+            character = Character.objects.select_related("campaign", "player").get(pk=stamp.character_id)
+        context = _live_context(character, stamp.role, None, decorate=False)
+        _attach_entry_html(request, stamp, context)
+        html = render_to_string("character.html#live", context, request)
+        cache.set(key, html, LIVE_CACHE_SECONDS)
+    return mark_safe(html)  # noqa: S308 (our own rendering)
+
+
+def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, context: dict[str, Any]) -> None:
+    """History entries are facts: the same event looks the same to the same viewer until it is taken back. Each
+    viewer's rendering of each entry is cached (same keying as the live region, plus the event and whether it was
+    taken back), so that a new version renders only its new entries."""
+    cache = caches[LIVE_CACHE]
+    viewer = stamp.viewer_key(request.user)
+    keys = {
+        f"entry{LIVE_CACHE_FORMAT}:p{e['position']}:x{int(e['voided'])}:{viewer}": e
+        for e in context["history"]
+    }
+    found = cache.get_many(list(keys))
+    fresh = {}
+    entry_context = {key: context[key] for key in ("is_gm", "character_url", "version")}
+    for key, item in keys.items():
+        html = found.get(key)
+        if html is None:
+            _decorate_entry(item, context["campaign"])
+            html = render_to_string("character.html#history-entry", {**entry_context, "e": item}, request)
+            fresh[key] = html
+        item["html"] = mark_safe(html)  # noqa: S308 (our own rendering)
+    if fresh:
+        cache.set_many(fresh, LIVE_CACHE_SECONDS)
+
+
+def _critical_hits(character: Character) -> list[dict[str, Any]]:
+    if character.campaign.ruleset != "shadowrun2":
+        return []
+    return presenters.character_json(character, GM)["sheet"].get("critical_hits", [])
+
+
+def _action_list(ruleset: str, open_form: forms.ActionFormView | None = None) -> list[dict[str, Any]]:
+    """The GM's actions, each a closed <details> whose form is fetched when it opens (`open_form` is rendered)."""
+    specs = forms.action_forms(ruleset)
+    return [
+        {
+            "action": action,
+            "label": "Undo" if action == "undo" else specs[action].label,
+            "form": open_form if open_form is not None and open_form.action == action else None,
+        }
+        for action in (*specs, "undo")
+    ]
+
+
+def _page_context(
+    request: HttpRequest,
+    stamp: access.CharacterStamp,
+    version: int | None,
+    character: Character | None = None,
+    open_form: forms.ActionFormView | None = None,
+) -> dict[str, Any]:
+    """The whole page: the live region and, for a GM, the list of actions. Showing now, the live region comes
+    from the cache and the rest from `stamp`: the character is loaded only if the region must be rendered."""
+    if version is None:
+        context: dict[str, Any] = {
+            "character": {"name": stamp.name, "player": stamp.player},
+            "model": {"pk": stamp.character_id},
+            "campaign": {"pk": stamp.campaign_id, "name": stamp.campaign_name},
+            "role": stamp.role,
+            "is_gm": stamp.role == GM,
+            "version": None,
+            "live_html": _live_html(request, stamp, character),
+        }
+    else:
+        assert character is not None
+        context = _live_context(character, stamp.role, version)
+    context["ruleset"] = get_ruleset(stamp.ruleset)
+    if stamp.role == GM and version is None:
+        context["action_list"] = _action_list(stamp.ruleset, open_form)
+        if (
+            open_form is None
+        ):  # the closed list is the same for every version (an open form holds a CSRF token)
+            key = f"actions{LIVE_CACHE_FORMAT}:{stamp.ruleset}:{stamp.viewer_key(request.user)}"
+            cache = caches[LIVE_CACHE]
+            html = cache.get(key)
+            if html is None:
+                html = render_to_string("character.html#actions", context, request)
+                cache.set(key, html, LIVE_CACHE_SECONDS)
+            context["actions_html"] = mark_safe(html)  # noqa: S308 (our own rendering)
+    return context
+
+
+def _action_param(request: HttpRequest, stamp: access.CharacterStamp) -> str | None:
+    action = request.GET.get("form", "").strip()
+    if not action:
+        return None
+    _require_gm(stamp.role)
+    if action not in (*forms.action_forms(stamp.ruleset), "undo"):
+        raise Http404("no such action")
+    return action
 
 
 @login_required
 def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
-    character, role = access.character_for(request.user, character_id)
-    version = _version_param(request, character, role)
+    """The live region's poll is answered from one raw query (a 304) or the cache, the page from the same query and
+    the cache; the character is loaded only to render what is not cached (a new version, the past, an open form)."""
+    stamp = access.character_stamp(request.user, character_id)
+    version = _version_param(request, stamp.version, stamp.role)
     if _live(request) and version is None:
-        etag = _character_etag(character, role)
-        not_modified = _etag_response(request, etag)
+        not_modified = _etag_response(request, stamp.etag)
         if not_modified is not None:
             return not_modified
-        context = _character_context(request, character, role, None)
-        return _with_etag(render(request, "character.html#live", context), etag)
-    context = _character_context(request, character, role, version)
+        return _with_etag(HttpResponse(_live_html(request, stamp)), stamp.etag)
+    action = _action_param(request, stamp) if version is None else None
+    character = None
+    if version is not None or action:
+        character, _ = access.character_for(request.user, character_id)
     if _live(request):
-        return render(request, "character.html#live", context)
-    return render(request, "character.html", context)
+        assert character is not None
+        return render(request, "character.html#live", _live_context(character, stamp.role, version))
+    open_form = None
+    if action:
+        assert character is not None
+        hits = _critical_hits(character)
+        open_form = forms.build_form(stamp.ruleset, action, critical_hits=hits)
+    return render(request, "character.html", _page_context(request, stamp, version, character, open_form))
+
+
+@login_required
+def character_form(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """One action's form (GM only), fetched by the page when its <details> opens."""
+    character, role = access.character_for(request.user, character_id)
+    _require_gm(role)
+    ruleset = character.campaign.ruleset
+    if action not in (*forms.action_forms(ruleset), "undo"):
+        raise Http404("no such action")
+    if not request.htmx:
+        return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
+    form = forms.build_form(ruleset, action, critical_hits=_critical_hits(character))
+    return render(request, "character.html#action-form", {"form": form, "model": character})
+
+
+@login_required
+def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
+    """Older history entries: a fragment for the page's "older entries" link, a page of its own without htmx."""
+    character, role = access.character_for(request.user, character_id)
+    try:
+        before = int(request.GET.get("before", ""))
+    except ValueError:
+        raise Http404("no such version") from None
+    if not 0 < before <= character.version + 1:
+        raise Http404("no such version")
+    history, older = _history(character, role, None, before)
+    context = {
+        "model": character,
+        "character": {"name": character.name},
+        "campaign": character.campaign,
+        "is_gm": role == GM,
+        "version": None,
+        "history": history,
+        "older": older,
+        "character_url": reverse("character", args=[character.pk]),
+    }
+    if request.htmx:
+        return render(request, "character.html#history-entries", context)
+    return render(request, "character_history.html", context)
 
 
 @login_required
@@ -483,9 +682,7 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         errors = forms.place_error(ruleset, action, error.field, error.message)
         status = getattr(error, "status", 400)
     character.refresh_from_db()
-    hits = []
-    if ruleset == "shadowrun2":
-        hits = presenters.character_json(character, GM)["sheet"].get("critical_hits", [])
+    hits = _critical_hits(character)
     if errors:
         form = forms.build_form(ruleset, action, critical_hits=hits, data=request.POST, errors=errors)
     else:
@@ -500,6 +697,6 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     if not errors:
         messages.success(request, form.success)
         return redirect(reverse("character", args=[character.pk]) + f"#form-{action}")
-    context = _character_context(request, character, role, None)
-    context["action_forms"] = [form if f.action == action else f for f in context["action_forms"]]
+    stamp = access.character_stamp(request.user, character.pk)
+    context = _page_context(request, stamp, None, character, open_form=form)
     return render(request, "character.html", context, status=status)

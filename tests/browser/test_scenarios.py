@@ -51,6 +51,14 @@ def add_character(page: Page, name: str, player: str, attributes: dict[str, str]
     page.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
 
 
+def open_action(page: Page, action: str) -> None:
+    """The GM's action forms are fetched when their <details> opens."""
+    details = page.locator(f"#action-{action}")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    expect(page.locator(f"#form-{action}").get_by_role("button")).to_be_visible()
+
+
 def fill_dice(page: Page, action: str, roll: str, dice: list[int]) -> None:
     for index, die in enumerate(dice):
         page.locator(f"#{action}-r_{roll}_{index}").fill(str(die))
@@ -85,6 +93,7 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     expect(player.locator("#symptoms")).to_contain_text("No symptoms")
 
     # A wrong die is refused with the API's message, inline next to the roll.
+    open_action(gm, "wound")
     gm.locator("#wound-p_severity").select_option("S")
     fill_dice(gm, "wound", "location", [7, 3])
     gm.locator("#form-wound").get_by_role("button", name="Wound").click()
@@ -112,6 +121,7 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     screenshot(player, "player-character-phone")
 
     # Undo takes the wound back for everyone.
+    open_action(gm, "undo")
     gm.locator("#form-undo").get_by_role("button", name="Undo the latest action").click()
     expect(gm.locator("#form-undo .ok")).to_contain_text("Recorded: Action undone")
     expect(gm.locator("#live .timeline .voided")).to_have_count(2)
@@ -158,6 +168,7 @@ def test_cyberpunk_and_dark_future_tables_show_their_tracks_death_and_healing(
     cp_board = gm.url
     add_player(gm, "dex_player")
     add_character(gm, "Rogue", "dex_player", {"body": "6", "luck": "2"})
+    open_action(gm, "damage")
     gm.locator("#damage-p_damage").fill("30")
     fill_dice(gm, "damage", "location", [2])
     fill_dice(gm, "damage", "stun_save", [9])
@@ -183,6 +194,7 @@ def test_cyberpunk_and_dark_future_tables_show_their_tracks_death_and_healing(
     create_campaign(gm, base, "Highway 2025", "darkfuture")
     df_board = gm.url
     add_character(gm, "Mara", "", {"con": "8"})
+    open_action(gm, "damage")
     gm.locator("#damage-p_weapon_damage").fill("1")
     fill_dice(gm, "damage", "damage", [6])
     fill_dice(gm, "damage", "stun", [1])

@@ -61,3 +61,11 @@ def df_web(db: None, django_user_model: Any) -> Web:
     return make_web(
         make_table(django_user_model, "darkfuture", {"con": 8, "skills": {"driver": 3, "gunner": 4}})
     )
+
+
+@pytest.fixture(autouse=True)
+def _empty_page_cache() -> None:
+    """Each test starts with no cached rendering (keys are unique per character and user anyway)."""
+    from django.core.cache import caches
+
+    caches["pages"].clear()

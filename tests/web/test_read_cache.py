@@ -1,0 +1,169 @@
+"""The character page's cached live region and lazy parts: never another viewer's rendering, never stale."""
+
+from __future__ import annotations
+
+import re
+
+from django.core.cache import caches
+
+from campaign import access
+from campaign.models import Character
+from campaign.web import views
+from tests.web.conftest import Web, logged_in
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+LIVE = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "live", "HTTP_HX_TRIGGER": "live"}
+GM_NOTE = "The fixer sold Ash out to Lone Star"
+POISON = "<section id='live'>POISONED RENDERING</section>"
+
+
+def _url(web: Web) -> str:
+    return f"/characters/{web.character_id}/"
+
+
+def _poison_gm_entry(web: Web) -> None:
+    """Put a marker in the cache under the GM's key for the character as it is now."""
+    stamp = access.character_stamp(web.table.gm.user, web.character_id)
+    key = views._live_cache_key(stamp, web.table.gm.user)
+    caches[views.LIVE_CACHE].set(key, POISON)
+
+
+def test_a_gm_rendering_is_never_served_to_a_player_or_to_another_gm(sr2_web: Web) -> None:
+    assert sr2_web.table.act({"type": "note", "text": GM_NOTE}).status_code == 201
+    assert GM_NOTE in sr2_web.gm.get(_url(sr2_web), **LIVE).content.decode()
+    _poison_gm_entry(sr2_web)
+    # The GM's own key is used for the GM (this is what makes the marker a fair test) ...
+    assert "POISONED" in sr2_web.gm.get(_url(sr2_web), **LIVE).content.decode()
+    assert "POISONED" in sr2_web.gm.get(_url(sr2_web)).content.decode()
+    # ... and never for the player nor for the second GM, whose answers are their own.
+    for client in (sr2_web.player, logged_in(sr2_web.table.gm2.user)):
+        for headers in ({}, LIVE):
+            html = client.get(_url(sr2_web), **headers).content.decode()
+            assert "POISONED" not in html
+    player_html = sr2_web.player.get(_url(sr2_web), **LIVE).content.decode()
+    assert GM_NOTE not in player_html and "GM notes" not in player_html
+    assert GM_NOTE in logged_in(sr2_web.table.gm2.user).get(_url(sr2_web), **LIVE).content.decode()
+
+
+def test_the_player_page_after_the_gm_read_it_holds_no_gm_only_value(sr2_web: Web) -> None:
+    table = sr2_web.table
+    wound = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [2], "death_time": [3]}
+    assert table.act({"type": "wound", "severity": "S", "rolls": wound}).status_code == 201
+    assert table.act({"type": "note", "text": GM_NOTE}).status_code == 201
+    gm_html = sr2_web.gm.get(_url(sr2_web)).content.decode()
+    assert "ribs" in gm_html and GM_NOTE in gm_html
+    for headers in ({}, LIVE):
+        html = sr2_web.player.get(_url(sr2_web), **headers).content.decode()
+        for secret in ("ribs", "mortal", GM_NOTE, "body_check", "Body check"):
+            assert secret not in html, secret
+
+
+def _poll(web: Web, etag: str) -> tuple[int, str, str]:
+    response = web.gm.get(_url(web), HTTP_IF_NONE_MATCH=etag, **LIVE)
+    return response.status_code, response.get("ETag", ""), response.content.decode()
+
+
+def test_every_new_event_note_undo_and_clock_firing_changes_the_cached_region(sr2_web: Web) -> None:
+    table = sr2_web.table
+    first = sr2_web.gm.get(_url(sr2_web), **LIVE)
+    etag = first["ETag"]
+    assert _poll(sr2_web, etag)[0] == 304
+
+    assert table.act({"type": "note", "text": "first note"}).status_code == 201
+    code, etag, html = _poll(sr2_web, etag)
+    assert code == 200 and "first note" in html
+    assert _poll(sr2_web, etag)[0] == 304
+
+    assert table.act({"type": "undo"}).status_code == 201
+    code, etag, html = _poll(sr2_web, etag)
+    assert code == 200 and "No notes." in html and 'class="notes"' not in html
+    # The note's entry, rendered (and cached) before the undo, now shows as taken back.
+    assert html.count('<li class="event voided">') == 1
+    assert 'Note added</strong> <span class="chip">taken back' in html
+
+    # A stun wound heals by itself: the clock fires its timer and the region shows the firing.
+    wound = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [2], "death_time": [3]}
+    assert table.act({"type": "wound", "severity": "S", "rolls": wound}).status_code == 201
+    code, etag, before = _poll(sr2_web, etag)
+    assert code == 200
+    version = Character.objects.get(pk=sr2_web.character_id).version
+    assert table.advance(hours=1).status_code == 202
+    assert Character.objects.get(pk=sr2_web.character_id).version > version  # a timer fired (the death)
+    code, etag, after = _poll(sr2_web, etag)
+    assert code == 200 and after != before and "chip dead" in after
+    # The full page shows the same region as the poll.
+    page = sr2_web.gm.get(_url(sr2_web)).content.decode()
+    assert "chip dead" in page
+
+
+def test_a_clock_advance_without_firings_changes_the_game_date(sr2_web: Web) -> None:
+    first = sr2_web.player.get(_url(sr2_web), **LIVE)
+    date = re.search(r"Game time: <strong>([^<]+)<", first.content.decode()).group(1)
+    assert sr2_web.table.advance(minutes=10).status_code == 202
+    changed = sr2_web.player.get(_url(sr2_web), HTTP_IF_NONE_MATCH=first["ETag"], **LIVE)
+    assert changed.status_code == 200
+    assert re.search(r"Game time: <strong>([^<]+)<", changed.content.decode()).group(1) != date
+
+
+def test_action_forms_are_fetched_one_at_a_time_by_a_gm_only(sr2_web: Web) -> None:
+    page = sr2_web.gm.get(_url(sr2_web)).content.decode()
+    assert 'id="action-wound"' in page and 'id="form-wound"' not in page
+    url = f"/characters/{sr2_web.character_id}/forms/wound/"
+    form = sr2_web.gm.get(url, **HTMX)
+    assert form.status_code == 200 and 'id="form-wound"' in form.content.decode()
+    # Without JavaScript the link opens the page with that form in it.
+    plain = sr2_web.gm.get(url)
+    assert plain.status_code == 302 and plain["Location"].endswith("?form=wound#form-wound")
+    opened = sr2_web.gm.get(f"{_url(sr2_web)}?form=wound").content.decode()
+    assert 'id="form-wound"' in opened
+    assert sr2_web.player.get(url, **HTMX).status_code == 403
+    assert sr2_web.player.get(f"{_url(sr2_web)}?form=wound").status_code == 403
+    assert sr2_web.stranger.get(url, **HTMX).status_code == 404
+    assert sr2_web.gm.get(f"/characters/{sr2_web.character_id}/forms/nope/", **HTMX).status_code == 404
+
+
+def test_older_history_entries_load_on_demand_and_keep_notes_from_players(sr2_web: Web) -> None:
+    table = sr2_web.table
+    for i in range(views.HISTORY_LIMIT + 5):
+        assert table.act({"type": "note", "text": f"note {i}"}).status_code == 201
+    wound = {"body_check": [6, 6, 6, 6, 6]}
+    assert table.act({"type": "wound", "severity": "L", "rolls": wound}).status_code == 201
+    page = sr2_web.gm.get(_url(sr2_web)).content.decode()
+    assert page.count('<li class="event') == views.HISTORY_LIMIT and "Older entries" in page
+    older_url = re.search(r'href="(/characters/\d+/history/\?before=\d+)"', page).group(1)
+    older = sr2_web.gm.get(older_url, **HTMX).content.decode()
+    assert "#1</span>" in older and "Older entries" not in older
+    assert sr2_web.gm.get(older_url).status_code == 200  # a page of its own without htmx
+    for headers in ({}, HTMX):
+        html = sr2_web.player.get(older_url, **headers).content.decode()
+        assert "note 1" not in html and "Note added" not in html
+    assert sr2_web.stranger.get(older_url).status_code == 404
+    assert sr2_web.gm.get(f"/characters/{sr2_web.character_id}/history/?before=x").status_code == 404
+
+
+def test_an_old_entry_taken_back_later_shows_as_taken_back(sr2_web: Web) -> None:
+    table = sr2_web.table
+    assert table.act({"type": "note", "text": "taken back"}).status_code == 201
+    assert table.act({"type": "undo"}).status_code == 201
+    for i in range(views.HISTORY_LIMIT):
+        assert table.act({"type": "note", "text": f"note {i}"}).status_code == 201
+    page = sr2_web.gm.get(_url(sr2_web)).content.decode()
+    older_url = re.search(r'href="(/characters/\d+/history/\?before=\d+)"', page).group(1)
+    older = sr2_web.gm.get(older_url, **HTMX).content.decode()
+    assert 'class="event voided"' in older
+
+
+def test_cached_history_entries_are_each_viewers_own(sr2_web: Web) -> None:
+    assert sr2_web.table.act({"type": "note", "text": GM_NOTE}).status_code == 201
+    sr2_web.gm.get(_url(sr2_web), **LIVE)
+    cache = caches[views.LIVE_CACHE]
+    entry_keys = [key.split(":", 2)[2] for key in cache._cache if ":entry" in key]
+    assert entry_keys and all(f":gm:u{sr2_web.table.gm.user.pk}@" in key for key in entry_keys)
+    for key in entry_keys:
+        cache.set(key, "<li>POISONED ENTRY</li>")
+    # A new version renders its new entry and takes the others from the GM's cache ...
+    assert sr2_web.table.act({"type": "note", "text": "another"}).status_code == 201
+    assert "POISONED ENTRY" in sr2_web.gm.get(_url(sr2_web), **LIVE).content.decode()
+    # ... and no one else's.
+    for client in (sr2_web.player, logged_in(sr2_web.table.gm2.user)):
+        assert "POISONED" not in client.get(_url(sr2_web), **LIVE).content.decode()
