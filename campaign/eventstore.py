@@ -8,9 +8,11 @@ still guards every append: a writer that skipped the lock cannot silently interl
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
@@ -36,6 +38,55 @@ def lock_campaign(campaign_id: int) -> Campaign:
     if connection.vendor == "sqlite":
         return Campaign.objects.get(pk=campaign_id)
     return Campaign.objects.select_for_update().get(pk=campaign_id)
+
+
+class _NativeCursor:
+    """The DB-API cursor under Django's, for the few statements every command runs. Django's wrapper rewrites
+    SQLite's placeholders with a regular expression on every call and adds a layer per statement; here the
+    rewritten SQL is kept, and Django's translation of database errors still applies (`command_cursor`)."""
+
+    _QMARK: dict[str, str] = {}
+
+    def __init__(self, cursor: Any, sqlite: bool) -> None:
+        self.cursor, self.sqlite = cursor, sqlite
+
+    def execute(self, sql: str, params: Sequence[Any]) -> None:
+        if self.sqlite:
+            native = self._QMARK.get(sql)
+            if native is None:
+                native = self._QMARK[sql] = sql.replace("%s", "?")
+            sql = native
+        self.cursor.execute(sql, params)
+
+    def fetchone(self) -> Any:
+        return self.cursor.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return self.cursor.fetchall()
+
+    @property
+    def rowcount(self) -> int:
+        return self.cursor.rowcount
+
+
+@contextmanager
+def command_cursor() -> Iterator[Any]:
+    """A cursor for the statements of a command (the read under the lock, the append, the projection).
+
+    Straight on the driver's cursor when nothing watches Django's (no query log, no `execute_wrapper`: tests and
+    fault injection get Django's own cursor), with database errors turned into Django's as usual.
+    """
+    wrapper = transaction.get_connection()
+    if wrapper.queries_logged or wrapper.execute_wrappers or wrapper.connection is None:
+        with wrapper.cursor() as cursor:
+            yield cursor
+        return
+    with wrapper.wrap_database_errors:
+        cursor = wrapper.connection.cursor()
+        try:
+            yield _NativeCursor(cursor, wrapper.vendor == "sqlite")
+        finally:
+            cursor.close()
 
 
 def _loaded_fields(model: type) -> list[Any]:
@@ -119,7 +170,7 @@ def lock_for_character(character_id: int) -> tuple[Character, Any]:
     wrapper = transaction.get_connection()
     lock, sql, character_from, campaign_from, open_job_from = _command_read(wrapper)
     width = len(_loaded_fields(Character))
-    with wrapper.cursor() as cursor:
+    with command_cursor() as cursor:
         # SQLite transactions are IMMEDIATE (settings): the whole database is already write-locked.
         if lock:
             cursor.execute(lock, [character_id])
@@ -147,60 +198,84 @@ def append(
 ) -> list[Event]:
     """Append `events` to `stream`, which must be at `expected_version`. Returns the stored rows."""
     recorded_at = timezone.now()
-    values = [
-        {
-            "campaign_id": campaign.pk,
-            "stream": stream,
-            "character_id": None if character is None else character.pk,
-            "version": expected_version + index,
-            "type": event.type,
-            "schema_version": event.schema_version,
-            "data": event.data,
-            "game_time": event.game_time,
-            "recorded_at": recorded_at,
-            "actor": actor,
-            "cause": cause,
-            "idempotency_key": idempotency_key if index == 1 else None,
-            "request_digest": request_digest if index == 1 else "",
-        }
+    character_id = None if character is None else character.pk
+    # One tuple per event, in the order of _COLUMNS (checked against the model below).
+    rows = [
+        (
+            campaign.pk,
+            stream,
+            character_id,
+            expected_version + index,
+            event.type,
+            event.schema_version,
+            event.data,
+            event.game_time,
+            recorded_at,
+            actor,
+            cause,
+            idempotency_key if index == 1 else None,
+            request_digest if index == 1 else "",
+        )
         for index, event in enumerate(events, start=1)
     ]
     try:
         # No savepoint of its own: every caller runs the whole command in one transaction and a conflict aborts it
         # (the command is retried from the start), so a SAVEPOINT/RELEASE pair per append would be pure cost.
         with transaction.atomic(savepoint=False):
-            positions = _insert(values)
+            positions = _insert(rows)
     except IntegrityError as error:
         raise VersionConflict(stream, expected_version) from error
     alias = transaction.get_connection().alias
     # Instances built positionally from what was written (`Model(**kwargs)` costs more than the INSERT itself).
     return [
-        Event.from_db(alias, _ATTNAMES, [position, *(row[name] for name in _ATTNAMES[1:])])
-        for position, row in zip(positions, values, strict=True)
+        Event.from_db(alias, _ATTNAMES, [position, *row])
+        for position, row in zip(positions, rows, strict=True)
     ]
 
 
-_FIELDS = [field for field in Event._meta.concrete_fields if not field.primary_key]
-_ATTNAMES = [Event._meta.pk.attname, *(field.attname for field in _FIELDS)]
+_INSERTED = (
+    "campaign_id",
+    "stream",
+    "character_id",
+    "version",
+    "type",
+    "schema_version",
+    "data",
+    "game_time",
+    "recorded_at",
+    "actor",
+    "cause",
+    "idempotency_key",
+    "request_digest",
+)
+_FIELDS = [Event._meta.get_field(name.removesuffix("_id")) for name in _INSERTED]
+if {field.attname for field in Event._meta.concrete_fields if not field.primary_key} != set(_INSERTED):
+    raise ImproperlyConfigured("eventstore.append must write every column of Event: update _INSERTED")
+_ATTNAMES = [Event._meta.pk.attname, *_INSERTED]
 _COLUMNS = ", ".join(f'"{field.column}"' for field in _FIELDS)
-# Only these columns need Django's preparation (JSON encoding, the backend's datetime format); the others hold
-# ints, strings or None as they are.
-_PREPARED = {
-    field.attname: field for field in _FIELDS if isinstance(field, models.JSONField | models.DateTimeField)
-}
+_DATA = _INSERTED.index("data")
+_RECORDED_AT = _INSERTED.index("recorded_at")
+_PLACEHOLDERS: dict[int, str] = {}
 
 
-def _insert(rows: list[dict[str, Any]]) -> list[int]:
-    """One INSERT ... RETURNING for the command's events. Returns their positions, in the order of `rows`."""
+def _insert(rows: list[tuple]) -> list[int]:
+    """One INSERT ... RETURNING for the command's events. Returns their positions, in the order of `rows`.
+
+    Only the JSON and the datetime columns need Django's preparation; the others hold ints, strings or None.
+    """
     wrapper = transaction.get_connection()
+    recorded_at = _FIELDS[_RECORDED_AT].get_db_prep_save(rows[0][_RECORDED_AT], wrapper)
     params: list[Any] = []
     for row in rows:
-        for field in _FIELDS:
-            value = row[field.attname]
-            prepare = _PREPARED.get(field.attname)
-            params.append(value if prepare is None else prepare.get_db_prep_save(value, wrapper))
-    placeholders = ", ".join(["(" + ", ".join(["%s"] * len(_FIELDS)) + ")"] * len(rows))
-    with wrapper.cursor() as cursor:
+        prepared = list(row)
+        prepared[_DATA] = _FIELDS[_DATA].get_db_prep_save(row[_DATA], wrapper)
+        prepared[_RECORDED_AT] = recorded_at
+        params.extend(prepared)
+    placeholders = _PLACEHOLDERS.get(len(rows))
+    if placeholders is None:
+        row_marks = "(" + ", ".join(["%s"] * len(_FIELDS)) + ")"
+        placeholders = _PLACEHOLDERS[len(rows)] = ", ".join([row_marks] * len(rows))
+    with command_cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {Event._meta.db_table} ({_COLUMNS}) VALUES {placeholders} RETURNING position",
             params,

@@ -74,7 +74,7 @@ def _save_projection(character: Character) -> None:
         character.dying,
         character.death_at,
     ]
-    with connection.cursor() as cursor:
+    with eventstore.command_cursor() as cursor:
         cursor.execute(
             f'UPDATE {Character._meta.db_table} SET {columns} WHERE "id" = %s', [*values, character.pk]
         )
@@ -315,7 +315,7 @@ def _index_changed_timers(character: Character, before: list[RuleTimer], after: 
     table = Timer._meta.db_table
     stale = [key for key, timer in old.items() if new.get(key) != timer]
     fresh = [timer for key, timer in new.items() if old.get(key) != timer]
-    with connection.cursor() as cursor:
+    with eventstore.command_cursor() as cursor:
         if stale:
             keys = ", ".join(["%s"] * len(stale))
             cursor.execute(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import json
@@ -56,22 +57,34 @@ def test_the_orm_cannot_delete_an_event_either(sr2: Table) -> None:
     assert Event.objects.filter(pk=event.pk).exists()
 
 
-def test_two_events_cannot_share_a_stream_version(sr2: Table) -> None:
-    from campaign import eventstore
+@pytest.mark.parametrize("watched", [False, True], ids=["driver cursor", "django cursor"])
+def test_two_events_cannot_share_a_stream_version(sr2: Table, watched: bool) -> None:
+    """Commands run their statements on the driver's cursor unless something watches Django's (fault injection,
+    query capture); either way a duplicate version is Django's IntegrityError, turned into VersionConflict."""
     from rules.ruleset import Event as RuleEvent
 
     _one_event(sr2)
     campaign = Campaign.objects.get(pk=sr2.campaign["id"])
     character = Character.objects.get(pk=sr2.character["id"])
-    with pytest.raises(eventstore.VersionConflict), transaction.atomic():
-        eventstore.append(
-            campaign=campaign,
-            stream=character.stream,
-            character=character,
-            expected_version=0,
-            events=[RuleEvent("NoteAdded", {"text": "late"}, 0)],
-            cause="test",
-        )
+    seen: list[str] = []
+
+    def watch(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        seen.append(sql)
+        return execute(sql, params, many, context)
+
+    with contextlib.ExitStack() as stack:
+        if watched:
+            stack.enter_context(connection.execute_wrapper(watch))
+        with pytest.raises(eventstore.VersionConflict), transaction.atomic():
+            eventstore.append(
+                campaign=campaign,
+                stream=character.stream,
+                character=character,
+                expected_version=0,
+                events=[RuleEvent("NoteAdded", {"text": "late"}, 0)],
+                cause="test",
+            )
+    assert any(sql.startswith("INSERT INTO campaign_event") for sql in seen) == watched
     assert Event.objects.filter(stream=character.stream).count() == 1
 
 
