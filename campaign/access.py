@@ -66,6 +66,7 @@ class CharacterStamp:
     campaign_id: int
     game_time: int
     campaign_version: int
+    epoch: int  # the campaign's projection_epoch: a rebuild changes every key and ETag below
     role: str
     name: str
     player: str | None
@@ -74,7 +75,7 @@ class CharacterStamp:
 
     @property
     def etag(self) -> str:
-        return f'"c{self.character_id}-{self.version}-{self.game_time}-{self.role}"'
+        return f'"c{self.character_id}-{self.version}-{self.game_time}-e{self.epoch}-{self.role}"'
 
     def viewer_key(self, user: AbstractBaseUser) -> str:
         """This character (not an earlier one with the same id), this role, this user (not an earlier one)."""
@@ -85,12 +86,15 @@ class CharacterStamp:
     def cache_key(self, kind: str, user: AbstractBaseUser) -> str:
         """A rendering of this character as it is now for this viewer: any new event, clock advance or campaign
         event, another role or another user is another key."""
-        return f"{kind}:v{self.version}:t{self.game_time}:cv{self.campaign_version}:{self.viewer_key(user)}"
+        return (
+            f"{kind}:v{self.version}:t{self.game_time}:cv{self.campaign_version}:e{self.epoch}:"
+            f"{self.viewer_key(user)}"
+        )
 
 
 _User = get_user_model()
 _STAMP_SQL = (
-    "SELECT c.version, c.created_at, c.player_id, c.campaign_id, k.game_time, k.version, m.role,"
+    "SELECT c.version, c.created_at, c.player_id, c.campaign_id, k.game_time, k.version, k.projection_epoch, m.role,"
     f" c.name, p.{_User._meta.get_field(_User.USERNAME_FIELD).column}, k.name, k.ruleset"
     f" FROM {Character._meta.db_table} c"
     f" JOIN {Campaign._meta.db_table} k ON k.id = c.campaign_id"
@@ -109,10 +113,10 @@ def character_stamp(user: AbstractBaseUser | AnonymousUser, character_id: int) -
         row = cursor.fetchone()
     if row is None:
         raise Http404("no such character")
-    version, created, player_id, campaign_id, game_time, campaign_version, role, *names = row
+    version, created, player_id, campaign_id, game_time, campaign_version, epoch, role, *names = row
     if role == GM or (role == PLAYER and player_id == user.pk):
         return CharacterStamp(
-            character_id, version, str(created), campaign_id, game_time, campaign_version, role, *names
+            character_id, version, str(created), campaign_id, game_time, campaign_version, epoch, role, *names
         )
     raise Http404("no such character")
 

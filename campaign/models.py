@@ -24,6 +24,11 @@ class Campaign(models.Model):
     clock_ticked_at = models.DateTimeField(
         null=True, blank=True, help_text="wall time of the last automatic advance (option time_scale)"
     )
+    projection_epoch = models.PositiveIntegerField(
+        default=0,
+        help_text="bumped by every rebuild of the read models: a rebuilt state is news to pages and ETags even "
+        "though no event was added",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

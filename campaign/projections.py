@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import F
 
 from campaign import eventstore
 from campaign.models import Campaign, Character, Event, Timer
@@ -294,7 +295,10 @@ def _rebuild_campaign(campaign: Campaign) -> int:
             timer_rows,
         )
     Campaign.objects.filter(pk=campaign.pk).update(
-        game_time=game_time, version=campaign_version, options=options
+        game_time=game_time,
+        version=campaign_version,
+        options=options,
+        projection_epoch=F("projection_epoch") + 1,
     )
     return count
 

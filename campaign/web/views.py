@@ -181,7 +181,7 @@ def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
     job = services.open_job(campaign)
     job_part = f"{job.pk}:{job.progress:.3f}" if job is not None and role == GM else "-"
     return (
-        f'"b{campaign.pk}-{campaign.version}-{campaign.game_time}-{totals["v"] or 0}-{totals["n"]}'
+        f'"b{campaign.pk}-{campaign.version}-{campaign.game_time}-e{campaign.projection_epoch}-{totals["v"] or 0}-{totals["n"]}'
         f'-{job_part}-{role}-{user_id}"'
     )
 
@@ -382,7 +382,8 @@ def _version_param(request: HttpRequest, current: int, role: str) -> int | None:
 
 
 def _character_etag(character: Character, role: str) -> str:
-    return f'"c{character.pk}-{character.version}-{character.campaign.game_time}-{role}"'
+    campaign = character.campaign
+    return f'"c{character.pk}-{character.version}-{campaign.game_time}-e{campaign.projection_epoch}-{role}"'
 
 
 def _live_cache_key(stamp: access.CharacterStamp, user: Any) -> str:

@@ -167,3 +167,22 @@ def test_cached_history_entries_are_each_viewers_own(sr2_web: Web) -> None:
     # ... and no one else's.
     for client in (sr2_web.player, logged_in(sr2_web.table.gm2.user)):
         assert "POISONED" not in client.get(_url(sr2_web), **LIVE).content.decode()
+
+
+def test_a_rebuild_is_news_to_the_page_and_the_api_though_no_event_was_added(sr2_web: Web) -> None:
+    """A rebuild after a rules fix can change a state without a new event: every ETag and cached rendering of the
+    campaign's characters changes with it (the campaign's projection epoch)."""
+    from campaign.projections import rebuild_all
+
+    table = sr2_web.table
+    assert table.act({"type": "note", "text": GM_NOTE}).status_code == 201
+    page = sr2_web.gm.get(_url(sr2_web), **LIVE)
+    api = table.gm.get(table.character_url())
+    assert sr2_web.gm.get(_url(sr2_web), HTTP_IF_NONE_MATCH=page["ETag"], **LIVE).status_code == 304
+    assert table.gm.get(table.character_url(), HTTP_IF_NONE_MATCH=api["ETag"]).status_code == 304
+    _poison_gm_entry(sr2_web)
+    rebuild_all()
+    fresh = sr2_web.gm.get(_url(sr2_web), HTTP_IF_NONE_MATCH=page["ETag"], **LIVE)
+    assert fresh.status_code == 200 and fresh["ETag"] != page["ETag"]
+    assert "POISONED" not in fresh.content.decode() and GM_NOTE in fresh.content.decode()
+    assert table.gm.get(table.character_url(), HTTP_IF_NONE_MATCH=api["ETag"]).status_code == 200
