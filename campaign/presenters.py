@@ -12,7 +12,7 @@ from typing import Any
 from campaign import eventstore
 from campaign.models import Campaign, Character, Event, Job
 from campaign.projections import CLOCK_ADVANCED
-from rules.ruleset import ACTION_UNDONE, GM, NOTE_ADDED, PLAYER, State, get_ruleset
+from rules.ruleset import ACTION_UNDONE, GAME_TIME_MARK, GM, NOTE_ADDED, PLAYER, State, get_ruleset
 
 
 def campaign_start(campaign: Campaign) -> datetime:
@@ -26,6 +26,16 @@ def game_date(campaign: Campaign, seconds: int | None) -> str | None:
     if seconds is None:
         return None
     return (campaign_start(campaign) + timedelta(seconds=int(seconds))).isoformat()
+
+
+def _dated(campaign: Campaign, text: str) -> str:
+    """A ruleset's text with its marked game seconds written as in-world dates ('kills at 2053-01-01 00:30:00')."""
+    return GAME_TIME_MARK.sub(
+        lambda mark: (campaign_start(campaign) + timedelta(seconds=int(mark.group(1)))).strftime(
+            "%Y-%m-%d %H:%M:%S"
+        ),
+        text,
+    )
 
 
 def campaign_json(campaign: Campaign, role: str | None) -> dict[str, Any]:
@@ -70,7 +80,7 @@ def character_json(
         "sheet": view["sheet"],
         "status": view.get("status", []),
         "symptoms": view.get("symptoms", []),
-        "warnings": view.get("warnings", []),
+        "warnings": [_dated(campaign, warning) for warning in view.get("warnings", [])],
         "recovery": [
             {**item, "ends_at_date": game_date(campaign, item.get("ends_at"))}
             for item in view.get("recovery", [])

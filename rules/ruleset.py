@@ -24,6 +24,7 @@ engines never see them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -130,6 +131,15 @@ class Ruleset:
     @property
     def all_actions(self) -> tuple[str, ...]:
         return (*self.actions, *COMMON_ACTIONS)
+
+
+# A game second inside a text meant for people (a GM warning): the engines cannot know the campaign's calendar, so
+# they mark the second and the presenters write the in-world date in its place.
+GAME_TIME_MARK = re.compile(r"\[t=(\d+)\]")
+
+
+def game_time_mark(seconds: int) -> str:
+    return f"[t={int(seconds)}]"
 
 
 def copy_state(value: Any) -> Any:

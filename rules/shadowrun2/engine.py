@@ -34,6 +34,7 @@ from rules.ruleset import (
     State,
     Timer,
     copy_state,
+    game_time_mark,
 )
 from rules.shadowrun2 import tables as t
 
@@ -1203,7 +1204,9 @@ def view(state: State, audience: str) -> dict[str, Any]:
         symptoms.append(f"{where}: {hit['symptom']}")
         if hit in mortal_hits and _visible(hit, audience):
             if audience == GM:
-                warnings.append(f"{hit['id']} ({hit['part']}, {hit['reason']}) kills at {hit['death_at']}")
+                warnings.append(
+                    f"{hit['id']} ({hit['part']}, {hit['reason']}) kills at {game_time_mark(hit['death_at'])}"
+                )
             else:
                 warnings.append(f"{where}, {hit['part']}: {MORTAL_FOR_PLAYERS}")
         if audience == GM and not hit["diagnosed"]:
@@ -1220,7 +1223,8 @@ def view(state: State, audience: str) -> dict[str, Any]:
     if bleeding_out:
         warnings.append(
             f"bleeding out: one overflow box every {state['options']['deadly_overflow_minutes']} minutes "
-            "until stabilized" + (f" (dies at {_overflow_death_at(state)})" if audience == GM else "")
+            "until stabilized"
+            + (f" (dies at {game_time_mark(_overflow_death_at(state))})" if audience == GM else "")
         )
     stage = state["physical_healing"]
     if alive and stage is not None:

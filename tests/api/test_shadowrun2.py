@@ -1195,7 +1195,8 @@ def test_a_player_never_receives_an_undiagnosed_hits_secrets_the_body_check_or_d
         for secret in SECRETS[1:4]:
             assert secret in gm[where], (where, secret)
     assert "body_check" in gm["history"] and "death_time" in gm["feed"]
-    assert "kills at" in gm["character"]
+    # The engine marks the game second; the GM reads the in-world date (the campaign starts 2053-01-01).
+    assert "kills at 2053-01-01 00:30:00" in gm["character"] and "[t=" not in gm["character"]
     assert '"kind":"death"' in gm["clock"] and '"due":1800' in gm["clock"]
     assert any(key == "death_at" and value == 1800 for key, value in _walk(json.loads(gm["character"])))
 

@@ -82,7 +82,7 @@ def test_the_gm_sees_everything_of_an_undiagnosed_mortal_hit():
         4,
     )
     assert result["sheet"]["tn_modifier"]["total"] == 3 + 4
-    assert "ch1 (lung, IB) kills at 1800" in result["warnings"]
+    assert "ch1 (lung, IB) kills at [t=1800]" in result["warnings"]
 
 
 def test_a_player_sees_only_location_and_symptom_of_an_undiagnosed_hit():
