@@ -621,14 +621,20 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
     return render(request, "character.html", _page_context(request, stamp, version, character, open_form))
 
 
+def _gm_acting_on(request: HttpRequest, character_id: int, action: str) -> Character:
+    """The character a GM means to act on with `action` (403 for a player, 404 for an action of another ruleset)."""
+    character, role = access.character_for(request.user, character_id)
+    _require_gm(role)
+    if action not in (*forms.action_forms(character.campaign.ruleset), "undo"):
+        raise Http404("no such action")
+    return character
+
+
 @login_required
 def character_form(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
     """One action's form (GM only), fetched by the page when its <details> opens."""
-    character, role = access.character_for(request.user, character_id)
-    _require_gm(role)
+    character = _gm_acting_on(request, character_id, action)
     ruleset = character.campaign.ruleset
-    if action not in (*forms.action_forms(ruleset), "undo"):
-        raise Http404("no such action")
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
     form = forms.build_form(ruleset, action, critical_hits=_critical_hits(character))
@@ -664,11 +670,8 @@ def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def character_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
-    character, role = access.character_for(request.user, character_id)
-    _require_gm(role)
+    character = _gm_acting_on(request, character_id, action)
     ruleset = character.campaign.ruleset
-    if action not in (*forms.action_forms(ruleset), "undo"):
-        raise Http404("no such action")
     errors: dict[str, str] = {}
     status = 201
     try:
