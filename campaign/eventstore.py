@@ -7,14 +7,17 @@ still guards every append: a writer that skipped the lock cannot silently interl
 
 from __future__ import annotations
 
+import json
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
 from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from campaign.models import Campaign, Character, Event, Job
 from rules.ruleset import ACTION_UNDONE
@@ -89,6 +92,32 @@ def command_cursor() -> Iterator[Any]:
             cursor.close()
 
 
+def json_text(value: Any) -> str:
+    """JSON text of a state or an event's data: orjson, several times faster than `json` on the action path."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # an int beyond 64 bits: the standard library writes it
+        return json.dumps(value)
+
+
+def json_value(text: str | bytes) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # NaN or Infinity, which only the standard library writes (and reads)
+        return json.loads(text)
+
+
+def json_param(value: Any, wrapper: Any) -> Any:
+    """A JSON column's parameter, as Django's JSONField would prepare it, with `json_text` for the encoding."""
+    if wrapper.vendor == "postgresql":
+        return Jsonb(value, dumps=json_text)
+    return json_text(value)
+
+
+def _from_json_column(value: Any, expression: Any, wrapper: Any) -> Any:
+    return None if value is None else json_value(value) if isinstance(value, str | bytes) else value
+
+
 def _loaded_fields(model: type) -> list[Any]:
     return [field for field in model._meta.concrete_fields if not isinstance(field, models.DateTimeField)]
 
@@ -103,7 +132,10 @@ def _loader(model: type, wrapper: Any) -> tuple[list[str], Any]:
     steps = []
     for field in fields:
         column = field.get_col(model._meta.db_table)
-        converters = wrapper.ops.get_db_converters(column) + field.get_db_converters(wrapper)
+        if isinstance(field, models.JSONField) and field.decoder is None:
+            converters = [_from_json_column]
+        else:
+            converters = wrapper.ops.get_db_converters(column) + field.get_db_converters(wrapper)
         steps.append((column, converters))
 
     def build(values: Sequence[Any]) -> Any:
@@ -268,7 +300,7 @@ def _insert(rows: list[tuple]) -> list[int]:
     params: list[Any] = []
     for row in rows:
         prepared = list(row)
-        prepared[_DATA] = _FIELDS[_DATA].get_db_prep_save(row[_DATA], wrapper)
+        prepared[_DATA] = json_param(row[_DATA], wrapper)
         prepared[_RECORDED_AT] = recorded_at
         params.extend(prepared)
     placeholders = _PLACEHOLDERS.get(len(rows))

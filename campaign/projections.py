@@ -45,28 +45,39 @@ def status_columns(ruleset: Ruleset, state: State) -> dict[str, Any]:
     }
 
 
-def project_character(character: Character, ruleset: Ruleset, state: State, version: int) -> None:
-    """Store the new state and version on the read model and re-index its timers."""
-    previous = character.state
+def project_character(
+    character: Character,
+    ruleset: Ruleset,
+    state: State,
+    version: int,
+    *,
+    previous_timers: list[RuleTimer] | None = None,
+) -> None:
+    """Store the new state and version on the read model and re-index its timers.
+
+    `previous_timers` are the timers of the state the read model held, for a caller that changed that state in
+    place; without them they are taken from `character.state`.
+    """
+    if previous_timers is None and character.state:
+        previous_timers = ruleset.timers(character.state)
     character.state = state
     character.version = version
     for name, value in status_columns(ruleset, state).items():
         setattr(character, name, value)
     _save_projection(character)
-    index_timers(character, ruleset, state, previous=previous)
+    index_timers(character, ruleset, state, previous_timers=previous_timers)
 
 
 _PROJECTED = [
     Character._meta.get_field(name)
     for name in ("state", "version", "alive", "conscious", "dying", "death_at")
 ]
-_STATE = _PROJECTED[0]
 
 
 def _save_projection(character: Character) -> None:
     """One prepared UPDATE of the projected columns: `Model.save(update_fields=...)` costs several times the write."""
     columns = ", ".join(f'"{field.column}" = %s' for field in _PROJECTED)
-    state = _STATE.get_db_prep_save(character.state, connection)
+    state = eventstore.json_param(character.state, connection)
     values = [
         state,
         character.version,
@@ -100,17 +111,17 @@ def timer_rows(character: Character, ruleset: Ruleset, state: State) -> list[Tim
 
 
 def index_timers(
-    character: Character, ruleset: Ruleset, state: State, *, previous: State | None = None
+    character: Character, ruleset: Ruleset, state: State, *, previous_timers: list[RuleTimer] | None = None
 ) -> None:
     """Make the Timer rows of `character` those of `state`.
 
-    `previous` is the state the read model held until now. The index is its projection, written in the same
-    transaction, so the rows are known without reading them: only the timers that changed are deleted and
-    inserted, and when none did, as for most actions, the database is not touched. Without `previous` the rows
-    are read and compared.
+    `previous_timers` are the timers of the state the read model held until now. The index is their projection,
+    written in the same transaction, so the rows are known without reading them: only the timers that changed are
+    deleted and inserted, and when none did, as for most actions, the database is not touched. Without them the
+    rows are read and compared.
     """
-    if previous:
-        _index_changed_timers(character, ruleset.timers(previous), ruleset.timers(state))
+    if previous_timers is not None:
+        _index_changed_timers(character, previous_timers, ruleset.timers(state))
         return
     wanted = {
         (t.key, t.due, t.priority, t.kind, t.per_round): t for t in timer_rows(character, ruleset, state)
@@ -308,7 +319,6 @@ def rebuild_all() -> int:
 
 
 _TIMER_FIELDS = [field for field in Timer._meta.concrete_fields if not field.primary_key]
-_TIMER_DATA = Timer._meta.get_field("data")
 
 
 def _index_changed_timers(character: Character, before: list[RuleTimer], after: list[RuleTimer]) -> None:
@@ -338,7 +348,7 @@ def _index_changed_timers(character: Character, before: list[RuleTimer], after: 
                     "kind": timer.kind,
                     "key": timer.key,
                     "per_round": timer.per_round,
-                    "data": _TIMER_DATA.get_db_prep_save(timer.data, connection),
+                    "data": eventstore.json_param(timer.data, connection),
                 }
                 params.extend(row[field.attname] for field in _TIMER_FIELDS)
             cursor.execute(f"INSERT INTO {table} ({columns}) VALUES {values}", params)

@@ -38,7 +38,7 @@ from rules.ruleset import (
     RuleError,
     Ruleset,
     State,
-    fold,
+    fold_into,
     get_ruleset,
     note_event,
     replay,
@@ -302,10 +302,13 @@ def _undo_events(character: Character, rules: Ruleset, campaign: Campaign) -> tu
 
 def _decide(
     character: Character, rules: Ruleset, campaign: Campaign, action: dict[str, Any], rolls: Mapping[str, Any]
-) -> tuple[list[RuleEvent], State]:
+) -> tuple[list[RuleEvent], State, list[RuleTimer] | None]:
+    """The command's events, the state after them and the timers of the state before (None: take them from
+    `character.state`, which is then unchanged)."""
     state = character.state
     if action["type"] == "undo":
-        return _undo_events(character, rules, campaign)
+        events, replayed = _undo_events(character, rules, campaign)
+        return events, replayed, None
     try:
         if action["type"] == "note":
             events = [note_event(action, campaign.game_time)]
@@ -313,8 +316,16 @@ def _decide(
             events = rules.decide(state, action, Dice(rolls), campaign.game_time)
     except (RuleError, DiceError) as error:
         raise _rule_error(error) from None
-    state = fold(rules, state, events)
-    return events, state
+    return events, *_evolved_in_place(rules, character, events)
+
+
+def _evolved_in_place(
+    rules: Ruleset, character: Character, events: list[RuleEvent]
+) -> tuple[State, list[RuleTimer]]:
+    """Fold `events` into the character's state itself, not a copy: it was read for this command alone (a failed
+    command is retried from a fresh read). Returns the state and the timers it had before."""
+    before = rules.timers(character.state)
+    return fold_into(rules, character.state, events), before
 
 
 def _replayed(character: Character, first: Event, digest: str) -> ActionResult:
@@ -364,7 +375,7 @@ def _character_act_once(
             raise Conflict(
                 "expected_version", VERSION_CONFLICT.format(actual=character.version, expected=expected)
             )
-        events, state = _decide(character, rules, campaign, action, rolls)
+        events, state, previous_timers = _decide(character, rules, campaign, action, rolls)
         rows = eventstore.append(
             campaign=campaign,
             stream=character.stream,
@@ -376,7 +387,7 @@ def _character_act_once(
             idempotency_key=idempotency_key or None,
             request_digest=digest if idempotency_key else "",
         )
-        project_character(character, rules, state, rows[-1].version)
+        project_character(character, rules, state, rows[-1].version, previous_timers=previous_timers)
     return ActionResult(rows, character, state)
 
 
@@ -541,8 +552,7 @@ def _fire(
     campaign: Campaign, rules: Ruleset, character: Character, timer: RuleTimer, fire_at: int, job: Job
 ) -> int:
     events = rules.fire(character.state, dataclasses.replace(timer, due=fire_at), Dice())
-    state = character.state
-    state = fold(rules, state, events)
+    state, previous_timers = _evolved_in_place(rules, character, events)
     if events:
         rows = eventstore.append(
             campaign=campaign,
@@ -556,7 +566,7 @@ def _fire(
         version = rows[-1].version
     else:
         version = character.version
-    project_character(character, rules, state, version)
+    project_character(character, rules, state, version, previous_timers=previous_timers)
     return len(events)
 
 
