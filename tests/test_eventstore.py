@@ -361,3 +361,14 @@ def test_export_then_import_gives_identical_character_states(django_user_model: 
     assert new == old
     old_timers = sorted(Timer.objects.filter(campaign=original).values_list("key", "due", "kind"))
     assert sorted(Timer.objects.filter(campaign=copy).values_list("key", "due", "kind")) == old_timers
+
+
+def test_json_on_the_command_path_reads_and_writes_what_the_standard_library_does() -> None:
+    value = {"hits": [{"boxes": 3, "death_at": None, "part": "ribs ✓"}], "by_location": {"head": 0}}
+    assert json.loads(eventstore.json_text(value)) == value
+    assert eventstore.json_value(json.dumps(value)) == value
+    # What orjson refuses falls back to the standard library rather than failing the command.
+    huge = {"n": 2**70}
+    assert json.loads(eventstore.json_text(huge)) == huge
+    assert eventstore.json_value('{"x": NaN}')["x"] != eventstore.json_value('{"x": NaN}')["x"]  # NaN
+    assert json.loads(eventstore.json_text({1: "one"})) == {"1": "one"}  # as json.dumps writes int keys
