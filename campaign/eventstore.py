@@ -73,13 +73,13 @@ class _NativeCursor:
 
 
 @contextmanager
-def command_cursor() -> Iterator[Any]:
+def command_cursor(wrapper: Any = None) -> Iterator[Any]:
     """A cursor for the statements of a command (the read under the lock, the append, the projection).
 
     Straight on the driver's cursor when nothing watches Django's (no query log, no `execute_wrapper`: tests and
     fault injection get Django's own cursor), with database errors turned into Django's as usual.
     """
-    wrapper = transaction.get_connection()
+    wrapper = wrapper or transaction.get_connection()
     if wrapper.queries_logged or wrapper.execute_wrappers or wrapper.connection is None:
         with wrapper.cursor() as cursor:
             yield cursor
@@ -197,12 +197,12 @@ def lock_for_character(character_id: int) -> tuple[Character, Any]:
     This is `lock_campaign` plus three ORM reads folded into one raw statement (two on PostgreSQL) because every
     action pays for it.
     """
-    if not transaction.get_connection().in_atomic_block:
-        raise RuntimeError("lock_for_character must run inside transaction.atomic()")
     wrapper = transaction.get_connection()
+    if not wrapper.in_atomic_block:
+        raise RuntimeError("lock_for_character must run inside transaction.atomic()")
     lock, sql, character_from, campaign_from, open_job_from = _command_read(wrapper)
     width = len(_loaded_fields(Character))
-    with command_cursor() as cursor:
+    with command_cursor(wrapper) as cursor:
         # SQLite transactions are IMMEDIATE (settings): the whole database is already write-locked.
         if lock:
             cursor.execute(lock, [character_id])
@@ -250,14 +250,15 @@ def append(
         )
         for index, event in enumerate(events, start=1)
     ]
+    wrapper = transaction.get_connection()
     try:
         # No savepoint of its own: every caller runs the whole command in one transaction and a conflict aborts it
         # (the command is retried from the start), so a SAVEPOINT/RELEASE pair per append would be pure cost.
         with transaction.atomic(savepoint=False):
-            positions = _insert(rows)
+            positions = _insert(rows, wrapper)
     except IntegrityError as error:
         raise VersionConflict(stream, expected_version) from error
-    alias = transaction.get_connection().alias
+    alias = wrapper.alias
     # Instances built positionally from what was written (`Model(**kwargs)` costs more than the INSERT itself).
     return [
         Event.from_db(alias, _ATTNAMES, [position, *row])
@@ -290,12 +291,11 @@ _RECORDED_AT = _INSERTED.index("recorded_at")
 _PLACEHOLDERS: dict[int, str] = {}
 
 
-def _insert(rows: list[tuple]) -> list[int]:
+def _insert(rows: list[tuple], wrapper: Any) -> list[int]:
     """One INSERT ... RETURNING for the command's events. Returns their positions, in the order of `rows`.
 
     Only the JSON and the datetime columns need Django's preparation; the others hold ints, strings or None.
     """
-    wrapper = transaction.get_connection()
     recorded_at = _FIELDS[_RECORDED_AT].get_db_prep_save(rows[0][_RECORDED_AT], wrapper)
     params: list[Any] = []
     for row in rows:
@@ -307,7 +307,7 @@ def _insert(rows: list[tuple]) -> list[int]:
     if placeholders is None:
         row_marks = "(" + ", ".join(["%s"] * len(_FIELDS)) + ")"
         placeholders = _PLACEHOLDERS[len(rows)] = ", ".join([row_marks] * len(rows))
-    with command_cursor() as cursor:
+    with command_cursor(wrapper) as cursor:
         cursor.execute(
             f"INSERT INTO {Event._meta.db_table} ({_COLUMNS}) VALUES {placeholders} RETURNING position",
             params,

@@ -72,12 +72,15 @@ _PROJECTED = [
     Character._meta.get_field(name)
     for name in ("state", "version", "alive", "conscious", "dying", "death_at")
 ]
+_PROJECTION_UPDATE = 'UPDATE {} SET {} WHERE "id" = %s'.format(
+    Character._meta.db_table, ", ".join(f'"{field.column}" = %s' for field in _PROJECTED)
+)
 
 
 def _save_projection(character: Character) -> None:
     """One prepared UPDATE of the projected columns: `Model.save(update_fields=...)` costs several times the write."""
-    columns = ", ".join(f'"{field.column}" = %s' for field in _PROJECTED)
-    state = eventstore.json_param(character.state, connection)
+    wrapper = transaction.get_connection()
+    state = eventstore.json_param(character.state, wrapper)
     values = [
         state,
         character.version,
@@ -86,10 +89,8 @@ def _save_projection(character: Character) -> None:
         character.dying,
         character.death_at,
     ]
-    with eventstore.command_cursor() as cursor:
-        cursor.execute(
-            f'UPDATE {Character._meta.db_table} SET {columns} WHERE "id" = %s', [*values, character.pk]
-        )
+    with eventstore.command_cursor(wrapper) as cursor:
+        cursor.execute(_PROJECTION_UPDATE, [*values, character.pk])
         if cursor.rowcount != 1:
             raise Character.DoesNotExist(f"no character {character.pk}")
 
@@ -329,7 +330,8 @@ def _index_changed_timers(character: Character, before: list[RuleTimer], after: 
     table = Timer._meta.db_table
     stale = [key for key, timer in old.items() if new.get(key) != timer]
     fresh = [timer for key, timer in new.items() if old.get(key) != timer]
-    with eventstore.command_cursor() as cursor:
+    wrapper = transaction.get_connection()
+    with eventstore.command_cursor(wrapper) as cursor:
         if stale:
             keys = ", ".join(["%s"] * len(stale))
             cursor.execute(
@@ -348,7 +350,7 @@ def _index_changed_timers(character: Character, before: list[RuleTimer], after: 
                     "kind": timer.kind,
                     "key": timer.key,
                     "per_round": timer.per_round,
-                    "data": eventstore.json_param(timer.data, connection),
+                    "data": eventstore.json_param(timer.data, wrapper),
                 }
                 params.extend(row[field.attname] for field in _TIMER_FIELDS)
             cursor.execute(f"INSERT INTO {table} ({columns}) VALUES {values}", params)
