@@ -30,6 +30,11 @@ def campaign_for(user: AbstractBaseUser | AnonymousUser, campaign_id: int) -> tu
     return Campaign.objects.get(pk=campaign_id), role
 
 
+def may_see_character(role: str | None, player_id: int | None, user: AbstractBaseUser) -> bool:
+    """The rule for characters: a GM sees every character of the campaign, a player only those they play."""
+    return role == GM or (role == PLAYER and player_id == user.pk)
+
+
 def character_for(user: AbstractBaseUser | AnonymousUser, character_id: int) -> tuple[Character, str]:
     """GMs see every character of their campaigns; a player sees only the characters they play.
 
@@ -49,9 +54,15 @@ def character_for(user: AbstractBaseUser | AnonymousUser, character_id: int) -> 
     if character is None:
         raise Http404("no such character")
     role = character.viewer_role
-    if role == GM or (role == PLAYER and character.player_id == user.pk):
+    if may_see_character(role, character.player_id, user):
         return character, role
     raise Http404("no such character")
+
+
+def character_etag(character_id: int, version: int, game_time: int, epoch: int, role: str) -> str:
+    """The ETag of a character's page region and API answer: a new event, clock time or rebuild, or another role,
+    is another tag."""
+    return f'"c{character_id}-{version}-{game_time}-e{epoch}-{role}"'
 
 
 @dataclass(frozen=True)
@@ -75,7 +86,7 @@ class CharacterStamp:
 
     @property
     def etag(self) -> str:
-        return f'"c{self.character_id}-{self.version}-{self.game_time}-e{self.epoch}-{self.role}"'
+        return character_etag(self.character_id, self.version, self.game_time, self.epoch, self.role)
 
     def viewer_key(self, user: AbstractBaseUser) -> str:
         """This character (not an earlier one with the same id), this role, this user (not an earlier one)."""
@@ -114,7 +125,7 @@ def character_stamp(user: AbstractBaseUser | AnonymousUser, character_id: int) -
     if row is None:
         raise Http404("no such character")
     version, created, player_id, campaign_id, game_time, campaign_version, epoch, role, *names = row
-    if role == GM or (role == PLAYER and player_id == user.pk):
+    if may_see_character(role, player_id, user):
         return CharacterStamp(
             character_id, version, str(created), campaign_id, game_time, campaign_version, epoch, role, *names
         )

@@ -53,13 +53,19 @@ class _NativeCursor:
     def __init__(self, cursor: Any, sqlite: bool) -> None:
         self.cursor, self.sqlite = cursor, sqlite
 
+    def _native(self, sql: str) -> str:
+        if not self.sqlite:
+            return sql
+        native = self._QMARK.get(sql)
+        if native is None:
+            native = self._QMARK[sql] = sql.replace("%s", "?")
+        return native
+
     def execute(self, sql: str, params: Sequence[Any]) -> None:
-        if self.sqlite:
-            native = self._QMARK.get(sql)
-            if native is None:
-                native = self._QMARK[sql] = sql.replace("%s", "?")
-            sql = native
-        self.cursor.execute(sql, params)
+        self.cursor.execute(self._native(sql), params)
+
+    def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
+        self.cursor.executemany(self._native(sql), params)
 
     def fetchone(self) -> Any:
         return self.cursor.fetchone()

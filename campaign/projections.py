@@ -10,7 +10,6 @@ import gc
 import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from functools import partial
 from typing import Any
 
 from django.db import connection, transaction
@@ -52,20 +51,23 @@ def project_character(
     version: int,
     *,
     previous_timers: list[RuleTimer] | None = None,
-) -> None:
-    """Store the new state and version on the read model and re-index its timers.
+) -> list[RuleTimer]:
+    """Store the new state and version on the read model and re-index its timers, which it returns.
 
     `previous_timers` are the timers of the state the read model held, for a caller that changed that state in
     place; without them they are taken from `character.state`.
     """
-    if previous_timers is None and character.state:
-        previous_timers = ruleset.timers(character.state)
+    if previous_timers is None:
+        # A character being created has no state yet, and no timer rows.
+        previous_timers = ruleset.timers(character.state) if character.state else []
     character.state = state
     character.version = version
     for name, value in status_columns(ruleset, state).items():
         setattr(character, name, value)
     _save_projection(character)
-    index_timers(character, ruleset, state, previous_timers=previous_timers)
+    timers = ruleset.timers(state)
+    _index_changed_timers(character, previous_timers, timers)
+    return timers
 
 
 _PROJECTED = [
@@ -75,6 +77,27 @@ _PROJECTED = [
 _PROJECTION_UPDATE = 'UPDATE {} SET {} WHERE "id" = %s'.format(
     Character._meta.db_table, ", ".join(f'"{field.column}" = %s' for field in _PROJECTED)
 )
+_TIMER_FIELDS = [field for field in Timer._meta.concrete_fields if not field.primary_key]
+_TIMER_INSERT = "INSERT INTO {} ({}) VALUES ({})".format(
+    Timer._meta.db_table,
+    ", ".join(f'"{field.column}"' for field in _TIMER_FIELDS),
+    ", ".join(["%s"] * len(_TIMER_FIELDS)),
+)
+
+
+def _timer_row(campaign_id: int, character_id: int, timer: RuleTimer, wrapper: Any) -> tuple:
+    """One Timer index row, in the column order of `_TIMER_INSERT`."""
+    row = {
+        "campaign_id": campaign_id,
+        "character_id": character_id,
+        "due": timer.due,
+        "priority": timer.priority,
+        "kind": timer.kind,
+        "key": timer.key,
+        "per_round": timer.per_round,
+        "data": eventstore.json_param(timer.data, wrapper),
+    }
+    return tuple(row[field.attname] for field in _TIMER_FIELDS)
 
 
 def _save_projection(character: Character) -> None:
@@ -93,53 +116,6 @@ def _save_projection(character: Character) -> None:
         cursor.execute(_PROJECTION_UPDATE, [*values, character.pk])
         if cursor.rowcount != 1:
             raise Character.DoesNotExist(f"no character {character.pk}")
-
-
-def timer_rows(character: Character, ruleset: Ruleset, state: State) -> list[Timer]:
-    return [
-        Timer(
-            campaign_id=character.campaign_id,
-            character_id=character.pk,
-            due=timer.due,
-            priority=timer.priority,
-            kind=timer.kind,
-            key=timer.key,
-            per_round=timer.per_round,
-            data=timer.data,
-        )
-        for timer in ruleset.timers(state)
-    ]
-
-
-def index_timers(
-    character: Character, ruleset: Ruleset, state: State, *, previous_timers: list[RuleTimer] | None = None
-) -> None:
-    """Make the Timer rows of `character` those of `state`.
-
-    `previous_timers` are the timers of the state the read model held until now. The index is their projection,
-    written in the same transaction, so the rows are known without reading them: only the timers that changed are
-    deleted and inserted, and when none did, as for most actions, the database is not touched. Without them the
-    rows are read and compared.
-    """
-    if previous_timers is not None:
-        _index_changed_timers(character, previous_timers, ruleset.timers(state))
-        return
-    wanted = {
-        (t.key, t.due, t.priority, t.kind, t.per_round): t for t in timer_rows(character, ruleset, state)
-    }
-    existing = {
-        (t.key, t.due, t.priority, t.kind, t.per_round): t
-        for t in Timer.objects.filter(character_id=character.pk)
-    }
-    # Most actions leave the timers as they were: touch only what changed.
-    stale = [
-        t.pk for key, t in existing.items() if key not in wanted or existing[key].data != wanted[key].data
-    ]
-    if stale:
-        Timer.objects.filter(pk__in=stale).delete()
-    fresh = [t for key, t in wanted.items() if key not in existing or t.data != existing[key].data]
-    if fresh:
-        Timer.objects.bulk_create(fresh)
 
 
 def character_state_at(character: Character, rows: Iterable[Event]) -> State:
@@ -253,25 +229,20 @@ def _rebuild_campaign(campaign: Campaign) -> int:
         if len(states) < len(ids)
         else {}
     )
-    state_field = Character._meta.get_field("state")
-    # What JSONField.get_db_prep_save does for a dict, without its layers of calls (once per row).
-    state_json, timer_json = (
-        partial(connection.ops.adapt_json_value, encoder=field.encoder)
-        for field in (state_field, Timer._meta.get_field("data"))
-    )
+    wrapper = transaction.get_connection()
     updates: list[tuple] = []
-    timer_rows: list[tuple] = []
+    timers: list[tuple] = []
     for pk in ids:
         if pk in states:
             state, version = states[pk], versions[pk]
-            stored = state_json(state)
+            stored = eventstore.json_param(state, wrapper)
             status = ruleset.status(state)
             alive, conscious, dying = bool(status["alive"]), bool(status["conscious"]), bool(status["dying"])
             death_at = status["death_at"]
         else:
             character = kept[pk]
             state, version = character.state, character.version
-            stored = state_field.get_db_prep_save(state, connection)
+            stored = eventstore.json_param(state, wrapper)
             alive, conscious, dying, death_at = (
                 character.alive,
                 character.conscious,
@@ -279,33 +250,13 @@ def _rebuild_campaign(campaign: Campaign) -> int:
                 character.death_at,
             )
         updates.append((stored, version, alive, conscious, dying, death_at, pk))
-        timer_rows.extend(
-            (
-                campaign.pk,
-                pk,
-                timer.due,
-                timer.priority,
-                timer.kind,
-                timer.key,
-                timer.per_round,
-                timer_json(timer.data),
-            )
-            for timer in ruleset.timers(state)
-        )
+        timers.extend(_timer_row(campaign.pk, pk, timer, wrapper) for timer in ruleset.timers(state))
     Timer.objects.filter(campaign=campaign).delete()
     # Prepared statements through executemany: Django's bulk_update builds CASE WHEN expressions, and building a
     # model instance per row costs more than the writes themselves.
     with connection.cursor() as cursor:
-        cursor.executemany(
-            "UPDATE campaign_character SET state = %s, version = %s, alive = %s, conscious = %s, dying = %s, "
-            "death_at = %s WHERE id = %s",
-            updates,
-        )
-        cursor.executemany(
-            "INSERT INTO campaign_timer (campaign_id, character_id, due, priority, kind, {}, per_round, data) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)".format(connection.ops.quote_name("key")),
-            timer_rows,
-        )
+        cursor.executemany(_PROJECTION_UPDATE, updates)
+        cursor.executemany(_TIMER_INSERT, timers)
     Campaign.objects.filter(pk=campaign.pk).update(
         game_time=game_time,
         version=campaign_version,
@@ -319,17 +270,25 @@ def rebuild_all() -> int:
     return sum(rebuild_campaign(campaign) for campaign in Campaign.objects.order_by("pk"))
 
 
-_TIMER_FIELDS = [field for field in Timer._meta.concrete_fields if not field.primary_key]
+def timer_changes(before: list[RuleTimer], after: list[RuleTimer]) -> tuple[list[str], list[RuleTimer]]:
+    """What re-indexing from `before` to `after` writes: the keys of the rows to delete, and the rows to insert."""
+    old = {timer.key: timer for timer in before}
+    new = {timer.key: timer for timer in after}
+    stale = [key for key, timer in old.items() if new.get(key) != timer]
+    return stale, [timer for key, timer in new.items() if old.get(key) != timer]
 
 
 def _index_changed_timers(character: Character, before: list[RuleTimer], after: list[RuleTimer]) -> None:
-    old = {timer.key: timer for timer in before}
-    new = {timer.key: timer for timer in after}
-    if old == new:
+    """Make the character's Timer rows those of `after`, knowing they are those of `before`.
+
+    The index is the projection of the state the read model held, written in the same transaction, so its rows
+    are known without reading them: only the timers that changed are deleted and inserted, and when none did, as
+    for most actions, the database is not touched.
+    """
+    stale, fresh = timer_changes(before, after)
+    if not stale and not fresh:
         return
     table = Timer._meta.db_table
-    stale = [key for key, timer in old.items() if new.get(key) != timer]
-    fresh = [timer for key, timer in new.items() if old.get(key) != timer]
     wrapper = transaction.get_connection()
     with eventstore.command_cursor(wrapper) as cursor:
         if stale:
@@ -338,19 +297,6 @@ def _index_changed_timers(character: Character, before: list[RuleTimer], after: 
                 f'DELETE FROM {table} WHERE "character_id" = %s AND "key" IN ({keys})', [character.pk, *stale]
             )
         if fresh:
-            columns = ", ".join(f'"{field.column}"' for field in _TIMER_FIELDS)
-            values = ", ".join(["(" + ", ".join(["%s"] * len(_TIMER_FIELDS)) + ")"] * len(fresh))
-            params: list[Any] = []
-            for timer in fresh:
-                row = {
-                    "campaign_id": character.campaign_id,
-                    "character_id": character.pk,
-                    "due": timer.due,
-                    "priority": timer.priority,
-                    "kind": timer.kind,
-                    "key": timer.key,
-                    "per_round": timer.per_round,
-                    "data": eventstore.json_param(timer.data, wrapper),
-                }
-                params.extend(row[field.attname] for field in _TIMER_FIELDS)
-            cursor.execute(f"INSERT INTO {table} ({columns}) VALUES {values}", params)
+            cursor.executemany(
+                _TIMER_INSERT, [_timer_row(character.campaign_id, character.pk, t, wrapper) for t in fresh]
+            )

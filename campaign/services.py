@@ -302,13 +302,12 @@ def _undo_events(character: Character, rules: Ruleset, campaign: Campaign) -> tu
 
 def _decide(
     character: Character, rules: Ruleset, campaign: Campaign, action: dict[str, Any], rolls: Mapping[str, Any]
-) -> tuple[list[RuleEvent], State, list[RuleTimer] | None]:
-    """The command's events, the state after them and the timers of the state before (None: take them from
-    `character.state`, which is then unchanged)."""
+) -> tuple[list[RuleEvent], State, list[RuleTimer]]:
+    """The command's events, the state after them and the timers of the state before."""
     state = character.state
     if action["type"] == "undo":
         events, replayed = _undo_events(character, rules, campaign)
-        return events, replayed, None
+        return events, replayed, rules.timers(state)
     try:
         if action["type"] == "note":
             events = [note_event(action, campaign.game_time)]
@@ -385,7 +384,7 @@ def _character_act_once(
             cause=f"action:{uuid.uuid4()}",
             actor=actor,
             idempotency_key=idempotency_key or None,
-            request_digest=digest if idempotency_key else "",
+            request_digest=digest,
         )
         project_character(character, rules, state, rows[-1].version, previous_timers=previous_timers)
     return ActionResult(rows, character, state)
@@ -484,8 +483,8 @@ def clock_run(job_id: Any) -> Job:
                     finished = True
                     break
                 character = characters[due.character_id]
-                produced = _fire(campaign, rules, character, due.timer, due.fire_at, job)
-                queue.set_timers(character.pk, rules.timers(character.state))
+                produced, timers = _fire(campaign, rules, character, due.timer, due.fire_at, job)
+                queue.set_timers(character.pk, timers)
                 appended += produced
                 fired += 1
                 # A timer that changed nothing would be found again at once; a combat-round check fires once per
@@ -550,7 +549,8 @@ def _due_timers(
 
 def _fire(
     campaign: Campaign, rules: Ruleset, character: Character, timer: RuleTimer, fire_at: int, job: Job
-) -> int:
+) -> tuple[int, list[RuleTimer]]:
+    """Fire one timer. Returns how many events it appended and the character's timers after it."""
     events = rules.fire(character.state, dataclasses.replace(timer, due=fire_at), Dice())
     state, previous_timers = _evolved_in_place(rules, character, events)
     if events:
@@ -566,8 +566,8 @@ def _fire(
         version = rows[-1].version
     else:
         version = character.version
-    project_character(character, rules, state, version, previous_timers=previous_timers)
-    return len(events)
+    timers = project_character(character, rules, state, version, previous_timers=previous_timers)
+    return len(events), timers
 
 
 def clock_fail(job_id: Any, error: str) -> None:

@@ -29,6 +29,7 @@ from django.db import connection, transaction
 from campaign import services
 from campaign.bench.mixes import CLOCK_RULESET, CLOCK_WOUNDS, MIXES
 from campaign.models import Campaign, Character, Event, Job, Timer
+from campaign.projections import timer_changes
 from rules.ruleset import get_ruleset
 
 EVENT_COLUMNS = (
@@ -123,7 +124,8 @@ def action_path(actions: int, profile: str | None = None) -> dict[str, Any]:
     transactions = []
     for result in results:
         character = result.character
-        stale, fresh = _timer_changes(rulesets[character.pk], states[character.pk], result.state)
+        ruleset = rulesets[character.pk]
+        stale, fresh = timer_changes(ruleset.timers(states[character.pk]), ruleset.timers(result.state))
         states[character.pk] = result.state
         transactions.append(
             RawAction(
@@ -180,15 +182,6 @@ class RawAction:
     character: tuple
     stale_timers: list[tuple[int, str]]
     fresh_timers: list[tuple]
-
-
-def _timer_changes(
-    ruleset: Any, before: dict[str, Any], after: dict[str, Any]
-) -> tuple[list[str], list[Any]]:
-    old = {timer.key: timer for timer in ruleset.timers(before)}
-    new = {timer.key: timer for timer in ruleset.timers(after)}
-    stale = [key for key, timer in old.items() if new.get(key) != timer]
-    return stale, [timer for key, timer in new.items() if old.get(key) != timer]
 
 
 def _raw_inserts(path: Path, transactions: list[RawAction], *, timers: bool = True) -> float:

@@ -7,6 +7,7 @@ of the page that refreshes itself, answered with 304 when its ETag has not chang
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -383,7 +384,9 @@ def _version_param(request: HttpRequest, current: int, role: str) -> int | None:
 
 def _character_etag(character: Character, role: str) -> str:
     campaign = character.campaign
-    return f'"c{character.pk}-{character.version}-{campaign.game_time}-e{campaign.projection_epoch}-{role}"'
+    return access.character_etag(
+        character.pk, character.version, campaign.game_time, campaign.projection_epoch, role
+    )
 
 
 def _live_cache_key(stamp: access.CharacterStamp, user: Any) -> str:
@@ -491,15 +494,24 @@ def _live_html(request: HttpRequest, stamp: access.CharacterStamp, character: Ch
     The character may be newer than `stamp` (an event in between): the entry then holds a newer rendering under
     the older key, which only requests that read the older stamp can ask for. Never an older one under a newer key.
     """
-    key = _live_cache_key(stamp, request.user)
-    cache = caches[LIVE_CACHE]
-    html = cache.get(key)
-    if html is None:
+
+    def render_live() -> str:
+        nonlocal character
         if character is None:
             character = Character.objects.select_related("campaign", "player").get(pk=stamp.character_id)
         context = _live_context(character, stamp.role, None, decorate=False)
         _attach_entry_html(request, stamp, context)
-        html = render_to_string("character.html#live", context, request)
+        return render_to_string("character.html#live", context, request)
+
+    return _cached_html(_live_cache_key(stamp, request.user), render_live)
+
+
+def _cached_html(key: str, render_html: Callable[[], str]) -> str:
+    """A rendering from the read cache, made and kept there on a miss."""
+    cache = caches[LIVE_CACHE]
+    html = cache.get(key)
+    if html is None:
+        html = render_html()
         cache.set(key, html, LIVE_CACHE_SECONDS)
     return mark_safe(html)  # noqa: S308 (our own rendering)
 
@@ -576,23 +588,24 @@ def _page_context(
             open_form is None
         ):  # the closed list is the same for every version (an open form holds a CSRF token)
             key = f"actions{LIVE_CACHE_FORMAT}:{stamp.ruleset}:{stamp.viewer_key(request.user)}"
-            cache = caches[LIVE_CACHE]
-            html = cache.get(key)
-            if html is None:
-                html = render_to_string("character.html#actions", context, request)
-                cache.set(key, html, LIVE_CACHE_SECONDS)
-            context["actions_html"] = mark_safe(html)  # noqa: S308 (our own rendering)
+            context["actions_html"] = _cached_html(
+                key, lambda: render_to_string("character.html#actions", context, request)
+            )
     return context
+
+
+def _require_action(ruleset: str, role: str, action: str) -> None:
+    """A GM's action of the campaign's ruleset (403 for a player, 404 for an action the ruleset does not have)."""
+    _require_gm(role)
+    if action not in (*forms.action_forms(ruleset), "undo"):
+        raise Http404("no such action")
 
 
 def _action_param(request: HttpRequest, stamp: access.CharacterStamp) -> str | None:
     action = request.GET.get("form", "").strip()
-    if not action:
-        return None
-    _require_gm(stamp.role)
-    if action not in (*forms.action_forms(stamp.ruleset), "undo"):
-        raise Http404("no such action")
-    return action
+    if action:
+        _require_action(stamp.ruleset, stamp.role, action)
+    return action or None
 
 
 @login_required
@@ -624,9 +637,7 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
 def _gm_acting_on(request: HttpRequest, character_id: int, action: str) -> Character:
     """The character a GM means to act on with `action` (403 for a player, 404 for an action of another ruleset)."""
     character, role = access.character_for(request.user, character_id)
-    _require_gm(role)
-    if action not in (*forms.action_forms(character.campaign.ruleset), "undo"):
-        raise Http404("no such action")
+    _require_action(character.campaign.ruleset, role, action)
     return character
 
 
