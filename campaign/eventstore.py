@@ -15,7 +15,9 @@ from typing import Any
 
 import orjson
 from django.core.exceptions import ImproperlyConfigured
-from django.db import IntegrityError, connection, models, transaction
+from django.db import DatabaseError, IntegrityError, connection, models, transaction
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
@@ -120,6 +122,25 @@ def json_param(value: Any, wrapper: Any) -> Any:
     return json_text(value)
 
 
+def loaded_instance(model: type[models.Model]) -> Any:
+    """`model.from_db`, for the rows every command reads and writes: an instance loaded from the database with
+    `values` for the fields `names` (the others deferred), without running `Model.__init__`, which costs more than
+    the query that read the row. Django's own `from_db` where a signal must see the instance built."""
+    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return model.from_db
+    new = model.__new__
+
+    def from_db(alias: str, names: Sequence[str], values: Sequence[Any]) -> Any:
+        instance = new(model)
+        instance.__dict__.update(zip(names, values, strict=True))
+        state = instance._state = ModelState()
+        state.adding = False
+        state.db = alias
+        return instance
+
+    return from_db
+
+
 def _from_json_column(value: Any, expression: Any, wrapper: Any) -> Any:
     return None if value is None else json_value(value) if isinstance(value, str | bytes) else value
 
@@ -144,13 +165,15 @@ def _loader(model: type, wrapper: Any) -> tuple[list[str], Any]:
             converters = wrapper.ops.get_db_converters(column) + field.get_db_converters(wrapper)
         steps.append((column, converters))
 
+    from_db = loaded_instance(model)
+
     def build(values: Sequence[Any]) -> Any:
         converted = []
         for value, (column, converters) in zip(values, steps, strict=True):
             for converter in converters:
                 value = converter(value, column, wrapper)
             converted.append(value)
-        return model.from_db(wrapper.alias, names, converted)
+        return from_db(wrapper.alias, names, converted)
 
     return [f'{model._meta.db_table}."{field.column}"' for field in fields], build
 
@@ -196,7 +219,7 @@ def _command_read(wrapper: Any) -> tuple[str, str, Any, Any, Any]:
     return _COMMAND_READS[wrapper]
 
 
-def lock_for_character(character_id: int) -> tuple[Character, Any]:
+def lock_for_character(character_id: int, wrapper: Any = None) -> tuple[Character, Any]:
     """Take the write lock of the character's campaign and read, in one query, the character (with its campaign)
     and the id of the campaign's open clock job, if any. Raises `Character.DoesNotExist`.
 
@@ -233,8 +256,12 @@ def append(
     character: Character | None = None,
     idempotency_key: str | None = None,
     request_digest: str = "",
+    wrapper: Any = None,
 ) -> list[Event]:
-    """Append `events` to `stream`, which must be at `expected_version`. Returns the stored rows."""
+    """Append `events` to `stream`, which must be at `expected_version`. Returns the stored rows.
+
+    `wrapper` is the command's database connection, if the caller has it at hand.
+    """
     recorded_at = timezone.now()
     character_id = None if character is None else character.pk
     # One tuple per event, in the order of _COLUMNS (checked against the model below).
@@ -256,18 +283,22 @@ def append(
         )
         for index, event in enumerate(events, start=1)
     ]
-    wrapper = transaction.get_connection()
+    wrapper = wrapper or transaction.get_connection()
     try:
+        positions = _insert(rows, wrapper)
+    except DatabaseError as error:
         # No savepoint of its own: every caller runs the whole command in one transaction and a conflict aborts it
-        # (the command is retried from the start), so a SAVEPOINT/RELEASE pair per append would be pure cost.
-        with transaction.atomic(savepoint=False):
-            positions = _insert(rows, wrapper)
-    except IntegrityError as error:
-        raise VersionConflict(stream, expected_version) from error
+        # (the command is retried from the start). The transaction is marked for rollback, as an inner
+        # `atomic(savepoint=False)` would mark it, without that block's cost on every append.
+        if wrapper.in_atomic_block:
+            wrapper.needs_rollback = True
+        if isinstance(error, IntegrityError):
+            raise VersionConflict(stream, expected_version) from error
+        raise
     alias = wrapper.alias
     # Instances built positionally from what was written (`Model(**kwargs)` costs more than the INSERT itself).
     return [
-        Event.from_db(alias, _ATTNAMES, [position, *row])
+        _event_from_db(alias, _ATTNAMES, (position, *row))
         for position, row in zip(positions, rows, strict=True)
     ]
 
@@ -291,6 +322,7 @@ _FIELDS = [Event._meta.get_field(name.removesuffix("_id")) for name in _INSERTED
 if {field.attname for field in Event._meta.concrete_fields if not field.primary_key} != set(_INSERTED):
     raise ImproperlyConfigured("eventstore.append must write every column of Event: update _INSERTED")
 _ATTNAMES = [Event._meta.pk.attname, *_INSERTED]
+_event_from_db = loaded_instance(Event)
 _COLUMNS = ", ".join(f'"{field.column}"' for field in _FIELDS)
 _DATA = _INSERTED.index("data")
 _RECORDED_AT = _INSERTED.index("recorded_at")

@@ -51,12 +51,15 @@ def project_character(
     version: int,
     *,
     previous_timers: list[RuleTimer] | None = None,
+    wrapper: Any = None,
 ) -> list[RuleTimer]:
     """Store the new state and version on the read model and re-index its timers, which it returns.
 
     `previous_timers` are the timers of the state the read model held, for a caller that changed that state in
-    place; without them they are taken from `character.state`.
+    place; without them they are taken from `character.state`. `wrapper` is the command's database connection,
+    if the caller has it at hand.
     """
+    wrapper = wrapper or transaction.get_connection()
     if previous_timers is None:
         # A character being created has no state yet, and no timer rows.
         previous_timers = ruleset.timers(character.state) if character.state else []
@@ -64,9 +67,9 @@ def project_character(
     character.version = version
     for name, value in status_columns(ruleset, state).items():
         setattr(character, name, value)
-    _save_projection(character)
+    _save_projection(character, wrapper)
     timers = ruleset.timers(state)
-    _index_changed_timers(character, previous_timers, timers)
+    _index_changed_timers(character, previous_timers, timers, wrapper)
     return timers
 
 
@@ -100,9 +103,8 @@ def _timer_row(campaign_id: int, character_id: int, timer: RuleTimer, wrapper: A
     return tuple(row[field.attname] for field in _TIMER_FIELDS)
 
 
-def _save_projection(character: Character) -> None:
+def _save_projection(character: Character, wrapper: Any) -> None:
     """One prepared UPDATE of the projected columns: `Model.save(update_fields=...)` costs several times the write."""
-    wrapper = transaction.get_connection()
     state = eventstore.json_param(character.state, wrapper)
     values = [
         state,
@@ -278,7 +280,9 @@ def timer_changes(before: list[RuleTimer], after: list[RuleTimer]) -> tuple[list
     return stale, [timer for key, timer in new.items() if old.get(key) != timer]
 
 
-def _index_changed_timers(character: Character, before: list[RuleTimer], after: list[RuleTimer]) -> None:
+def _index_changed_timers(
+    character: Character, before: list[RuleTimer], after: list[RuleTimer], wrapper: Any
+) -> None:
     """Make the character's Timer rows those of `after`, knowing they are those of `before`.
 
     The index is the projection of the state the read model held, written in the same transaction, so its rows
@@ -289,7 +293,6 @@ def _index_changed_timers(character: Character, before: list[RuleTimer], after: 
     if not stale and not fresh:
         return
     table = Timer._meta.db_table
-    wrapper = transaction.get_connection()
     with eventstore.command_cursor(wrapper) as cursor:
         if stale:
             keys = ", ".join(["%s"] * len(stale))

@@ -359,8 +359,9 @@ def _character_act_once(
     character_id: int, body: Any, actor: str, idempotency_key: str | None, digest: str
 ) -> ActionResult:
     with transaction.atomic():
+        wrapper = transaction.get_connection()
         # Read under the lock: no other command can change the character until this one commits.
-        character, open_job_id = eventstore.lock_for_character(character_id)
+        character, open_job_id = eventstore.lock_for_character(character_id, wrapper)
         campaign = character.campaign
         if idempotency_key:
             first = Event.objects.filter(campaign=campaign, idempotency_key=idempotency_key).first()
@@ -385,8 +386,11 @@ def _character_act_once(
             actor=actor,
             idempotency_key=idempotency_key or None,
             request_digest=digest,
+            wrapper=wrapper,
         )
-        project_character(character, rules, state, rows[-1].version, previous_timers=previous_timers)
+        project_character(
+            character, rules, state, rows[-1].version, previous_timers=previous_timers, wrapper=wrapper
+        )
     return ActionResult(rows, character, state)
 
 

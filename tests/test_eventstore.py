@@ -372,3 +372,39 @@ def test_json_on_the_command_path_reads_and_writes_what_the_standard_library_doe
     assert json.loads(eventstore.json_text(huge)) == huge
     assert eventstore.json_value('{"x": NaN}')["x"] != eventstore.json_value('{"x": NaN}')["x"]  # NaN
     assert json.loads(eventstore.json_text({1: "one"})) == {"1": "one"}  # as json.dumps writes int keys
+
+
+def test_the_command_path_builds_the_instances_django_would(sr2: Table) -> None:
+    """`loaded_instance` skips `Model.__init__`; what it builds is what `from_db` builds, deferred fields too."""
+    sr2.act({"type": "note", "text": "first"})
+    with transaction.atomic():
+        character, _ = eventstore.lock_for_character(sr2.character["id"])
+    orm = Character.objects.defer("created_at").select_related("campaign").get(pk=sr2.character["id"])
+    assert character.get_deferred_fields() == orm.get_deferred_fields() == {"created_at"}
+    for field in Character._meta.concrete_fields:
+        if field.attname != "created_at":
+            assert getattr(character, field.attname) == getattr(orm, field.attname), field.attname
+    assert (character._state.db, character._state.adding) == ("default", False)
+    assert character.campaign.pk == orm.campaign.pk and character.campaign.options == orm.campaign.options
+    assert character.created_at == orm.created_at  # a deferred field loads on first access, as Django's does
+    event = Event.objects.get(stream=character.stream, version=1)
+    names = [field.attname for field in Event._meta.concrete_fields]
+    values = [getattr(event, name) for name in names]
+    built = eventstore.loaded_instance(Event)("default", names, values)
+    assert built.__dict__.keys() == event.__dict__.keys()
+    assert {name: getattr(built, name) for name in names} == {name: getattr(event, name) for name in names}
+    assert built == event and not built._state.adding
+
+
+def test_a_model_with_init_signals_gets_djangos_own_from_db() -> None:
+    from django.db.models.signals import post_init
+
+    def seen(**kwargs: Any) -> None:
+        pass
+
+    post_init.connect(seen, sender=Event)
+    try:
+        assert eventstore.loaded_instance(Event) == Event.from_db
+    finally:
+        post_init.disconnect(seen, sender=Event)
+    assert eventstore.loaded_instance(Event) != Event.from_db
