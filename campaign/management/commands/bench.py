@@ -21,6 +21,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from campaign.heap import freeze_startup_objects
+
 CHILD_FLAG = "WL_BENCH_CHILD"
 SIZES = {
     # row: (full, quick)
@@ -156,6 +158,8 @@ class Command(BaseCommand):
         from campaign.bench.rows import ROWS
 
         call_command("migrate", verbosity=0, interactive=False)
+        # As a served process does once it has started (wsgi.py, the Celery worker).
+        freeze_startup_objects()
         size = json.loads(options["size"])
         result = ROWS[options["row"]](**size, profile=options["profile"])
         Path(options["out"]).write_text(json.dumps(result))
