@@ -105,26 +105,64 @@ def action_path(actions: int, profile: str | None = None) -> dict[str, Any]:
     """services.character_act, one transaction each, vs raw sqlite3 writing the same rows one transaction each."""
     people = {ruleset: _characters(ruleset, 25, f"bench {ruleset}")[1] for ruleset in MIXES}
     _act_all(_plan(people, 100))  # warm up: imports, caches, the first timers
-    before = Event.objects.order_by("-position").values_list("position", flat=True).first() or 0
+    before = _last_position()
     snapshot = Path(_sqlite_path()).with_suffix(".raw.sqlite3")
     snapshot.unlink(missing_ok=True)
     with connection.cursor() as cursor:
         cursor.execute("VACUUM INTO %s", [str(snapshot)])
-        cursor.execute("SELECT id, state FROM campaign_character")
-        states = {pk: json.loads(state) for pk, state in cursor.fetchall()}
+    states = _states()
     with profiled(profile):
         seconds, results, refused = _act_all(_plan(people, actions))
     done = len(results)
-    rulesets = {c.pk: get_ruleset(ruleset) for ruleset, group in people.items() for c in group}
-    # The rows each action wrote: its events (copied back out of the database), its character row and the timer
-    # index rows it replaced (from the states before and after, as the projection computes them).
+    transactions = _written(results, states, before)
+    # The raw side takes a fraction of a second: the best of three makes it the strictest baseline, not the noisiest.
+    raw_seconds = min(_raw_inserts(snapshot, transactions) for _ in range(3))
+    raw_without_timers = min(_raw_inserts(snapshot, transactions, timers=False) for _ in range(3))
+    snapshot.unlink(missing_ok=True)
+    return {
+        "rate": done / seconds,
+        "baseline": done / raw_seconds,
+        "baseline_without_timers": done / raw_without_timers,
+        "unit": "actions/s",
+        "actions": done,
+        "refused_by_rules": refused,
+        "events": sum(len(action.events) for action in transactions),
+        "timer_rows_written": sum(len(a.stale_timers) + len(a.fresh_timers) for a in transactions),
+        "baseline_what": (
+            "raw sqlite3: the same event rows, character row update and timer-index rows, one transaction each"
+        ),
+    }
+
+
+def _last_position() -> int:
+    return Event.objects.order_by("-position").values_list("position", flat=True).first() or 0
+
+
+def _states() -> dict[int, Any]:
+    """Every character's state as the read model holds it now."""
+    return {pk: _json(state) for pk, state in Character.objects.values_list("pk", "state")}
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def _written(results: list[Any], states: dict[int, Any], before: int) -> list[RawAction]:
+    """The rows each action wrote, in the order of `results`: its events (copied back out of the database, their
+    JSON as text), its character row and the timer index rows it replaced (from the states before and after, as
+    the projection computes them). `states` holds each character's state before the first of them."""
+    states = dict(states)
+    data = "data::text" if connection.vendor == "postgresql" else "data"
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {EVENT_COLUMNS} FROM campaign_event WHERE position > %s", [before])
+        cursor.execute(
+            f"SELECT {EVENT_COLUMNS.replace('data,', f'{data},')} FROM campaign_event WHERE position > %s",
+            [before],
+        )
         by_position = {row[0]: row for row in cursor.fetchall()}
     transactions = []
     for result in results:
         character = result.character
-        ruleset = rulesets[character.pk]
+        ruleset = get_ruleset(character.campaign.ruleset)
         stale, fresh = timer_changes(ruleset.timers(states[character.pk]), ruleset.timers(result.state))
         states[character.pk] = result.state
         transactions.append(
@@ -155,23 +193,7 @@ def action_path(actions: int, profile: str | None = None) -> dict[str, Any]:
                 ],
             )
         )
-    # The raw side takes a fraction of a second: the best of three makes it the strictest baseline, not the noisiest.
-    raw_seconds = min(_raw_inserts(snapshot, transactions) for _ in range(3))
-    raw_without_timers = min(_raw_inserts(snapshot, transactions, timers=False) for _ in range(3))
-    snapshot.unlink(missing_ok=True)
-    return {
-        "rate": done / seconds,
-        "baseline": done / raw_seconds,
-        "baseline_without_timers": done / raw_without_timers,
-        "unit": "actions/s",
-        "actions": done,
-        "refused_by_rules": refused,
-        "events": sum(len(action.events) for action in transactions),
-        "timer_rows_written": sum(len(a.stale_timers) + len(a.fresh_timers) for a in transactions),
-        "baseline_what": (
-            "raw sqlite3: the same event rows, character row update and timer-index rows, one transaction each"
-        ),
-    }
+    return transactions
 
 
 @dataclass(frozen=True)
@@ -220,7 +242,8 @@ def _raw_inserts(path: Path, transactions: list[RawAction], *, timers: bool = Tr
 
 
 def postgres_actions(actions: int, threads: int = 8, profile: str | None = None) -> dict[str, Any]:
-    """Actions per second of one process on PostgreSQL (target: an absolute rate).
+    """Actions per second of one process on PostgreSQL (target: an absolute rate), and raw psycopg writing the
+    same rows from the same threads as the measure of what this machine allows.
 
     A server process serves many campaigns at once: `threads` threads of this process, each with its own
     connection and its own two campaigns, run the actions row's mix concurrently (commits of different campaigns
@@ -234,38 +257,140 @@ def postgres_actions(actions: int, threads: int = 8, profile: str | None = None)
         {ruleset: _characters(ruleset, 6, f"bench {ruleset} {n}")[1] for ruleset in MIXES}
         for n in range(threads)
     ]
+    warm_ups = [
+        {ruleset: _characters(ruleset, 2, f"warm-up {ruleset} {n}")[1] for ruleset in MIXES}
+        for n in range(threads)
+    ]
+    before, states = _last_position(), _states()
     connection.close()
+    raw_database = _copy_of_this_database()  # as the measured run finds it, for the raw side
     start = threading.Barrier(threads)
 
-    def run(group: dict[str, list[Character]]) -> tuple[float, float, int, int]:
+    def run(n: int) -> tuple[float, float, list[Any], int]:
         try:
-            _act_all(_plan(group, 20))  # connect and warm up before the clock starts
+            _act_all(_plan(warm_ups[n], 20))  # connect and warm up before the clock starts
             start.wait()
             began = time.perf_counter()
-            _, results, refused = _act_all(_plan(group, actions // threads))
-            return began, time.perf_counter(), len(results), refused
+            _, results, refused = _act_all(_plan(groups[n], actions // threads))
+            return began, time.perf_counter(), results, refused
         finally:
             connection.close()
 
-    cpu = resource.getrusage(resource.RUSAGE_SELF)
-    with profiled(profile), ThreadPoolExecutor(threads) as pool:
-        spans = list(pool.map(run, groups))
-    after = resource.getrusage(resource.RUSAGE_SELF)
-    seconds = max(end for _, end, _, _ in spans) - min(began for began, _, _, _ in spans)
-    done = sum(count for _, _, count, _ in spans)
-    # The Python side's CPU per action (all threads; warm-up included, so slightly over): with the GIL one process
-    # cannot pass one core, which is what bounds the rate when the database keeps up.
-    python_cpu = (after.ru_utime + after.ru_stime) - (cpu.ru_utime + cpu.ru_stime)
+    try:
+        cpu = resource.getrusage(resource.RUSAGE_SELF)
+        with profiled(profile), ThreadPoolExecutor(threads) as pool:
+            spans = list(pool.map(run, range(threads)))
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        seconds = max(end for _, end, _, _ in spans) - min(began for began, _, _, _ in spans)
+        done = sum(len(results) for _, _, results, _ in spans)
+        # The Python side's CPU per action (all threads; warm-up included, so slightly over): with the GIL one
+        # process cannot pass one core, which is what bounds the rate when the database keeps up.
+        python_cpu = (after.ru_utime + after.ru_stime) - (cpu.ru_utime + cpu.ru_stime)
+        written = [_written(results, states, before) for _, _, results, _ in spans]
+        raw_seconds, raw_cpu = min(_raw_postgres(raw_database, written) for _ in range(2))
+    finally:
+        connection.close()
+        _postgres_maintenance(f'DROP DATABASE IF EXISTS "{raw_database}" WITH (FORCE)')
     return {
         "rate": done / seconds,
+        "baseline": done / raw_seconds,
         "unit": "actions/s",
         "actions": done,
         "threads": threads,
         "refused_by_rules": sum(refused for *_, refused in spans),
         "sequential_rate": len(sequential) / sequential_seconds,
         "python_cpu_ms_per_action": 1000 * python_cpu / done,
+        "baseline_python_cpu_ms_per_action": 1000 * raw_cpu / done,
         "server": connection.pg_version if hasattr(connection, "pg_version") else None,
+        "baseline_what": (
+            f"raw psycopg from {threads} threads, one connection each: the same event rows, character row update "
+            "and timer-index rows, one transaction each (best of two)"
+        ),
     }
+
+
+def _dsn(database: str) -> str:
+    """A libpq connection string for `database` on the server this process uses."""
+    config = settings.DATABASES["default"]
+    parts = {
+        "dbname": database,
+        "user": config.get("USER"),
+        "password": config.get("PASSWORD"),
+        "host": config.get("HOST"),
+        "port": config.get("PORT"),
+    }
+    return " ".join(f"{key}='{value}'" for key, value in parts.items() if value)
+
+
+def _postgres_maintenance(statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect(_dsn("postgres"), autocommit=True) as db:
+        db.execute(statement)
+
+
+def _copy_of_this_database() -> str:
+    """A copy of this (throwaway) database, made with it as the template: nobody may be connected to it."""
+    name = f"{settings.DATABASES['default']['NAME']}_raw"
+    _postgres_maintenance(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    _postgres_maintenance(f'CREATE DATABASE "{name}" TEMPLATE "{settings.DATABASES["default"]["NAME"]}"')
+    return name
+
+
+def _raw_postgres(database: str, per_thread: list[list[RawAction]]) -> tuple[float, float]:
+    """Replay each thread's writes on a fresh copy of `database` from a thread of its own, one transaction per
+    action, with psycopg's defaults (server-side parameters, statements prepared once repeated). Returns the
+    seconds from the common start to the last commit and the CPU seconds this process spent."""
+    import psycopg
+
+    replay = f"{database}_replay"
+    _postgres_maintenance(f'DROP DATABASE IF EXISTS "{replay}" WITH (FORCE)')
+    _postgres_maintenance(f'CREATE DATABASE "{replay}" TEMPLATE "{database}"')
+    columns = EVENT_COLUMNS.split(", ")
+    marks = ", ".join("%s::jsonb" if column == "data" else "%s" for column in columns)
+    update = (
+        "UPDATE campaign_character SET state = %s::jsonb, version = %s, alive = %s, conscious = %s, dying = %s, "
+        "death_at = %s WHERE id = %s"
+    )
+    delete_timers = "DELETE FROM campaign_timer WHERE character_id = %s AND key = ANY(%s)"
+    timer_marks = "(%s, %s, %s, %s, %s, %s, %s, %s::jsonb)"
+    start = threading.Barrier(len(per_thread))
+
+    def run(transactions: list[RawAction]) -> tuple[float, float]:
+        with psycopg.connect(_dsn(replay)) as db:
+            db.execute("SELECT 1")
+            db.commit()
+            start.wait()
+            began = time.perf_counter()
+            for action in transactions:
+                db.execute(
+                    f"INSERT INTO campaign_event ({EVENT_COLUMNS}) VALUES "
+                    + ", ".join([f"({marks})"] * len(action.events)),
+                    [value for row in action.events for value in row],
+                )
+                db.execute(update, action.character)
+                if action.stale_timers:
+                    db.execute(
+                        delete_timers, [action.stale_timers[0][0], [k for _, k in action.stale_timers]]
+                    )
+                if action.fresh_timers:
+                    db.execute(
+                        "INSERT INTO campaign_timer (campaign_id, character_id, due, priority, kind, key, "
+                        "per_round, data) VALUES " + ", ".join([timer_marks] * len(action.fresh_timers)),
+                        [value for row in action.fresh_timers for value in row],
+                    )
+                db.commit()
+            return began, time.perf_counter()
+
+    try:
+        cpu = resource.getrusage(resource.RUSAGE_SELF)
+        with ThreadPoolExecutor(len(per_thread)) as pool:
+            spans = list(pool.map(run, per_thread))
+        after = resource.getrusage(resource.RUSAGE_SELF)
+    finally:
+        _postgres_maintenance(f'DROP DATABASE IF EXISTS "{replay}" WITH (FORCE)')
+    python_cpu = (after.ru_utime + after.ru_stime) - (cpu.ru_utime + cpu.ru_stime)
+    return max(end for _, end in spans) - min(began for began, _ in spans), python_cpu
 
 
 # --- rebuild ---------------------------------------------------------------------------------------------------
