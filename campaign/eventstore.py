@@ -179,70 +179,105 @@ def _loader(model: type, wrapper: Any) -> tuple[list[str], Any]:
 
 
 # Per database connection object: converters are bound to a connection, and each thread has its own.
-_COMMAND_READS: weakref.WeakKeyDictionary[Any, tuple[str, str, Any, Any, Any]] = weakref.WeakKeyDictionary()
+_COMMAND_READS: weakref.WeakKeyDictionary[Any, tuple[str, Any]] = weakref.WeakKeyDictionary()
 
 
-def _command_read(wrapper: Any) -> tuple[str, str, Any, Any, Any]:
-    """The SQL that reads a character, its campaign and the campaign's open job in one round trip (cached)."""
+def _command_read(wrapper: Any) -> tuple[str, Any]:
+    """The SQL that reads a character, its campaign and the campaign's open job in one round trip, and the function
+    that turns its row into a Character, a Campaign and a job id, or None if there is no such character (cached
+    per connection).
+
+    On PostgreSQL the statement calls `campaign_command_read` (migration 0005), which also takes the campaign's
+    lock and answers one JSON array of the rows as `row_to_json` writes them.
+    """
     if wrapper not in _COMMAND_READS:
-        character_columns, character = _loader(Character, wrapper)
-        campaign_columns, campaign = _loader(Campaign, wrapper)
-        job_column = Job._meta.pk.get_col(Job._meta.db_table)
-        job_converters = wrapper.ops.get_db_converters(job_column) + Job._meta.pk.get_db_converters(wrapper)
-
-        def open_job(value: Any) -> Any:
-            for converter in job_converters:
-                value = converter(value, job_column, wrapper)
-            return value
-
-        character_table, campaign_table, job_table = (
-            Character._meta.db_table,
-            Campaign._meta.db_table,
-            Job._meta.db_table,
-        )
-        sql = (
-            f"SELECT {', '.join(character_columns)}, {', '.join(campaign_columns)}, "
-            f"(SELECT {job_table}.id FROM {job_table} WHERE {job_table}.campaign_id = {campaign_table}.id "
-            f"AND {job_table}.status IN ('{Job.QUEUED}', '{Job.RUNNING}') LIMIT 1) "
-            f"FROM {character_table} JOIN {campaign_table} ON {campaign_table}.id = {character_table}.campaign_id "
-            f"WHERE {character_table}.id = %s"
-        )
-        lock = ""
         if wrapper.vendor == "postgresql":
-            # A statement of its own: in READ COMMITTED a statement that waited for the lock would still return the
-            # character as its snapshot saw it before the wait; the read after it sees what the lock holder wrote.
-            lock = (
-                f"SELECT id FROM {campaign_table} WHERE id = "
-                f"(SELECT campaign_id FROM {character_table} WHERE id = %s) FOR UPDATE"
-            )
-        _COMMAND_READS[wrapper] = (lock, sql, character, campaign, open_job)
+            _COMMAND_READS[wrapper] = ("SELECT campaign_command_read(%s)::text", _json_read(wrapper))
+        else:
+            _COMMAND_READS[wrapper] = _joined_read(wrapper)
     return _COMMAND_READS[wrapper]
 
 
-def lock_for_character(character_id: int, wrapper: Any = None) -> tuple[Character, Any]:
-    """Take the write lock of the character's campaign and read, in one query, the character (with its campaign)
-    and the id of the campaign's open clock job, if any. Raises `Character.DoesNotExist`.
+def _joined_read(wrapper: Any) -> tuple[str, Any]:
+    character_columns, character = _loader(Character, wrapper)
+    campaign_columns, campaign = _loader(Campaign, wrapper)
+    job_column = Job._meta.pk.get_col(Job._meta.db_table)
+    job_converters = wrapper.ops.get_db_converters(job_column) + Job._meta.pk.get_db_converters(wrapper)
+    character_table, campaign_table, job_table = (
+        Character._meta.db_table,
+        Campaign._meta.db_table,
+        Job._meta.db_table,
+    )
+    sql = (
+        f"SELECT {', '.join(character_columns)}, {', '.join(campaign_columns)}, "
+        f"(SELECT {job_table}.id FROM {job_table} WHERE {job_table}.campaign_id = {campaign_table}.id "
+        f"AND {job_table}.status IN ('{Job.QUEUED}', '{Job.RUNNING}') LIMIT 1) "
+        f"FROM {character_table} JOIN {campaign_table} ON {campaign_table}.id = {character_table}.campaign_id "
+        f"WHERE {character_table}.id = %s"
+    )
+    width = len(character_columns)
 
-    This is `lock_campaign` plus three ORM reads folded into one raw statement (two on PostgreSQL) because every
-    action pays for it.
+    def parse(row: Sequence[Any] | None) -> tuple[Character, Campaign, Any] | None:
+        if row is None:
+            return None
+        job = row[-1]
+        for converter in job_converters if job is not None else ():
+            job = converter(job, job_column, wrapper)
+        return character(row[:width]), campaign(row[width:-1]), job
+
+    return sql, parse
+
+
+def _json_read(wrapper: Any) -> Any:
+    character, campaign = _json_row_loader(Character, wrapper), _json_row_loader(Campaign, wrapper)
+
+    def parse(row: Sequence[Any]) -> tuple[Character, Campaign, Any] | None:
+        if row[0] is None:
+            return None
+        character_row, campaign_row, job = json_value(row[0])
+        return character(character_row), campaign(campaign_row), job
+
+    return parse
+
+
+def _json_row_loader(model: type, wrapper: Any) -> Any:
+    """A function turning `row_to_json` of a `model` row (decoded) into an instance, as `_loader` does a row: JSON
+    columns as they are, the others through their field's `to_python` (JSON has no bigint or float of its own),
+    timestamps deferred."""
+    fields = _loaded_fields(model)
+    names = [field.attname for field in fields]
+    steps = [
+        (field.column, None if isinstance(field, models.JSONField) else field.to_python) for field in fields
+    ]
+    from_db = loaded_instance(model)
+
+    def build(row: dict[str, Any]) -> Any:
+        values = [row[column] if to_python is None else to_python(row[column]) for column, to_python in steps]
+        return from_db(wrapper.alias, names, values)
+
+    return build
+
+
+def lock_for_character(character_id: int, wrapper: Any = None) -> tuple[Character, Any]:
+    """Take the write lock of the character's campaign and read, in one statement, the character (with its
+    campaign) and the id of the campaign's open clock job, if any. Raises `Character.DoesNotExist`.
+
+    This is `lock_campaign` plus three ORM reads folded into one round trip because every action pays for it.
+    `wrapper` is the command's database connection, if the caller has it at hand.
     """
-    wrapper = transaction.get_connection()
+    wrapper = wrapper or transaction.get_connection()
     if not wrapper.in_atomic_block:
         raise RuntimeError("lock_for_character must run inside transaction.atomic()")
-    lock, sql, character_from, campaign_from, open_job_from = _command_read(wrapper)
-    width = len(_loaded_fields(Character))
+    sql, parse = _command_read(wrapper)
     with command_cursor(wrapper) as cursor:
         # SQLite transactions are IMMEDIATE (settings): the whole database is already write-locked.
-        if lock:
-            cursor.execute(lock, [character_id])
         cursor.execute(sql, [character_id])
-        row = cursor.fetchone()
-    if row is None:
+        found = parse(cursor.fetchone())
+    if found is None:
         raise Character.DoesNotExist(f"no character {character_id}")
-    character = character_from(row[:width])
-    character.campaign = campaign_from(row[width:-1])
-    job = row[-1]
-    return character, None if job is None else open_job_from(job)
+    character, campaign, job = found
+    character.campaign = campaign
+    return character, job
 
 
 def append(

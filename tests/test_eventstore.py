@@ -7,13 +7,14 @@ import gc
 import io
 import json
 import threading
+import time
 from typing import Any
 
 import pytest
 from django.db import DatabaseError, connection, connections, transaction
 
 from campaign import eventstore, services
-from campaign.models import Campaign, Character, Event, Timer
+from campaign.models import Campaign, Character, Event, Job, Timer
 from campaign.projections import character_state_at, project_character, rebuild_all
 from campaign.transfer import export_lines, import_lines
 from rules.dice import Dice
@@ -408,3 +409,40 @@ def test_a_model_with_init_signals_gets_djangos_own_from_db() -> None:
     finally:
         post_init.disconnect(seen, sender=Event)
     assert eventstore.loaded_instance(Event) != Event.from_db
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_command_that_waited_for_the_lock_reads_what_its_holder_committed(django_user_model: Any) -> None:
+    """The read under the lock sees the rows the previous holder wrote while it waited: here a clock job created
+    under the campaign's lock, which must make the waiting action answer 409 rather than slip in before it."""
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 6})
+    character_id = table.character["id"]
+    holding, answers = threading.Event(), []
+
+    @_in_thread
+    def clock_request() -> None:
+        with transaction.atomic():
+            campaign = eventstore.lock_campaign(table.campaign["id"])
+            Job.objects.create(campaign=campaign, from_time=0, to_time=60, reached=0, actor="gm")
+            holding.set()
+            time.sleep(0.5)  # the action below is waiting for the lock meanwhile
+
+    @_in_thread
+    def action() -> None:
+        try:
+            services.character_act(
+                character_id=character_id, body={"type": "note", "text": "late"}, actor="gm"
+            )
+            answers.append("appended")
+        except services.ServiceError as error:
+            answers.append(error.field)
+
+    first = threading.Thread(target=clock_request)
+    first.start()
+    assert holding.wait(5)
+    second = threading.Thread(target=action)
+    second.start()
+    first.join()
+    second.join()
+    assert answers == ["clock"]
+    assert not Event.objects.filter(stream=f"character:{character_id}", type="NoteAdded").exists()
