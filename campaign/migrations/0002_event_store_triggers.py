@@ -2,6 +2,8 @@
 
 from django.db import migrations
 
+from campaign.vendor_sql import run_for_vendor
+
 SQLITE_CREATE = [
     """CREATE TRIGGER IF NOT EXISTS campaign_event_no_update BEFORE UPDATE ON campaign_event
        BEGIN SELECT RAISE(ABORT, 'campaign_event is append-only: UPDATE refused'); END;""",
@@ -25,20 +27,12 @@ POSTGRES_DROP = [
 ]
 
 
-def _run(statements_by_vendor):
-    def run(apps, schema_editor):
-        for statement in statements_by_vendor.get(schema_editor.connection.vendor, []):
-            schema_editor.execute(statement, params=None)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [("campaign", "0001_initial")]
 
     operations = [
         migrations.RunPython(
-            _run({"sqlite": SQLITE_CREATE, "postgresql": POSTGRES_CREATE}),
-            _run({"sqlite": SQLITE_DROP, "postgresql": POSTGRES_DROP}),
+            run_for_vendor({"sqlite": SQLITE_CREATE, "postgresql": POSTGRES_CREATE}),
+            run_for_vendor({"sqlite": SQLITE_DROP, "postgresql": POSTGRES_DROP}),
         )
     ]

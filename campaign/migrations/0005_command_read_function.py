@@ -10,6 +10,8 @@ transactions take the whole database's write lock when they begin.
 
 from django.db import migrations
 
+from campaign.vendor_sql import run_for_vendor
+
 POSTGRES_CREATE = [
     """CREATE OR REPLACE FUNCTION campaign_command_read(wanted bigint) RETURNS json AS $$
        DECLARE
@@ -33,17 +35,11 @@ POSTGRES_CREATE = [
 POSTGRES_DROP = ["DROP FUNCTION IF EXISTS campaign_command_read(bigint);"]
 
 
-def _run(statements_by_vendor):
-    def run(apps, schema_editor):
-        for statement in statements_by_vendor.get(schema_editor.connection.vendor, []):
-            schema_editor.execute(statement, params=None)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [("campaign", "0004_campaign_projection_epoch")]
 
     operations = [
-        migrations.RunPython(_run({"postgresql": POSTGRES_CREATE}), _run({"postgresql": POSTGRES_DROP}))
+        migrations.RunPython(
+            run_for_vendor({"postgresql": POSTGRES_CREATE}), run_for_vendor({"postgresql": POSTGRES_DROP})
+        )
     ]
