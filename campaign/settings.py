@@ -84,9 +84,10 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Server-side parameters let psycopg prepare the statements a process repeats (every action runs the same
-    # few): PostgreSQL then skips parsing and planning them.
-    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
+    # Server-side parameters, and psycopg's own threshold for preparing a statement a connection repeats (every
+    # action runs the same few; Django turns preparing off unless told, for the sake of transaction-mode
+    # connection poolers, which this deployment does not use): PostgreSQL then skips parsing and planning them.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside the writer; IMMEDIATE makes concurrent writers queue instead of failing with
     # "database is locked" half-way through a transaction.
