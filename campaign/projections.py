@@ -81,11 +81,11 @@ _PROJECTION_UPDATE = 'UPDATE {} SET {} WHERE "id" = %s'.format(
     Character._meta.db_table, ", ".join(f'"{field.column}" = %s' for field in _PROJECTED)
 )
 _TIMER_FIELDS = [field for field in Timer._meta.concrete_fields if not field.primary_key]
-_TIMER_INSERT = "INSERT INTO {} ({}) VALUES ({})".format(
-    Timer._meta.db_table,
-    ", ".join(f'"{field.column}"' for field in _TIMER_FIELDS),
-    ", ".join(["%s"] * len(_TIMER_FIELDS)),
+_TIMER_INSERT_INTO = "INSERT INTO {} ({})".format(
+    Timer._meta.db_table, ", ".join(f'"{field.column}"' for field in _TIMER_FIELDS)
 )
+_TIMER_VALUES = "({})".format(", ".join(["%s"] * len(_TIMER_FIELDS)))
+_TIMER_INSERT = f"{_TIMER_INSERT_INTO} VALUES {_TIMER_VALUES}"
 
 
 def _timer_row(campaign_id: int, character_id: int, timer: RuleTimer, wrapper: Any) -> tuple:
@@ -300,6 +300,9 @@ def _index_changed_timers(
                 f'DELETE FROM {table} WHERE "character_id" = %s AND "key" IN ({keys})', [character.pk, *stale]
             )
         if fresh:
-            cursor.executemany(
-                _TIMER_INSERT, [_timer_row(character.campaign_id, character.pk, t, wrapper) for t in fresh]
+            # One statement for the few rows of one command (psycopg runs `executemany` as a pipeline of its own).
+            values = ", ".join([_TIMER_VALUES] * len(fresh))
+            cursor.execute(
+                f"{_TIMER_INSERT_INTO} VALUES {values}",
+                [v for t in fresh for v in _timer_row(character.campaign_id, character.pk, t, wrapper)],
             )
