@@ -88,19 +88,18 @@ class CharacterStamp:
     def etag(self) -> str:
         return character_etag(self.character_id, self.version, self.game_time, self.epoch, self.role)
 
-    def viewer_key(self, user: AbstractBaseUser) -> str:
-        """This character (not an earlier one with the same id), this role, this user (not an earlier one)."""
-        joined = getattr(user, "date_joined", None)
+    @property
+    def audience_key(self) -> str:
+        """Who a rendering of this character is for: this character (not an earlier one with the same id) as this
+        role sees it. What a page or answer shows depends on the role, never on which user holds it, so every GM
+        of a campaign shares one rendering and every player another (tested: tests/web/test_read_cache.py)."""
         born = re.sub(r"\W", "", self.created)
-        return f"c{self.character_id}@{born}:{self.role}:u{user.pk}@{joined.timestamp() if joined else '-'}"
+        return f"c{self.character_id}@{born}:{self.role}"
 
-    def cache_key(self, kind: str, user: AbstractBaseUser) -> str:
-        """A rendering of this character as it is now for this viewer: any new event, clock advance or campaign
-        event, another role or another user is another key."""
-        return (
-            f"{kind}:v{self.version}:t{self.game_time}:cv{self.campaign_version}:e{self.epoch}:"
-            f"{self.viewer_key(user)}"
-        )
+    def cache_key(self, kind: str) -> str:
+        """A rendering of this character as it is now for its audience: any new event, clock advance or campaign
+        event, or another role is another key."""
+        return f"{kind}:v{self.version}:t{self.game_time}:cv{self.campaign_version}:e{self.epoch}:{self.audience_key}"
 
 
 _User = get_user_model()

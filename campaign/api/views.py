@@ -198,10 +198,10 @@ def character_detail(request: Request, character_id: int) -> Response:
 
 def _current(request: Request, stamp: access.CharacterStamp) -> Response:
     """The character as it is now: a 304 from one raw query when the client has it, else the answer cached per
-    viewer and version (`CharacterStamp.cache_key`), else presented (the character is loaded on a miss only)."""
+    role and version (`CharacterStamp.cache_key`), else presented (the character is loaded on a miss only)."""
     if request.headers.get("If-None-Match") == stamp.etag:
         return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": stamp.etag})
-    key = stamp.cache_key("api-character", request.user)
+    key = stamp.cache_key("api-character")
     cache = caches[CHARACTER_CACHE]
     data = cache.get(key)
     if data is None:

@@ -32,10 +32,10 @@ from campaign.web import display, forms
 from rules.ruleset import ACTION_UNDONE, get_ruleset, ruleset_slugs
 
 HISTORY_LIMIT = 50
-# The rendered live region of the character page is cached per viewer and version (see `_live_cache_key`).
+# The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
 LIVE_CACHE = "pages"
 LIVE_CACHE_SECONDS = 300
-LIVE_CACHE_FORMAT = 1  # bump when the live region's template or context changes
+LIVE_CACHE_FORMAT = 2  # bump when the live region's template or context changes
 LOGIN_FAILURES_ALLOWED = 5
 LOGIN_LOCK_SECONDS = 300
 LOGIN_THROTTLED = "too many failed log-ins for this user name from your address; wait 5 minutes and try again"
@@ -389,9 +389,9 @@ def _character_etag(character: Character, role: str) -> str:
     )
 
 
-def _live_cache_key(stamp: access.CharacterStamp, user: Any) -> str:
-    """The rendered live region of one viewer (see `CharacterStamp.cache_key`: version, clock, role and user)."""
-    return stamp.cache_key(f"live{LIVE_CACHE_FORMAT}", user)
+def _live_cache_key(stamp: access.CharacterStamp) -> str:
+    """The rendered live region for one audience (see `CharacterStamp.cache_key`: version, clock and role)."""
+    return stamp.cache_key(f"live{LIVE_CACHE_FORMAT}")
 
 
 def _history(
@@ -489,7 +489,7 @@ def _live_context(
 
 
 def _live_html(request: HttpRequest, stamp: access.CharacterStamp, character: Character | None = None) -> str:
-    """The live region as it is now, rendered once per version and viewer; the character is loaded on a miss only.
+    """The live region as it is now, rendered once per version and role; the character is loaded on a miss only.
 
     The character may be newer than `stamp` (an event in between): the entry then holds a newer rendering under
     the older key, which only requests that read the older stamp can ask for. Never an older one under a newer key.
@@ -503,7 +503,7 @@ def _live_html(request: HttpRequest, stamp: access.CharacterStamp, character: Ch
         _attach_entry_html(request, stamp, context)
         return render_to_string("character.html#live", context, request)
 
-    return _cached_html(_live_cache_key(stamp, request.user), render_live)
+    return _cached_html(_live_cache_key(stamp), render_live)
 
 
 def _cached_html(key: str, render_html: Callable[[], str]) -> str:
@@ -517,13 +517,13 @@ def _cached_html(key: str, render_html: Callable[[], str]) -> str:
 
 
 def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, context: dict[str, Any]) -> None:
-    """History entries are facts: the same event looks the same to the same viewer until it is taken back. Each
-    viewer's rendering of each entry is cached (same keying as the live region, plus the event and whether it was
+    """History entries are facts: the same event looks the same to the same role until it is taken back. Each
+    role's rendering of each entry is cached (same keying as the live region, plus the event and whether it was
     taken back), so that a new version renders only its new entries."""
     cache = caches[LIVE_CACHE]
-    viewer = stamp.viewer_key(request.user)
+    audience = stamp.audience_key
     keys = {
-        f"entry{LIVE_CACHE_FORMAT}:p{e['position']}:x{int(e['voided'])}:{viewer}": e
+        f"entry{LIVE_CACHE_FORMAT}:p{e['position']}:x{int(e['voided'])}:{audience}": e
         for e in context["history"]
     }
     found = cache.get_many(list(keys))
@@ -587,7 +587,7 @@ def _page_context(
         if (
             open_form is None
         ):  # the closed list is the same for every version (an open form holds a CSRF token)
-            key = f"actions{LIVE_CACHE_FORMAT}:{stamp.ruleset}:{stamp.viewer_key(request.user)}"
+            key = f"actions{LIVE_CACHE_FORMAT}:{stamp.ruleset}:{stamp.audience_key}"
             context["actions_html"] = _cached_html(
                 key, lambda: render_to_string("character.html#actions", context, request)
             )
