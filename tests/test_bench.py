@@ -1,0 +1,63 @@
+"""`manage.py bench` itself: its rows run, write their JSON and leave no throwaway database behind.
+
+The figures are not asserted (the targets are checked by running the bench, not by timed tests): these make sure the
+command keeps working and its report keeps its shape."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+from tests.conftest import need_service
+
+POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
+
+
+def _bench(tmp_path: Path, *args: str) -> tuple[dict[str, Any], str]:
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, "manage.py", "bench", "--quick", "--json", str(out), *args],
+        cwd=settings.BASE_DIR,
+        env=os.environ,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(out.read_text()), done.stdout
+
+
+def test_the_actions_row_compares_the_action_path_with_raw_sqlite_writes(tmp_path: Path) -> None:
+    report, table = _bench(tmp_path, "--only", "actions")
+    row = report["rows"]["actions"]
+    assert report["quick"] is True and list(report["rows"]) == ["actions"]
+    assert row["actions"] + row["refused_by_rules"] == 1000
+    assert row["events"] >= row["actions"]  # every action the rules allowed appended at least one event
+    assert row["rate"] > 0 and row["baseline"] > 0 and row["baseline_without_timers"] > 0
+    assert row["ratio"] == pytest.approx(row["rate"] / row["baseline"])
+    assert row["met"] is (row["ratio"] >= 0.30)
+    assert "actions" in table and f"{row['ratio']:.1%}" in table
+
+
+@pytest.mark.services
+def test_the_postgres_row_compares_with_raw_psycopg_and_drops_its_databases(tmp_path: Path) -> None:
+    need_service("PostgreSQL", "127.0.0.1", 5432)
+    import psycopg
+
+    report, _ = _bench(tmp_path, "--only", "postgres", "--postgres", POSTGRES)
+    row = report["rows"]["postgres"]
+    assert row["actions"] + row["refused_by_rules"] == 1000 and row["threads"] == 8
+    assert row["rate"] > 0 and row["baseline"] > 0 and row["sequential_rate"] > 0
+    assert row["ratio"] == pytest.approx(row["rate"] / row["baseline"])
+    assert row["met"] is (row["rate"] >= 2000)
+    assert row["python_cpu_ms_per_action"] > 0 and row["baseline_python_cpu_ms_per_action"] > 0
+    with psycopg.connect(POSTGRES.replace("postgres://", "postgresql://")) as db:
+        left = db.execute("SELECT datname FROM pg_database WHERE datname LIKE 'wl_bench_%'").fetchall()
+    assert left == []
