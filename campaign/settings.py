@@ -85,9 +85,12 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Server-side parameters, and psycopg's own threshold for preparing a statement a connection repeats (every
-    # action runs the same few; Django turns preparing off unless told, for the sake of transaction-mode
-    # connection poolers, which this deployment does not use): PostgreSQL then skips parsing and planning them.
-    DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
+    # action runs the same few): PostgreSQL then skips parsing and planning them. Django turns preparing off unless
+    # told, for the sake of transaction-mode connection poolers (PgBouncer); DATABASE_PREPARE_THRESHOLD=off does too.
+    prepare = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5").strip().lower()
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=None if prepare in ("", "off", "none") else int(prepare)
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside the writer; IMMEDIATE makes concurrent writers queue instead of failing with
     # "database is locked" half-way through a transaction.

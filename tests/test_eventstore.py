@@ -446,3 +446,14 @@ def test_a_command_that_waited_for_the_lock_reads_what_its_holder_committed(djan
     second.join()
     assert answers == ["clock"]
     assert not Event.objects.filter(stream=f"character:{character_id}", type="NoteAdded").exists()
+
+
+def test_postgresql_prepares_the_statements_every_action_repeats(sr2: Table) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL only: SQLite keeps its own statement cache")
+    for number in range(8):
+        assert sr2.act({"type": "note", "text": f"note {number}"}).status_code == 201
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = " ".join(statement for (statement,) in cursor.fetchall())
+    assert "campaign_command_read" in prepared and "INSERT INTO campaign_event" in prepared

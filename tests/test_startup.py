@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import gc
 import os
 import subprocess
@@ -37,3 +38,23 @@ def test_a_celery_worker_freezes_what_start_up_built_too() -> None:
         assert gc.isenabled()  # objects created later are still collected
     finally:
         gc.unfreeze()
+
+
+def _database_options(**env: str) -> dict:
+    code = "import django; django.setup(); from django.conf import settings; print(settings.DATABASES['default']['OPTIONS'])"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "campaign.settings", **env},
+        cwd=settings.BASE_DIR,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return ast.literal_eval(done.stdout.strip())
+
+
+def test_postgresql_prepares_repeated_statements_unless_a_pooler_needs_it_off() -> None:
+    url = "postgres://postgres@127.0.0.1:5432/test"
+    assert _database_options(DATABASE_URL=url) == {"server_side_binding": True, "prepare_threshold": 5}
+    off = _database_options(DATABASE_URL=url, DATABASE_PREPARE_THRESHOLD="off")
+    assert off == {"server_side_binding": True, "prepare_threshold": None}
