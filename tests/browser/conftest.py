@@ -44,11 +44,14 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def screenshot() -> Any:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def screenshot(tmp_path: Path) -> Any:
+    """Takes a full-page screenshot: into `docs/screenshots/` with UPDATE_SCREENSHOTS=1 (the images the docs show),
+    otherwise into the test's temporary directory, so that a test run leaves the working tree as it found it."""
+    folder = SCREENSHOTS if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
 
     def take(page: Any, name: str) -> Path:
-        path = SCREENSHOTS / f"{name}.png"
+        path = folder / f"{name}.png"
         page.screenshot(path=str(path), full_page=True)
         return path
 
