@@ -12,7 +12,7 @@ from django.core.cache import caches
 from django.db import transaction
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.decorators import api_view, permission_classes, throttle_classes
@@ -55,9 +55,37 @@ def _int_param(request: Request, name: str, minimum: int = 0) -> int | None:
 
 
 ANY = OpenApiTypes.OBJECT
+# The request schemas say what the services accept (names, choices, lengths), so that a client, and the fuzzer,
+# knows what a valid request is; the services check it all the same and answer 400 naming the field.
+NOT_BLANK = r"\S"
 CREDENTIALS = inline_serializer(
-    "Credentials", {"username": serializers.CharField(), "password": serializers.CharField()}
+    "Credentials",
+    {
+        "username": serializers.RegexField(r"^[\w.@+-]+$", max_length=150),
+        "password": serializers.CharField(min_length=8, trim_whitespace=False),
+    },
 )
+
+
+def _action_types() -> list[str]:
+    return sorted({action for slug in ruleset_slugs() for action in get_ruleset(slug).all_actions})
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "description": 'exactly one unit and a whole number of it, at most 100 years, e.g. {"hours": 2}',
+        "properties": {
+            unit: {"type": "integer", "minimum": 1, "maximum": services.MAX_ADVANCE_SECONDS // seconds}
+            for unit, seconds in services.ADVANCE_UNITS.items()
+        },
+        "minProperties": 1,
+        "maxProperties": 1,
+        "additionalProperties": False,
+    }
+)
+class AdvanceField(serializers.DictField):
+    pass
 
 
 @extend_schema(request=CREDENTIALS, responses={201: ANY, 400: ANY, 403: ANY}, auth=[])
@@ -96,13 +124,14 @@ def token(request: Request) -> Response:
     request=inline_serializer(
         "CampaignCreate",
         {
-            "name": serializers.CharField(),
-            "ruleset": serializers.CharField(),
+            "name": serializers.RegexField(NOT_BLANK, max_length=200),
+            "ruleset": serializers.ChoiceField(choices=ruleset_slugs()),
             "options": serializers.DictField(required=False),
         },
     ),
     responses={200: ANY, 201: ANY, 400: ANY},
 )
+@extend_schema(methods=["GET"], operation_id="campaigns_list", responses={200: ANY})
 @api_view(["GET", "POST"])
 def campaigns(request: Request) -> Response:
     if request.method == "GET":
@@ -126,7 +155,11 @@ def campaign_detail(request: Request, campaign_id: int) -> Response:
 
 @extend_schema(
     request=inline_serializer(
-        "MemberAdd", {"username": serializers.CharField(), "role": serializers.CharField()}
+        "MemberAdd",
+        {
+            "username": serializers.RegexField(r"^[\w.@+-]+$", max_length=150),
+            "role": serializers.ChoiceField(choices=[GM, PLAYER]),
+        },
     ),
     responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY},
 )
@@ -147,8 +180,8 @@ def members(request: Request, campaign_id: int) -> Response:
     request=inline_serializer(
         "CharacterCreate",
         {
-            "name": serializers.CharField(),
-            "player": serializers.CharField(required=False, allow_null=True),
+            "name": serializers.RegexField(NOT_BLANK, max_length=200),
+            "player": serializers.CharField(required=False, allow_null=True, max_length=150),
             "attributes": serializers.DictField(required=False),
         },
     ),
@@ -215,9 +248,9 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
     request=inline_serializer(
         "Action",
         {
-            "type": serializers.CharField(),
+            "type": serializers.ChoiceField(choices=_action_types()),
             "rolls": serializers.DictField(required=False),
-            "expected_version": serializers.IntegerField(required=False),
+            "expected_version": serializers.IntegerField(required=False, min_value=0),
         },
     ),
     parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)],
@@ -275,7 +308,7 @@ def campaign_events(request: Request, campaign_id: int) -> Response:
 
 
 @extend_schema(
-    request=inline_serializer("ClockAdvance", {"advance": serializers.DictField()}),
+    request=inline_serializer("ClockAdvance", {"advance": AdvanceField()}),
     responses={200: ANY, 202: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY, 503: ANY},
 )
 @api_view(["GET", "POST"])

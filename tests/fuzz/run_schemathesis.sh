@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fuzz the API with schemathesis (v4) for server errors only: a throwaway SQLite database, a seeded GM with a token,
-# a campaign and a character of each ruleset, gunicorn on loopback. Exits non-zero on any 5xx answer (schemathesis's
-# exit code, or a server-side traceback in the log). See docs/PERFORMANCE.md, "Fuzzing".
+# a campaign and a character of each ruleset, gunicorn on loopback; two passes, with generated ids and with the seeded
+# ones. Exits non-zero on any 5xx answer (schemathesis's exit code, or a server-side traceback in the log). See docs/PERFORMANCE.md, "Fuzzing".
 #
 #   tests/fuzz/run_schemathesis.sh [MAX_EXAMPLES]      (default 50 per operation; SEED=n for a fixed seed)
 set -eu
@@ -19,7 +19,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 .venv/bin/python manage.py migrate --noinput -v 0
-TOKEN="$(.venv/bin/python manage.py shell -v 0 -c '
+SEEDED="$(.venv/bin/python manage.py shell -v 0 -c '
 from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from campaign import services
@@ -34,24 +34,43 @@ for slug in ("shadowrun2", "cyberpunk2020", "darkfuture"):
     except services.ServiceError:
         c = services.character_create(campaign=campaign, actor="gm", name="Fuzz", player="player")
     services.character_act(character_id=c.pk, body={"type": "note", "text": "seed"}, actor="gm")
-print(Token.objects.create(user=gm).key)
+    if slug == "shadowrun2":
+        job = services.clock_advance_request(campaign=campaign, seconds=60, actor="gm")
+        ids = (campaign.pk, c.pk, job.pk)
+print(Token.objects.create(user=gm).key, *ids)
 ')"
+set -- $SEEDED
+TOKEN="$1" CAMPAIGN_ID="$2" CHARACTER_ID="$3" JOB_ID="$4"
+# The second pass binds the ids to the seeded Shadowrun campaign, character and clock job, so that the operations under them
+# are reached with generated bodies and queries (with generated ids most of them only ever answer 404).
+cat >"$WORK/seeded.toml" <<TOML
+[parameters]
+"path.campaign_id" = $CAMPAIGN_ID
+"path.character_id" = $CHARACTER_ID
+"path.job_id" = "$JOB_ID"
+TOML
 
 .venv/bin/gunicorn campaign.wsgi -w 2 -b "127.0.0.1:$PORT" --timeout 60 >"$WORK/server.log" 2>&1 &
 SERVER=$!
 
 STATUS=0
-.venv/bin/schemathesis run "http://127.0.0.1:$PORT/api/schema/" \
-    --wait-for-schema 30 \
-    --checks not_a_server_error \
-    --max-examples "$MAX_EXAMPLES" \
-    ${SEED:+--seed "$SEED"} \
-    --header "Authorization: Token $TOKEN" \
-    --request-timeout 30 \
-    --continue-on-failure \
-    --generation-database none \
-    --report junit --report-dir "$WORK/report" \
-    --no-color || STATUS=$?
+fuzz() {
+    .venv/bin/schemathesis "$@" run "http://127.0.0.1:$PORT/api/schema/" \
+        --wait-for-schema 30 \
+        --checks not_a_server_error \
+        --max-examples "$MAX_EXAMPLES" \
+        ${SEED:+--seed "$SEED"} \
+        --header "Authorization: Token $TOKEN" \
+        --request-timeout 30 \
+        --continue-on-failure \
+        --generation-database none \
+        --report junit --report-dir "$WORK/report" \
+        --no-color || STATUS=$?
+}
+echo "--- pass 1: generated ids ---"
+fuzz
+echo "--- pass 2: the seeded campaign $CAMPAIGN_ID, character $CHARACTER_ID and clock job $JOB_ID ---"
+fuzz --config-file "$WORK/seeded.toml"
 
 if grep -q "Internal Server Error\|Traceback" "$WORK/server.log"; then
     echo "--- server-side errors (gunicorn log) ---"
