@@ -8,6 +8,7 @@ still guards every append: a writer that skipped the lock cannot silently interl
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -108,7 +109,15 @@ def json_text(value: Any) -> str:
         return json.dumps(value)
 
 
+# orjson reads an integer beyond 64 bits as a float; a run of 19 digits may be one, so the standard library reads it.
+_LONG_NUMBER = re.compile(r"\d{19}")
+_LONG_NUMBER_BYTES = re.compile(rb"\d{19}")
+
+
 def json_value(text: str | bytes) -> Any:
+    long_number = _LONG_NUMBER_BYTES if isinstance(text, bytes) else _LONG_NUMBER
+    if long_number.search(text):
+        return json.loads(text)
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:  # NaN or Infinity, which only the standard library writes (and reads)
@@ -125,12 +134,14 @@ def json_param(value: Any, wrapper: Any) -> Any:
 def loaded_instance(model: type[models.Model]) -> Any:
     """`model.from_db`, for the rows every command reads and writes: an instance loaded from the database with
     `values` for the fields `names` (the others deferred), without running `Model.__init__`, which costs more than
-    the query that read the row. Django's own `from_db` where a signal must see the instance built."""
-    if pre_init.has_listeners(model) or post_init.has_listeners(model):
-        return model.from_db
+    the query that read the row. Django's own `from_db` whenever a `pre_init` or `post_init` receiver listens for
+    the model (checked on every call: receivers may connect after the loader was made)."""
     new = model.__new__
+    django_from_db = model.from_db
 
     def from_db(alias: str, names: Sequence[str], values: Sequence[Any]) -> Any:
+        if pre_init.has_listeners(model) or post_init.has_listeners(model):
+            return django_from_db(alias, names, values)
         instance = new(model)
         instance.__dict__.update(zip(names, values, strict=True))
         state = instance._state = ModelState()
@@ -230,12 +241,13 @@ def _joined_read(wrapper: Any) -> tuple[str, Any]:
 
 def _json_read(wrapper: Any) -> Any:
     character, campaign = _json_row_loader(Character, wrapper), _json_row_loader(Campaign, wrapper)
+    job_id = Job._meta.pk.to_python
 
     def parse(row: Sequence[Any]) -> tuple[Character, Campaign, Any] | None:
         if row[0] is None:
             return None
         character_row, campaign_row, job = json_value(row[0])
-        return character(character_row), campaign(campaign_row), job
+        return character(character_row), campaign(campaign_row), None if job is None else job_id(job)
 
     return parse
 

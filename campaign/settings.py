@@ -88,8 +88,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # action runs the same few): PostgreSQL then skips parsing and planning them. Django turns preparing off unless
     # told, for the sake of transaction-mode connection poolers (PgBouncer); DATABASE_PREPARE_THRESHOLD=off does too.
     prepare = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5").strip().lower()
+    if prepare in ("", "off", "none", "false", "no"):
+        threshold = None
+    elif prepare.isdigit() and int(prepare) > 0:
+        threshold = int(prepare)
+    else:
+        raise ImproperlyConfigured(
+            f"DATABASE_PREPARE_THRESHOLD: expected a whole number above 0 or off, got {prepare!r}"
+        )
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        server_side_binding=True, prepare_threshold=None if prepare in ("", "off", "none") else int(prepare)
+        server_side_binding=True, prepare_threshold=threshold
     )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside the writer; IMMEDIATE makes concurrent writers queue instead of failing with

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from celery.signals import worker_init
 from django.conf import settings
 
@@ -59,3 +60,8 @@ def test_postgresql_prepares_repeated_statements_unless_a_pooler_needs_it_off() 
     assert _database_options(DATABASE_URL=url) == {"server_side_binding": True, "prepare_threshold": 5}
     off = _database_options(DATABASE_URL=url, DATABASE_PREPARE_THRESHOLD="off")
     assert off == {"server_side_binding": True, "prepare_threshold": None}
+    with pytest.raises(subprocess.CalledProcessError) as refused:
+        _database_options(DATABASE_URL=url, DATABASE_PREPARE_THRESHOLD="0")
+    assert (
+        "DATABASE_PREPARE_THRESHOLD: expected a whole number above 0 or off, got '0'" in refused.value.stderr
+    )

@@ -58,12 +58,16 @@ ANY = OpenApiTypes.OBJECT
 # The request schemas say what the services accept (names, choices, lengths), so that a client, and the fuzzer,
 # knows what a valid request is; the services check it all the same and answer 400 naming the field.
 NOT_BLANK = r"\S"
-CREDENTIALS = inline_serializer(
-    "Credentials",
+SIGN_UP = inline_serializer(
+    "SignUp",
     {
-        "username": serializers.RegexField(r"^[\w.@+-]+$", max_length=150),
+        "username": serializers.CharField(max_length=150, help_text="letters, digits and @/./+/-/_"),
         "password": serializers.CharField(min_length=8, trim_whitespace=False),
     },
+)
+CREDENTIALS = inline_serializer(
+    "Credentials",
+    {"username": serializers.CharField(), "password": serializers.CharField(trim_whitespace=False)},
 )
 
 
@@ -88,7 +92,7 @@ class AdvanceField(serializers.DictField):
     pass
 
 
-@extend_schema(request=CREDENTIALS, responses={201: ANY, 400: ANY, 403: ANY}, auth=[])
+@extend_schema(request=SIGN_UP, responses={201: ANY, 400: ANY, 403: ANY}, auth=[])
 @api_view(["POST"])
 @permission_classes([AllowAny])
 @throttle_classes([LoginThrottle])
@@ -157,7 +161,7 @@ def campaign_detail(request: Request, campaign_id: int) -> Response:
     request=inline_serializer(
         "MemberAdd",
         {
-            "username": serializers.RegexField(r"^[\w.@+-]+$", max_length=150),
+            "username": serializers.CharField(max_length=150),
             "role": serializers.ChoiceField(choices=[GM, PLAYER]),
         },
     ),
@@ -181,7 +185,13 @@ def members(request: Request, campaign_id: int) -> Response:
         "CharacterCreate",
         {
             "name": serializers.RegexField(NOT_BLANK, max_length=200),
-            "player": serializers.CharField(required=False, allow_null=True, max_length=150),
+            "player": serializers.CharField(
+                required=False,
+                allow_null=True,
+                allow_blank=True,
+                max_length=150,
+                help_text="empty: no player",
+            ),
             "attributes": serializers.DictField(required=False),
         },
     ),
