@@ -451,6 +451,23 @@ def test_the_openapi_schema_is_served(client: Any) -> None:
     assert b"/api/characters/{character_id}/actions/" in response.content
 
 
+def test_the_request_schemas_document_what_the_api_accepts(client: Any) -> None:
+    schemas = client.get("/api/schema/?format=json").json()["components"]["schemas"]
+    # Sign-up asks for a password the validators can pass; log-in takes any password a user may have.
+    assert schemas["SignUp"]["properties"]["password"]["minLength"] == 8
+    assert "minLength" not in schemas["Credentials"]["properties"]["password"]
+    # User names follow Django's validator, which takes any Unicode letter: no ASCII-only pattern in the schema.
+    for name in ("SignUp", "Credentials", "MemberAdd"):
+        assert "pattern" not in schemas[name]["properties"]["username"]
+    assert schemas["CampaignCreate"]["properties"]["ruleset"]["$ref"].endswith("RulesetEnum")
+    assert sorted(schemas["RulesetEnum"]["enum"]) == ["cyberpunk2020", "darkfuture", "shadowrun2"]
+    player = schemas["CharacterCreate"]["properties"]["player"]
+    assert player.get("nullable") is True and "minLength" not in player  # "" and null: no player
+    advance = schemas["ClockAdvance"]["properties"]["advance"]
+    assert (advance["minProperties"], advance["maxProperties"]) == (1, 1)
+    assert advance["properties"]["hours"] == {"type": "integer", "minimum": 1, "maximum": 100 * 366 * 24}
+
+
 def test_the_rulesets_endpoint_lists_actions_and_option_defaults(client: Any) -> None:
     data = {r["slug"]: r for r in client.get("/api/rulesets/").json()}
     assert sorted(data) == ["cyberpunk2020", "darkfuture", "shadowrun2"]

@@ -422,6 +422,14 @@ def test_a_model_with_init_signals_gets_djangos_own_from_db(sr2: Table) -> None:
     assert any(isinstance(i, Event) and i.data == {"text": "watched"} for i in seen)
 
 
+def test_the_read_under_the_lock_gives_the_open_jobs_id_as_the_model_does(sr2: Table) -> None:
+    campaign = Campaign.objects.get(pk=sr2.campaign["id"])
+    job = Job.objects.create(campaign=campaign, from_time=0, to_time=60, reached=0, actor="gm")
+    with transaction.atomic():
+        _, open_job = eventstore.lock_for_character(sr2.character["id"])
+    assert open_job == job.pk and type(open_job) is type(job.pk)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_command_that_waited_for_the_lock_reads_what_its_holder_committed(django_user_model: Any) -> None:
     """The read under the lock sees the rows the previous holder wrote while it waited: here a clock job created
