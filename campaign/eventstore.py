@@ -7,6 +7,7 @@ still guards every append: a writer that skipped the lock cannot silently interl
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import weakref
@@ -99,6 +100,13 @@ def command_cursor(wrapper: Any = None) -> Iterator[Any]:
             yield _NativeCursor(cursor, wrapper.vendor == "sqlite")
         finally:
             cursor.close()
+
+
+@functools.cache
+def values_placeholders(columns: int, rows: int) -> str:
+    """`(%s, %s), (%s, %s)` for `rows` rows of `columns` values: one multi-row INSERT for a command's few rows."""
+    row = "(" + ", ".join(["%s"] * columns) + ")"
+    return ", ".join([row] * rows)
 
 
 def json_text(value: Any) -> str:
@@ -373,7 +381,6 @@ _event_from_db = loaded_instance(Event)
 _COLUMNS = ", ".join(f'"{field.column}"' for field in _FIELDS)
 _DATA = _INSERTED.index("data")
 _RECORDED_AT = _INSERTED.index("recorded_at")
-_PLACEHOLDERS: dict[int, str] = {}
 
 
 def _insert(rows: list[tuple], wrapper: Any) -> list[int]:
@@ -388,10 +395,7 @@ def _insert(rows: list[tuple], wrapper: Any) -> list[int]:
         prepared[_DATA] = json_param(row[_DATA], wrapper)
         prepared[_RECORDED_AT] = recorded_at
         params.extend(prepared)
-    placeholders = _PLACEHOLDERS.get(len(rows))
-    if placeholders is None:
-        row_marks = "(" + ", ".join(["%s"] * len(_FIELDS)) + ")"
-        placeholders = _PLACEHOLDERS[len(rows)] = ", ".join([row_marks] * len(rows))
+    placeholders = values_placeholders(len(_FIELDS), len(rows))
     with command_cursor(wrapper) as cursor:
         cursor.execute(
             f"INSERT INTO {Event._meta.db_table} ({_COLUMNS}) VALUES {placeholders} RETURNING position",

@@ -84,8 +84,7 @@ _TIMER_FIELDS = [field for field in Timer._meta.concrete_fields if not field.pri
 _TIMER_INSERT_INTO = "INSERT INTO {} ({})".format(
     Timer._meta.db_table, ", ".join(f'"{field.column}"' for field in _TIMER_FIELDS)
 )
-_TIMER_VALUES = "({})".format(", ".join(["%s"] * len(_TIMER_FIELDS)))
-_TIMER_INSERT = f"{_TIMER_INSERT_INTO} VALUES {_TIMER_VALUES}"
+_TIMER_INSERT = f"{_TIMER_INSERT_INTO} VALUES {eventstore.values_placeholders(len(_TIMER_FIELDS), 1)}"
 
 
 def _timer_row(campaign_id: int, character_id: int, timer: RuleTimer, wrapper: Any) -> tuple:
@@ -301,7 +300,7 @@ def _index_changed_timers(
             )
         if fresh:
             # One statement for the few rows of one command (psycopg runs `executemany` as a pipeline of its own).
-            values = ", ".join([_TIMER_VALUES] * len(fresh))
+            values = eventstore.values_placeholders(len(_TIMER_FIELDS), len(fresh))
             cursor.execute(
                 f"{_TIMER_INSERT_INTO} VALUES {values}",
                 [v for t in fresh for v in _timer_row(character.campaign_id, character.pk, t, wrapper)],

@@ -3,3 +3,22 @@
 `campaign.bench.rows` holds the workloads; each runs in a child process whose DATABASE_URL names a throwaway
 database, so the developer's db.sqlite3 is never touched.
 """
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit, urlunsplit
+
+
+def with_database(url: str, name: str) -> str:
+    """`url` (a database URL) naming the database `name` instead."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+
+
+def postgres_execute(server: str, statement: str) -> None:
+    """Run `statement` (CREATE or DROP DATABASE) on the server of the PostgreSQL URL `server`, outside a
+    transaction, from its `postgres` maintenance database."""
+    import psycopg
+
+    with psycopg.connect(with_database(server, "postgres"), autocommit=True, connect_timeout=5) as db:
+        db.execute(statement)

@@ -27,6 +27,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
 from campaign import services
+from campaign.bench import postgres_execute, with_database
 from campaign.bench.mixes import CLOCK_RULESET, CLOCK_WOUNDS, MIXES
 from campaign.models import Campaign, Character, Event, Job, Timer
 from campaign.projections import timer_changes
@@ -114,7 +115,7 @@ def action_path(actions: int, profile: str | None = None) -> dict[str, Any]:
     with profiled(profile):
         seconds, results, refused = _act_all(_plan(people, actions))
     done = len(results)
-    transactions = _written(results, states, before)
+    transactions = _written(results, states, _events_after(before))
     # The raw side takes a fraction of a second: the best of three makes it the strictest baseline, not the noisiest.
     raw_seconds = min(_raw_inserts(snapshot, transactions) for _ in range(3))
     raw_without_timers = min(_raw_inserts(snapshot, transactions, timers=False) for _ in range(3))
@@ -147,18 +148,22 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
-def _written(results: list[Any], states: dict[int, Any], before: int) -> list[RawAction]:
-    """The rows each action wrote, in the order of `results`: its events (copied back out of the database, their
-    JSON as text), its character row and the timer index rows it replaced (from the states before and after, as
-    the projection computes them). `states` holds each character's state before the first of them."""
-    states = dict(states)
+def _events_after(before: int) -> dict[int, tuple]:
+    """The event rows after position `before` as raw inserts write them (their JSON as text), by position."""
     data = "data::text" if connection.vendor == "postgresql" else "data"
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT {EVENT_COLUMNS.replace('data,', f'{data},')} FROM campaign_event WHERE position > %s",
             [before],
         )
-        by_position = {row[0]: row for row in cursor.fetchall()}
+        return {row[0]: row for row in cursor.fetchall()}
+
+
+def _written(results: list[Any], states: dict[int, Any], by_position: dict[int, tuple]) -> list[RawAction]:
+    """The rows each action wrote, in the order of `results`: its events (`by_position`, copied back out of the
+    database), its character row and the timer index rows it replaced (from the states before and after, as the
+    projection computes them). `states` holds each character's state before the first of them."""
+    states = dict(states)
     transactions = []
     for result in results:
         character = result.character
@@ -281,7 +286,8 @@ def postgres_actions(actions: int, threads: int = 8, profile: str | None = None)
             spans = list(pool.map(run, range(threads)))
         seconds = max(end for _, end, _, _ in spans) - min(began for began, _, _, _ in spans)
         done = sum(len(results) for _, _, results, _ in spans)
-        written = [_written(results, states, before) for _, _, results, _ in spans]
+        by_position = _events_after(before)
+        written = [_written(results, states, by_position) for _, _, results, _ in spans]
         raw_seconds, raw_cpu = min(
             (_raw_postgres(raw_database, written) for _ in range(2)), key=lambda r: r[0]
         )
@@ -310,24 +316,9 @@ def postgres_actions(actions: int, threads: int = 8, profile: str | None = None)
     }
 
 
-def _dsn(database: str) -> str:
-    """A libpq connection string for `database` on the server this process uses."""
-    config = settings.DATABASES["default"]
-    parts = {
-        "dbname": database,
-        "user": config.get("USER"),
-        "password": config.get("PASSWORD"),
-        "host": config.get("HOST"),
-        "port": config.get("PORT"),
-    }
-    return " ".join(f"{key}='{value}'" for key, value in parts.items() if value)
-
-
 def _postgres_maintenance(statement: str) -> None:
-    import psycopg
-
-    with psycopg.connect(_dsn("postgres"), autocommit=True) as db:
-        db.execute(statement)
+    # The parent process named this row's throwaway database in DATABASE_URL.
+    postgres_execute(os.environ["DATABASE_URL"], statement)
 
 
 def _copy_of_this_database() -> str:
@@ -358,7 +349,7 @@ def _raw_postgres(database: str, per_thread: list[list[RawAction]]) -> tuple[flo
     start = threading.Barrier(len(per_thread))
 
     def run(transactions: list[RawAction]) -> tuple[float, float]:
-        with psycopg.connect(_dsn(replay)) as db:
+        with psycopg.connect(with_database(os.environ["DATABASE_URL"], replay)) as db:
             db.execute("SELECT 1")
             db.commit()
             start.wait()

@@ -15,12 +15,12 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from campaign.bench import postgres_execute, with_database
 from campaign.heap import freeze_startup_objects
 
 CHILD_FLAG = "WL_BENCH_CHILD"
@@ -42,11 +42,6 @@ BROKER = "redis://127.0.0.1:6379/14"
 
 def postgres_server(url: str) -> str | None:
     return url if url.startswith(("postgres://", "postgresql://")) else None
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
 
 
 class Command(BaseCommand):
@@ -117,7 +112,7 @@ class Command(BaseCommand):
             if server is None:
                 return {"skipped": f"not a PostgreSQL URL: {postgres}"}
             try:
-                self._postgres(server, f'CREATE DATABASE "{database}"')
+                postgres_execute(server, f'CREATE DATABASE "{database}"')
             except Exception as error:
                 return {"skipped": f"PostgreSQL unavailable: {error}"}
             env["DATABASE_URL"] = with_database(server, database)
@@ -137,17 +132,10 @@ class Command(BaseCommand):
             if database:
                 # The row's own database and the copies its raw side makes (the child drops those itself).
                 for name in (database, f"{database}_raw", f"{database}_raw_replay"):
-                    self._postgres(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                    postgres_execute(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if done.returncode != 0 or not out.exists():
             return {"error": f"the {row} row failed (exit {done.returncode}); see the output above"}
         return json.loads(out.read_text())
-
-    @staticmethod
-    def _postgres(server: str, statement: str) -> None:
-        import psycopg
-
-        with psycopg.connect(with_database(server, "postgres"), autocommit=True, connect_timeout=5) as db:
-            db.execute(statement)
 
     def _child(self, options: dict[str, Any]) -> None:
         if os.environ.get(CHILD_FLAG) != "1":
