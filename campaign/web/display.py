@@ -76,11 +76,25 @@ def event_title(kind: str) -> str:
 
 
 def _value_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, dict | list):
         return json.dumps(value, separators=(", ", ": "))
     if value is None:
         return "-"
     return str(value)
+
+
+# The options every ruleset shares (`services.validate_campaign_options`); each ruleset explains its own.
+SHARED_OPTION_HELP = {
+    "start": "the game date and time the campaign's clock starts at",
+    "time_scale": "game seconds per real second for a clock that runs on its own; 0: the GM advances it",
+}
+
+
+def option_text(value: Any) -> str:
+    """A campaign option's value as the JSON the campaign form's options field takes (`true`, not `True`)."""
+    return json.dumps(value, separators=(", ", ": "))
 
 
 def event_details(data: dict[str, Any] | None) -> list[tuple[str, str]]:

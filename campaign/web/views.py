@@ -35,7 +35,7 @@ HISTORY_LIMIT = 50
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
 LIVE_CACHE = "pages"
 LIVE_CACHE_SECONDS = 300
-LIVE_CACHE_FORMAT = 2  # bump when the live region's template or context changes
+LIVE_CACHE_FORMAT = 3  # bump when the live region's template or context changes
 LOGIN_FAILURES_ALLOWED = 5
 LOGIN_LOCK_SECONDS = 300
 LOGIN_THROTTLED = "too many failed log-ins for this user name from your address; wait 5 minutes and try again"
@@ -231,8 +231,9 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
         )
         context["clock_buttons"] = forms.CLOCK_BUTTONS
         context["clock_units"] = forms.CLOCK_UNITS
+        help_texts = {**display.SHARED_OPTION_HELP, **context["ruleset"].option_help}
         context["options"] = [
-            (name, value, context["ruleset"].option_help.get(name, ""))
+            (name, display.option_text(value), help_texts.get(name, ""))
             for name, value in campaign.options.items()
         ]
         context.setdefault("attribute_fields", forms.attribute_fields(campaign.ruleset))

@@ -119,6 +119,20 @@ def test_the_board_shows_dying_with_the_time_left_and_what_the_clock_will_do(sr2
     assert "<strong>Ash</strong>: death at 2053-01-01 00:30:00" in html
 
 
+def test_history_details_read_yes_and_no_rather_than_python_booleans(sr2_web: Web) -> None:
+    sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/set_care/", {"p_in_hospital": "on"})
+    html = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert "<dt>in hospital</dt><dd>yes</dd>" in html and "<dd>True</dd>" not in html
+
+
+def test_the_board_shows_the_options_as_the_campaign_form_takes_them(sr2_web: Web) -> None:
+    html = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    assert "<dt>critical_category</dt><dd><code>true</code>" in html
+    assert "<code>{&quot;mortal&quot;: {&quot;tn&quot;: 8, &quot;base_seconds&quot;: 600}" in html
+    assert "True" not in html and "{&#x27;mortal" not in html
+    assert '<dt>time_scale</dt><dd><code>0</code> <span class="muted">game seconds per real second' in html
+
+
 def test_a_gm_adds_a_player_and_a_character_from_the_board(sr2_web: Web, django_user_model: Any) -> None:
     django_user_model.objects.create_user(username="newcomer", password="correct horse battery")
     board = f"/campaigns/{sr2_web.campaign_id}/"
