@@ -13,7 +13,7 @@ import re
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from django.core.exceptions import ImproperlyConfigured
@@ -26,6 +26,18 @@ from psycopg.types.json import Jsonb
 from campaign.models import Campaign, Character, Event, Job
 from rules.ruleset import ACTION_UNDONE
 from rules.ruleset import Event as RuleEvent
+
+
+class Write(NamedTuple):
+    """A statement a command runs beside its append, in the same transaction (the read model's rows).
+
+    `one_row_of`: the statement must touch exactly one row of that model; if it touches none, the model's
+    `DoesNotExist` is raised.
+    """
+
+    sql: str
+    params: Sequence[Any]
+    one_row_of: type[models.Model] | None = None
 
 
 class VersionConflict(Exception):
@@ -311,11 +323,14 @@ def append(
     character: Character | None = None,
     idempotency_key: str | None = None,
     request_digest: str = "",
+    alongside: Sequence[Write] = (),
     wrapper: Any = None,
 ) -> list[Event]:
-    """Append `events` to `stream`, which must be at `expected_version`. Returns the stored rows.
+    """Append `events` to `stream`, which must be at `expected_version`, and run the `alongside` writes. Returns
+    the stored rows.
 
-    `wrapper` is the command's database connection, if the caller has it at hand.
+    On PostgreSQL the writes ride in the INSERT's statement (one round trip for the whole command's writes);
+    elsewhere they run right after it. `wrapper` is the command's database connection, if the caller has it at hand.
     """
     recorded_at = timezone.now()
     character_id = None if character is None else character.pk
@@ -339,17 +354,20 @@ def append(
         for index, event in enumerate(events, start=1)
     ]
     wrapper = wrapper or transaction.get_connection()
+    together = wrapper.vendor == "postgresql"
     try:
-        positions = _insert(rows, wrapper)
+        positions = _insert(rows, alongside if together else (), wrapper)
     except DatabaseError as error:
         # No savepoint of its own: every caller runs the whole command in one transaction and a conflict aborts it
         # (the command is retried from the start). The transaction is marked for rollback, as an inner
         # `atomic(savepoint=False)` would mark it, without that block's cost on every append.
         if wrapper.in_atomic_block:
             wrapper.needs_rollback = True
-        if isinstance(error, IntegrityError):
+        if isinstance(error, IntegrityError) and _refused_by_the_log(error):
             raise VersionConflict(stream, expected_version) from error
         raise
+    if not together:
+        run_writes(alongside, wrapper)
     alias = wrapper.alias
     # Instances built positionally from what was written (`Model(**kwargs)` costs more than the INSERT itself).
     return [
@@ -383,8 +401,26 @@ _DATA = _INSERTED.index("data")
 _RECORDED_AT = _INSERTED.index("recorded_at")
 
 
-def _insert(rows: list[tuple], wrapper: Any) -> list[int]:
-    """One INSERT ... RETURNING for the command's events. Returns their positions, in the order of `rows`.
+def _refused_by_the_log(error: IntegrityError) -> bool:
+    """Whether the event table's own constraints refused the rows (another writer took the version or the
+    idempotency key), not a write riding along with them."""
+    diagnosis = getattr(error.__cause__, "diag", None)
+    table = getattr(diagnosis, "table_name", None)
+    return table is None or table == Event._meta.db_table
+
+
+def run_writes(writes: Iterable[Write], wrapper: Any) -> None:
+    """Run `writes` one statement each, in order."""
+    with command_cursor(wrapper) as cursor:
+        for write in writes:
+            cursor.execute(write.sql, write.params)
+            if write.one_row_of is not None and cursor.rowcount != 1:
+                raise write.one_row_of.DoesNotExist(f"no {write.one_row_of._meta.model_name} row to write")
+
+
+def _insert(rows: list[tuple], alongside: Sequence[Write], wrapper: Any) -> list[int]:
+    """One INSERT ... RETURNING for the command's events, with the `alongside` writes as data-modifying WITH
+    queries of the same statement (PostgreSQL). Returns the events' positions, in the order of `rows`.
 
     Only the JSON and the datetime columns need Django's preparation; the others hold ints, strings or None.
     """
@@ -396,13 +432,26 @@ def _insert(rows: list[tuple], wrapper: Any) -> list[int]:
         prepared[_RECORDED_AT] = recorded_at
         params.extend(prepared)
     placeholders = values_placeholders(len(_FIELDS), len(rows))
-    with command_cursor(wrapper) as cursor:
-        cursor.execute(
-            f"INSERT INTO {Event._meta.db_table} ({_COLUMNS}) VALUES {placeholders} RETURNING position",
-            params,
+    sql = f"INSERT INTO {Event._meta.db_table} ({_COLUMNS}) VALUES {placeholders} RETURNING position"
+    checked = [n for n, write in enumerate(alongside) if write.one_row_of is not None]
+    if alongside:
+        # Each WITH query runs once whether or not the INSERT reads it; the checked ones report their row count.
+        queries = ", ".join(
+            f"w{n} AS ({write.sql}{' RETURNING 1' if n in checked else ''})"
+            for n, write in enumerate(alongside)
         )
-        # Positions are assigned in row order within one statement; RETURNING does not promise that order.
-        return sorted(position for (position,) in cursor.fetchall())
+        counts = "".join(f", (SELECT count(*) FROM w{n})" for n in checked)
+        sql = f"WITH {queries} {sql}{counts}"
+        params = [value for write in alongside for value in write.params] + params
+    with command_cursor(wrapper) as cursor:
+        cursor.execute(sql, params)
+        returned = cursor.fetchall()
+    for column, n in enumerate(checked, start=1):
+        if returned[0][column] != 1:
+            model = alongside[n].one_row_of
+            raise model.DoesNotExist(f"no {model._meta.model_name} row to write")
+    # Positions are assigned in row order within one statement; RETURNING does not promise that order.
+    return sorted(row[0] for row in returned)
 
 
 def stream_events(stream: str, *, up_to_version: int | None = None) -> list[Event]:

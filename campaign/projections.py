@@ -60,6 +60,22 @@ def project_character(
     if the caller has it at hand.
     """
     wrapper = wrapper or transaction.get_connection()
+    writes, timers = projection_writes(character, ruleset, state, version, previous_timers, wrapper)
+    eventstore.run_writes(writes, wrapper)
+    return timers
+
+
+def projection_writes(
+    character: Character,
+    ruleset: Ruleset,
+    state: State,
+    version: int,
+    previous_timers: list[RuleTimer] | None,
+    wrapper: Any,
+) -> tuple[list[eventstore.Write], list[RuleTimer]]:
+    """What `project_character` writes, for a command that sends it with its append (`eventstore.append`'s
+    `alongside`): the character row's UPDATE and the timer rows that changed. Sets the new state, version and
+    status columns on `character`. Returns the writes and the new timers."""
     if previous_timers is None:
         # A character being created has no state yet, and no timer rows.
         previous_timers = ruleset.timers(character.state) if character.state else []
@@ -67,10 +83,11 @@ def project_character(
     character.version = version
     for name, value in status_columns(ruleset, state).items():
         setattr(character, name, value)
-    _save_projection(character, wrapper)
     timers = ruleset.timers(state)
-    _index_changed_timers(character, previous_timers, timers, wrapper)
-    return timers
+    return [
+        _projection_update(character, wrapper),
+        *_timer_writes(character, previous_timers, timers, wrapper),
+    ], timers
 
 
 _PROJECTED = [
@@ -85,6 +102,16 @@ _TIMER_INSERT_INTO = "INSERT INTO {} ({})".format(
     Timer._meta.db_table, ", ".join(f'"{field.column}"' for field in _TIMER_FIELDS)
 )
 _TIMER_INSERT = f"{_TIMER_INSERT_INTO} VALUES {eventstore.values_placeholders(len(_TIMER_FIELDS), 1)}"
+# A changed timer keeps its row (one_timer_per_key): the new values replace the old in place, so one statement
+# can write it beside the deletes of the timers that are gone, whatever order the two run in.
+_TIMER_REPLACE = " ON CONFLICT ({}) DO UPDATE SET {}".format(
+    ", ".join(f'"{Timer._meta.get_field(name).column}"' for name in ("character", "key")),
+    ", ".join(
+        f'"{field.column}" = excluded."{field.column}"'
+        for field in _TIMER_FIELDS
+        if field.name not in ("character", "key")
+    ),
+)
 
 
 def _timer_row(campaign_id: int, character_id: int, timer: RuleTimer, wrapper: Any) -> tuple:
@@ -102,21 +129,18 @@ def _timer_row(campaign_id: int, character_id: int, timer: RuleTimer, wrapper: A
     return tuple(row[field.attname] for field in _TIMER_FIELDS)
 
 
-def _save_projection(character: Character, wrapper: Any) -> None:
+def _projection_update(character: Character, wrapper: Any) -> eventstore.Write:
     """One prepared UPDATE of the projected columns: `Model.save(update_fields=...)` costs several times the write."""
-    state = eventstore.json_param(character.state, wrapper)
     values = [
-        state,
+        eventstore.json_param(character.state, wrapper),
         character.version,
         character.alive,
         character.conscious,
         character.dying,
         character.death_at,
+        character.pk,
     ]
-    with eventstore.command_cursor(wrapper) as cursor:
-        cursor.execute(_PROJECTION_UPDATE, [*values, character.pk])
-        if cursor.rowcount != 1:
-            raise Character.DoesNotExist(f"no character {character.pk}")
+    return eventstore.Write(_PROJECTION_UPDATE, values, one_row_of=Character)
 
 
 def character_state_at(character: Character, rows: Iterable[Event]) -> State:
@@ -279,29 +303,32 @@ def timer_changes(before: list[RuleTimer], after: list[RuleTimer]) -> tuple[list
     return stale, [timer for key, timer in new.items() if old.get(key) != timer]
 
 
-def _index_changed_timers(
+def _timer_writes(
     character: Character, before: list[RuleTimer], after: list[RuleTimer], wrapper: Any
-) -> None:
-    """Make the character's Timer rows those of `after`, knowing they are those of `before`.
+) -> list[eventstore.Write]:
+    """The writes that make the character's Timer rows those of `after`, knowing they are those of `before`.
 
     The index is the projection of the state the read model held, written in the same transaction, so its rows
-    are known without reading them: only the timers that changed are deleted and inserted, and when none did, as
-    for most actions, the database is not touched.
+    are known without reading them: only the timers that changed are written, and when none did, as for most
+    actions, nothing is.
     """
     stale, fresh = timer_changes(before, after)
-    if not stale and not fresh:
-        return
+    writes = []
     table = Timer._meta.db_table
-    with eventstore.command_cursor(wrapper) as cursor:
-        if stale:
-            keys = ", ".join(["%s"] * len(stale))
-            cursor.execute(
-                f'DELETE FROM {table} WHERE "character_id" = %s AND "key" IN ({keys})', [character.pk, *stale]
+    gone = sorted(set(stale) - {timer.key for timer in fresh})
+    if gone:
+        keys = ", ".join(["%s"] * len(gone))
+        writes.append(
+            eventstore.Write(
+                f'DELETE FROM {table} WHERE "character_id" = %s AND "key" IN ({keys})', [character.pk, *gone]
             )
-        if fresh:
-            # One statement for the few rows of one command (psycopg runs `executemany` as a pipeline of its own).
-            values = eventstore.values_placeholders(len(_TIMER_FIELDS), len(fresh))
-            cursor.execute(
-                f"{_TIMER_INSERT_INTO} VALUES {values}",
+        )
+    if fresh:
+        values = eventstore.values_placeholders(len(_TIMER_FIELDS), len(fresh))
+        writes.append(
+            eventstore.Write(
+                f"{_TIMER_INSERT_INTO} VALUES {values}{_TIMER_REPLACE}",
                 [v for t in fresh for v in _timer_row(character.campaign_id, character.pk, t, wrapper)],
             )
+        )
+    return writes

@@ -31,6 +31,7 @@ from campaign.projections import (
     CLOCK_ADVANCED,
     character_state_at,
     project_character,
+    projection_writes,
 )
 from rules.dice import Dice, DiceError
 from rules.ruleset import (
@@ -376,20 +377,22 @@ def _character_act_once(
                 "expected_version", VERSION_CONFLICT.format(actual=character.version, expected=expected)
             )
         events, state, previous_timers = _decide(character, rules, campaign, action, rolls)
+        version = character.version
+        projection, _ = projection_writes(
+            character, rules, state, version + len(events), previous_timers, wrapper
+        )
         rows = eventstore.append(
             campaign=campaign,
             stream=character.stream,
             character=character,
-            expected_version=character.version,
+            expected_version=version,
             events=events,
             cause=f"action:{uuid.uuid4()}",
             actor=actor,
             idempotency_key=idempotency_key or None,
             request_digest=digest,
+            alongside=projection,
             wrapper=wrapper,
-        )
-        project_character(
-            character, rules, state, rows[-1].version, previous_timers=previous_timers, wrapper=wrapper
         )
     return ActionResult(rows, character, state)
 
@@ -557,20 +560,26 @@ def _fire(
     """Fire one timer. Returns how many events it appended and the character's timers after it."""
     events = rules.fire(character.state, dataclasses.replace(timer, due=fire_at), Dice())
     state, previous_timers = _evolved_in_place(rules, character, events)
-    if events:
-        rows = eventstore.append(
-            campaign=campaign,
-            stream=character.stream,
-            character=character,
-            expected_version=character.version,
-            events=events,
-            cause=f"timer:{job.pk}:{character.pk}:{timer.key}:{fire_at}",
-            actor="clock",
+    if not events:
+        return 0, project_character(
+            character, rules, state, character.version, previous_timers=previous_timers
         )
-        version = rows[-1].version
-    else:
-        version = character.version
-    timers = project_character(character, rules, state, version, previous_timers=previous_timers)
+    wrapper = transaction.get_connection()
+    version = character.version
+    projection, timers = projection_writes(
+        character, rules, state, version + len(events), previous_timers, wrapper
+    )
+    eventstore.append(
+        campaign=campaign,
+        stream=character.stream,
+        character=character,
+        expected_version=version,
+        events=events,
+        cause=f"timer:{job.pk}:{character.pk}:{timer.key}:{fire_at}",
+        actor="clock",
+        alongside=projection,
+        wrapper=wrapper,
+    )
     return len(events), timers
 
 

@@ -8,18 +8,20 @@ import io
 import json
 import threading
 import time
+from random import Random
 from typing import Any
 
 import pytest
-from django.db import DatabaseError, connection, connections, transaction
+from django.db import DatabaseError, IntegrityError, connection, connections, transaction
 
 from campaign import eventstore, services
+from campaign.bench.mixes import MIXES
 from campaign.models import Campaign, Character, Event, Job, Timer
-from campaign.projections import character_state_at, project_character, rebuild_all
+from campaign.projections import character_state_at, project_character, rebuild_all, timer_changes
 from campaign.transfer import export_lines, import_lines
 from rules.dice import Dice
 from rules.ruleset import fold, get_ruleset
-from tests.conftest import Table, make_table
+from tests.conftest import Table, make_persona, make_table
 
 pytestmark = pytest.mark.django_db
 
@@ -476,3 +478,118 @@ def test_postgresql_prepares_the_statements_every_action_repeats(sr2: Table) -> 
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = " ".join(statement for (statement,) in cursor.fetchall())
     assert "campaign_command_read" in prepared and "INSERT INTO campaign_event" in prepared
+
+
+def _timer_rows(character_id: int) -> list[tuple]:
+    return sorted(
+        Timer.objects.filter(character_id=character_id).values_list(
+            "key", "due", "priority", "kind", "per_round", "data"
+        )
+    )
+
+
+def _rule_timer_rows(rules: Any, state: Any) -> list[tuple]:
+    return sorted((t.key, t.due, t.priority, t.kind, t.per_round, t.data) for t in rules.timers(state))
+
+
+class _SeededDice(Dice):
+    """Server dice from a fixed seed: the same rolls on every run."""
+
+    def __init__(self, entered: Any = None, rng: Any = None) -> None:
+        super().__init__(entered, rng or Random(11))
+
+
+def test_the_timer_index_follows_every_action_and_firing_through_changed_and_gone_timers(
+    django_user_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A timer whose key stays but whose values change is rewritten in place, beside the deletes of the timers
+    that are gone, in the command's one write (PostgreSQL) or its statements after the append (SQLite)."""
+    monkeypatch.setattr(services, "Dice", _SeededDice)
+    changed = gone = 0
+    gm = make_persona(django_user_model, "gm")
+    for ruleset, (attributes, mix) in MIXES.items():
+        campaign = gm.post("/api/campaigns/", {"name": ruleset, "ruleset": ruleset}).json()
+        character_id = gm.post(
+            f"/api/campaigns/{campaign['id']}/characters/", {"name": "Ash", "attributes": attributes}
+        ).json()["id"]
+        rules = get_ruleset(ruleset)
+        for step in [request for body in mix * 3 for request in (body, {"minutes": 20})]:
+            before = Character.objects.get(pk=character_id).state
+            if "type" in step:
+                response = gm.post(f"/api/characters/{character_id}/actions/", step)
+                assert response.status_code in (201, 400), response.content
+            else:
+                response = gm.post(f"/api/campaigns/{campaign['id']}/clock/", {"advance": step})
+                assert response.status_code == 202, response.content
+            state = Character.objects.get(pk=character_id).state
+            stale, fresh = timer_changes(rules.timers(before), rules.timers(state))
+            changed += bool(set(stale) & {t.key for t in fresh})
+            gone += bool(set(stale) - {t.key for t in fresh})
+            assert _timer_rows(character_id) == _rule_timer_rows(rules, state), (ruleset, step)
+    assert changed and gone, (changed, gone)
+
+
+def test_an_action_is_two_statements_on_postgresql(sr2: Table) -> None:
+    """The read under the lock, then one statement for the events, the character row and its timer rows."""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL only: SQLite has no data-modifying WITH queries")
+    seen: list[str] = []
+
+    def watch(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        seen.append(sql)
+        return execute(sql, params, many, context)
+
+    body = {"type": "wound", "severity": "M", "rolls": {"body_check": [1, 1, 1, 1, 1]}}
+    with connection.execute_wrapper(watch):
+        services.character_act(character_id=sr2.character["id"], body=body, actor="gm")
+    statements = [sql for sql in seen if "SAVEPOINT" not in sql]  # the test's own transaction
+    assert len(statements) == 2
+    assert "campaign_command_read" in statements[0]
+    write = statements[1]
+    assert write.startswith("WITH w0 AS (UPDATE campaign_character")
+    assert "INSERT INTO campaign_timer" in write and "INSERT INTO campaign_event" in write
+    rules = get_ruleset("shadowrun2")
+    state = Character.objects.get(pk=sr2.character["id"]).state
+    assert rules.timers(state) and _timer_rows(sr2.character["id"]) == _rule_timer_rows(rules, state)
+
+
+def _append_note(character: Character, alongside: list[eventstore.Write]) -> None:
+    from rules.ruleset import Event as RuleEvent
+
+    eventstore.append(
+        campaign=character.campaign,
+        stream=character.stream,
+        character=character,
+        expected_version=character.version,
+        events=[RuleEvent("NoteAdded", {"text": "with company"}, 0)],
+        cause="test",
+        alongside=alongside,
+    )
+
+
+def test_a_write_beside_the_append_that_finds_no_row_undoes_the_append(sr2: Table) -> None:
+    _one_event(sr2)
+    character = Character.objects.get(pk=sr2.character["id"])
+    missing = eventstore.Write(
+        "UPDATE campaign_character SET version = version WHERE id = %s", [0], one_row_of=Character
+    )
+    with pytest.raises(Character.DoesNotExist), transaction.atomic():
+        _append_note(character, [missing])
+    assert Event.objects.filter(stream=character.stream).count() == 1
+
+
+def test_an_integrity_error_beside_the_append_is_not_a_version_conflict(sr2: Table) -> None:
+    """Only the event log's own constraints mean another writer came first (and a retry may succeed)."""
+    _one_event(sr2)
+    character = Character.objects.get(pk=sr2.character["id"])
+    timer = (character.campaign_id, character.pk, 0, 0, "test", "same", False, eventstore.json_text({}))
+    insert = (
+        "INSERT INTO campaign_timer (campaign_id, character_id, due, priority, kind, key, per_round, data) "
+    )
+    duplicate = eventstore.Write(
+        insert + "VALUES (%s, %s, %s, %s, %s, %s, %s, %s), (%s, %s, %s, %s, %s, %s, %s, %s)", [*timer, *timer]
+    )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        _append_note(character, [duplicate])
+    assert Event.objects.filter(stream=character.stream).count() == 1
+    assert not Timer.objects.filter(character=character).exists()
