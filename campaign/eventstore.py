@@ -80,6 +80,12 @@ class _NativeCursor:
     def execute(self, sql: str, params: Sequence[Any]) -> None:
         self.cursor.execute(self._native(sql), params)
 
+    def execute_script(self, sql: str) -> None:
+        """Run `sql`, several statements and no parameters, in one message; the last statement's rows are read."""
+        self.cursor.execute(sql, prepare=False)
+        while self.cursor.nextset():
+            pass
+
     def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
         self.cursor.executemany(self._native(sql), params)
 
@@ -95,11 +101,12 @@ class _NativeCursor:
 
 
 @contextmanager
-def command_cursor(wrapper: Any = None) -> Iterator[Any]:
+def command_cursor(wrapper: Any = None, *, begins: bool = False) -> Iterator[Any]:
     """A cursor for the statements of a command (the read under the lock, the append, the projection).
 
     Straight on the driver's cursor when nothing watches Django's (no query log, no `execute_wrapper`: tests and
-    fault injection get Django's own cursor), with database errors turned into Django's as usual.
+    fault injection get Django's own cursor), with database errors turned into Django's as usual. A BEGIN the
+    PostgreSQL backend owes is sent first, unless the caller `begins` the transaction with its own statement.
     """
     wrapper = wrapper or transaction.get_connection()
     if wrapper.queries_logged or wrapper.execute_wrappers or wrapper.connection is None:
@@ -107,6 +114,8 @@ def command_cursor(wrapper: Any = None) -> Iterator[Any]:
             yield cursor
         return
     with wrapper.wrap_database_errors:
+        if not begins and getattr(wrapper, "begin_owed", False):
+            wrapper.begin_now()
         cursor = wrapper.connection.cursor()
         try:
             yield _NativeCursor(cursor, wrapper.vendor == "sqlite")
@@ -301,9 +310,14 @@ def lock_for_character(character_id: int, wrapper: Any = None) -> tuple[Characte
     if not wrapper.in_atomic_block:
         raise RuntimeError("lock_for_character must run inside transaction.atomic()")
     sql, parse = _command_read(wrapper)
-    with command_cursor(wrapper) as cursor:
-        # SQLite transactions are IMMEDIATE (settings): the whole database is already write-locked.
-        cursor.execute(sql, [character_id])
+    with command_cursor(wrapper, begins=True) as cursor:
+        begin = wrapper.take_begin() if getattr(wrapper, "begin_owed", False) else None
+        if begin is not None:
+            # The transaction's first statement: BEGIN goes in the same message (the PostgreSQL backend).
+            cursor.execute_script(f"{begin}; {sql % int(character_id)}")
+        else:
+            # SQLite transactions are IMMEDIATE (settings): the whole database is already write-locked.
+            cursor.execute(sql, [character_id])
         found = parse(cursor.fetchone())
     if found is None:
         raise Character.DoesNotExist(f"no character {character_id}")

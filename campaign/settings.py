@@ -99,6 +99,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         server_side_binding=True, prepare_threshold=threshold
     )
+    # Django's backend, with each transaction's BEGIN sent with its first statement (campaign/backends).
+    DATABASES["default"]["ENGINE"] = "campaign.backends.postgresql"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside the writer; IMMEDIATE makes concurrent writers queue instead of failing with
     # "database is locked" half-way through a transaction.

@@ -6,6 +6,7 @@ import contextlib
 import gc
 import io
 import json
+import tempfile
 import threading
 import time
 from random import Random
@@ -593,3 +594,107 @@ def test_an_integrity_error_beside_the_append_is_not_a_version_conflict(sr2: Tab
         _append_note(character, [duplicate])
     assert Event.objects.filter(stream=character.stream).count() == 1
     assert not Timer.objects.filter(character=character).exists()
+
+
+@contextlib.contextmanager
+def _wire(wrapper: Any) -> Any:
+    """The client's side of the PostgreSQL protocol while the block runs (libpq's trace), as lines."""
+    from psycopg import pq
+
+    lines: list[str] = []
+    with tempfile.TemporaryFile("w+") as trace:
+        wrapper.ensure_connection()
+        wrapper.connection.pgconn.trace(trace.fileno())
+        wrapper.connection.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
+        try:
+            yield lines
+        finally:
+            wrapper.connection.pgconn.untrace()
+            trace.seek(0)
+            lines.extend(trace.read().splitlines())
+
+
+def _round_trips(lines: list[str]) -> int:
+    return sum("ReadyForQuery" in line for line in lines)
+
+
+def _postgresql_only() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL only: the backend that sends BEGIN with the first statement")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_action_takes_three_round_trips_on_postgresql(django_user_model: Any) -> None:
+    """BEGIN with the read under the lock, one statement for all the writes, COMMIT."""
+    _postgresql_only()
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    body = {"type": "wound", "severity": "M", "rolls": {"body_check": [1, 1, 1, 1, 1]}}
+    with _wire(connection) as lines:
+        services.character_act(character_id=table.character["id"], body=body, actor="gm")
+    queries = [line for line in lines if line.startswith("F") and ("Query" in line or "Parse" in line)]
+    assert _round_trips(lines) == 3, lines
+    assert 'Query\t "BEGIN; SELECT campaign_command_read(' in queries[0]
+    assert "WITH w0 AS (UPDATE campaign_character" in queries[1]
+    assert 'Query\t "COMMIT"' in queries[2]
+    assert Character.objects.get(pk=table.character["id"]).version == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_that_starts_with_any_other_statement_begins_before_it(django_user_model: Any) -> None:
+    _postgresql_only()
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    with pytest.raises(RuntimeError), transaction.atomic():
+        Campaign.objects.filter(pk=table.campaign["id"]).update(name="renamed")
+        raise RuntimeError("changed my mind")
+    character = Character.objects.select_related("campaign").get(pk=table.character["id"])
+    with pytest.raises(RuntimeError), transaction.atomic():
+        _append_note(character, [])  # the INSERT is the block's first statement
+        raise RuntimeError("changed my mind")
+    assert Campaign.objects.get(pk=table.campaign["id"]).name == "Seattle 2053"
+    assert Event.objects.filter(stream=character.stream).count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_block_that_runs_nothing_sends_nothing_and_leaves_no_transaction(django_user_model: Any) -> None:
+    from psycopg.pq import TransactionStatus
+
+    _postgresql_only()
+    with _wire(connection) as lines, transaction.atomic():
+        pass
+    assert lines == []
+    assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+    assert not connection.begin_owed
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_first_read_rolls_back_and_the_next_action_runs(django_user_model: Any) -> None:
+    from psycopg.pq import TransactionStatus
+
+    _postgresql_only()
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    with pytest.raises(ValueError), transaction.atomic():
+        eventstore.lock_for_character("1; DROP TABLE campaign_event")  # type: ignore[arg-type]
+    with pytest.raises(DatabaseError), transaction.atomic():
+        eventstore.lock_for_character(10**20)  # no such function for a number beyond bigint
+    assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+    with pytest.raises(Character.DoesNotExist), transaction.atomic():
+        eventstore.lock_for_character(0)
+    assert table.act({"type": "note", "text": "still here"}).status_code == 201
+    assert Event.objects.count() > 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_owed_begin_names_the_connections_isolation_level() -> None:
+    from psycopg import IsolationLevel
+
+    _postgresql_only()
+    connection.ensure_connection()
+    assert connection.begin_statement() == "BEGIN"
+    driver = connection.connection
+    driver.isolation_level = IsolationLevel.REPEATABLE_READ
+    try:
+        with _wire(connection) as lines, transaction.atomic():
+            Campaign.objects.count()
+    finally:
+        driver.isolation_level = None
+    assert any('Query\t "BEGIN ISOLATION LEVEL REPEATABLE READ"' in line for line in lines), lines
