@@ -377,7 +377,12 @@ def test_json_on_the_command_path_reads_and_writes_what_the_standard_library_doe
     assert eventstore.json_value('{"x": NaN}')["x"] != eventstore.json_value('{"x": NaN}')["x"]  # NaN
     assert json.loads(eventstore.json_text({1: "one"})) == {"1": "one"}  # as json.dumps writes int keys
     # orjson reads an integer beyond 64 bits as a float; these come back as the standard library reads them.
-    for text in ('{"n": 1180591620717411303424}', b'{"n": -9223372036854775809}'):
+    for text in (
+        '{"n": 1180591620717411303424}',
+        b'{"n": -9223372036854775809}',
+        '{"s": "grüße", "n": 18446744073709551616}',  # 2**64, past orjson's unsigned limit, and not ASCII
+        '{"n": 9999999999999999999}',  # nineteen digits, past the signed limit
+    ):
         value = eventstore.json_value(text)
         assert value == json.loads(text) and isinstance(value["n"], int)
 
