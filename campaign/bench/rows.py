@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -29,6 +29,7 @@ from django.db import connection, transaction
 from campaign import services
 from campaign.bench import postgres_execute, with_database
 from campaign.bench.mixes import CLOCK_RULESET, CLOCK_WOUNDS, MIXES
+from campaign.eventstore import json_text
 from campaign.models import Campaign, Character, Event, Job, Timer
 from campaign.projections import timer_changes
 from rules.ruleset import get_ruleset
@@ -90,15 +91,51 @@ def _plan(
     return plan
 
 
-def _act_all(plan: list[tuple[int, dict[str, Any]]]) -> tuple[float, list[Any], int]:
-    """Run the plan through the one write path. Returns seconds, the results and the count of refusals."""
+class Acted(NamedTuple):
+    """What one action left, as plain values: the bench keeps thousands, and a server keeps nothing of a request
+    it has answered, so they must not give the garbage collector a state's hundreds of dicts and lists to walk on
+    every collection (strings, numbers and a tuple of them are never walked). `state` is JSON text."""
+
+    character_id: int
+    campaign_id: int
+    ruleset: str
+    positions: tuple[int, ...]
+    version: int
+    alive: bool
+    conscious: bool
+    dying: bool
+    death_at: int | None
+    state: str
+
+
+def _acted(result: services.ActionResult) -> Acted:
+    character = result.character
+    return Acted(
+        character.pk,
+        character.campaign_id,
+        character.campaign.ruleset,
+        tuple(event.position for event in result.events),
+        character.version,
+        character.alive,
+        character.conscious,
+        character.dying,
+        character.death_at,
+        json_text(result.state),
+    )
+
+
+def _act_all(plan: list[tuple[int, dict[str, Any]]]) -> tuple[float, list[Acted], int]:
+    """Run the plan through the one write path. Returns seconds, what each action left and the count of
+    refusals."""
     results, refused = [], 0
     started = time.perf_counter()
     for character_id, body in plan:
         try:
-            results.append(services.character_act(character_id=character_id, body=body, actor="bench"))
+            result = services.character_act(character_id=character_id, body=body, actor="bench")
         except services.ServiceError:
             refused += 1
+        else:
+            results.append(_acted(result))
     return time.perf_counter() - started, results, refused
 
 
@@ -159,34 +196,34 @@ def _events_after(before: int) -> dict[int, tuple]:
         return {row[0]: row for row in cursor.fetchall()}
 
 
-def _written(results: list[Any], states: dict[int, Any], by_position: dict[int, tuple]) -> list[RawAction]:
+def _written(results: list[Acted], states: dict[int, Any], by_position: dict[int, tuple]) -> list[RawAction]:
     """The rows each action wrote, in the order of `results`: its events (`by_position`, copied back out of the
     database), its character row and the timer index rows it replaced (from the states before and after, as the
     projection computes them). `states` holds each character's state before the first of them."""
     states = dict(states)
     transactions = []
-    for result in results:
-        character = result.character
-        ruleset = get_ruleset(character.campaign.ruleset)
-        stale, fresh = timer_changes(ruleset.timers(states[character.pk]), ruleset.timers(result.state))
-        states[character.pk] = result.state
+    for acted in results:
+        ruleset = get_ruleset(acted.ruleset)
+        state = json.loads(acted.state)
+        stale, fresh = timer_changes(ruleset.timers(states[acted.character_id]), ruleset.timers(state))
+        states[acted.character_id] = state
         transactions.append(
             RawAction(
-                events=[by_position[event.position] for event in result.events],
+                events=[by_position[position] for position in acted.positions],
                 character=(
-                    json.dumps(result.state),
-                    character.version,
-                    character.alive,
-                    character.conscious,
-                    character.dying,
-                    character.death_at,
-                    character.pk,
+                    acted.state,
+                    acted.version,
+                    acted.alive,
+                    acted.conscious,
+                    acted.dying,
+                    acted.death_at,
+                    acted.character_id,
                 ),
-                stale_timers=[(character.pk, key) for key in stale],
+                stale_timers=[(acted.character_id, key) for key in stale],
                 fresh_timers=[
                     (
-                        character.campaign_id,
-                        character.pk,
+                        acted.campaign_id,
+                        acted.character_id,
                         t.due,
                         t.priority,
                         t.kind,
