@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sqlite3
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -69,15 +70,17 @@ class _NativeCursor:
         self.cursor, self.sqlite = cursor, sqlite
 
     def _native(self, sql: str) -> str:
-        if not self.sqlite:
-            return sql
         native = self._QMARK.get(sql)
         if native is None:
-            native = self._QMARK[sql] = sql.replace("%s", "?")
+            native = self._QMARK[sql] = sql.replace("%s", "?").replace("%%", "%")
         return native
 
     def execute(self, sql: str, params: Sequence[Any]) -> None:
-        self.cursor.execute(self._native(sql), params)
+        if self.sqlite:
+            # sqlite3's own method: Django's cursor class would run its regular expression over the SQL again.
+            sqlite3.Cursor.execute(self.cursor, self._native(sql), params)
+        else:
+            self.cursor.execute(sql, params)
 
     def execute_script(self, sql: str) -> None:
         """Run `sql`, several statements and no parameters, in one message; the last statement's rows are read."""
@@ -86,7 +89,10 @@ class _NativeCursor:
             pass
 
     def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
-        self.cursor.executemany(self._native(sql), params)
+        if self.sqlite:
+            sqlite3.Cursor.executemany(self.cursor, self._native(sql), params)
+        else:
+            self.cursor.executemany(sql, params)
 
     def fetchone(self) -> Any:
         return self.cursor.fetchone()
@@ -112,6 +118,7 @@ def command_cursor(wrapper: Any = None, *, begins: bool = False) -> Iterator[Any
         with wrapper.cursor() as cursor:
             yield cursor
         return
+    wrapper.validate_no_broken_transaction()  # as Django's cursor does before every statement
     with wrapper.wrap_database_errors:
         if not begins and getattr(wrapper, "begin_owed", False):
             wrapper.begin_now()
@@ -310,10 +317,11 @@ def lock_for_character(character_id: int, wrapper: Any = None) -> tuple[Characte
         raise RuntimeError("lock_for_character must run inside transaction.atomic()")
     sql, parse = _command_read(wrapper)
     with command_cursor(wrapper, begins=True) as cursor:
-        begin = wrapper.take_begin() if getattr(wrapper, "begin_owed", False) else None
-        if begin is not None:
+        if getattr(wrapper, "begin_owed", False):
             # The transaction's first statement: BEGIN goes in the same message (the PostgreSQL backend).
-            cursor.execute_script(f"{begin}; {sql % int(character_id)}")
+            read = sql % int(character_id)
+            with wrapper.beginning():
+                cursor.execute_script(f"{wrapper.take_begin()}; {read}")
         else:
             # SQLite transactions are IMMEDIATE (settings): the whole database is already write-locked.
             cursor.execute(sql, [character_id])
@@ -374,8 +382,7 @@ def append(
         # No savepoint of its own: every caller runs the whole command in one transaction and a conflict aborts it
         # (the command is retried from the start). The transaction is marked for rollback, as an inner
         # `atomic(savepoint=False)` would mark it, without that block's cost on every append.
-        if wrapper.in_atomic_block:
-            wrapper.needs_rollback = True
+        _abandon(wrapper)
         if isinstance(error, IntegrityError) and _refused_by_the_log(error):
             raise VersionConflict(stream, expected_version) from error
         raise
@@ -414,12 +421,27 @@ _DATA = _INSERTED.index("data")
 _RECORDED_AT = _INSERTED.index("recorded_at")
 
 
+_TAKEN_FIRST = {"one_event_per_stream_version", "one_command_per_idempotency_key"}
+if not _TAKEN_FIRST.issubset(constraint.name for constraint in Event._meta.constraints):
+    raise ImproperlyConfigured(
+        "eventstore: the event table's unique constraints were renamed: update _TAKEN_FIRST"
+    )
+
+
 def _refused_by_the_log(error: IntegrityError) -> bool:
-    """Whether the event table's own constraints refused the rows (another writer took the version or the
-    idempotency key), not a write riding along with them."""
+    """Whether another writer came first: the event table's unique version or idempotency key refused the rows (a
+    retry may succeed), not another constraint or a write riding along with them. SQLite does not say which
+    constraint; only the event INSERT runs under this test there."""
     diagnosis = getattr(error.__cause__, "diag", None)
-    table = getattr(diagnosis, "table_name", None)
-    return table is None or table == Event._meta.db_table
+    if diagnosis is None:
+        return True
+    return diagnosis.constraint_name in _TAKEN_FIRST
+
+
+def _abandon(wrapper: Any) -> None:
+    """The command's writes went wrong half-way: its transaction must not commit, even if the error is caught."""
+    if wrapper.in_atomic_block:
+        wrapper.needs_rollback = True
 
 
 def run_writes(writes: Iterable[Write], wrapper: Any) -> None:
@@ -428,6 +450,7 @@ def run_writes(writes: Iterable[Write], wrapper: Any) -> None:
         for write in writes:
             cursor.execute(write.sql, write.params)
             if write.one_row_of is not None and cursor.rowcount != 1:
+                _abandon(wrapper)
                 raise write.one_row_of.DoesNotExist(f"no {write.one_row_of._meta.model_name} row to write")
 
 
@@ -461,6 +484,7 @@ def _insert(rows: list[tuple], alongside: Sequence[Write], wrapper: Any) -> list
         returned = cursor.fetchall()
     for column, n in enumerate(checked, start=1):
         if returned[0][column] != 1:
+            _abandon(wrapper)
             model = alongside[n].one_row_of
             raise model.DoesNotExist(f"no {model._meta.model_name} row to write")
     # Positions are assigned in row order within one statement; RETURNING does not promise that order.

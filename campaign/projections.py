@@ -296,7 +296,8 @@ def rebuild_all() -> int:
 
 
 def timer_changes(before: list[RuleTimer], after: list[RuleTimer]) -> tuple[list[str], list[RuleTimer]]:
-    """What re-indexing from `before` to `after` writes: the keys of the rows to delete, and the rows to insert."""
+    """What re-indexing from `before` to `after` changes: the keys of the rows that are gone or changed, and the
+    rows that are new or changed."""
     old = {timer.key: timer for timer in before}
     new = {timer.key: timer for timer in after}
     stale = [key for key, timer in old.items() if new.get(key) != timer]

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, connections, transaction
+from django.db.transaction import TransactionManagementError
 
 from campaign import eventstore, services
 from campaign.bench.mixes import MIXES
@@ -475,15 +476,19 @@ def test_a_command_that_waited_for_the_lock_reads_what_its_holder_committed(djan
     assert not Event.objects.filter(stream=f"character:{character_id}", type="NoteAdded").exists()
 
 
-def test_postgresql_prepares_the_statements_every_action_repeats(sr2: Table) -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("PostgreSQL only: SQLite keeps its own statement cache")
+@pytest.mark.django_db(transaction=True)
+def test_postgresql_prepares_the_write_every_action_repeats(django_user_model: Any) -> None:
+    """The write is prepared once a connection has run it a few times; the read goes with BEGIN as one simple
+    message, which cannot be prepared (its function's own statements are, inside the server)."""
+    _postgresql_only()
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
     for number in range(8):
-        assert sr2.act({"type": "note", "text": f"note {number}"}).status_code == 201
+        assert table.act({"type": "note", "text": f"note {number}"}).status_code == 201
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = " ".join(statement for (statement,) in cursor.fetchall())
-    assert "campaign_command_read" in prepared and "INSERT INTO campaign_event" in prepared
+    assert "INSERT INTO campaign_event" in prepared and "WITH w0 AS (UPDATE campaign_character" in prepared
+    assert "campaign_command_read" not in prepared
 
 
 def _timer_rows(character_id: int) -> list[tuple]:
@@ -579,8 +584,10 @@ def test_a_write_beside_the_append_that_finds_no_row_undoes_the_append(sr2: Tabl
     missing = eventstore.Write(
         "UPDATE campaign_character SET version = version WHERE id = %s", [0], one_row_of=Character
     )
-    with pytest.raises(Character.DoesNotExist), transaction.atomic():
-        _append_note(character, [missing])
+    with transaction.atomic():
+        with pytest.raises(Character.DoesNotExist):
+            _append_note(character, [missing])
+        assert connection.needs_rollback  # even when the caller catches it, the append does not commit
     assert Event.objects.filter(stream=character.stream).count() == 1
 
 
@@ -677,10 +684,21 @@ def test_a_failed_first_read_rolls_back_and_the_next_action_runs(django_user_mod
 
     _postgresql_only()
     table = make_table(django_user_model, "shadowrun2", {"body": 5})
-    with pytest.raises(ValueError), transaction.atomic():
-        eventstore.lock_for_character("1; DROP TABLE campaign_event")  # type: ignore[arg-type]
-    with pytest.raises(DatabaseError), transaction.atomic():
-        eventstore.lock_for_character(10**20)  # no such function for a number beyond bigint
+    campaign = Campaign.objects.filter(pk=table.campaign["id"])
+    with pytest.raises(RuntimeError), transaction.atomic():
+        with pytest.raises(ValueError):
+            eventstore.lock_for_character("1; DROP TABLE campaign_event")  # type: ignore[arg-type]
+        assert connection.begin_owed  # nothing was sent: the next statement still begins the transaction
+        campaign.update(name="renamed")
+        raise RuntimeError("changed my mind")
+    assert campaign.get().name == "Seattle 2053"
+    character = Character.objects.select_related("campaign").get(pk=table.character["id"])
+    with transaction.atomic():
+        with pytest.raises(DatabaseError):
+            eventstore.lock_for_character(10**20)  # no such function for a number beyond bigint
+        assert connection.needs_rollback
+        with pytest.raises(TransactionManagementError):
+            _append_note(character, [])  # refused, as Django's cursor refuses, in a block that must roll back
     assert connection.connection.info.transaction_status == TransactionStatus.IDLE
     with pytest.raises(Character.DoesNotExist), transaction.atomic():
         eventstore.lock_for_character(0)
@@ -703,3 +721,46 @@ def test_the_owed_begin_names_the_connections_isolation_level() -> None:
     finally:
         driver.isolation_level = None
     assert any('Query\t "BEGIN ISOLATION LEVEL REPEATABLE READ"' in line for line in lines), lines
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_server_side_cursor_in_a_transaction_does_not_outlive_it(django_user_model: Any) -> None:
+    """The backend leaves the driver in autocommit inside transactions; Django would take that for outside one and
+    make `.iterator()`'s cursor WITH HOLD."""
+    _postgresql_only()
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    table.act({"type": "note", "text": "one"})
+    table.act({"type": "note", "text": "two"})
+    with transaction.atomic():
+        rows = Event.objects.order_by("position").iterator(chunk_size=1)
+        next(rows)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT is_holdable FROM pg_cursors WHERE name LIKE '_django_curs_%%'")
+            assert cursor.fetchall() == [(False,)]
+        assert len(list(rows)) >= 1
+    with pytest.raises(RuntimeError), transaction.atomic():
+        rows = Event.objects.order_by("position").iterator(chunk_size=1)
+        next(rows)
+        raise RuntimeError("rolled back with the cursor open")
+    rows.close()  # no CLOSE for a cursor the rollback ended (a WITH HOLD one would still be asked for it)
+    assert Event.objects.count() >= 2
+
+
+def test_only_the_logs_own_unique_constraints_mean_a_version_conflict(sr2: Table) -> None:
+    """Another constraint refusing the event rows is a bug to report, not a race to retry."""
+    from rules.ruleset import Event as RuleEvent
+
+    _postgresql_only()
+    _one_event(sr2)
+    character = Character.objects.select_related("campaign").get(pk=sr2.character["id"])
+    with pytest.raises(IntegrityError) as refused, transaction.atomic():
+        eventstore.append(
+            campaign=character.campaign,
+            stream=character.stream,
+            character=character,
+            expected_version=character.version,
+            events=[RuleEvent("NoteAdded", {"text": "bad"}, 0, schema_version=-1)],
+            cause="test",
+        )
+    assert not isinstance(refused.value, eventstore.VersionConflict)
+    assert "schema_version" in str(refused.value)

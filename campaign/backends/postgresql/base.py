@@ -5,15 +5,19 @@ round trip, before the first statement. Every action pays that trip. Here an out
 driver in autocommit and notes that BEGIN is owed (Django's hook for backends that start transactions themselves,
 as SQLite's does). The first statement pays the debt: the read of a command sends `BEGIN; SELECT ...` as one
 message (`eventstore.lock_for_character`), and anything else sends BEGIN just before it (`begin_now`). COMMIT and
-ROLLBACK are the driver's as usual; a block that ran no statement has nothing to end.
+ROLLBACK are the driver's as usual; a block that ran no statement has nothing to end. If sending the BEGIN fails,
+the block is marked for rollback, so nothing else runs in a transaction that may not exist.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.db.backends.postgresql import base
 from psycopg import IsolationLevel
+from psycopg.pq import Format
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
@@ -40,12 +44,33 @@ class DatabaseWrapper(base.DatabaseWrapper):
         """Send the BEGIN owed, if any: before any statement of the transaction."""
         begin = self.take_begin()
         if begin is not None:
-            with self.wrap_database_errors:
+            with self.beginning(), self.wrap_database_errors:
                 self.connection.execute(begin, prepare=False)
+
+    @contextmanager
+    def beginning(self) -> Iterator[None]:
+        """Around the sending of an owed BEGIN: if it fails, the block's transaction may not exist, so nothing more
+        may run in it (Django refuses statements in a block marked for rollback) until the block ends."""
+        try:
+            yield
+        except BaseException:
+            if self.in_atomic_block:
+                self.needs_rollback = True
+            raise
 
     def create_cursor(self, name: Any = None) -> Any:
         self.begin_now()
-        return super().create_cursor(name)
+        if not name or self.get_autocommit():
+            return super().create_cursor(name)
+        # A named (server-side) cursor inside a transaction. Django makes it WITH HOLD when the driver is in
+        # autocommit, which this backend leaves on: it would outlive the transaction and copy out its rows at COMMIT.
+        if self.settings_dict["OPTIONS"].get("server_side_binding") is True:
+            cursor = self.connection.cursor(name, scrollable=False, withhold=False)
+        else:
+            cursor = base.ServerSideCursor(self.connection, name=name, scrollable=False, withhold=False)
+        if self.timezone != self.connection.adapters.get_loader(base.TIMESTAMPTZ_OID, Format.TEXT).timezone:
+            base.register_tzloader(self.timezone, cursor)
+        return cursor
 
     def _set_autocommit(self, autocommit: bool) -> None:
         self.begin_owed = False
