@@ -7,6 +7,7 @@ still guards every append: a writer that skipped the lock cannot silently interl
 
 from __future__ import annotations
 
+import datetime
 import functools
 import json
 import sqlite3
@@ -175,7 +176,10 @@ def loaded_instance(model: type[models.Model]) -> Any:
     django_from_db = model.from_db
 
     def from_db(alias: str, names: Sequence[str], values: Sequence[Any]) -> Any:
-        if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        # `receivers` empty: nobody listens at all (the usual case), without asking for the model's live receivers.
+        if (pre_init.receivers or post_init.receivers) and (
+            pre_init.has_listeners(model) or post_init.has_listeners(model)
+        ):
             return django_from_db(alias, names, values)
         instance = new(model)
         instance.__dict__.update(zip(names, values, strict=True))
@@ -329,7 +333,9 @@ def lock_for_character(character_id: int, wrapper: Any = None) -> tuple[Characte
     if found is None:
         raise Character.DoesNotExist(f"no character {character_id}")
     character, campaign, job = found
-    character.campaign = campaign
+    _CAMPAIGN.set_cached_value(
+        character, campaign
+    )  # what `character.campaign = campaign` stores, with its ids equal
     return character, job
 
 
@@ -416,6 +422,7 @@ if {field.attname for field in Event._meta.concrete_fields if not field.primary_
     raise ImproperlyConfigured("eventstore.append must write every column of Event: update _INSERTED")
 _ATTNAMES = [Event._meta.pk.attname, *_INSERTED]
 _event_from_db = loaded_instance(Event)
+_CAMPAIGN = Character._meta.get_field("campaign")
 _COLUMNS = ", ".join(f'"{field.column}"' for field in _FIELDS)
 _DATA = _INSERTED.index("data")
 _RECORDED_AT = _INSERTED.index("recorded_at")
@@ -454,13 +461,24 @@ def run_writes(writes: Iterable[Write], wrapper: Any) -> None:
                 raise write.one_row_of.DoesNotExist(f"no {write.one_row_of._meta.model_name} row to write")
 
 
+def _datetime_param(value: datetime.datetime, wrapper: Any) -> Any:
+    """`recorded_at` (an aware time) as its DateTimeField prepares it. On SQLite with the database's zone UTC that is
+    the UTC time's text without its offset, written here without the field's several layers."""
+    if wrapper.vendor == "sqlite" and value.utcoffset() == _NO_OFFSET and wrapper.timezone == datetime.UTC:
+        return str(value.replace(tzinfo=None))
+    return _FIELDS[_RECORDED_AT].get_db_prep_save(value, wrapper)
+
+
+_NO_OFFSET = datetime.timedelta(0)
+
+
 def _insert(rows: list[tuple], alongside: Sequence[Write], wrapper: Any) -> list[int]:
     """One INSERT ... RETURNING for the command's events, with the `alongside` writes as data-modifying WITH
     queries of the same statement (PostgreSQL). Returns the events' positions, in the order of `rows`.
 
     Only the JSON and the datetime columns need Django's preparation; the others hold ints, strings or None.
     """
-    recorded_at = _FIELDS[_RECORDED_AT].get_db_prep_save(rows[0][_RECORDED_AT], wrapper)
+    recorded_at = _datetime_param(rows[0][_RECORDED_AT], wrapper)
     params: list[Any] = []
     for row in rows:
         prepared = list(row)
