@@ -780,3 +780,19 @@ def test_only_the_logs_own_unique_constraints_mean_a_version_conflict(sr2: Table
         )
     assert not isinstance(refused.value, eventstore.VersionConflict)
     assert "schema_version" in str(refused.value)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_autocommit_turned_off_by_hand_still_runs_in_a_transaction(django_user_model: Any) -> None:
+    """Only an `atomic` block's BEGIN is owed; code that turns autocommit off itself gets the driver's BEGIN."""
+    _postgresql_only()
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    campaign = Campaign.objects.filter(pk=table.campaign["id"])
+    transaction.set_autocommit(False)
+    try:
+        assert not connection.begin_owed
+        campaign.update(name="renamed")
+        transaction.rollback()
+    finally:
+        transaction.set_autocommit(True)
+    assert campaign.get().name == "Seattle 2053"
