@@ -333,9 +333,8 @@ def lock_for_character(character_id: int, wrapper: Any = None) -> tuple[Characte
     if found is None:
         raise Character.DoesNotExist(f"no character {character_id}")
     character, campaign, job = found
-    _CAMPAIGN.set_cached_value(
-        character, campaign
-    )  # what `character.campaign = campaign` stores, with its ids equal
+    # What `character.campaign = campaign` stores (the ids are equal), without the descriptor's checks.
+    _CAMPAIGN.set_cached_value(character, campaign)
     return character, job
 
 
