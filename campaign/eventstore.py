@@ -450,14 +450,22 @@ def _abandon(wrapper: Any) -> None:
         wrapper.needs_rollback = True
 
 
+def _row_missing(model: Any, wrapper: Any) -> Exception:
+    """A write that must touch one row of `model` touched none: the command cannot commit."""
+    _abandon(wrapper)
+    return model.DoesNotExist(f"no {model._meta.model_name} row to write")
+
+
 def run_writes(writes: Iterable[Write], wrapper: Any) -> None:
     """Run `writes` one statement each, in order."""
     with command_cursor(wrapper) as cursor:
         for write in writes:
             cursor.execute(write.sql, write.params)
             if write.one_row_of is not None and cursor.rowcount != 1:
-                _abandon(wrapper)
-                raise write.one_row_of.DoesNotExist(f"no {write.one_row_of._meta.model_name} row to write")
+                raise _row_missing(write.one_row_of, wrapper)
+
+
+_NO_OFFSET = datetime.timedelta(0)
 
 
 def _datetime_param(value: datetime.datetime, wrapper: Any) -> Any:
@@ -466,9 +474,6 @@ def _datetime_param(value: datetime.datetime, wrapper: Any) -> Any:
     if wrapper.vendor == "sqlite" and value.utcoffset() == _NO_OFFSET and wrapper.timezone == datetime.UTC:
         return str(value.replace(tzinfo=None))
     return _FIELDS[_RECORDED_AT].get_db_prep_save(value, wrapper)
-
-
-_NO_OFFSET = datetime.timedelta(0)
 
 
 def _insert(rows: list[tuple], alongside: Sequence[Write], wrapper: Any) -> list[int]:
@@ -501,9 +506,7 @@ def _insert(rows: list[tuple], alongside: Sequence[Write], wrapper: Any) -> list
         returned = cursor.fetchall()
     for column, n in enumerate(checked, start=1):
         if returned[0][column] != 1:
-            _abandon(wrapper)
-            model = alongside[n].one_row_of
-            raise model.DoesNotExist(f"no {model._meta.model_name} row to write")
+            raise _row_missing(alongside[n].one_row_of, wrapper)
     # Positions are assigned in row order within one statement; RETURNING does not promise that order.
     return sorted(row[0] for row in returned)
 

@@ -377,24 +377,54 @@ def _character_act_once(
                 "expected_version", VERSION_CONFLICT.format(actual=character.version, expected=expected)
             )
         events, state, previous_timers = _decide(character, rules, campaign, action, rolls)
-        version = character.version
-        projection, _ = projection_writes(
-            character, rules, state, version + len(events), previous_timers, wrapper
-        )
-        rows = eventstore.append(
-            campaign=campaign,
-            stream=character.stream,
-            character=character,
-            expected_version=version,
-            events=events,
+        rows, _ = _record(
+            character,
+            rules,
+            events,
+            state,
+            previous_timers,
             cause=f"action:{uuid.uuid4()}",
             actor=actor,
-            idempotency_key=idempotency_key or None,
-            request_digest=digest,
-            alongside=projection,
             wrapper=wrapper,
+            idempotency_key=idempotency_key or None,
+            digest=digest,
         )
     return ActionResult(rows, character, state)
+
+
+def _record(
+    character: Character,
+    rules: Ruleset,
+    events: list[RuleEvent],
+    state: State,
+    previous_timers: list[RuleTimer],
+    *,
+    cause: str,
+    actor: str,
+    wrapper: Any,
+    idempotency_key: str | None = None,
+    digest: str = "",
+) -> tuple[list[Event], list[RuleTimer]]:
+    """Append a character's new events with the projection of the state they lead to, in one write (the
+    projection rides along with the append). Returns the stored rows and the character's timers after them."""
+    version = character.version
+    projection, timers = projection_writes(
+        character, rules, state, version + len(events), previous_timers, wrapper
+    )
+    rows = eventstore.append(
+        campaign=character.campaign,
+        stream=character.stream,
+        character=character,
+        expected_version=version,
+        events=events,
+        cause=cause,
+        actor=actor,
+        idempotency_key=idempotency_key,
+        request_digest=digest,
+        alongside=projection,
+        wrapper=wrapper,
+    )
+    return rows, timers
 
 
 def state_at_version(character: Character, version: int) -> State:
@@ -490,7 +520,7 @@ def clock_run(job_id: Any) -> Job:
                     finished = True
                     break
                 character = characters[due.character_id]
-                produced, timers = _fire(campaign, rules, character, due.timer, due.fire_at, job)
+                produced, timers = _fire(rules, character, due.timer, due.fire_at, job)
                 queue.set_timers(character.pk, timers)
                 appended += produced
                 fired += 1
@@ -555,7 +585,7 @@ def _due_timers(
 
 
 def _fire(
-    campaign: Campaign, rules: Ruleset, character: Character, timer: RuleTimer, fire_at: int, job: Job
+    rules: Ruleset, character: Character, timer: RuleTimer, fire_at: int, job: Job
 ) -> tuple[int, list[RuleTimer]]:
     """Fire one timer. Returns how many events it appended and the character's timers after it."""
     events = rules.fire(character.state, dataclasses.replace(timer, due=fire_at), Dice())
@@ -564,21 +594,15 @@ def _fire(
         return 0, project_character(
             character, rules, state, character.version, previous_timers=previous_timers
         )
-    wrapper = transaction.get_connection()
-    version = character.version
-    projection, timers = projection_writes(
-        character, rules, state, version + len(events), previous_timers, wrapper
-    )
-    eventstore.append(
-        campaign=campaign,
-        stream=character.stream,
-        character=character,
-        expected_version=version,
-        events=events,
+    _, timers = _record(
+        character,
+        rules,
+        events,
+        state,
+        previous_timers,
         cause=f"timer:{job.pk}:{character.pk}:{timer.key}:{fire_at}",
         actor="clock",
-        alongside=projection,
-        wrapper=wrapper,
+        wrapper=transaction.get_connection(),
     )
     return len(events), timers
 

@@ -10,6 +10,7 @@ import os
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
+from random import Random
 from typing import Any
 
 import pytest
@@ -17,6 +18,8 @@ from django.db import connection
 from hypothesis import settings as hypothesis_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from rules.dice import Dice
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 
@@ -165,3 +168,14 @@ def df(db: None, django_user_model: Any) -> Table:
 def _fast_password_hashing(settings: Any) -> None:
     """Personas are made for every test; the real hasher's deliberate slowness buys nothing here."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def seeded_dice(seed: int) -> type[Dice]:
+    """A `Dice` whose server-rolled dice come from `Random(seed)`: the same rolls on every run (patch it over
+    `services.Dice`)."""
+
+    class SeededDice(Dice):
+        def __init__(self, entered: Any = None, rng: Any = None) -> None:
+            super().__init__(entered, rng or Random(seed))
+
+    return SeededDice

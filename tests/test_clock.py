@@ -11,7 +11,7 @@ from django.test import override_settings
 from campaign import services, tasks
 from campaign.models import Campaign, Character, Event, Job, Timer
 from rules.dice import Dice
-from tests.conftest import Table
+from tests.conftest import Table, seeded_dice
 
 pytestmark = pytest.mark.django_db
 
@@ -23,11 +23,8 @@ MORTAL_CHEST_HIT = {
 }
 
 
-class SeededDice(Dice):
-    """Server dice from a fixed seed, so two runs of the clock roll the same."""
-
-    def __init__(self, entered: Any = None, rng: Any = None) -> None:
-        super().__init__(entered, rng or Random(7))
+# Server dice from a fixed seed, so two runs of the clock roll the same.
+SeededDice = seeded_dice(7)
 
 
 class LowRandom(Random):

@@ -11,12 +11,12 @@ import tempfile
 import threading
 import time
 import zoneinfo
-from random import Random
 from typing import Any
 
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, connections, transaction
 from django.db.transaction import TransactionManagementError
+from django.test.utils import CaptureQueriesContext
 
 from campaign import eventstore, services
 from campaign.bench.mixes import MIXES
@@ -25,7 +25,7 @@ from campaign.projections import character_state_at, project_character, rebuild_
 from campaign.transfer import export_lines, import_lines
 from rules.dice import Dice
 from rules.ruleset import fold, get_ruleset
-from tests.conftest import Table, make_persona, make_table
+from tests.conftest import Table, make_persona, make_table, seeded_dice
 
 pytestmark = pytest.mark.django_db
 
@@ -519,19 +519,12 @@ def _rule_timer_rows(rules: Any, state: Any) -> list[tuple]:
     return sorted((t.key, t.due, t.priority, t.kind, t.per_round, t.data) for t in rules.timers(state))
 
 
-class _SeededDice(Dice):
-    """Server dice from a fixed seed: the same rolls on every run."""
-
-    def __init__(self, entered: Any = None, rng: Any = None) -> None:
-        super().__init__(entered, rng or Random(11))
-
-
 def test_the_timer_index_follows_every_action_and_firing_through_changed_and_gone_timers(
     django_user_model: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A timer whose key stays but whose values change is rewritten in place, beside the deletes of the timers
     that are gone, in the command's one write (PostgreSQL) or its statements after the append (SQLite)."""
-    monkeypatch.setattr(services, "Dice", _SeededDice)
+    monkeypatch.setattr(services, "Dice", seeded_dice(11))
     changed = gone = 0
     gm = make_persona(django_user_model, "gm")
     for ruleset, (attributes, mix) in MIXES.items():
@@ -560,16 +553,11 @@ def test_an_action_is_two_statements_on_postgresql(sr2: Table) -> None:
     """The read under the lock, then one statement for the events, the character row and its timer rows."""
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL only: SQLite has no data-modifying WITH queries")
-    seen: list[str] = []
-
-    def watch(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        seen.append(sql)
-        return execute(sql, params, many, context)
-
     body = {"type": "wound", "severity": "M", "rolls": {"body_check": [1, 1, 1, 1, 1]}}
-    with connection.execute_wrapper(watch):
+    with CaptureQueriesContext(connection) as captured:
         services.character_act(character_id=sr2.character["id"], body=body, actor="gm")
-    statements = [sql for sql in seen if "SAVEPOINT" not in sql]  # the test's own transaction
+    # Without the test's own transaction's savepoints.
+    statements = [query["sql"] for query in captured if "SAVEPOINT" not in query["sql"]]
     assert len(statements) == 2
     assert "campaign_command_read" in statements[0]
     write = statements[1]

@@ -364,9 +364,14 @@ def _postgres_maintenance(statement: str) -> None:
 
 def _copy_of_this_database() -> str:
     """A copy of this (throwaway) database, made with it as the template: nobody may be connected to it."""
-    name = f"{settings.DATABASES['default']['NAME']}_raw"
+    template = settings.DATABASES["default"]["NAME"]
+    return _fresh_copy(template, f"{template}_raw")
+
+
+def _fresh_copy(template: str, name: str) -> str:
+    """Database `name`, made anew as a copy of `template` (`CREATE DATABASE ... TEMPLATE`). Returns `name`."""
     _postgres_maintenance(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    _postgres_maintenance(f'CREATE DATABASE "{name}" TEMPLATE "{settings.DATABASES["default"]["NAME"]}"')
+    _postgres_maintenance(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
     return name
 
 
@@ -376,9 +381,7 @@ def _raw_postgres(database: str, per_thread: list[list[RawAction]]) -> tuple[flo
     seconds from the common start to the last commit and the CPU spent."""
     import psycopg
 
-    replay = f"{database}_replay"
-    _postgres_maintenance(f'DROP DATABASE IF EXISTS "{replay}" WITH (FORCE)')
-    _postgres_maintenance(f'CREATE DATABASE "{replay}" TEMPLATE "{database}"')
+    replay = _fresh_copy(database, f"{database}_replay")
     columns = EVENT_COLUMNS.split(", ")
     marks = ", ".join("%s::jsonb" if column == "data" else "%s" for column in columns)
     update = (

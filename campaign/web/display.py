@@ -79,7 +79,7 @@ def _value_text(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, dict | list):
-        return json.dumps(value, separators=(", ", ": "))
+        return option_text(value)
     if value is None:
         return "-"
     return str(value)
@@ -93,7 +93,8 @@ SHARED_OPTION_HELP = {
 
 
 def option_text(value: Any) -> str:
-    """A campaign option's value as the JSON the campaign form's options field takes (`true`, not `True`)."""
+    """A campaign option's value as the JSON the campaign form's options field takes (`true`, not `True`); also
+    how a history entry shows a nested value."""
     return json.dumps(value, separators=(", ", ": "))
 
 

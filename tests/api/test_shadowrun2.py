@@ -25,7 +25,7 @@ from campaign.projections import character_state_at, rebuild_campaign
 from rules.dice import Dice, parse_expression
 from rules.shadowrun2 import engine
 from rules.shadowrun2 import tables as t
-from tests.conftest import Table
+from tests.conftest import Table, seeded_dice
 
 pytestmark = pytest.mark.django_db
 
@@ -1407,11 +1407,7 @@ def test_any_sequence_of_valid_actions_keeps_the_monitors_sane_and_equals_a_repl
     """Action dice are drawn by Hypothesis; the clock's dice come from a Random seeded by Hypothesis."""
     seed = data.draw(st.integers(0, 2**32 - 1), label="clock seed")
 
-    class SeededDice(Dice):
-        def __init__(self, entered: Any = None, rng: Any = None) -> None:
-            super().__init__(entered, rng or Random(seed))
-
-    monkeypatch.setattr(services, "Dice", SeededDice)
+    monkeypatch.setattr(services, "Dice", seeded_dice(seed))
     user, _ = django_user_model.objects.get_or_create(username="prop-gm")
     campaign = services.campaign_create(user=user, name="Property", ruleset="shadowrun2")
     body = data.draw(st.integers(1, 8), label="body")
