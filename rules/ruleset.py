@@ -78,7 +78,8 @@ class Timer:
 
 @dataclass(frozen=True)
 class Param:
-    """One action parameter, described for forms and docs. kind: int, bool, choice, text, critical_hit, json."""
+    """One action parameter, described for forms and docs. kind: int, bool, choice (one of `choices`), choices
+    (a list of some of `choices`), text, critical_hit, json."""
 
     name: str
     kind: str

@@ -16,7 +16,7 @@ from django.http import QueryDict
 
 from rules.ruleset import ActionForm, Param, RollSpec, get_ruleset
 
-KNOWN_KINDS = ("int", "bool", "choice", "text", "critical_hit", "json")
+KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
 
 NOTE_FORM = ActionForm(
     label="GM note",
@@ -113,10 +113,14 @@ def build_form(
         if data is not None:
             if kind == "bool":
                 value: Any = data.get(name) == "on"
+            elif kind == "choices":
+                value = data.getlist(name)
             else:
                 value = data.get(name, "")
         elif kind == "json" and param.default is not None:
             value = json.dumps(param.default)
+        elif kind == "choices":
+            value = list(param.default or [])
         else:
             value = param.default
         fields.append(
@@ -127,7 +131,9 @@ def build_form(
                 label=param.label,
                 required=param.required,
                 value=value,
-                choices=_choices(param, critical_hits or []) if kind in ("choice", "critical_hit") else [],
+                choices=_choices(param, critical_hits or [])
+                if kind in ("choice", "choices", "critical_hit")
+                else [],
                 help=param.help,
                 error=errors.pop(param.name, ""),
             )
@@ -211,6 +217,10 @@ def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
         kind = param.kind
         if kind == "bool":
             body[param.name] = data.get(name) == "on"
+            continue
+        if kind == "choices":
+            if picked := data.getlist(name):  # none ticked: the service applies the default
+                body[param.name] = picked
             continue
         raw = data.get(name, "")
         if raw.strip() == "":

@@ -1100,9 +1100,10 @@ FORMS = {
             ),
             Param(
                 "cover_protects",
-                "json",
+                "choices",
                 "Extremities behind cover (explosions)",
-                help='A list such as ["left_leg", "right_leg"].',
+                choices=tables.EXTREMITIES,
+                help="Explosions only: the parts the cover shields.",
             ),
         ),
         rolls=(

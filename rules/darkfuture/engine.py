@@ -711,12 +711,7 @@ FORMS = {
         label="Recover",
         params=(
             Param("knocked_out", "bool", "Comes round from a KO roll", default=False),
-            Param(
-                "limbs",
-                "json",
-                "Limbs restored",
-                help='A list such as ["left_leg"]: left_arm, right_arm, left_leg, right_leg.',
-            ),
+            Param("limbs", "choices", "Limbs restored", choices=tables.LIMBS),
         ),
         help="End a knock-out from a KO roll and restore disabled limbs. A KO at 0 CON ends when CON comes back.",
     ),

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from django.core.cache import cache
+from django.http import QueryDict
 from django.test import Client
 
+from campaign.web import forms
 from tests.web.conftest import Web
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -194,3 +197,35 @@ def test_log_in_is_throttled_after_five_failures_per_user_name_and_address(djang
         client.post("/login/", {"username": "yara", "password": "correct horse battery"}).status_code == 302
     )
     assert client.post("/logout/").status_code == 302
+
+
+def test_extremities_behind_cover_are_ticked_not_typed_as_json(cp2020_web: Web) -> None:
+    url = f"/characters/{cp2020_web.character_id}/"
+    html = cp2020_web.gm.get(url, {"form": "damage"}).content.decode()
+    boxes = re.findall(r'<input type="checkbox" name="p_cover_protects" value="(\w+)"', html)
+    assert boxes == ["head", "left_arm", "right_arm", "left_leg", "right_leg"]
+    assert "<legend>Extremities behind cover (explosions)</legend>" in html
+    # Two ticked boxes reach the rules as the API's list: an aimed shot refuses them, as the API does.
+    api = cp2020_web.table.act({"type": "damage", "damage": 5, "cover_protects": ["left_leg", "right_leg"]})
+    message = api.json()["cover_protects"][0]
+    page = cp2020_web.gm.post(
+        f"{url}act/damage/", {"p_damage": "5", "p_cover_protects": ["left_leg", "right_leg"]}
+    )
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert f'id="err-damage-p_cover_protects" role="alert">{message}' in html
+    assert re.findall(r'value="(\w+)" checked', html) == ["left_leg", "right_leg"]  # kept as ticked
+
+
+def test_a_posted_list_of_choices_is_the_apis_list_and_none_ticked_sends_nothing() -> None:
+    ticked = QueryDict(mutable=True)
+    ticked.setlist("p_limbs", ["left_arm", "right_leg"])
+    assert forms.parse_action("darkfuture", "recover", ticked) == {
+        "type": "recover",
+        "knocked_out": False,
+        "limbs": ["left_arm", "right_leg"],
+    }
+    assert forms.parse_action("darkfuture", "recover", QueryDict()) == {
+        "type": "recover",
+        "knocked_out": False,
+    }
