@@ -34,6 +34,7 @@ from campaign.projections import (
     projection_writes,
 )
 from rules.dice import Dice, DiceError
+from rules.params import reject_unknown_params
 from rules.ruleset import (
     ACTION_UNDONE,
     RuleError,
@@ -274,6 +275,10 @@ def _parse_action(rules: Ruleset, body: Any) -> tuple[dict[str, Any], Mapping[st
     if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 0):
         raise ServiceError("expected_version", f"expected a whole number of 0 or more, got {expected!r}")
     action = {name: value for name, value in body.items() if name not in ("rolls", "expected_version")}
+    try:
+        reject_unknown_params(rules.action_form(kind), action)
+    except RuleError as error:
+        raise _rule_error(error) from None
     return action, rolls, expected
 
 

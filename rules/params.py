@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rules.ruleset import RuleError
+from rules.ruleset import ActionForm, RuleError
 
 _MISSING = object()
 MAX_INT = 1_000_000
@@ -103,3 +103,9 @@ def reject_unknown(params: Mapping[str, Any], known: Iterable[str], *, prefix: s
             raise RuleError(
                 _prefixed(prefix, str(name)), f"unknown field; expected one of {', '.join(sorted(allowed))}"
             )
+
+
+def reject_unknown_params(form: ActionForm, action: Mapping[str, Any]) -> None:
+    """An action's parameters are the closed set its form describes: a misspelt one would silently take its
+    default. (Rolls are not: RULES.md has rolls the action does not need ignored.)"""
+    reject_unknown(action, ("type", *(param.name for param in form.params)))

@@ -109,6 +109,18 @@ class ActionForm:
     help: str = ""
 
 
+NOTE_FORM = ActionForm(
+    label="GM note",
+    params=(Param("text", "textarea", "Note", required=True, help="Only GMs ever see notes."),),
+    help="A note on the character, kept in the history. Players never see it.",
+)
+UNDO_FORM = ActionForm(
+    label="Undo",
+    help="Take back the latest action that is not already taken back. Repeat to go further back.",
+)
+COMMON_FORMS = {"note": NOTE_FORM, "undo": UNDO_FORM}
+
+
 @dataclass(frozen=True)
 class Ruleset:
     slug: str
@@ -132,6 +144,10 @@ class Ruleset:
     @property
     def all_actions(self) -> tuple[str, ...]:
         return (*self.actions, *COMMON_ACTIONS)
+
+    def action_form(self, action: str) -> ActionForm:
+        """The description of `action`: its parameters and named rolls are all it takes."""
+        return COMMON_FORMS[action] if action in COMMON_FORMS else self.forms[action]
 
 
 # A game second inside a text meant for people (a GM warning): the engines cannot know the campaign's calendar, so

@@ -519,3 +519,107 @@ def test_the_cached_character_is_never_another_roles_and_never_stale(sr2: Table)
     assert sr2.advance(minutes=10).status_code == 202
     after = sr2.gm.get(sr2.character_url(), HTTP_IF_NONE_MATCH=before["ETag"])
     assert after.status_code == 200 and after.json()["game_time"] == before.json()["game_time"] + 600
+
+
+def _action_schema(client: Any) -> dict[str, Any]:
+    schema = client.get("/api/schema/?format=json").json()
+    post = schema["paths"]["/api/characters/{character_id}/actions/"]["post"]
+    return post["requestBody"]["content"]["application/json"]["schema"]
+
+
+def test_the_action_schema_has_each_rulesets_actions_with_their_parameters_and_dice(client: Any) -> None:
+    from rules.ruleset import get_ruleset, ruleset_slugs
+
+    branches = {branch["title"]: branch for branch in _action_schema(client)["anyOf"]}
+    assert sorted(branches) == sorted(
+        f"{slug} {action}" for slug in ruleset_slugs() for action in get_ruleset(slug).all_actions
+    )
+    wound = branches["shadowrun2 wound"]
+    assert wound["required"] == ["type", "severity"]
+    assert wound["additionalProperties"] is False
+    assert sorted(wound["properties"]) == sorted(
+        ["type", "severity", "damage", "open_wound", "combat_pool", "rolls", "expected_version"]
+    )
+    assert wound["properties"]["type"] == {"type": "string", "enum": ["wound"]}
+    assert wound["properties"]["severity"] == {
+        "type": "string",
+        "enum": ["L", "M", "S", "D"],
+        "description": "Severity",
+    }
+    dice = wound["properties"]["rolls"]["properties"]
+    assert dice["location"] | {"description": ""} == {
+        "type": "array",
+        "items": {"type": "integer", "minimum": 1, "maximum": 6},
+        "minItems": 2,
+        "maxItems": 2,
+        "description": "",
+    }
+    assert dice["body_check"]["items"] == {"type": "integer", "minimum": 1}  # totals: a Rule of Six passes 6
+    assert "minItems" not in dice["body_check"]
+    note = branches["darkfuture note"]
+    assert note["required"] == ["type", "text"]
+    assert (note["properties"]["text"]["maxLength"], note["properties"]["rolls"]["properties"]) == (
+        10_000,
+        {},
+    )
+    assert branches["cyberpunk2020 damage"]["properties"]["cover_protects"]["items"]["enum"] == [
+        "head",
+        "left_arm",
+        "right_arm",
+        "left_leg",
+        "right_leg",
+    ]
+    assert sorted(branches["darkfuture damage"]["properties"]) == [
+        "expected_version",
+        "rolls",
+        "type",
+        "weapon_damage",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "body"),
+    [
+        (
+            "sr2",
+            {"type": "wound", "severity": "S", "open_wound": True, "rolls": {"body_check": [6, 1, 1, 1, 1]}},
+        ),
+        ("sr2", {"type": "set_care", "in_hospital": True, "expected_version": 0}),
+        ("sr2", {"type": "note", "text": "Owes Doc a favour"}),
+        ("cp2020", {"type": "damage", "damage": 9, "kind": "explosion", "cover_protects": ["head"]}),
+        (
+            "cp2020",
+            {"type": "damage", "damage": 3, "kind": "blunt", "rolls": {"location": [3], "stun_save": [1]}},
+        ),
+        ("df", {"type": "damage", "weapon_damage": 2, "rolls": {"damage": [6], "ko": [6], "stun": [6]}}),
+        ("df", {"type": "note", "text": "Lost the van"}),
+    ],
+)
+def test_a_body_the_api_takes_matches_the_action_schema(
+    request: pytest.FixtureRequest, client: Any, fixture: str, body: dict[str, Any]
+) -> None:
+    import jsonschema
+
+    jsonschema.validate(body, _action_schema(client))
+    table: Table = request.getfixturevalue(fixture)
+    response = table.act(body)
+    assert response.status_code == 201, response.content
+
+
+def test_a_misspelt_parameter_matches_no_action_schema_and_the_api_refuses_it(
+    client: Any, sr2: Table
+) -> None:
+    import jsonschema
+
+    body = {"type": "wound", "severity": "S", "open_wond": True}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(body, _action_schema(client))
+    assert sr2.act(body).status_code == 400
+
+
+def test_the_rulesets_endpoint_describes_every_action_note_and_undo_included(client: Any) -> None:
+    data = {r["slug"]: r for r in client.get("/api/rulesets/").json()}
+    for ruleset in data.values():
+        assert list(ruleset["forms"]) == ruleset["actions"]
+    assert [param["name"] for param in data["shadowrun2"]["forms"]["note"]["params"]] == ["text"]
+    assert data["darkfuture"]["forms"]["undo"]["params"] == []

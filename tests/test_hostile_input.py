@@ -197,3 +197,40 @@ def test_a_bad_import_file_is_a_400(sr2: Table, upload: bytes) -> None:
     )
     assert response.status_code == 400, response.content
     assert list(response.json())
+
+
+def _every_action() -> list[tuple[str, str]]:
+    from rules.ruleset import get_ruleset
+
+    return [
+        (fixture, action)
+        for fixture, slug in (("sr2", "shadowrun2"), ("cp2020", "cyberpunk2020"), ("df", "darkfuture"))
+        for action in get_ruleset(slug).all_actions
+    ]
+
+
+@pytest.mark.parametrize(("fixture", "action"), _every_action())
+def test_a_misspelt_parameter_of_any_action_is_a_400_naming_it(
+    request: pytest.FixtureRequest, fixture: str, action: str
+) -> None:
+    """Before, shadowrun2's actions, a note and an undo ignored a parameter they did not know: `open_wond: true`
+    made a closed wound."""
+    from rules.ruleset import get_ruleset
+
+    table: Table = request.getfixturevalue(fixture)
+    form = get_ruleset(table.campaign["ruleset"]).action_form(action)
+    known = ", ".join(sorted(("type", *(param.name for param in form.params))))
+    events = Event.objects.count()
+    response = table.act({"type": action, "open_wond": True})
+    assert response.status_code == 400, response.content
+    assert response.json() == {"open_wond": [f"unknown field; expected one of {known}"]}
+    assert Event.objects.count() == events
+
+
+def test_a_misspelt_wound_parameter_is_refused_where_it_once_made_a_closed_wound(sr2: Table) -> None:
+    body = {"type": "wound", "severity": "S", "open_wond": True, "rolls": {"body_check": [6, 6, 6, 1, 1]}}
+    response = sr2.act(body)
+    assert response.status_code == 400, response.content
+    assert list(response.json()) == ["open_wond"]
+    body["open_wound"] = body.pop("open_wond")
+    assert sr2.act(body).status_code == 201

@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle
 
 from campaign import access, presenters, services, transfer
+from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, Job, Membership
 from campaign.projections import CLOCK_ADVANCED
 from rules.ruleset import get_ruleset, ruleset_slugs
@@ -69,10 +70,6 @@ CREDENTIALS = inline_serializer(
     "Credentials",
     {"username": serializers.CharField(), "password": serializers.CharField(trim_whitespace=False)},
 )
-
-
-def _action_types() -> list[str]:
-    return sorted({action for slug in ruleset_slugs() for action in get_ruleset(slug).all_actions})
 
 
 @extend_schema_field(
@@ -255,14 +252,7 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
 
 
 @extend_schema(
-    request=inline_serializer(
-        "Action",
-        {
-            "type": serializers.ChoiceField(choices=_action_types()),
-            "rolls": serializers.DictField(required=False),
-            "expected_version": serializers.IntegerField(required=False, min_value=0),
-        },
-    ),
+    request={"application/json": actions_schema()},
     parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)],
     responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
 )
@@ -409,7 +399,7 @@ def rulesets(request: Request) -> Response:
                         "params": [vars(p) | {"choices": list(p.choices)} for p in form.params],
                         "rolls": [vars(r) for r in form.rolls],
                     }
-                    for name, form in rules.forms.items()
+                    for name, form in ((name, rules.action_form(name)) for name in rules.all_actions)
                 },
             }
         )

@@ -14,19 +14,9 @@ from typing import Any
 
 from django.http import QueryDict
 
-from rules.ruleset import ActionForm, Param, RollSpec, get_ruleset
+from rules.ruleset import NOTE_FORM, UNDO_FORM, ActionForm, Param, RollSpec, get_ruleset
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
-
-NOTE_FORM = ActionForm(
-    label="GM note",
-    params=(Param("text", "textarea", "Note", required=True, help="Only GMs ever see notes."),),
-    help="A note on the character, kept in the history. Players never see it.",
-)
-UNDO_FORM = ActionForm(
-    label="Undo",
-    help="Take back the latest action that is not already taken back. Repeat to go further back.",
-)
 
 
 class FormError(Exception):
