@@ -171,6 +171,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "PATH_CONVERTER_OVERRIDES": {"id": int},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "campaign.api.views.closed_request_bodies",
+    ],
 }
 
 CACHES = {

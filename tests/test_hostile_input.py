@@ -234,3 +234,49 @@ def test_a_misspelt_wound_parameter_is_refused_where_it_once_made_a_closed_wound
     assert list(response.json()) == ["open_wond"]
     body["open_wound"] = body.pop("open_wond")
     assert sr2.act(body).status_code == 201
+
+
+def _closed_bodies(table: Table) -> list[tuple[str, dict[str, Any], str]]:
+    campaign = f"/api/campaigns/{table.campaign['id']}"
+    return [
+        ("/api/users/", {"username": "zed", "password": "a long pass phrase"}, "password, username"),
+        ("/api/auth/token/", {"username": "gm", "password": "x"}, "password, username"),
+        ("/api/campaigns/", {"name": "x", "ruleset": "shadowrun2"}, "name, options, ruleset"),
+        (f"{campaign}/members/", {"username": "stranger", "role": "player"}, "role, username"),
+        (f"{campaign}/characters/", {"name": "Zed", "attributes": {"body": 4}}, "attributes, name, player"),
+        (f"{campaign}/clock/", {"advance": {"hours": 1}}, "advance"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_a_misspelt_field_in_any_request_body_is_a_400_naming_it(sr2: Table, case: int) -> None:
+    """Before, a field the endpoint did not know was dropped in silence: a character posted with `palyer` was
+    created with no player at all."""
+    from django.contrib.auth import get_user_model
+
+    from campaign.models import Campaign, Character, Job, Membership
+
+    path, body, expected = _closed_bodies(sr2)[case]
+    counts = [
+        model.objects.count() for model in (get_user_model(), Campaign, Membership, Character, Job, Event)
+    ]
+    response = sr2.gm.post(path, {**body, "palyer": "player"})
+    assert response.status_code == 400, response.content
+    assert response.json() == {"palyer": [f"unknown field; expected one of {expected}"]}
+    assert [
+        model.objects.count() for model in (get_user_model(), Campaign, Membership, Character, Job, Event)
+    ] == (counts)
+
+
+def test_the_schema_says_the_request_bodies_take_no_other_field(sr2: Table) -> None:
+    schemas = sr2.gm.get("/api/schema/?format=json").json()["components"]["schemas"]
+    for name, fields in {
+        "SignUp": ["password", "username"],
+        "Credentials": ["password", "username"],
+        "CampaignCreate": ["name", "options", "ruleset"],
+        "MemberAdd": ["role", "username"],
+        "CharacterCreate": ["attributes", "name", "player"],
+        "ClockAdvance": ["advance"],
+    }.items():
+        assert schemas[name]["additionalProperties"] is False, name
+        assert sorted(schemas[name]["properties"]) == fields, name

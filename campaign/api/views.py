@@ -25,7 +25,8 @@ from campaign import access, presenters, services, transfer
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, Job, Membership
 from campaign.projections import CLOCK_ADVANCED
-from rules.ruleset import get_ruleset, ruleset_slugs
+from rules.params import reject_unknown
+from rules.ruleset import RuleError, get_ruleset, ruleset_slugs
 
 FEED_PAGE = 500
 CHARACTER_CACHE = "pages"
@@ -35,10 +36,16 @@ class LoginThrottle(AnonRateThrottle):
     scope = "login"
 
 
-def _body(request: Request) -> dict[str, Any]:
+def _body(request: Request, schema: serializers.Serializer) -> dict[str, Any]:
+    """The request's JSON object, holding only the fields its documented `schema` names: a misspelt field would
+    otherwise be dropped in silence (a character created with no player for a `palyer`)."""
     data = request.data
     if not isinstance(data, dict):
         raise services.ServiceError("body", f"expected a JSON object, got {type(data).__name__}")
+    try:
+        reject_unknown(data, schema.fields)
+    except RuleError as error:
+        raise services.ServiceError(error.field, error.message) from None
     return data
 
 
@@ -89,6 +96,42 @@ class AdvanceField(serializers.DictField):
     pass
 
 
+CAMPAIGN_CREATE = inline_serializer(
+    "CampaignCreate",
+    {
+        "name": serializers.RegexField(NOT_BLANK, max_length=200),
+        "ruleset": serializers.ChoiceField(choices=ruleset_slugs()),
+        "options": serializers.DictField(required=False),
+    },
+)
+
+MEMBER_ADD = inline_serializer(
+    "MemberAdd",
+    {
+        "username": serializers.CharField(max_length=150),
+        "role": serializers.ChoiceField(choices=[GM, PLAYER]),
+    },
+)
+
+CHARACTER_CREATE = inline_serializer(
+    "CharacterCreate",
+    {
+        "name": serializers.RegexField(NOT_BLANK, max_length=200),
+        "player": serializers.CharField(
+            required=False,
+            allow_null=True,
+            allow_blank=True,
+            max_length=150,
+            help_text="empty: no player",
+        ),
+        "attributes": serializers.DictField(required=False),
+    },
+)
+CLOCK_ADVANCE = inline_serializer("ClockAdvance", {"advance": AdvanceField()})
+# The bodies above take no other field (`_body`); the schema says so (`closed_request_bodies`).
+CLOSED_BODIES = (SIGN_UP, CREDENTIALS, CAMPAIGN_CREATE, MEMBER_ADD, CHARACTER_CREATE, CLOCK_ADVANCE)
+
+
 @extend_schema(request=SIGN_UP, responses={201: ANY, 400: ANY, 403: ANY}, auth=[])
 @api_view(["POST"])
 @permission_classes([AllowAny])
@@ -97,7 +140,7 @@ def users(request: Request) -> Response:
     """Sign up (when ALLOW_SIGNUP is on)."""
     if not settings.ALLOW_SIGNUP:
         return Response({"detail": ["sign-up is closed on this server"]}, status=status.HTTP_403_FORBIDDEN)
-    body = _body(request)
+    body = _body(request, SIGN_UP)
     user = services.user_sign_up(username=body.get("username"), password=body.get("password"))
     return Response({"id": user.pk, "username": user.get_username()}, status=status.HTTP_201_CREATED)
 
@@ -108,7 +151,7 @@ def users(request: Request) -> Response:
 @throttle_classes([LoginThrottle])
 def token(request: Request) -> Response:
     """Exchange a user name and password for an API token."""
-    body = _body(request)
+    body = _body(request, CREDENTIALS)
     username, password = body.get("username"), body.get("password")
     if not isinstance(username, str) or not username:
         raise services.ServiceError("username", "expected a user name")
@@ -122,14 +165,7 @@ def token(request: Request) -> Response:
 
 
 @extend_schema(
-    request=inline_serializer(
-        "CampaignCreate",
-        {
-            "name": serializers.RegexField(NOT_BLANK, max_length=200),
-            "ruleset": serializers.ChoiceField(choices=ruleset_slugs()),
-            "options": serializers.DictField(required=False),
-        },
-    ),
+    request=CAMPAIGN_CREATE,
     responses={200: ANY, 201: ANY, 400: ANY},
 )
 @extend_schema(methods=["GET"], operation_id="campaigns_list", responses={200: ANY})
@@ -140,7 +176,7 @@ def campaigns(request: Request) -> Response:
             Membership.objects.filter(user=request.user).select_related("campaign").order_by("campaign_id")
         )
         return Response([presenters.campaign_json(m.campaign, m.role) for m in memberships])
-    body = _body(request)
+    body = _body(request, CAMPAIGN_CREATE)
     campaign = services.campaign_create(
         user=request.user, name=body.get("name"), ruleset=body.get("ruleset"), options=body.get("options")
     )
@@ -155,13 +191,7 @@ def campaign_detail(request: Request, campaign_id: int) -> Response:
 
 
 @extend_schema(
-    request=inline_serializer(
-        "MemberAdd",
-        {
-            "username": serializers.CharField(max_length=150),
-            "role": serializers.ChoiceField(choices=[GM, PLAYER]),
-        },
-    ),
+    request=MEMBER_ADD,
     responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY},
 )
 @api_view(["GET", "POST"])
@@ -172,26 +202,13 @@ def members(request: Request, campaign_id: int) -> Response:
         rows = Membership.objects.filter(campaign=campaign).select_related("user").order_by("id")
         return Response([{"username": m.user.get_username(), "role": m.role} for m in rows])
     access.require_gm(role, "add members")
-    body = _body(request)
+    body = _body(request, MEMBER_ADD)
     membership = services.member_add(campaign=campaign, username=body.get("username"), role=body.get("role"))
     return Response({"username": membership.user.get_username(), "role": membership.role}, status=201)
 
 
 @extend_schema(
-    request=inline_serializer(
-        "CharacterCreate",
-        {
-            "name": serializers.RegexField(NOT_BLANK, max_length=200),
-            "player": serializers.CharField(
-                required=False,
-                allow_null=True,
-                allow_blank=True,
-                max_length=150,
-                help_text="empty: no player",
-            ),
-            "attributes": serializers.DictField(required=False),
-        },
-    ),
+    request=CHARACTER_CREATE,
     responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY},
 )
 @api_view(["GET", "POST"])
@@ -203,7 +220,7 @@ def characters(request: Request, campaign_id: int) -> Response:
             rows = rows.filter(player=request.user)
         return Response([presenters.character_json(c, role) for c in rows])
     access.require_gm(role, "create characters")
-    body = _body(request)
+    body = _body(request, CHARACTER_CREATE)
     character = services.character_create(
         campaign=campaign,
         actor=request.user.get_username(),
@@ -308,7 +325,7 @@ def campaign_events(request: Request, campaign_id: int) -> Response:
 
 
 @extend_schema(
-    request=inline_serializer("ClockAdvance", {"advance": AdvanceField()}),
+    request=CLOCK_ADVANCE,
     responses={200: ANY, 202: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY, 503: ANY},
 )
 @api_view(["GET", "POST"])
@@ -325,7 +342,7 @@ def clock(request: Request, campaign_id: int) -> Response:
             data["next"] = presenters.upcoming(campaign)
         return Response(data)
     access.require_gm(role, "advance the clock")
-    seconds = services.parse_advance(_body(request).get("advance"))
+    seconds = services.parse_advance(_body(request, CLOCK_ADVANCE).get("advance"))
     job = services.clock_advance_request(
         campaign=campaign, seconds=seconds, actor=request.user.get_username()
     )
@@ -404,3 +421,11 @@ def rulesets(request: Request) -> Response:
             }
         )
     return Response(out)
+
+
+def closed_request_bodies(result: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """drf-spectacular post-processing hook: the request bodies `_body` holds to their fields say so."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for body in CLOSED_BODIES:
+        schemas[type(body).__name__]["additionalProperties"] = False
+    return result
