@@ -12,6 +12,7 @@ from rules.ruleset import ActionForm, RuleError
 
 _MISSING = object()
 MAX_INT = 1_000_000
+TEXT_LENGTH = 200
 
 
 def _prefixed(prefix: str, name: str) -> str:
@@ -79,7 +80,12 @@ def choice(
 
 
 def text(
-    params: Mapping[str, Any], name: str, *, default: Any = _MISSING, max_length: int = 200, prefix: str = ""
+    params: Mapping[str, Any],
+    name: str,
+    *,
+    default: Any = _MISSING,
+    max_length: int = TEXT_LENGTH,
+    prefix: str = "",
 ) -> str:
     field = _prefixed(prefix, name)
     value = params.get(name, _MISSING)

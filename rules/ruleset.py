@@ -37,6 +37,7 @@ PLAYER = "player"
 NOTE_ADDED = "NoteAdded"
 ACTION_UNDONE = "ActionUndone"
 COMMON_ACTIONS = ("note", "undo")
+NOTE_LENGTH = 10_000
 
 
 class RuleError(ValueError):
@@ -222,8 +223,8 @@ def note_event(action: Mapping[str, Any], now: int) -> Event:
     text = action.get("text")
     if not isinstance(text, str) or not text.strip():
         raise RuleError("text", "expected the note's text (a non-empty string)")
-    if len(text) > 10_000:
-        raise RuleError("text", f"expected at most 10000 characters, got {len(text)}")
+    if len(text) > NOTE_LENGTH:
+        raise RuleError("text", f"expected at most {NOTE_LENGTH} characters, got {len(text)}")
     return Event(NOTE_ADDED, {"text": text.strip()}, now)
 
 

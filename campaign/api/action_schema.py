@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.ruleset import ActionForm, Param, RollSpec, get_ruleset, ruleset_slugs
-
-TEXT_LENGTH = 200  # rules.params.text
-NOTE_LENGTH = 10_000  # rules.ruleset.note_event
+from rules.params import TEXT_LENGTH
+from rules.ruleset import NOTE_LENGTH, ActionForm, Param, RollSpec, get_ruleset, ruleset_slugs
 
 
 def param_schema(param: Param) -> dict[str, Any]:
