@@ -8,7 +8,9 @@ service is asked.
 from __future__ import annotations
 
 import json
+import sys
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +19,11 @@ from django.http import QueryDict
 from rules.ruleset import NOTE_FORM, UNDO_FORM, ActionForm, Param, RollSpec, get_ruleset
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
+CSRF_INPUT = "csrfmiddlewaretoken"
+# The API's words (campaign/api/parsers.py), so that both answer the same to the same text.
+NUL_MESSAGE = "the text contains a NUL character (\\u0000), which cannot be stored"
+MAX_JSON_DEPTH = 32  # as the API's parser
+MAX_KEY_LENGTH = 200  # Event.idempotency_key
 
 
 class FormError(Exception):
@@ -63,6 +70,76 @@ class ActionFormView:
     error: str = ""
     success: str = ""
     errors: dict[str, str] = field(default_factory=dict)
+
+
+def check_posted(data: QueryDict, inputs: Mapping[str, str]) -> None:
+    """Refuse a post our form could not have sent. `inputs` maps each input of the form to the field its errors
+    name. An input the form does not have (misspelt, stale, forged) would otherwise be dropped in silence, as the
+    API refuses an unknown field; a NUL is refused before PostgreSQL refuses it with a 500."""
+    for name in data:
+        if name != CSRF_INPUT and name not in inputs:
+            raise FormError("form", f"{name}: unknown field; expected one of {', '.join(sorted(inputs))}")
+    for name, values in data.lists():
+        if any("\x00" in value for value in values):
+            raise FormError(inputs.get(name, name), NUL_MESSAGE)
+
+
+class _NotJSON(ValueError):
+    pass
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotJSON(f"{name} is not valid JSON")
+
+
+def _json(raw: str, where: str, expected: str) -> Any:
+    """A JSON input, refused as the API's parser refuses a body: not JSON (NaN included), nested too deep (the
+    decoder's own recursion is a 500 otherwise) or holding a NUL, which PostgreSQL's jsonb cannot store."""
+    too_deep = FormError(where, f"expected {expected}, nested at most {MAX_JSON_DEPTH} levels deep")
+    try:
+        value = json.loads(raw, parse_constant=_no_constant)
+    except json.JSONDecodeError as error:
+        raise FormError(where, f"expected {expected}: {error.msg}") from None
+    except _NotJSON as error:
+        raise FormError(where, f"expected {expected}: {error}") from None
+    except ValueError:  # Python's own limit on the digits it converts to an int
+        raise FormError(
+            where, f"expected {expected}: a number of over {sys.get_int_max_str_digits()} digits"
+        ) from None
+    except RecursionError:
+        raise too_deep from None
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise too_deep
+        if isinstance(item, dict):
+            if any("\x00" in key for key in item):
+                raise FormError(where, NUL_MESSAGE)
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+        elif isinstance(item, str) and "\x00" in item:
+            raise FormError(where, NUL_MESSAGE)
+    return value
+
+
+def _ticked(data: QueryDict, name: str, where: str) -> bool:
+    """A checkbox: a browser sends "on" when it is ticked and nothing otherwise. Anything else is not our form's,
+    and reading it as unticked would drop it in silence."""
+    raw = data.get(name)
+    if raw is not None and raw != "on":
+        raise FormError(where, f"expected the box ticked (on) or not sent, got {raw!r}")
+    return raw == "on"
+
+
+def idempotency_key(data: QueryDict) -> str | None:
+    """The key each rendered action form carries. Too long is refused as the API refuses it: cut short, two
+    different keys could be taken for one."""
+    key = (data.get("key") or "").strip()
+    if len(key) > MAX_KEY_LENGTH:
+        raise FormError("key", f"expected at most {MAX_KEY_LENGTH} characters, got {len(key)}")
+    return key or None
 
 
 def action_forms(ruleset: str) -> dict[str, ActionForm]:
@@ -154,6 +231,16 @@ def build_form(
     return form
 
 
+def action_inputs(ruleset: str, action: str) -> dict[str, str]:
+    """The inputs an action's form posts, each with the field of the API's body its errors name."""
+    spec = UNDO_FORM if action == "undo" else action_forms(ruleset)[action]
+    inputs = {"key": "key", **{f"p_{param.name}": param.name for param in spec.params}}
+    for roll in spec.rolls:
+        names = [f"r_{roll.name}_{i}" for i in range(roll.count)] if roll.count > 0 else [f"r_{roll.name}"]
+        inputs.update(dict.fromkeys(names, f"rolls.{roll.name}"))
+    return inputs
+
+
 def place_error(ruleset: str, action: str, field_name: str, message: str) -> dict[str, str]:
     """Put a service error on the field it names: `severity`, `rolls.location`, `allocation.ch1` -> allocation."""
     spec = UNDO_FORM if action == "undo" else action_forms(ruleset)[action]
@@ -198,6 +285,7 @@ def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
 
 def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
     """The posted form as the API's action body: {"type": action, params..., "rolls": {...}}."""
+    check_posted(data, action_inputs(ruleset, action))
     if action == "undo":
         return {"type": "undo"}
     spec = action_forms(ruleset)[action]
@@ -206,7 +294,7 @@ def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
         name = f"p_{param.name}"
         kind = param.kind
         if kind == "bool":
-            body[param.name] = data.get(name) == "on"
+            body[param.name] = _ticked(data, name, param.name)
             continue
         if kind == "choices":
             if picked := data.getlist(name):  # none ticked: the service applies the default
@@ -221,12 +309,7 @@ def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
             except ValueError:
                 raise FormError(param.name, f"expected a whole number, got {raw.strip()!r}") from None
         elif kind == "json":
-            try:
-                body[param.name] = json.loads(raw)
-            except json.JSONDecodeError as error:
-                raise FormError(
-                    param.name, f"expected JSON such as {param.help or '[]'}: {error.msg}"
-                ) from None
+            body[param.name] = _json(raw, param.name, f"JSON such as {param.help or '[]'}")
         else:
             body[param.name] = raw.strip() if kind != "textarea" else raw
     rolls = {}
@@ -299,12 +382,39 @@ def attribute_fields(
     return out
 
 
+def character_inputs(ruleset: str) -> dict[str, str]:
+    """The inputs of the character form, each with the field its errors name."""
+    return {
+        "name": "name",
+        "player": "player",
+        **{
+            f"a_{name.replace('.', '__')}": f"attributes.{name}"
+            for name, *_ in ATTRIBUTE_FIELDS.get(ruleset, ())
+        },
+    }
+
+
+def place_character_error(ruleset: str, field_name: str, message: str) -> dict[str, str]:
+    """Put an error of the character form on the field it names; one inside an attribute
+    (`attributes.skills.driver`) on that attribute, or it would be shown nowhere."""
+    if field_name in ("name", "player"):
+        return {field_name: message}
+    for name, *_ in ATTRIBUTE_FIELDS.get(ruleset, ()):
+        where = f"attributes.{name}"
+        if field_name == where:
+            return {where: message}
+        if field_name.startswith(f"{where}."):
+            return {where: f"{field_name}: {message}"}
+    return {"form": message if field_name == "form" else f"{field_name}: {message}"}
+
+
 def parse_attributes(ruleset: str, data: QueryDict) -> dict[str, Any]:
+    check_posted(data, character_inputs(ruleset))
     attributes: dict[str, Any] = {}
     for name, kind, _text, _required, help_text in ATTRIBUTE_FIELDS.get(ruleset, ()):
         input_name = f"a_{name.replace('.', '__')}"
         if kind == "bool":
-            value: Any = data.get(input_name) == "on"
+            value: Any = _ticked(data, input_name, f"attributes.{name}")
         else:
             raw = data.get(input_name, "").strip()
             if not raw:
@@ -315,10 +425,7 @@ def parse_attributes(ruleset: str, data: QueryDict) -> dict[str, Any]:
                 except ValueError:
                     raise FormError(f"attributes.{name}", f"expected a whole number, got {raw!r}") from None
             else:
-                try:
-                    value = json.loads(raw)
-                except json.JSONDecodeError as error:
-                    raise FormError(f"attributes.{name}", f"expected {help_text}: {error.msg}") from None
+                value = _json(raw, f"attributes.{name}", help_text)
         if "." in name:
             group, key = name.split(".", 1)
             attributes.setdefault(group, {})[key] = value
@@ -342,6 +449,7 @@ CLOCK_UNITS = ("seconds", "rounds", "turns", "minutes", "hours", "days", "weeks"
 
 def parse_advance(data: QueryDict) -> dict[str, Any]:
     """The posted clock form as the API's `advance` object (the service checks the unit and the amount)."""
+    check_posted(data, {"unit": "advance", "amount": "advance"})
     unit = data.get("unit", "")
     raw = data.get("amount", "").strip()
     try:
@@ -354,7 +462,4 @@ def parse_advance(data: QueryDict) -> dict[str, Any]:
 
 
 def json_field(name: str, raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise FormError(name, f"expected a JSON object: {error.msg}") from None
+    return _json(raw, name, "a JSON object")

@@ -6,6 +6,7 @@ of the page that refreshes itself, answered with 304 when its ETag has not chang
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -78,7 +79,9 @@ class ThrottledAuthenticationForm(AuthenticationForm):
 
     def _throttle_key(self) -> str:
         username = (self.data.get("username") or "").strip().lower()
-        return f"login-failures:{username}:{_client_ip(self.request) if self.request else ''}"
+        # Hashed: the name is whatever was posted (megabytes, a NUL), and a cache key holds it for 5 minutes.
+        digest = hashlib.sha256(username.encode()).hexdigest()
+        return f"login-failures:{digest}:{_client_ip(self.request) if self.request else ''}"
 
     def clean(self) -> dict[str, Any]:
         key = self._throttle_key()
@@ -90,7 +93,10 @@ class ThrottledAuthenticationForm(AuthenticationForm):
             cache.add(key, 0, LOGIN_LOCK_SECONDS)
             cache.incr(key)
             raise
-        cache.delete(key)
+        # Django's form authenticates only when both fields are given: a post without a password gets here
+        # without a log-in, and must not wipe the failures counted so far.
+        if self.get_user() is not None:
+            cache.delete(key)
         return cleaned
 
 
@@ -101,6 +107,12 @@ class LoginView(auth_views.LoginView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         return {**super().get_context_data(**kwargs), "allow_signup": settings.ALLOW_SIGNUP}
+
+    def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
+        # A 400 as for every other refused form (and the API's log-in), not Django's 200.
+        response = super().form_invalid(form)
+        response.status_code = 400
+        return response
 
 
 class LogoutView(auth_views.LogoutView):
@@ -116,16 +128,22 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         username = request.POST.get("username", "")
         password = request.POST.get("password", "")
-        if password != request.POST.get("password2", password):
-            errors["password2"] = "the two passwords differ"
+        password2 = request.POST.get("password2")
+        try:
+            # A NUL would be hashed, but the log-in form refuses it: an account no one could log in to.
+            forms.check_posted(request.POST, {name: name for name in ("username", "password", "password2")})
+            # Without a password at all, the service's own message ("expected a password") says more.
+            if password and password2 != password:
+                raise forms.FormError(
+                    "password2",
+                    "the two passwords differ" if password2 is not None else "expected the password again",
+                )
+            user = services.user_sign_up(username=username, password=password)
+        except (services.ServiceError, forms.FormError) as error:
+            errors[error.field] = error.message
         else:
-            try:
-                user = services.user_sign_up(username=username, password=password)
-            except services.ServiceError as error:
-                errors[error.field] = error.message
-            else:
-                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-                return redirect("home")
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect("home")
     return render(
         request,
         "registration/signup.html",
@@ -146,15 +164,19 @@ def home(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         values = {key: request.POST.get(key, "") for key in values}
         try:
+            forms.check_posted(request.POST, {key: key for key in values})
             options = forms.json_field("options", values["options"]) if values["options"].strip() else None
             campaign = services.campaign_create(
                 user=request.user, name=values["name"], ruleset=values["ruleset"], options=options
             )
         except (services.ServiceError, forms.FormError) as error:
             key = error.field.split(".", 1)[0]
-            errors[key if key in values else "name"] = (
-                f"{error.field}: {error.message}" if key == "options" else error.message
-            )
+            if key == "form":
+                errors["form"] = error.message
+            else:
+                errors[key if key in values else "name"] = (
+                    f"{error.field}: {error.message}" if key == "options" else error.message
+                )
         else:
             return redirect("campaign", campaign_id=campaign.pk)
     memberships = (
@@ -310,15 +332,16 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
     _require_gm(role)
     username = request.POST.get("username", "").strip()
     try:
+        forms.check_posted(request.POST, {"username": "username", "role": "role"})
         membership = services.member_add(campaign=campaign, username=username, role=request.POST.get("role"))
-    except services.ServiceError as error:
+    except (services.ServiceError, forms.FormError) as error:
         return _board_form_response(
             request,
             campaign,
             role,
             "members",
             {"member_errors": {error.field: error.message}, "member_username": username},
-            error.status,
+            getattr(error, "status", 400),
         )
     success = f"{membership.user.get_username()} joined as {membership.get_role_display().lower()}."
     return _board_form_response(
@@ -344,12 +367,7 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
             attributes=attributes,
         )
     except (services.ServiceError, forms.FormError) as error:
-        field = (
-            error.field
-            if error.field in ("name", "player") or error.field.startswith("attributes.")
-            else "form"
-        )
-        errors[field] = error.message if field != "form" else f"{error.field}: {error.message}"
+        errors = forms.place_character_error(campaign.ruleset, error.field, error.message)
     if errors:
         extra = {
             "character_errors": errors,
@@ -692,7 +710,7 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
             character_id=character.pk,
             body=body,
             actor=request.user.get_username(),
-            idempotency_key=(request.POST.get("key") or "").strip()[:200] or None,
+            idempotency_key=forms.idempotency_key(request.POST),
         )
     except (services.ServiceError, forms.FormError) as error:
         errors = forms.place_error(ruleset, action, error.field, error.message)

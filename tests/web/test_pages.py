@@ -189,7 +189,7 @@ def test_log_in_is_throttled_after_five_failures_per_user_name_and_address(djang
     django_user_model.objects.create_user(username="yara", password="correct horse battery")
     client = Client()
     for _ in range(5):
-        assert client.post("/login/", {"username": "yara", "password": "wrong"}).status_code == 200
+        assert client.post("/login/", {"username": "yara", "password": "wrong"}).status_code == 400
     refused = client.post("/login/", {"username": "yara", "password": "correct horse battery"})
     assert "too many failed log-ins" in refused.content.decode()
     cache.clear()
