@@ -176,6 +176,8 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    request_digest = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-created_at"]
@@ -185,7 +187,11 @@ class Job(models.Model):
                 fields=["campaign"],
                 condition=Q(status__in=["queued", "running"]),
                 name="one_open_job_per_campaign",
-            )
+            ),
+            # A retried advance (its Idempotency-Key again) finds the job it made, and never makes a second.
+            models.UniqueConstraint(
+                fields=["campaign", "idempotency_key"], name="one_advance_per_idempotency_key"
+            ),
         ]
 
     @property

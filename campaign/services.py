@@ -149,7 +149,17 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
         raise _rule_error(error) from None
 
 
-def campaign_create(*, user: AbstractBaseUser, name: Any, ruleset: Any, options: Any = None) -> Campaign:
+def campaign_create(
+    *,
+    user: AbstractBaseUser,
+    name: Any,
+    ruleset: Any,
+    options: Any = None,
+    idempotency_key: str | None = None,
+) -> Campaign:
+    """A new campaign with `user` as its GM. The same `idempotency_key` from the same user again returns the
+    campaign the first request made (a form submitted twice, a retried request)."""
+    digest = request_digest({"name": name, "ruleset": ruleset, "options": options})
     if not isinstance(name, str) or not name.strip():
         raise ServiceError("name", "expected the campaign's name (a non-empty text)")
     if len(name) > 200:
@@ -160,6 +170,16 @@ def campaign_create(*, user: AbstractBaseUser, name: Any, ruleset: Any, options:
         raise _rule_error(error) from None
     options = validate_campaign_options(rules, options)
     with transaction.atomic():
+        if idempotency_key:
+            # The user's row is the lock: the same key sent twice at once makes one campaign.
+            User.objects.select_for_update().filter(pk=user.pk).first()
+            first = Event.objects.filter(
+                campaign__memberships__user=user, type=CAMPAIGN_CREATED, idempotency_key=idempotency_key
+            ).first()
+            if first is not None:
+                if first.request_digest != digest:
+                    raise Conflict("Idempotency-Key", KEY_REUSED)
+                return Campaign.objects.get(pk=first.campaign_id)
         campaign = Campaign.objects.create(name=name.strip(), ruleset=rules.slug, options=options)
         Membership.objects.create(campaign=campaign, user=user, role=GM)
         eventstore.append(
@@ -173,6 +193,8 @@ def campaign_create(*, user: AbstractBaseUser, name: Any, ruleset: Any, options:
             ],
             cause=f"campaign:{uuid.uuid4()}",
             actor=user.get_username(),
+            idempotency_key=idempotency_key,
+            request_digest=digest if idempotency_key else "",
         )
         Campaign.objects.filter(pk=campaign.pk).update(version=1)
         campaign.version = 1
@@ -209,8 +231,17 @@ def _player_for(campaign: Campaign, player: Any) -> AbstractBaseUser | None:
 
 
 def character_create(
-    *, campaign: Campaign, actor: str, name: Any, player: Any = None, attributes: Any = None
+    *,
+    campaign: Campaign,
+    actor: str,
+    name: Any,
+    player: Any = None,
+    attributes: Any = None,
+    idempotency_key: str | None = None,
 ) -> Character:
+    """A new character in `campaign`. The same `idempotency_key` again returns the character the first request
+    made; the key is the campaign's, shared with actions (as the event log keeps it)."""
+    digest = request_digest({"name": name, "player": player, "attributes": attributes})
     if not isinstance(name, str) or not name.strip():
         raise ServiceError("name", "expected the character's name (a non-empty text)")
     if len(name) > 200:
@@ -224,6 +255,12 @@ def character_create(
         raise _rule_error(error) from None
     with transaction.atomic():
         campaign = eventstore.lock_campaign(campaign.pk)
+        if idempotency_key:
+            first = Event.objects.filter(campaign=campaign, idempotency_key=idempotency_key).first()
+            if first is not None:
+                if first.type != CHARACTER_CREATED or first.request_digest != digest:
+                    raise Conflict("Idempotency-Key", KEY_REUSED)
+                return Character.objects.get(pk=first.data["character"])
         user = _player_for(campaign, player)
         character = Character.objects.create(
             campaign=campaign, name=name.strip(), player=user, attributes=attributes
@@ -241,6 +278,8 @@ def character_create(
             ],
             cause=f"character:{character.pk}",
             actor=actor,
+            idempotency_key=idempotency_key,
+            request_digest=digest if idempotency_key else "",
         )
         Campaign.objects.filter(pk=campaign.pk).update(version=campaign.version + 1)
         project_character(character, rules, start_state(rules, attributes, campaign.options), 0)
@@ -467,14 +506,24 @@ def parse_advance(advance: Any) -> int:
     return seconds
 
 
-def clock_advance_request(*, campaign: Campaign, seconds: int, actor: str) -> Job:
-    """Create the Job for an advance and enqueue it once the transaction commits."""
+def clock_advance_request(
+    *, campaign: Campaign, seconds: int, actor: str, idempotency_key: str | None = None
+) -> Job:
+    """Create the Job for an advance and enqueue it once the transaction commits. The same `idempotency_key` again
+    returns the job the first request made, finished or not, and advances nothing more."""
     from campaign import tasks
 
+    digest = request_digest({"seconds": seconds})
     tasks.ensure_broker()
     try:
         with transaction.atomic():
             campaign = eventstore.lock_campaign(campaign.pk)
+            if idempotency_key:
+                first = Job.objects.filter(campaign=campaign, idempotency_key=idempotency_key).first()
+                if first is not None:
+                    if first.request_digest != digest:
+                        raise Conflict("Idempotency-Key", KEY_REUSED)
+                    return first
             busy = open_job(campaign)
             if busy is not None:
                 raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))
@@ -484,6 +533,8 @@ def clock_advance_request(*, campaign: Campaign, seconds: int, actor: str) -> Jo
                 to_time=campaign.game_time + seconds,
                 reached=campaign.game_time,
                 actor=actor,
+                idempotency_key=idempotency_key,
+                request_digest=digest if idempotency_key else "",
             )
             if not settings.CELERY_TASK_ALWAYS_EAGER:
                 transaction.on_commit(lambda: tasks.enqueue_advance(job.pk))

@@ -623,3 +623,89 @@ def test_the_rulesets_endpoint_describes_every_action_note_and_undo_included(cli
         assert list(ruleset["forms"]) == ruleset["actions"]
     assert [param["name"] for param in data["shadowrun2"]["forms"]["note"]["params"]] == ["text"]
     assert data["darkfuture"]["forms"]["undo"]["params"] == []
+
+
+# --- Idempotency-Key on the writes that create: a campaign, a character, a clock advance ------------------------
+
+
+def _with_key(persona: Any, path: str, body: dict[str, Any], key: str) -> Any:
+    return persona.post(path, body, HTTP_IDEMPOTENCY_KEY=key)
+
+
+def test_a_campaign_posted_twice_with_one_key_is_made_once(sr2: Table) -> None:
+    body = {"name": "Twice", "ruleset": "cyberpunk2020", "options": {"hit_location_model": "standard"}}
+    before = Campaign.objects.count(), Event.objects.count()
+    first = _with_key(sr2.gm, "/api/campaigns/", body, "new-campaign-1")
+    again = _with_key(sr2.gm, "/api/campaigns/", body, "new-campaign-1")
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json() == first.json()
+    assert (Campaign.objects.count(), Event.objects.count()) == (before[0] + 1, before[1] + 1)
+    # The key is the user's: another GM's same key makes their own campaign.
+    other = _with_key(sr2.gm2, "/api/campaigns/", body, "new-campaign-1")
+    assert other.status_code == 201 and other.json()["id"] != first.json()["id"]
+
+
+def test_a_campaign_key_reused_for_another_campaign_is_a_409_writing_nothing(sr2: Table) -> None:
+    assert (
+        _with_key(sr2.gm, "/api/campaigns/", {"name": "A", "ruleset": "shadowrun2"}, "k").status_code == 201
+    )
+    before = Campaign.objects.count(), Event.objects.count()
+    reused = _with_key(sr2.gm, "/api/campaigns/", {"name": "B", "ruleset": "shadowrun2"}, "k")
+    assert reused.status_code == 409
+    assert reused.json() == {
+        "Idempotency-Key": ["this Idempotency-Key was already used for a different request"]
+    }
+    assert (Campaign.objects.count(), Event.objects.count()) == before
+
+
+def test_a_character_posted_twice_with_one_key_is_made_once(sr2: Table) -> None:
+    path = f"/api/campaigns/{sr2.campaign['id']}/characters/"
+    body = {"name": "Twin", "player": "player", "attributes": {"body": 4}}
+    before = Character.objects.count(), Event.objects.count()
+    first = _with_key(sr2.gm, path, body, "new-character-1")
+    again = _with_key(sr2.gm, path, body, "new-character-1")
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json()["id"] == first.json()["id"]
+    assert (Character.objects.count(), Event.objects.count()) == (before[0] + 1, before[1] + 1)
+    other = _with_key(sr2.gm, path, {**body, "name": "Other"}, "new-character-1")
+    assert other.status_code == 409 and list(other.json()) == ["Idempotency-Key"]
+
+
+def test_a_character_key_that_an_action_used_is_a_409(sr2: Table) -> None:
+    """The campaign's keys are one set, as the event log keeps them: a key is one request, whatever it was."""
+    assert sr2.act({"type": "note", "text": "x"}, HTTP_IDEMPOTENCY_KEY="shared").status_code == 201
+    before = Character.objects.count()
+    path = f"/api/campaigns/{sr2.campaign['id']}/characters/"
+    reused = _with_key(sr2.gm, path, {"name": "Zed", "attributes": {"body": 4}}, "shared")
+    assert reused.status_code == 409
+    assert Character.objects.count() == before
+
+
+def test_a_clock_advance_posted_twice_with_one_key_advances_once(sr2: Table) -> None:
+    path = f"/api/campaigns/{sr2.campaign['id']}/clock/"
+    first = _with_key(sr2.gm, path, {"advance": {"hours": 2}}, "advance-1")
+    again = _with_key(sr2.gm, path, {"advance": {"hours": 2}}, "advance-1")
+    assert (first.status_code, again.status_code) == (202, 202)
+    assert again.json()["job"] == first.json()["job"]
+    assert Campaign.objects.get(pk=sr2.campaign["id"]).game_time == 2 * 3600
+    other = _with_key(sr2.gm, path, {"advance": {"hours": 3}}, "advance-1")
+    assert other.status_code == 409 and list(other.json()) == ["Idempotency-Key"]
+    assert Campaign.objects.get(pk=sr2.campaign["id"]).game_time == 2 * 3600
+    # Without a key, or with a new one, the same advance is a new one: posting again on purpose advances again.
+    assert sr2.gm.post(path, {"advance": {"hours": 2}}).status_code == 202
+    assert _with_key(sr2.gm, path, {"advance": {"hours": 2}}, "advance-2").status_code == 202
+    assert Campaign.objects.get(pk=sr2.campaign["id"]).game_time == 6 * 3600
+
+
+def test_the_schema_offers_the_idempotency_key_on_every_write_that_creates(client: Any) -> None:
+    paths = client.get("/api/schema/?format=json").json()["paths"]
+    for path in (
+        "/api/campaigns/",
+        "/api/campaigns/{campaign_id}/characters/",
+        "/api/campaigns/{campaign_id}/clock/",
+        "/api/characters/{character_id}/actions/",
+    ):
+        headers = [p["name"] for p in paths[path]["post"]["parameters"] if p["in"] == "header"]
+        assert headers == ["Idempotency-Key"], path
+        if "get" in paths[path]:
+            assert all(p["in"] != "header" for p in paths[path]["get"].get("parameters", [])), path

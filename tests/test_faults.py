@@ -118,32 +118,38 @@ def test_a_database_that_refuses_the_projection_write_leaves_no_half_written_act
     assert retried.json()["events"][0]["version"] == 1
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_storm_of_identical_http_requests_with_one_key_appends_once_and_answers_alike(
-    django_user_model: Any,
-) -> None:
-    table = make_table(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2})
-    key = Token.objects.get(user=table.gm.user).key
-    url = f"/api/characters/{table.character['id']}/actions/"
-    body = {"type": "damage", "damage": 7, "location": "torso", "rolls": {"stun_save": [2]}}
-    answers: list[Any] = []
+def _storm(table: Table, path: str, body: dict[str, Any], key: str, requests: int) -> list[tuple[int, Any]]:
+    """`requests` identical posts by the GM at once, each from its own thread and connection, with one key."""
+    token = Token.objects.get(user=table.gm.user).key
+    answers: list[tuple[int, Any]] = []
     lock = threading.Lock()
 
     def send() -> None:
         try:
             client = APIClient()
-            client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-            response = client.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="storm-1")
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+            response = client.post(path, body, format="json", HTTP_IDEMPOTENCY_KEY=key)
             with lock:
                 answers.append((response.status_code, response.json()))
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=send) for _ in range(12)]
+    threads = [threading.Thread(target=send) for _ in range(requests)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
+    return answers
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_storm_of_identical_http_requests_with_one_key_appends_once_and_answers_alike(
+    django_user_model: Any,
+) -> None:
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2})
+    url = f"/api/characters/{table.character['id']}/actions/"
+    body = {"type": "damage", "damage": 7, "location": "torso", "rolls": {"stun_save": [2]}}
+    answers = _storm(table, url, body, "storm-1", 12)
     assert len(answers) == 12
     assert {status for status, _ in answers} == {201}
     first_events = answers[0][1]["events"]
@@ -153,3 +159,30 @@ def test_a_storm_of_identical_http_requests_with_one_key_appends_once_and_answer
     rows = list(Event.objects.filter(stream=character.stream).order_by("version"))
     assert [row.version for row in rows] == [e["version"] for e in first_events]
     assert character.version == rows[-1].version
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("write", ["campaign", "character", "clock"])
+def test_a_storm_of_creates_with_one_key_writes_once_and_answers_alike(
+    django_user_model: Any, write: str
+) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    path, body, expected = {
+        "campaign": ("/api/campaigns/", {"name": "Storm", "ruleset": "shadowrun2"}, 201),
+        "character": (
+            f"/api/campaigns/{table.campaign['id']}/characters/",
+            {"name": "Storm", "attributes": {"body": 4}},
+            201,
+        ),
+        "clock": (f"/api/campaigns/{table.campaign['id']}/clock/", {"advance": {"hours": 1}}, 202),
+    }[write]
+    before = Campaign.objects.count(), Character.objects.count(), Job.objects.count(), Event.objects.count()
+    answers = _storm(table, path, body, f"storm-{write}", 8)
+    assert len(answers) == 8
+    assert {status for status, _ in answers} == {expected}
+    made = {data.get("id", data.get("job")) for _, data in answers}
+    assert len(made) == 1
+    after = Campaign.objects.count(), Character.objects.count(), Job.objects.count(), Event.objects.count()
+    # One campaign (its CampaignCreated); one character (its CharacterCreated); one job (its ClockAdvanced).
+    grew = {"campaign": (1, 0, 0, 1), "character": (0, 1, 0, 1), "clock": (0, 0, 1, 1)}[write]
+    assert tuple(a - b for a, b in zip(after, before, strict=True)) == grew

@@ -49,6 +49,24 @@ def _body(request: Request, schema: serializers.Serializer) -> dict[str, Any]:
     return data
 
 
+def _idempotency_key(request: Request) -> str | None:
+    """The `Idempotency-Key` header of a write: the same key and request again return the first answer."""
+    key = request.headers.get("Idempotency-Key") or None
+    if key is not None and len(key) > 200:
+        raise services.ServiceError("Idempotency-Key", "expected at most 200 characters")
+    return key
+
+
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="the same key and request again return the first answer and write nothing (a 409 with another "
+    "request)",
+)
+
+
 def _int_param(request: Request, name: str, minimum: int = 0) -> int | None:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
@@ -166,9 +184,10 @@ def token(request: Request) -> Response:
 
 @extend_schema(
     request=CAMPAIGN_CREATE,
-    responses={200: ANY, 201: ANY, 400: ANY},
+    responses={200: ANY, 201: ANY, 400: ANY, 409: ANY},
 )
 @extend_schema(methods=["GET"], operation_id="campaigns_list", responses={200: ANY})
+@extend_schema(methods=["POST"], parameters=[IDEMPOTENCY_KEY])
 @api_view(["GET", "POST"])
 def campaigns(request: Request) -> Response:
     if request.method == "GET":
@@ -178,7 +197,11 @@ def campaigns(request: Request) -> Response:
         return Response([presenters.campaign_json(m.campaign, m.role) for m in memberships])
     body = _body(request, CAMPAIGN_CREATE)
     campaign = services.campaign_create(
-        user=request.user, name=body.get("name"), ruleset=body.get("ruleset"), options=body.get("options")
+        user=request.user,
+        name=body.get("name"),
+        ruleset=body.get("ruleset"),
+        options=body.get("options"),
+        idempotency_key=_idempotency_key(request),
     )
     return Response(presenters.campaign_json(campaign, GM), status=status.HTTP_201_CREATED)
 
@@ -209,8 +232,9 @@ def members(request: Request, campaign_id: int) -> Response:
 
 @extend_schema(
     request=CHARACTER_CREATE,
-    responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY},
+    responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
 )
+@extend_schema(methods=["POST"], parameters=[IDEMPOTENCY_KEY])
 @api_view(["GET", "POST"])
 def characters(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
@@ -227,6 +251,7 @@ def characters(request: Request, campaign_id: int) -> Response:
         name=body.get("name"),
         player=body.get("player"),
         attributes=body.get("attributes"),
+        idempotency_key=_idempotency_key(request),
     )
     character.refresh_from_db()
     return Response(presenters.character_json(character, GM), status=status.HTTP_201_CREATED)
@@ -270,18 +295,18 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
 
 @extend_schema(
     request={"application/json": actions_schema()},
-    parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)],
+    parameters=[IDEMPOTENCY_KEY],
     responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
 )
 @api_view(["POST"])
 def actions(request: Request, character_id: int) -> Response:
     character, role = access.character_for(request.user, character_id)
     access.require_gm(role, "act on characters")
-    key = request.headers.get("Idempotency-Key") or None
-    if key is not None and len(key) > 200:
-        raise services.ServiceError("Idempotency-Key", "expected at most 200 characters")
     result = services.character_act(
-        character_id=character.pk, body=request.data, actor=request.user.get_username(), idempotency_key=key
+        character_id=character.pk,
+        body=request.data,
+        actor=request.user.get_username(),
+        idempotency_key=_idempotency_key(request),
     )
     result.character.campaign.refresh_from_db()
     return Response(
@@ -328,6 +353,7 @@ def campaign_events(request: Request, campaign_id: int) -> Response:
     request=CLOCK_ADVANCE,
     responses={200: ANY, 202: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY, 503: ANY},
 )
+@extend_schema(methods=["POST"], parameters=[IDEMPOTENCY_KEY])
 @api_view(["GET", "POST"])
 def clock(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
@@ -344,7 +370,10 @@ def clock(request: Request, campaign_id: int) -> Response:
     access.require_gm(role, "advance the clock")
     seconds = services.parse_advance(_body(request, CLOCK_ADVANCE).get("advance"))
     job = services.clock_advance_request(
-        campaign=campaign, seconds=seconds, actor=request.user.get_username()
+        campaign=campaign,
+        seconds=seconds,
+        actor=request.user.get_username(),
+        idempotency_key=_idempotency_key(request),
     )
     return Response(
         {"job": str(job.pk), "from": job.from_time, "to": job.to_time, "status": job.status},

@@ -134,8 +134,8 @@ def _ticked(data: QueryDict, name: str, where: str) -> bool:
 
 
 def idempotency_key(data: QueryDict) -> str | None:
-    """The key each rendered action form carries. Too long is refused as the API refuses it: cut short, two
-    different keys could be taken for one."""
+    """The key each rendered form that writes carries (`{% idempotency_key %}`, an action form's own). Too long is
+    refused as the API refuses it: cut short, two different keys could be taken for one."""
     key = (data.get("key") or "").strip()
     if len(key) > MAX_KEY_LENGTH:
         raise FormError("key", f"expected at most {MAX_KEY_LENGTH} characters, got {len(key)}")
@@ -385,6 +385,7 @@ def attribute_fields(
 def character_inputs(ruleset: str) -> dict[str, str]:
     """The inputs of the character form, each with the field its errors name."""
     return {
+        "key": "key",
         "name": "name",
         "player": "player",
         **{
@@ -449,7 +450,7 @@ CLOCK_UNITS = ("seconds", "rounds", "turns", "minutes", "hours", "days", "weeks"
 
 def parse_advance(data: QueryDict) -> dict[str, Any]:
     """The posted clock form as the API's `advance` object (the service checks the unit and the amount)."""
-    check_posted(data, {"unit": "advance", "amount": "advance"})
+    check_posted(data, {"key": "key", "unit": "advance", "amount": "advance"})
     unit = data.get("unit", "")
     raw = data.get("amount", "").strip()
     try:

@@ -164,10 +164,14 @@ def home(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         values = {key: request.POST.get(key, "") for key in values}
         try:
-            forms.check_posted(request.POST, {key: key for key in values})
+            forms.check_posted(request.POST, {key: key for key in (*values, "key")})
             options = forms.json_field("options", values["options"]) if values["options"].strip() else None
             campaign = services.campaign_create(
-                user=request.user, name=values["name"], ruleset=values["ruleset"], options=options
+                user=request.user,
+                name=values["name"],
+                ruleset=values["ruleset"],
+                options=options,
+                idempotency_key=forms.idempotency_key(request.POST),
             )
         except (services.ServiceError, forms.FormError) as error:
             key = error.field.split(".", 1)[0]
@@ -301,7 +305,10 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
         advance = forms.parse_advance(request.POST)
         seconds = services.parse_advance(advance)
         job = services.clock_advance_request(
-            campaign=campaign, seconds=seconds, actor=request.user.get_username()
+            campaign=campaign,
+            seconds=seconds,
+            actor=request.user.get_username(),
+            idempotency_key=forms.idempotency_key(request.POST),
         )
     except (services.ServiceError, forms.FormError) as error:
         status = getattr(error, "status", 400)
@@ -365,6 +372,7 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
             name=name,
             player=player,
             attributes=attributes,
+            idempotency_key=forms.idempotency_key(request.POST),
         )
     except (services.ServiceError, forms.FormError) as error:
         errors = forms.place_character_error(campaign.ruleset, error.field, error.message)
