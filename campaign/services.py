@@ -149,6 +149,23 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
         raise _rule_error(error) from None
 
 
+def campaign_made_with(user: AbstractBaseUser, idempotency_key: str | None, digest: str) -> Campaign | None:
+    """The campaign `user` already made (created or imported) with this key, if any; a 409 if that was another
+    request. Locks the user's row for the rest of the transaction, so the same key sent twice at once makes one
+    campaign. A new campaign's key is its user's: the campaign's own keys start with it."""
+    if not idempotency_key:
+        return None
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    first = Event.objects.filter(
+        campaign__memberships__user=user, type=CAMPAIGN_CREATED, idempotency_key=idempotency_key
+    ).first()
+    if first is None:
+        return None
+    if first.request_digest != digest:
+        raise Conflict("Idempotency-Key", KEY_REUSED)
+    return Campaign.objects.get(pk=first.campaign_id)
+
+
 def campaign_create(
     *,
     user: AbstractBaseUser,
@@ -170,16 +187,9 @@ def campaign_create(
         raise _rule_error(error) from None
     options = validate_campaign_options(rules, options)
     with transaction.atomic():
-        if idempotency_key:
-            # The user's row is the lock: the same key sent twice at once makes one campaign.
-            User.objects.select_for_update().filter(pk=user.pk).first()
-            first = Event.objects.filter(
-                campaign__memberships__user=user, type=CAMPAIGN_CREATED, idempotency_key=idempotency_key
-            ).first()
-            if first is not None:
-                if first.request_digest != digest:
-                    raise Conflict("Idempotency-Key", KEY_REUSED)
-                return Campaign.objects.get(pk=first.campaign_id)
+        made = campaign_made_with(user, idempotency_key, digest)
+        if made is not None:
+            return made
         campaign = Campaign.objects.create(name=name.strip(), ruleset=rules.slug, options=options)
         Membership.objects.create(campaign=campaign, user=user, role=GM)
         eventstore.append(

@@ -2,11 +2,13 @@
 
 Streams are written as `campaign` and `character:<id in the file>`; import gives the characters new ids and
 replays the log into fresh read models, so the imported characters end in the same states. Players, members,
-idempotency keys and jobs are not part of the log and are not carried over: the importer becomes the GM.
+the file's idempotency keys and jobs are not part of the log and are not carried over: the importer becomes the GM.
+An import's own Idempotency-Key is kept on the new campaign's first event, as a created campaign's is.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from typing import IO, Any
@@ -15,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from campaign.models import GM, Campaign, Character, Event, Membership
 from campaign.projections import CAMPAIGN_CREATED, CHARACTER_CREATED, rebuild_campaign
-from campaign.services import ServiceError, validate_campaign_options
+from campaign.services import ServiceError, campaign_made_with, validate_campaign_options
 from rules.ruleset import RuleError, get_ruleset
 
 FORMAT = "wound-ledger/1"
@@ -66,9 +68,19 @@ def _parse(line_no: int, raw: bytes) -> dict[str, Any]:
     return item
 
 
-def import_lines(upload: IO[bytes], *, user: AbstractBaseUser) -> Campaign:
-    """Create a new campaign from an export. Runs inside the caller's transaction: any error writes nothing."""
+def import_lines(
+    upload: IO[bytes], *, user: AbstractBaseUser, idempotency_key: str | None = None
+) -> Campaign:
+    """Create a new campaign from an export. Runs inside the caller's transaction: any error writes nothing. The
+    same file with the same `idempotency_key` again returns the campaign the first import made."""
+    digest = ""
+    if idempotency_key:
+        digest = _file_digest(upload)
+        made = campaign_made_with(user, idempotency_key, digest)
+        if made is not None:
+            return made
     campaign: Campaign | None = None
+    first_line = 0
     character_ids: dict[str, Character] = {}
     versions: dict[str, int] = {}
     rows: list[Event] = []
@@ -87,7 +99,7 @@ def import_lines(upload: IO[bytes], *, user: AbstractBaseUser) -> Campaign:
             if stream != "campaign" or item["type"] != CAMPAIGN_CREATED:
                 raise _fail(line_no, "the first event must be the campaign's CampaignCreated")
             campaign = _create_campaign(line_no, item["data"], user)
-            new_stream, character = campaign.stream, None
+            new_stream, character, first_line = campaign.stream, None, line_no
         elif stream == "campaign":
             new_stream, character = campaign.stream, None
             if item["type"] == CHARACTER_CREATED:
@@ -114,6 +126,9 @@ def import_lines(upload: IO[bytes], *, user: AbstractBaseUser) -> Campaign:
                 game_time=item["game_time"],
                 actor=str(item.get("actor", ""))[:150],
                 cause=str(item.get("cause") or f"import:{line_no}")[:80],
+                # The campaign's first event holds the key, as a created campaign's does.
+                idempotency_key=idempotency_key if line_no == first_line else None,
+                request_digest=digest if line_no == first_line else "",
             )
         )
         if len(rows) >= 5000:
@@ -130,6 +145,16 @@ def import_lines(upload: IO[bytes], *, user: AbstractBaseUser) -> Campaign:
         ) from None
     campaign.refresh_from_db()
     return campaign
+
+
+def _file_digest(upload: IO[bytes]) -> str:
+    """The file's SHA-256, read from the start; the file is left at its start for the import."""
+    upload.seek(0)
+    digest = hashlib.sha256()
+    for chunk in iter(lambda: upload.read(1 << 16), b""):
+        digest.update(chunk)
+    upload.seek(0)
+    return digest.hexdigest()
 
 
 def _create_campaign(line_no: int, data: dict[str, Any], user: AbstractBaseUser) -> Campaign:

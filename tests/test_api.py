@@ -704,8 +704,32 @@ def test_the_schema_offers_the_idempotency_key_on_every_write_that_creates(clien
         "/api/campaigns/{campaign_id}/characters/",
         "/api/campaigns/{campaign_id}/clock/",
         "/api/characters/{character_id}/actions/",
+        "/api/campaigns/import/",
     ):
         headers = [p["name"] for p in paths[path]["post"]["parameters"] if p["in"] == "header"]
         assert headers == ["Idempotency-Key"], path
         if "get" in paths[path]:
             assert all(p["in"] != "header" for p in paths[path]["get"].get("parameters", [])), path
+
+
+def _import(table: Table, content: bytes, key: str) -> Any:
+    upload = io.BytesIO(content)
+    upload.name = "campaign.jsonl"
+    return table.gm.client.post(
+        "/api/campaigns/import/", {"file": upload}, format="multipart", HTTP_IDEMPOTENCY_KEY=key
+    )
+
+
+def test_an_import_posted_twice_with_one_key_is_made_once(sr2: Table) -> None:
+    assert sr2.act({"type": "note", "text": "kept"}).status_code == 201
+    export = b"".join(sr2.gm.get(f"/api/campaigns/{sr2.campaign['id']}/export/").streaming_content)
+    before = Campaign.objects.count(), _event_count()
+    first = _import(sr2, export, "import-1")
+    again = _import(sr2, export, "import-1")
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json() == first.json()
+    assert (Campaign.objects.count(), _event_count()) == (before[0] + 1, before[1] + 3)
+    # Another file with the same key is another request; a new key imports the same file again.
+    assert _import(sr2, export + b"\n", "import-1").status_code == 409
+    assert _import(sr2, export, "import-2").status_code == 201
+    assert Campaign.objects.count() == before[0] + 2

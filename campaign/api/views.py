@@ -408,7 +408,8 @@ def export(request: Request, campaign_id: int) -> StreamingHttpResponse:
 
 @extend_schema(
     request={"multipart/form-data": inline_serializer("Import", {"file": serializers.FileField()})},
-    responses={201: ANY, 400: ANY},
+    parameters=[IDEMPOTENCY_KEY],
+    responses={201: ANY, 400: ANY, 409: ANY},
 )
 @api_view(["POST"])
 def import_campaign(request: Request) -> Response:
@@ -417,7 +418,9 @@ def import_campaign(request: Request) -> Response:
         raise services.ServiceError("file", "expected a JSON Lines file in the multipart field `file`")
     try:
         with transaction.atomic():
-            campaign = transfer.import_lines(upload, user=request.user)
+            campaign = transfer.import_lines(
+                upload, user=request.user, idempotency_key=_idempotency_key(request)
+            )
     except RecursionError:
         raise services.ServiceError("file", "a line of the file is JSON nested too deeply") from None
     return Response(presenters.campaign_json(campaign, GM), status=status.HTTP_201_CREATED)
