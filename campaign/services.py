@@ -56,6 +56,7 @@ VERSION_CONFLICT = (
     "the character changed meanwhile: it is at version {actual}, not {expected}; reload and retry"
 )
 KEY_REUSED = "this Idempotency-Key was already used for a different request"
+LAST_GM = "{name} is the campaign's only GM: make someone else a GM first, or nobody could run the campaign"
 NOTHING_TO_UNDO = "there is nothing to undo on this character"
 MAX_ADVANCE_SECONDS = 100 * 366 * 86_400
 COMMAND_ATTEMPTS = 3
@@ -220,6 +221,13 @@ def member_add(*, campaign: Campaign, username: Any, role: Any) -> Membership:
     if user is None:
         raise ServiceError("username", f"there is no user named {username!r}")
     with transaction.atomic():
+        # Under the campaign's lock: two GMs making each other players at once must not leave it with none.
+        campaign = eventstore.lock_campaign(campaign.pk)
+        if (
+            role == PLAYER
+            and not Membership.objects.filter(campaign=campaign, role=GM).exclude(user=user).exists()
+        ):
+            raise ServiceError("role", LAST_GM.format(name=username))
         membership, _ = Membership.objects.update_or_create(
             campaign=campaign, user=user, defaults={"role": role}
         )

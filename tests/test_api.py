@@ -184,6 +184,29 @@ def test_bad_member_input_names_the_field(sr2: Table, body: dict[str, Any], fiel
     assert Membership.objects.count() == before
 
 
+def test_the_last_gm_cannot_be_made_a_player_but_one_of_two_can(sr2: Table) -> None:
+    """The table has two GMs (gm, gm2). A campaign with none could never be run again: nobody could act, advance
+    the clock or add a GM."""
+    members = f"/api/campaigns/{sr2.campaign['id']}/members/"
+
+    def roles() -> dict[str, str]:
+        return {m.user.username: m.role for m in Membership.objects.filter(campaign_id=sr2.campaign["id"])}
+
+    assert sr2.gm2.post(members, {"username": "gm", "role": "player"}).status_code == 201
+    assert roles()["gm"] == "player"
+    refused = sr2.gm2.post(members, {"username": "gm2", "role": "player"})
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "role": [
+            "gm2 is the campaign's only GM: make someone else a GM first, or nobody could run the campaign"
+        ]
+    }
+    assert roles()["gm2"] == "gm"
+    assert sr2.gm2.post(members, {"username": "gm", "role": "gm"}).status_code == 201
+    assert sr2.gm2.post(members, {"username": "gm2", "role": "player"}).status_code == 201
+    assert roles() == {"gm": "gm", "gm2": "player", "player": "player"}
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [

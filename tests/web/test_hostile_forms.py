@@ -624,3 +624,12 @@ def test_each_rendering_of_a_clock_button_has_its_own_key_so_a_second_click_adva
         assert Campaign.objects.get(pk=sr2_web.campaign_id).game_time == times * 3600
     keys = {_hidden_inputs(sr2_web.gm.get(board).content.decode(), 'value="hours"')["key"] for _ in range(2)}
     assert len(keys) == 2
+
+
+def test_the_members_form_shows_why_the_last_gm_stays_a_gm(sr2_web: Web) -> None:
+    board = f"/campaigns/{sr2_web.campaign_id}/"
+    assert sr2_web.gm.post(f"{board}members/", {"username": "gm2", "role": "player"}).status_code == 302
+    before = counts()
+    response = sr2_web.gm.post(f"{board}members/", {"username": "gm", "role": "player"})
+    refused(response, before, "gm is the campaign&#x27;s only GM: make someone else a GM first")
+    assert Membership.objects.get(campaign_id=sr2_web.campaign_id, user__username="gm").role == "gm"
