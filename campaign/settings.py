@@ -177,8 +177,15 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# The default cache holds the log-in throttles (the page's and the API's). With several server processes it must be
+# one they share (CACHE_URL, Redis): in each process's own memory, each would keep its own count of failed log-ins.
+CACHE_URL = os.environ.get("CACHE_URL", "")
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+        if CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    ),
     # Rendered reads (the character page's live region, the character API's answer), per process. Keys hold the
     # character's version, the campaign's game time and version, the viewer's role and user: any new event, clock
     # advance or undo makes a new key, so an entry is never stale; old ones age out (TIMEOUT, MAX_ENTRIES).

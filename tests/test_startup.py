@@ -65,3 +65,38 @@ def test_postgresql_prepares_repeated_statements_unless_a_pooler_needs_it_off() 
     assert (
         "DATABASE_PREPARE_THRESHOLD: expected a whole number above 0 or off, got '0'" in refused.value.stderr
     )
+
+
+def _in_a_process(code: str, **env: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup(); {code}"],
+        env={**_without_cache_url(), "DJANGO_SETTINGS_MODULE": "campaign.settings", **env},
+        cwd=settings.BASE_DIR,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def _without_cache_url() -> dict[str, str]:
+    return {name: value for name, value in os.environ.items() if name != "CACHE_URL"}
+
+
+def test_server_processes_share_the_log_in_throttles_through_cache_url() -> None:
+    """What one process counts (a failed log-in) another sees: with CACHE_URL the default cache is Redis."""
+    from tests.conftest import need_service
+
+    need_service("Redis", "127.0.0.1", 6379)
+    url = "redis://127.0.0.1:6379/13"
+    probe = f"throttle-probe-{os.getpid()}"
+    backend = "from django.core.cache import caches; print(type(caches['default']).__name__)"
+    assert _in_a_process(backend) == "LocMemCache"
+    assert _in_a_process(backend, CACHE_URL=url) == "RedisCache"
+    counted = (
+        f"from django.core.cache import cache; cache.set({probe!r}, 0, 60); print(cache.incr({probe!r}))"
+    )
+    assert _in_a_process(counted, CACHE_URL=url) == "1"
+    seen = f"from django.core.cache import cache; print(cache.get({probe!r})); cache.delete({probe!r})"
+    assert _in_a_process(seen, CACHE_URL=url) == "1"
+    assert _in_a_process(seen) == "None"  # without it, each process counts alone
