@@ -217,9 +217,7 @@ def member_add(*, campaign: Campaign, username: Any, role: Any) -> Membership:
         raise ServiceError("role", f"expected one of gm, player, got {role!r}")
     if not isinstance(username, str) or not username:
         raise ServiceError("username", "expected a user name")
-    user = User.objects.filter(username=username).first()
-    if user is None:
-        raise ServiceError("username", f"there is no user named {username!r}")
+    user = _user_named("username", username)
     with transaction.atomic():
         # Under the campaign's lock: two GMs making each other players at once must not leave it with none.
         campaign = eventstore.lock_campaign(campaign.pk)
@@ -234,14 +232,23 @@ def member_add(*, campaign: Campaign, username: Any, role: Any) -> Membership:
     return membership
 
 
+def _user_named(field: str, name: str) -> AbstractBaseUser:
+    # No user's name is longer: a longer one is refused without being echoed back in full.
+    longest = User._meta.get_field("username").max_length
+    if len(name) > longest:
+        raise ServiceError(field, f"expected a user name of at most {longest} characters, got {len(name)}")
+    user = User.objects.filter(username=name).first()
+    if user is None:
+        raise ServiceError(field, f"there is no user named {name!r}")
+    return user
+
+
 def _player_for(campaign: Campaign, player: Any) -> AbstractBaseUser | None:
     if player is None or player == "":
         return None
     if not isinstance(player, str):
         raise ServiceError("player", f"expected a user name or null, got {player!r}")
-    user = User.objects.filter(username=player).first()
-    if user is None:
-        raise ServiceError("player", f"there is no user named {player!r}")
+    user = _user_named("player", player)
     membership = Membership.objects.filter(campaign=campaign, user=user).first()
     if membership is None:
         Membership.objects.create(campaign=campaign, user=user, role=PLAYER)

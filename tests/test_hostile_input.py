@@ -280,3 +280,20 @@ def test_the_schema_says_the_request_bodies_take_no_other_field(sr2: Table) -> N
     }.items():
         assert schemas[name]["additionalProperties"] is False, name
         assert sorted(schemas[name]["properties"]) == fields, name
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("members/", {"username": "x" * 100_000, "role": "player"}, "username"),
+        ("characters/", {"name": "Zed", "player": "x" * 100_000, "attributes": {"body": 4}}, "player"),
+    ],
+)
+def test_an_overlong_user_name_is_refused_without_being_echoed_back(
+    sr2: Table, path: str, body: dict[str, Any], field: str
+) -> None:
+    events = Event.objects.count()
+    response = sr2.gm.post(f"/api/campaigns/{sr2.campaign['id']}/{path}", body)
+    assert response.status_code == 400
+    assert response.json() == {field: ["expected a user name of at most 150 characters, got 100000"]}
+    assert Event.objects.count() == events
