@@ -150,15 +150,24 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
         raise _rule_error(error) from None
 
 
+def campaign_digest(user: AbstractBaseUser, request: Any) -> str:
+    """The digest a new campaign's key is kept with. A new campaign's key is its user's: the same key and request
+    from another GM of that campaign is another request."""
+    return request_digest({"user": user.pk, "request": request})
+
+
 def campaign_made_with(user: AbstractBaseUser, idempotency_key: str | None, digest: str) -> Campaign | None:
-    """The campaign `user` already made (created or imported) with this key, if any; a 409 if that was another
-    request. Locks the user's row for the rest of the transaction, so the same key sent twice at once makes one
-    campaign. A new campaign's key is its user's: the campaign's own keys start with it."""
+    """The campaign `user` made (created or imported) with this key and still runs as a GM, if any; a 409 if that
+    was another request (`campaign_digest`). Locks the user's row for the rest of the transaction, so the same key
+    sent twice at once makes one campaign. A player of that campaign never gets it back: they make their own."""
     if not idempotency_key:
         return None
     User.objects.select_for_update().filter(pk=user.pk).first()
     first = Event.objects.filter(
-        campaign__memberships__user=user, type=CAMPAIGN_CREATED, idempotency_key=idempotency_key
+        campaign__memberships__user=user,
+        campaign__memberships__role=GM,
+        type=CAMPAIGN_CREATED,
+        idempotency_key=idempotency_key,
     ).first()
     if first is None:
         return None
@@ -177,7 +186,7 @@ def campaign_create(
 ) -> Campaign:
     """A new campaign with `user` as its GM. The same `idempotency_key` from the same user again returns the
     campaign the first request made (a form submitted twice, a retried request)."""
-    digest = request_digest({"name": name, "ruleset": ruleset, "options": options})
+    digest = campaign_digest(user, {"name": name, "ruleset": ruleset, "options": options})
     if not isinstance(name, str) or not name.strip():
         raise ServiceError("name", "expected the campaign's name (a non-empty text)")
     if len(name) > 200:

@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from campaign.models import GM, Campaign, Character, Event, Membership
 from campaign.projections import CAMPAIGN_CREATED, CHARACTER_CREATED, rebuild_campaign
-from campaign.services import ServiceError, campaign_made_with, validate_campaign_options
+from campaign.services import ServiceError, campaign_digest, campaign_made_with, validate_campaign_options
 from rules.ruleset import RuleError, get_ruleset
 
 FORMAT = "wound-ledger/1"
@@ -75,7 +75,7 @@ def import_lines(
     same file with the same `idempotency_key` again returns the campaign the first import made."""
     digest = ""
     if idempotency_key:
-        digest = _file_digest(upload)
+        digest = campaign_digest(user, {"file": _file_digest(upload)})
         made = campaign_made_with(user, idempotency_key, digest)
         if made is not None:
             return made

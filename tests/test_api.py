@@ -668,6 +668,27 @@ def test_a_campaign_posted_twice_with_one_key_is_made_once(sr2: Table) -> None:
     assert other.status_code == 201 and other.json()["id"] != first.json()["id"]
 
 
+def test_a_players_key_never_returns_the_campaign_a_gm_made_with_it(sr2: Table) -> None:
+    """Keys of new campaigns are their users': the player of a campaign sending its GM's key and body makes a
+    campaign of their own, and never receives the GM's answer."""
+    body = {"name": "Mine", "ruleset": "shadowrun2"}
+    made = _with_key(sr2.gm, "/api/campaigns/", body, "same-key").json()
+    assert (
+        sr2.gm.post(
+            f"/api/campaigns/{made['id']}/members/", {"username": "player", "role": "player"}
+        ).status_code
+        == 201
+    )
+    theirs = _with_key(sr2.player, "/api/campaigns/", body, "same-key")
+    assert theirs.status_code == 201 and theirs.json()["id"] != made["id"]
+    # Another GM of the campaign with the same key is another request.
+    assert (
+        sr2.gm.post(f"/api/campaigns/{made['id']}/members/", {"username": "gm2", "role": "gm"}).status_code
+        == 201
+    )
+    assert _with_key(sr2.gm2, "/api/campaigns/", body, "same-key").status_code == 409
+
+
 def test_a_campaign_key_reused_for_another_campaign_is_a_409_writing_nothing(sr2: Table) -> None:
     assert (
         _with_key(sr2.gm, "/api/campaigns/", {"name": "A", "ruleset": "shadowrun2"}, "k").status_code == 201
