@@ -16,13 +16,11 @@ from typing import Any
 
 from django.http import QueryDict
 
+from campaign.untrusted import MAX_DEPTH, check_text, nesting, unstorable
 from rules.ruleset import NOTE_FORM, UNDO_FORM, ActionForm, Param, RollSpec, get_ruleset
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
 CSRF_INPUT = "csrfmiddlewaretoken"
-# The API's words (campaign/api/parsers.py), so that both answer the same to the same text.
-NUL_MESSAGE = "the text contains a NUL character (\\u0000), which cannot be stored"
-MAX_JSON_DEPTH = 32  # as the API's parser
 MAX_KEY_LENGTH = 200  # Event.idempotency_key
 
 
@@ -80,8 +78,9 @@ def check_posted(data: QueryDict, inputs: Mapping[str, str]) -> None:
         if name != CSRF_INPUT and name not in inputs:
             raise FormError("form", f"{name}: unknown field; expected one of {', '.join(sorted(inputs))}")
     for name, values in data.lists():
-        if any("\x00" in value for value in values):
-            raise FormError(inputs.get(name, name), NUL_MESSAGE)
+        for value in values:
+            if problem := unstorable(value):
+                raise FormError(inputs.get(name, name), f"the text {problem}")
 
 
 class _NotJSON(ValueError):
@@ -94,8 +93,9 @@ def _no_constant(name: str) -> Any:
 
 def _json(raw: str, where: str, expected: str) -> Any:
     """A JSON input, refused as the API's parser refuses a body: not JSON (NaN included), nested too deep (the
-    decoder's own recursion is a 500 otherwise) or holding a NUL, which PostgreSQL's jsonb cannot store."""
-    too_deep = FormError(where, f"expected {expected}, nested at most {MAX_JSON_DEPTH} levels deep")
+    decoder's own recursion is a 500 otherwise) or holding text no database can store (a NUL, a lone surrogate
+    written as an escape), which PostgreSQL refuses with a 500 and SQLite stores for every later read to fail on."""
+    too_deep = FormError(where, f"expected {expected}, nested at most {MAX_DEPTH} levels deep")
     try:
         value = json.loads(raw, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
@@ -108,19 +108,9 @@ def _json(raw: str, where: str, expected: str) -> Any:
         ) from None
     except RecursionError:
         raise too_deep from None
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
-            raise too_deep
-        if isinstance(item, dict):
-            if any("\x00" in key for key in item):
-                raise FormError(where, NUL_MESSAGE)
-            stack.extend((child, depth + 1) for child in item.values())
-        elif isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
-        elif isinstance(item, str) and "\x00" in item:
-            raise FormError(where, NUL_MESSAGE)
+    if nesting(value, MAX_DEPTH) > MAX_DEPTH:
+        raise too_deep
+    check_text(value, where)
     return value
 
 

@@ -21,6 +21,8 @@ from campaign.models import Campaign, Character, Event, Job, Membership
 from tests.web.conftest import Web, logged_in
 
 NUL = "the text contains a NUL character (\\u0000), which cannot be stored"  # the API's words
+NUL_KEY = "a key contains a NUL character (\\u0000), which cannot be stored"
+SURROGATE_KEY = "a key contains a lone UTF-16 surrogate, which is not valid Unicode text"
 DEEP_JSON = "[" * 5000 + "]" * 5000  # deeper than the JSON decoder's own recursion limit
 HUGE_DIGITS = "9" * 5000  # more digits than Python converts to an int
 
@@ -169,8 +171,14 @@ ACTION_CASES = [
         "sr2_web",
         "heal_magic",
         {"p_successes": "1", "p_mode": "allocate", "p_allocation": '{"ph\\u0000ysical": 1}'},
-        field_error("err-heal_magic-p_allocation", NUL),
+        field_error("err-heal_magic-p_allocation", NUL_KEY),
     ),
+    (
+        "sr2_web",
+        "heal_magic",
+        {"p_successes": "1", "p_mode": "allocate", "p_allocation": '{"\\ud800": 1}'},
+        field_error("err-heal_magic-p_allocation", SURROGATE_KEY),
+    ),  # a 500 before
     # a parameter the action's form does not have: dropped in silence, as the API once did (`open_wond`)
     (
         "sr2_web",
@@ -399,7 +407,9 @@ DF_CHARACTER_CASES = [
             "err-ch-a_skills", "attributes.skills.driver: expected a whole number of at most 100, got 500"
         ),
     ),
-    ({"a_skills": '{"dri\\u0000ver": 3}'}, field_error("err-ch-a_skills", NUL)),  # stored before
+    ({"a_skills": '{"dri\\u0000ver": 3}'}, field_error("err-ch-a_skills", NUL_KEY)),  # stored before
+    # stored before on SQLite, where every later read of the character was a 500; a 500 on PostgreSQL
+    ({"a_skills": '{"\\ud800": 3}'}, field_error("err-ch-a_skills", SURROGATE_KEY)),
     (
         {"a_skills": DEEP_JSON},
         field_error("err-ch-a_skills", f"expected {SKILLS}, nested at most 32"),
@@ -466,8 +476,12 @@ HOME_CASES = [
     ),
     (
         {"name": "X", "ruleset": "shadowrun2", "options": '{"start": "2053-01-01T00:00:00\\u0000"}'},
-        f'id="err-c-options">options: {escape(NUL)}',
+        f'id="err-c-options">options.start: {escape(NUL)}',
     ),
+    (
+        {"name": "X", "ruleset": "shadowrun2", "options": '{"\\ud800": 1}'},
+        f'id="err-c-options">options: {escape(SURROGATE_KEY)}',
+    ),  # a 500 before
     (
         {"name": "X", "ruleset": "shadowrun2", "options": '{"a":' * 5000 + "1" + "}" * 5000},
         'id="err-c-options">options: expected a JSON object, nested at most 32 levels deep',
