@@ -30,6 +30,14 @@ class Campaign(models.Model):
         "though no event was added",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="campaigns_created",
+        help_text="who created or imported it: whose Idempotency-Key its first event holds",
+    )
 
     def __str__(self) -> str:
         return self.name

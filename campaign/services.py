@@ -150,24 +150,15 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
         raise _rule_error(error) from None
 
 
-def campaign_digest(user: AbstractBaseUser, request: Any) -> str:
-    """The digest a new campaign's key is kept with. A new campaign's key is its user's: the same key and request
-    from another GM of that campaign is another request."""
-    return request_digest({"user": user.pk, "request": request})
-
-
 def campaign_made_with(user: AbstractBaseUser, idempotency_key: str | None, digest: str) -> Campaign | None:
-    """The campaign `user` made (created or imported) with this key and still runs as a GM, if any; a 409 if that
-    was another request (`campaign_digest`). Locks the user's row for the rest of the transaction, so the same key
-    sent twice at once makes one campaign. A player of that campaign never gets it back: they make their own."""
+    """The campaign `user` created or imported with this key, if any; a 409 if that was another request. A new
+    campaign's key is its user's. Locks the user's row (not against what refers to it: a log-in, a membership) for
+    the rest of the transaction, so the same key sent twice at once makes one campaign."""
     if not idempotency_key:
         return None
-    User.objects.select_for_update().filter(pk=user.pk).first()
+    User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
     first = Event.objects.filter(
-        campaign__memberships__user=user,
-        campaign__memberships__role=GM,
-        type=CAMPAIGN_CREATED,
-        idempotency_key=idempotency_key,
+        campaign__created_by=user, type=CAMPAIGN_CREATED, idempotency_key=idempotency_key
     ).first()
     if first is None:
         return None
@@ -186,7 +177,7 @@ def campaign_create(
 ) -> Campaign:
     """A new campaign with `user` as its GM. The same `idempotency_key` from the same user again returns the
     campaign the first request made (a form submitted twice, a retried request)."""
-    digest = campaign_digest(user, {"name": name, "ruleset": ruleset, "options": options})
+    digest = request_digest({"name": name, "ruleset": ruleset, "options": options})
     if not isinstance(name, str) or not name.strip():
         raise ServiceError("name", "expected the campaign's name (a non-empty text)")
     if len(name) > 200:
@@ -200,7 +191,9 @@ def campaign_create(
         made = campaign_made_with(user, idempotency_key, digest)
         if made is not None:
             return made
-        campaign = Campaign.objects.create(name=name.strip(), ruleset=rules.slug, options=options)
+        campaign = Campaign.objects.create(
+            name=name.strip(), ruleset=rules.slug, options=options, created_by=user
+        )
         Membership.objects.create(campaign=campaign, user=user, role=GM)
         eventstore.append(
             campaign=campaign,
@@ -295,6 +288,7 @@ def character_create(
                 if first.type != CHARACTER_CREATED or first.request_digest != digest:
                     raise Conflict("Idempotency-Key", KEY_REUSED)
                 return Character.objects.get(pk=first.data["character"])
+            _refuse_a_key_an_advance_used(campaign, idempotency_key)
         user = _player_for(campaign, player)
         character = Character.objects.create(
             campaign=campaign, name=name.strip(), player=user, attributes=attributes
@@ -406,6 +400,12 @@ def _evolved_in_place(
     return fold_into(rules, character.state, events), before
 
 
+def _refuse_a_key_an_advance_used(campaign: Campaign, idempotency_key: str) -> None:
+    """A campaign's keys are one set, kept by its event log and by its jobs: a key an advance used is taken."""
+    if Job.objects.filter(campaign=campaign, idempotency_key=idempotency_key).exists():
+        raise Conflict("Idempotency-Key", KEY_REUSED)
+
+
 def _replayed(character: Character, first: Event, digest: str) -> ActionResult:
     if first.request_digest != digest or first.character_id != character.pk:
         raise Conflict("Idempotency-Key", KEY_REUSED)
@@ -446,6 +446,7 @@ def _character_act_once(
             first = Event.objects.filter(campaign=campaign, idempotency_key=idempotency_key).first()
             if first is not None:
                 return _replayed(character, first, digest)
+            _refuse_a_key_an_advance_used(campaign, idempotency_key)
         rules = get_ruleset(campaign.ruleset)
         action, rolls, expected = _parse_action(rules, body)
         if open_job_id is not None:
@@ -558,6 +559,8 @@ def clock_advance_request(
                     if first.request_digest != digest:
                         raise Conflict("Idempotency-Key", KEY_REUSED)
                     return first
+                if Event.objects.filter(campaign=campaign, idempotency_key=idempotency_key).exists():
+                    raise Conflict("Idempotency-Key", KEY_REUSED)  # an action's or a new character's
             busy = open_job(campaign)
             if busy is not None:
                 raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))

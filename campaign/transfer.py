@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from campaign.models import GM, Campaign, Character, Event, Membership
 from campaign.projections import CAMPAIGN_CREATED, CHARACTER_CREATED, rebuild_campaign
-from campaign.services import ServiceError, campaign_digest, campaign_made_with, validate_campaign_options
+from campaign.services import ServiceError, campaign_made_with, validate_campaign_options
 from rules.ruleset import RuleError, get_ruleset
 
 FORMAT = "wound-ledger/1"
@@ -75,7 +75,7 @@ def import_lines(
     same file with the same `idempotency_key` again returns the campaign the first import made."""
     digest = ""
     if idempotency_key:
-        digest = campaign_digest(user, {"file": _file_digest(upload)})
+        digest = _file_digest(upload)
         made = campaign_made_with(user, idempotency_key, digest)
         if made is not None:
             return made
@@ -166,7 +166,7 @@ def _create_campaign(line_no: int, data: dict[str, Any], user: AbstractBaseUser)
     if not isinstance(name, str) or not name.strip():
         raise _fail(line_no, "CampaignCreated without a name")
     options = validate_campaign_options(rules, data.get("options"))
-    campaign = Campaign.objects.create(name=name[:200], ruleset=rules.slug, options=options)
+    campaign = Campaign.objects.create(name=name[:200], ruleset=rules.slug, options=options, created_by=user)
     Membership.objects.create(campaign=campaign, user=user, role=GM)
     return campaign
 

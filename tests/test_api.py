@@ -669,24 +669,56 @@ def test_a_campaign_posted_twice_with_one_key_is_made_once(sr2: Table) -> None:
 
 
 def test_a_players_key_never_returns_the_campaign_a_gm_made_with_it(sr2: Table) -> None:
-    """Keys of new campaigns are their users': the player of a campaign sending its GM's key and body makes a
-    campaign of their own, and never receives the GM's answer."""
+    """Keys of new campaigns are their creators': the player of a campaign sending its GM's key and body makes a
+    campaign of their own, and never receives the GM's answer; so does another GM of it."""
     body = {"name": "Mine", "ruleset": "shadowrun2"}
     made = _with_key(sr2.gm, "/api/campaigns/", body, "same-key").json()
-    assert (
-        sr2.gm.post(
-            f"/api/campaigns/{made['id']}/members/", {"username": "player", "role": "player"}
-        ).status_code
-        == 201
-    )
+    members = f"/api/campaigns/{made['id']}/members/"
+    assert sr2.gm.post(members, {"username": "player", "role": "player"}).status_code == 201
+    assert sr2.gm.post(members, {"username": "gm2", "role": "gm"}).status_code == 201
     theirs = _with_key(sr2.player, "/api/campaigns/", body, "same-key")
     assert theirs.status_code == 201 and theirs.json()["id"] != made["id"]
-    # Another GM of the campaign with the same key is another request.
-    assert (
-        sr2.gm.post(f"/api/campaigns/{made['id']}/members/", {"username": "gm2", "role": "gm"}).status_code
-        == 201
+    other_gms = _with_key(sr2.gm2, "/api/campaigns/", body, "same-key")
+    assert other_gms.status_code == 201 and other_gms.json()["id"] not in (made["id"], theirs.json()["id"])
+
+
+def test_a_creator_made_a_player_since_gets_the_campaign_back_as_a_player(sr2: Table) -> None:
+    body = {"name": "Mine", "ruleset": "shadowrun2"}
+    made = _with_key(sr2.gm, "/api/campaigns/", body, "retry").json()
+    members = f"/api/campaigns/{made['id']}/members/"
+    assert sr2.gm.post(members, {"username": "gm2", "role": "gm"}).status_code == 201
+    assert sr2.gm2.post(members, {"username": "gm", "role": "player"}).status_code == 201
+    before = Campaign.objects.count()
+    retried = _with_key(sr2.gm, "/api/campaigns/", body, "retry")
+    assert retried.status_code == 201
+    assert (retried.json()["id"], retried.json()["role"]) == (made["id"], "player")
+    assert Campaign.objects.count() == before
+
+
+def test_an_advance_and_an_action_never_share_a_key(sr2: Table) -> None:
+    """A campaign's keys are one set, whether its event log or its jobs keep them."""
+    clock = f"/api/campaigns/{sr2.campaign['id']}/clock/"
+    characters = f"/api/campaigns/{sr2.campaign['id']}/characters/"
+    assert sr2.act({"type": "note", "text": "x"}, HTTP_IDEMPOTENCY_KEY="noted").status_code == 201
+    assert _with_key(sr2.gm, clock, {"advance": {"hours": 1}}, "noted").status_code == 409
+    assert _with_key(sr2.gm, clock, {"advance": {"hours": 1}}, "advanced").status_code == 202
+    assert sr2.act({"type": "note", "text": "x"}, HTTP_IDEMPOTENCY_KEY="advanced").status_code == 409
+    zed = {"name": "Zed", "attributes": {"body": 4}}
+    assert _with_key(sr2.gm, characters, zed, "advanced").status_code == 409
+    assert Campaign.objects.get(pk=sr2.campaign["id"]).game_time == 3600
+    assert Character.objects.filter(campaign_id=sr2.campaign["id"]).count() == 1
+
+
+def test_an_import_takes_no_field_but_the_file(sr2: Table) -> None:
+    upload = io.BytesIO(b"")
+    upload.name = "campaign.jsonl"
+    before = Campaign.objects.count()
+    response = sr2.gm.client.post(
+        "/api/campaigns/import/", {"file": upload, "gm": "player"}, format="multipart"
     )
-    assert _with_key(sr2.gm2, "/api/campaigns/", body, "same-key").status_code == 409
+    assert response.status_code == 400
+    assert response.json() == {"gm": ["unknown field; expected one of file"]}
+    assert Campaign.objects.count() == before
 
 
 def test_a_campaign_key_reused_for_another_campaign_is_a_409_writing_nothing(sr2: Table) -> None:

@@ -146,8 +146,9 @@ CHARACTER_CREATE = inline_serializer(
     },
 )
 CLOCK_ADVANCE = inline_serializer("ClockAdvance", {"advance": AdvanceField()})
+IMPORT = inline_serializer("Import", {"file": serializers.FileField()})
 # The bodies above take no other field (`_body`); the schema says so (`closed_request_bodies`).
-CLOSED_BODIES = (SIGN_UP, CREDENTIALS, CAMPAIGN_CREATE, MEMBER_ADD, CHARACTER_CREATE, CLOCK_ADVANCE)
+CLOSED_BODIES = (SIGN_UP, CREDENTIALS, CAMPAIGN_CREATE, MEMBER_ADD, CHARACTER_CREATE, CLOCK_ADVANCE, IMPORT)
 
 
 @extend_schema(request=SIGN_UP, responses={201: ANY, 400: ANY, 403: ANY}, auth=[])
@@ -203,7 +204,7 @@ def campaigns(request: Request) -> Response:
         options=body.get("options"),
         idempotency_key=_idempotency_key(request),
     )
-    return Response(presenters.campaign_json(campaign, GM), status=status.HTTP_201_CREATED)
+    return _made(request, campaign)
 
 
 @extend_schema(responses={200: ANY, 404: ANY})
@@ -407,13 +408,13 @@ def export(request: Request, campaign_id: int) -> StreamingHttpResponse:
 
 
 @extend_schema(
-    request={"multipart/form-data": inline_serializer("Import", {"file": serializers.FileField()})},
+    request={"multipart/form-data": IMPORT},
     parameters=[IDEMPOTENCY_KEY],
     responses={201: ANY, 400: ANY, 409: ANY},
 )
 @api_view(["POST"])
 def import_campaign(request: Request) -> Response:
-    upload = request.FILES.get("file")
+    upload = _body(request, IMPORT).get("file")
     if upload is None:
         raise services.ServiceError("file", "expected a JSON Lines file in the multipart field `file`")
     try:
@@ -423,7 +424,16 @@ def import_campaign(request: Request) -> Response:
             )
     except RecursionError:
         raise services.ServiceError("file", "a line of the file is JSON nested too deeply") from None
-    return Response(presenters.campaign_json(campaign, GM), status=status.HTTP_201_CREATED)
+    return _made(request, campaign)
+
+
+def _made(request: Request, campaign: Any) -> Response:
+    """A created (or, for a repeated key, the earlier) campaign, as the caller sees it now: its creator may have
+    been made a player since."""
+    return Response(
+        presenters.campaign_json(campaign, access.role_in(request.user, campaign.pk)),
+        status=status.HTTP_201_CREATED,
+    )
 
 
 @extend_schema(responses={200: ANY}, auth=[])

@@ -175,12 +175,10 @@ def home(request: HttpRequest) -> HttpResponse:
             )
         except (services.ServiceError, forms.FormError) as error:
             key = error.field.split(".", 1)[0]
-            if key == "form":
-                errors["form"] = error.message
-            else:
-                errors[key if key in values else "name"] = (
-                    f"{error.field}: {error.message}" if key == "options" else error.message
-                )
+            if key in values:
+                errors[key] = f"{error.field}: {error.message}" if key == "options" else error.message
+            else:  # the form as a whole: an input it does not have, its key
+                errors["form"] = error.message if key == "form" else f"{error.field}: {error.message}"
         else:
             return redirect("campaign", campaign_id=campaign.pk)
     memberships = (

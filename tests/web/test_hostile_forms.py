@@ -647,3 +647,10 @@ def test_the_members_form_shows_why_the_last_gm_stays_a_gm(sr2_web: Web) -> None
     response = sr2_web.gm.post(f"{board}members/", {"username": "gm", "role": "player"})
     refused(response, before, "gm is the campaign&#x27;s only GM: make someone else a GM first")
     assert Membership.objects.get(campaign_id=sr2_web.campaign_id, user__username="gm").role == "gm"
+
+
+def test_a_bad_key_on_the_new_campaign_form_is_shown_on_the_form_not_on_the_name(sr2_web: Web) -> None:
+    before = counts()
+    response = sr2_web.gm.post("/", {"name": "X", "ruleset": "shadowrun2", "key": "k" * 201})
+    refused(response, before, form_error("key: expected at most 200 characters, got 201"))
+    assert 'id="err-c-name"' not in response.content.decode()
