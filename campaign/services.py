@@ -20,6 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, OperationalError, transaction
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
 from campaign import eventstore
@@ -283,12 +284,11 @@ def character_create(
     with transaction.atomic():
         campaign = eventstore.lock_campaign(campaign.pk)
         if idempotency_key:
-            first = Event.objects.filter(campaign=campaign, idempotency_key=idempotency_key).first()
+            first = _first_with_key(campaign, idempotency_key)
             if first is not None:
                 if first.type != CHARACTER_CREATED or first.request_digest != digest:
                     raise Conflict("Idempotency-Key", KEY_REUSED)
                 return Character.objects.get(pk=first.data["character"])
-            _refuse_a_key_an_advance_used(campaign, idempotency_key)
         user = _player_for(campaign, player)
         character = Character.objects.create(
             campaign=campaign, name=name.strip(), player=user, attributes=attributes
@@ -400,10 +400,26 @@ def _evolved_in_place(
     return fold_into(rules, character.state, events), before
 
 
-def _refuse_a_key_an_advance_used(campaign: Campaign, idempotency_key: str) -> None:
-    """A campaign's keys are one set, kept by its event log and by its jobs: a key an advance used is taken."""
-    if Job.objects.filter(campaign=campaign, idempotency_key=idempotency_key).exists():
+def _first_with_key(campaign: Campaign, idempotency_key: str) -> Event | None:
+    """The campaign's first event with this key, if any. A campaign's keys are one set, kept by its event log and
+    by its jobs, so a key an advance used is refused; both are looked up in one query, as a command with a fresh
+    key (the usual case) looked up the log alone before."""
+    event_position, advance = (
+        Campaign.objects.filter(pk=campaign.pk)
+        .annotate(
+            event_position=Subquery(
+                Event.objects.filter(campaign=OuterRef("pk"), idempotency_key=idempotency_key).values(
+                    "position"
+                )[:1]
+            ),
+            advance=Exists(Job.objects.filter(campaign=OuterRef("pk"), idempotency_key=idempotency_key)),
+        )
+        .values_list("event_position", "advance")
+        .get()
+    )
+    if advance:
         raise Conflict("Idempotency-Key", KEY_REUSED)
+    return None if event_position is None else Event.objects.get(position=event_position)
 
 
 def _replayed(character: Character, first: Event, digest: str) -> ActionResult:
@@ -443,10 +459,9 @@ def _character_act_once(
         character, open_job_id = eventstore.lock_for_character(character_id, wrapper)
         campaign = character.campaign
         if idempotency_key:
-            first = Event.objects.filter(campaign=campaign, idempotency_key=idempotency_key).first()
+            first = _first_with_key(campaign, idempotency_key)
             if first is not None:
                 return _replayed(character, first, digest)
-            _refuse_a_key_an_advance_used(campaign, idempotency_key)
         rules = get_ruleset(campaign.ruleset)
         action, rolls, expected = _parse_action(rules, body)
         if open_job_id is not None:

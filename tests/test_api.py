@@ -809,3 +809,16 @@ def test_an_import_posted_twice_with_one_key_is_made_once(sr2: Table) -> None:
     assert _import(sr2, export + b"\n", "import-1").status_code == 409
     assert _import(sr2, export, "import-2").status_code == 201
     assert Campaign.objects.count() == before[0] + 2
+
+
+def test_a_fresh_key_costs_an_action_one_query_for_both_the_log_and_the_jobs(sr2: Table) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries(**headers: str) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert sr2.act({"type": "note", "text": "x"}, **headers).status_code == 201
+        return len(captured.captured_queries)
+
+    queries()  # warm: the first request loads what later ones find cached
+    assert queries(HTTP_IDEMPOTENCY_KEY="fresh-1") == queries() + 1
