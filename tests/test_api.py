@@ -709,6 +709,16 @@ def test_an_advance_and_an_action_never_share_a_key(sr2: Table) -> None:
     assert Character.objects.filter(campaign_id=sr2.campaign["id"]).count() == 1
 
 
+def test_an_import_whose_file_is_sent_as_text_names_the_field(sr2: Table) -> None:
+    """Found by the fuzzer: a 500 while the field was read from the body rather than from the files."""
+    for key in ({}, {"HTTP_IDEMPOTENCY_KEY": "text-file"}):
+        response = sr2.gm.client.post(
+            "/api/campaigns/import/", {"file": "https://y.73.org"}, format="multipart", **key
+        )
+        assert response.status_code == 400
+        assert response.json() == {"file": ["expected a JSON Lines file in the multipart field `file`"]}
+
+
 def test_an_import_takes_no_field_but_the_file(sr2: Table) -> None:
     upload = io.BytesIO(b"")
     upload.name = "campaign.jsonl"

@@ -414,7 +414,8 @@ def export(request: Request, campaign_id: int) -> StreamingHttpResponse:
 )
 @api_view(["POST"])
 def import_campaign(request: Request) -> Response:
-    upload = _body(request, IMPORT).get("file")
+    _body(request, IMPORT)
+    upload = request.FILES.get("file")  # not `file` sent as a text field
     if upload is None:
         raise services.ServiceError("file", "expected a JSON Lines file in the multipart field `file`")
     try:
