@@ -18,6 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from campaign.models import GM, Campaign, Character, Event, Membership
 from campaign.projections import CAMPAIGN_CREATED, CHARACTER_CREATED, rebuild_campaign
 from campaign.services import ServiceError, campaign_made_with, validate_campaign_options
+from campaign.untrusted import check_text
 from rules.ruleset import RuleError, get_ruleset
 
 FORMAT = "wound-ledger/1"
@@ -65,6 +66,11 @@ def _parse(line_no: int, raw: bytes) -> dict[str, Any]:
             raise _fail(line_no, f"`{name}` missing or not a {kind.__name__}")
     if item.get("format", FORMAT) != FORMAT:
         raise _fail(line_no, f"unknown format {item.get('format')!r}; expected {FORMAT}")
+    try:
+        # As the API's and the web's input: a NUL or a lone surrogate would be a 500 or a campaign no read survives.
+        check_text(item)
+    except ServiceError as error:
+        raise _fail(line_no, f"{error.field}: {error.message}") from None
     return item
 
 

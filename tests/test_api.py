@@ -410,6 +410,36 @@ def test_a_bad_import_is_refused_and_writes_nothing(sr2: Table, content: bytes) 
     assert (Campaign.objects.count(), _event_count()) == before
 
 
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (
+            '"Mine\\u0000"',
+            "line 1: data.name: the text contains a NUL character (\\u0000), which cannot be stored",
+        ),
+        (
+            '"Mine\\ud800"',
+            "line 1: data.name: the text contains a lone UTF-16 surrogate, which is not valid Unicode text",
+        ),
+    ],
+)
+def test_an_import_holding_text_no_database_can_store_names_its_line(
+    sr2: Table, bad: str, message: str
+) -> None:
+    """Before, a lone surrogate was stored on SQLite and every later read of the history was a 500."""
+    content = (
+        '{"stream": "campaign", "version": 1, "type": "CampaignCreated", "game_time": 0, '
+        f'"data": {{"name": {bad}, "ruleset": "shadowrun2"}}}}\n'
+    ).encode()
+    before = (Campaign.objects.count(), _event_count())
+    upload = io.BytesIO(content)
+    upload.name = "bad.jsonl"
+    response = sr2.gm.client.post("/api/campaigns/import/", {"file": upload}, format="multipart")
+    assert response.status_code == 400
+    assert response.json() == {"file": [message]}
+    assert (Campaign.objects.count(), _event_count()) == before
+
+
 def test_an_import_without_a_file_names_the_field(sr2: Table) -> None:
     response = sr2.gm.client.post("/api/campaigns/import/", {}, format="multipart")
     assert response.json() == {"file": ["expected a JSON Lines file in the multipart field `file`"]}
