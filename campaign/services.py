@@ -151,13 +151,26 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
         raise _rule_error(error) from None
 
 
+def _hold_campaign_key(user: AbstractBaseUser, idempotency_key: str) -> None:
+    """Hold this user's key until the transaction ends. On PostgreSQL a lock on the key alone (an advisory lock):
+    a lock on the user's row would hold up their log-ins, which write it, for as long as an import runs. On SQLite
+    every writing transaction already holds the database's one write lock (IMMEDIATE)."""
+    connection = transaction.get_connection()
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+            [f"new campaign:{user.pk}:{idempotency_key}"],
+        )
+
+
 def campaign_made_with(user: AbstractBaseUser, idempotency_key: str | None, digest: str) -> Campaign | None:
     """The campaign `user` created or imported with this key, if any; a 409 if that was another request. A new
-    campaign's key is its user's. Locks the user's row (not against what refers to it: a log-in, a membership) for
-    the rest of the transaction, so the same key sent twice at once makes one campaign."""
+    campaign's key is its user's. The same key sent twice at once makes one campaign: see `_hold_campaign_key`."""
     if not idempotency_key:
         return None
-    User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
+    _hold_campaign_key(user, idempotency_key)
     first = Event.objects.filter(
         campaign__created_by=user, type=CAMPAIGN_CREATED, idempotency_key=idempotency_key
     ).first()

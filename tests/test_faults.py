@@ -186,3 +186,37 @@ def test_a_storm_of_creates_with_one_key_writes_once_and_answers_alike(
     # One campaign (its CampaignCreated); one character (its CharacterCreated); one job (its ClockAdvanced).
     grew = {"campaign": (1, 0, 0, 1), "character": (0, 1, 0, 1), "clock": (0, 0, 1, 1)}[write]
     assert tuple(a - b for a, b in zip(after, before, strict=True)) == grew
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_keyed_new_campaign_in_progress_does_not_hold_up_its_users_log_in(django_user_model: Any) -> None:
+    """An import with a key can run for minutes: what it holds is the key, not the user's row a log-in writes."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite has one writer at a time whatever is locked")
+    from django.db import transaction
+    from django.utils import timezone
+
+    from campaign import services
+
+    user = django_user_model.objects.create_user(username="importer", password="a long pass phrase")
+    held, done = threading.Event(), threading.Event()
+
+    def import_in_progress() -> None:
+        try:
+            with transaction.atomic():
+                services.campaign_made_with(user, "import-1", "digest")
+                held.set()
+                done.wait(10)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=import_in_progress)
+    holder.start()
+    try:
+        assert held.wait(10)
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL lock_timeout = '2s'")
+            django_user_model.objects.filter(pk=user.pk).update(last_login=timezone.now())
+    finally:
+        done.set()
+        holder.join(10)
