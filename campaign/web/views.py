@@ -24,6 +24,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModif
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -64,6 +65,14 @@ def _etag_response(request: HttpRequest, etag: str) -> HttpResponse | None:
 def _with_etag(response: HttpResponse, etag: str) -> HttpResponse:
     response["ETag"] = etag
     response["Cache-Control"] = "no-cache, private"
+    return response
+
+
+def _with_keyed_forms(response: HttpResponse) -> HttpResponse:
+    """A page whose forms carry one-use idempotency keys is never stored: brought back by the back button from the
+    browser's cache, its used keys would make a new advance, character or campaign look like a repeat, and the
+    answer would say done while nothing was."""
+    add_never_cache_headers(response)
     return response
 
 
@@ -185,7 +194,7 @@ def home(request: HttpRequest) -> HttpResponse:
         Membership.objects.filter(user=request.user).select_related("campaign").order_by("campaign_id")
     )
     rulesets = [(slug, get_ruleset(slug)) for slug in ruleset_slugs()]
-    return render(
+    response = render(
         request,
         "home.html",
         {
@@ -199,6 +208,7 @@ def home(request: HttpRequest) -> HttpResponse:
         },
         status=400 if errors else 200,
     )
+    return _with_keyed_forms(response)
 
 
 def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
@@ -274,7 +284,7 @@ def campaign_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
             return not_modified
         context = _board_context(request, campaign, role)
         return _with_etag(render(request, "campaign.html#live", context), etag)
-    return render(request, "campaign.html", _board_context(request, campaign, role))
+    return _with_keyed_forms(render(request, "campaign.html", _board_context(request, campaign, role)))
 
 
 def _board_form_response(
@@ -656,7 +666,9 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
         assert character is not None
         hits = _critical_hits(character)
         open_form = forms.build_form(stamp.ruleset, action, critical_hits=hits)
-    return render(request, "character.html", _page_context(request, stamp, version, character, open_form))
+    return _with_keyed_forms(
+        render(request, "character.html", _page_context(request, stamp, version, character, open_form))
+    )
 
 
 def _gm_acting_on(request: HttpRequest, character_id: int, action: str) -> Character:
@@ -674,7 +686,9 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
     form = forms.build_form(ruleset, action, critical_hits=_critical_hits(character))
-    return render(request, "character.html#action-form", {"form": form, "model": character})
+    return _with_keyed_forms(
+        render(request, "character.html#action-form", {"form": form, "model": character})
+    )
 
 
 @login_required

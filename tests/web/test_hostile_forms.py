@@ -654,3 +654,18 @@ def test_a_bad_key_on_the_new_campaign_form_is_shown_on_the_form_not_on_the_name
     response = sr2_web.gm.post("/", {"name": "X", "ruleset": "shadowrun2", "key": "k" * 201})
     refused(response, before, form_error("key: expected at most 200 characters, got 201"))
     assert 'id="err-c-name"' not in response.content.decode()
+
+
+def test_pages_whose_forms_carry_keys_are_never_stored_but_the_live_region_keeps_its_etag(
+    sr2_web: Web,
+) -> None:
+    """Brought back from the browser's cache by the back button, a page's used keys would turn a new advance into
+    a repeat, answered as done while nothing was."""
+    board = f"/campaigns/{sr2_web.campaign_id}/"
+    character = f"/characters/{sr2_web.character_id}/"
+    for page in ("/", board, character, f"{character}?form=note"):
+        assert "no-store" in sr2_web.gm.get(page)["Cache-Control"], page
+    form = sr2_web.gm.get(f"{character}forms/note/", HTTP_HX_REQUEST="true")
+    assert "no-store" in form["Cache-Control"]
+    live = sr2_web.gm.get(character, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="live", HTTP_HX_TRIGGER="live")
+    assert (live["Cache-Control"], live.has_header("ETag")) == ("no-cache, private", True)
