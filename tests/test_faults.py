@@ -220,3 +220,25 @@ def test_a_keyed_new_campaign_in_progress_does_not_hold_up_its_users_log_in(djan
     finally:
         done.set()
         holder.join(10)
+
+
+@pytest.mark.django_db
+def test_log_ins_are_a_503_saying_why_while_the_shared_cache_is_down(django_user_model: Any) -> None:
+    """The log-in throttles count in the shared cache (CACHE_URL): without it a log-in cannot be checked."""
+    from django.conf import settings
+    from django.test import Client
+
+    django_user_model.objects.create_user(username="yara", password="correct horse battery")
+    url = f"redis://127.0.0.1:{_closed_port()}/0"
+    down = {
+        **settings.CACHES,
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url},
+    }
+    with override_settings(CACHES=down):  # Django's test signals make the cache handler read CACHES again
+        page = Client().post("/login/", {"username": "yara", "password": "correct horse battery"})
+        api = APIClient().post("/api/auth/token/", {"username": "yara", "password": "x"}, format="json")
+    assert page.status_code == 503 and b"shared cache (CACHE_URL) is unreachable" in page.content
+    assert api.status_code == 503
+    assert api.json() == {
+        "cache": ["the server's shared cache (CACHE_URL) is unreachable; nothing was done, try again shortly"]
+    }
