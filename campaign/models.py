@@ -13,6 +13,10 @@ PLAYER = "player"
 ROLE_CHOICES = [(GM, "Game master"), (PLAYER, "Player")]
 
 
+# The longest Idempotency-Key a command may carry, kept by the event log and by the jobs alike.
+IDEMPOTENCY_KEY_LENGTH = 200
+
+
 class Campaign(models.Model):
     """A campaign and its game clock. `game_time` and `version` are the read model of the campaign stream."""
 
@@ -112,7 +116,7 @@ class Event(models.Model):
     recorded_at = models.DateTimeField(auto_now_add=True)
     actor = models.CharField(max_length=150, blank=True, default="")
     cause = models.CharField(max_length=80)
-    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    idempotency_key = models.CharField(max_length=IDEMPOTENCY_KEY_LENGTH, null=True, blank=True)
     request_digest = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
@@ -184,7 +188,7 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
-    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    idempotency_key = models.CharField(max_length=IDEMPOTENCY_KEY_LENGTH, null=True, blank=True)
     request_digest = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:

@@ -20,7 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, OperationalError, transaction
-from django.db.models import Exists, OuterRef, Subquery
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from campaign import eventstore
@@ -413,11 +413,11 @@ def _evolved_in_place(
     return fold_into(rules, character.state, events), before
 
 
-def _first_with_key(campaign: Campaign, idempotency_key: str) -> Event | None:
-    """The campaign's first event with this key, if any. A campaign's keys are one set, kept by its event log and
-    by its jobs, so a key an advance used is refused; both are looked up in one query, as a command with a fresh
-    key (the usual case) looked up the log alone before."""
-    event_position, advance = (
+def _key_holders(campaign: Campaign, idempotency_key: str) -> tuple[Event | None, Job | None]:
+    """What already holds this key in the campaign: the first event of a command (an action, a new character) and
+    an advance, found in one query. A campaign's keys are one set, kept by its event log and by its jobs; a command
+    with a fresh key (the usual case) costs the one lookup it cost when only the log kept them."""
+    position, job_id = (
         Campaign.objects.filter(pk=campaign.pk)
         .annotate(
             event_position=Subquery(
@@ -425,14 +425,23 @@ def _first_with_key(campaign: Campaign, idempotency_key: str) -> Event | None:
                     "position"
                 )[:1]
             ),
-            advance=Exists(Job.objects.filter(campaign=OuterRef("pk"), idempotency_key=idempotency_key)),
+            job_id=Subquery(
+                Job.objects.filter(campaign=OuterRef("pk"), idempotency_key=idempotency_key).values("pk")[:1]
+            ),
         )
-        .values_list("event_position", "advance")
+        .values_list("event_position", "job_id")
         .get()
     )
-    if advance:
+    event = None if position is None else Event.objects.get(position=position)
+    return event, None if job_id is None else Job.objects.get(pk=job_id)
+
+
+def _first_with_key(campaign: Campaign, idempotency_key: str) -> Event | None:
+    """The first event of the command this key was used for, if any; a 409 if an advance used it."""
+    event, advance = _key_holders(campaign, idempotency_key)
+    if advance is not None:
         raise Conflict("Idempotency-Key", KEY_REUSED)
-    return None if event_position is None else Event.objects.get(position=event_position)
+    return event
 
 
 def _replayed(character: Character, first: Event, digest: str) -> ActionResult:
@@ -582,13 +591,11 @@ def clock_advance_request(
         with transaction.atomic():
             campaign = eventstore.lock_campaign(campaign.pk)
             if idempotency_key:
-                first = Job.objects.filter(campaign=campaign, idempotency_key=idempotency_key).first()
+                event, first = _key_holders(campaign, idempotency_key)
+                if event is not None or (first is not None and first.request_digest != digest):
+                    raise Conflict("Idempotency-Key", KEY_REUSED)
                 if first is not None:
-                    if first.request_digest != digest:
-                        raise Conflict("Idempotency-Key", KEY_REUSED)
                     return first
-                if Event.objects.filter(campaign=campaign, idempotency_key=idempotency_key).exists():
-                    raise Conflict("Idempotency-Key", KEY_REUSED)  # an action's or a new character's
             busy = open_job(campaign)
             if busy is not None:
                 raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))

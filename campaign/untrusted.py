@@ -8,6 +8,15 @@ from campaign.services import ServiceError
 MAX_DEPTH = 32
 
 
+class NotJSON(ValueError):
+    pass
+
+
+def no_constants(name: str) -> Any:
+    """`parse_constant` for `json.loads`: NaN and Infinity are Python's, not JSON, and no column stores them."""
+    raise NotJSON(f"{name} is not valid JSON")
+
+
 def nesting(value: Any, limit: int) -> int:
     """How deep `value` nests, counted up to just past `limit`."""
     stack = [(value, 1)]

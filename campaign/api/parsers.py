@@ -8,11 +8,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from campaign.untrusted import MAX_DEPTH, check_text, nesting
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+from campaign.untrusted import MAX_DEPTH, check_text, nesting, no_constants
 
 
 class StrictJSONParser(JSONParser):
@@ -24,7 +20,7 @@ class StrictJSONParser(JSONParser):
         if not raw.strip():
             return {}
         try:
-            data = json.loads(raw.decode("utf-8"), parse_constant=_no_constants)
+            data = json.loads(raw.decode("utf-8"), parse_constant=no_constants)
         except (ValueError, UnicodeDecodeError) as error:
             raise ParseError(f"body: expected a JSON object ({error})") from None
         except RecursionError:

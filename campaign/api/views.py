@@ -23,7 +23,7 @@ from rest_framework.throttling import AnonRateThrottle
 
 from campaign import access, presenters, services, transfer
 from campaign.api.action_schema import actions_schema
-from campaign.models import GM, PLAYER, Character, Event, Job, Membership
+from campaign.models import GM, IDEMPOTENCY_KEY_LENGTH, PLAYER, Character, Event, Job, Membership
 from campaign.projections import CLOCK_ADVANCED
 from rules.params import reject_unknown
 from rules.ruleset import RuleError, get_ruleset, ruleset_slugs
@@ -52,8 +52,10 @@ def _body(request: Request, schema: serializers.Serializer) -> dict[str, Any]:
 def _idempotency_key(request: Request) -> str | None:
     """The `Idempotency-Key` header of a write: the same key and request again return the first answer."""
     key = request.headers.get("Idempotency-Key") or None
-    if key is not None and len(key) > 200:
-        raise services.ServiceError("Idempotency-Key", "expected at most 200 characters")
+    if key is not None and len(key) > IDEMPOTENCY_KEY_LENGTH:
+        raise services.ServiceError(
+            "Idempotency-Key", f"expected at most {IDEMPOTENCY_KEY_LENGTH} characters"
+        )
     return key
 
 

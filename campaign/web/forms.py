@@ -16,12 +16,12 @@ from typing import Any
 
 from django.http import QueryDict
 
-from campaign.untrusted import MAX_DEPTH, check_text, nesting, unstorable
-from rules.ruleset import NOTE_FORM, UNDO_FORM, ActionForm, Param, RollSpec, get_ruleset
+from campaign.models import IDEMPOTENCY_KEY_LENGTH
+from campaign.untrusted import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
+from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, get_ruleset
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
 CSRF_INPUT = "csrfmiddlewaretoken"
-MAX_KEY_LENGTH = 200  # Event.idempotency_key
 
 
 class FormError(Exception):
@@ -83,24 +83,16 @@ def check_posted(data: QueryDict, inputs: Mapping[str, str]) -> None:
                 raise FormError(inputs.get(name, name), f"the text {problem}")
 
 
-class _NotJSON(ValueError):
-    pass
-
-
-def _no_constant(name: str) -> Any:
-    raise _NotJSON(f"{name} is not valid JSON")
-
-
 def _json(raw: str, where: str, expected: str) -> Any:
     """A JSON input, refused as the API's parser refuses a body: not JSON (NaN included), nested too deep (the
     decoder's own recursion is a 500 otherwise) or holding text no database can store (a NUL, a lone surrogate
     written as an escape), which PostgreSQL refuses with a 500 and SQLite stores for every later read to fail on."""
     too_deep = FormError(where, f"expected {expected}, nested at most {MAX_DEPTH} levels deep")
     try:
-        value = json.loads(raw, parse_constant=_no_constant)
+        value = json.loads(raw, parse_constant=no_constants)
     except json.JSONDecodeError as error:
         raise FormError(where, f"expected {expected}: {error.msg}") from None
-    except _NotJSON as error:
+    except NotJSON as error:
         raise FormError(where, f"expected {expected}: {error}") from None
     except ValueError:  # Python's own limit on the digits it converts to an int
         raise FormError(
@@ -127,8 +119,8 @@ def idempotency_key(data: QueryDict) -> str | None:
     """The key each rendered form that writes carries (`{% idempotency_key %}`, an action form's own). Too long is
     refused as the API refuses it: cut short, two different keys could be taken for one."""
     key = (data.get("key") or "").strip()
-    if len(key) > MAX_KEY_LENGTH:
-        raise FormError("key", f"expected at most {MAX_KEY_LENGTH} characters, got {len(key)}")
+    if len(key) > IDEMPOTENCY_KEY_LENGTH:
+        raise FormError("key", f"expected at most {IDEMPOTENCY_KEY_LENGTH} characters, got {len(key)}")
     return key or None
 
 
@@ -161,7 +153,7 @@ def build_form(
     errors: dict[str, str] | None = None,
 ) -> ActionFormView:
     """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed."""
-    spec = UNDO_FORM if action == "undo" else action_forms(ruleset)[action]
+    spec = get_ruleset(ruleset).action_form(action)
     errors = dict(errors or {})
     fields: list[Field] = []
     for param in spec.params:
@@ -223,7 +215,7 @@ def build_form(
 
 def action_inputs(ruleset: str, action: str) -> dict[str, str]:
     """The inputs an action's form posts, each with the field of the API's body its errors name."""
-    spec = UNDO_FORM if action == "undo" else action_forms(ruleset)[action]
+    spec = get_ruleset(ruleset).action_form(action)
     inputs = {"key": "key", **{f"p_{param.name}": param.name for param in spec.params}}
     for roll in spec.rolls:
         names = [f"r_{roll.name}_{i}" for i in range(roll.count)] if roll.count > 0 else [f"r_{roll.name}"]
@@ -233,7 +225,7 @@ def action_inputs(ruleset: str, action: str) -> dict[str, str]:
 
 def place_error(ruleset: str, action: str, field_name: str, message: str) -> dict[str, str]:
     """Put a service error on the field it names: `severity`, `rolls.location`, `allocation.ch1` -> allocation."""
-    spec = UNDO_FORM if action == "undo" else action_forms(ruleset)[action]
+    spec = get_ruleset(ruleset).action_form(action)
     params = {p.name for p in spec.params}
     rolls = {r.name for r in spec.rolls}
     if field_name in params:
@@ -276,9 +268,7 @@ def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
 def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
     """The posted form as the API's action body: {"type": action, params..., "rolls": {...}}."""
     check_posted(data, action_inputs(ruleset, action))
-    if action == "undo":
-        return {"type": "undo"}
-    spec = action_forms(ruleset)[action]
+    spec = get_ruleset(ruleset).action_form(action)
     body: dict[str, Any] = {"type": action}
     for param in spec.params:
         name = f"p_{param.name}"
