@@ -425,6 +425,26 @@ def retry_too_soon(medic: str, hit_id: str, failed_at: int, again: int) -> str:
     )
 
 
+def _rolled_on_sight(hit: dict[str, Any]) -> bool:
+    return bool(hit["diagnosed_automatically_when_open"] and hit["open_wound"])
+
+
+def _every_hit_to_diagnose(state: State, dice: Dice) -> list[tuple[dict[str, Any], str]]:
+    """Every undiagnosed hit with the name of its roll: `diagnosis:<id>`, or `diagnosis` when one hit alone needs a
+    roll (RULES.md: `diagnosis` is one hit's). Dice entered as `diagnosis` while several hits need one would fit
+    none of them: refused, not rolled over in silence."""
+    hits = [hit for hit in state["critical_hits"] if is_active(hit) and not hit["diagnosed"]]
+    rolled = [hit for hit in hits if not _rolled_on_sight(hit)]
+    if dice.entered_for("diagnosis") and len(rolled) > 1:
+        raise RuleError(
+            "rolls.diagnosis",
+            f"{len(rolled)} hits need a diagnosis roll ({', '.join(hit['id'] for hit in rolled)}): choose the hit, "
+            "or enter each hit's dice as diagnosis:<id>",
+        )
+    alone = len(rolled) == 1 and not dice.entered_for(f"diagnosis:{rolled[0]['id']}")
+    return [(hit, "diagnosis" if alone and hit is rolled[0] else f"diagnosis:{hit['id']}") for hit in hits]
+
+
 def decide_diagnose(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     medic, skill, defaulting = _medic_params(action)
     assensing = boolean(action, "assensing", default=False)
@@ -437,11 +457,7 @@ def decide_diagnose(state: State, action: Mapping[str, Any], dice: Dice, now: in
             raise RuleError("critical_hit", ALREADY_DIAGNOSED)
         targets = [(hit, "diagnosis")]
     else:
-        targets = [
-            (hit, f"diagnosis:{hit['id']}")
-            for hit in state["critical_hits"]
-            if is_active(hit) and not hit["diagnosed"]
-        ]
+        targets = _every_hit_to_diagnose(state, dice)
     for hit, _ in targets:
         again = _retry_blocked(state, medic, hit["id"], now)
         if again is not None:
@@ -458,7 +474,7 @@ def decide_diagnose(state: State, action: Mapping[str, Any], dice: Dice, now: in
             "part": hit["part"],
             "lethality": hit["lethality"],
         }
-        if hit["diagnosed_automatically_when_open"] and hit["open_wound"]:
+        if _rolled_on_sight(hit):
             result.update(automatic=True, target=None, dice=[], successes=None, diagnosed=True)
         else:
             tn = (

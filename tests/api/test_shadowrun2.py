@@ -421,6 +421,26 @@ def test_diagnosing_every_hit_rolls_per_hit_dice(sr2: Table) -> None:
     ]
 
 
+def test_the_dice_of_the_one_hit_to_diagnose_are_taken_without_naming_it(sr2: Table) -> None:
+    """RULES.md: `diagnosis` is one hit's roll. With the hit not chosen and one alone to diagnose, the GM's dice
+    were rolled over by the server in silence (the web's one Diagnosis field)."""
+    wound(sr2, "S", MORTAL_LUNG)
+    answer = act_ok(sr2, {"type": "diagnose", "medic": "Doc", "skill": 2, "rolls": {"diagnosis": [6, 6]}})
+    results = answer["events"][0]["data"]["results"]
+    assert [(r["critical_hit"], r["dice"], r["successes"]) for r in results] == [("ch1", [6, 6], 2)]
+
+
+def test_dice_for_one_hit_while_several_need_a_roll_are_refused(sr2: Table) -> None:
+    wound(sr2, "S", MORTAL_LUNG)
+    wound(sr2, "M", CRITICAL_RIBS)
+    assert_refused(
+        sr2,
+        {"type": "diagnose", "medic": "Doc", "skill": 2, "rolls": {"diagnosis": [6, 6]}},
+        "rolls.diagnosis",
+        "2 hits need a diagnosis roll (ch1, ch2): choose the hit, or enter each hit's dice as diagnosis:<id>",
+    )
+
+
 # --- treat -----------------------------------------------------------------------------------------------------
 
 
