@@ -8,6 +8,8 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from rules.ruleset import get_ruleset
+
 register = template.Library()
 
 
@@ -17,3 +19,9 @@ def idempotency_key() -> SafeString:
     double click, a resent request) writes once. Each rendering has its own, so posting a form again on purpose,
     after the page has answered, writes again."""
     return format_html('<input type="hidden" name="key" value="{}">', uuid.uuid4())
+
+
+@register.filter
+def ruleset_title(slug: str) -> str:
+    """A ruleset's name as players know it ("Shadowrun 2nd Edition: ..."), not its slug."""
+    return get_ruleset(slug).title

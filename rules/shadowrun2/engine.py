@@ -1245,8 +1245,12 @@ def view(state: State, audience: str) -> dict[str, Any]:
     stage = state["physical_healing"]
     if alive and stage is not None:
         ends_at = stage["heals_at"] if physical_healing_possible(state) else None
+        target = _stage_target(state)
         recovery.append(
-            {"what": f"physical damage heals to {_stage_target(state)} boxes", "ends_at": ends_at}
+            {
+                "what": f"physical damage heals to {target} {'box' if target == 1 else 'boxes'}",
+                "ends_at": ends_at,
+            }
         )
     if alive and state["stun_recovery"] is not None:
         recovery.append({"what": "stun damage recovers", "ends_at": _stun_recovered_at(state)})

@@ -229,3 +229,10 @@ def test_a_posted_list_of_choices_is_the_apis_list_and_none_ticked_sends_nothing
         "type": "recover",
         "knocked_out": False,
     }
+
+
+def test_the_campaign_list_names_each_ruleset_as_players_know_it(sr2_web: Web) -> None:
+    html = sr2_web.gm.get("/").content.decode()
+    assert "Shadowrun 2nd Edition" in html
+    assert re.search(r'<span class="muted">shadowrun2 ·', html) is None
+    assert 'rel="icon"' in html
