@@ -37,7 +37,7 @@ HISTORY_LIMIT = 50
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
 LIVE_CACHE = "pages"
 LIVE_CACHE_SECONDS = 300
-LIVE_CACHE_FORMAT = 3  # bump when the live region's template or context changes
+LIVE_CACHE_FORMAT = 4  # bump when the live region's template or context changes
 LOGIN_FAILURES_ALLOWED = 5
 LOGIN_LOCK_SECONDS = 300
 LOGIN_THROTTLED = "too many failed log-ins for this user name from your address; wait 5 minutes and try again"

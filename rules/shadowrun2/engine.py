@@ -1218,7 +1218,7 @@ def view(state: State, audience: str) -> dict[str, Any]:
             continue
         where = hit["location"].replace("_", " ")
         symptoms.append(f"{where}: {hit['symptom']}")
-        if hit in mortal_hits and _visible(hit, audience):
+        if alive and hit in mortal_hits and _visible(hit, audience):  # the dead need no treatment now
             if audience == GM:
                 warnings.append(
                     f"{hit['id']} ({hit['part']}, {hit['reason']}) kills at {game_time_mark(hit['death_at'])}"

@@ -144,3 +144,23 @@ def test_outsiders_get_404_and_anonymous_visitors_are_sent_to_log_in(sr2_web: We
         )
     response = sr2_web.anonymous.get(f"/characters/{sr2_web.character_id}/")
     assert response.status_code == 302 and response["Location"].startswith("/login/")
+
+
+def test_a_dead_characters_player_is_not_told_a_hit_needs_treatment_now(sr2_web: Web) -> None:
+    """Found walking through the app on a phone: a dead character read "mortal: needs treatment now"."""
+    table = sr2_web.table
+    lung = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
+    assert table.act({"type": "wound", "severity": "S", "rolls": lung}).status_code == 201
+    diagnose = {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 1,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [6]},
+    }
+    assert table.act(diagnose).status_code == 201
+    dying = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert "needs treatment now" in dying
+    assert table.advance(hours=2).status_code == 202
+    dead = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert "dead" in dead and "needs treatment now" not in dead

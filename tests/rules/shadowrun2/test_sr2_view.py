@@ -116,6 +116,8 @@ def test_a_player_sees_a_diagnosed_mortal_hit_as_needing_treatment_now_without_t
     assert result["warnings"] == [f"chest, lung: {MORTAL_FOR_PLAYERS}"]
     assert (result["dying"], result["death_at"]) == (True, None)
     assert "1800" not in json.dumps(result)
+    dead = view({**state, "alive": False}, PLAYER)
+    assert (dead["warnings"], dead["dying"]) == ([], False)  # nothing to treat any more
 
 
 def test_a_player_sees_healing_progress_of_a_diagnosed_critical_hit():
