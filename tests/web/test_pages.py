@@ -236,3 +236,13 @@ def test_the_campaign_list_names_each_ruleset_as_players_know_it(sr2_web: Web) -
     assert "Shadowrun 2nd Edition" in html
     assert re.search(r'<span class="muted">shadowrun2 ·', html) is None
     assert 'rel="icon"' in html
+
+
+def test_a_gm_jumps_from_the_top_of_a_character_to_its_actions_and_a_player_has_no_such_link(
+    sr2_web: Web,
+) -> None:
+    """The actions sit below the whole condition and history: far down the page at the table."""
+    page = f"/characters/{sr2_web.character_id}/"
+    gm_html = sr2_web.gm.get(page).content.decode()
+    assert '<a href="#actions">Actions ↓</a>' in gm_html and '<h2 id="actions">Actions</h2>' in gm_html
+    assert 'href="#actions"' not in sr2_web.player.get(page).content.decode()
