@@ -6,36 +6,38 @@ remove what RULES.md keeps for the GM, and this module drops GM notes, timers an
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from typing import Any
 
 from campaign import eventstore
+from campaign.game_dates import game_datetime
 from campaign.models import Campaign, Character, Event, Job
 from campaign.projections import CLOCK_ADVANCED
 from rules.ruleset import ACTION_UNDONE, GAME_TIME_MARK, GM, NOTE_ADDED, PLAYER, State, get_ruleset
 
+BEYOND_THE_CALENDAR = "after 9999-12-31"
 
-def campaign_start(campaign: Campaign) -> datetime:
-    return datetime.fromisoformat(
-        campaign.options.get("start") or get_ruleset(campaign.ruleset).default_start
-    )
+
+def campaign_start(campaign: Campaign) -> str:
+    return campaign.options.get("start") or get_ruleset(campaign.ruleset).default_start
 
 
 def game_date(campaign: Campaign, seconds: int | None) -> str | None:
-    """Game seconds as the in-world date and time (ISO 8601)."""
+    """Game seconds as the in-world date and time (ISO 8601); None where the calendar has no date
+    (`campaign.game_dates`)."""
     if seconds is None:
         return None
-    return (campaign_start(campaign) + timedelta(seconds=int(seconds))).isoformat()
+    moment = game_datetime(campaign_start(campaign), seconds)
+    return None if moment is None else moment.isoformat()
+
+
+def _date_words(campaign: Campaign, seconds: int) -> str:
+    moment = game_datetime(campaign_start(campaign), seconds)
+    return BEYOND_THE_CALENDAR if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _dated(campaign: Campaign, text: str) -> str:
     """A ruleset's text with its marked game seconds written as in-world dates ('kills at 2053-01-01 00:30:00')."""
-    return GAME_TIME_MARK.sub(
-        lambda mark: (campaign_start(campaign) + timedelta(seconds=int(mark.group(1)))).strftime(
-            "%Y-%m-%d %H:%M:%S"
-        ),
-        text,
-    )
+    return GAME_TIME_MARK.sub(lambda mark: _date_words(campaign, int(mark.group(1))), text)
 
 
 def campaign_json(campaign: Campaign, role: str | None) -> dict[str, Any]:

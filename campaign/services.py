@@ -11,7 +11,6 @@ import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -23,7 +22,7 @@ from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from campaign import eventstore
+from campaign import eventstore, game_dates
 from campaign.clock_queue import DueTimers
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Job, Membership, Timer
 from campaign.projections import (
@@ -124,15 +123,10 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
     if not isinstance(options, Mapping):
         raise ServiceError("options", f"expected an object, got {type(options).__name__}")
     shared: dict[str, Any] = {}
-    start = options.get("start", ruleset.default_start)
     try:
-        if not isinstance(start, str):
-            raise ValueError
-        shared["start"] = datetime.fromisoformat(start).replace(tzinfo=None).isoformat()
-    except ValueError:
-        raise ServiceError(
-            "options.start", f"expected an ISO date and time such as 2053-03-14T22:00:00, got {start!r}"
-        ) from None
+        shared["start"] = game_dates.parse_start(options.get("start", ruleset.default_start))
+    except game_dates.CalendarError as error:
+        raise ServiceError("options.start", error.message) from None
     time_scale = options.get("time_scale", 0)
     if (
         isinstance(time_scale, bool)
@@ -578,6 +572,13 @@ def parse_advance(advance: Any) -> int:
     return seconds
 
 
+def _past_the_calendar(campaign: Campaign) -> str:
+    start = campaign.options.get("start") or get_ruleset(campaign.ruleset).default_start
+    end = game_dates.game_datetime(start, game_dates.MAX_GAME_SECONDS)
+    end_text = f" ({end:%Y-%m-%d %H:%M:%S})" if end is not None else ""
+    return f"expected an advance that ends within a thousand years of the campaign's start{end_text}"
+
+
 def clock_advance_request(
     *, campaign: Campaign, seconds: int, actor: str, idempotency_key: str | None = None
 ) -> Job:
@@ -599,6 +600,8 @@ def clock_advance_request(
             busy = open_job(campaign)
             if busy is not None:
                 raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))
+            if campaign.game_time + seconds > game_dates.MAX_GAME_SECONDS:
+                raise ServiceError("advance", _past_the_calendar(campaign))
             job = Job.objects.create(
                 campaign=campaign,
                 from_time=campaign.game_time,

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from campaign import services
+from campaign import game_dates, services
 from campaign.models import Campaign, Job
 
 log = logging.getLogger(__name__)
@@ -73,6 +73,8 @@ def tick_running_clocks() -> int:
         if last is None:
             continue
         seconds = int((now - last).total_seconds() * float(campaign.options["time_scale"]))
+        # A clock that runs on its own stops where the calendar does (campaign.game_dates).
+        seconds = min(seconds, game_dates.MAX_GAME_SECONDS - campaign.game_time)
         if seconds <= 0:
             continue
         try:

@@ -1,0 +1,63 @@
+"""The campaign's calendar: where its clock may start, how far it may run, and game seconds as in-world dates.
+
+Python's dates end at 9999-12-31. A campaign that started in 9999 and ran one second had no date any more, and
+every page or list that showed it failed for good, its players' included. So the clock is bounded: a campaign
+starts between the years 1 and 7999 and runs at most a thousand years, and whatever the rules schedule beyond that
+(a hit that heals in eight weeks, a bone that mends in six) still has a date, with a thousand years to spare.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+YEAR = 365 * 86_400 + 86_400 // 4
+MAX_GAME_SECONDS = 1000 * YEAR
+"""The latest game time a campaign's clock may reach, in game seconds since its start (a thousand years)."""
+LATEST_START = datetime(7999, 12, 31, 23, 59, 59)
+START_EXAMPLE = "2053-03-14T22:00:00"
+
+
+class CalendarError(ValueError):
+    """A start or game time outside the calendar; `message` says what was expected."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+def parse_start(value: Any) -> str:
+    """A campaign's `start` option as stored: an ISO date and time without a zone, from year 1 to 7999."""
+    if not isinstance(value, str):
+        raise CalendarError(f"expected an ISO date and time such as {START_EXAMPLE}, got {value!r}")
+    try:
+        start = datetime.fromisoformat(value).replace(tzinfo=None)
+    except ValueError:
+        raise CalendarError(
+            f"expected an ISO date and time such as {START_EXAMPLE}, got {value[:40]!r}"
+        ) from None
+    if start > LATEST_START:
+        raise CalendarError(
+            f"expected a date in the years 1 to 7999 (the clock may run a thousand years from it), got {start.year}"
+        )
+    return start.isoformat()
+
+
+def check_game_time(value: Any) -> int:
+    """A game time (whole game seconds since the start) that the calendar has: 0 to a thousand years."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CalendarError(f"expected a whole number of game seconds, got {type(value).__name__}")
+    if not 0 <= value <= MAX_GAME_SECONDS:
+        raise CalendarError(
+            f"expected game seconds from 0 to {MAX_GAME_SECONDS} (a thousand years after the start), got {value}"
+        )
+    return value
+
+
+def game_datetime(start: str, seconds: int) -> datetime | None:
+    """The in-world date and time `seconds` after `start`, or None where the calendar has none. Bounded clocks
+    never get there; a database written before the bounds may hold such a time, and its pages must still work."""
+    try:
+        return datetime.fromisoformat(start) + timedelta(seconds=int(seconds))
+    except (OverflowError, ValueError):
+        return None
