@@ -30,6 +30,12 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 ALLOW_SIGNUP = env_bool("ALLOW_SIGNUP", True)
+# How many proxies of ours stand in front of the server and append the client's address to X-Forwarded-For. 0: the
+# peer's address is the client's, and the header is ignored (a client could otherwise name any address it likes and
+# never be throttled).
+TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES", "0"))
+if TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured(f"TRUSTED_PROXIES: expected 0 or more, got {TRUSTED_PROXIES}")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -58,6 +64,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "campaign.middleware.SharedCacheDown",
+    "campaign.middleware.AnswerBeforeCommit",
 ]
 
 ROOT_URLCONF = "campaign.urls"
@@ -119,6 +126,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Every password check counts failed log-ins per user name and per address (campaign/throttles.py).
+AUTHENTICATION_BACKENDS = ["campaign.throttles.ThrottledModelBackend"]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -162,7 +172,11 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "EXCEPTION_HANDLER": "campaign.api.errors.exception_handler",
-    "DEFAULT_THROTTLE_RATES": {"login": os.environ.get("LOGIN_THROTTLE", "20/min")},
+    "DEFAULT_THROTTLE_RATES": {
+        "login": os.environ.get("LOGIN_THROTTLE", "20/min"),
+        "signup": os.environ.get("SIGNUP_THROTTLE", "20/hour"),
+    },
+    "NUM_PROXIES": TRUSTED_PROXIES,
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 

@@ -165,6 +165,16 @@ def df(db: None, django_user_model: Any) -> Table:
 
 
 @pytest.fixture(autouse=True)
+def _throttles_start_at_zero() -> Iterator[None]:
+    """The throttles count in the default cache, one per test process: each test starts with nobody's tries."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings: Any) -> None:
     """Personas are made for every test; the real hasher's deliberate slowness buys nothing here."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

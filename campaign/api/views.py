@@ -16,12 +16,12 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.decorators import api_view, permission_classes, throttle_classes
+from rest_framework.exceptions import Throttled
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle
 
-from campaign import access, presenters, services, transfer
+from campaign import access, presenters, services, throttles, transfer
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, IDEMPOTENCY_KEY_LENGTH, PLAYER, Character, Event, Job, Membership
 from campaign.projections import CLOCK_ADVANCED
@@ -30,10 +30,6 @@ from rules.ruleset import RuleError, get_ruleset, ruleset_slugs
 
 FEED_PAGE = 500
 CHARACTER_CACHE = "pages"
-
-
-class LoginThrottle(AnonRateThrottle):
-    scope = "login"
 
 
 def _body(request: Request, schema: serializers.Serializer) -> dict[str, Any]:
@@ -156,7 +152,7 @@ CLOSED_BODIES = (SIGN_UP, CREDENTIALS, CAMPAIGN_CREATE, MEMBER_ADD, CHARACTER_CR
 @extend_schema(request=SIGN_UP, responses={201: ANY, 400: ANY, 403: ANY}, auth=[])
 @api_view(["POST"])
 @permission_classes([AllowAny])
-@throttle_classes([LoginThrottle])
+@throttle_classes([throttles.SignUpRate])
 def users(request: Request) -> Response:
     """Sign up (when ALLOW_SIGNUP is on)."""
     if not settings.ALLOW_SIGNUP:
@@ -169,7 +165,7 @@ def users(request: Request) -> Response:
 @extend_schema(request=CREDENTIALS, responses={200: ANY, 400: ANY}, auth=[])
 @api_view(["POST"])
 @permission_classes([AllowAny])
-@throttle_classes([LoginThrottle])
+@throttle_classes([throttles.LoginRate])
 def token(request: Request) -> Response:
     """Exchange a user name and password for an API token."""
     body = _body(request, CREDENTIALS)
@@ -179,6 +175,8 @@ def token(request: Request) -> Response:
     if not isinstance(password, str) or not password:
         raise services.ServiceError("password", "expected a password")
     user = authenticate(request._request, username=username, password=password)
+    if user is None and throttles.refusal(request._request):
+        raise Throttled(detail=throttles.refusal(request._request))
     if user is None:
         raise services.ServiceError("password", "user name and password do not match")
     key, _ = Token.objects.get_or_create(user=user)

@@ -6,8 +6,8 @@ of the page that refreshes itself, answered with 304 when its ETag has not chang
 
 from __future__ import annotations
 
-import hashlib
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -17,8 +17,8 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
-from django.core.cache import cache, caches
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.cache import caches
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
@@ -28,7 +28,7 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign import access, presenters, services
+from campaign import access, presenters, services, throttles
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Membership
 from campaign.web import display, forms
 from rules.ruleset import ACTION_UNDONE, get_ruleset, ruleset_slugs
@@ -38,9 +38,7 @@ HISTORY_LIMIT = 50
 LIVE_CACHE = "pages"
 LIVE_CACHE_SECONDS = 300
 LIVE_CACHE_FORMAT = 4  # bump when the live region's template or context changes
-LOGIN_FAILURES_ALLOWED = 5
-LOGIN_LOCK_SECONDS = 300
-LOGIN_THROTTLED = "too many failed log-ins for this user name from your address; wait 5 minutes and try again"
+SIGN_UPS_THROTTLED = "too many sign-ups from your address; try again in {minutes} minute{s}"
 GM_ONLY = "only a GM of this campaign may do that"
 
 
@@ -79,38 +77,8 @@ def _with_keyed_forms(response: HttpResponse) -> HttpResponse:
 # --- accounts ---------------------------------------------------------------------------------------------------
 
 
-def _client_ip(request: HttpRequest) -> str:
-    return request.META.get("REMOTE_ADDR", "")
-
-
-class ThrottledAuthenticationForm(AuthenticationForm):
-    """Django's log-in form with a small per user name and address counter of failures (locmem cache)."""
-
-    def _throttle_key(self) -> str:
-        username = (self.data.get("username") or "").strip().lower()
-        # Hashed: the name is whatever was posted (megabytes, a NUL), and a cache key holds it for 5 minutes.
-        digest = hashlib.sha256(username.encode()).hexdigest()
-        return f"login-failures:{digest}:{_client_ip(self.request) if self.request else ''}"
-
-    def clean(self) -> dict[str, Any]:
-        key = self._throttle_key()
-        if cache.get(key, 0) >= LOGIN_FAILURES_ALLOWED:
-            raise ValidationError(LOGIN_THROTTLED, code="throttled")
-        try:
-            cleaned = super().clean()
-        except ValidationError:
-            cache.add(key, 0, LOGIN_LOCK_SECONDS)
-            cache.incr(key)
-            raise
-        # Django's form authenticates only when both fields are given: a post without a password gets here
-        # without a log-in, and must not wipe the failures counted so far.
-        if self.get_user() is not None:
-            cache.delete(key)
-        return cleaned
-
-
 class LoginView(auth_views.LoginView):
-    form_class = ThrottledAuthenticationForm
+    form_class = throttles.LoginForm
     template_name = "registration/login.html"
     redirect_authenticated_user = True
 
@@ -138,6 +106,13 @@ def signup(request: HttpRequest) -> HttpResponse:
         username = request.POST.get("username", "")
         password = request.POST.get("password", "")
         password2 = request.POST.get("password2")
+        rate = throttles.SignUpRate()
+        if not rate.allow_request(request, None):
+            minutes = max(1, math.ceil((rate.wait() or 60) / 60))
+            errors["username"] = SIGN_UPS_THROTTLED.format(minutes=minutes, s="" if minutes == 1 else "s")
+            return render(
+                request, "registration/signup.html", {"errors": errors, "username": username}, status=429
+            )
         try:
             # A NUL would be hashed, but the log-in form refuses it: an account no one could log in to.
             forms.check_posted(request.POST, {name: name for name in ("username", "password", "password2")})
@@ -151,7 +126,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         except (services.ServiceError, forms.FormError) as error:
             errors[error.field] = error.message
         else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
             return redirect("home")
     return render(
         request,
