@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Timer as RuleTimer
 
 User = get_user_model()
+log = logging.getLogger(__name__)
 
 CLOCK_BUSY = "the game clock is advancing (job {job}); try again when it has finished"
 VERSION_CONFLICT = (
@@ -462,7 +464,8 @@ def character_act(
         except OperationalError as error:
             # SQLite's busy timeout or PostgreSQL's serialization failure: nothing was written.
             if attempt == COMMAND_ATTEMPTS - 1:
-                raise Unavailable("database", f"the database is busy or refusing writes: {error}") from None
+                log.warning("action on character %s not written: %s", character_id, error)
+                raise Unavailable("database", "the database is busy or refusing writes; try again") from None
     raise AssertionError("unreachable")
 
 

@@ -498,8 +498,11 @@ def test_postgresql_prepares_the_write_every_action_repeats(django_user_model: A
     message, which cannot be prepared (its function's own statements are, inside the server)."""
     _postgresql_only()
     table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    # The service's own transaction (over HTTP, a write's transaction begins with the request's first statement).
     for number in range(8):
-        assert table.act({"type": "note", "text": f"note {number}"}).status_code == 201
+        services.character_act(
+            character_id=table.character["id"], body={"type": "note", "text": f"note {number}"}, actor="gm"
+        )
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = " ".join(statement for (statement,) in cursor.fetchall())

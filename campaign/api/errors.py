@@ -13,7 +13,8 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from campaign.services import ServiceError
 
 log = logging.getLogger(__name__)
-DATABASE_REFUSED = "the database refused the write ({error}); nothing was saved, try again later"
+# The database's own words stay in the log: they name tables, constraints and values, and no user can act on them.
+DATABASE_REFUSED = "the database refused the write; nothing was saved, try again later"
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -26,8 +27,5 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, DatabaseError):
         # A full disk, a trigger, a lost connection: the request's transaction was rolled back as a whole.
         log.error("database error in %s: %s", context.get("view"), exc)
-        message = DATABASE_REFUSED.format(
-            error=str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-        )
-        return Response({"database": [message]}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        return Response({"database": [DATABASE_REFUSED]}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
     return drf_exception_handler(exc, context)
