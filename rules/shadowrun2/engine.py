@@ -220,6 +220,12 @@ def is_active(hit: Mapping[str, Any]) -> bool:
     return hit["status"] == "active"
 
 
+def symptom(table: str, open_wound: bool) -> str:
+    """What a hit on this table feels and looks like (RULES.md rule 7), read when shown rather than stored in the
+    event: a hit recorded before a text changed shows today's text, never a retired one that named its part."""
+    return t.SYMPTOMS[table]["open" if open_wound else "closed"]
+
+
 def hit_penalty(hit: Mapping[str, Any]) -> int:
     return modifier(hit["boxes"]) if is_active(hit) else 0
 
@@ -399,7 +405,6 @@ def _critical_hit_taken(state: State, lethality: str, open_wound: bool, dice: Di
             "diagnose_tn": diagnose_tn,
             "diagnosed_automatically_when_open": asterisk,
             "open_wound": open_wound,
-            "symptom": t.SYMPTOMS[table][critical_roll],
             "death_time_dice": death_dice,
             "death_after_seconds": death_after,
             "death_at": None if death_after is None else now + death_after,
@@ -764,7 +769,6 @@ def evolve_critical_hit_taken(state: State, data: Mapping[str, Any], now: int) -
         "reason": data["reason"],
         "diagnose_tn": data["diagnose_tn"],
         "diagnosed_automatically_when_open": data["diagnosed_automatically_when_open"],
-        "symptom": data["symptom"],
         "lethality": data["lethality"],
         "boxes": data["boxes"],
         "diagnosed": False,
@@ -1128,7 +1132,7 @@ def _hit_sheet(hit: Mapping[str, Any], audience: str) -> dict[str, Any]:
         "death_at": hit["death_at"],
         "status": hit["status"],
         "heals_at": hit["heals_at"],
-        "symptom": hit["symptom"],
+        "symptom": symptom(hit["table"], hit["open_wound"]),
         "replacement": hit["replacement"],
         "treatment_completes_at": hit["treatment"]["completes_at"] if hit["treatment"] else None,
     }
@@ -1217,7 +1221,7 @@ def view(state: State, audience: str) -> dict[str, Any]:
         if not is_active(hit):
             continue
         where = hit["location"].replace("_", " ")
-        symptoms.append(f"{where}: {hit['symptom']}")
+        symptoms.append(f"{where}: {symptom(hit['table'], hit['open_wound'])}")
         if alive and hit in mortal_hits and _visible(hit, audience):  # the dead need no treatment now
             if audience == GM:
                 warnings.append(
@@ -1303,7 +1307,7 @@ def public_event(event: Event) -> dict[str, Any] | None:
         return {
             "critical_hit": data["critical_hit"],
             "location": data["location"],
-            "symptom": data["symptom"],
+            "symptom": symptom(data["table"], data["open_wound"]),
         }
     if kind == DEATH_OCCURRED:
         return {}

@@ -120,48 +120,33 @@ REASONS = {
 # Units of the time-before-death expressions ("1d6/2 min" is die x 30 s: no rounding is needed).
 TIME_UNIT_SECONDS = {"min": MINUTE, "hours": HOUR}
 
-# What the wounded feel and what others see, for players: never the lethality, a time or the word mortal.
-# The seed's "immediate effects" section is missing; these are the product's (RULES.md rule 7).
+# What the wounded feels and what others see, for players (RULES.md rule 7; the seed's "immediate effects" section is
+# missing). One text per location table and kind of wound, shared by the table's six entries: a text that differed
+# between two entries would name the entry as surely as its part does, to anyone holding this table or who has
+# seen one such hit diagnosed (the part is shown beside the text from then on). Whether the wound is open (bullet,
+# blade) or closed (fall, blunt, spell) the player already knows, so the text may follow it. Never a lethality, a
+# time or a severity word: the same text stands for a Mortal hit and a Critical one.
 SYMPTOMS = {
     "CHEST": {
-        1: "Short of breath; coughs up bright, frothy blood.",
-        2: "Sharp pain on every breath; the side of the chest is bruised and swelling.",
-        3: "A jolt down the back; breathing is shallow and the legs feel distant.",
-        4: "Cannot draw a full breath; gasps and hiccups painfully.",
-        5: "Crushing pressure in the chest; pale, sweating, the pulse races and stumbles.",
-        6: "The collarbone is out of line; blood wells up fast above it.",
+        "open": "A wound in the chest bleeds through the clothes; every breath hurts and comes short.",
+        "closed": "The chest aches deep inside; every breath hurts and comes short.",
     },
     "ABDOMEN": {
-        1: "A deep ache in the belly; nauseous, retches a little blood.",
-        2: "The belly tightens and cramps; pain spreads slowly.",
-        3: "Winded; cannot fill the lungs, every breath is short and painful.",
-        4: "Pain under the left ribs that reaches the shoulder; light-headed.",
-        5: "A deep ache in the lower back and flank; feels faint.",
-        6: "Sharp pain low in the ribs with every movement; the flank is bruised.",
+        "open": "A wound in the belly bleeds through the clothes; a sick ache spreads inside and standing straight "
+        "hurts.",
+        "closed": "A sick ache deep in the belly; nauseous, and standing straight hurts.",
     },
     "HEAD": {
-        1: "Dazed; a splitting headache and blood in the hair.",
-        2: "The eye is bloody and swollen shut; vision swims.",
-        3: "Ringing in the ear, blood from it; the world tilts.",
-        4: "The nose is smashed and streams blood; eyes water, head pounds.",
-        5: "The jaw hangs crooked and bleeds heavily; cannot speak clearly.",
-        6: "Blood pumps from the side of the neck; the throat burns.",
+        "open": "A wound on the head bleeds; dazed, the head rings and pounds and the world will not stay still.",
+        "closed": "Dazed; the head rings and pounds and the world will not stay still.",
     },
     "ARM": {
-        1: "The shoulder is torn open and bleeds heavily; the arm hangs limp.",
-        2: "Blood spurts from the upper arm; the grip weakens.",
-        3: "The elbow is smashed and bleeding; the arm will not bend.",
-        4: "The forearm bleeds hard and throbs; the fingers tingle.",
-        5: "Blood pulses from the wrist; the hand goes cold.",
-        6: "The hand is mangled and bleeding; cannot hold anything.",
+        "open": "A wound in the arm bleeds and throbs; the arm is weak and clumsy and hurts to move.",
+        "closed": "The arm goes numb, then throbs; it is weak and clumsy and hurts to move.",
     },
     "LEG": {
-        1: "The hip is torn and bleeds freely; cannot put weight on the leg.",
-        2: "Blood pumps from the thigh and soaks the trousers.",
-        3: "The knee is shattered and bleeding; the leg buckles.",
-        4: "The calf is torn open and bleeds steadily; limping badly.",
-        5: "The ankle is smashed and bleeding; cannot stand on it.",
-        6: "The foot is mangled and bleeding; every step is agony.",
+        "open": "A wound in the leg bleeds and throbs; the leg shakes and will barely take any weight.",
+        "closed": "The leg goes numb, then throbs; it shakes and will barely take any weight.",
     },
 }
 

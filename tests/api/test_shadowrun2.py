@@ -184,7 +184,7 @@ def test_a_serious_wound_with_no_body_check_success_is_a_mortal_lung_hit_dying_i
         1800,
         "active",
     )
-    assert hit["symptom"] == t.SYMPTOMS["CHEST"][1]
+    assert hit["symptom"] == t.SYMPTOMS["CHEST"]["open"]
     assert sheet["tn_modifier"]["general"] == 3
     assert sheet["tn_modifier"]["by_location"]["chest"] == 4
     assert sheet["tn_modifier"]["total"] == 7
@@ -1228,7 +1228,7 @@ def test_a_player_never_receives_an_undiagnosed_hits_secrets_the_body_check_or_d
             assert key not in ("death_at_date", "timers", "notes"), (where, key)
     hit = hit_of(json.loads(_player_texts(sr2)["character"])["sheet"])
     assert (hit["boxes"], hit["penalty"], hit["lethality"], hit["part"]) == (None, None, None, None)
-    assert (hit["location"], hit["symptom"]) == ("chest", t.SYMPTOMS["CHEST"][1])
+    assert (hit["location"], hit["symptom"]) == ("chest", t.SYMPTOMS["CHEST"]["open"])
     player = json.loads(_player_texts(sr2)["character"])
     assert player["sheet"]["tn_modifier"]["by_location"]["chest"] == 0
     assert player["dying"] is False

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from django.test import Client
 
 from campaign import presenters
 from campaign.models import Campaign
 from campaign.web import display
+from tests.rules.shadowrun2.helpers import part_words_in
 from tests.web.conftest import Web
 
 GM_NOTE = "The fixer sold Ash out to Lone Star"
+# A medic with one die of Biotech finds ch1 with a 6 (it meets any Diagnose TN up to 6).
+DIAGNOSE_CH1 = {
+    "type": "diagnose",
+    "medic": "Doc",
+    "skill": 1,
+    "critical_hit": "ch1",
+    "rolls": {"diagnosis": [6]},
+}
 LIVE = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "live", "HTTP_HX_TRIGGER": "live"}
 
 
@@ -85,7 +95,7 @@ def test_a_player_sees_the_symptom_of_an_undiagnosed_mortal_hit_and_no_gm_only_v
     for secret in (GM_NOTE, *death_dates(sr2_web, death_at), "ribs"):
         assert secret not in home_page, secret
     player_html = every_page(sr2_web.player, sr2_web)
-    assert "Sharp pain on every breath" in player_html
+    assert "A wound in the chest bleeds" in player_html
     for secret in secrets:
         assert secret not in player_html, secret
     assert not re.search(r"\bIB\b", player_html), "the reason of the undiagnosed hit"
@@ -151,16 +161,56 @@ def test_a_dead_characters_player_is_not_told_a_hit_needs_treatment_now(sr2_web:
     table = sr2_web.table
     lung = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
     assert table.act({"type": "wound", "severity": "S", "rolls": lung}).status_code == 201
-    diagnose = {
-        "type": "diagnose",
-        "medic": "Doc",
-        "skill": 1,
-        "critical_hit": "ch1",
-        "rolls": {"diagnosis": [6]},
-    }
-    assert table.act(diagnose).status_code == 201
+    assert table.act(DIAGNOSE_CH1).status_code == 201
     dying = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
     assert "needs treatment now" in dying
     assert table.advance(hours=2).status_code == 202
     dead = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
     assert "dead" in dead and "needs treatment now" not in dead
+
+
+# What a closed wound shows on each location group (arms and legs: the view puts the side in front).
+CLOSED_SYMPTOMS = {
+    "chest": "The chest aches deep inside; every breath hurts and comes short.",
+    "abdomen": "A sick ache deep in the belly; nauseous, and standing straight hurts.",
+    "head": "Dazed; the head rings and pounds and the world will not stay still.",
+    "arm": "The arm goes numb, then throbs; it is weak and clumsy and hurts to move.",
+    "leg": "The leg goes numb, then throbs; it shakes and will barely take any weight.",
+}
+
+
+# One entry of each table, closed wounds so that every diagnosis takes a roll (6 meets each of these TNs).
+@pytest.mark.parametrize(
+    ("where", "location", "critical", "part"),
+    [
+        ("chest", [3, 4], 6, "collarbone"),
+        ("abdomen", [2, 3], 3, "diaphragm"),
+        ("head", [1, 1], 6, "neck"),
+        ("right arm", [1, 3], 2, "upper arm"),
+        ("left leg", [5, 6], 3, "knee"),
+    ],
+)
+def test_a_player_reads_the_symptom_of_an_undiagnosed_hit_but_no_part_until_a_medic_finds_it(
+    sr2_web: Web, where: str, location: list[int], critical: int, part: str
+) -> None:
+    table = sr2_web.table
+    symptom = CLOSED_SYMPTOMS[where.split()[-1]]
+    page_url = f"/characters/{sr2_web.character_id}/"
+    rolls = {"body_check": [6, 6, 1, 1, 1], "location": location, "critical": [critical]}
+    wound = table.act({"type": "wound", "severity": "S", "open_wound": False, "rolls": rolls})
+    assert wound.status_code == 201, wound.content
+    assert part in sr2_web.gm.get(page_url).content.decode()  # else the checks below would prove nothing
+
+    api = table.player.get(table.character_url())
+    hit = api.json()["sheet"]["critical_hits"][0]
+    assert (hit["symptom"], hit["part"]) == (symptom, None)
+    assert f"{where}: {symptom}" in api.json()["symptoms"]
+    assert part_words_in(api.content.decode()) == []
+    page = sr2_web.player.get(page_url).content.decode()
+    assert symptom in page
+    assert part_words_in(page) == []
+
+    assert table.act(DIAGNOSE_CH1).status_code == 201
+    hit = table.player.get(table.character_url()).json()["sheet"]["critical_hits"][0]
+    assert (hit["symptom"], hit["part"]) == (symptom, part)
+    assert f"· {part}" in sr2_web.player.get(page_url).content.decode()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from rules.dice import Dice
 from rules.ruleset import GM, Event, apply, start_state
+from rules.shadowrun2 import tables
 from rules.shadowrun2.engine import RULESET, decide, fire, timers, view
 
 # Body-check dice for a body 4 character against TN 6 (a Serious wound, standard column).
@@ -14,6 +16,22 @@ MORTAL = [1, 1, 1, 1]
 CRIPPLING = [6, 1, 1, 1]
 CRITICAL = [6, 6, 1, 1]
 NO_CRITICAL_HIT = [6, 6, 6, 1]
+
+
+# Every word of every part name of the table, but the location groups' own words (the "arm" of "upper arm"): what
+# no text may say of a hit its player has not had diagnosed (RULES.md rule 7).
+GROUP_WORDS = {word for location in tables.LOCATIONS for word in location.split("_")}
+PART_WORDS = sorted(
+    {word for rows in tables.CRITICAL_HIT_TABLE.values() for row in rows.values() for word in row[0].split()}
+    - GROUP_WORDS
+)
+
+
+def part_words_in(text: str) -> list[str]:
+    """The words of `text` that are a part word, singular or plural ("rib" and "ribs", "eye" and "eyes")."""
+    stems = {word.removesuffix("s") for word in PART_WORDS}
+    forms = stems | {stem + "s" for stem in stems} | {stem + "es" for stem in stems}
+    return [word for word in re.findall(r"[a-z]+", text.lower()) if word in forms]
 
 
 def character(body: int = 4, willpower: int | None = None, **options: Any) -> dict[str, Any]:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 import pytest
 
+from rules.ruleset import PLAYER
 from rules.shadowrun2 import tables
-from rules.shadowrun2.engine import lethality_of, level, modifier, natural_healing_target
+from rules.shadowrun2.engine import lethality_of, level, modifier, natural_healing_target, view
 
-from .helpers import act, character, hit, wounded
+from .helpers import CRITICAL, PART_WORDS, act, character, hit, part_words_in, wounded
 
 # ---- Step 1: Body-check TN, both columns (gentle / standard) -----------------------------------------------
 
@@ -141,20 +145,96 @@ def test_each_critical_hit_table_entry_gives_its_part_reason_diagnosis_and_time_
     assert hit(state)["death_at"] == 1000 + seconds
 
 
-def test_the_table_has_thirty_entries_and_a_symptom_for_each():
-    entries = [(name, roll) for name, rows in tables.CRITICAL_HIT_TABLE.items() for roll in rows]
-    assert len(entries) == 30
-    assert sorted(entries) == sorted((name, roll) for name, rows in tables.SYMPTOMS.items() for roll in rows)
+# ---- Rule 7: symptoms -------------------------------------------------------------------------------------------
 
+# Location dice that land on each table (arms and legs: the right side).
+LOCATION_DICE = {"CHEST": [3, 4], "ABDOMEN": [2, 3], "HEAD": [1, 1], "ARM": [1, 3], "LEG": [1, 2]}
+ENTRIES = [(name, roll) for name, rows in tables.CRITICAL_HIT_TABLE.items() for roll in rows]
 
-@pytest.mark.parametrize(
-    ("table", "roll"), [(name, roll) for name, rows in tables.SYMPTOMS.items() for roll in rows]
+# Lethality and time words, and the monitor levels (Light to Deadly) and other severity words: one text stands
+# for a Mortal hit and a Critical one alike, so none may grade the hit.
+LETHALITY_WORDS = (
+    "mortal",
+    "crippl",
+    "critical",
+    "fatal",
+    "death",
+    "dead",
+    "dying",
+    "die",
+    "lethal",
+    "kill",
+    "minute",
+    "hour",
+    "light",
+    "moderate",
+    "serious",
+    "severe",
+    "massive",
+    "heav",
+    "slight",
+    "minor",
+    "mild",
 )
-def test_a_symptom_text_never_tells_the_lethality_or_a_time(table, roll):
-    symptom = tables.SYMPTOMS[table][roll].lower()
+
+
+def words_starting_with(text: str, stems: Iterable[str]) -> list[str]:
+    """The words of `text` that begin with one of `stems`: "crippl" catches "crippled" and "crippling"."""
+    return [word for word in re.findall(r"[a-z]+", text.lower()) if word.startswith(tuple(stems))]
+
+
+def player_symptom(table: str, roll: int, open_wound: bool) -> str:
+    state = wounded(CRITICAL, location=LOCATION_DICE[table], critical=roll, open_wound=open_wound)
+    seen = hit(state, audience=PLAYER)
+    assert (seen["part"], seen["diagnosed"]) == (None, False)
+    return seen["symptom"]
+
+
+def test_the_table_has_thirty_entries_and_a_symptom_for_each_open_and_closed_wound():
+    assert len(ENTRIES) == 30
+    assert tables.SYMPTOMS.keys() == tables.CRITICAL_HIT_TABLE.keys()
+    assert all(texts.keys() == {"open", "closed"} for texts in tables.SYMPTOMS.values())
+
+
+def test_the_forbidden_words_are_the_parts_of_the_table_without_the_location_groups():
+    expected = """ankle calf collarbone diaphragm ear elbow eye foot hand heart hip intestines jaw kidney knee lower lung
+    neck nose ribs shoulder skull spine spleen stomach thigh upper wrist"""
+    assert expected.split() == PART_WORDS
+
+
+def test_the_checks_catch_texts_that_name_a_part_or_grade_the_hit():
+    """Texts this table held before rule 7: each said what the part was, or how bad the hit was."""
+    nose = "The nose is smashed and streams blood; eyes water, head pounds."
+    jaw = "The jaw hangs crooked and bleeds heavily; cannot speak clearly."
+    spleen = "Pain under the left ribs that reaches the shoulder; light-headed."
+    assert part_words_in(nose) == ["nose", "eyes"]
+    assert part_words_in(spleen) == ["ribs", "shoulder"]
+    assert words_starting_with(jaw, LETHALITY_WORDS) == ["heavily"]
+    assert words_starting_with(spleen, LETHALITY_WORDS) == ["light"]
+
+
+@pytest.mark.parametrize("open_wound", [True, False], ids=["open", "closed"])
+@pytest.mark.parametrize(("table", "roll"), ENTRIES)
+def test_an_undiagnosed_hit_shows_a_symptom_naming_no_part_and_no_lethality(table, roll, open_wound):
+    symptom = player_symptom(table, roll, open_wound)
+    assert symptom == tables.SYMPTOMS[table]["open" if open_wound else "closed"]
     assert len(symptom) > 20
-    for word in ("mortal", "crippl", "critical", "death", "dying", "minute", "hour", "lethal", "fatal"):
-        assert word not in symptom
+    assert part_words_in(symptom) == []
+    assert words_starting_with(symptom, LETHALITY_WORDS) == []
+
+
+@pytest.mark.parametrize("table", tables.CRITICAL_HIT_TABLE)
+def test_the_six_entries_of_a_location_show_one_symptom_so_the_text_never_tells_the_entry(table):
+    for open_wound in (True, False):
+        assert len({player_symptom(table, roll, open_wound) for roll in range(1, 7)}) == 1
+    assert player_symptom(table, 1, True) != player_symptom(table, 1, False)
+
+
+def test_the_symptom_names_the_location_group_and_the_view_adds_the_side():
+    state = wounded(CRITICAL, location=[4, 6], critical=6)
+    assert view(state, PLAYER)["symptoms"][-1] == (
+        "left arm: A wound in the arm bleeds and throbs; the arm is weak and clumsy and hurts to move."
+    )
 
 
 def test_arm_and_leg_hits_take_their_side_from_the_location_roll():

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rules.ruleset import GM, PLAYER, RuleError
+from rules.ruleset import GM, PLAYER, Event, RuleError, apply
 from rules.shadowrun2.engine import (
     FORMS,
     MORTAL_FOR_PLAYERS,
@@ -22,6 +22,7 @@ from rules.shadowrun2.engine import (
 from .helpers import CRITICAL, MORTAL, act, character, hit, wounded
 
 MEDIC = {"medic": "Doc", "skill": 3}
+CHEST_OPEN = "A wound in the chest bleeds through the clothes; every breath hurts and comes short."
 SHEET_HIT_KEYS = {
     "id",
     "location",
@@ -93,7 +94,7 @@ def test_a_player_sees_only_location_and_symptom_of_an_undiagnosed_hit():
         assert seen[key] is None
     assert (seen["location"], seen["symptom"]) == (
         "chest",
-        "Short of breath; coughs up bright, frothy blood.",
+        CHEST_OPEN,
     )
     assert (result["dying"], result["death_at"]) == (False, None)
     assert result["sheet"]["tn_modifier"] == {
@@ -152,7 +153,7 @@ def test_public_events_never_carry_body_check_dice_or_an_undiagnosed_hits_secret
     assert critical_hit == {
         "critical_hit": "ch1",
         "location": "chest",
-        "symptom": "Short of breath; coughs up bright, frothy blood.",
+        "symptom": CHEST_OPEN,
     }
     assert public_event(more[0]) == {
         "mode": "split_evenly",
@@ -163,6 +164,26 @@ def test_public_events_never_carry_body_check_dice_or_an_undiagnosed_hits_secret
         shown = json.dumps(public_event(event))
         assert "death_at" not in set(keys_anywhere(public_event(event)))
         assert "lung" not in shown and "mortal" not in shown and "body_check" not in shown
+
+
+def test_a_hit_recorded_with_a_retired_symptom_text_shows_todays_text_to_everyone():
+    """Events are kept for good: a hit taken before the texts stopped naming parts carries its old text, which
+    named the collarbone. The view and the history read the text from the table, never from the event."""
+    rolls = {"body_check": MORTAL, "location": [3, 4], "critical": [6], "death_time": [3]}
+    _, events = act(character(), {"type": "wound", "severity": "S", "open_wound": False}, rolls)
+    old = Event(
+        events[1].type,
+        {**events[1].data, "symptom": "The collarbone is out of line; blood wells up fast above it."},
+        events[1].game_time,
+    )
+    state = character()
+    for event in (events[0], old):
+        state = apply(RULESET, state, event)
+    closed_chest = "The chest aches deep inside; every breath hurts and comes short."
+    assert hit(state, audience=PLAYER)["symptom"] == closed_chest
+    assert (hit(state)["symptom"], hit(state)["part"]) == (closed_chest, "collarbone")
+    assert view(state, PLAYER)["symptoms"][-1] == f"chest: {closed_chest}"
+    assert public_event(old) == {"critical_hit": "ch1", "location": "chest", "symptom": closed_chest}
 
 
 def test_a_public_diagnosis_shows_only_the_hits_found():
