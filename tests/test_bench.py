@@ -17,6 +17,7 @@ from django.conf import settings
 
 from tests.conftest import need_service
 
+pytestmark = pytest.mark.slow
 POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
 
 
@@ -71,7 +72,7 @@ def test_what_the_bench_keeps_of_each_action_gives_the_garbage_collector_nothing
     every collection walk them (that cost the action path a tenth of its time in the PostgreSQL row)."""
     import gc
 
-    from campaign.bench.rows import _act_all, _characters, _plan
+    from perf.rows import _act_all, _characters, _plan
 
     people = {"cyberpunk2020": _characters("cyberpunk2020", 2, "kept")[1]}
     _, acted, refused = _act_all(_plan(people, 6))

@@ -19,10 +19,10 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
 from campaign import eventstore, services
-from campaign.bench.mixes import MIXES
 from campaign.models import Campaign, Character, Event, Job, Timer
 from campaign.projections import character_state_at, project_character, rebuild_all, timer_changes
 from campaign.transfer import export_lines, import_lines
+from perf.mixes import MIXES
 from rules.dice import Dice
 from rules.ruleset import fold, get_ruleset
 from tests.conftest import Table, make_persona, make_table, seeded_dice

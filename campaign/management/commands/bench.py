@@ -20,8 +20,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from campaign.bench import postgres_execute, with_database
 from campaign.heap import freeze_startup_objects
+from perf import postgres_execute, with_database
 
 CHILD_FLAG = "WL_BENCH_CHILD"
 SIZES = {
@@ -145,7 +145,7 @@ class Command(BaseCommand):
             tempfile.gettempdir()
         ):
             raise CommandError(f"refusing to benchmark on {database['NAME']}: not a throwaway database")
-        from campaign.bench.rows import ROWS
+        from perf.rows import ROWS
 
         call_command("migrate", verbosity=0, interactive=False)
         # As a served process does once it has started (wsgi.py, the Celery worker).

@@ -27,11 +27,11 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
 from campaign import services
-from campaign.bench import postgres_execute, with_database
-from campaign.bench.mixes import CLOCK_RULESET, CLOCK_WOUNDS, MIXES
 from campaign.eventstore import json_text
 from campaign.models import Campaign, Character, Event, Job, Timer
 from campaign.projections import timer_changes
+from perf import postgres_execute, with_database
+from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, MIXES
 from rules.ruleset import get_ruleset
 
 EVENT_COLUMNS = (
