@@ -47,7 +47,7 @@ def test_an_unchanged_timer_is_not_queued_twice() -> None:
     queue = DueTimers(0, 1000, jump=False, skip=set())
     heal = Timer(500, "heal", "heal", 40)
     queue.set_timers(1, [Timer(100, "stun_heal", "stun", 30), heal])
-    assert queue.pop() is not None
+    assert queue.pop() == Due(1, Timer(100, "stun_heal", "stun", 30), 100)
     queue.set_timers(1, [heal])
     assert drain(queue) == [(1, "heal", 500)]
 

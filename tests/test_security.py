@@ -122,7 +122,9 @@ GM_ONLY_KEYS = {"death_at", "timers"}
 
 @pytest.mark.django_db
 def test_a_player_sees_no_gm_only_key_anywhere_in_the_api(sr2: Table) -> None:
-    sr2.act({"type": "wound", "severity": "S", "open_wound": True, "rolls": {"body_check": [1, 1, 1, 1, 1]}})
+    # A mortal lung hit: death in 3 x 10 minutes.
+    mortal = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
+    sr2.act({"type": "wound", "severity": "S", "open_wound": True, "rolls": mortal})
     sr2.act({"type": "note", "text": "GM secret: the sniper was Lone Star"})
     paths = [
         sr2.character_url(),
@@ -150,7 +152,7 @@ def test_a_player_sees_no_gm_only_key_anywhere_in_the_api(sr2: Table) -> None:
                     walk(child, where)
 
         walk(response.json(), path)
-    assert sr2.gm.get(sr2.character_url()).json()["death_at"] is not None
+    assert sr2.gm.get(sr2.character_url()).json()["death_at"] == 1800
 
 
 @pytest.mark.django_db
