@@ -49,6 +49,7 @@ from rules.ruleset import (
 )
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Timer as RuleTimer
+from rules.text import unreadable
 
 User = get_user_model()
 log = logging.getLogger(__name__)
@@ -87,6 +88,22 @@ def _rule_error(error: RuleError | DiceError) -> ServiceError:
     return ServiceError(error.field, error.message)
 
 
+def readable(field: str, text: str, what: str) -> None:
+    """Refuse a name people would read wrong or not at all (rules/text.py), as the rules refuse a medic's."""
+    if problem := unreadable(text, what):
+        raise ServiceError(field, problem)
+
+
+def _name(name: Any, expected: str) -> str:
+    """A campaign's or a character's name as it is kept: stripped, at most 200 characters, readable."""
+    if not isinstance(name, str) or not name.strip():
+        raise ServiceError("name", f"expected {expected} (a non-empty text)")
+    if len(name) > 200:
+        raise ServiceError("name", f"expected at most 200 characters, got {len(name)}")
+    readable("name", name.strip(), "a name")
+    return name.strip()
+
+
 def request_digest(payload: Any) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -99,6 +116,8 @@ def user_sign_up(*, username: Any, password: Any) -> AbstractBaseUser:
         raise ServiceError("username", "expected a user name (letters, digits and @/./+/-/_)")
     if not isinstance(password, str) or not password:
         raise ServiceError("password", "expected a password")
+    # Django's validator takes any letter, a Hangul filler (U+3164) that draws nothing included.
+    readable("username", username.strip(), "a user name")
     user = User(username=username.strip())
     try:
         user.full_clean(exclude=["password"])
@@ -188,10 +207,7 @@ def campaign_create(
     """A new campaign with `user` as its GM. The same `idempotency_key` from the same user again returns the
     campaign the first request made (a form submitted twice, a retried request)."""
     digest = request_digest({"name": name, "ruleset": ruleset, "options": options})
-    if not isinstance(name, str) or not name.strip():
-        raise ServiceError("name", "expected the campaign's name (a non-empty text)")
-    if len(name) > 200:
-        raise ServiceError("name", f"expected at most 200 characters, got {len(name)}")
+    name = _name(name, "the campaign's name")
     try:
         rules = get_ruleset(ruleset)
     except RuleError as error:
@@ -201,9 +217,7 @@ def campaign_create(
         made = campaign_made_with(user, idempotency_key, digest)
         if made is not None:
             return made
-        campaign = Campaign.objects.create(
-            name=name.strip(), ruleset=rules.slug, options=options, created_by=user
-        )
+        campaign = Campaign.objects.create(name=name, ruleset=rules.slug, options=options, created_by=user)
         Membership.objects.create(campaign=campaign, user=user, role=GM)
         eventstore.append(
             campaign=campaign,
@@ -279,10 +293,7 @@ def character_create(
     """A new character in `campaign`. The same `idempotency_key` again returns the character the first request
     made; the key is the campaign's, shared with actions (as the event log keeps it)."""
     digest = request_digest({"name": name, "player": player, "attributes": attributes})
-    if not isinstance(name, str) or not name.strip():
-        raise ServiceError("name", "expected the character's name (a non-empty text)")
-    if len(name) > 200:
-        raise ServiceError("name", f"expected at most 200 characters, got {len(name)}")
+    name = _name(name, "the character's name")
     rules = get_ruleset(campaign.ruleset)
     if attributes is not None and not isinstance(attributes, Mapping):
         raise ServiceError("attributes", f"expected an object, got {type(attributes).__name__}")
@@ -299,9 +310,7 @@ def character_create(
                     raise Conflict("Idempotency-Key", KEY_REUSED)
                 return Character.objects.get(pk=first.data["character"])
         user = _player_for(campaign, player)
-        character = Character.objects.create(
-            campaign=campaign, name=name.strip(), player=user, attributes=attributes
-        )
+        character = Character.objects.create(campaign=campaign, name=name, player=user, attributes=attributes)
         eventstore.append(
             campaign=campaign,
             stream=campaign.stream,

@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from campaign.models import GM, Campaign, Character, Event, Membership
 from campaign.projections import CAMPAIGN_CREATED, CHARACTER_CREATED, rebuild_campaign
-from campaign.services import ServiceError, campaign_made_with, validate_campaign_options
+from campaign.services import ServiceError, campaign_made_with, readable, validate_campaign_options
 from campaign.untrusted import check_text
 from rules.ruleset import RuleError, get_ruleset
 
@@ -68,7 +68,9 @@ def _parse(line_no: int, raw: bytes) -> dict[str, Any]:
         raise _fail(line_no, f"unknown format {item.get('format')!r}; expected {FORMAT}")
     try:
         # As the API's and the web's input: a NUL or a lone surrogate would be a 500 or a campaign no read survives.
-        check_text(item)
+        # The file's notes and medics are shown as they are, never asked of the rules again: no direction control
+        # anywhere, as none gets in through the API or the pages.
+        check_text(item, readable=True)
     except ServiceError as error:
         raise _fail(line_no, f"{error.field}: {error.message}") from None
     return item
@@ -163,6 +165,13 @@ def _file_digest(upload: IO[bytes]) -> str:
     return digest.hexdigest()
 
 
+def _readable_name(line_no: int, name: str) -> None:
+    try:
+        readable("data.name", name.strip(), "a name")
+    except ServiceError as error:
+        raise _fail(line_no, f"{error.field}: {error.message}") from None
+
+
 def _create_campaign(line_no: int, data: dict[str, Any], user: AbstractBaseUser) -> Campaign:
     try:
         rules = get_ruleset(data.get("ruleset"))
@@ -171,6 +180,7 @@ def _create_campaign(line_no: int, data: dict[str, Any], user: AbstractBaseUser)
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise _fail(line_no, "CampaignCreated without a name")
+    _readable_name(line_no, name)
     options = validate_campaign_options(rules, data.get("options"))
     campaign = Campaign.objects.create(name=name[:200], ruleset=rules.slug, options=options, created_by=user)
     Membership.objects.create(campaign=campaign, user=user, role=GM)
@@ -181,6 +191,7 @@ def _create_character(line_no: int, campaign: Campaign, data: dict[str, Any]) ->
     rules = get_ruleset(campaign.ruleset)
     if not isinstance(data.get("character"), int) or not isinstance(data.get("name"), str):
         raise _fail(line_no, "CharacterCreated needs `character` (a number) and `name`")
+    _readable_name(line_no, data["name"])
     try:
         attributes = rules.validate_attributes(data.get("attributes") or {})
     except RuleError as error:

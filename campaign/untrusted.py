@@ -1,9 +1,13 @@
 """Checks on what a client sent, shared by the API's JSON parser and the web's forms: JSON nested too deep for
-anyone to walk, and text no database can store (a NUL, a lone surrogate), refused with a 400 naming the field."""
+anyone to walk, and text no database can store (a NUL, a lone surrogate), refused with a 400 naming the field.
+
+Text that people read as a name or a note has its own rule (rules/text.py), asked field by field where each is
+read: by the services for the names of users, campaigns and characters, by the rules for an action's text."""
 
 from typing import Any
 
 from campaign.services import ServiceError
+from rules.text import direction_control
 
 MAX_DEPTH = 32
 
@@ -44,8 +48,9 @@ def unstorable(text: str) -> str | None:
     return None
 
 
-def check_text(value: Any, path: str = "") -> None:
-    """Raise a 400 naming the dotted path of the first key or string that cannot be stored."""
+def check_text(value: Any, path: str = "", *, readable: bool = False) -> None:
+    """Raise a 400 naming the dotted path of the first key or string that cannot be stored; with `readable`, also
+    of the first that holds a right-to-left or left-to-right control (an imported file: all its text is shown)."""
     stack = [(value, path)]
     while stack:
         item, where = stack.pop()
@@ -53,12 +58,16 @@ def check_text(value: Any, path: str = "") -> None:
             problem = unstorable(item)
             if problem:
                 raise ServiceError(where or "body", f"the text {problem}")
+            if readable and (problem := direction_control(item)):
+                raise ServiceError(where or "body", problem)
         elif isinstance(item, dict):
             for key, child in item.items():
                 name = f"{where}.{key}" if where else str(key)
                 problem = unstorable(str(key))
                 if problem:
                     raise ServiceError(where or "body", f"a key {problem}")
+                if readable and (problem := direction_control(str(key))):
+                    raise ServiceError(where or "body", f"a key: {problem}")
                 stack.append((child, name))
         elif isinstance(item, list):
             stack.extend((child, where) for child in item)

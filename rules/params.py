@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rules.ruleset import ActionForm, RuleError
+from rules.text import unreadable
 
 _MISSING = object()
 MAX_INT = 1_000_000
@@ -86,7 +87,10 @@ def text(
     default: Any = _MISSING,
     max_length: int = TEXT_LENGTH,
     prefix: str = "",
+    what: str = "a text",
 ) -> str:
+    """A text people will read (`what` names it in the message), stripped; "" when given empty, which the caller
+    refuses when the parameter is required."""
     field = _prefixed(prefix, name)
     value = params.get(name, _MISSING)
     if value is _MISSING or value is None:
@@ -98,6 +102,8 @@ def text(
     value = value.strip()
     if len(value) > max_length:
         raise RuleError(field, f"expected at most {max_length} characters, got {len(value)}")
+    if value and (problem := unreadable(value, what)):
+        raise RuleError(field, problem)
     return value
 
 

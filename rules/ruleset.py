@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules.text import unreadable
+
 State = dict[str, Any]
 Audience = str  # "gm" or "player"
 GM = "gm"
@@ -225,6 +227,8 @@ def note_event(action: Mapping[str, Any], now: int) -> Event:
         raise RuleError("text", "expected the note's text (a non-empty string)")
     if len(text) > NOTE_LENGTH:
         raise RuleError("text", f"expected at most {NOTE_LENGTH} characters, got {len(text)}")
+    if problem := unreadable(text, "a note"):
+        raise RuleError("text", problem)
     return Event(NOTE_ADDED, {"text": text.strip()}, now)
 
 

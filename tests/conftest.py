@@ -56,13 +56,17 @@ def redis_service() -> str:
 
 SQLITE_DELETE_TRIGGER = """CREATE TRIGGER IF NOT EXISTS campaign_event_no_delete BEFORE DELETE ON campaign_event
    BEGIN SELECT RAISE(ABORT, 'campaign_event is append-only: DELETE refused'); END;"""
+POSTGRES_TRUNCATE_TRIGGER = "ALTER TABLE campaign_event {} TRIGGER campaign_event_no_truncate"
 
 
 @pytest.fixture(autouse=True)
 def _event_log_can_be_flushed_after_transactional_tests(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Django flushes tables with DELETE on SQLite after a transactional test; the append-only trigger would refuse.
+    """Django flushes every table after a transactional test: with DELETE on SQLite, which the append-only trigger
+    would refuse, and with TRUNCATE on PostgreSQL, which migration 0008's trigger refuses.
 
-    Only for the flush: the trigger is dropped after the test body and recreated before the next test.
+    Only for the flush: the trigger is dropped (SQLite) or disabled (PostgreSQL) after the test body and restored
+    before the next transactional test. pytest-django runs the transactional tests after all the others, so every
+    other test meets the triggers as the migrations made them.
     """
     marker = request.node.get_closest_marker("django_db")
     transactional = bool(marker and marker.kwargs.get("transaction"))
@@ -70,13 +74,19 @@ def _event_log_can_be_flushed_after_transactional_tests(request: pytest.FixtureR
         yield
         return
     request.getfixturevalue("transactional_db")
-    if connection.vendor == "sqlite":
-        with connection.cursor() as cursor:
-            cursor.execute(SQLITE_DELETE_TRIGGER)
+    _flushing_allowed(False)
     yield
-    if connection.vendor == "sqlite":
-        with connection.cursor() as cursor:
-            cursor.execute("DROP TRIGGER IF EXISTS campaign_event_no_delete")
+    _flushing_allowed(True)
+
+
+def _flushing_allowed(allowed: bool) -> None:
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute(
+                "DROP TRIGGER IF EXISTS campaign_event_no_delete" if allowed else SQLITE_DELETE_TRIGGER
+            )
+        elif connection.vendor == "postgresql":
+            cursor.execute(POSTGRES_TRUNCATE_TRIGGER.format("DISABLE" if allowed else "ENABLE"))
 
 
 @dataclass

@@ -57,6 +57,35 @@ def test_raw_sql_cannot_change_or_remove_an_event(sr2: Table, statement: str) ->
     assert event.data == {"text": "first"}
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "TRUNCATE campaign_event",
+        "TRUNCATE TABLE campaign_event RESTART IDENTITY CASCADE",
+        # The log references its campaigns and characters: emptying them with CASCADE empties the log too.
+        "TRUNCATE campaign_campaign CASCADE",
+        "TRUNCATE campaign_character CASCADE",
+    ],
+)
+def test_truncate_cannot_empty_the_event_log_on_postgresql(sr2: Table, statement: str) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite has no TRUNCATE, and its DELETE trigger refuses a DELETE of every row")
+    _one_event(sr2)
+    before = list(Event.objects.order_by("position").values_list("position", "type", "data"))
+    with connection.cursor() as cursor:
+        # The test's own transaction wrote rows whose foreign keys are checked at commit; PostgreSQL would
+        # refuse a TRUNCATE while those checks wait ("pending trigger events"), before any trigger is asked.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    with (
+        pytest.raises(DatabaseError, match="campaign_event is append-only: TRUNCATE refused"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(statement)
+    assert list(Event.objects.order_by("position").values_list("position", "type", "data")) == before
+    assert Campaign.objects.filter(pk=sr2.campaign["id"]).exists()
+
+
 def test_the_orm_cannot_delete_an_event_either(sr2: Table) -> None:
     event = _one_event(sr2)
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():

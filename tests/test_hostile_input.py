@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from campaign.models import Event
+from campaign.models import Campaign, Character, Event, Membership
 from tests.conftest import Table
 
 pytestmark = pytest.mark.django_db
@@ -127,7 +127,7 @@ def test_a_bad_feed_position_is_a_400_or_an_empty_page(sr2: Table, query: str) -
 
 @pytest.mark.parametrize(
     "name",
-    ["Łukasz 🐉 Ōtsuka", "ﷺ" * 50, "‮evil‬", "名前" * 100, "a\tb", "<script>alert(1)</script>"],
+    ["Łukasz 🐉 Ōtsuka", "ﷺ" * 50, "אֵשׁ", "名前" * 100, "a\tb", "<script>alert(1)</script>"],
 )
 def test_unicode_and_markup_names_are_kept_verbatim(sr2: Table, name: str) -> None:
     response = sr2.gm.post(
@@ -300,3 +300,137 @@ def test_an_overlong_user_name_is_refused_without_being_echoed_back(
     assert response.status_code == 400
     assert response.json() == {field: ["expected a user name of at most 150 characters, got 100000"]}
     assert Event.objects.count() == events
+
+
+# --- text that people read (rules/text.py) ----------------------------------------------------------------------
+
+OVERRIDE = "Ash\u202egnp.exe"  # shown as "Ashexe.png"
+NO_OVERRIDE = "expected text without right-to-left or left-to-right override characters (U+202E)"
+HIDDEN_TEXTS = [
+    (OVERRIDE, lambda what: NO_OVERRIDE),
+    ("\u200b\u3000", "expected {} with at least one visible character".format),  # nothing shows
+    ("\u3164", "expected {} with at least one visible character".format),  # a Hangul filler: a letter, blank
+]
+HIDDEN_IDS = ["override", "invisible", "hangul filler"]
+# (table, body with T where the text goes, the field the 400 names, the text as the message calls it)
+READ_FIELDS = [
+    ("sr2", "/api/users/", {"username": "T", "password": "a long pass phrase"}, "username", "a user name"),
+    ("sr2", "/api/campaigns/", {"name": "T", "ruleset": "shadowrun2"}, "name", "a name"),
+    ("sr2", "characters/", {"name": "T", "attributes": {"body": 4}}, "name", "a name"),
+    (
+        "df",
+        "characters/",
+        {"name": "Zed", "attributes": {"con": 8, "skills": {"T": 3}}},
+        "attributes.skills",
+        "a skill name",
+    ),
+    ("sr2", "act", {"type": "note", "text": "T"}, "text", "a note"),
+    ("sr2", "act", {"type": "diagnose", "medic": "T", "skill": 4}, "medic", "a name"),
+    ("sr2", "act", {"type": "first_aid", "medic": "T", "skill": 4}, "medic", "a name"),
+    ("sr2 hit", "act", {"type": "treat", "critical_hit": "ch1", "medic": "T", "skill": 4}, "medic", "a name"),
+    (
+        "sr2 hit",
+        "act",
+        {"type": "replace", "critical_hit": "ch1", "replacement": "T"},
+        "replacement",
+        "a text",
+    ),
+    (
+        "cp2020",
+        "act",
+        {"type": "stabilize", "target": "dying", "medic": "T", "skill": "medical_tech"},
+        "medic",
+        "a name",
+    ),
+    ("cp2020", "act", {"type": "treat", "medic": "T", "skill": "medical_tech"}, "medic", "a name"),
+]
+
+
+def crippling_hit(table: Table) -> None:
+    """A crippling hit on the chest (ch1), for the actions on a hit."""
+    rolls = {"body_check": [6, 1, 1, 1, 1], "location": [3, 4], "critical": [2]}
+    assert table.act({"type": "wound", "severity": "S", "rolls": rolls}).status_code == 201
+
+
+def _with_text(value: Any, text: str) -> Any:
+    if isinstance(value, dict):
+        return {_with_text(key, text): _with_text(item, text) for key, item in value.items()}
+    return text if value == "T" else value
+
+
+def _everything() -> list[int]:
+    from django.contrib.auth import get_user_model
+
+    return [model.objects.count() for model in (get_user_model(), Campaign, Membership, Character, Event)]
+
+
+@pytest.mark.parametrize(("text", "message"), HIDDEN_TEXTS, ids=HIDDEN_IDS)
+@pytest.mark.parametrize(
+    ("fixture", "path", "body", "field", "what"),
+    READ_FIELDS,
+    ids=[f"{case[0]} {case[2].get('type', case[1])} {case[3]}" for case in READ_FIELDS],
+)
+def test_a_name_or_note_that_hides_or_reorders_text_is_a_400_naming_the_field(
+    request: pytest.FixtureRequest,
+    fixture: str,
+    path: str,
+    body: dict[str, Any],
+    field: str,
+    what: str,
+    text: str,
+    message: Any,
+) -> None:
+    table: Table = request.getfixturevalue(fixture.split()[0])
+    if fixture.endswith("hit"):
+        crippling_hit(table)
+    before = _everything()
+    hostile = _with_text(body, text)
+    if path == "act":
+        response = table.act(hostile)
+    else:
+        response = table.gm.post(
+            path if path.startswith("/") else f"/api/campaigns/{table.campaign['id']}/{path}", hostile
+        )
+    assert response.status_code == 400, response.content
+    assert response.json() == {field: [message(what)]}
+    assert text.strip() not in response.content.decode()  # never shown back
+    assert _everything() == before
+
+
+def _export(table: Table) -> list[dict[str, Any]]:
+    import json
+
+    assert table.act({"type": "note", "text": "Ash owes Doc"}).status_code == 201
+    export = table.gm.get(f"/api/campaigns/{table.campaign['id']}/export/")
+    return [json.loads(line) for line in b"".join(export.streaming_content).splitlines()]
+
+
+BLANK = "expected a name with at least one visible character"
+
+
+@pytest.mark.parametrize(
+    ("event_type", "key", "text", "message"),
+    [
+        ("CampaignCreated", "name", OVERRIDE, NO_OVERRIDE),
+        ("CampaignCreated", "name", "\u200b\u3000", BLANK),
+        ("CharacterCreated", "name", OVERRIDE, NO_OVERRIDE),
+        ("CharacterCreated", "name", "\u3164", BLANK),
+        ("NoteAdded", "text", OVERRIDE, NO_OVERRIDE),  # the file's notes are shown as they are
+    ],
+)
+def test_an_imported_name_or_note_that_hides_or_reorders_text_is_a_400_and_imports_nothing(
+    sr2: Table, event_type: str, key: str, text: str, message: str
+) -> None:
+    import io
+    import json
+
+    lines = _export(sr2)
+    line = next(number for number, item in enumerate(lines, start=1) if item["type"] == event_type)
+    lines[line - 1]["data"][key] = text
+    upload = io.BytesIO("".join(json.dumps(item) + "\n" for item in lines).encode())
+    upload.name = "campaign.jsonl"
+    before = _everything()
+    response = sr2.gm.client.post("/api/campaigns/import/", {"file": upload}, format="multipart")
+    assert response.status_code == 400, response.content
+    assert response.json() == {"file": [f"line {line}: data.{key}: {message}"]}
+    assert _everything() == before

@@ -19,6 +19,7 @@ from django.http import QueryDict
 from campaign.models import IDEMPOTENCY_KEY_LENGTH
 from campaign.untrusted import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
 from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, get_ruleset
+from rules.text import without_direction_controls
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
 CSRF_INPUT = "csrfmiddlewaretoken"
@@ -81,6 +82,15 @@ def check_posted(data: QueryDict, inputs: Mapping[str, str]) -> None:
         for value in values:
             if problem := unstorable(value):
                 raise FormError(inputs.get(name, name), f"the text {problem}")
+
+
+def echoed(data: QueryDict) -> QueryDict:
+    """A refused post as its form shows it back for correcting: without the right-to-left and left-to-right
+    controls it was refused for, which would reorder what the page shows around them."""
+    shown = QueryDict(mutable=True)
+    for name, values in data.lists():
+        shown.setlist(name, [without_direction_controls(value) for value in values])
+    return shown
 
 
 def _json(raw: str, where: str, expected: str) -> Any:

@@ -32,6 +32,7 @@ from campaign import access, presenters, services, throttles
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Membership
 from campaign.web import display, forms
 from rules.ruleset import ACTION_UNDONE, get_ruleset, ruleset_slugs
+from rules.text import without_direction_controls
 
 HISTORY_LIMIT = 50
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
@@ -131,7 +132,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "registration/signup.html",
-        {"errors": errors, "username": username},
+        {"errors": errors, "username": without_direction_controls(username)},
         status=400 if errors else 200,
     )
 
@@ -175,7 +176,7 @@ def home(request: HttpRequest) -> HttpResponse:
         {
             "memberships": memberships,
             "rulesets": rulesets,
-            "values": values,
+            "values": {key: without_direction_controls(value) for key, value in values.items()},
             "errors": errors,
             "option_defaults": {
                 slug: json.dumps(services.validate_campaign_options(rules, {})) for slug, rules in rulesets
@@ -330,7 +331,10 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
             campaign,
             role,
             "members",
-            {"member_errors": {error.field: error.message}, "member_username": username},
+            {
+                "member_errors": {error.field: error.message},
+                "member_username": without_direction_controls(username),
+            },
             getattr(error, "status", 400),
         )
     success = f"{membership.user.get_username()} joined as {membership.get_role_display().lower()}."
@@ -362,9 +366,9 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if errors:
         extra = {
             "character_errors": errors,
-            "character_name": name,
-            "character_player": player or "",
-            "attribute_fields": forms.attribute_fields(campaign.ruleset, request.POST, errors),
+            "character_name": without_direction_controls(name),
+            "character_player": without_direction_controls(player or ""),
+            "attribute_fields": forms.attribute_fields(campaign.ruleset, forms.echoed(request.POST), errors),
         }
         return _board_form_response(request, campaign, role, "character-form", extra, 400)
     success = f"{character.name} joined the campaign."
@@ -713,7 +717,9 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     character.refresh_from_db()
     hits = _critical_hits(character)
     if errors:
-        form = forms.build_form(ruleset, action, critical_hits=hits, data=request.POST, errors=errors)
+        form = forms.build_form(
+            ruleset, action, critical_hits=hits, data=forms.echoed(request.POST), errors=errors
+        )
     else:
         form = forms.build_form(ruleset, action, critical_hits=hits)
         titles = ", ".join(display.event_title(e.type) for e in result.events)

@@ -553,7 +553,7 @@ def skill_total(action: Mapping[str, Any], dice: Dice, roll_name: str) -> dict[s
 def decide_stabilize(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     params.reject_unknown(action, ("type", "target", "medic", "skill", "total", "tech", "skill_level"))
     target = params.text(action, "target")
-    medic = params.text(action, "medic", default="")
+    medic = params.text(action, "medic", default="", what="a name")
     skill = params.choice(action, "skill", tables.SKILLS)
     if target == "dying":
         if not state["dying"]:
@@ -587,7 +587,7 @@ def decide_stabilize(state: State, action: Mapping[str, Any], dice: Dice, now: i
 
 def decide_treat(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     params.reject_unknown(action, ("type", "medic", "skill", "total", "tech", "skill_level"))
-    medic = params.text(action, "medic", default="")
+    medic = params.text(action, "medic", default="", what="a name")
     skill = params.choice(action, "skill", tables.SKILLS)
     if state["damage"] <= 0:
         raise RuleError("type", NO_DAMAGE_TO_TREAT)

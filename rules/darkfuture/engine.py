@@ -40,6 +40,7 @@ from rules.ruleset import (
     Timer,
     copy_state,
 )
+from rules.text import unreadable
 
 SLUG = "darkfuture"
 
@@ -110,6 +111,8 @@ def _skills(value: Any) -> dict[str, int]:
             raise RuleError(
                 "attributes.skills", f"expected skill names of 1-{MAX_SKILL_NAME} characters, got {name!r}"
             )
+        if problem := unreadable(name, "a skill name"):
+            raise RuleError("attributes.skills", problem)
         result[name] = params.integer(skills, name, minimum=0, maximum=100, prefix="attributes.skills")
     return result
 

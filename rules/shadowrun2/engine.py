@@ -299,7 +299,7 @@ def _hit(state: Mapping[str, Any], hit_id: Any, field: str = "critical_hit") -> 
 
 
 def _medic_params(action: Mapping[str, Any]) -> tuple[str, int, bool]:
-    medic = text(action, "medic")
+    medic = text(action, "medic", what="a name")
     if not medic:
         raise RuleError("medic", "this field is required: expected the medic's name")
     skill = integer(action, "skill", minimum=1, maximum=MAX_ATTRIBUTE)

@@ -18,6 +18,7 @@ from django.utils.html import escape
 
 from campaign import services
 from campaign.models import Campaign, Character, Event, Job, Membership
+from tests.test_hostile_input import HIDDEN_IDS, HIDDEN_TEXTS, OVERRIDE, crippling_hit
 from tests.web.conftest import Web, logged_in
 
 NUL = "the text contains a NUL character (\\u0000), which cannot be stored"  # the API's words
@@ -669,3 +670,92 @@ def test_pages_whose_forms_carry_keys_are_never_stored_but_the_live_region_keeps
     assert "no-store" in form["Cache-Control"]
     live = sr2_web.gm.get(character, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="live", HTTP_HX_TRIGGER="live")
     assert (live["Cache-Control"], live.has_header("ETag")) == ("no-cache, private", True)
+
+
+# --- text that people read (rules/text.py): the API's words and texts (tests/test_hostile_input.py) ------------
+
+# (web fixture, where to post, the form with T where the text goes, the element showing the error, the text as
+# the message calls it)
+READ_FORMS = [
+    (
+        "",
+        "/signup/",
+        {"username": "T", "password": PASSWORD, "password2": PASSWORD},
+        "err-username",
+        "a user name",
+    ),
+    ("sr2_web", "/", {"name": "T", "ruleset": "shadowrun2"}, "err-c-name", "a name"),
+    ("sr2_web", "characters/", {"name": "T", "a_body": "4"}, "err-ch-name", "a name"),
+    (
+        "df_web",
+        "characters/",
+        {"name": "Zed", "a_con": "8", "a_skills": '{"T": 3}'},
+        "err-ch-a_skills",
+        "a skill name",
+    ),
+    ("sr2_web", "note", {"p_text": "T"}, "err-note-p_text", "a note"),
+    ("sr2_web", "diagnose", {"p_medic": "T", "p_skill": "4"}, "err-diagnose-p_medic", "a name"),
+    ("sr2_web", "first_aid", {"p_medic": "T", "p_skill": "4"}, "err-first_aid-p_medic", "a name"),
+    (
+        "sr2_web hit",
+        "treat",
+        {"p_critical_hit": "ch1", "p_medic": "T", "p_skill": "4"},
+        "err-treat-p_medic",
+        "a name",
+    ),
+    (
+        "sr2_web hit",
+        "replace",
+        {"p_critical_hit": "ch1", "p_replacement": "T"},
+        "err-replace-p_replacement",
+        "a text",
+    ),
+    (
+        "cp2020_web",
+        "stabilize",
+        {"p_target": "dying", "p_medic": "T", "p_skill": "medical_tech"},
+        "err-stabilize-p_medic",
+        "a name",
+    ),
+    ("cp2020_web", "treat", {"p_medic": "T", "p_skill": "medical_tech"}, "err-treat-p_medic", "a name"),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("text", "message"), HIDDEN_TEXTS, ids=HIDDEN_IDS)
+@pytest.mark.parametrize(
+    ("fixture", "path", "data", "element", "what"),
+    READ_FORMS,
+    ids=[f"{(form[0] or 'anonymous').split('_')[0]} {form[3]}" for form in READ_FORMS],
+)
+def test_a_name_or_note_that_hides_or_reorders_text_is_a_400_on_its_field(
+    request: pytest.FixtureRequest,
+    fixture: str,
+    path: str,
+    data: dict[str, Any],
+    element: str,
+    what: str,
+    text: str,
+    message: Any,
+) -> None:
+    posted = {name: value.replace("T", text) if "T" in value else value for name, value in data.items()}
+    if not fixture:
+        client = Client()
+    else:
+        web: Web = request.getfixturevalue(fixture.split()[0])
+        client = web.gm
+        if fixture.endswith("hit"):
+            crippling_hit(web.table)
+        if path.endswith("/") and path != "/":
+            path = f"/campaigns/{web.campaign_id}/{path}"
+        elif path != "/":
+            path = f"/characters/{web.character_id}/act/{path}/"
+    before = counts()
+    response = client.post(path, posted)
+    refused(response, before, f'id="{element}"')
+    html = response.content.decode()
+    shown = re.search(rf'id="{element}"[^>]*>(.*?)</p>', html, re.S)
+    assert shown is not None and shown.group(1) == escape(message(what))
+    assert "\u202e" not in html  # the form shows the text back without the override
+    if text == OVERRIDE:
+        assert "Ashgnp.exe" in html
