@@ -55,13 +55,22 @@ class DueTimers:
             return (1, 0, character_id, timer.priority, timer.key)
         return (0, timer.due, character_id, timer.priority, timer.key)
 
-    def pop(self) -> Due | None:
-        """The next timer to fire, or None when nothing more is due up to `to_time`."""
+    def peek(self) -> Due | None:
+        """The next timer to fire, left in the queue; None when nothing more is due up to `to_time`."""
         while self._heap:
-            _, _, character_id, key, timer = heapq.heappop(self._heap)
+            _, _, character_id, key, timer = self._heap[0]
             if self._current.get(character_id, {}).get(key) != timer or (character_id, key) in self.skip:
-                continue  # replaced or cancelled by a firing since it was queued, or waiting for the next advance
+                # Replaced or cancelled by a firing since it was queued, or waiting for the next advance.
+                heapq.heappop(self._heap)
+                continue
             if self.jump and timer.per_round:
                 return Due(character_id, timer, self.to_time)
             return Due(character_id, timer, max(timer.due, self.from_time) if timer.per_round else timer.due)
         return None
+
+    def pop(self) -> Due | None:
+        """The next timer to fire, or None when nothing more is due up to `to_time`."""
+        due = self.peek()
+        if due is not None:
+            heapq.heappop(self._heap)
+        return due

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import models
@@ -190,6 +191,10 @@ class Job(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     idempotency_key = models.CharField(max_length=IDEMPOTENCY_KEY_LENGTH, null=True, blank=True)
     request_digest = models.CharField(max_length=64, blank=True, default="")
+    ticket = models.UUIDField(
+        default=uuid.uuid4,
+        help_text="the one queue message allowed to run the job; a resend makes a new one, so the old one stops",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -209,3 +214,17 @@ class Job(models.Model):
     @property
     def open(self) -> bool:
         return self.status in (self.QUEUED, self.RUNNING)
+
+    @property
+    def stopped_early(self) -> bool:
+        """Done, but short of the time asked for: it reached the most firings one advance may make."""
+        return self.status == self.DONE and self.reached < self.to_time
+
+    def stalled_since(self, now: datetime) -> datetime | None:
+        """When an open job last showed a sign of life, if that is longer ago than the stall threshold."""
+        if not self.open:
+            return None
+        last = self.heartbeat_at or self.created_at
+        if last is None or now - last < timedelta(seconds=settings.CLOCK_STALLED_AFTER_SECONDS):
+            return None
+        return last

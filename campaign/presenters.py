@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import timezone
+
 from campaign import eventstore
 from campaign.game_dates import game_datetime
 from campaign.models import Campaign, Character, Event, Job
@@ -158,11 +160,27 @@ def events_json(rows: list[Event], audience: str, ruleset_slug: str) -> list[dic
     return out
 
 
+JOB_STALLED = "the worker stopped answering at {at}; the job will be resumed"
+JOB_STOPPED = (
+    "stopped at {date} after {fired:,} timer firings, the most one advance may make; advance again to go on"
+)
+
+
 def job_json(job: Job) -> dict[str, Any]:
+    """A clock job as its GM sees it. An open job that nothing has touched for a while is `stalled`, not `running`:
+    its worker died, or its message was lost, and Celery beat resends it."""
+    stalled = job.stalled_since(timezone.now())
+    if stalled is not None:
+        message = JOB_STALLED.format(at=timezone.localtime(stalled).strftime("%Y-%m-%d %H:%M:%S %Z"))
+    elif job.stopped_early:
+        message = JOB_STOPPED.format(date=_date_words(job.campaign, job.reached), fired=job.timers_fired)
+    else:
+        message = ""
     return {
         "id": str(job.pk),
         "campaign": job.campaign_id,
-        "status": job.status,
+        "status": "stalled" if stalled is not None else job.status,
+        "message": message,
         "from": job.from_time,
         "to": job.to_time,
         "reached": job.reached,
@@ -171,6 +189,7 @@ def job_json(job: Job) -> dict[str, Any]:
         "timers_fired": job.timers_fired,
         "error": job.error,
         "created_at": job.created_at.isoformat() if job.created_at else None,
+        "heartbeat_at": job.heartbeat_at.isoformat() if job.heartbeat_at else None,
         "finished_at": job.finished_at.isoformat() if job.finished_at else None,
     }
 

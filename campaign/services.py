@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -591,6 +592,22 @@ def _past_the_calendar(campaign: Campaign) -> str:
     return f"expected an advance that ends within a thousand years of the campaign's start{end_text}"
 
 
+def _too_much_at_once(followed: int) -> str:
+    """The 400 for an advance that would cover more than CLOCK_MAX_CHARACTER_YEARS, in the game's words."""
+    limit = settings.CLOCK_MAX_CHARACTER_YEARS
+    longest = limit * game_dates.YEAR // followed
+    for name, size in (("year", game_dates.YEAR), ("day", 86_400), ("hour", 3600), ("minute", 60)):
+        if longest >= size or name == "minute":
+            count = longest // size
+            span = f"{count} {name}{'' if count == 1 else 's'}"
+            break
+    who = "1 character has" if followed == 1 else f"{followed} characters have"
+    return (
+        f"expected at most {span} in one advance while {who} injuries the clock follows (one advance covers at "
+        f"most {limit:,} years of one such character's clock); advance in shorter steps"
+    )
+
+
 def clock_advance_request(
     *, campaign: Campaign, seconds: int, actor: str, idempotency_key: str | None = None
 ) -> Job:
@@ -614,6 +631,9 @@ def clock_advance_request(
                 raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))
             if campaign.game_time + seconds > game_dates.MAX_GAME_SECONDS:
                 raise ServiceError("advance", _past_the_calendar(campaign))
+            followed = Timer.objects.filter(campaign=campaign).values("character_id").distinct().count()
+            if followed * seconds > settings.CLOCK_MAX_CHARACTER_YEARS * game_dates.YEAR:
+                raise ServiceError("advance", _too_much_at_once(followed))
             job = Job.objects.create(
                 campaign=campaign,
                 from_time=campaign.game_time,
@@ -624,44 +644,53 @@ def clock_advance_request(
                 request_digest=digest if idempotency_key else "",
             )
             if not settings.CELERY_TASK_ALWAYS_EAGER:
-                transaction.on_commit(lambda: tasks.enqueue_advance(job.pk))
+                transaction.on_commit(lambda: tasks.enqueue_advance(job.pk, job.ticket))
     except IntegrityError:
         raise Conflict("clock", "another advance of this campaign was started at the same moment") from None
     if settings.CELERY_TASK_ALWAYS_EAGER:
         # In-process: run it now, after the job row is written (the 202 then reports a finished job).
-        tasks.enqueue_advance(job.pk)
+        tasks.enqueue_advance(job.pk, job.ticket)
     job.refresh_from_db()
     return job
 
 
-def clock_run(job_id: Any) -> Job:
+def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = None) -> Job:
     """Fire every due timer of the job's campaign in game-time order, then append ClockAdvanced.
 
     Each batch of firings is one transaction under the campaign lock: the events, the projections, the timer index
     and the job's progress commit together, so a worker killed at any point leaves a job that the next run resumes
     without firing a timer twice.
+
+    `ticket` is the queue message's: once the job has been resent with a new one, an older message stops at its
+    next batch. With `slice_seconds` the run returns, the job still open, after the first batch that ends that long
+    after it began, so that the task can queue the rest behind other campaigns' jobs; None runs it to the end.
+    Once the job has fired CLOCK_MAX_FIRINGS_PER_ADVANCE timers it ends at the game second it has reached.
     """
     job = Job.objects.get(pk=job_id)
-    if not job.open:
+    if not job.open or not _holds(job, ticket):
         return job
     Job.objects.filter(pk=job.pk, status=Job.QUEUED).update(status=Job.RUNNING, started_at=timezone.now())
     jump = job.to_time - job.from_time > JUMP_SECONDS
+    began = time.monotonic()
     while True:
         with transaction.atomic():
             campaign = eventstore.lock_campaign(job.campaign_id)
             job = Job.objects.get(pk=job.pk)
-            if not job.open:
+            if not job.open or not _holds(job, ticket):
                 return job
             rules = get_ruleset(campaign.ruleset)
             skip = {(character_id, key) for character_id, key in job.skips}
             fired = appended = 0
-            finished = False
+            finished = stopped = False
             characters, queue = _due_timers(campaign, rules, job, jump, skip)
             while fired < settings.CLOCK_FIRINGS_PER_TRANSACTION:
-                due = queue.pop()
-                if due is None:
-                    finished = True
+                due = queue.peek()
+                # At the limit the advance ends where it is, after every timer of that game second.
+                at_limit = job.timers_fired + fired >= settings.CLOCK_MAX_FIRINGS_PER_ADVANCE
+                if due is None or (at_limit and due.fire_at > job.reached):
+                    finished, stopped = True, due is not None
                     break
+                queue.pop()
                 character = characters[due.character_id]
                 produced, timers = _fire(rules, character, due.timer, due.fire_at, job)
                 queue.set_timers(character.pk, timers)
@@ -679,35 +708,38 @@ def clock_run(job_id: Any) -> Job:
             job.heartbeat_at = timezone.now()
             job.skips = sorted([character_id, key] for character_id, key in skip)
             if finished:
-                eventstore.append(
-                    campaign=campaign,
-                    stream=campaign.stream,
-                    expected_version=campaign.version,
-                    events=[
-                        RuleEvent(
-                            CLOCK_ADVANCED,
-                            {
-                                "from": job.from_time,
-                                "to": job.to_time,
-                                "job": str(job.pk),
-                                "timers_fired": job.timers_fired,
-                            },
-                            job.to_time,
-                        )
-                    ],
-                    cause=f"job:{job.pk}",
-                    actor=job.actor,
-                )
-                job.events_appended += 1
-                Campaign.objects.filter(pk=campaign.pk).update(
-                    game_time=job.to_time, version=campaign.version + 1
-                )
-                job.status = Job.DONE
-                job.reached = job.to_time
-                job.finished_at = timezone.now()
+                _finish(campaign, job, end=job.reached if stopped else job.to_time)
             job.save()
-        if finished:
+        if finished or (slice_seconds is not None and time.monotonic() - began >= slice_seconds):
             return job
+
+
+def _holds(job: Job, ticket: Any) -> bool:
+    """Whether a run with this ticket may work on the job (None: a direct call, or a message from before tickets)."""
+    return ticket is None or str(job.ticket) == str(ticket)
+
+
+def _finish(campaign: Campaign, job: Job, end: int) -> None:
+    """Append ClockAdvanced up to `end` and set the clock there: the time asked for, or where the limit stopped it."""
+    eventstore.append(
+        campaign=campaign,
+        stream=campaign.stream,
+        expected_version=campaign.version,
+        events=[
+            RuleEvent(
+                CLOCK_ADVANCED,
+                {"from": job.from_time, "to": end, "job": str(job.pk), "timers_fired": job.timers_fired},
+                end,
+            )
+        ],
+        cause=f"job:{job.pk}",
+        actor=job.actor,
+    )
+    job.events_appended += 1
+    Campaign.objects.filter(pk=campaign.pk).update(game_time=end, version=campaign.version + 1)
+    job.status = Job.DONE
+    job.reached = end
+    job.finished_at = timezone.now()
 
 
 def _due_timers(

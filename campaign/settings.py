@@ -251,6 +251,15 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "max_retries": 1}
 # Timer firings per clock transaction: larger batches advance faster, smaller ones report progress more often.
 CLOCK_FIRINGS_PER_TRANSACTION = int(os.environ.get("CLOCK_FIRINGS_PER_TRANSACTION", "200"))
+# Bounds on one advance's work and how a worker shares itself between campaigns (docs/clock.md, "Limits").
+# One advance covers at most this many years of one injured character's clock (characters x years), or it is a 400.
+CLOCK_MAX_CHARACTER_YEARS = int(os.environ.get("CLOCK_MAX_CHARACTER_YEARS", "2000"))
+# An advance that has fired this many timers stops at the game second it reached; the GM advances again to go on.
+CLOCK_MAX_FIRINGS_PER_ADVANCE = int(os.environ.get("CLOCK_MAX_FIRINGS_PER_ADVANCE", "50000"))
+# A worker spends about this long on one job, then sends it to the back of the queue (other campaigns go between).
+CLOCK_SLICE_SECONDS = float(os.environ.get("CLOCK_SLICE_SECONDS", "0.5"))
+# An open job nothing has touched for this long is shown as stalled, and Celery beat resends it.
+CLOCK_STALLED_AFTER_SECONDS = int(os.environ.get("CLOCK_STALLED_AFTER_SECONDS", "30"))
 CELERY_BEAT_SCHEDULE = {
     "run-campaign-clocks": {"task": "campaign.tasks.tick_running_clocks", "schedule": 5.0},
     "resume-stalled-jobs": {"task": "campaign.tasks.resume_stalled_jobs", "schedule": 30.0},

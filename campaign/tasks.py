@@ -7,13 +7,13 @@ killed half-way resumes it. Without a broker (the embedded default) `delay` runs
 from __future__ import annotations
 
 import logging
+import uuid
 from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from campaign import game_dates, services
@@ -22,7 +22,6 @@ from campaign.models import Campaign, Job
 log = logging.getLogger(__name__)
 
 BROKER_DOWN = "the task queue (Redis) cannot be reached, so the clock cannot advance now; nothing was changed"
-STALLED_AFTER = timedelta(seconds=30)
 
 
 def ensure_broker() -> None:
@@ -39,20 +38,35 @@ def ensure_broker() -> None:
         raise services.Unavailable("clock", BROKER_DOWN) from None
 
 
-def enqueue_advance(job_id: Any) -> None:
+def enqueue_advance(job_id: Any, ticket: Any = None) -> None:
     """Send the job to the worker. If sending fails the job stays queued and `resume_stalled_jobs` resends it."""
     try:
-        advance_clock.delay(str(job_id))
+        advance_clock.delay(str(job_id), None if ticket is None else str(ticket))
     except Exception as error:
         if settings.CELERY_TASK_ALWAYS_EAGER:
             raise
         log.warning("could not enqueue job %s: %s", job_id, error)
 
 
+def resend(job_id: Any) -> None:
+    """Send an open job again under a new ticket: whichever message it had before stops at its next batch, so a
+    resend never leaves two messages taking turns for one job."""
+    ticket = uuid.uuid4()
+    if Job.objects.filter(pk=job_id, status__in=[Job.QUEUED, Job.RUNNING]).update(ticket=ticket):
+        enqueue_advance(job_id, ticket)
+
+
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def advance_clock(job_id: str) -> None:
+def advance_clock(job_id: str, ticket: str | None = None) -> None:
+    """Work on the job for one slice (CLOCK_SLICE_SECONDS), then send it to the back of the queue, so that one
+    campaign's long advance takes turns with every other campaign's instead of holding the worker."""
     try:
-        services.clock_run(job_id)
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            services.clock_run(job_id, ticket=ticket)  # in-process: nobody else to take turns with
+            return
+        job = services.clock_run(job_id, ticket=ticket, slice_seconds=settings.CLOCK_SLICE_SECONDS)
+        if job.open and str(job.ticket) == str(ticket or job.ticket):
+            enqueue_advance(job.pk, job.ticket)
     except Job.DoesNotExist:
         log.warning("job %s does not exist", job_id)
     except Exception as error:
@@ -90,12 +104,12 @@ def tick_running_clocks() -> int:
 @shared_task(ignore_result=True)
 def resume_stalled_jobs() -> int:
     """Resend open jobs whose worker went quiet (killed, or the message was lost while Redis was down)."""
-    cutoff = timezone.now() - STALLED_AFTER
+    cutoff = timezone.now() - timedelta(seconds=settings.CLOCK_STALLED_AFTER_SECONDS)
     stalled = Job.objects.filter(status__in=[Job.QUEUED, Job.RUNNING]).exclude(heartbeat_at__gt=cutoff)
     stalled = stalled.filter(created_at__lt=cutoff)
     count = 0
-    for job in stalled:
-        transaction.on_commit(lambda job_id=job.pk: enqueue_advance(job_id))
+    for job_id in stalled.values_list("pk", flat=True):
+        resend(job_id)
         count += 1
     return count
 
@@ -104,4 +118,4 @@ def resume_stalled_jobs() -> int:
 def resume_open_jobs_on_start(**_: Any) -> None:
     """A worker that starts resumes every open job at once: one may have died with the previous worker."""
     for job_id in Job.objects.filter(status__in=[Job.QUEUED, Job.RUNNING]).values_list("pk", flat=True):
-        enqueue_advance(job_id)
+        resend(job_id)

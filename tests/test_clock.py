@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from random import Random
 from typing import Any
 
@@ -300,3 +301,202 @@ def test_a_clock_with_a_time_scale_advances_on_its_own(sr2: Table) -> None:
     campaign.refresh_from_db()
     assert 600 <= campaign.game_time <= 660  # 10 real seconds x 60, plus the test's own run time
     assert Campaign.objects.get(pk=sr2.campaign["id"]).game_time == 0  # manual clocks stay put
+
+
+# --- limits, fairness and stalled jobs (docs/clock.md, "Limits") -----------------------------------------------
+
+KNOCKED_OUT = {
+    "type": "damage",
+    "damage": 10,
+    "kind": "stun",
+    "location": "torso",
+    "rolls": {"stun_save": [1]},
+}
+
+
+def _followed(campaign: Campaign, count: int) -> None:
+    """`count` Cyberpunk characters with stun damage: each one has injuries the clock follows."""
+    for index in range(count):
+        character = services.character_create(
+            campaign=campaign, actor="gm", name=f"Punk {index:03}", attributes={"body": 10}
+        )
+        services.character_act(character_id=character.pk, body=KNOCKED_OUT, actor="gm")
+
+
+def test_a_hundred_years_for_a_hundred_injured_characters_is_refused_naming_the_longest_advance(
+    cp2020: Table,
+) -> None:
+    campaign = Campaign.objects.get(pk=cp2020.campaign["id"])
+    _followed(campaign, 99)  # and Ash, once hurt
+    cp2020.act(KNOCKED_OUT)
+    before = (Event.objects.count(), Job.objects.count())
+    response = cp2020.advance(weeks=52 * 100)
+    assert response.status_code == 400
+    assert response.json() == {
+        "advance": [
+            "expected at most 20 years in one advance while 100 characters have injuries the clock follows (one "
+            "advance covers at most 2,000 years of one such character's clock); advance in shorter steps"
+        ]
+    }
+    assert (Event.objects.count(), Job.objects.count()) == before
+    assert _job(cp2020.advance(weeks=52 * 20))["to"] == 52 * 20 * 7 * 86_400
+
+
+@override_settings(CLOCK_MAX_CHARACTER_YEARS=10)
+def test_the_longest_advance_counts_only_characters_the_clock_follows(cp2020: Table) -> None:
+    # Ash is unhurt: nothing for the clock to do, so any span is cheap.
+    assert _job(cp2020.advance(weeks=52 * 100))["status"] == "done"
+    cp2020.act(KNOCKED_OUT)
+    _followed(Campaign.objects.get(pk=cp2020.campaign["id"]), 1)
+    response = cp2020.advance(days=5 * 366)
+    assert response.status_code == 400
+    assert response.json()["advance"] == [
+        "expected at most 5 years in one advance while 2 characters have injuries the clock follows (one advance "
+        "covers at most 10 years of one such character's clock); advance in shorter steps"
+    ]
+    assert _job(cp2020.advance(days=5 * 365))["status"] == "done"
+
+
+@override_settings(CLOCK_MAX_FIRINGS_PER_ADVANCE=3)
+def test_an_advance_that_reaches_the_most_firings_stops_after_the_game_second_it_reached(
+    cp2020: Table,
+) -> None:
+    # Two characters heal a point of stun damage every hour, both at 1:00, both at 2:00, ...
+    cp2020.act(KNOCKED_OUT)
+    _followed(Campaign.objects.get(pk=cp2020.campaign["id"]), 1)
+    started = _job(cp2020.advance(days=1))
+    job = cp2020.gm.get(f"/api/jobs/{started['job']}/").json()
+    # The third firing is one of 2:00; the other one of 2:00 fires too, so that the clock can stop at 2:00.
+    assert (job["status"], job["timers_fired"], job["reached"], job["to"]) == ("done", 4, 7200, 86_400)
+    assert job["message"] == (
+        "stopped at 2020-01-01 02:00:00 after 4 timer firings, the most one advance may make; advance again to go on"
+    )
+    healed = Event.objects.filter(type="StunDamageHealed").order_by("position")
+    assert [e.game_time for e in healed] == [3600, 3600, 7200, 7200]
+    advanced = Event.objects.filter(type="ClockAdvanced").get()
+    assert (advanced.data["from"], advanced.data["to"], advanced.game_time) == (0, 7200, 7200)
+    assert Campaign.objects.get(pk=cp2020.campaign["id"]).game_time == 7200
+    # Advancing again goes on from there.
+    again = _job(cp2020.advance(hours=1))
+    assert (again["from"], again["to"]) == (7200, 10_800)
+    assert Event.objects.filter(type="StunDamageHealed", game_time=10_800).count() == 2
+
+
+@override_settings(CLOCK_MAX_FIRINGS_PER_ADVANCE=3)
+def test_an_advance_stopped_by_the_limit_says_so_on_the_board(cp2020: Table) -> None:
+    from django.test import Client
+
+    cp2020.act(KNOCKED_OUT)
+    _followed(Campaign.objects.get(pk=cp2020.campaign["id"]), 1)
+    browser = Client()
+    browser.force_login(cp2020.gm.user)
+    page = browser.post(
+        f"/campaigns/{cp2020.campaign['id']}/clock/", {"amount": 1, "unit": "days"}, follow=True
+    )
+    assert (
+        "Stopped at 2020-01-01 02:00:00 after 4 timer firings, the most one advance may make; advance again to go "
+        "on." in page.content.decode()
+    )
+
+
+def _sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """The messages the clock task sends to the queue, kept here instead of sent."""
+    sent: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(tasks.advance_clock, "delay", lambda *args: sent.append(args))
+    return sent
+
+
+def _long_job(table: Table, monkeypatch: pytest.MonkeyPatch) -> tuple[Job, list[tuple[Any, ...]]]:
+    """A week's advance of six dying runners, not yet sent; and the messages the task will send."""
+    campaign = services.campaign_create(user=table.gm.user, name="Long", ruleset="shadowrun2")
+    _runners(campaign)
+    job = Job.objects.create(campaign=campaign, from_time=0, to_time=7 * 86_400, reached=0)
+    return job, _sent(monkeypatch)
+
+
+@override_settings(CELERY_TASK_ALWAYS_EAGER=False, CLOCK_SLICE_SECONDS=0, CLOCK_FIRINGS_PER_TRANSACTION=2)
+def test_a_long_advance_works_one_slice_then_queues_the_rest_behind_other_campaigns(
+    sr2: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    job, sent = _long_job(sr2, monkeypatch)
+    tasks.advance_clock(str(job.pk), str(job.ticket))
+    job.refresh_from_db()
+    # One batch of two firings, then the job goes to the back of the queue, still running.
+    assert (job.status, job.timers_fired) == (Job.RUNNING, 2)
+    assert sent == [(str(job.pk), str(job.ticket))]
+
+
+@override_settings(CELERY_TASK_ALWAYS_EAGER=False, CLOCK_SLICE_SECONDS=0, CLOCK_FIRINGS_PER_TRANSACTION=2)
+def test_an_advance_run_in_slices_ends_as_an_uninterrupted_run(
+    sr2: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(services, "Dice", SeededDice)
+    week = 7 * 86_400
+    uninterrupted = services.campaign_create(user=sr2.gm.user, name="A", ruleset="shadowrun2")
+    sliced = services.campaign_create(user=sr2.gm.user, name="B", ruleset="shadowrun2")
+    _runners(uninterrupted)
+    _runners(sliced)
+    services.clock_run(Job.objects.create(campaign=uninterrupted, from_time=0, to_time=week, reached=0).pk)
+    sent = _sent(monkeypatch)
+    job = Job.objects.create(campaign=sliced, from_time=0, to_time=week, reached=0)
+    sent.append((str(job.pk), str(job.ticket)))
+    slices = 0
+    while sent:
+        tasks.advance_clock(*sent.pop(0))
+        slices += 1
+    job.refresh_from_db()
+    assert job.status == Job.DONE
+    assert slices == job.timers_fired // 2 + 1  # two firings a slice; the last one finds nothing more due
+    assert _histories(sliced) == _histories(uninterrupted)
+    assert Event.objects.filter(campaign=sliced, type="ClockAdvanced").count() == 1
+
+
+@override_settings(CELERY_TASK_ALWAYS_EAGER=False, CLOCK_SLICE_SECONDS=0, CLOCK_FIRINGS_PER_TRANSACTION=2)
+def test_a_message_for_a_job_that_was_resent_since_does_nothing(
+    sr2: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    job, sent = _long_job(sr2, monkeypatch)
+    first_ticket = str(job.ticket)
+    tasks.resend(job.pk)
+    job.refresh_from_db()
+    assert sent == [(str(job.pk), str(job.ticket))] and str(job.ticket) != first_ticket
+    tasks.advance_clock(str(job.pk), first_ticket)  # the message the job had before: it stops
+    job.refresh_from_db()
+    assert (job.status, job.timers_fired, len(sent)) == (Job.QUEUED, 0, 1)
+
+
+def test_a_job_whose_worker_stopped_answering_shows_as_stalled_then_is_resumed(sr2: Table) -> None:
+    from datetime import datetime, timedelta
+
+    from django.test import Client
+
+    sr2.act(MORTAL_CHEST_HIT)
+    campaign = Campaign.objects.get(pk=sr2.campaign["id"])
+    job = Job.objects.create(campaign=campaign, from_time=0, to_time=3600, reached=0, status=Job.RUNNING)
+    quiet_since = datetime(2025, 5, 6, 7, 8, 9, tzinfo=UTC)
+    Job.objects.filter(pk=job.pk).update(
+        heartbeat_at=quiet_since, created_at=quiet_since - timedelta(minutes=1)
+    )
+    browser = Client()
+    browser.force_login(sr2.gm.user)
+    board = f"/campaigns/{campaign.pk}/"
+    live = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "live", "HTTP_HX_TRIGGER": "live"}
+
+    with override_settings(CLOCK_STALLED_AFTER_SECONDS=10**9):  # not yet quiet for long enough
+        assert sr2.gm.get(f"/api/jobs/{job.pk}/").json()["status"] == "running"
+        etag = browser.get(board, **live)["ETag"]
+    said = "the worker stopped answering at 2025-05-06 07:08:09 UTC; the job will be resumed"
+    answer = sr2.gm.get(f"/api/jobs/{job.pk}/").json()
+    assert (answer["status"], answer["message"]) == ("stalled", said)
+    assert answer["heartbeat_at"] == "2025-05-06T07:08:09+00:00"
+    assert sr2.gm.get(f"/api/campaigns/{campaign.pk}/clock/").json()["job"]["status"] == "stalled"
+    polled = browser.get(board, HTTP_IF_NONE_MATCH=etag, **live)
+    assert polled.status_code == 200  # the board's poll learns of it, though nothing else changed
+    assert f"Clock stalled: {said}" in polled.content.decode()
+
+    # Celery beat resends it (in-process here, so it runs at once): the death at 30 minutes happens.
+    assert tasks.resume_stalled_jobs() == 1
+    job.refresh_from_db()
+    assert job.status == Job.DONE and job.heartbeat_at > quiet_since
+    assert Event.objects.get(type="DeathOccurred").game_time == 1800
+    assert sr2.gm.get(f"/api/jobs/{job.pk}/").json()["status"] == "done"

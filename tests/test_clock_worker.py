@@ -48,9 +48,10 @@ def _database_url() -> str:
 class Worker:
     """`celery -A campaign worker` in a subprocess, started and killed by the test."""
 
-    def __init__(self, broker: str, firings_per_transaction: int = 200) -> None:
+    def __init__(self, broker: str, firings_per_transaction: int = 200, slice_seconds: float = 0.5) -> None:
         self.broker = broker
         self.firings = firings_per_transaction
+        self.slice = slice_seconds
         self.process: subprocess.Popen[bytes] | None = None
         self.log = Path(os.environ.get("TMPDIR", "/tmp")) / f"wl-worker-{os.getpid()}.log"
 
@@ -60,6 +61,7 @@ class Worker:
             "DATABASE_URL": _database_url(),
             "CELERY_BROKER_URL": self.broker,
             "CLOCK_FIRINGS_PER_TRANSACTION": str(self.firings),
+            "CLOCK_SLICE_SECONDS": str(self.slice),
             "DJANGO_SETTINGS_MODULE": "campaign.settings",
             "DEBUG": "1",
         }
@@ -362,3 +364,34 @@ def _kill_and_resume(django_user_model: Any, broker: str) -> None:
             Event.objects.filter(character=character).order_by("version").values_list("version", flat=True)
         )
         assert versions == list(range(1, len(versions) + 1))
+
+
+def test_a_short_advance_of_one_campaign_overtakes_a_long_one_of_another_on_one_worker(
+    django_user_model: Any, redis_service: str
+) -> None:
+    import redis
+
+    redis.Redis.from_url(KILL_BROKER).flushdb()
+    with broker_for_this_process(KILL_BROKER):
+        table = make_table(django_user_model, "cyberpunk2020", {"body": 10})
+        long = services.campaign_create(user=table.gm.user, name="Long", ruleset="cyberpunk2020")
+        short = services.campaign_create(user=table.gm.user, name="Short", ruleset="cyberpunk2020")
+        _stunned_crowd(long, 60)
+        _stunned_crowd(short, 1)
+        # One batch of two firings a slice: the long advance takes hundreds of turns on the one worker.
+        worker = Worker(KILL_BROKER, firings_per_transaction=2, slice_seconds=0)
+        worker.start()
+        try:
+            first = services.clock_advance_request(campaign=long, seconds=WEEK, actor="gm")
+            deadline = time.monotonic() + 60
+            while Job.objects.get(pk=first.pk).timers_fired < 10:
+                assert time.monotonic() < deadline, "the worker never got going"
+                time.sleep(0.02)
+            second = services.clock_advance_request(campaign=short, seconds=WEEK, actor="gm")
+            overtaking = wait_for(second.pk)
+            overtaken = Job.objects.get(pk=first.pk)
+            assert overtaking.status == Job.DONE and overtaking.timers_fired > 0
+            assert overtaken.status == Job.RUNNING, "the long advance ended before the short one"
+            assert wait_for(first.pk).status == Job.DONE
+        finally:
+            worker.stop()

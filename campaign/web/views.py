@@ -24,6 +24,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModif
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
@@ -190,7 +191,10 @@ def home(request: HttpRequest) -> HttpResponse:
 def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
     totals = Character.objects.filter(campaign=campaign).aggregate(v=Sum("version"), n=Count("id"))
     job = services.open_job(campaign)
-    job_part = f"{job.pk}:{job.progress:.3f}" if job is not None and role == GM else "-"
+    job_part = "-"
+    if job is not None and role == GM:
+        # A job going quiet changes nothing else: the board must still learn that it has stalled.
+        job_part = f"{job.pk}:{job.progress:.3f}:{job.stalled_since(timezone.now()) is not None}"
     return (
         f'"b{campaign.pk}-{campaign.version}-{campaign.game_time}-e{campaign.projection_epoch}-{totals["v"] or 0}-{totals["n"]}'
         f'-{job_part}-{role}-{user_id}"'
@@ -307,7 +311,10 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
     job.refresh_from_db()
     campaign.refresh_from_db()
     text = display.duration_text(job.to_time - job.from_time)
-    if job.status == job.DONE:
+    if job.stopped_early:
+        stopped = presenters.job_json(job)["message"]
+        success = f"{stopped[:1].upper()}{stopped[1:]}."
+    elif job.status == job.DONE:
         success = f"Advanced {text} to {display.date_text(presenters.game_date(campaign, job.to_time))}."
     else:
         success = f"Advancing {text}: the clock is running."
