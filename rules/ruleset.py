@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules.sheet import CharacterSheet
 from rules.text import unreadable
 
 State = dict[str, Any]
@@ -143,6 +144,8 @@ class Ruleset:
     public_event: Callable[[Event], dict[str, Any] | None]
     forms: Mapping[str, ActionForm] = field(default_factory=dict)
     option_help: Mapping[str, str] = field(default_factory=dict)
+    # How a character is created and drawn, and the ruleset's demo (rules/sheet.py); the web app asks nothing else.
+    sheet: CharacterSheet | None = None
 
     @property
     def all_actions(self) -> tuple[str, ...]:
@@ -250,6 +253,12 @@ def _load() -> None:
 
     for module in (shadowrun2, cyberpunk2020, darkfuture):
         register(module.RULESET)
+
+
+def all_rulesets() -> list[Ruleset]:
+    """Every ruleset, in the order they were registered (the first is the new-campaign form's default)."""
+    _load()
+    return list(_REGISTRY.values())
 
 
 def ruleset_slugs() -> list[str]:

@@ -19,6 +19,7 @@ from django.http import QueryDict
 from campaign.models import IDEMPOTENCY_KEY_LENGTH
 from campaign.untrusted import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
 from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, get_ruleset
+from rules.sheet import Attribute
 from rules.text import without_direction_controls
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
@@ -140,17 +141,9 @@ def action_forms(ruleset: str) -> dict[str, ActionForm]:
     return forms
 
 
-def _choices(param: Param, critical_hits: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def _choices(param: Param, injuries: list[tuple[str, str]]) -> list[tuple[str, str]]:
     if param.kind == "critical_hit":
-        return [
-            (
-                hit["id"],
-                f"{hit['id']}: {hit['location'].replace('_', ' ')}, {hit.get('part') or '?'}"
-                f" ({hit.get('lethality') or 'undiagnosed'})",
-            )
-            for hit in critical_hits
-            if hit.get("status") == "active"
-        ]
+        return injuries
     return [(choice, choice.replace("_", " ")) for choice in param.choices]
 
 
@@ -158,11 +151,12 @@ def build_form(
     ruleset: str,
     action: str,
     *,
-    critical_hits: list[dict[str, Any]] | None = None,
+    injuries: list[tuple[str, str]] | None = None,
     data: QueryDict | None = None,
     errors: dict[str, str] | None = None,
 ) -> ActionFormView:
-    """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed."""
+    """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed.
+    `injuries`: what a parameter of kind `critical_hit` may name (`CharacterSheet.injury_choices`)."""
     spec = get_ruleset(ruleset).action_form(action)
     errors = dict(errors or {})
     fields: list[Field] = []
@@ -190,7 +184,7 @@ def build_form(
                 label=param.label,
                 required=param.required,
                 value=value,
-                choices=_choices(param, critical_hits or [])
+                choices=_choices(param, injuries or [])
                 if kind in ("choice", "choices", "critical_hit")
                 else [],
                 help=param.help,
@@ -314,34 +308,18 @@ def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
 
 # --- characters -----------------------------------------------------------------------------------------------
 
-# The attributes each ruleset's characters take (RULES.md), as (name, kind, label, required, help).
-ATTRIBUTE_FIELDS: dict[str, tuple[tuple[str, str, str, bool, str], ...]] = {
-    "shadowrun2": (
-        ("body", "int", "Body", True, ""),
-        ("willpower", "int", "Willpower", False, "empty: same as Body"),
-    ),
-    "cyberpunk2020": (
-        ("body", "int", "Body Type", True, ""),
-        ("luck", "int", "Luck", False, ""),
-        ("armor.head", "int", "Armor SP: head", False, ""),
-        ("armor.torso", "int", "Armor SP: torso", False, ""),
-        ("armor.left_arm", "int", "Armor SP: left arm", False, ""),
-        ("armor.right_arm", "int", "Armor SP: right arm", False, ""),
-        ("armor.left_leg", "int", "Armor SP: left leg", False, ""),
-        ("armor.right_leg", "int", "Armor SP: right leg", False, ""),
-        ("btm", "int", "BTM override", False, "empty: from Body Type"),
-        ("stun_save_bonus", "int", "Stun save bonus", False, ""),
-    ),
-    "darkfuture": (
-        ("con", "int", "CON", True, "5 or more is what the system is meant for"),
-        ("skills", "json", "Skills", False, 'JSON such as {"driver": 3, "gunner": 4}'),
-        ("move", "int", "Move", False, ""),
-        ("armour", "int", "Body armour", False, ""),
-        ("pedestrian", "bool", "Pedestrian", False, ""),
-        ("driver", "bool", "Driver", False, ""),
-    ),
-}
-BOOL_DEFAULTS = {"pedestrian": True, "driver": False}
+# A map attribute (names to numbers) is typed as JSON.
+ATTRIBUTE_INPUT_KINDS = {"map": "json"}
+
+
+def _attributes(ruleset: str) -> tuple[Attribute, ...]:
+    """The attributes a character of the ruleset is created with, as the ruleset describes them."""
+    sheet = get_ruleset(ruleset).sheet
+    return sheet.attributes if sheet is not None else ()
+
+
+def _attribute_input(attribute: Attribute) -> str:
+    return f"a_{attribute.name.replace('.', '__')}"
 
 
 def attribute_fields(
@@ -349,24 +327,22 @@ def attribute_fields(
 ) -> list[Field]:
     errors = errors or {}
     out = []
-    for name, kind, text, required, help_text in ATTRIBUTE_FIELDS.get(ruleset, ()):
-        input_name = f"a_{name.replace('.', '__')}"
-        if kind == "bool":
-            value: Any = (
-                (data.get(input_name) == "on") if data is not None else BOOL_DEFAULTS.get(name, False)
-            )
+    for attribute in _attributes(ruleset):
+        input_name = _attribute_input(attribute)
+        if attribute.kind == "bool":
+            value: Any = (data.get(input_name) == "on") if data is not None else bool(attribute.default)
         else:
             value = data.get(input_name, "") if data is not None else ""
         out.append(
             Field(
-                name=name,
+                name=attribute.name,
                 input=input_name,
-                kind=kind,
-                label=text,
-                required=required,
+                kind=ATTRIBUTE_INPUT_KINDS.get(attribute.kind, attribute.kind),
+                label=attribute.label,
+                required=attribute.required,
                 value=value,
-                help=help_text,
-                error=errors.get(f"attributes.{name}", ""),
+                help=attribute.help,
+                error=errors.get(f"attributes.{attribute.name}", ""),
             )
         )
     return out
@@ -378,10 +354,7 @@ def character_inputs(ruleset: str) -> dict[str, str]:
         "key": "key",
         "name": "name",
         "player": "player",
-        **{
-            f"a_{name.replace('.', '__')}": f"attributes.{name}"
-            for name, *_ in ATTRIBUTE_FIELDS.get(ruleset, ())
-        },
+        **{_attribute_input(attribute): f"attributes.{attribute.name}" for attribute in _attributes(ruleset)},
     }
 
 
@@ -390,8 +363,8 @@ def place_character_error(ruleset: str, field_name: str, message: str) -> dict[s
     (`attributes.skills.driver`) on that attribute, or it would be shown nowhere."""
     if field_name in ("name", "player"):
         return {field_name: message}
-    for name, *_ in ATTRIBUTE_FIELDS.get(ruleset, ()):
-        where = f"attributes.{name}"
+    for attribute in _attributes(ruleset):
+        where = f"attributes.{attribute.name}"
         if field_name == where:
             return {where: message}
         if field_name.startswith(f"{where}."):
@@ -402,21 +375,21 @@ def place_character_error(ruleset: str, field_name: str, message: str) -> dict[s
 def parse_attributes(ruleset: str, data: QueryDict) -> dict[str, Any]:
     check_posted(data, character_inputs(ruleset))
     attributes: dict[str, Any] = {}
-    for name, kind, _text, _required, help_text in ATTRIBUTE_FIELDS.get(ruleset, ()):
-        input_name = f"a_{name.replace('.', '__')}"
-        if kind == "bool":
+    for attribute in _attributes(ruleset):
+        name, input_name = attribute.name, _attribute_input(attribute)
+        if attribute.kind == "bool":
             value: Any = _ticked(data, input_name, f"attributes.{name}")
         else:
             raw = data.get(input_name, "").strip()
             if not raw:
                 continue
-            if kind == "int":
+            if attribute.kind == "int":
                 try:
                     value = int(raw)
                 except ValueError:
                     raise FormError(f"attributes.{name}", f"expected a whole number, got {raw!r}") from None
             else:
-                value = _json(raw, f"attributes.{name}", help_text)
+                value = _json(raw, f"attributes.{name}", attribute.help)
         if "." in name:
             group, key = name.split(".", 1)
             attributes.setdefault(group, {})[key] = value

@@ -21,6 +21,7 @@ from typing import Any
 
 from rules import params
 from rules.cyberpunk2020 import tables
+from rules.cyberpunk2020.sheet import SHEET
 from rules.dice import Dice
 from rules.ruleset import (
     GM,
@@ -1170,4 +1171,5 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    sheet=SHEET,
 )

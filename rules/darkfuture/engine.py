@@ -26,6 +26,7 @@ from typing import Any
 
 from rules import params
 from rules.darkfuture import tables
+from rules.darkfuture.sheet import SHEET
 from rules.dice import Dice
 from rules.ruleset import (
     GM,
@@ -743,4 +744,5 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    sheet=SHEET,
 )

@@ -37,6 +37,7 @@ from rules.ruleset import (
     game_time_mark,
 )
 from rules.shadowrun2 import tables as t
+from rules.shadowrun2.sheet import SHEET
 
 SLUG = "shadowrun2"
 ACTIONS = ("wound", "diagnose", "treat", "heal_magic", "first_aid", "replace", "set_care")
@@ -147,7 +148,7 @@ def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     }
 
 
-MAX_ATTRIBUTE = 99
+MAX_ATTRIBUTE = t.MAX_ATTRIBUTE
 
 
 def validate_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -1463,4 +1464,5 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    sheet=SHEET,
 )
