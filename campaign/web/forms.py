@@ -18,7 +18,8 @@ from django.http import QueryDict
 
 from campaign.models import IDEMPOTENCY_KEY_LENGTH
 from campaign.untrusted import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
-from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, get_ruleset
+from rules.registry import get_ruleset
+from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
 CSRF_INPUT = "csrfmiddlewaretoken"

@@ -31,7 +31,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaign import access, presenters, services, throttles
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Membership
 from campaign.web import display, forms
-from rules.ruleset import ACTION_UNDONE, get_ruleset, ruleset_slugs
+from rules.registry import get_ruleset, ruleset_slugs
+from rules.ruleset import ACTION_UNDONE
 
 HISTORY_LIMIT = 50
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
