@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-from rules.ruleset import ruleset_slugs
+from rules.registry import ruleset_slugs
 
 ROOT = Path(__file__).resolve().parent.parent
 

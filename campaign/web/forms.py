@@ -14,16 +14,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django import forms
+from django.core.exceptions import ValidationError
+from django.forms import widgets
 from django.http import QueryDict
 
 from campaign.models import IDEMPOTENCY_KEY_LENGTH
 from campaign.untrusted import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
-from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, get_ruleset
+from rules.registry import get_ruleset
+from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec
 from rules.sheet import Attribute
 from rules.text import without_direction_controls
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
 CSRF_INPUT = "csrfmiddlewaretoken"
+NOT_TICKED = "expected the box ticked (on) or not sent, got {!r}"
 
 
 class FormError(Exception):
@@ -122,7 +127,7 @@ def _ticked(data: QueryDict, name: str, where: str) -> bool:
     and reading it as unticked would drop it in silence."""
     raw = data.get(name)
     if raw is not None and raw != "on":
-        raise FormError(where, f"expected the box ticked (on) or not sent, got {raw!r}")
+        raise FormError(where, NOT_TICKED.format(raw))
     return raw == "on"
 
 
@@ -269,33 +274,91 @@ def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
     return [_die(value, where) for value in text.split()]
 
 
+class _Posted(forms.Field):
+    """A posted input as the API's value, or None for one left empty: the rules then apply the default, or say the
+    parameter is required. The bounds are the rules' own (`rules.params.read_params`), checked once, by the
+    service; a field here only turns the browser's strings into the API's types."""
+
+    def __init__(self, param: Param) -> None:
+        super().__init__(required=False)
+        self.param = param
+
+    def to_python(self, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        return self.convert(value)
+
+    def convert(self, value: str) -> Any:
+        return value.strip()
+
+
+class _Whole(_Posted):
+    def convert(self, value: str) -> Any:
+        try:
+            return int(value.strip())
+        except ValueError:  # not a number, or more digits than Python converts
+            raise ValidationError(f"expected a whole number, got {value.strip()!r}") from None
+
+
+class _Ticked(_Posted):
+    """A checkbox: a browser sends "on" when it is ticked and nothing otherwise. Anything else is not our form's,
+    and reading it as unticked would drop it in silence."""
+
+    def to_python(self, value: Any) -> Any:
+        if value is not None and value != "on":
+            raise ValidationError(NOT_TICKED.format(value))
+        return value == "on"
+
+
+class _Picked(_Posted):
+    widget = widgets.SelectMultiple  # every ticked box, as a list
+
+    def to_python(self, value: Any) -> Any:
+        return list(value) or None  # none ticked: the default
+
+
+class _Textarea(_Posted):
+    def convert(self, value: str) -> Any:
+        return value  # a note keeps its blanks
+
+
+class _JSON(_Posted):
+    def convert(self, value: str) -> Any:
+        try:
+            return _json(value, self.param.name, f"JSON such as {self.param.help or '[]'}")
+        except FormError as error:
+            raise ValidationError(error.message) from None
+
+
+POSTED_FIELDS: dict[str, type[_Posted]] = {
+    "int": _Whole,
+    "bool": _Ticked,
+    "choices": _Picked,
+    "textarea": _Textarea,
+    "json": _JSON,
+}
+
+
+def posted_form(spec: ActionForm) -> type[forms.Form]:
+    """The Django form of an action, built from its `Param`s: one field per parameter, named as the inputs."""
+    fields = {f"p_{param.name}": POSTED_FIELDS.get(param.kind, _Posted)(param) for param in spec.params}
+    return type("PostedActionForm", (forms.Form,), fields)
+
+
 def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
     """The posted form as the API's action body: {"type": action, params..., "rolls": {...}}."""
     check_posted(data, action_inputs(ruleset, action))
     spec = get_ruleset(ruleset).action_form(action)
+    form = posted_form(spec)(data)
+    if not form.is_valid():
+        # The first parameter in the form's order that is wrong, as the service would name it.
+        param = next(param for param in spec.params if f"p_{param.name}" in form.errors)
+        raise FormError(param.name, form.errors[f"p_{param.name}"][0])
     body: dict[str, Any] = {"type": action}
     for param in spec.params:
-        name = f"p_{param.name}"
-        kind = param.kind
-        if kind == "bool":
-            body[param.name] = _ticked(data, name, param.name)
-            continue
-        if kind == "choices":
-            if picked := data.getlist(name):  # none ticked: the service applies the default
-                body[param.name] = picked
-            continue
-        raw = data.get(name, "")
-        if raw.strip() == "":
-            continue  # the service applies the default, or says the parameter is required
-        if kind == "int":
-            try:
-                body[param.name] = int(raw.strip())
-            except ValueError:
-                raise FormError(param.name, f"expected a whole number, got {raw.strip()!r}") from None
-        elif kind == "json":
-            body[param.name] = _json(raw, param.name, f"JSON such as {param.help or '[]'}")
-        else:
-            body[param.name] = raw.strip() if kind != "textarea" else raw
+        value = form.cleaned_data[f"p_{param.name}"]
+        if value is not None:
+            body[param.name] = value
     rolls = {}
     for roll in spec.rolls:
         dice = _roll(roll, data)

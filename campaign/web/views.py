@@ -32,7 +32,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaign import access, presenters, services, throttles
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Membership
 from campaign.web import display, forms
-from rules.ruleset import ACTION_UNDONE, all_rulesets, get_ruleset, ruleset_slugs
+from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
+from rules.ruleset import ACTION_UNDONE
 from rules.text import without_direction_controls
 
 HISTORY_LIMIT = 50

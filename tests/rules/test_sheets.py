@@ -12,7 +12,8 @@ import pytest
 from rules.cyberpunk2020 import sheet as cp
 from rules.darkfuture import sheet as df
 from rules.dice import Dice
-from rules.ruleset import GM, PLAYER, RuleError, Ruleset, all_rulesets, apply, note_event, start_state
+from rules.registry import all_rulesets
+from rules.ruleset import GM, PLAYER, RuleError, Ruleset, apply, note_event, start_state
 from rules.shadowrun2 import sheet as sr
 from rules.sheet import BODY_REGIONS, Attribute, CharacterSheet, Mark
 

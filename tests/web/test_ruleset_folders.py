@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from campaign.models import Campaign, Character, Event
-from rules.ruleset import all_rulesets
+from rules.registry import all_rulesets
 from tests.web.conftest import Web
 
 

@@ -10,7 +10,7 @@ from django.db import transaction
 
 from campaign import services
 from campaign.models import Campaign
-from rules.ruleset import all_rulesets
+from rules.registry import all_rulesets
 
 PASSWORD = "demo-password-123"
 

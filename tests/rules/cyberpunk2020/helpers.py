@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.cyberpunk2020 import engine
+from rules.cyberpunk2020 import RULESET, engine
 from rules.dice import Dice
 from rules.ruleset import Event, Timer
 
@@ -36,7 +36,7 @@ def apply_all(state: dict, events: list[Event]) -> dict:
 
 
 def act(state: dict, action: dict, rolls: dict | None = None, now: int = 0) -> tuple[dict, list[Event]]:
-    events = engine.decide(state, action, strict_dice(rolls), now)
+    events = RULESET.decide(state, action, strict_dice(rolls), now)
     return apply_all(state, events), events
 
 
@@ -61,7 +61,7 @@ def advance(state: dict, until: int, rolls: list[dict] | None = None, limit: int
         if timer is None:
             return state, fired
         dice = strict_dice(queue[0] if queue else {})
-        events = engine.fire(state, timer, dice)
+        events = RULESET.fire(state, timer, dice)
         if dice.used:
             queue.pop(0)
         assert events, f"timer {timer} fired nothing: the clock would loop"

@@ -8,8 +8,9 @@ from typing import Any
 
 from rules.dice import Dice
 from rules.ruleset import GM, Event, apply, start_state
-from rules.shadowrun2 import tables
-from rules.shadowrun2.engine import RULESET, decide, fire, timers, view
+from rules.shadowrun2 import RULESET, tables
+from rules.shadowrun2.engine import timers
+from rules.shadowrun2.view import view
 
 # Body-check dice for a body 4 character against TN 6 (a Serious wound, standard column).
 MORTAL = [1, 1, 1, 1]
@@ -45,7 +46,7 @@ def act(
     state: dict[str, Any], action: dict[str, Any], rolls: dict[str, Any] | None = None, now: int = 0
 ) -> tuple[dict[str, Any], list[Event]]:
     """decide + apply with the dice entered; a test that needs a roll must enter it (no rng: it would fail)."""
-    events = decide(state, action, Dice(rolls or {}, rng=_NoRolls()), now)
+    events = RULESET.decide(state, action, Dice(rolls or {}, rng=_NoRolls()), now)
     for event in events:
         state = apply(RULESET, state, event)
     return state, events
@@ -106,7 +107,7 @@ class Clock:
             timer = min(due, key=lambda t: (t.due, t.priority, t.key))
             self.fired.append((timer.due, timer.kind, timer.key))
             dice = self._dice()
-            events = fire(state, timer, dice)
+            events = RULESET.fire(state, timer, dice)
             for name in dice.used:
                 if self.rolls.get(name):
                     self.rolls[name].pop(0)  # each entered roll is used by one firing
