@@ -72,7 +72,7 @@ def _parse(line_no: int, raw: bytes) -> dict[str, Any]:
         # The file's notes and medics are shown as they are, never asked of the rules again: no direction control
         # anywhere, as none gets in through the API or the pages.
         check_text(item, readable=True)
-    except ServiceError as error:
+    except RuleError as error:
         raise _fail(line_no, f"{error.field}: {error.message}") from None
     return item
 
@@ -169,7 +169,7 @@ def _file_digest(upload: IO[bytes]) -> str:
 def _readable_name(line_no: int, name: str) -> None:
     try:
         readable("data.name", name.strip(), "a name")
-    except ServiceError as error:
+    except RuleError as error:
         raise _fail(line_no, f"{error.field}: {error.message}") from None
 
 

@@ -27,7 +27,6 @@ from campaign.models import GM, IDEMPOTENCY_KEY_LENGTH, PLAYER, Character, Event
 from campaign.projections import CLOCK_ADVANCED
 from rules.params import reject_unknown
 from rules.registry import get_ruleset, ruleset_slugs
-from rules.ruleset import RuleError
 
 FEED_PAGE = 500
 CHARACTER_CACHE = "pages"
@@ -39,10 +38,7 @@ def _body(request: Request, schema: serializers.Serializer) -> dict[str, Any]:
     data = request.data
     if not isinstance(data, dict):
         raise services.ServiceError("body", f"expected a JSON object, got {type(data).__name__}")
-    try:
-        reject_unknown(data, schema.fields)
-    except RuleError as error:
-        raise services.ServiceError(error.field, error.message) from None
+    reject_unknown(data, schema.fields)
     return data
 
 

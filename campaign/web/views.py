@@ -33,7 +33,7 @@ from campaign import access, presenters, services, throttles
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Membership
 from campaign.web import display, forms
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
-from rules.ruleset import ACTION_UNDONE
+from rules.ruleset import ACTION_UNDONE, RuleError
 from rules.text import without_direction_controls
 
 HISTORY_LIMIT = 50
@@ -121,12 +121,12 @@ def signup(request: HttpRequest) -> HttpResponse:
             forms.check_posted(request.POST, {name: name for name in ("username", "password", "password2")})
             # Without a password at all, the service's own message ("expected a password") says more.
             if password and password2 != password:
-                raise forms.FormError(
+                raise RuleError(
                     "password2",
                     "the two passwords differ" if password2 is not None else "expected the password again",
                 )
             user = services.user_sign_up(username=username, password=password)
-        except (services.ServiceError, forms.FormError) as error:
+        except RuleError as error:
             errors[error.field] = error.message
         else:
             login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
@@ -160,7 +160,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 options=options,
                 idempotency_key=forms.idempotency_key(request.POST),
             )
-        except (services.ServiceError, forms.FormError) as error:
+        except RuleError as error:
             key = error.field.split(".", 1)[0]
             if key in values:
                 errors[key] = f"{error.field}: {error.message}" if key == "options" else error.message
@@ -299,8 +299,8 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
             actor=request.user.get_username(),
             idempotency_key=forms.idempotency_key(request.POST),
         )
-    except (services.ServiceError, forms.FormError) as error:
-        status = getattr(error, "status", 400)
+    except RuleError as error:
+        status = error.status
         return _board_form_response(
             request,
             campaign,
@@ -333,7 +333,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
     try:
         forms.check_posted(request.POST, {"username": "username", "role": "role"})
         membership = services.member_add(campaign=campaign, username=username, role=request.POST.get("role"))
-    except (services.ServiceError, forms.FormError) as error:
+    except RuleError as error:
         return _board_form_response(
             request,
             campaign,
@@ -343,7 +343,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 "member_errors": {error.field: error.message},
                 "member_username": without_direction_controls(username),
             },
-            getattr(error, "status", 400),
+            error.status,
         )
     success = f"{membership.user.get_username()} joined as {membership.get_role_display().lower()}."
     return _board_form_response(
@@ -369,7 +369,7 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
             attributes=attributes,
             idempotency_key=forms.idempotency_key(request.POST),
         )
-    except (services.ServiceError, forms.FormError) as error:
+    except RuleError as error:
         errors = forms.place_character_error(campaign.ruleset, error.field, error.message)
     if errors:
         extra = {
@@ -718,9 +718,9 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
             actor=request.user.get_username(),
             idempotency_key=forms.idempotency_key(request.POST),
         )
-    except (services.ServiceError, forms.FormError) as error:
+    except RuleError as error:
         errors = forms.place_error(ruleset, action, error.field, error.message)
-        status = getattr(error, "status", 400)
+        status = error.status
     character.refresh_from_db()
     injuries = _injury_choices(character)
     if errors:
