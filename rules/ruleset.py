@@ -141,6 +141,10 @@ class Ruleset:
     public_event: Callable[[Event], dict[str, Any] | None]
     forms: Mapping[str, ActionForm] = field(default_factory=dict)
     option_help: Mapping[str, str] = field(default_factory=dict)
+    # What each event type's data holds and the ranges of the replayed state (`rules.event_schema`): an import
+    # checks a file written elsewhere against them.
+    event_schemas: Mapping[str, Any] = field(default_factory=dict)
+    state_schema: Any = None
 
     @property
     def all_actions(self) -> tuple[str, ...]:

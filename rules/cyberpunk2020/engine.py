@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import params
-from rules.cyberpunk2020 import tables
+from rules.cyberpunk2020 import events, tables
 from rules.dice import Dice
 from rules.ruleset import (
     GM,
@@ -1170,4 +1170,6 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    event_schemas=events.EVENTS,
+    state_schema=events.STATE,
 )

@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from rules import params
-from rules.darkfuture import tables
+from rules.darkfuture import events, tables
 from rules.dice import Dice
 from rules.ruleset import (
     GM,
@@ -740,4 +740,6 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    event_schemas=events.EVENTS,
+    state_schema=events.STATE,
 )

@@ -36,6 +36,7 @@ from rules.ruleset import (
     copy_state,
     game_time_mark,
 )
+from rules.shadowrun2 import events
 from rules.shadowrun2 import tables as t
 
 SLUG = "shadowrun2"
@@ -1459,4 +1460,6 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    event_schemas=events.EVENTS,
+    state_schema=events.STATE,
 )
