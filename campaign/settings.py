@@ -149,6 +149,8 @@ LOGOUT_REDIRECT_URL = "login"
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024
+# The largest export an import takes (README, Security). Kept in the import's job row until written.
+IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(256 * 1024 * 1024)))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -7,6 +7,7 @@ killed half-way resumes it. Without a broker (the embedded default) `delay` runs
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -16,8 +17,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from campaign import game_dates, services
-from campaign.models import Campaign, Job
+from campaign import game_dates, services, transfer
+from campaign.models import Campaign, ImportJob, Job
 
 log = logging.getLogger(__name__)
 
@@ -39,27 +40,45 @@ def ensure_broker() -> None:
         raise services.Unavailable("clock", BROKER_DOWN) from None
 
 
-def enqueue_advance(job_id: Any) -> None:
-    """Send the job to the worker. If sending fails the job stays queued and `resume_stalled_jobs` resends it."""
+def _send(task: Any, job_id: Any) -> None:
+    """Send a job to the worker. If sending fails the job stays queued and `resume_stalled_jobs` resends it."""
     try:
-        advance_clock.delay(str(job_id))
+        task.delay(str(job_id))
     except Exception as error:
         if settings.CELERY_TASK_ALWAYS_EAGER:
             raise
         log.warning("could not enqueue job %s: %s", job_id, error)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def advance_clock(job_id: str) -> None:
+def _run(run: Callable[[Any], Any], fail: Callable[[Any, str], None], job_id: str) -> None:
+    """Run a job; one that raises is marked failed with the error, for its page and the log."""
     try:
-        services.clock_run(job_id)
-    except Job.DoesNotExist:
+        run(job_id)
+    except (Job.DoesNotExist, ImportJob.DoesNotExist):
         log.warning("job %s does not exist", job_id)
     except Exception as error:
         log.exception("job %s failed", job_id)
-        services.clock_fail(job_id, f"{type(error).__name__}: {error}")
+        fail(job_id, f"{type(error).__name__}: {error}")
         if settings.CELERY_TASK_ALWAYS_EAGER:
             raise
+
+
+def enqueue_advance(job_id: Any) -> None:
+    _send(advance_clock, job_id)
+
+
+def enqueue_import(job_id: Any) -> None:
+    _send(run_import, job_id)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def advance_clock(job_id: str) -> None:
+    _run(services.clock_run, services.clock_fail, job_id)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def run_import(job_id: str) -> None:
+    _run(transfer.import_run, transfer.import_fail, job_id)
 
 
 @shared_task(ignore_result=True)
@@ -89,13 +108,19 @@ def tick_running_clocks() -> int:
 
 @shared_task(ignore_result=True)
 def resume_stalled_jobs() -> int:
-    """Resend open jobs whose worker went quiet (killed, or the message was lost while Redis was down)."""
+    """Resend open jobs (advances and imports) whose worker went quiet (killed, or the message was lost while Redis was down)."""
     cutoff = timezone.now() - STALLED_AFTER
     stalled = Job.objects.filter(status__in=[Job.QUEUED, Job.RUNNING]).exclude(heartbeat_at__gt=cutoff)
     stalled = stalled.filter(created_at__lt=cutoff)
     count = 0
     for job in stalled:
         transaction.on_commit(lambda job_id=job.pk: enqueue_advance(job_id))
+        count += 1
+    imports = ImportJob.objects.filter(
+        status__in=[ImportJob.QUEUED, ImportJob.RUNNING], created_at__lt=cutoff
+    )
+    for job_id in imports.exclude(heartbeat_at__gt=cutoff).values_list("pk", flat=True):
+        transaction.on_commit(lambda job_id=job_id: enqueue_import(job_id))
         count += 1
     return count
 
@@ -105,3 +130,7 @@ def resume_open_jobs_on_start(**_: Any) -> None:
     """A worker that starts resumes every open job at once: one may have died with the previous worker."""
     for job_id in Job.objects.filter(status__in=[Job.QUEUED, Job.RUNNING]).values_list("pk", flat=True):
         enqueue_advance(job_id)
+    for job_id in ImportJob.objects.filter(status__in=[ImportJob.QUEUED, ImportJob.RUNNING]).values_list(
+        "pk", flat=True
+    ):
+        enqueue_import(job_id)
