@@ -23,11 +23,15 @@ from campaign.models import Campaign, ImportJob, Job
 log = logging.getLogger(__name__)
 
 BROKER_DOWN = "the task queue (Redis) cannot be reached, so the clock cannot advance now; nothing was changed"
+IMPORT_BROKER_DOWN = (
+    "the task queue (Redis) cannot be reached, so the import cannot start now; nothing was changed"
+)
 STALLED_AFTER = timedelta(seconds=30)
 
 
-def ensure_broker() -> None:
-    """Refuse an advance up front when the broker is configured but down: nothing is written (503)."""
+def ensure_broker(field: str = "clock", message: str = BROKER_DOWN) -> None:
+    """Refuse an advance (or an import) up front when the broker is configured but down: nothing is written
+    (503)."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return
     from campaign.celery import app
@@ -37,7 +41,7 @@ def ensure_broker() -> None:
             connection.ensure_connection(max_retries=1, timeout=2)
     except Exception as error:  # kombu raises transport-specific errors
         log.warning("broker unreachable: %s", error)
-        raise services.Unavailable("clock", BROKER_DOWN) from None
+        raise services.Unavailable(field, message) from None
 
 
 def _send(task: Any, job_id: Any) -> None:

@@ -25,6 +25,9 @@ REPORTED = 1_000_000
 SCHEMA_VERSIONS = frozenset({1})
 
 
+_MISSING = object()
+
+
 class SchemaError(RuleError):
     """Event data that does not fit its description; `field` is the dotted path of the field."""
 
@@ -49,7 +52,8 @@ class Int:
     high: int = REPORTED
 
     def check(self, value: Any, path: str, limits: Limits) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or not self.low <= value <= self.high:
+        # `type` rather than isinstance: true and false are ints to Python, not to a file.
+        if type(value) is not int or not self.low <= value <= self.high:
             raise SchemaError(
                 path, f"expected a whole number from {self.low} to {self.high}, got {_got(value)}"
             )
@@ -76,7 +80,7 @@ class Time:
     """A game second: from 0 to the latest the campaign's calendar allows (`Limits.max_time`)."""
 
     def check(self, value: Any, path: str, limits: Limits) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= limits.max_time:
+        if type(value) is not int or not 0 <= value <= limits.max_time:
             raise SchemaError(
                 path, f"expected a game time in seconds from 0 to {limits.max_time}, got {_got(value)}"
             )
@@ -163,14 +167,16 @@ class Obj:
     def check(self, value: Any, path: str, limits: Limits) -> None:
         if not isinstance(value, dict):
             raise SchemaError(path, f"expected an object, got {_got(value)}")
+        found = 0
         for name, spec in self.fields.items():
-            where = f"{path}.{name}" if path else name
-            if name not in value:
+            item = value.get(name, _MISSING)
+            if item is _MISSING:
                 if name in self.optional:
                     continue
-                raise SchemaError(where, "this field is required")
-            spec.check(value[name], where, limits)
-        if not self.open:
+                raise SchemaError(f"{path}.{name}" if path else name, "this field is required")
+            found += 1
+            spec.check(item, f"{path}.{name}" if path else name, limits)
+        if not self.open and found != len(value):
             for name in value:
                 if name not in self.fields:
                     where = f"{path}.{name}" if path else str(name)

@@ -323,6 +323,13 @@ def test_an_export_round_trips_through_the_job_to_the_same_states(sr2: Table) ->
         == Campaign.objects.get(pk=sr2.campaign["id"]).game_time
         == 300
     )
+    # The copy's history is the original's, undo and all (the history's pages read it as they read any).
+    (character,) = Character.objects.filter(campaign_id=copy)
+    fields = ("version", "type", "schema_version", "data", "game_time", "actor", "cause")
+    history = list(Event.objects.filter(character=character).order_by("version").values_list(*fields))
+    original = Event.objects.filter(character_id=sr2.character["id"]).order_by("version")
+    assert history == list(original.values_list(*fields))
+    assert Event.objects.filter(character=character).first().recorded_at > original.last().recorded_at
     # The job is its user's to see.
     assert sr2.gm.get(f"/api/jobs/{job['id']}/").json() == job
     assert sr2.gm2.get(f"/api/jobs/{job['id']}/").status_code == 404
@@ -337,7 +344,7 @@ def test_an_import_with_a_worker_shows_its_progress_and_resumes_after_the_last_b
     _busy(sr2)
     content = _export(sr2)
     sent: list[str] = []
-    monkeypatch.setattr(tasks, "ensure_broker", lambda: None)
+    monkeypatch.setattr(tasks, "ensure_broker", lambda *refusal: None)
     monkeypatch.setattr(tasks, "enqueue_import", lambda job_id: sent.append(str(job_id)))
     with override_settings(CELERY_TASK_ALWAYS_EAGER=False), pytest.MonkeyPatch.context() as patch:
         with django_capture_on_commit_callbacks(execute=True):
@@ -401,6 +408,12 @@ def test_an_import_posted_twice_with_one_key_is_made_once(sr2: Table) -> None:
 @override_settings(IMPORT_MAX_BYTES=1000)
 def test_a_file_past_the_size_limit_is_refused_before_it_is_read(sr2: Table) -> None:
     _refused(sr2, b"x" * 1001, "expected a file of at most 1,000 bytes, got 1,001")
+
+
+def test_a_file_past_the_line_limit_is_refused(sr2: Table) -> None:
+    content = _export(sr2)
+    with override_settings(IMPORT_MAX_LINES=1):
+        _refused(sr2, content, "line 3: expected at most 1 events, got 2")
 
 
 # --- the web form and the commands -------------------------------------------------------------------------------
