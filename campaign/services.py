@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from campaign import eventstore, game_dates
 from campaign.clock_queue import DueTimers
-from campaign.models import GM, PLAYER, Campaign, Character, Event, Job, Membership, Timer
+from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership, Timer
 from campaign.projections import (
     CAMPAIGN_CREATED,
     CHARACTER_CREATED,
@@ -168,6 +168,13 @@ def campaign_made_with(user: AbstractBaseUser, idempotency_key: str | None, dige
         campaign__created_by=user, type=CAMPAIGN_CREATED, idempotency_key=idempotency_key
     ).first()
     if first is None:
+        # An import's key is held by its job until its campaign's first event is written (campaign.transfer).
+        if (
+            ImportJob.objects.filter(user=user, idempotency_key=idempotency_key)
+            .exclude(file_sha256=digest)
+            .exists()
+        ):
+            raise Conflict("Idempotency-Key", KEY_REUSED)
         return None
     if first.request_digest != digest:
         raise Conflict("Idempotency-Key", KEY_REUSED)

@@ -29,8 +29,8 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign import access, presenters, services, throttles
-from campaign.models import GM, PLAYER, Campaign, Character, Event, Membership
+from campaign import access, presenters, services, throttles, transfer
+from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Membership
 from campaign.web import display, forms
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import ACTION_UNDONE, RuleError
@@ -147,7 +147,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 def home(request: HttpRequest) -> HttpResponse:
     """The user's campaigns and a form to start one."""
     errors: dict[str, str] = {}
-    values = {"name": "", "ruleset": all_rulesets()[0].slug, "options": ""}
+    values = _new_campaign()
     if request.method == "POST":
         values = {key: request.POST.get(key, "") for key in values}
         try:
@@ -168,6 +168,12 @@ def home(request: HttpRequest) -> HttpResponse:
                 errors["form"] = error.message if key == "form" else f"{error.field}: {error.message}"
         else:
             return redirect("campaign", campaign_id=campaign.pk)
+    return _home_page(request, values, errors)
+
+
+def _home_page(
+    request: HttpRequest, values: dict[str, str], errors: dict[str, str], import_error: str = ""
+) -> HttpResponse:
     memberships = (
         Membership.objects.filter(user=request.user).select_related("campaign").order_by("campaign_id")
     )
@@ -180,13 +186,59 @@ def home(request: HttpRequest) -> HttpResponse:
             "rulesets": rulesets,
             "values": {key: without_direction_controls(value) for key, value in values.items()},
             "errors": errors,
+            "import_error": import_error,
             "option_defaults": {
                 slug: json.dumps(services.validate_campaign_options(rules, {})) for slug, rules in rulesets
             },
         },
-        status=400 if errors else 200,
+        status=400 if errors or import_error else 200,
     )
     return _with_keyed_forms(response)
+
+
+def _new_campaign() -> dict[str, str]:
+    """The new-campaign form as it first shows: the first registered ruleset chosen."""
+    return {"name": "", "ruleset": all_rulesets()[0].slug, "options": ""}
+
+
+@login_required
+@require_POST
+def campaign_import(request: HttpRequest) -> HttpResponse:
+    """Check an export and start its import (the API's), then show the job's progress until the campaign is
+    there. A refused file is shown on the home page, its line and field named."""
+    try:
+        forms.check_posted(request.POST, {"key": "key"})
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise RuleError("file", "expected an export file (JSON Lines) to import")
+        job = transfer.import_request(
+            data=transfer.file_bytes(upload),
+            user=request.user,
+            idempotency_key=forms.idempotency_key(request.POST),
+        )
+    except RuleError as error:
+        message = error.message if error.field == "file" else f"{error.field}: {error.message}"
+        return _home_page(request, _new_campaign(), {}, import_error=message)
+    return redirect("import-progress", job_id=job.pk)
+
+
+@login_required
+def import_progress(request: HttpRequest, job_id: Any) -> HttpResponse:
+    """An import's progress bar (polled, as the board's clock is), then its campaign."""
+    job = ImportJob.objects.defer("file").filter(pk=job_id, user=request.user).first()
+    if job is None:
+        raise Http404
+    if job.status == ImportJob.DONE:
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = reverse("campaign", kwargs={"campaign_id": job.campaign_id})
+            return response
+        return redirect("campaign", campaign_id=job.campaign_id)
+    context = {"job": job, "percent": round(100 * job.progress)}
+    template = "import.html#progress" if request.htmx else "import.html"
+    response = render(request, template, context)
+    add_never_cache_headers(response)
+    return response
 
 
 def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
