@@ -182,6 +182,18 @@ def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mappin
 INERT_EVENTS = frozenset((NOTE_ADDED, ACTION_UNDONE))
 
 
+def player_sees(ruleset: Ruleset, event: Event) -> bool:
+    """Whether the event is an entry of a player's history: `public_event` gives it, and it is no GM note.
+
+    An undo is not decided here: it shows exactly when what it takes back showed (the service layer knows that).
+    Everything a player is told about numbers (their character's version, their history's cursors) counts only
+    the events this says yes to.
+    """
+    if event.type in INERT_EVENTS:
+        return False
+    return ruleset.public_event(event) is not None
+
+
 def apply(ruleset: Ruleset, state: State, event: Event) -> State:
     """evolve, with the events every ruleset shares (pure)."""
     if event.type in INERT_EVENTS:

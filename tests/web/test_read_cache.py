@@ -24,7 +24,7 @@ def _url(web: Web) -> str:
 def _poison_gm_entry(web: Web) -> None:
     """Put a marker in the cache under the GMs' key for the character as it is now."""
     stamp = access.character_stamp(web.table.gm.user, web.character_id)
-    caches[views.LIVE_CACHE].set(views._live_cache_key(stamp), POISON)
+    caches[views.LIVE_CACHE].set(views._live_cache_key(stamp), (POISON, stamp.etag))
 
 
 def test_a_gm_rendering_is_shared_by_the_gms_and_never_served_to_a_player(sr2_web: Web) -> None:
