@@ -23,8 +23,8 @@ from rules.ruleset import (
     Ruleset,
     State,
     get_ruleset,
-    player_sees,
     replay,
+    shown_by,
     start_state,
 )
 from rules.ruleset import Event as RuleEvent
@@ -173,6 +173,7 @@ def _fold_campaign(
     only, even where a clock firing gave another character's events the same cause.
     """
     evolve_into = ruleset.evolve_into
+    shows = shown_by(ruleset)
     loads = json.loads
     encoded = (str, bytes)
     states: dict[int, State] = {}
@@ -216,8 +217,7 @@ def _fold_campaign(
                     data = loads(data)
                 event = RuleEvent(type_, data, event_game_time, schema_version)
                 evolve_into(states[character_id], event)
-                if player_sees(ruleset, event):
-                    seen[character_id] += 1
+                seen[character_id] += shows(event)
     from campaign.secrecy import stream_entries  # secrecy reads this module's event names
 
     for character_id in undone:

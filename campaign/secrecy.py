@@ -59,7 +59,9 @@ def shown_data(rules: Ruleset, rows: Sequence[Event]) -> list[dict[str, Any] | N
             types = taken_back.get((row.stream, row.data["cause"]))
             out.append(None if types is None else {"types": types})
         elif row.character_id is None:
-            out.append({"from": row.data["from"], "to": row.data["to"]} if row.type == CLOCK_ADVANCED else None)
+            out.append(
+                {"from": row.data["from"], "to": row.data["to"]} if row.type == CLOCK_ADVANCED else None
+            )
         else:
             out.append(rules.public_event(eventstore.to_rule_event(row)))
     return out

@@ -11,6 +11,7 @@ A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
     view(state, audience) -> dict                     "gm" or "player" (secrets removed)
     status(state) -> dict                             view(state, "gm")'s alive, conscious, dying and death_at
     public_event(event) -> dict | None                what a player may read of one history entry
+    shows(event) -> bool                              optional: public_event(event) is not None, cheaply
 
 `evolve(state, event)` equals `new = copy_state(state)` after `evolve_into(new, event)`: each engine writes its
 rules once, as in-place changes, and `evolve` copies then changes (an engine may return `state` itself when the
@@ -141,6 +142,9 @@ class Ruleset:
     public_event: Callable[[Event], dict[str, Any] | None]
     forms: Mapping[str, ActionForm] = field(default_factory=dict)
     option_help: Mapping[str, str] = field(default_factory=dict)
+    # `public_event(event) is not None` for an event that is neither a note nor an undo, without building the data
+    # (a rebuild asks it of every event). None: `public_event` decides.
+    shows: Callable[[Event], bool] | None = None
 
     @property
     def all_actions(self) -> tuple[str, ...]:
@@ -182,6 +186,14 @@ def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mappin
 INERT_EVENTS = frozenset((NOTE_ADDED, ACTION_UNDONE))
 
 
+def shown_by(ruleset: Ruleset) -> Callable[[Event], bool]:
+    """`player_sees` for events known to be neither notes nor undos: a loop over many events looks it up once."""
+    if ruleset.shows is not None:
+        return ruleset.shows
+    public_event = ruleset.public_event
+    return lambda event: public_event(event) is not None
+
+
 def player_sees(ruleset: Ruleset, event: Event) -> bool:
     """Whether the event is an entry of a player's history: `public_event` gives it, and it is no GM note.
 
@@ -191,7 +203,7 @@ def player_sees(ruleset: Ruleset, event: Event) -> bool:
     """
     if event.type in INERT_EVENTS:
         return False
-    return ruleset.public_event(event) is not None
+    return shown_by(ruleset)(event)
 
 
 def apply(ruleset: Ruleset, state: State, event: Event) -> State:

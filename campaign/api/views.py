@@ -398,7 +398,9 @@ def campaign_events(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
     if role == PLAYER:
         try:
-            answer = presenters.player_feed(campaign, request.user.pk, request.query_params.get("after") or None)
+            answer = presenters.player_feed(
+                campaign, request.user.pk, request.query_params.get("after") or None
+            )
         except cursors.BadCursor:
             raise services.ServiceError(
                 "after", "expected the `last_position` of an earlier answer, as it was given"

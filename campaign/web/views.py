@@ -572,7 +572,8 @@ def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, conte
     cache = caches[LIVE_CACHE]
     audience = stamp.audience_key
     keys = {
-        f"entry{LIVE_CACHE_FORMAT}:p{e['event']}:x{int(e['voided'])}:{audience}": e for e in context["history"]
+        f"entry{LIVE_CACHE_FORMAT}:p{e['event']}:x{int(e['voided'])}:{audience}": e
+        for e in context["history"]
     }
     found = cache.get_many(list(keys))
     fresh = {}

@@ -1069,6 +1069,11 @@ def public_event(event: Event) -> dict[str, Any] | None:
     return {key: copy.deepcopy(value) for key, value in event.data.items() if key != "death_at"}
 
 
+def shows(event: Event) -> bool:
+    """`public_event(event) is not None` for any event but a note: a player sees every other entry."""
+    return event.type != NOTE_ADDED
+
+
 # --- forms ---------------------------------------------------------------------------------------------------
 
 _D10 = "d10"
@@ -1170,4 +1175,5 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    shows=shows,
 )

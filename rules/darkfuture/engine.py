@@ -679,6 +679,11 @@ def public_event(event: Event) -> dict[str, Any] | None:
     return copy.deepcopy(event.data)
 
 
+def shows(event: Event) -> bool:
+    """`public_event(event) is not None` for any event but a note: a player sees every other entry."""
+    return event.type != NOTE_ADDED
+
+
 # --- forms and registration ----------------------------------------------------------------------------------
 
 ACTIONS = ("damage", "recover")
@@ -740,4 +745,5 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    shows=shows,
 )

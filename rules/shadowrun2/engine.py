@@ -1352,6 +1352,17 @@ def public_event(event: Event) -> dict[str, Any] | None:
     return None
 
 
+_SHOWN_IF_DIAGNOSED = frozenset((CRITICAL_HEALING_ROLLED, CRITICAL_HIT_HEALED))
+
+
+def shows(event: Event) -> bool:
+    """`public_event(event) is not None`, without building the data: a player's history skips the healing of an
+    undiagnosed hit, and what this ruleset does not know."""
+    if event.type in _SHOWN_IF_DIAGNOSED:
+        return bool(event.data["diagnosed"])
+    return event.type in EVOLVERS
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Forms and option help
 
@@ -1459,4 +1470,5 @@ RULESET = Ruleset(
     public_event=public_event,
     forms=FORMS,
     option_help=OPTION_HELP,
+    shows=shows,
 )
