@@ -20,7 +20,9 @@ import time
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(
+    str(Path(__file__).resolve().parent.parent)
+)  # after PYTHONPATH: another checkout may come first
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "campaign.settings")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver")
 

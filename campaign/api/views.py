@@ -288,7 +288,7 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
     gm = stamp.role == GM
     if gm and request.headers.get("If-None-Match") == stamp.etag:
         return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": stamp.etag})
-    key = stamp.cache_key("api-character")
+    key = stamp.cache_key("api-character2")  # 2: (answer, ETag) pairs, where the first held answers alone
     cache = caches[CHARACTER_CACHE]
     cached = cache.get(key)
     if cached is None:
