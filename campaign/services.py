@@ -24,7 +24,7 @@ from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from campaign import eventstore, game_dates
+from campaign import eventstore, game_dates, secrecy
 from campaign.clock_queue import DueTimers
 from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership, Timer
 from campaign.projections import (
@@ -503,8 +503,9 @@ def _record(
     """Append a character's new events with the projection of the state they lead to, in one write (the
     projection rides along with the append). Returns the stored rows and the character's timers after them."""
     version = character.version
+    seen = secrecy.new_entries(rules, character.stream, events)
     projection, timers = projection_writes(
-        character, rules, state, version + len(events), previous_timers, wrapper
+        character, rules, state, version + len(events), previous_timers, wrapper, seen
     )
     rows = eventstore.append(
         campaign=character.campaign,

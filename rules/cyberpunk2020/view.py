@@ -177,3 +177,8 @@ def public_event(event: Event) -> dict[str, Any] | None:
     if event.type == NOTE_ADDED:
         return None
     return {key: copy.deepcopy(value) for key, value in event.data.items() if key != "death_at"}
+
+
+def shows(event: Event) -> bool:
+    """`public_event(event) is not None` for any event but a note: a player sees every other entry."""
+    return event.type != NOTE_ADDED

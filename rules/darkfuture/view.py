@@ -137,3 +137,8 @@ def public_event(event: Event) -> dict[str, Any] | None:
     if event.type == NOTE_ADDED:
         return None
     return copy.deepcopy(event.data)
+
+
+def shows(event: Event) -> bool:
+    """`public_event(event) is not None` for any event but a note: a player sees every other entry."""
+    return event.type != NOTE_ADDED
