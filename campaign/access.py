@@ -10,10 +10,10 @@ from typing import Any
 import orjson
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.db.models import OuterRef, Subquery
 from django.http import Http404
-from rest_framework.exceptions import PermissionDenied
 
 from campaign.models import GM, PLAYER, Campaign, Character, Membership
 
@@ -147,4 +147,5 @@ def character_stamp(user: AbstractBaseUser | AnonymousUser, character_id: int) -
 
 def require_gm(role: str, what: str) -> None:
     if role != GM:
+        # Django's: the pages answer it with their 403 page, the API with {"detail": ...} (DRF keeps the message).
         raise PermissionDenied(f"only a GM of this campaign may {what}")

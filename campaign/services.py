@@ -26,7 +26,18 @@ from django.utils import timezone
 
 from campaign import eventstore, game_dates, secrecy
 from campaign.clock_queue import DueTimers
-from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership, Timer
+from campaign.models import (
+    GM,
+    IDEMPOTENCY_KEY_LENGTH,
+    PLAYER,
+    Campaign,
+    Character,
+    Event,
+    ImportJob,
+    Job,
+    Membership,
+    Timer,
+)
 from campaign.projections import (
     CAMPAIGN_CREATED,
     CHARACTER_CREATED,
@@ -83,6 +94,15 @@ def _name(name: Any, expected: str) -> str:
         raise ServiceError("name", f"expected at most 200 characters, got {len(name)}")
     readable("name", name.strip(), "a name")
     return name.strip()
+
+
+def idempotency_key(field: str, raw: str | None) -> str | None:
+    """The key a write came with (the API's `Idempotency-Key` header, a web form's hidden `key`): the same key and
+    request again return the first answer. Too long is refused, not cut short: two keys could be taken for one."""
+    key = (raw or "").strip()
+    if len(key) > IDEMPOTENCY_KEY_LENGTH:
+        raise ServiceError(field, f"expected at most {IDEMPOTENCY_KEY_LENGTH} characters, got {len(key)}")
+    return key or None
 
 
 def request_digest(payload: Any) -> str:

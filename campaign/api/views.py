@@ -21,7 +21,7 @@ from rest_framework.response import Response
 
 from campaign import access, cursors, presenters, services, throttles, transfer
 from campaign.api.action_schema import actions_schema
-from campaign.models import GM, IDEMPOTENCY_KEY_LENGTH, PLAYER, Character, Event, ImportJob, Job, Membership
+from campaign.models import GM, PLAYER, Character, Event, ImportJob, Job, Membership
 from rules.params import reject_unknown
 from rules.registry import get_ruleset, ruleset_slugs
 
@@ -40,13 +40,7 @@ def _body(request: Request, schema: serializers.Serializer) -> dict[str, Any]:
 
 
 def _idempotency_key(request: Request) -> str | None:
-    """The `Idempotency-Key` header of a write: the same key and request again return the first answer."""
-    key = request.headers.get("Idempotency-Key") or None
-    if key is not None and len(key) > IDEMPOTENCY_KEY_LENGTH:
-        raise services.ServiceError(
-            "Idempotency-Key", f"expected at most {IDEMPOTENCY_KEY_LENGTH} characters"
-        )
-    return key
+    return services.idempotency_key("Idempotency-Key", request.headers.get("Idempotency-Key"))
 
 
 IDEMPOTENCY_KEY = OpenApiParameter(

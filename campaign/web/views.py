@@ -18,7 +18,6 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import caches
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
@@ -46,12 +45,6 @@ LIVE_CACHE_FORMAT = 5  # bump when the live region's template or context changes
 # with this in its place (`_sealed_live`). Letters and digits only, so no filter changes it.
 ETAG_PENDING = "etagpendingf3c9a1"
 SIGN_UPS_THROTTLED = "too many sign-ups from your address; try again in {minutes} minute{s}"
-GM_ONLY = "only a GM of this campaign may do that"
-
-
-def _require_gm(role: str) -> None:
-    if role != GM:
-        raise PermissionDenied(GM_ONLY)
 
 
 def _live(request: HttpRequest) -> bool:
@@ -363,7 +356,7 @@ def _board_form_response(
 @require_POST
 def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = access.campaign_for(request.user, campaign_id)
-    _require_gm(role)
+    access.require_gm(role, "advance the clock")
     try:
         advance = forms.parse_advance(request.POST)
         seconds = services.parse_advance(advance)
@@ -402,7 +395,7 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @require_POST
 def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = access.campaign_for(request.user, campaign_id)
-    _require_gm(role)
+    access.require_gm(role, "add members")
     username = request.POST.get("username", "").strip()
     try:
         forms.check_posted(request.POST, {"username": "username", "role": "role"})
@@ -429,7 +422,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @require_POST
 def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = access.campaign_for(request.user, campaign_id)
-    _require_gm(role)
+    access.require_gm(role, "create characters")
     name = request.POST.get("name", "")
     player = request.POST.get("player", "").strip() or None
     errors: dict[str, str] = {}
@@ -468,7 +461,7 @@ def _version_param(request: HttpRequest, current: int, role: str) -> int | None:
     raw = request.GET.get("version", "").strip()
     if not raw:
         return None
-    _require_gm(role)
+    access.require_gm(role, "travel in time")
     try:
         version = int(raw)
     except ValueError:
@@ -684,7 +677,7 @@ def _page_context(
 
 def _require_action(ruleset: str, role: str, action: str) -> None:
     """A GM's action of the campaign's ruleset (403 for a player, 404 for an action the ruleset does not have)."""
-    _require_gm(role)
+    access.require_gm(role, "act on characters")
     if action not in (*forms.action_forms(ruleset), "undo"):
         raise Http404("no such action")
 
