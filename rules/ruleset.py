@@ -118,6 +118,9 @@ class Ruleset:
     # `public_event(event) is not None` for an event that is neither a note nor an undo, without building the data
     # (a rebuild asks it of every event). None: `public_event` decides.
     shows: Callable[[Event], bool] | None = None
+    # The fields RULES.md keeps for the GM: at any depth of a player's view or of a public event such a field is
+    # absent or null (tests/rules/test_contract.py holds every ruleset to it).
+    gm_only: frozenset[str] = frozenset()
 
     @property
     def all_actions(self) -> tuple[str, ...]:

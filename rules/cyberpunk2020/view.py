@@ -20,6 +20,9 @@ from rules.cyberpunk2020.engine import (
 )
 from rules.ruleset import GM, NOTE_ADDED, Event, State
 
+# The moment of death is the GM's alone (README): everything else about their character is the player's.
+GM_ONLY = frozenset(("death_at",))
+
 
 def _spoken(location: str) -> str:
     return location.replace("_", " ")

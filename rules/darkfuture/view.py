@@ -10,6 +10,9 @@ from rules.darkfuture import tables
 from rules.darkfuture.engine import con_recovery_period, knocked_out, vehicle_driverless
 from rules.ruleset import NOTE_ADDED, Event, State
 
+# Nothing but GM notes is secret here (README); `death_at` is listed as in every ruleset, though always null.
+GM_ONLY = frozenset(("death_at",))
+
 
 def _limb_text(limb: str) -> str:
     return limb.replace("_", " ")

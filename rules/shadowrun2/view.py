@@ -39,6 +39,8 @@ from rules.shadowrun2.engine import (
 )
 
 MORTAL_FOR_PLAYERS = "mortal: needs treatment now"
+# Never a player's, whatever the hit (RULES.md section 1): a time of death and the Body check that decided a hit.
+GM_ONLY = frozenset(("death_at", "death_after_seconds", "death_time_dice", "body_check"))
 HIDDEN_HIT_KEYS = ("part", "reason", "lethality", "boxes", "penalty", "death_at", "heals_at", "treated")
 
 
