@@ -92,12 +92,12 @@ def test_the_pages_htmx_and_the_api_docs_run_under_the_policy_with_no_violation(
     gm.page.locator("#live .travel-link").last.click()
     expect(gm.page.locator(".travel")).to_contain_text("as it was after event 1 of 2")
     gm.page.get_by_role("link", name="Back to now").first.click()
-    expect(gm.page.locator("#symptoms")).to_contain_text("Sharp pain on every breath")
+    expect(gm.page.locator("#symptoms")).to_contain_text("every breath hurts and comes short")
 
     # The player's page, refreshing itself.
     player.log_in(base, "player")
     player.page.goto(f"{base}/characters/{character_id}/")
-    expect(player.page.locator("#symptoms")).to_contain_text("Sharp pain on every breath")
+    expect(player.page.locator("#symptoms")).to_contain_text("every breath hurts and comes short")
     player.htmx_ready()
     player.live_refresh()
 
