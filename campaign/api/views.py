@@ -10,8 +10,8 @@ from django.contrib.auth import authenticate
 from django.core.cache import caches
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
-from rest_framework import serializers, status
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
 from rest_framework.authtoken.models import Token
 from rest_framework.decorators import api_view, permission_classes, throttle_classes
 from rest_framework.exceptions import Throttled
@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from campaign import access, cursors, presenters, services, throttles, transfer
+from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, ImportJob, Job, Membership
 from rules.params import reject_unknown
@@ -29,13 +30,13 @@ FEED_PAGE = presenters.FEED_PAGE
 CHARACTER_CACHE = "pages"
 
 
-def _body(request: Request, schema: serializers.Serializer) -> dict[str, Any]:
+def _body(request: Request, schema: dict[str, Any]) -> dict[str, Any]:
     """The request's JSON object, holding only the fields its documented `schema` names: a misspelt field would
     otherwise be dropped in silence (a character created with no player for a `palyer`)."""
     data = request.data
     if not isinstance(data, dict):
         raise services.ServiceError("body", f"expected a JSON object, got {type(data).__name__}")
-    reject_unknown(data, schema.fields)
+    reject_unknown(data, schema["properties"])
     return data
 
 
@@ -67,77 +68,10 @@ def _int_param(request: Request, name: str, minimum: int = 0) -> int | None:
 
 
 ANY = OpenApiTypes.OBJECT
-# The request schemas say what the services accept (names, choices, lengths), so that a client, and the fuzzer,
-# knows what a valid request is; the services check it all the same and answer 400 naming the field.
-NOT_BLANK = r"\S"
-SIGN_UP = inline_serializer(
-    "SignUp",
-    {
-        "username": serializers.CharField(max_length=150, help_text="letters, digits and @/./+/-/_"),
-        "password": serializers.CharField(min_length=8, trim_whitespace=False),
-    },
-)
-CREDENTIALS = inline_serializer(
-    "Credentials",
-    {"username": serializers.CharField(), "password": serializers.CharField(trim_whitespace=False)},
-)
+JSON = "application/json"
 
 
-@extend_schema_field(
-    {
-        "type": "object",
-        "description": 'exactly one unit and a whole number of it, at most 100 years, e.g. {"hours": 2}',
-        "properties": {
-            unit: {"type": "integer", "minimum": 1, "maximum": services.MAX_ADVANCE_SECONDS // seconds}
-            for unit, seconds in services.ADVANCE_UNITS.items()
-        },
-        "minProperties": 1,
-        "maxProperties": 1,
-        "additionalProperties": False,
-    }
-)
-class AdvanceField(serializers.DictField):
-    pass
-
-
-CAMPAIGN_CREATE = inline_serializer(
-    "CampaignCreate",
-    {
-        "name": serializers.RegexField(NOT_BLANK, max_length=200),
-        "ruleset": serializers.ChoiceField(choices=ruleset_slugs()),
-        "options": serializers.DictField(required=False),
-    },
-)
-
-MEMBER_ADD = inline_serializer(
-    "MemberAdd",
-    {
-        "username": serializers.CharField(max_length=150),
-        "role": serializers.ChoiceField(choices=[GM, PLAYER]),
-    },
-)
-
-CHARACTER_CREATE = inline_serializer(
-    "CharacterCreate",
-    {
-        "name": serializers.RegexField(NOT_BLANK, max_length=200),
-        "player": serializers.CharField(
-            required=False,
-            allow_null=True,
-            allow_blank=True,
-            max_length=150,
-            help_text="empty: no player",
-        ),
-        "attributes": serializers.DictField(required=False),
-    },
-)
-CLOCK_ADVANCE = inline_serializer("ClockAdvance", {"advance": AdvanceField()})
-IMPORT = inline_serializer("Import", {"file": serializers.FileField()})
-# The bodies above take no other field (`_body`); the schema says so (`closed_request_bodies`).
-CLOSED_BODIES = (SIGN_UP, CREDENTIALS, CAMPAIGN_CREATE, MEMBER_ADD, CHARACTER_CREATE, CLOCK_ADVANCE, IMPORT)
-
-
-@extend_schema(request=SIGN_UP, responses={201: ANY, 400: ANY, 403: ANY}, auth=[])
+@extend_schema(request={JSON: bodies.SIGN_UP}, responses={201: ANY, 400: ANY, 403: ANY}, auth=[])
 @api_view(["POST"])
 @permission_classes([AllowAny])
 @throttle_classes([throttles.SignUpRate])
@@ -145,18 +79,18 @@ def users(request: Request) -> Response:
     """Sign up (when ALLOW_SIGNUP is on)."""
     if not settings.ALLOW_SIGNUP:
         return Response({"detail": ["sign-up is closed on this server"]}, status=status.HTTP_403_FORBIDDEN)
-    body = _body(request, SIGN_UP)
+    body = _body(request, bodies.SIGN_UP)
     user = services.user_sign_up(username=body.get("username"), password=body.get("password"))
     return Response({"id": user.pk, "username": user.get_username()}, status=status.HTTP_201_CREATED)
 
 
-@extend_schema(request=CREDENTIALS, responses={200: ANY, 400: ANY}, auth=[])
+@extend_schema(request={JSON: bodies.CREDENTIALS}, responses={200: ANY, 400: ANY}, auth=[])
 @api_view(["POST"])
 @permission_classes([AllowAny])
 @throttle_classes([throttles.LoginRate])
 def token(request: Request) -> Response:
     """Exchange a user name and password for an API token."""
-    body = _body(request, CREDENTIALS)
+    body = _body(request, bodies.CREDENTIALS)
     username, password = body.get("username"), body.get("password")
     if not isinstance(username, str) or not username:
         raise services.ServiceError("username", "expected a user name")
@@ -172,7 +106,7 @@ def token(request: Request) -> Response:
 
 
 @extend_schema(
-    request=CAMPAIGN_CREATE,
+    request={JSON: bodies.CAMPAIGN_CREATE},
     responses={200: ANY, 201: ANY, 400: ANY, 409: ANY},
 )
 @extend_schema(methods=["GET"], operation_id="campaigns_list", responses={200: ANY})
@@ -184,7 +118,7 @@ def campaigns(request: Request) -> Response:
             Membership.objects.filter(user=request.user).select_related("campaign").order_by("campaign_id")
         )
         return Response([presenters.campaign_json(m.campaign, m.role) for m in memberships])
-    body = _body(request, CAMPAIGN_CREATE)
+    body = _body(request, bodies.CAMPAIGN_CREATE)
     campaign = services.campaign_create(
         user=request.user,
         name=body.get("name"),
@@ -203,7 +137,7 @@ def campaign_detail(request: Request, campaign_id: int) -> Response:
 
 
 @extend_schema(
-    request=MEMBER_ADD,
+    request={JSON: bodies.MEMBER_ADD},
     responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY},
 )
 @api_view(["GET", "POST"])
@@ -214,13 +148,13 @@ def members(request: Request, campaign_id: int) -> Response:
         rows = Membership.objects.filter(campaign=campaign).select_related("user").order_by("id")
         return Response([{"username": m.user.get_username(), "role": m.role} for m in rows])
     access.require_gm(role, "add members")
-    body = _body(request, MEMBER_ADD)
+    body = _body(request, bodies.MEMBER_ADD)
     membership = services.member_add(campaign=campaign, username=body.get("username"), role=body.get("role"))
     return Response({"username": membership.user.get_username(), "role": membership.role}, status=201)
 
 
 @extend_schema(
-    request=CHARACTER_CREATE,
+    request={JSON: bodies.CHARACTER_CREATE},
     responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
 )
 @extend_schema(methods=["POST"], parameters=[IDEMPOTENCY_KEY])
@@ -233,7 +167,7 @@ def characters(request: Request, campaign_id: int) -> Response:
             rows = rows.filter(player=request.user)
         return Response([presenters.character_json(c, role) for c in rows])
     access.require_gm(role, "create characters")
-    body = _body(request, CHARACTER_CREATE)
+    body = _body(request, bodies.CHARACTER_CREATE)
     character = services.character_create(
         campaign=campaign,
         actor=request.user.get_username(),
@@ -401,7 +335,7 @@ def campaign_events(request: Request, campaign_id: int) -> Response:
 
 
 @extend_schema(
-    request=CLOCK_ADVANCE,
+    request={JSON: bodies.CLOCK_ADVANCE},
     responses={200: ANY, 202: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY, 503: ANY},
 )
 @extend_schema(methods=["POST"], parameters=[IDEMPOTENCY_KEY])
@@ -419,7 +353,7 @@ def clock(request: Request, campaign_id: int) -> Response:
             data["next"] = presenters.upcoming(campaign)
         return Response(data)
     access.require_gm(role, "advance the clock")
-    seconds = services.parse_advance(_body(request, CLOCK_ADVANCE).get("advance"))
+    seconds = services.parse_advance(_body(request, bodies.CLOCK_ADVANCE).get("advance"))
     job = services.clock_advance_request(
         campaign=campaign,
         seconds=seconds,
@@ -462,7 +396,7 @@ def export(request: Request, campaign_id: int) -> StreamingHttpResponse:
 
 
 @extend_schema(
-    request={"multipart/form-data": IMPORT},
+    request={"multipart/form-data": bodies.IMPORT},
     parameters=[IDEMPOTENCY_KEY],
     responses={202: ANY, 400: ANY, 409: ANY, 503: ANY},
 )
@@ -470,7 +404,7 @@ def export(request: Request, campaign_id: int) -> StreamingHttpResponse:
 def import_campaign(request: Request) -> Response:
     """Check an export, every line of it, then write it as a new campaign in a job (202): `GET /api/jobs/{id}/`
     shows its progress and, once done, the campaign's id."""
-    _body(request, IMPORT)
+    _body(request, bodies.IMPORT)
     upload = request.FILES.get("file")  # not `file` sent as a text field
     if upload is None:
         raise services.ServiceError("file", "expected a JSON Lines file in the multipart field `file`")
@@ -516,11 +450,3 @@ def rulesets(request: Request) -> Response:
             }
         )
     return Response(out)
-
-
-def closed_request_bodies(result: dict[str, Any], **_: Any) -> dict[str, Any]:
-    """drf-spectacular post-processing hook: the request bodies `_body` holds to their fields say so."""
-    schemas = result.get("components", {}).get("schemas", {})
-    for body in CLOSED_BODIES:
-        schemas[type(body).__name__]["additionalProperties"] = False
-    return result

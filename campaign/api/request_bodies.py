@@ -1,0 +1,80 @@
+"""The API's request bodies, as the OpenAPI schema shows them: what the services accept (names, choices, lengths),
+so that a client, and the fuzzer, knows what a valid request is. The services check it all and answer 400 naming
+the field; these only describe it, and `views._body` holds a body to the fields its description names (a misspelt
+field is a 400, not dropped). An action's body is described from the rulesets' forms (`action_schema.py`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaign import services
+from campaign.models import GM, PLAYER
+from rules.registry import ruleset_slugs
+
+NOT_BLANK = r"\S"
+
+
+def closed(properties: dict[str, Any], *required: str) -> dict[str, Any]:
+    """An object with these properties and no other."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def text(max_length: int | None = None, **more: Any) -> dict[str, Any]:
+    return {"type": "string", **({"maxLength": max_length} if max_length else {}), **more}
+
+
+ANY_OBJECT = {"type": "object", "additionalProperties": True}
+
+SIGN_UP = closed(
+    {
+        "username": text(150, description="letters, digits and @/./+/-/_"),
+        "password": text(minLength=8),
+    },
+    "username",
+    "password",
+)
+CREDENTIALS = closed({"username": text(), "password": text()}, "username", "password")
+CAMPAIGN_CREATE = closed(
+    {
+        "name": text(200, pattern=NOT_BLANK),
+        "ruleset": {"type": "string", "enum": ruleset_slugs()},
+        "options": ANY_OBJECT,
+    },
+    "name",
+    "ruleset",
+)
+MEMBER_ADD = closed(
+    {"username": text(150), "role": {"type": "string", "enum": [GM, PLAYER]}},
+    "username",
+    "role",
+)
+CHARACTER_CREATE = closed(
+    {
+        "name": text(200, pattern=NOT_BLANK),
+        "player": text(150, nullable=True, description="empty: no player"),
+        "attributes": ANY_OBJECT,
+    },
+    "name",
+)
+CLOCK_ADVANCE = closed(
+    {
+        "advance": {
+            "type": "object",
+            "description": 'exactly one unit and a whole number of it, at most 100 years, e.g. {"hours": 2}',
+            "properties": {
+                unit: {"type": "integer", "minimum": 1, "maximum": services.MAX_ADVANCE_SECONDS // seconds}
+                for unit, seconds in services.ADVANCE_UNITS.items()
+            },
+            "minProperties": 1,
+            "maxProperties": 1,
+            "additionalProperties": False,
+        }
+    },
+    "advance",
+)
+IMPORT = closed({"file": {"type": "string", "format": "binary"}}, "file")
