@@ -69,3 +69,70 @@ def advance(state: dict, until: int, rolls: list[dict] | None = None, limit: int
         state = apply_all(state, events)
         fired.extend(events)
     raise AssertionError("the clock did not settle")
+
+
+def created(attributes: dict[str, Any], **options: Any) -> dict:
+    """A character from the attributes as the API would take them (the defaults the engine fills in)."""
+    return engine.initial_state(engine.validate_attributes(attributes), engine.validate_options(options))
+
+
+def rache() -> dict:
+    """The character of the API tests: body 6 (BTM -2), luck 2, no armor."""
+    return created({"body": 6, "luck": 2})
+
+
+def data_of(events: list[Event], event_type: str) -> dict:
+    (data,) = [event.data for event in events if event.type == event_type]
+    return data
+
+
+def rolled(state: dict, body: dict, now: int = 0) -> tuple[dict, list[Event]]:
+    """An action written as an API body: the dice under `rolls`."""
+    action = {key: value for key, value in body.items() if key != "rolls"}
+    return act(state, action, body.get("rolls"), now)
+
+
+# Bodies of actions, as the API takes them, that bring Rache (`rache()`) into a state.
+CRIPPLE_LEFT_LEG = {
+    "type": "damage",
+    "damage": 20,
+    "location": "left_leg",
+    "rolls": {"sever": [1], "stun_save": [1], "death_save": [1]},
+}
+SEVER_RIGHT_ARM = {
+    "type": "damage",
+    "damage": 26,
+    "location": "right_arm",
+    "rolls": {"sever": [2], "stun_save": [1], "death_save": [6]},
+}
+DESTROY_HEAD = {"type": "damage", "damage": 14, "location": "head", "rolls": {"sever": [3]}}
+MAKE_DYING = {
+    "type": "damage",
+    "damage": 16,
+    "location": "torso",
+    "rolls": {"stun_save": [1], "death_save": [7]},
+}
+WOUND_TORSO_7 = {"type": "damage", "damage": 9, "location": "torso", "rolls": {"stun_save": [1]}}
+
+# The standard hit location table of the seed, by d10 face.
+STANDARD = {
+    1: "head",
+    2: "torso",
+    3: "torso",
+    4: "torso",
+    5: "left_arm",
+    6: "right_arm",
+    7: "left_leg",
+    8: "left_leg",
+    9: "right_leg",
+    10: "right_leg",
+}
+
+
+def expected_level(points: int) -> str:
+    """RULES.md: Light 1-4, Serious 5-8, Critical 9-12, Mortal 0 13-16 ... Mortal 6 37-40, over 40 dead."""
+    if points <= 0:
+        return "none"
+    if points > 40:
+        return "dead"
+    return ["light", "serious", "critical", *(f"mortal_{n}" for n in range(7))][(points - 1) // 4]

@@ -3,7 +3,7 @@ import pytest
 from rules.cyberpunk2020 import engine, tables
 from rules.dice import DiceError
 
-from .helpers import act, character
+from .helpers import STANDARD, act, character
 
 BODY_TO_BTM = [
     (1, 0),
@@ -88,20 +88,6 @@ def aimed_nowhere_location(model: str, roll: int, side: int | None = None, **fla
         rolls["side"] = [side]
     _, events = act(state, {"type": "damage", "damage": 1, **flags}, rolls)
     return events[0].data["hit"]
-
-
-STANDARD = {
-    1: "head",
-    2: "torso",
-    3: "torso",
-    4: "torso",
-    5: "left_arm",
-    6: "right_arm",
-    7: "left_leg",
-    8: "left_leg",
-    9: "right_leg",
-    10: "right_leg",
-}
 
 
 @pytest.mark.parametrize(("roll", "location"), STANDARD.items())

@@ -58,3 +58,44 @@ def advance(
             state = RULESET.evolve(state, event)
             fired.append(event)
     raise AssertionError("the clock did not settle")
+
+
+def gm_view(state: State) -> dict[str, Any]:
+    """What the GM sees: the view, with the timers' kinds in the clock's order."""
+    timers = sorted(RULESET.timers(state), key=lambda t: (t.due, t.priority, t.key))
+    return {**RULESET.view(state, "gm"), "timers": [t.kind for t in timers]}
+
+
+def wound_of(events: list[Event]) -> dict[str, Any]:
+    [event] = [e for e in events if e.type == "WoundTaken"]
+    return event.data
+
+
+def lose(state: State, con: int, **rolls: Any) -> tuple[State, list[Event]]:
+    """A hit that costs exactly `con` points (1-5) with weapon damage 0 and no armour; extra rolls as given."""
+    damage = {1: 2, 2: 4, 3: 8, 4: 10, 5: 12}[con]
+    weapon = max(0, damage - 6)
+    return hit(state, {"damage": [damage - weapon], **rolls}, weapon)
+
+
+def ash_sheet(
+    current: int, band: str, driver: int, gunner: int, skill_modifier: str, **changes: Any
+) -> dict[str, Any]:
+    """The sheet of the API tests' character (CON 8, driver 3, gunner 4, pedestrian, move 0) at `current` CON."""
+    sheet = {
+        "con": {"initial": 8, "current": current},
+        "band": band,
+        "skills": {"driver": {"base": 3, "current": driver}, "gunner": {"base": 4, "current": gunner}},
+        "move": {"base": 0, "current": 0},
+        "safety_limit_mph": None,
+        "knocked_out": False,
+        "stunned": False,
+        "vehicle_driverless": False,
+        "disabled_limbs": [],
+        "skill_modifier": skill_modifier,
+        "pedestrian": True,
+        "driver": False,
+        "armour": 0,
+    }
+    sheet.update(changes)
+    return sheet

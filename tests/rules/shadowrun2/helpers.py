@@ -123,3 +123,37 @@ class Clock:
 def entered(rolls: dict[str, Any]) -> Dice:
     """Dice with exactly these rolls entered; any other roll fails the test."""
     return Dice(rolls, rng=_NoRolls())
+
+
+# Ash, body 5 (willpower 5): the character of the API tests, whose worked examples run here without a database.
+# Against the Serious TN 6 no success is Mortal, one is Crippling, two are Critical.
+# A Mortal hit on the chest's lung (location 3+4 = 7 chest, table die 1): `1d6x10 min`, diagnose TN 4, no `*`.
+MORTAL_LUNG = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
+# A Crippling hit on the chest's ribs (table die 2): diagnose TN 4, no `*`.
+CRIPPLING_RIBS = {"body_check": [6, 1, 1, 1, 1], "location": [3, 4], "critical": [2]}
+# Moderate (TN 4), two successes: a Critical hit on the abdomen's ribs (location 2+3 = 5, table die 6), TN 4.
+CRITICAL_RIBS = {"body_check": [4, 5, 1, 1, 1], "location": [2, 3], "critical": [6]}
+# Moderate (TN 4), one success: a Crippling hit on the abdomen's ribs.
+CRIPPLING_ABDOMEN = {"body_check": [4, 1, 1, 1, 1], "location": [2, 3], "critical": [6]}
+# Three successes: no critical hit.
+NO_HIT_SERIOUS = {"body_check": [6, 6, 6, 1, 1]}
+
+
+def ash(**options: Any) -> dict[str, Any]:
+    return character(body=5, **options)
+
+
+def wound(
+    state: dict[str, Any], severity: str, rolls: dict[str, Any], **params: Any
+) -> tuple[dict[str, Any], list[Event]]:
+    return act(state, {"type": "wound", "severity": severity, **params}, rolls)
+
+
+def diagnosed(state: dict[str, Any], hit_id: str = "ch1") -> dict[str, Any]:
+    action = {"type": "diagnose", "medic": "Doc", "skill": 1, "critical_hit": hit_id}
+    state, _ = act(state, action, {"diagnosis": [6]})
+    return state
+
+
+def types(events: list[Event]) -> list[str]:
+    return [event.type for event in events]
