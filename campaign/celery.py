@@ -15,6 +15,6 @@ app.autodiscover_tasks(["campaign"])
 
 @worker_init.connect
 def freeze_after_start(**kwargs: Any) -> None:
-    from campaign.heap import freeze_startup_objects
+    from campaign.startup import freeze_startup_objects
 
     freeze_startup_objects()

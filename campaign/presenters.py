@@ -14,7 +14,8 @@ from campaign import eventstore
 from campaign.game_dates import game_datetime
 from campaign.models import Campaign, Character, Event, Job
 from campaign.projections import CLOCK_ADVANCED
-from rules.ruleset import ACTION_UNDONE, GAME_TIME_MARK, GM, NOTE_ADDED, PLAYER, State, get_ruleset
+from rules.registry import get_ruleset
+from rules.ruleset import ACTION_UNDONE, GAME_TIME_MARK, GM, NOTE_ADDED, PLAYER, State
 
 BEYOND_THE_CALENDAR = "after 9999-12-31"
 

@@ -17,15 +17,8 @@ from django.db.models import F
 
 from campaign import eventstore
 from campaign.models import Campaign, Character, Event, Timer
-from rules.ruleset import (
-    ACTION_UNDONE,
-    INERT_EVENTS,
-    Ruleset,
-    State,
-    get_ruleset,
-    replay,
-    start_state,
-)
+from rules.registry import get_ruleset
+from rules.ruleset import ACTION_UNDONE, INERT_EVENTS, Ruleset, State, replay, start_state
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Timer as RuleTimer
 

@@ -36,17 +36,8 @@ from campaign.projections import (
 from rules import clock
 from rules.dice import Dice, DiceError
 from rules.params import reject_unknown_params
-from rules.ruleset import (
-    ACTION_UNDONE,
-    RuleError,
-    Ruleset,
-    State,
-    fold_into,
-    get_ruleset,
-    note_event,
-    replay,
-    start_state,
-)
+from rules.registry import get_ruleset
+from rules.ruleset import ACTION_UNDONE, RuleError, Ruleset, State, fold_into, note_event, replay, start_state
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Timer as RuleTimer
 from rules.text import unreadable

@@ -19,7 +19,8 @@ from campaign.models import GM, Campaign, Character, Event, Membership
 from campaign.projections import CAMPAIGN_CREATED, CHARACTER_CREATED, rebuild_campaign
 from campaign.services import ServiceError, campaign_made_with, readable, validate_campaign_options
 from campaign.untrusted import check_text
-from rules.ruleset import RuleError, get_ruleset
+from rules.registry import get_ruleset
+from rules.ruleset import RuleError
 
 FORMAT = "wound-ledger/1"
 MAX_LINES = 2_000_000

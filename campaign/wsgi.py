@@ -5,6 +5,6 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "campaign.settings")
 application = get_wsgi_application()
 
-from campaign.heap import freeze_startup_objects  # noqa: E402 - needs the settings configured above
+from campaign.startup import freeze_startup_objects  # noqa: E402 - needs the settings configured above
 
 freeze_startup_objects()

@@ -32,7 +32,7 @@ from campaign.models import Campaign, Character, Event, Job, Timer
 from campaign.projections import timer_changes
 from perf import postgres_execute, with_database
 from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, MIXES
-from rules.ruleset import get_ruleset
+from rules.registry import get_ruleset
 
 EVENT_COLUMNS = (
     "position, campaign_id, stream, character_id, version, type, schema_version, data, game_time, recorded_at, "

@@ -1,19 +1,95 @@
-"""Reading action parameters, attributes and options with messages that name the field and what was expected.
+"""Parameters declared once: the descriptions of an action's parameters, and the one reader that holds an action to
+them.
+
+An action's `ActionForm` lists its `Param`s with their kind, bounds, default and help. The same description draws
+the web form, writes the API's schema and is read here: `read_params(form, action)` refuses an unknown parameter,
+applies the defaults and checks every value, and the deciders receive the typed values. The small readers
+(`integer`, `boolean`, `choice`, `text`) also read campaign options and character attributes.
 
 Every reader raises `RuleError(field, message)`; the API turns it into a 400 `{field: [message]}`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from rules.ruleset import ActionForm, RuleError
 from rules.text import unreadable
 
-_MISSING = object()
+_MISSING: Any = object()
 MAX_INT = 1_000_000
 TEXT_LENGTH = 200
+REQUIRED = "this field is required"
+
+
+class RuleError(ValueError):
+    """A rule forbids the action, or a parameter is wrong. `field` names what the user must fix."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One action parameter, for the form, the schema and `read_params`.
+
+    kind: int (`minimum` to `maximum`), bool, choice (one of `choices`), choices (a list of some of `choices`; one
+    name alone is a list of one), text (at most `max_length` characters once trimmed; `blank`: the message when
+    only blanks are given, or "" when an empty text is fine), textarea (drawn as a text area, read as a text),
+    critical_hit (a hit's id; the decider looks it up), json (an object). `invalid`: the message for a value of
+    the wrong shape, where the kind's own would not do (a format string with `{value!r}`); `repeated`: for
+    choices, the message when a name is given twice (format `{value}`), "" when repeats are fine. `what`: what a
+    text is called when it shows nothing ("a name" for a medic's).
+    """
+
+    name: str
+    kind: str
+    label: str
+    required: bool = False
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    help: str = ""
+    minimum: int | None = None
+    maximum: int | None = MAX_INT
+    max_length: int = TEXT_LENGTH
+    blank: str = ""
+    invalid: str = ""
+    repeated: str = ""
+    what: str = "a text"
+
+    def described(self) -> dict[str, Any]:
+        """What the API's list of rulesets says of the parameter (its answer predates the bounds)."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "label": self.label,
+            "required": self.required,
+            "default": self.default,
+            "choices": list(self.choices),
+            "help": self.help,
+        }
+
+
+@dataclass(frozen=True)
+class RollSpec:
+    """A named roll an action may take from the GM: `count` dice of `sides` faces (count 0: the pool varies)."""
+
+    name: str
+    count: int
+    sides: int
+    label: str
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class ActionForm:
+    label: str
+    params: tuple[Param, ...] = ()
+    rolls: tuple[RollSpec, ...] = ()
+    help: str = ""
 
 
 def _prefixed(prefix: str, name: str) -> str:
@@ -42,7 +118,7 @@ def integer(
     value = params.get(name, _MISSING)
     if value is _MISSING or value is None:
         if default is _MISSING:
-            raise RuleError(field, "this field is required: expected a whole number")
+            raise RuleError(field, f"{REQUIRED}: expected a whole number")
         return default
     if isinstance(value, bool) or not isinstance(value, int):
         raise RuleError(field, f"expected a whole number, got {value!r}")
@@ -58,7 +134,7 @@ def boolean(params: Mapping[str, Any], name: str, *, default: Any = _MISSING, pr
     value = params.get(name, _MISSING)
     if value is _MISSING or value is None:
         if default is _MISSING:
-            raise RuleError(field, "this field is required: expected true or false")
+            raise RuleError(field, f"{REQUIRED}: expected true or false")
         return default
     if not isinstance(value, bool):
         raise RuleError(field, f"expected true or false, got {value!r}")
@@ -73,7 +149,7 @@ def choice(
     value = params.get(name, _MISSING)
     if value is _MISSING or value is None:
         if default is _MISSING:
-            raise RuleError(field, f"this field is required: expected one of {', '.join(options)}")
+            raise RuleError(field, f"{REQUIRED}: expected one of {', '.join(options)}")
         return default
     if not isinstance(value, str) or value not in options:
         raise RuleError(field, f"expected one of {', '.join(options)}, got {value!r}")
@@ -86,22 +162,26 @@ def text(
     *,
     default: Any = _MISSING,
     max_length: int = TEXT_LENGTH,
+    blank: str = "",
     prefix: str = "",
     what: str = "a text",
 ) -> str:
-    """A text people will read (`what` names it in the message), stripped; "" when given empty, which the caller
-    refuses when the parameter is required."""
+    """A text people will read, trimmed. Every text a user gives an action or an attribute passes here. `blank`:
+    the message for a text of blanks alone ("" when an empty text is fine); `what` names it in the message for a
+    text that shows nothing or holds direction controls (rules/text.py)."""
     field = _prefixed(prefix, name)
     value = params.get(name, _MISSING)
     if value is _MISSING or value is None:
         if default is _MISSING:
-            raise RuleError(field, "this field is required: expected a text")
+            raise RuleError(field, f"{REQUIRED}: expected a text")
         return default
     if not isinstance(value, str):
         raise RuleError(field, f"expected a text, got {value!r}")
     value = value.strip()
     if len(value) > max_length:
         raise RuleError(field, f"expected at most {max_length} characters, got {len(value)}")
+    if blank and not value:
+        raise RuleError(field, blank)
     if value and (problem := unreadable(value, what)):
         raise RuleError(field, problem)
     return value
@@ -121,3 +201,88 @@ def reject_unknown_params(form: ActionForm, action: Mapping[str, Any]) -> None:
     """An action's parameters are the closed set its form describes: a misspelt one would silently take its
     default. (Rolls are not: RULES.md has rolls the action does not need ignored.)"""
     reject_unknown(action, ("type", *(param.name for param in form.params)))
+
+
+# --- one reader per kind of parameter ---------------------------------------------------------------------------
+
+
+def _default(param: Param) -> Any:
+    return _MISSING if param.required else param.default
+
+
+def _read_int(param: Param, action: Mapping[str, Any]) -> Any:
+    return integer(action, param.name, default=_default(param), minimum=param.minimum, maximum=param.maximum)
+
+
+def _read_bool(param: Param, action: Mapping[str, Any]) -> Any:
+    return boolean(action, param.name, default=_default(param))
+
+
+def _read_choice(param: Param, action: Mapping[str, Any]) -> Any:
+    return choice(action, param.name, param.choices, default=_default(param))
+
+
+def _read_text(param: Param, action: Mapping[str, Any]) -> Any:
+    # An optional text left out reads as an empty one.
+    default = _MISSING if param.required else ("" if param.default is None else param.default)
+    return text(
+        action, param.name, default=default, max_length=param.max_length, blank=param.blank, what=param.what
+    )
+
+
+def _read_choices(param: Param, action: Mapping[str, Any]) -> Any:
+    value = action.get(param.name)
+    invalid = param.invalid or f"expected a list of some of {', '.join(param.choices)}, got {{value!r}}"
+    if value is None:
+        if param.required:
+            raise RuleError(param.name, f"{REQUIRED}: {invalid.format(value=None)}")
+        return param.default
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise RuleError(param.name, invalid.format(value=value))
+    picked: list[str] = []
+    for item in value:
+        if not isinstance(item, str) or item not in param.choices:
+            raise RuleError(param.name, invalid.format(value=item))
+        if item in picked and param.repeated:
+            raise RuleError(param.name, param.repeated.format(value=item))
+        picked.append(item)
+    return picked
+
+
+def _read_critical_hit(param: Param, action: Mapping[str, Any]) -> Any:
+    value = action.get(param.name)
+    if value is None and not param.required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise RuleError(param.name, f"expected a critical hit id such as ch1, got {value!r}")
+    return value
+
+
+def _read_json(param: Param, action: Mapping[str, Any]) -> Any:
+    value = action.get(param.name)
+    if value is None:
+        if param.required:
+            raise RuleError(param.name, f"{REQUIRED}: expected an object")
+        return param.default
+    return require_mapping(value, param.name)
+
+
+READERS: dict[str, Callable[[Param, Mapping[str, Any]], Any]] = {
+    "int": _read_int,
+    "bool": _read_bool,
+    "choice": _read_choice,
+    "choices": _read_choices,
+    "text": _read_text,
+    "textarea": _read_text,
+    "critical_hit": _read_critical_hit,
+    "json": _read_json,
+}
+
+
+def read_params(form: ActionForm, action: Mapping[str, Any]) -> dict[str, Any]:
+    """The action's parameters as its form declares them, checked in the form's order: each one present, of its
+    kind and within its bounds, or its default. The deciders read only what this returns."""
+    reject_unknown_params(form, action)
+    return {param.name: READERS[param.kind](param, action) for param in form.params}

@@ -19,7 +19,8 @@ state further never changes the events. Folding many events (`fold`, `replay`, a
 instead of once per event.
 
 The actions `note` and `undo` belong to every ruleset and are handled here and in the service layer, so the
-engines never see them.
+engines never see them. The registry of the rulesets is `rules.registry`; `rules.kernel` assembles a `Ruleset`
+from a ruleset's folder.
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# Re-exported: the protocol's users import these from here.
+from rules.params import ActionForm as ActionForm
+from rules.params import Param as Param
+from rules.params import RollSpec as RollSpec
+from rules.params import RuleError as RuleError
+from rules.sheet import CharacterSheet
 from rules.text import unreadable
 
 State = dict[str, Any]
@@ -40,15 +47,6 @@ NOTE_ADDED = "NoteAdded"
 ACTION_UNDONE = "ActionUndone"
 COMMON_ACTIONS = ("note", "undo")
 NOTE_LENGTH = 10_000
-
-
-class RuleError(ValueError):
-    """A rule forbids the action, or a parameter is wrong. `field` names what the user must fix."""
-
-    def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        self.message = message
-        super().__init__(f"{field}: {message}")
 
 
 @dataclass(frozen=True)
@@ -77,39 +75,6 @@ class Timer:
     priority: int = 50
     data: dict[str, Any] = field(default_factory=dict)
     per_round: bool = False
-
-
-@dataclass(frozen=True)
-class Param:
-    """One action parameter, described for forms and docs. kind: int, bool, choice (one of `choices`), choices
-    (a list of some of `choices`), text, critical_hit, json."""
-
-    name: str
-    kind: str
-    label: str
-    required: bool = False
-    default: Any = None
-    choices: tuple[str, ...] = ()
-    help: str = ""
-
-
-@dataclass(frozen=True)
-class RollSpec:
-    """A named roll an action may take from the GM: `count` dice of `sides` faces (count 0: the pool varies)."""
-
-    name: str
-    count: int
-    sides: int
-    label: str
-    help: str = ""
-
-
-@dataclass(frozen=True)
-class ActionForm:
-    label: str
-    params: tuple[Param, ...] = ()
-    rolls: tuple[RollSpec, ...] = ()
-    help: str = ""
 
 
 NOTE_FORM = ActionForm(
@@ -143,6 +108,8 @@ class Ruleset:
     public_event: Callable[[Event], dict[str, Any] | None]
     forms: Mapping[str, ActionForm] = field(default_factory=dict)
     option_help: Mapping[str, str] = field(default_factory=dict)
+    # How a character is created and drawn, and the ruleset's demo (rules/sheet.py); the web app asks nothing else.
+    sheet: CharacterSheet | None = None
 
     @property
     def all_actions(self) -> tuple[str, ...]:
@@ -230,39 +197,3 @@ def note_event(action: Mapping[str, Any], now: int) -> Event:
     if problem := unreadable(text, "a note"):
         raise RuleError("text", problem)
     return Event(NOTE_ADDED, {"text": text.strip()}, now)
-
-
-_REGISTRY: dict[str, Ruleset] = {}
-
-
-def register(ruleset: Ruleset) -> Ruleset:
-    _REGISTRY[ruleset.slug] = ruleset
-    return ruleset
-
-
-def _load() -> None:
-    if _REGISTRY:
-        return
-    # Imported here so that each engine module can import this one.
-    from rules.cyberpunk2020 import engine as cyberpunk2020
-    from rules.darkfuture import engine as darkfuture
-    from rules.shadowrun2 import engine as shadowrun2
-
-    for module in (shadowrun2, cyberpunk2020, darkfuture):
-        register(module.RULESET)
-
-
-def ruleset_slugs() -> list[str]:
-    _load()
-    return sorted(_REGISTRY)
-
-
-def get_ruleset(slug: str) -> Ruleset:
-    """The ruleset registered under `slug`; RuleError listing the valid ones otherwise."""
-    _load()
-    try:
-        return _REGISTRY[slug]
-    except (KeyError, TypeError):
-        raise RuleError(
-            "ruleset", f"unknown ruleset {slug!r}; expected one of: {', '.join(sorted(_REGISTRY))}"
-        ) from None

@@ -581,7 +581,7 @@ def _action_schema(client: Any) -> dict[str, Any]:
 
 
 def test_the_action_schema_has_each_rulesets_actions_with_their_parameters_and_dice(client: Any) -> None:
-    from rules.ruleset import get_ruleset, ruleset_slugs
+    from rules.registry import get_ruleset, ruleset_slugs
 
     branches = {branch["title"]: branch for branch in _action_schema(client)["anyOf"]}
     assert sorted(branches) == sorted(

@@ -13,7 +13,7 @@ from campaign import services, tasks
 from campaign.models import Campaign, Character, Event, Job, Timer
 from rules import clock
 from rules.dice import Dice
-from rules.ruleset import get_ruleset
+from rules.registry import get_ruleset
 from tests.conftest import Table, seeded_dice
 
 pytestmark = pytest.mark.django_db

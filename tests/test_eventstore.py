@@ -24,7 +24,8 @@ from campaign.projections import character_state_at, project_character, rebuild_
 from campaign.transfer import export_lines, import_lines
 from perf.mixes import MIXES
 from rules.dice import Dice
-from rules.ruleset import fold, get_ruleset
+from rules.registry import get_ruleset
+from rules.ruleset import fold
 from tests.conftest import Table, make_persona, make_table, seeded_dice
 
 pytestmark = pytest.mark.django_db

@@ -202,7 +202,7 @@ def test_a_bad_import_file_is_a_400(sr2: Table, upload: bytes) -> None:
 
 
 def _every_action() -> list[tuple[str, str]]:
-    from rules.ruleset import get_ruleset
+    from rules.registry import get_ruleset
 
     return [
         (fixture, action)
@@ -217,7 +217,7 @@ def test_a_misspelt_parameter_of_any_action_is_a_400_naming_it(
 ) -> None:
     """Before, shadowrun2's actions, a note and an undo ignored a parameter they did not know: `open_wond: true`
     made a closed wound."""
-    from rules.ruleset import get_ruleset
+    from rules.registry import get_ruleset
 
     table: Table = request.getfixturevalue(fixture)
     form = get_ruleset(table.campaign["ruleset"]).action_form(action)

@@ -1,5 +1,5 @@
-"""The OpenAPI schema of an action's body, written from the rulesets' form descriptions: the same descriptions the
-service holds an action's parameters to (`rules.params.reject_unknown_params`), so the two cannot drift apart.
+"""The OpenAPI schema of an action's body, written from the rulesets' form descriptions: the same `Param`s the rules
+read an action's parameters with (`rules.params.read_params`), bounds included, so the two cannot drift apart.
 
 One schema per ruleset and action, offered as `anyOf`: an action's name alone does not say its parameters
 (`damage` is Cyberpunk 2020's or Dark Future's, by the character's campaign).
@@ -9,22 +9,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.params import TEXT_LENGTH
-from rules.ruleset import NOTE_LENGTH, ActionForm, Param, RollSpec, get_ruleset, ruleset_slugs
+from rules.registry import get_ruleset, ruleset_slugs
+from rules.ruleset import NOTE_LENGTH, ActionForm, Param, RollSpec
 
 
 def param_schema(param: Param) -> dict[str, Any]:
     schema: dict[str, Any]
     if param.kind == "int":
         schema = {"type": "integer"}
+        if param.minimum is not None:
+            schema["minimum"] = param.minimum
+        if param.maximum is not None:
+            schema["maximum"] = param.maximum
     elif param.kind == "bool":
         schema = {"type": "boolean"}
     elif param.kind == "choice":
         schema = {"type": "string", "enum": list(param.choices)}
     elif param.kind == "choices":
         schema = {"type": "array", "items": {"type": "string", "enum": list(param.choices)}}
+        if param.repeated:
+            schema["uniqueItems"] = True
     elif param.kind == "text":
-        schema = {"type": "string", "maxLength": TEXT_LENGTH}
+        schema = {"type": "string", "maxLength": param.max_length}
+        if param.blank:
+            schema["pattern"] = r"\S"
     elif param.kind == "textarea":
         schema = {"type": "string", "maxLength": NOTE_LENGTH, "pattern": r"\S"}
     elif param.kind == "critical_hit":

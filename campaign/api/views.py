@@ -26,7 +26,8 @@ from campaign.api.action_schema import actions_schema
 from campaign.models import GM, IDEMPOTENCY_KEY_LENGTH, PLAYER, Character, Event, Job, Membership
 from campaign.projections import CLOCK_ADVANCED
 from rules.params import reject_unknown
-from rules.ruleset import RuleError, get_ruleset, ruleset_slugs
+from rules.registry import get_ruleset, ruleset_slugs
+from rules.ruleset import RuleError
 
 FEED_PAGE = 500
 CHARACTER_CACHE = "pages"
@@ -456,7 +457,7 @@ def rulesets(request: Request) -> Response:
                     name: {
                         "label": form.label,
                         "help": form.help,
-                        "params": [vars(p) | {"choices": list(p.choices)} for p in form.params],
+                        "params": [p.described() for p in form.params],
                         "rolls": [vars(r) for r in form.rolls],
                     }
                     for name, form in ((name, rules.action_form(name)) for name in rules.all_actions)

@@ -8,7 +8,7 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from rules.ruleset import get_ruleset
+from rules.registry import get_ruleset
 
 register = template.Library()
 

@@ -14,15 +14,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django import forms
+from django.core.exceptions import ValidationError
+from django.forms import widgets
 from django.http import QueryDict
 
 from campaign.models import IDEMPOTENCY_KEY_LENGTH
 from campaign.untrusted import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
-from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, get_ruleset
+from rules.registry import get_ruleset
+from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec
+from rules.sheet import Attribute
 from rules.text import without_direction_controls
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
 CSRF_INPUT = "csrfmiddlewaretoken"
+NOT_TICKED = "expected the box ticked (on) or not sent, got {!r}"
 
 
 class FormError(Exception):
@@ -121,7 +127,7 @@ def _ticked(data: QueryDict, name: str, where: str) -> bool:
     and reading it as unticked would drop it in silence."""
     raw = data.get(name)
     if raw is not None and raw != "on":
-        raise FormError(where, f"expected the box ticked (on) or not sent, got {raw!r}")
+        raise FormError(where, NOT_TICKED.format(raw))
     return raw == "on"
 
 
@@ -140,17 +146,9 @@ def action_forms(ruleset: str) -> dict[str, ActionForm]:
     return forms
 
 
-def _choices(param: Param, critical_hits: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def _choices(param: Param, injuries: list[tuple[str, str]]) -> list[tuple[str, str]]:
     if param.kind == "critical_hit":
-        return [
-            (
-                hit["id"],
-                f"{hit['id']}: {hit['location'].replace('_', ' ')}, {hit.get('part') or '?'}"
-                f" ({hit.get('lethality') or 'undiagnosed'})",
-            )
-            for hit in critical_hits
-            if hit.get("status") == "active"
-        ]
+        return injuries
     return [(choice, choice.replace("_", " ")) for choice in param.choices]
 
 
@@ -158,11 +156,12 @@ def build_form(
     ruleset: str,
     action: str,
     *,
-    critical_hits: list[dict[str, Any]] | None = None,
+    injuries: list[tuple[str, str]] | None = None,
     data: QueryDict | None = None,
     errors: dict[str, str] | None = None,
 ) -> ActionFormView:
-    """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed."""
+    """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed.
+    `injuries`: what a parameter of kind `critical_hit` may name (`CharacterSheet.injury_choices`)."""
     spec = get_ruleset(ruleset).action_form(action)
     errors = dict(errors or {})
     fields: list[Field] = []
@@ -190,7 +189,7 @@ def build_form(
                 label=param.label,
                 required=param.required,
                 value=value,
-                choices=_choices(param, critical_hits or [])
+                choices=_choices(param, injuries or [])
                 if kind in ("choice", "choices", "critical_hit")
                 else [],
                 help=param.help,
@@ -275,33 +274,91 @@ def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
     return [_die(value, where) for value in text.split()]
 
 
+class _Posted(forms.Field):
+    """A posted input as the API's value, or None for one left empty: the rules then apply the default, or say the
+    parameter is required. The bounds are the rules' own (`rules.params.read_params`), checked once, by the
+    service; a field here only turns the browser's strings into the API's types."""
+
+    def __init__(self, param: Param) -> None:
+        super().__init__(required=False)
+        self.param = param
+
+    def to_python(self, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        return self.convert(value)
+
+    def convert(self, value: str) -> Any:
+        return value.strip()
+
+
+class _Whole(_Posted):
+    def convert(self, value: str) -> Any:
+        try:
+            return int(value.strip())
+        except ValueError:  # not a number, or more digits than Python converts
+            raise ValidationError(f"expected a whole number, got {value.strip()!r}") from None
+
+
+class _Ticked(_Posted):
+    """A checkbox: a browser sends "on" when it is ticked and nothing otherwise. Anything else is not our form's,
+    and reading it as unticked would drop it in silence."""
+
+    def to_python(self, value: Any) -> Any:
+        if value is not None and value != "on":
+            raise ValidationError(NOT_TICKED.format(value))
+        return value == "on"
+
+
+class _Picked(_Posted):
+    widget = widgets.SelectMultiple  # every ticked box, as a list
+
+    def to_python(self, value: Any) -> Any:
+        return list(value) or None  # none ticked: the default
+
+
+class _Textarea(_Posted):
+    def convert(self, value: str) -> Any:
+        return value  # a note keeps its blanks
+
+
+class _JSON(_Posted):
+    def convert(self, value: str) -> Any:
+        try:
+            return _json(value, self.param.name, f"JSON such as {self.param.help or '[]'}")
+        except FormError as error:
+            raise ValidationError(error.message) from None
+
+
+POSTED_FIELDS: dict[str, type[_Posted]] = {
+    "int": _Whole,
+    "bool": _Ticked,
+    "choices": _Picked,
+    "textarea": _Textarea,
+    "json": _JSON,
+}
+
+
+def posted_form(spec: ActionForm) -> type[forms.Form]:
+    """The Django form of an action, built from its `Param`s: one field per parameter, named as the inputs."""
+    fields = {f"p_{param.name}": POSTED_FIELDS.get(param.kind, _Posted)(param) for param in spec.params}
+    return type("PostedActionForm", (forms.Form,), fields)
+
+
 def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
     """The posted form as the API's action body: {"type": action, params..., "rolls": {...}}."""
     check_posted(data, action_inputs(ruleset, action))
     spec = get_ruleset(ruleset).action_form(action)
+    form = posted_form(spec)(data)
+    if not form.is_valid():
+        # The first parameter in the form's order that is wrong, as the service would name it.
+        param = next(param for param in spec.params if f"p_{param.name}" in form.errors)
+        raise FormError(param.name, form.errors[f"p_{param.name}"][0])
     body: dict[str, Any] = {"type": action}
     for param in spec.params:
-        name = f"p_{param.name}"
-        kind = param.kind
-        if kind == "bool":
-            body[param.name] = _ticked(data, name, param.name)
-            continue
-        if kind == "choices":
-            if picked := data.getlist(name):  # none ticked: the service applies the default
-                body[param.name] = picked
-            continue
-        raw = data.get(name, "")
-        if raw.strip() == "":
-            continue  # the service applies the default, or says the parameter is required
-        if kind == "int":
-            try:
-                body[param.name] = int(raw.strip())
-            except ValueError:
-                raise FormError(param.name, f"expected a whole number, got {raw.strip()!r}") from None
-        elif kind == "json":
-            body[param.name] = _json(raw, param.name, f"JSON such as {param.help or '[]'}")
-        else:
-            body[param.name] = raw.strip() if kind != "textarea" else raw
+        value = form.cleaned_data[f"p_{param.name}"]
+        if value is not None:
+            body[param.name] = value
     rolls = {}
     for roll in spec.rolls:
         dice = _roll(roll, data)
@@ -314,34 +371,18 @@ def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
 
 # --- characters -----------------------------------------------------------------------------------------------
 
-# The attributes each ruleset's characters take (RULES.md), as (name, kind, label, required, help).
-ATTRIBUTE_FIELDS: dict[str, tuple[tuple[str, str, str, bool, str], ...]] = {
-    "shadowrun2": (
-        ("body", "int", "Body", True, ""),
-        ("willpower", "int", "Willpower", False, "empty: same as Body"),
-    ),
-    "cyberpunk2020": (
-        ("body", "int", "Body Type", True, ""),
-        ("luck", "int", "Luck", False, ""),
-        ("armor.head", "int", "Armor SP: head", False, ""),
-        ("armor.torso", "int", "Armor SP: torso", False, ""),
-        ("armor.left_arm", "int", "Armor SP: left arm", False, ""),
-        ("armor.right_arm", "int", "Armor SP: right arm", False, ""),
-        ("armor.left_leg", "int", "Armor SP: left leg", False, ""),
-        ("armor.right_leg", "int", "Armor SP: right leg", False, ""),
-        ("btm", "int", "BTM override", False, "empty: from Body Type"),
-        ("stun_save_bonus", "int", "Stun save bonus", False, ""),
-    ),
-    "darkfuture": (
-        ("con", "int", "CON", True, "5 or more is what the system is meant for"),
-        ("skills", "json", "Skills", False, 'JSON such as {"driver": 3, "gunner": 4}'),
-        ("move", "int", "Move", False, ""),
-        ("armour", "int", "Body armour", False, ""),
-        ("pedestrian", "bool", "Pedestrian", False, ""),
-        ("driver", "bool", "Driver", False, ""),
-    ),
-}
-BOOL_DEFAULTS = {"pedestrian": True, "driver": False}
+# A map attribute (names to numbers) is typed as JSON.
+ATTRIBUTE_INPUT_KINDS = {"map": "json"}
+
+
+def _attributes(ruleset: str) -> tuple[Attribute, ...]:
+    """The attributes a character of the ruleset is created with, as the ruleset describes them."""
+    sheet = get_ruleset(ruleset).sheet
+    return sheet.attributes if sheet is not None else ()
+
+
+def _attribute_input(attribute: Attribute) -> str:
+    return f"a_{attribute.name.replace('.', '__')}"
 
 
 def attribute_fields(
@@ -349,24 +390,22 @@ def attribute_fields(
 ) -> list[Field]:
     errors = errors or {}
     out = []
-    for name, kind, text, required, help_text in ATTRIBUTE_FIELDS.get(ruleset, ()):
-        input_name = f"a_{name.replace('.', '__')}"
-        if kind == "bool":
-            value: Any = (
-                (data.get(input_name) == "on") if data is not None else BOOL_DEFAULTS.get(name, False)
-            )
+    for attribute in _attributes(ruleset):
+        input_name = _attribute_input(attribute)
+        if attribute.kind == "bool":
+            value: Any = (data.get(input_name) == "on") if data is not None else bool(attribute.default)
         else:
             value = data.get(input_name, "") if data is not None else ""
         out.append(
             Field(
-                name=name,
+                name=attribute.name,
                 input=input_name,
-                kind=kind,
-                label=text,
-                required=required,
+                kind=ATTRIBUTE_INPUT_KINDS.get(attribute.kind, attribute.kind),
+                label=attribute.label,
+                required=attribute.required,
                 value=value,
-                help=help_text,
-                error=errors.get(f"attributes.{name}", ""),
+                help=attribute.help,
+                error=errors.get(f"attributes.{attribute.name}", ""),
             )
         )
     return out
@@ -378,10 +417,7 @@ def character_inputs(ruleset: str) -> dict[str, str]:
         "key": "key",
         "name": "name",
         "player": "player",
-        **{
-            f"a_{name.replace('.', '__')}": f"attributes.{name}"
-            for name, *_ in ATTRIBUTE_FIELDS.get(ruleset, ())
-        },
+        **{_attribute_input(attribute): f"attributes.{attribute.name}" for attribute in _attributes(ruleset)},
     }
 
 
@@ -390,8 +426,8 @@ def place_character_error(ruleset: str, field_name: str, message: str) -> dict[s
     (`attributes.skills.driver`) on that attribute, or it would be shown nowhere."""
     if field_name in ("name", "player"):
         return {field_name: message}
-    for name, *_ in ATTRIBUTE_FIELDS.get(ruleset, ()):
-        where = f"attributes.{name}"
+    for attribute in _attributes(ruleset):
+        where = f"attributes.{attribute.name}"
         if field_name == where:
             return {where: message}
         if field_name.startswith(f"{where}."):
@@ -402,21 +438,21 @@ def place_character_error(ruleset: str, field_name: str, message: str) -> dict[s
 def parse_attributes(ruleset: str, data: QueryDict) -> dict[str, Any]:
     check_posted(data, character_inputs(ruleset))
     attributes: dict[str, Any] = {}
-    for name, kind, _text, _required, help_text in ATTRIBUTE_FIELDS.get(ruleset, ()):
-        input_name = f"a_{name.replace('.', '__')}"
-        if kind == "bool":
+    for attribute in _attributes(ruleset):
+        name, input_name = attribute.name, _attribute_input(attribute)
+        if attribute.kind == "bool":
             value: Any = _ticked(data, input_name, f"attributes.{name}")
         else:
             raw = data.get(input_name, "").strip()
             if not raw:
                 continue
-            if kind == "int":
+            if attribute.kind == "int":
                 try:
                     value = int(raw)
                 except ValueError:
                     raise FormError(f"attributes.{name}", f"expected a whole number, got {raw!r}") from None
             else:
-                value = _json(raw, f"attributes.{name}", help_text)
+                value = _json(raw, f"attributes.{name}", attribute.help)
         if "." in name:
             group, key = name.split(".", 1)
             attributes.setdefault(group, {})[key] = value

@@ -32,7 +32,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaign import access, presenters, services, throttles
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Membership
 from campaign.web import display, forms
-from rules.ruleset import ACTION_UNDONE, get_ruleset, ruleset_slugs
+from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
+from rules.ruleset import ACTION_UNDONE
 from rules.text import without_direction_controls
 
 HISTORY_LIMIT = 50
@@ -146,7 +147,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 def home(request: HttpRequest) -> HttpResponse:
     """The user's campaigns and a form to start one."""
     errors: dict[str, str] = {}
-    values = {"name": "", "ruleset": "shadowrun2", "options": ""}
+    values = {"name": "", "ruleset": all_rulesets()[0].slug, "options": ""}
     if request.method == "POST":
         values = {key: request.POST.get(key, "") for key in values}
         try:
@@ -469,7 +470,7 @@ def _live_context(
     else:
         state = services.state_at_version(character, version)
         data = presenters.character_json(character, role, state=state, version=version)
-    ruleset = campaign.ruleset
+    ruleset = get_ruleset(campaign.ruleset)
     for item in data["recovery"]:
         item["ends_text"] = display.date_text(item.get("ends_at_date"))
         if item.get("ends_at") is not None:
@@ -482,17 +483,15 @@ def _live_context(
         "role": role,
         "is_gm": role == GM,
         "version": version,
-        "ruleset": get_ruleset(ruleset),
+        "ruleset": ruleset,
         "game_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
         "regions": display.body_regions(ruleset, data["sheet"]),
         "overall": display.overall_severity(ruleset, data),
-        "monitors": display.monitors(ruleset, data["sheet"]),
-        "sheet_labels": display.sheet_labels(ruleset, data["sheet"]),
+        "monitors": display.monitors(ruleset, data, role),
         "history": history,
         "older": older,
         "character_url": reverse("character", args=[character.pk]),
         "etag": _character_etag(character, role),
-        "severity_labels": display.SEVERITY_LABELS,
     }
     if role == GM:
         if data.get("death_at") is not None:
@@ -561,10 +560,12 @@ def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, conte
         cache.set_many(fresh, LIVE_CACHE_SECONDS)
 
 
-def _critical_hits(character: Character) -> list[dict[str, Any]]:
-    if character.campaign.ruleset != "shadowrun2":
+def _injury_choices(character: Character) -> list[tuple[str, str]]:
+    """What the GM's forms may pick from among the character's injuries, for a ruleset whose actions name one."""
+    sheet = get_ruleset(character.campaign.ruleset).sheet
+    if sheet is None or sheet.injury_choices is None:
         return []
-    return presenters.character_json(character, GM)["sheet"].get("critical_hits", [])
+    return sheet.injury_choices(presenters.character_json(character, GM)["sheet"])
 
 
 def _action_list(ruleset: str, open_form: forms.ActionFormView | None = None) -> list[dict[str, Any]]:
@@ -650,8 +651,7 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
     open_form = None
     if action:
         assert character is not None
-        hits = _critical_hits(character)
-        open_form = forms.build_form(stamp.ruleset, action, critical_hits=hits)
+        open_form = forms.build_form(stamp.ruleset, action, injuries=_injury_choices(character))
     return _with_keyed_forms(
         render(request, "character.html", _page_context(request, stamp, version, character, open_form))
     )
@@ -671,7 +671,7 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
     ruleset = character.campaign.ruleset
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
-    form = forms.build_form(ruleset, action, critical_hits=_critical_hits(character))
+    form = forms.build_form(ruleset, action, injuries=_injury_choices(character))
     return _with_keyed_forms(
         render(request, "character.html#action-form", {"form": form, "model": character})
     )
@@ -722,13 +722,13 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         errors = forms.place_error(ruleset, action, error.field, error.message)
         status = getattr(error, "status", 400)
     character.refresh_from_db()
-    hits = _critical_hits(character)
+    injuries = _injury_choices(character)
     if errors:
         form = forms.build_form(
-            ruleset, action, critical_hits=hits, data=forms.echoed(request.POST), errors=errors
+            ruleset, action, injuries=injuries, data=forms.echoed(request.POST), errors=errors
         )
     else:
-        form = forms.build_form(ruleset, action, critical_hits=hits)
+        form = forms.build_form(ruleset, action, injuries=injuries)
         titles = ", ".join(display.event_title(e.type) for e in result.events)
         form.success = f"Recorded: {titles}." if not result.replayed else f"Already recorded: {titles}."
     if request.htmx:

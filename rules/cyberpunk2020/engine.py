@@ -15,26 +15,13 @@ Repeating checks and the game clock (a year's advance must take a bounded number
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
-from rules import params
+from rules import kernel, params
 from rules.cyberpunk2020 import tables
 from rules.dice import Dice
-from rules.ruleset import (
-    GM,
-    NOTE_ADDED,
-    ActionForm,
-    Event,
-    Param,
-    RollSpec,
-    RuleError,
-    Ruleset,
-    State,
-    Timer,
-    copy_state,
-)
+from rules.ruleset import Event, RuleError, State, Timer, copy_state
 
 SLUG = "cyberpunk2020"
 
@@ -63,8 +50,7 @@ MINOR_WOUND = "minor_wound"
 HEAL = "heal"
 
 # Error messages the tests (and the API tests) assert on.
-DEAD = "the character is dead"
-UNKNOWN_ACTION = "expected one of damage, stabilize, treat, save"
+DEAD = kernel.DEAD
 EXPLOSION_HAS_NO_LOCATION = "an explosion hits the whole body: no location, cover or center of mass"
 EXPLOSION_NOT_AP = "explosions are not armor piercing in this ruleset"
 COVER_PROTECTS_ONLY_EXPLOSIONS = "only explosions use cover_protects"
@@ -87,7 +73,6 @@ NO_DEATH_SAVE_PENDING = (
 )
 DYING_NEEDS_STABILIZATION = "a dying character cannot save their way out: stabilize them (medical_tech)"
 
-ACTIONS = ("damage", "stabilize", "treat", "save")
 KINDS = ("normal", "stun", "blunt", "explosion")
 
 
@@ -249,11 +234,9 @@ def save_roll(dice: Dice, name: str, target: int) -> dict[str, Any]:
 # --- damage -------------------------------------------------------------------------------------------------
 
 
-def hit_location(state: State, action: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
+def hit_location(state: State, p: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
     """Where the attack lands: aimed, center of mass, behind cover (standard table) or the campaign's model."""
-    aimed = params.choice(action, "location", tables.LOCATIONS, default=None)
-    cover = params.boolean(action, "cover", default=False)
-    center_of_mass = params.boolean(action, "center_of_mass", default=False)
+    aimed, cover, center_of_mass = p["location"], p["cover"], p["center_of_mass"]
     if aimed is not None:
         if center_of_mass:
             raise RuleError("center_of_mass", AIMED_AND_CENTER_OF_MASS)
@@ -337,23 +320,13 @@ def sever_check(state: Mapping[str, Any], location_damage: int, dice: Dice) -> d
     }
 
 
-def read_damage_params(action: Mapping[str, Any]) -> tuple[int, str, bool]:
-    params.reject_unknown(
-        action, ("type", "damage", "kind", "ap", "location", "cover", "center_of_mass", "cover_protects")
-    )
-    damage = params.integer(action, "damage", minimum=0, maximum=1000)
-    kind = params.choice(action, "kind", KINDS, default="normal")
-    ap = params.boolean(action, "ap", default=False)
-    return damage, kind, ap
-
-
-def decide_damage(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    damage, kind, ap = read_damage_params(action)
+def decide_damage(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    damage, kind, ap = p["damage"], p["kind"], p["ap"]
     if kind == "explosion":
-        return decide_explosion(state, action, damage, ap, dice, now)
-    if action.get("cover_protects") is not None:
+        return decide_explosion(state, p, damage, ap, dice, now)
+    if p["cover_protects"] is not None:
         raise RuleError("cover_protects", COVER_PROTECTS_ONLY_EXPLOSIONS)
-    hit = hit_location(state, action, dice)
+    hit = hit_location(state, p, dice)
     location = hit["location"]
     base = {"damage": damage, "kind": kind, "ap": ap, "hit": hit, "location": location}
     if state["locations"][location]["severed"]:
@@ -412,16 +385,14 @@ def decide_damage(state: State, action: Mapping[str, Any], dice: Dice, now: int)
 
 
 def decide_explosion(
-    state: State, action: Mapping[str, Any], damage: int, ap: bool, dice: Dice, now: int
+    state: State, p: Mapping[str, Any], damage: int, ap: bool, dice: Dice, now: int
 ) -> list[Event]:
     for name in ("location", "cover", "center_of_mass"):
-        if action.get(name) not in (None, False):
+        if p[name] not in (None, False):
             raise RuleError(name, EXPLOSION_HAS_NO_LOCATION)
     if ap:
         raise RuleError("ap", EXPLOSION_NOT_AP)
-    cover_protects = action.get("cover_protects") or []
-    if not isinstance(cover_protects, list) or any(item not in tables.EXTREMITIES for item in cover_protects):
-        raise RuleError("cover_protects", COVER_PROTECTS_EXPECTED)
+    cover_protects = p["cover_protects"] or []
     armor = state["attributes"]["armor"]
     present = [part for part in tables.EXTREMITIES if not state["locations"][part]["severed"]]
     protected = [
@@ -537,24 +508,19 @@ def with_dice(events: list[Event], dice: Dice) -> list[Event]:
 # --- stabilize, treat, save ----------------------------------------------------------------------------------
 
 
-def skill_total(action: Mapping[str, Any], dice: Dice, roll_name: str) -> dict[str, Any]:
+def skill_total(p: Mapping[str, Any], dice: Dice, roll_name: str) -> dict[str, Any]:
     """TECH + skill + d10, entered as a total or as its parts with the d10 roll."""
-    total = params.integer(action, "total", default=None, minimum=0, maximum=100)
+    total, tech, skill_level = p["total"], p["tech"], p["skill_level"]
     if total is not None:
         return {"total": total, "tech": None, "skill_level": None, "roll": None}
-    if action.get("tech") is None or action.get("skill_level") is None:
+    if tech is None or skill_level is None:
         raise RuleError("total", TOTAL_EXPECTED)
-    tech = params.integer(action, "tech", minimum=0, maximum=20)
-    skill_level = params.integer(action, "skill_level", minimum=0, maximum=20)
     roll = dice.die(roll_name, 10)
     return {"total": tech + skill_level + roll, "tech": tech, "skill_level": skill_level, "roll": roll}
 
 
-def decide_stabilize(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    params.reject_unknown(action, ("type", "target", "medic", "skill", "total", "tech", "skill_level"))
-    target = params.text(action, "target")
-    medic = params.text(action, "medic", default="", what="a name")
-    skill = params.choice(action, "skill", tables.SKILLS)
+def decide_stabilize(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    target, medic, skill = p["target"], p["medic"], p["skill"]
     if target == "dying":
         if not state["dying"]:
             raise RuleError("target", NOT_DYING)
@@ -571,7 +537,7 @@ def decide_stabilize(state: State, action: Mapping[str, Any], dice: Dice, now: i
         difficulty = tables.LIMB_STABILIZATION_DIFFICULTY
     else:
         raise RuleError("target", TARGET_EXPECTED)
-    result = skill_total(action, dice, "stabilize")
+    result = skill_total(p, dice, "stabilize")
     success = result["total"] >= difficulty
     data = {
         "target": target,
@@ -585,17 +551,15 @@ def decide_stabilize(state: State, action: Mapping[str, Any], dice: Dice, now: i
     return [Event(STABILIZATION_SUCCEEDED if success else STABILIZATION_FAILED, data, now)]
 
 
-def decide_treat(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    params.reject_unknown(action, ("type", "medic", "skill", "total", "tech", "skill_level"))
-    medic = params.text(action, "medic", default="", what="a name")
-    skill = params.choice(action, "skill", tables.SKILLS)
+def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    medic, skill = p["medic"], p["skill"]
     if state["damage"] <= 0:
         raise RuleError("type", NO_DAMAGE_TO_TREAT)
     failed_at = state["treatment_failed_at"]
     days = state["options"]["treatment_retry_days"]
     if failed_at is not None and now < failed_at + days * tables.DAY:
         raise RuleError("type", TREATMENT_RETRY_TOO_SOON.format(at=failed_at + days * tables.DAY, days=days))
-    result = skill_total(action, dice, "treatment")
+    result = skill_total(p, dice, "treatment")
     difficulty = state["options"]["treatment_difficulty"]
     success = result["total"] >= difficulty
     # Medical tech replaces first aid and never adds to it; first aid never lowers a medical tech rate.
@@ -654,9 +618,8 @@ def stun_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
     return Event(STUN_SAVE_ROLLED, {**stun, "cause": cause, "dice": dict(dice.used)}, now)
 
 
-def decide_save(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    params.reject_unknown(action, ("type", "kind"))
-    kind = params.choice(action, "kind", ("stun", "death"))
+def decide_save(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    kind = p["kind"]
     if kind == "stun":
         if not state["stunned"]:
             raise RuleError("kind", NOT_STUNNED)
@@ -674,16 +637,6 @@ DECIDERS = {
     "treat": decide_treat,
     "save": decide_save,
 }
-
-
-def decide(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    action = params.require_mapping(action, "action")
-    kind = action.get("type")
-    if kind not in DECIDERS:
-        raise RuleError("type", f"{UNKNOWN_ACTION}, got {kind!r}")
-    if not state["alive"]:
-        raise RuleError("type", DEAD)
-    return DECIDERS[kind](state, action, dice, now)
 
 
 # --- evolve --------------------------------------------------------------------------------------------------
@@ -818,11 +771,8 @@ def evolve_into(state: State, event: Event) -> None:
         state["last_event_at"] = at
 
 
-def evolve(state: State, event: Event) -> State:
-    """Apply one event to a copy of the state (pure)."""
-    new = copy_state(state)
-    evolve_into(new, event)
-    return new
+# Every event may move `last_event_at`: evolve always copies.
+evolve = kernel.copying(evolve_into)
 
 
 # --- timers and fire -----------------------------------------------------------------------------------------
@@ -868,306 +818,49 @@ def timers(state: State) -> list[Timer]:
     return found
 
 
-def fire(state: State, timer: Timer, dice: Dice) -> list[Event]:
-    at = timer.due
-    if not state["alive"]:
+def _fire_death(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    if not state["dying"]:
         return []
-    if timer.kind == DEATH:
-        if not state["dying"]:
-            return []
-        return [Event(DEATH_OCCURRED, {"cause": "bled out"}, at)]
-    if timer.kind == DEATH_SAVE:
-        if not death_save_pending(state):
-            return []
-        return [death_save_event(state, dice, at, "every turn")]
-    if timer.kind == STUN_SAVE:
-        if not state["stunned"]:
-            return []
-        return [stun_save_event(state, dice, at, "every round")]
-    if timer.kind == STUN_HEAL:
-        if state["stun_damage"] <= 0:
-            return []
-        return [Event(STUN_DAMAGE_HEALED, {"points": 1, "stun_damage": state["stun_damage"] - 1}, at)]
-    if timer.kind == MINOR_WOUND:
-        pending = any(wound["id"] == timer.data.get("id") for wound in state["minor_wounds"])
-        if not pending or in_mortal_condition(state):
-            return []
-        return [Event(MINOR_WOUND_HEALED, {"id": timer.data["id"]}, at)]
-    if timer.kind == HEAL:
-        if state["damage"] <= 0 or state["healing_skill"] is None:
-            return []
-        return [
-            Event(
-                DAMAGE_HEALED,
-                {"points": 1, "damage": state["damage"] - 1, "healing_skill": state["healing_skill"]},
-                at,
-            )
-        ]
-    return []
+    return [Event(DEATH_OCCURRED, {"cause": "bled out"}, timer.due)]
 
 
-# --- view ----------------------------------------------------------------------------------------------------
-
-
-def _spoken(location: str) -> str:
-    return location.replace("_", " ")
-
-
-def healing_rate(state: Mapping[str, Any]) -> float | int:
-    return tables.HEALING_RATE_BY_SKILL.get(state["healing_skill"], 0)
-
-
-def sheet(state: Mapping[str, Any]) -> dict[str, Any]:
-    points = track(state)
-    mortal = mortal_level_of(points)
-    return {
-        "damage": state["damage"],
-        "stun_damage": state["stun_damage"],
-        "track": points,
-        "wound_level": wound_level_of(points),
-        "minor_wounds": len(state["minor_wounds"]),
-        "stunned": state["stunned"],
-        "btm": state["attributes"]["btm"],
-        "stun_save_target": stun_save_target(state),
-        "death_save_target": death_save_target(state),
-        "locations": copy.deepcopy(state["locations"]),
-        "healing_rate": healing_rate(state),
-        "mortal_condition": mortal is not None,
-        "mortal_level": mortal,
-        "armor": dict(state["attributes"]["armor"]),
-        "stun_special_effect": state["stun_special_effect"],
-    }
-
-
-def status_chips(state: Mapping[str, Any]) -> list[str]:
-    if not state["alive"]:
-        return ["dead"]
-    chips = []
-    if state["dying"]:
-        chips.append("dying")
-    if not state["conscious"]:
-        chips.append("unconscious")
-    if state["stunned"]:
-        chips.append("stunned")
-    if in_mortal_condition(state):
-        chips.append("mortal")
-    if any(place["severed"] for place in state["locations"].values()):
-        chips.append("severed")
-    elif any(place["crippled"] for place in state["locations"].values()):
-        chips.append("crippled")
-    return chips
-
-
-def symptoms(state: Mapping[str, Any]) -> list[str]:
-    texts = []
-    level = wound_level_of(track(state))
-    if not state["alive"]:
-        texts.append("Dead.")
-    elif level != "none":
-        texts.append(f"Wound level {level.replace('_', ' ')} ({track(state)} of 40 points).")
-    if state["dying"]:
-        texts.append(
-            "Unconscious and bleeding out: dies at the end of the turn unless a doctor stabilizes them."
-        )
-    elif state["alive"] and not state["conscious"]:
-        texts.append("Unconscious: wakes with a successful death save (one each turn).")
-    if state["alive"] and state["stunned"]:
-        texts.append("Stunned: out of action until a stun save succeeds.")
-    for location, place in state["locations"].items():
-        if place["severed"]:
-            texts.append(
-                f"{_spoken(location).capitalize()} {'destroyed' if location == 'head' else 'severed'}."
-            )
-        elif place["crippled"]:
-            what = "cracked skull or broken jaw" if location == "head" else "broken bones"
-            texts.append(f"{_spoken(location).capitalize()} crippled ({what}): unusable.")
-    if state["minor_wounds"]:
-        texts.append(f"{len(state['minor_wounds'])} minor wound(s): dings, bruises and scrapes.")
-    return texts
-
-
-def warnings(state: Mapping[str, Any]) -> list[str]:
-    if not state["alive"]:
+def _fire_death_save(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    if not death_save_pending(state):
         return []
-    found = []
-    for limb in limbs_awaiting_stabilization(state):
-        found.append(f"{_spoken(limb).capitalize()} crippled and not stabilized: a death save every turn.")
-    target = death_save_target(state)
-    if death_save_pending(state) and not state["conscious"] and target <= 0:
-        found.append(f"Death save target {target}: cannot wake until healing raises it.")
-    if limbs_awaiting_stabilization(state) and target >= 10:
-        found.append(f"Death save target {target}: the every-turn death saves cannot fail.")
-    if state["stunned"] and stun_save_target(state) <= 0:
-        found.append(f"Stun save target {stun_save_target(state)}: cannot recover until healing raises it.")
-    if state["stun_special_effect"]:
-        found.append("Over 8 stun points in one attack: the Ref may add a special effect.")
-    if state["damage"] > len(state["minor_wounds"]) and state["healing_skill"] is None:
-        found.append("Untreated wounds do not heal: needs first aid or medical tech.")
-    return found
+    return [death_save_event(state, dice, timer.due, "every turn")]
 
 
-def recovery(state: Mapping[str, Any], audience: str) -> list[dict[str, Any]]:
-    if not state["alive"]:
+def _fire_stun_save(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    if not state["stunned"]:
         return []
-    items: list[dict[str, Any]] = []
-    if state["stun_damage"] > 0:
-        items.append(
-            {
-                "what": f"stun damage ({state['stun_damage']} points, 1 per hour)",
-                "ends_at": state["stun_heal_anchor"] + state["stun_damage"] * tables.STUN_HEALS_EVERY,
-            }
-        )
-    for wound in state["minor_wounds"]:
-        ends_at = None
-        if not in_mortal_condition(state):
-            ends_at = max(wound["taken_at"] + tables.MINOR_WOUND_HEALS_AFTER, state["left_mortal_at"])
-        items.append({"what": "minor wound stops counting", "ends_at": ends_at})
-    if state["damage"] > 0:
-        ends_at = None
-        if state["healing_skill"] is not None:
-            ends_at = state["heal_anchor"] + state["damage"] * state["healing_seconds_per_point"]
-        items.append({"what": f"real damage ({state['damage']} points)", "ends_at": ends_at})
-    if state["stunned"]:
-        items.append({"what": "stunned", "ends_at": None})
-    if state["dying"]:
-        items.append({"what": "dying", "ends_at": state["death_at"] if audience == GM else None})
-    return items
+    return [stun_save_event(state, dice, timer.due, "every round")]
 
 
-def status(state: State) -> dict[str, Any]:
-    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
-    return {
-        "alive": state["alive"],
-        "conscious": state["conscious"],
-        "dying": state["dying"],
-        "death_at": state["death_at"],
-    }
+def _fire_stun_heal(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    if state["stun_damage"] <= 0:
+        return []
+    return [Event(STUN_DAMAGE_HEALED, {"points": 1, "stun_damage": state["stun_damage"] - 1}, timer.due)]
 
 
-def view(state: State, audience: str) -> dict[str, Any]:
-    result = {
-        "alive": state["alive"],
-        "conscious": state["conscious"],
-        "dying": state["dying"],
-        "death_at": state["death_at"] if audience == GM else None,
-        "cause_of_death": state["cause_of_death"],
-        "sheet": sheet(state),
-        "status": status_chips(state),
-        "symptoms": symptoms(state),
-        "warnings": warnings(state),
-        "recovery": recovery(state, audience),
-    }
-    if audience == GM:
-        result["notes"] = copy.deepcopy(state.get("notes", []))
-    return result
+def _fire_minor_wound(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    pending = any(wound["id"] == timer.data.get("id") for wound in state["minor_wounds"])
+    if not pending or in_mortal_condition(state):
+        return []
+    return [Event(MINOR_WOUND_HEALED, {"id": timer.data["id"]}, timer.due)]
 
 
-def public_event(event: Event) -> dict[str, Any] | None:
-    """Players see everything about their own character except GM notes and the moment of death."""
-    if event.type == NOTE_ADDED:
-        return None
-    return {key: copy.deepcopy(value) for key, value in event.data.items() if key != "death_at"}
+def _fire_heal(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    if state["damage"] <= 0 or state["healing_skill"] is None:
+        return []
+    data = {"points": 1, "damage": state["damage"] - 1, "healing_skill": state["healing_skill"]}
+    return [Event(DAMAGE_HEALED, data, timer.due)]
 
 
-# --- forms ---------------------------------------------------------------------------------------------------
-
-_D10 = "d10"
-_TOTAL_PARAMS = (
-    Param(
-        "total", "int", "Total (TECH + skill + d10)", help="Or give tech and skill level and the d10 roll."
-    ),
-    Param("tech", "int", "TECH"),
-    Param("skill_level", "int", "Skill level"),
-)
-
-FORMS = {
-    "damage": ActionForm(
-        "Damage",
-        params=(
-            Param("damage", "int", "Weapon damage rolled", required=True),
-            Param("kind", "choice", "Kind", default="normal", choices=KINDS),
-            Param("ap", "bool", "Armor piercing", default=False),
-            Param(
-                "location", "choice", "Aimed at", choices=tables.LOCATIONS, help="Empty: roll the location."
-            ),
-            Param("cover", "bool", "Target behind cover", default=False, help="Uses the standard table."),
-            Param(
-                "center_of_mass",
-                "bool",
-                "Center of mass shot",
-                default=False,
-                help="A d6 on the standard table.",
-            ),
-            Param(
-                "cover_protects",
-                "choices",
-                "Extremities behind cover (explosions)",
-                choices=tables.EXTREMITIES,
-                help="Explosions only: the parts the cover shields.",
-            ),
-        ),
-        rolls=(
-            RollSpec(
-                "location", 1, 10, "Hit location", help="d10; d8 for the d8 model; d6 for center of mass."
-            ),
-            RollSpec("side", 1, 10, "Side of a groin hit", help="Modified model: 1-5 left, 6-10 right."),
-            RollSpec("sever", 1, 10, "Sever check", help="Body + Luck + d10 against the location damage."),
-            RollSpec("stun_save", 1, 10, "Stun save"),
-            RollSpec("death_save", 1, 10, "Death save"),
-        ),
-        help="Armor, limb halving, BTM, the wound track, crippling and the saves of one attack.",
-    ),
-    "stabilize": ActionForm(
-        "Stabilize",
-        params=(
-            Param("target", "text", "Target", required=True, help="dying, or limb:left_arm and so on."),
-            Param("medic", "text", "Medic"),
-            Param("skill", "choice", "Skill", required=True, choices=tables.SKILLS),
-            *_TOTAL_PARAMS,
-        ),
-        rolls=(RollSpec("stabilize", 1, 10, "Stabilization d10"),),
-        help="A crippled limb: difficulty 15, first aid is enough. Dying: medical tech against the real damage.",
-    ),
-    "treat": ActionForm(
-        "Treat",
-        params=(
-            Param("medic", "text", "Medic"),
-            Param("skill", "choice", "Skill", required=True, choices=tables.SKILLS),
-            *_TOTAL_PARAMS,
-        ),
-        rolls=(RollSpec("treatment", 1, 10, "Treatment d10"),),
-        help="Sets the healing rate: first aid 0.5 point per day, medical tech 1 point per day.",
-    ),
-    "save": ActionForm(
-        "Save rolled at the table",
-        params=(Param("kind", "choice", "Save", required=True, choices=("stun", "death")),),
-        rolls=(RollSpec("save", 1, 10, "Save d10", help="Succeeds when equal to or less than the target."),),
-        help="A stun save to end being stunned, or a death save for a crippled limb or to wake up.",
-    ),
+FIRERS = {
+    DEATH: _fire_death,
+    DEATH_SAVE: _fire_death_save,
+    STUN_SAVE: _fire_stun_save,
+    STUN_HEAL: _fire_stun_heal,
+    MINOR_WOUND: _fire_minor_wound,
+    HEAL: _fire_heal,
 }
-
-OPTION_HELP = {
-    "hit_location_model": "Hit location table: standard (d10), d8 (a d8 on the standard table) or modified (d10).",
-    "treatment_difficulty": "Difficulty of a healing treatment roll (house: 15).",
-    "treatment_retry_days": "Game days before a failed treatment may be retried (house: 1).",
-}
-
-RULESET = Ruleset(
-    slug=SLUG,
-    title="Cyberpunk 2020: X-Com Gray Dawn damage",
-    actions=ACTIONS,
-    default_start="2020-01-01T00:00:00",
-    validate_options=validate_options,
-    validate_attributes=validate_attributes,
-    initial_state=initial_state,
-    decide=decide,
-    evolve=evolve,
-    evolve_into=evolve_into,
-    timers=timers,
-    fire=fire,
-    view=view,
-    status=status,
-    public_event=public_event,
-    forms=FORMS,
-    option_help=OPTION_HELP,
-)

@@ -24,22 +24,10 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from rules import params
+from rules import kernel, params
 from rules.darkfuture import tables
 from rules.dice import Dice
-from rules.ruleset import (
-    GM,
-    NOTE_ADDED,
-    ActionForm,
-    Event,
-    Param,
-    RollSpec,
-    RuleError,
-    Ruleset,
-    State,
-    Timer,
-    copy_state,
-)
+from rules.ruleset import Event, RuleError, State, Timer
 from rules.text import unreadable
 
 SLUG = "darkfuture"
@@ -60,11 +48,12 @@ STUN_ENDS_PRIORITY = 20
 CON_RECOVERY_PRIORITY = 50
 
 # Error messages the API and tests rely on.
-DEAD = "the character is dead"
+DEAD = kernel.DEAD
 NOTHING_TO_RECOVER = "expected knocked_out: true or a list of limbs to restore"
 NOT_KNOCKED_OUT = "the character is not knocked out"
 KNOCKED_OUT_BY_ZERO_CON = "a knock-out at 0 CON ends only when CON rises above 0"
 LIMBS_EXPECTED = "expected a list of limbs among left_arm, right_arm, left_leg, right_leg"
+LIMB_TWICE = "expected each limb once, got {value} twice"
 MAX_SKILL_NAME = 40
 
 OPTION_NAMES = ("ko_pass_means_stun", "con_recovery_days")
@@ -72,16 +61,8 @@ SHARED_OPTIONS = ("start", "time_scale")
 ATTRIBUTE_NAMES = ("con", "skills", "move", "armour", "pedestrian", "driver")
 
 
-def unknown_action(action_type: Any) -> str:
-    return f"unknown action {action_type!r}; expected one of damage, recover"
-
-
 def limb_not_disabled(limb: str) -> str:
     return f"{limb} is not disabled"
-
-
-def limb_twice(limb: str) -> str:
-    return f"expected each limb once, got {limb} twice"
 
 
 # --- Options and attributes ----------------------------------------------------------------------------------
@@ -248,18 +229,6 @@ def vehicle_driverless(state: State) -> bool:
 # --- decide --------------------------------------------------------------------------------------------------
 
 
-def decide(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    action = params.require_mapping(action, "action")
-    action_type = action.get("type")
-    if action_type not in ACTIONS:
-        raise RuleError("type", unknown_action(action_type))
-    if not state["alive"]:
-        raise RuleError("type", DEAD)
-    if action_type == "damage":
-        return take_damage(state, action, dice, now)
-    return recover(state, action, now)
-
-
 def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
     """KO first; only if not knocked out, stun. A character already out cold makes neither roll."""
     effects = tables.BAND_EFFECTS[band]["effects"]
@@ -303,9 +272,8 @@ def roll_limb_disablement(dice: Dice) -> dict[str, Any]:
     return outcome
 
 
-def take_damage(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    params.reject_unknown(action, ("type", "weapon_damage"))
-    weapon_damage = params.integer(action, "weapon_damage", default=0, minimum=0, maximum=1000)
+def take_damage(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    weapon_damage = p["weapon_damage"]
     attributes = state["attributes"]
     roll = dice.die("damage", tables.DAMAGE_DIE_SIDES)
     added = weapon_damage if attributes["pedestrian"] else 0
@@ -359,28 +327,9 @@ def take_damage(state: State, action: Mapping[str, Any], dice: Dice, now: int) -
     return events
 
 
-def _limbs(action: Mapping[str, Any]) -> list[str]:
-    value = action.get("limbs")
-    if value is None:
-        return []
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list):
-        raise RuleError("limbs", f"{LIMBS_EXPECTED}, got {value!r}")
-    limbs: list[str] = []
-    for limb in value:
-        if limb not in tables.LIMBS:
-            raise RuleError("limbs", f"{LIMBS_EXPECTED}, got {limb!r}")
-        if limb in limbs:
-            raise RuleError("limbs", limb_twice(limb))
-        limbs.append(limb)
-    return limbs
-
-
-def recover(state: State, action: Mapping[str, Any], now: int) -> list[Event]:
-    params.reject_unknown(action, ("type", "knocked_out", "limbs"))
-    wake = params.boolean(action, "knocked_out", default=False)
-    limbs = _limbs(action)
+def recover(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    wake = p["knocked_out"]
+    limbs = p["limbs"] or []
     if not wake and not limbs:
         raise RuleError("knocked_out", NOTHING_TO_RECOVER)
     events = []
@@ -418,6 +367,9 @@ def recover(state: State, action: Mapping[str, Any], now: int) -> list[Event]:
             )
         )
     return events
+
+
+DECIDERS = {"damage": take_damage, "recover": recover}
 
 
 # --- evolve --------------------------------------------------------------------------------------------------
@@ -486,20 +438,7 @@ EVOLVERS = {
 }
 
 
-def evolve_into(state: State, event: Event) -> None:
-    """Apply one event to `state` in place."""
-    evolver = EVOLVERS.get(event.type)
-    if evolver is not None:
-        evolver(state, event.data, event.game_time)
-
-
-def evolve(state: State, event: Event) -> State:
-    """Pure: returns a new state (or `state` itself for an event that changes nothing)."""
-    if event.type not in EVOLVERS:
-        return state
-    new = copy_state(state)
-    evolve_into(new, event)
-    return new
+evolve_into, evolve = kernel.evolution(EVOLVERS)
 
 
 # --- the clock -----------------------------------------------------------------------------------------------
@@ -529,218 +468,24 @@ def timers(state: State) -> list[Timer]:
     return pending
 
 
-def fire(state: State, timer: Timer, dice: Dice | None = None) -> list[Event]:
-    if not state["alive"]:
-        return []
-    if timer.kind == STUN_ENDS and state["stunned"]:
-        return [Event(STUN_ENDED, {}, timer.due)]
+def _stun_ends(state: State, timer: Timer, dice: Dice | None) -> list[Event]:
+    return [Event(STUN_ENDED, {}, timer.due)] if state["stunned"] else []
+
+
+def _con_recovery(state: State, timer: Timer, dice: Dice | None) -> list[Event]:
     con = state["con"]
-    if timer.kind == CON_RECOVERY and con["current"] < con["initial"]:
-        con_after = con["current"] + 1
-        outcome = band_outcome(state, con_after, state["disabled_limbs"])
-        data = {
-            "con_before": con["current"],
-            "band_before": state["band"],
-            **outcome,
-            "rest_days": state["options"]["con_recovery_days"],
-            "zero_con_ko_ended": state["band"] == tables.BAND_ZERO,
-        }
-        return [Event(CON_RECOVERED, data, timer.due)]
-    return []
-
-
-# --- view ----------------------------------------------------------------------------------------------------
-
-
-def _limb_text(limb: str) -> str:
-    return limb.replace("_", " ")
-
-
-def _symptoms(state: State) -> list[str]:
-    if not state["alive"]:
-        return [tables.BAND_SYMPTOMS[tables.BAND_DEAD]]
-    symptoms = []
-    band_text = tables.BAND_SYMPTOMS[state["band"]]
-    if band_text:
-        symptoms.append(band_text)
-    if state["knocked_out_by_roll"] and state["band"] != tables.BAND_ZERO:
-        symptoms.append("Knocked out.")
-    if state["stunned"]:
-        symptoms.append("Stunned.")
-    symptoms.extend(f"{_limb_text(limb).capitalize()} disabled." for limb in state["disabled_limbs"])
-    return symptoms
-
-
-def _recovery(state: State) -> list[dict[str, Any]]:
-    if not state["alive"]:
+    if con["current"] >= con["initial"]:
         return []
-    items = []
-    if state["stunned"]:
-        items.append({"what": "stun wears off", "ends_at": state["stunned_at"] + 1})
-    if state["knocked_out_by_roll"]:
-        items.append({"what": "knocked out: until the GM says they come round", "ends_at": None})
-    con = state["con"]
-    if con["current"] < con["initial"] and state["resting_since"] is not None:
-        period = con_recovery_period(state)
-        items.append(
-            {
-                "what": f"CON {con['current'] + 1} of {con['initial']}",
-                "ends_at": state["resting_since"] + period,
-            }
-        )
-        missing = con["initial"] - con["current"]
-        if missing > 1:
-            items.append(
-                {
-                    "what": f"CON back to {con['initial']}",
-                    "ends_at": state["resting_since"] + missing * period,
-                }
-            )
-    items.extend(
-        {"what": f"{_limb_text(limb)} disabled: until the GM restores it", "ends_at": None}
-        for limb in state["disabled_limbs"]
-    )
-    return items
-
-
-def _warnings(state: State) -> list[str]:
-    warnings = []
-    if state["con"]["initial"] < tables.RECOMMENDED_MINIMUM_CON:
-        warnings.append(
-            f"{tables.LOW_CON_WARNING}; this character started with {state['con']['initial']} CON"
-        )
-    if vehicle_driverless(state):
-        warnings.append("the vehicle has no driver")
-    return warnings
-
-
-def _status(state: State) -> list[str]:
-    if not state["alive"]:
-        return ["dead"]
-    status = []
-    if knocked_out(state):
-        status.append("unconscious")
-    if state["stunned"]:
-        status.append("stunned")
-    if state["disabled_limbs"]:
-        status.append("limb disabled")
-    if vehicle_driverless(state):
-        status.append("no driver")
-    return status
-
-
-def sheet(state: State) -> dict[str, Any]:
-    band_modifiers = tables.BAND_EFFECTS[state["band"]]
-    return {
-        "con": dict(state["con"]),
-        "band": state["band"],
-        "skills": copy.deepcopy(state["skills"]),
-        "move": dict(state["move"]),
-        "safety_limit_mph": state["safety_limit_mph"],
-        "knocked_out": knocked_out(state),
-        "stunned": state["stunned"],
-        "vehicle_driverless": vehicle_driverless(state),
-        "disabled_limbs": list(state["disabled_limbs"]),
-        "skill_modifier": band_modifiers["skill"],
-        "pedestrian": state["attributes"]["pedestrian"],
-        "driver": state["attributes"]["driver"],
-        "armour": state["attributes"]["armour"],
+    con_after = con["current"] + 1
+    outcome = band_outcome(state, con_after, state["disabled_limbs"])
+    data = {
+        "con_before": con["current"],
+        "band_before": state["band"],
+        **outcome,
+        "rest_days": state["options"]["con_recovery_days"],
+        "zero_con_ko_ended": state["band"] == tables.BAND_ZERO,
     }
+    return [Event(CON_RECOVERED, data, timer.due)]
 
 
-def status(state: State) -> dict[str, Any]:
-    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
-    return {
-        "alive": state["alive"],
-        "conscious": state["alive"] and not knocked_out(state),
-        "dying": False,
-        "death_at": None,
-    }
-
-
-def view(state: State, audience: str) -> dict[str, Any]:
-    result = {
-        "alive": state["alive"],
-        "conscious": state["alive"] and not knocked_out(state),
-        "dying": False,  # nothing in this system bleeds out: below 0 CON is dead at once
-        "death_at": None,
-        "sheet": sheet(state),
-        "status": _status(state),
-        "symptoms": _symptoms(state),
-        "warnings": _warnings(state),
-        "recovery": _recovery(state),
-    }
-    if audience == GM:
-        result["notes"] = copy.deepcopy(state.get("notes", []))
-    return result
-
-
-def public_event(event: Event) -> dict[str, Any] | None:
-    """Players see everything about their own character's wounds; GM notes stay hidden."""
-    if event.type == NOTE_ADDED:
-        return None
-    return copy.deepcopy(event.data)
-
-
-# --- forms and registration ----------------------------------------------------------------------------------
-
-ACTIONS = ("damage", "recover")
-
-FORMS = {
-    "damage": ActionForm(
-        label="Damage",
-        params=(
-            Param(
-                "weapon_damage",
-                "int",
-                "Weapon damage value",
-                default=0,
-                help="Added to the roll for pedestrians only; body armour is subtracted for everyone.",
-            ),
-        ),
-        rolls=(
-            RollSpec("damage", 1, 6, "Pedestrian Critical Table"),
-            RollSpec("ko", 1, 6, "KO roll", "4 or more knocks out (26-50% and 01-25% bands)."),
-            RollSpec("stun", 1, 6, "Stun roll", "4 or more stuns (51-75% and lower bands)."),
-            RollSpec(
-                "limb_check", 1, 6, "Limb disablement", "01-25% band: 4 or more disables a limb (house)."
-            ),
-            RollSpec("limb", 1, 6, "Which limb", "1-3 arm, 4-6 leg."),
-            RollSpec("side", 1, 6, "Which side", "1-3 left, 4-6 right."),
-        ),
-        help="Roll on the Pedestrian Critical Table, take the CON loss and roll the wound effects of the new band.",
-    ),
-    "recover": ActionForm(
-        label="Recover",
-        params=(
-            Param("knocked_out", "bool", "Comes round from a KO roll", default=False),
-            Param("limbs", "choices", "Limbs restored", choices=tables.LIMBS),
-        ),
-        help="End a knock-out from a KO roll and restore disabled limbs. A KO at 0 CON ends when CON comes back.",
-    ),
-}
-
-OPTION_HELP = {
-    "ko_pass_means_stun": "The seed's optional rule: a passed KO roll is an automatic stun, no stun roll (default off).",
-    "con_recovery_days": "(house) Game days of rest for each CON point to come back (default 7).",
-}
-
-RULESET = Ruleset(
-    slug=SLUG,
-    title="Dark Future (alternate CON damage)",
-    actions=ACTIONS,
-    default_start="2020-01-01T00:00:00",
-    validate_options=validate_options,
-    validate_attributes=validate_attributes,
-    initial_state=initial_state,
-    decide=decide,
-    evolve=evolve,
-    evolve_into=evolve_into,
-    timers=timers,
-    fire=fire,
-    view=view,
-    status=status,
-    public_event=public_event,
-    forms=FORMS,
-    option_help=OPTION_HELP,
-)
+FIRERS = {STUN_ENDS: _stun_ends, CON_RECOVERY: _con_recovery}

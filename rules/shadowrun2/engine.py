@@ -20,26 +20,13 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from rules import kernel
 from rules.dice import Dice, roll_expression
-from rules.params import boolean, choice, integer, reject_unknown, require_mapping, text
-from rules.ruleset import (
-    GM,
-    PLAYER,
-    ActionForm,
-    Event,
-    Param,
-    RollSpec,
-    RuleError,
-    Ruleset,
-    State,
-    Timer,
-    copy_state,
-    game_time_mark,
-)
+from rules.params import boolean, choice, integer, reject_unknown, require_mapping
+from rules.ruleset import Event, RuleError, State, Timer, copy_state
 from rules.shadowrun2 import tables as t
 
 SLUG = "shadowrun2"
-ACTIONS = ("wound", "diagnose", "treat", "heal_magic", "first_aid", "replace", "set_care")
 
 # Event types.
 WOUND_TAKEN = "WoundTaken"
@@ -62,8 +49,9 @@ STUN_RECOVERY_ROLLED = "StunRecoveryRolled"
 STUN_BOX_RECOVERED = "StunBoxRecovered"
 
 # Error messages the tests and the API assert on.
-DEAD = "the character is dead"
-UNKNOWN_ACTION = f"expected one of {', '.join(ACTIONS)}"
+DEAD = kernel.DEAD
+MEDIC_NEEDED = "this field is required: expected the medic's name"
+TEXT_NEEDED = "this field is required: expected a text"
 COMBAT_POOL_OFF = "combat pool on the Body check needs the campaign option combat_pool_on_body_check"
 NOT_DIAGNOSED = "the medic does not know this critical hit is there"
 CRIPPLING_UNTREATABLE = (
@@ -147,7 +135,7 @@ def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     }
 
 
-MAX_ATTRIBUTE = 99
+MAX_ATTRIBUTE = t.MAX_ATTRIBUTE
 
 
 def validate_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -298,13 +286,8 @@ def _hit(state: Mapping[str, Any], hit_id: Any, field: str = "critical_hit") -> 
     raise RuleError(field, f"no critical hit {hit_id} on this character")
 
 
-def _medic_params(action: Mapping[str, Any]) -> tuple[str, int, bool]:
-    medic = text(action, "medic", what="a name")
-    if not medic:
-        raise RuleError("medic", "this field is required: expected the medic's name")
-    skill = integer(action, "skill", minimum=1, maximum=MAX_ATTRIBUTE)
-    defaulting = boolean(action, "defaulting", default=False)
-    return medic, skill, defaulting
+def _medic_params(p: Mapping[str, Any]) -> tuple[str, int, bool]:
+    return p["medic"], p["skill"], p["defaulting"]
 
 
 def _damage_outcome(state: Mapping[str, Any], boxes: int, damage: str) -> dict[str, int]:
@@ -328,16 +311,14 @@ def _damage_outcome(state: Mapping[str, Any], boxes: int, damage: str) -> dict[s
     }
 
 
-def decide_wound(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+def decide_wound(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     options = state["options"]
-    severity = choice(action, "severity", t.WOUND_BOXES)
-    damage = choice(action, "damage", ("physical", "stun"), default="physical")
-    open_wound = boolean(action, "open_wound", default=True)
+    severity, damage, open_wound = p["severity"], p["damage"], p["open_wound"]
     combat_pool = 0
-    if "combat_pool" in action and action["combat_pool"] is not None:
+    if p["combat_pool"] is not None:
         if not options["combat_pool_on_body_check"]:
             raise RuleError("combat_pool", COMBAT_POOL_OFF)
-        combat_pool = integer(action, "combat_pool", minimum=0, maximum=MAX_ATTRIBUTE)
+        combat_pool = p["combat_pool"]
 
     boxes = t.WOUND_BOXES[severity]
     outcome = _damage_outcome(state, boxes, damage)
@@ -450,10 +431,10 @@ def _every_hit_to_diagnose(state: State, dice: Dice) -> list[tuple[dict[str, Any
     return [(hit, "diagnosis" if alone and hit is rolled[0] else f"diagnosis:{hit['id']}") for hit in hits]
 
 
-def decide_diagnose(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    medic, skill, defaulting = _medic_params(action)
-    assensing = boolean(action, "assensing", default=False)
-    hit_id = action.get("critical_hit")
+def decide_diagnose(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    medic, skill, defaulting = _medic_params(p)
+    assensing = p["assensing"]
+    hit_id = p["critical_hit"]
     if hit_id is not None:
         hit = _hit(state, hit_id)
         if not is_active(hit):
@@ -506,9 +487,9 @@ def decide_diagnose(state: State, action: Mapping[str, Any], dice: Dice, now: in
     return [Event(DIAGNOSIS_MADE, data, now)]
 
 
-def decide_treat(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    hit = _hit(state, action.get("critical_hit"))
-    medic, skill, defaulting = _medic_params(action)
+def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    hit = _hit(state, p["critical_hit"])
+    medic, skill, defaulting = _medic_params(p)
     if not is_active(hit):
         raise RuleError("critical_hit", NOT_ACTIVE)
     if not hit["diagnosed"]:
@@ -535,11 +516,9 @@ def decide_treat(state: State, action: Mapping[str, Any], dice: Dice, now: int) 
     return [Event(TREATMENT_STARTED, data, now)]
 
 
-def _allocation(state: State, action: Mapping[str, Any], successes: int) -> dict[str, int]:
-    allocation = action.get("allocation")
+def _allocation(state: State, allocation: Mapping[str, Any] | None, successes: int) -> dict[str, int]:
     if allocation is None:
         raise RuleError("allocation", ALLOCATION_NEEDED)
-    allocation = require_mapping(allocation, "allocation")
     shares: dict[str, int] = {}
     for key in allocation:
         field = f"allocation.{key}"
@@ -564,14 +543,13 @@ def split_evenly(successes: int, hit_ids: list[str]) -> dict[str, int]:
     return {"physical": share + remainder, **{hit_id: share for hit_id in hit_ids}}
 
 
-def decide_heal_magic(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    successes = integer(action, "successes", minimum=0, maximum=1000)
-    mode = choice(action, "mode", ("allocate", "damage_only", "split_evenly"))
-    if mode != "allocate" and action.get("allocation") is not None:
+def decide_heal_magic(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    successes, mode = p["successes"], p["mode"]
+    if mode != "allocate" and p["allocation"] is not None:
         raise RuleError("allocation", ALLOCATION_ONLY_FOR_ALLOCATE)
     active = [hit for hit in state["critical_hits"] if is_active(hit)]
     if mode == "allocate":
-        shares = _allocation(state, action, successes)
+        shares = _allocation(state, p["allocation"], successes)
     elif mode == "damage_only":
         shares = {"physical": successes}
     else:
@@ -615,9 +593,9 @@ def decide_heal_magic(state: State, action: Mapping[str, Any], dice: Dice, now: 
     return [Event(MAGIC_HEALING_APPLIED, data, now)]
 
 
-def decide_first_aid(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    medic, skill, defaulting = _medic_params(action)
-    medkit = boolean(action, "medkit", default=True)
+def decide_first_aid(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    medic, skill, defaulting = _medic_params(p)
+    medkit = p["medkit"]
     if state["physical"] == 0:
         raise RuleError("type", NO_PHYSICAL_DAMAGE)
     wound_at = state["last_physical_wound_at"]
@@ -650,11 +628,9 @@ def decide_first_aid(state: State, action: Mapping[str, Any], dice: Dice, now: i
     return [Event(FIRST_AID_GIVEN, data, now)]
 
 
-def decide_replace(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    hit = _hit(state, action.get("critical_hit"))
-    replacement = text(action, "replacement")
-    if not replacement:
-        raise RuleError("replacement", "this field is required: expected a text")
+def decide_replace(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    hit = _hit(state, p["critical_hit"])
+    replacement = p["replacement"]
     if not is_active(hit):
         raise RuleError("critical_hit", NOT_ACTIVE)
     if not hit["diagnosed"]:
@@ -664,8 +640,8 @@ def decide_replace(state: State, action: Mapping[str, Any], dice: Dice, now: int
     return [Event(CRITICAL_HIT_REPLACED, {"critical_hit": hit["id"], "replacement": replacement}, now)]
 
 
-def decide_set_care(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    return [Event(CARE_CHANGED, {"in_hospital": boolean(action, "in_hospital")}, now)]
+def decide_set_care(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    return [Event(CARE_CHANGED, {"in_hospital": p["in_hospital"]}, now)]
 
 
 DECIDERS = {
@@ -677,16 +653,6 @@ DECIDERS = {
     "replace": decide_replace,
     "set_care": decide_set_care,
 }
-
-
-def decide(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    action = require_mapping(action, "action")
-    kind = action.get("type")
-    if kind not in DECIDERS:
-        raise RuleError("type", f"{UNKNOWN_ACTION}, got {kind!r}")
-    if not state["alive"]:
-        raise RuleError("type", DEAD)
-    return DECIDERS[kind](state, action, dice, now)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -957,20 +923,7 @@ EVOLVERS = {
 }
 
 
-def evolve_into(state: State, event: Event) -> None:
-    """Apply one event to `state` in place; an unknown event type changes nothing (total)."""
-    evolver = EVOLVERS.get(event.type)
-    if evolver is not None:
-        evolver(state, event.data, event.game_time)
-
-
-def evolve(state: State, event: Event) -> State:
-    """Pure: returns a new state; an unknown event type changes nothing (total)."""
-    if event.type not in EVOLVERS:
-        return state
-    new = copy_state(state)
-    evolve_into(new, event)
-    return new
+evolve_into, evolve = kernel.evolution(EVOLVERS)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -1036,431 +989,104 @@ def timers(state: State) -> list[Timer]:
     return sorted(found, key=lambda timer: (timer.due, timer.priority, timer.key))
 
 
-def fire(state: State, timer: Timer, dice: Dice) -> list[Event]:
+def _timer_hit(state: State, timer: Timer) -> dict[str, Any]:
+    return _find(state, timer.key.split(":", 1)[1])
+
+
+def fire_treatment_complete(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    hit = _timer_hit(state, timer)
+    target = t.TREATED_BOXES[hit["treatment"]["lethality"]]
+    boxes = min(hit["boxes"], target)
+    data = {
+        "critical_hit": hit["id"],
+        "from_lethality": hit["treatment"]["lethality"],
+        "boxes_before": hit["boxes"],
+        "boxes": boxes,
+        "lethality": lethality_of(boxes),
+    }
+    return [Event(TREATMENT_COMPLETED, data, timer.due)]
+
+
+def fire_death(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    hit = _timer_hit(state, timer)
+    return [Event(DEATH_OCCURRED, {"cause": "critical_hit", "critical_hit": hit["id"]}, timer.due)]
+
+
+def fire_critical_healing_roll(state: State, timer: Timer, dice: Dice) -> list[Event]:
     now = timer.due
-    kind = timer.kind
-    if kind in ("treatment_complete", "death", "critical_healed", "critical_healing_roll"):
-        hit = _find(state, timer.key.split(":", 1)[1])
-    if kind == "treatment_complete":
-        target = t.TREATED_BOXES[hit["treatment"]["lethality"]]
-        boxes = min(hit["boxes"], target)
-        data = {
-            "critical_hit": hit["id"],
-            "from_lethality": hit["treatment"]["lethality"],
-            "boxes_before": hit["boxes"],
-            "boxes": boxes,
-            "lethality": lethality_of(boxes),
-        }
-        return [Event(TREATMENT_COMPLETED, data, now)]
-    if kind == "death":
-        return [Event(DEATH_OCCURRED, {"cause": "critical_hit", "critical_hit": hit["id"]}, now)]
-    if kind == "critical_healing_roll":
-        tn, mods = natural_healing_target(state, hit)
-        test = dice.success_test("critical_healing", state["attributes"]["body"], tn)
-        data = {"critical_hit": hit["id"], "diagnosed": hit["diagnosed"], "modifiers": mods, **test.as_data()}
-        if test.successes:
-            data.update(heals_at=now + t.NATURAL_HEALING_BASE_TIME // test.successes, next_roll_at=None)
-        else:
-            data.update(heals_at=None, next_roll_at=now + t.NATURAL_HEALING_BASE_TIME)
-        return [Event(CRITICAL_HEALING_ROLLED, data, now)]
-    if kind == "critical_healed":
-        return [Event(CRITICAL_HIT_HEALED, {"critical_hit": hit["id"], "diagnosed": hit["diagnosed"]}, now)]
-    if kind == "overflow":
-        overflow = state["physical_overflow"] + 1
-        events = [Event(OVERFLOW_BOX_TAKEN, {"physical_overflow": overflow}, now)]
-        if overflow > state["attributes"]["body"]:
-            events.append(Event(DEATH_OCCURRED, {"cause": "overflow", "critical_hit": None}, now))
-        return events
-    if kind == "physical_healing_roll":
-        stage_level = level(state["physical"])
-        row = t.PHYSICAL_HEALING[stage_level]
-        test = dice.success_test("physical_healing", state["attributes"]["body"], row["tn"])
-        data = {"level": stage_level, "to_boxes": row["to_boxes"], **test.as_data()}
-        if test.successes:
-            data.update(heals_at=now + row["base_seconds"] // test.successes, next_roll_at=None)
-        else:
-            data.update(heals_at=None, next_roll_at=now + row["base_seconds"])
-        return [Event(PHYSICAL_HEALING_ROLLED, data, now)]
-    if kind == "physical_healed":
-        to_boxes = state["physical_healing"]["to_boxes"]
-        data = {
-            "boxes_before": state["physical"],
-            "boxes": min(to_boxes, state["physical"]),
-            "physical_overflow": 0,
-        }
-        return [Event(PHYSICAL_DAMAGE_HEALED, data, now)]
-    if kind == "stun_recovery_roll":
-        attributes = state["attributes"]
-        pool = max(attributes["body"], attributes["willpower"])
-        test = dice.success_test("stun_recovery", pool, t.STUN_RECOVERY_BASE_TN + general_modifier(state))
-        data = test.as_data()
-        if test.successes:
-            interval = t.STUN_RECOVERY_BASE_SECONDS // test.successes
-            data.update(interval=interval, next_box_at=now + interval, next_roll_at=None)
-        else:
-            data.update(interval=None, next_box_at=None, next_roll_at=now + t.STUN_RECOVERY_BASE_SECONDS)
-        return [Event(STUN_RECOVERY_ROLLED, data, now)]
-    if kind == "stun_box":
-        return [Event(STUN_BOX_RECOVERED, {"stun": state["stun"] - 1}, now)]
-    raise ValueError(f"unknown timer kind {kind!r}")
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# view
-
-MORTAL_FOR_PLAYERS = "mortal: needs treatment now"
-HIDDEN_HIT_KEYS = ("part", "reason", "lethality", "boxes", "penalty", "death_at", "heals_at", "treated")
-
-
-def _monitor(boxes: int) -> dict[str, Any]:
-    return {"boxes": boxes, "level": level(boxes)}
-
-
-def _hit_sheet(hit: Mapping[str, Any], audience: str) -> dict[str, Any]:
-    sheet = {
-        "id": hit["id"],
-        "location": hit["location"],
-        "part": hit["part"],
-        "reason": hit["reason"],
-        "lethality": hit["lethality"],
-        "boxes": hit["boxes"],
-        "penalty": hit_penalty(hit),
-        "diagnosed": hit["diagnosed"],
-        "open_wound": hit["open_wound"],
-        "treated": hit["treated"],
-        "improperly_treated": hit["improperly_treated"],
-        "death_at": hit["death_at"],
-        "status": hit["status"],
-        "heals_at": hit["heals_at"],
-        "symptom": symptom(hit["table"], hit["open_wound"]),
-        "replacement": hit["replacement"],
-        "treatment_completes_at": hit["treatment"]["completes_at"] if hit["treatment"] else None,
-    }
-    if audience == PLAYER:
-        sheet["death_at"] = None
-        if not hit["diagnosed"]:
-            for key in (*HIDDEN_HIT_KEYS, "improperly_treated"):
-                sheet[key] = None
-    return sheet
-
-
-def _visible(hit: Mapping[str, Any], audience: str) -> bool:
-    return audience == GM or hit["diagnosed"]
-
-
-def _tn_modifier(state: Mapping[str, Any], audience: str) -> dict[str, Any]:
-    general = general_modifier(state)
-    by_location = dict.fromkeys(t.LOCATIONS, 0)
-    for hit in state["critical_hits"]:
-        if _visible(hit, audience):
-            by_location[hit["location"]] += hit_penalty(hit)
-    return {"general": general, "by_location": by_location, "total": general + sum(by_location.values())}
-
-
-def _overflow_death_at(state: Mapping[str, Any]) -> int | None:
-    clock = state["overflow_clock"]
-    if clock is None:
-        return None
-    boxes_to_death = state["attributes"]["body"] + 1 - state["physical_overflow"]
-    return clock["next_at"] + (boxes_to_death - 1) * overflow_interval(state)
-
-
-def _mortal_hits(state: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The active mortal hits with a time of death."""
-    return [
-        h
-        for h in state["critical_hits"]
-        if is_active(h) and h["lethality"] == "mortal" and h["death_at"] is not None
-    ]
-
-
-def status(state: State) -> dict[str, Any]:
-    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
-    alive = state["alive"]
-    mortal_hits = _mortal_hits(state)
-    bleeding_out = alive and state["overflow_clock"] is not None
-    deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
-    return {
-        "alive": alive,
-        "conscious": conscious(state),
-        "dying": alive and (bool(mortal_hits) or bleeding_out),
-        "death_at": min(deaths) if deaths and alive else None,
-    }
-
-
-def view(state: State, audience: str) -> dict[str, Any]:
-    alive = state["alive"]
-    hits = state["critical_hits"]
-    mortal_hits = _mortal_hits(state)
-    bleeding_out = alive and state["overflow_clock"] is not None
-    deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
-    visible_mortal = [h for h in mortal_hits if _visible(h, audience)]
-    dying = alive and (bool(visible_mortal) or bleeding_out)
-
-    status: list[str] = []
-    symptoms: list[str] = []
-    warnings: list[str] = []
-    recovery: list[dict[str, Any]] = []
-    if not alive:
-        status.append("dead")
+    hit = _timer_hit(state, timer)
+    tn, mods = natural_healing_target(state, hit)
+    test = dice.success_test("critical_healing", state["attributes"]["body"], tn)
+    data = {"critical_hit": hit["id"], "diagnosed": hit["diagnosed"], "modifiers": mods, **test.as_data()}
+    if test.successes:
+        data.update(heals_at=now + t.NATURAL_HEALING_BASE_TIME // test.successes, next_roll_at=None)
     else:
-        if dying:
-            status.append("dying")
-        if not conscious(state):
-            status.append("unconscious")
-        if state["stabilized"]:
-            status.append("stabilized")
-    if state["in_hospital"]:
-        status.append("in hospital")
+        data.update(heals_at=None, next_roll_at=now + t.NATURAL_HEALING_BASE_TIME)
+    return [Event(CRITICAL_HEALING_ROLLED, data, now)]
 
-    for name in ("physical", "stun"):
-        wound_level = level(state[name])
-        if wound_level:
-            symptoms.append(f"{name} damage: {wound_level} ({state[name]} boxes)")
-    for hit in hits:
-        if not is_active(hit):
-            continue
-        where = hit["location"].replace("_", " ")
-        symptoms.append(f"{where}: {symptom(hit['table'], hit['open_wound'])}")
-        if alive and hit in mortal_hits and _visible(hit, audience):  # the dead need no treatment now
-            if audience == GM:
-                warnings.append(
-                    f"{hit['id']} ({hit['part']}, {hit['reason']}) kills at {game_time_mark(hit['death_at'])}"
-                )
-            else:
-                warnings.append(f"{where}, {hit['part']}: {MORTAL_FOR_PLAYERS}")
-        if audience == GM and not hit["diagnosed"]:
-            warnings.append(f"{hit['id']} ({hit['lethality']}) is not diagnosed")
-        if hit["treatment"] is not None and _visible(hit, audience):
-            recovery.append(
-                {
-                    "what": f"treatment of {hit['id']} ({hit['part']})",
-                    "ends_at": hit["treatment"]["completes_at"],
-                }
-            )
-        if hit["lethality"] == "critical" and _visible(hit, audience):
-            recovery.append({"what": f"{hit['id']} ({hit['part']}) heals", "ends_at": hit["heals_at"]})
-    if bleeding_out:
-        warnings.append(
-            f"bleeding out: one overflow box every {state['options']['deadly_overflow_minutes']} minutes "
-            "until stabilized"
-            + (f" (dies at {game_time_mark(_overflow_death_at(state))})" if audience == GM else "")
-        )
-    stage = state["physical_healing"]
-    if alive and stage is not None:
-        ends_at = stage["heals_at"] if physical_healing_possible(state) else None
-        target = _stage_target(state)
-        recovery.append(
-            {
-                "what": f"physical damage heals to {target} {'box' if target == 1 else 'boxes'}",
-                "ends_at": ends_at,
-            }
-        )
-    if alive and state["stun_recovery"] is not None:
-        recovery.append({"what": "stun damage recovers", "ends_at": _stun_recovered_at(state)})
 
-    sheet = {
-        "physical": _monitor(state["physical"]),
-        "stun": _monitor(state["stun"]),
-        "physical_overflow": state["physical_overflow"],
-        "critical_hits": [_hit_sheet(hit, audience) for hit in hits],
-        "tn_modifier": _tn_modifier(state, audience),
-        "in_hospital": state["in_hospital"],
-        "stabilized": state["stabilized"],
+def fire_critical_healed(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    hit = _timer_hit(state, timer)
+    return [Event(CRITICAL_HIT_HEALED, {"critical_hit": hit["id"], "diagnosed": hit["diagnosed"]}, timer.due)]
+
+
+def fire_overflow(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    overflow = state["physical_overflow"] + 1
+    events = [Event(OVERFLOW_BOX_TAKEN, {"physical_overflow": overflow}, timer.due)]
+    if overflow > state["attributes"]["body"]:
+        events.append(Event(DEATH_OCCURRED, {"cause": "overflow", "critical_hit": None}, timer.due))
+    return events
+
+
+def fire_physical_healing_roll(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    now = timer.due
+    stage_level = level(state["physical"])
+    row = t.PHYSICAL_HEALING[stage_level]
+    test = dice.success_test("physical_healing", state["attributes"]["body"], row["tn"])
+    data = {"level": stage_level, "to_boxes": row["to_boxes"], **test.as_data()}
+    if test.successes:
+        data.update(heals_at=now + row["base_seconds"] // test.successes, next_roll_at=None)
+    else:
+        data.update(heals_at=None, next_roll_at=now + row["base_seconds"])
+    return [Event(PHYSICAL_HEALING_ROLLED, data, now)]
+
+
+def fire_physical_healed(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    to_boxes = state["physical_healing"]["to_boxes"]
+    data = {
+        "boxes_before": state["physical"],
+        "boxes": min(to_boxes, state["physical"]),
+        "physical_overflow": 0,
     }
-    return {
-        "alive": alive,
-        "conscious": conscious(state),
-        "dying": dying,
-        "death_at": (min(deaths) if deaths and alive else None) if audience == GM else None,
-        "sheet": sheet,
-        "status": status,
-        "symptoms": symptoms,
-        "warnings": warnings,
-        "recovery": recovery,
-    }
+    return [Event(PHYSICAL_DAMAGE_HEALED, data, timer.due)]
 
 
-def _stage_target(state: Mapping[str, Any]) -> int:
-    wound_level = level(state["physical"])
-    return t.PHYSICAL_HEALING[wound_level]["to_boxes"] if wound_level else 0
+def fire_stun_recovery_roll(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    now = timer.due
+    attributes = state["attributes"]
+    pool = max(attributes["body"], attributes["willpower"])
+    test = dice.success_test("stun_recovery", pool, t.STUN_RECOVERY_BASE_TN + general_modifier(state))
+    data = test.as_data()
+    if test.successes:
+        interval = t.STUN_RECOVERY_BASE_SECONDS // test.successes
+        data.update(interval=interval, next_box_at=now + interval, next_roll_at=None)
+    else:
+        data.update(interval=None, next_box_at=None, next_roll_at=now + t.STUN_RECOVERY_BASE_SECONDS)
+    return [Event(STUN_RECOVERY_ROLLED, data, now)]
 
 
-def _stun_recovered_at(state: Mapping[str, Any]) -> int | None:
-    recovery = state["stun_recovery"]
-    if "next_box_at" not in recovery:
-        return None
-    return recovery["next_box_at"] + (state["stun"] - 1) * recovery["interval"]
+def fire_stun_box(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    return [Event(STUN_BOX_RECOVERED, {"stun": state["stun"] - 1}, timer.due)]
 
 
-# ----------------------------------------------------------------------------------------------------------------
-# What a player may read of one history entry: when in doubt, leave it out.
-
-
-def public_event(event: Event) -> dict[str, Any] | None:
-    data = event.data
-    kind = event.type
-    if kind == WOUND_TAKEN:
-        keys = ("severity", "damage", "boxes", "open_wound", "stun", "physical", "physical_overflow")
-        return {key: data[key] for key in keys}
-    if kind == CRITICAL_HIT_TAKEN:
-        return {
-            "critical_hit": data["critical_hit"],
-            "location": data["location"],
-            "symptom": symptom(data["table"], data["open_wound"]),
-        }
-    if kind == DEATH_OCCURRED:
-        return {}
-    if kind == DIAGNOSIS_MADE:
-        found = [
-            {key: result[key] for key in ("critical_hit", "location", "part", "lethality")}
-            for result in data["results"]
-            if result["diagnosed"]
-        ]
-        return {"medic": data["medic"], "found": found}
-    if kind in (TREATMENT_STARTED, TREATMENT_FAILED):
-        keys = ("critical_hit", "medic", "lethality", "successes", "completes_at")
-        return {key: data[key] for key in keys if key in data}
-    if kind == TREATMENT_COMPLETED:
-        return {key: data[key] for key in ("critical_hit", "boxes", "lethality")}
-    if kind == MAGIC_HEALING_APPLIED:
-        physical = data["physical"]
-        hits = [
-            {key: result[key] for key in ("critical_hit", "part", "erased", "boxes", "lethality")}
-            for result in data["critical_hits"]
-            if result["diagnosed"]
-        ]
-        return {
-            "mode": data["mode"],
-            "physical": {"boxes": physical["boxes"], "physical_overflow": physical["physical_overflow"]},
-            "critical_hits": hits,
-        }
-    if kind == FIRST_AID_GIVEN:
-        return {key: data[key] for key in ("medic", "successes", "boxes_before", "boxes", "stabilized")}
-    if kind in (CRITICAL_HIT_REPLACED, CARE_CHANGED, OVERFLOW_BOX_TAKEN, STUN_BOX_RECOVERED):
-        return dict(data)
-    if kind == CRITICAL_HEALING_ROLLED:
-        return (
-            {"critical_hit": data["critical_hit"], "heals_at": data["heals_at"]}
-            if data["diagnosed"]
-            else None
-        )
-    if kind == CRITICAL_HIT_HEALED:
-        return {"critical_hit": data["critical_hit"]} if data["diagnosed"] else None
-    if kind == PHYSICAL_HEALING_ROLLED:
-        return {"level": data["level"], "heals_at": data["heals_at"], "next_roll_at": data["next_roll_at"]}
-    if kind == PHYSICAL_DAMAGE_HEALED:
-        return {"boxes": data["boxes"]}
-    if kind == STUN_RECOVERY_ROLLED:
-        return {"next_box_at": data["next_box_at"], "next_roll_at": data["next_roll_at"]}
-    return None
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Forms and option help
-
-_MEDIC = (
-    Param("medic", "text", "Medic", required=True, help="who does it; retries are counted per medic"),
-    Param("skill", "int", "Dice", required=True, help="Biotech rating, or Intelligence when defaulting"),
-    Param("defaulting", "bool", "Defaulting", default=False, help="no Biotech: Intelligence dice, TN +4"),
-)
-
-FORMS = {
-    "wound": ActionForm(
-        "Wound",
-        params=(
-            Param("severity", "choice", "Severity", required=True, choices=("L", "M", "S", "D")),
-            Param("damage", "choice", "Damage", default="physical", choices=("physical", "stun")),
-            Param(
-                "open_wound",
-                "bool",
-                "Open wound",
-                default=True,
-                help="bullet, blade; not falls, blunt, spells",
-            ),
-            Param("combat_pool", "int", "Combat pool", help="only with option combat_pool_on_body_check"),
-        ),
-        rolls=(
-            RollSpec("body_check", 0, 6, "Body check", "body (+ combat pool) dice; GM only"),
-            RollSpec("location", 2, 6, "Hit location"),
-            RollSpec("critical", 1, 6, "Critical hit table"),
-            RollSpec("death_time", 0, 6, "Time before death", "the dice of the entry's expression (1 or 2)"),
-        ),
-        help="Adds boxes; a Body check decides whether it is a critical hit.",
-    ),
-    "diagnose": ActionForm(
-        "Diagnose",
-        params=(
-            *_MEDIC,
-            Param("assensing", "bool", "Assensing", default=False, help="a magician with Biotech: TN -2"),
-            Param(
-                "critical_hit", "critical_hit", "Critical hit", help="empty: roll for every undiagnosed hit"
-            ),
-        ),
-        rolls=(RollSpec("diagnosis", 0, 6, "Diagnosis", "one hit; per hit: diagnosis:<id>"),),
-        help="One success diagnoses a hit; * entries on open wounds need no roll. Retry after 1 game minute.",
-    ),
-    "treat": ActionForm(
-        "Treat a critical hit",
-        params=(Param("critical_hit", "critical_hit", "Critical hit", required=True), *_MEDIC),
-        rolls=(RollSpec("treatment", 0, 6, "Treatment"),),
-        help="Diagnosed Mortal or Critical hits only; duration = base time / successes.",
-    ),
-    "heal_magic": ActionForm(
-        "Heal or Treat spell",
-        params=(
-            Param("successes", "int", "Successes", required=True),
-            Param(
-                "mode", "choice", "Mode", required=True, choices=("allocate", "damage_only", "split_evenly")
-            ),
-            Param("allocation", "json", "Allocation", help='{"physical": 3, "ch1": 6}; diagnosed hits only'),
-        ),
-        help="Each success erases one box; stun cannot be healed this way.",
-    ),
-    "first_aid": ActionForm(
-        "First aid",
-        params=(*_MEDIC, Param("medkit", "bool", "Medkit", default=True, help="without: TN +4")),
-        rolls=(RollSpec("first_aid", 0, 6, "First aid"),),
-        help="Within one game hour of the latest physical wound; heals at most one level; stabilizes a Deadly one.",
-    ),
-    "replace": ActionForm(
-        "Replace",
-        params=(
-            Param("critical_hit", "critical_hit", "Critical hit", required=True),
-            Param("replacement", "text", "Replacement", required=True, help="cyberware or organic"),
-        ),
-        help="Resolves a crippling critical hit.",
-    ),
-    "set_care": ActionForm(
-        "Care", params=(Param("in_hospital", "bool", "In hospital", required=True),), help="Natural healing."
-    ),
+FIRERS = {
+    "treatment_complete": fire_treatment_complete,
+    "death": fire_death,
+    "critical_healing_roll": fire_critical_healing_roll,
+    "critical_healed": fire_critical_healed,
+    "overflow": fire_overflow,
+    "physical_healing_roll": fire_physical_healing_roll,
+    "physical_healed": fire_physical_healed,
+    "stun_recovery_roll": fire_stun_recovery_roll,
+    "stun_box": fire_stun_box,
 }
-
-OPTION_HELP = {
-    "body_check_tn": "Body-check TNs: standard (the seed's recommended column, L 2 M 4 S 6 D 10) or gentle",
-    "critical_category": "false deletes the Critical category: 2 Body-check successes already mean no critical hit",
-    "combat_pool_on_body_check": "allow combat pool dice on the Body check (the seed's optional rule)",
-    "stun_causes_critical_hits": "stun wounds make the Body check too (house: off)",
-    "treatment_table": "(house) treatment TN and base time: mortal TN 8 / 600 s, critical TN 4 / 1200 s",
-    "deadly_overflow_minutes": "(house, SRII core) minutes per overflow box while physical is full; 0 disables",
-}
-
-RULESET = Ruleset(
-    slug=SLUG,
-    title="Shadowrun 2nd Edition: Critical Hit System",
-    actions=ACTIONS,
-    default_start="2053-01-01T00:00:00",
-    validate_options=validate_options,
-    validate_attributes=validate_attributes,
-    initial_state=initial_state,
-    decide=decide,
-    evolve=evolve,
-    evolve_into=evolve_into,
-    timers=timers,
-    fire=fire,
-    view=view,
-    status=status,
-    public_event=public_event,
-    forms=FORMS,
-    option_help=OPTION_HELP,
-)

@@ -12,6 +12,7 @@ DAY = 24 * HOUR
 WEEK = 7 * DAY
 
 MONITOR_BOXES = 10
+MAX_ATTRIBUTE = 99  # Body and Willpower
 
 # Wound sizes in boxes (SRII core).
 WOUND_BOXES = {"L": 1, "M": 3, "S": 6, "D": 10}

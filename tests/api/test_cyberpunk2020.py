@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from campaign import projections, services
 from campaign.models import Campaign, Character, Event, Timer
 from rules.cyberpunk2020 import engine
+from rules.cyberpunk2020 import view as cp_view
 from rules.dice import Dice
 from tests.conftest import Table
 
@@ -1326,7 +1327,7 @@ STEPS = st.lists(
 
 
 def _check_invariants(state: dict[str, Any]) -> None:
-    sheet = engine.sheet(state)
+    sheet = cp_view.sheet(state)
     assert sheet["damage"] >= 0 and sheet["stun_damage"] >= 0
     assert sheet["track"] == sheet["damage"] + sheet["stun_damage"] >= 0
     assert sheet["wound_level"] == expected_level(sheet["track"])

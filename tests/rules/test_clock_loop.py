@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules import clock
-from rules.cyberpunk2020 import engine as cyberpunk2020
+from rules.cyberpunk2020 import RULESET as CYBERPUNK2020
 from rules.dice import Dice
 from rules.ruleset import Event, Ruleset, State, Timer, copy_state
 from tests.rules.cyberpunk2020.helpers import act, character, strict_dice
@@ -142,30 +142,28 @@ def crippled_arm() -> State:
 
 def test_a_jump_rolls_each_combat_round_check_once_where_it_lands() -> None:
     state = crippled_arm()
-    assert [(t.kind, t.due, t.per_round) for t in cyberpunk2020.timers(state)] == [("death_save", 30, True)]
-    ran = clock.run(cyberpunk2020.RULESET, state, 0, 3600, lambda: strict_dice({"death_save": [1]}))
+    assert [(t.kind, t.due, t.per_round) for t in CYBERPUNK2020.timers(state)] == [("death_save", 30, True)]
+    ran = clock.run(CYBERPUNK2020, state, 0, 3600, lambda: strict_dice({"death_save": [1]}))
     assert [(firing.timer.kind, firing.at) for firing in ran.fired] == [("death_save", 3600)]
     assert [(event.type, event.game_time) for event in ran.fired[0].events] == [("DeathSaveRolled", 3600)]
 
 
 def test_an_advance_of_a_turn_or_less_rolls_every_turn() -> None:
     state = crippled_arm()
-    ran = clock.run(cyberpunk2020.RULESET, state, 0, 30, lambda: strict_dice({"death_save": [1]}))
-    ran = clock.run(cyberpunk2020.RULESET, ran.state, 30, 60, lambda: strict_dice({"death_save": [1]}))
+    ran = clock.run(CYBERPUNK2020, state, 0, 30, lambda: strict_dice({"death_save": [1]}))
+    ran = clock.run(CYBERPUNK2020, ran.state, 30, 60, lambda: strict_dice({"death_save": [1]}))
     assert [(firing.timer.kind, firing.at) for firing in ran.fired] == [("death_save", 60)]
 
 
 def test_a_combat_round_check_due_before_the_advance_fires_at_its_start() -> None:
     state = crippled_arm()
-    ran = clock.run(cyberpunk2020.RULESET, state, 45, 60, lambda: strict_dice({"death_save": [1]}))
+    ran = clock.run(CYBERPUNK2020, state, 45, 60, lambda: strict_dice({"death_save": [1]}))
     assert [(firing.timer.kind, firing.at) for firing in ran.fired] == [("death_save", 45)]
 
 
 def test_stepping_a_round_at_a_time_over_a_long_span_rolls_every_turn() -> None:
     state = crippled_arm()
-    ran = clock.run(
-        cyberpunk2020.RULESET, state, 0, 120, lambda: strict_dice({"death_save": [1]}), jump=False
-    )
+    ran = clock.run(CYBERPUNK2020, state, 0, 120, lambda: strict_dice({"death_save": [1]}), jump=False)
     assert [(firing.timer.kind, firing.at) for firing in ran.fired] == [
         ("death_save", 30),
         ("death_save", 60),

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.dice import Dice
+from rules.registry import get_ruleset
 from rules.ruleset import (
     ACTION_UNDONE,
     GM,
@@ -24,7 +25,6 @@ from rules.ruleset import (
     copy_state,
     fold,
     fold_into,
-    get_ruleset,
     replay,
 )
 from tests.rules.cyberpunk2020 import test_cp2020_properties as cp2020

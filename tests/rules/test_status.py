@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.dice import Dice
-from rules.ruleset import GM, RuleError, apply, get_ruleset
-from rules.shadowrun2.engine import RULESET as SHADOWRUN2
+from rules.registry import get_ruleset
+from rules.ruleset import GM, RuleError, apply
+from rules.shadowrun2 import RULESET as SHADOWRUN2
 from tests.rules.cyberpunk2020 import test_cp2020_properties as cp2020
 from tests.rules.darkfuture import test_properties as darkfuture
 from tests.rules.shadowrun2.helpers import Clock, character

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from campaign.heap import freeze_startup_objects
+from campaign.startup import freeze_startup_objects
 from perf import postgres_execute, with_database
 
 CHILD_FLAG = "WL_BENCH_CHILD"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.cyberpunk2020 import engine
+from rules.cyberpunk2020 import RULESET, engine
 from rules.dice import Dice
 from rules.ruleset import Event
 from tests.rules.clock_steps import step_clock
@@ -37,7 +37,7 @@ def apply_all(state: dict, events: list[Event]) -> dict:
 
 
 def act(state: dict, action: dict, rolls: dict | None = None, now: int = 0) -> tuple[dict, list[Event]]:
-    events = engine.decide(state, action, strict_dice(rolls), now)
+    events = RULESET.decide(state, action, strict_dice(rolls), now)
     return apply_all(state, events), events
 
 
@@ -59,5 +59,5 @@ def advance(state: dict, until: int, rolls: list[dict] | None = None, limit: int
         last.append(strict_dice(queue[0] if queue else {}))
         return last[0]
 
-    ran = step_clock(engine.RULESET, state, until, dice, limit)
+    ran = step_clock(RULESET, state, until, dice, limit)
     return ran.state, [event for firing in ran.fired for event in firing.events]

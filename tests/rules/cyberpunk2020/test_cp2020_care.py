@@ -1,6 +1,7 @@
 import pytest
 
 from rules.cyberpunk2020 import engine
+from rules.cyberpunk2020 import view as cp_view
 from rules.dice import DiceError
 
 from .helpers import act, character, types
@@ -178,7 +179,7 @@ def test_a_successful_treatment_sets_the_healing_rate(skill, rate, seconds):
         seconds,
     )
     assert (after["healing_skill"], after["heal_anchor"]) == (skill, 100)
-    assert engine.view(after, "gm")["sheet"]["healing_rate"] == rate
+    assert cp_view.view(after, "gm")["sheet"]["healing_rate"] == rate
 
 
 def test_medical_tech_replaces_first_aid_and_first_aid_never_lowers_it():

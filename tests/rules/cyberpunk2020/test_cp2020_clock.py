@@ -1,6 +1,7 @@
 import pytest
 
-from rules.cyberpunk2020 import engine
+from rules.cyberpunk2020 import RULESET, engine
+from rules.cyberpunk2020 import view as cp_view
 
 from .helpers import act, advance, character, types
 
@@ -83,7 +84,7 @@ def test_a_limb_death_save_that_cannot_fail_is_not_scheduled():
     assert engine.timers(state) == []
     assert (
         "Death save target 10: the every-turn death saves cannot fail."
-        in engine.view(state, "gm")["warnings"]
+        in cp_view.view(state, "gm")["warnings"]
     )
 
 
@@ -118,7 +119,9 @@ def test_a_stun_knockout_with_a_hopeless_death_save_sleeps_without_a_timer_until
     )
     assert engine.death_save_target(state) == 0  # track 28, mortal 3
     assert [timer.kind for timer in engine.timers(state)] == ["stun_heal"]
-    assert "Death save target 0: cannot wake until healing raises it." in engine.view(state, "gm")["warnings"]
+    assert (
+        "Death save target 0: cannot wake until healing raises it." in cp_view.view(state, "gm")["warnings"]
+    )
     # One hour later stun heals to 27 (mortal 3 still); at 2 h, 26; ... at 4 h, 24 (mortal 2): target 1.
     state, events = advance(state, 4 * 3600 - 1)
     assert types(events) == ["StunDamageHealed"] * 3
@@ -153,7 +156,7 @@ def test_a_stun_save_that_cannot_succeed_is_not_scheduled():
     assert engine.stun_save_target(state) == 0
     assert "stun_save" not in timer_keys(state)
     assert (
-        "Stun save target 0: cannot recover until healing raises it." in engine.view(state, "gm")["warnings"]
+        "Stun save target 0: cannot recover until healing raises it." in cp_view.view(state, "gm")["warnings"]
     )
 
 
@@ -244,7 +247,7 @@ def test_firing_a_timer_that_no_longer_applies_does_nothing():
     state = character()
     for kind in ("death", "death_save", "stun_save", "stun_heal", "minor_wound", "heal", "unknown"):
         timer = engine.Timer(due=10, kind=kind, key=kind, data={"id": 9})
-        assert engine.fire(state, timer, None) == []
+        assert RULESET.fire(state, timer, None) == []
 
 
 @pytest.mark.parametrize("kind", ["death", "stun_heal"])
@@ -252,4 +255,4 @@ def test_the_dead_have_no_timers_and_fire_nothing(kind):
     state = character(body=2)
     state, _ = act(state, {"type": "damage", "damage": 41, "location": "torso"})
     assert engine.timers(state) == []
-    assert engine.fire(state, engine.Timer(due=10, kind=kind, key=kind), None) == []
+    assert RULESET.fire(state, engine.Timer(due=10, kind=kind, key=kind), None) == []

@@ -1,6 +1,6 @@
 import pytest
 
-from rules.cyberpunk2020 import engine
+from rules.cyberpunk2020 import RULESET, engine
 
 from .helpers import act, character, types
 
@@ -450,13 +450,13 @@ def test_the_dead_take_no_action():
     state, _ = damage(state, {}, damage=41, location="torso")
     for action in ({"type": "damage", "damage": 1}, {"type": "treat", "skill": "first_aid", "total": 20}):
         with pytest.raises(engine.RuleError) as error:
-            engine.decide(state, action, None, 5)
+            RULESET.decide(state, action, None, 5)
         assert (error.value.field, error.value.message) == ("type", "the character is dead")
 
 
 def test_an_unknown_action_is_refused():
     with pytest.raises(engine.RuleError) as error:
-        engine.decide(character(), {"type": "wound"}, None, 0)
+        RULESET.decide(character(), {"type": "wound"}, None, 0)
     assert (error.value.field, error.value.message) == (
         "type",
         "expected one of damage, stabilize, treat, save, got 'wound'",

@@ -6,7 +6,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.cyberpunk2020 import engine, tables
+from rules.cyberpunk2020 import RULESET, engine, tables
+from rules.cyberpunk2020 import view as cp_view
 from rules.dice import Dice
 from rules.ruleset import RuleError
 from tests.rules.clock_steps import step_clock
@@ -62,7 +63,7 @@ def run(attrs, model, script, seed):
     seen, events, now = [state], [], 0
     for action, wait in script:
         try:
-            new_events = engine.decide(state, action, Dice({}, rng=rng), now)
+            new_events = RULESET.decide(state, action, Dice({}, rng=rng), now)
         except RuleError:
             new_events = []
         for event in new_events:
@@ -70,7 +71,7 @@ def run(attrs, model, script, seed):
         seen.append(state)  # the state after a whole action: death over the track is its last event
         events += new_events
         now += wait
-        ran = step_clock(engine.RULESET, state, now, lambda: Dice({}, rng=rng), limit=2000)
+        ran = step_clock(RULESET, state, now, lambda: Dice({}, rng=rng), limit=2000)
         seen += [firing.state for firing in ran.fired]
         events += [event for firing in ran.fired for event in firing.events]
         state = ran.state
@@ -90,7 +91,7 @@ def test_the_track_is_never_negative_and_the_wound_level_follows_it(attrs, model
         assert state["damage"] >= 0
         assert state["stun_damage"] >= 0
         assert len(state["minor_wounds"]) <= min(state["damage"], tables.MINOR_WOUNDS_PENDING_MAX)
-        sheet = engine.view(state, "gm")["sheet"]
+        sheet = cp_view.view(state, "gm")["sheet"]
         assert sheet["track"] == state["damage"] + state["stun_damage"] >= 0
         assert sheet["wound_level"] == engine.wound_level_of(sheet["track"])
         if sheet["track"] > tables.TRACK_MAX:
@@ -114,4 +115,4 @@ def test_the_projection_equals_a_replay_of_the_events_through_json(attrs, model,
         replayed = engine.evolve(replayed, engine.Event(stored["type"], stored["data"], stored["game_time"]))
     assert replayed == seen[-1]
     assert json.loads(json.dumps(seen[-1])) == seen[-1]
-    assert engine.view(replayed, "player") == engine.view(seen[-1], "player")
+    assert cp_view.view(replayed, "player") == cp_view.view(seen[-1], "player")

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from rules.cyberpunk2020 import engine
+from rules.cyberpunk2020 import RULESET, engine
+from rules.cyberpunk2020 import view as cp_view
 from rules.ruleset import Event
 
 from .helpers import act, character
@@ -125,7 +126,7 @@ def test_the_initial_state_is_json_and_alive():
 
 
 def test_the_ruleset_describes_itself():
-    ruleset = engine.RULESET
+    ruleset = RULESET
     assert (ruleset.slug, ruleset.default_start) == ("cyberpunk2020", "2020-01-01T00:00:00")
     assert ruleset.actions == ("damage", "stabilize", "treat", "save")
     assert set(ruleset.forms) == set(ruleset.actions)
@@ -134,7 +135,7 @@ def test_the_ruleset_describes_itself():
 
 
 def test_the_sheet_has_the_design_keys_for_a_fresh_character():
-    sheet = engine.view(character(body=8), "player")["sheet"]
+    sheet = cp_view.view(character(body=8), "player")["sheet"]
     assert set(sheet) >= SHEET_KEYS
     assert {key: sheet[key] for key in SHEET_KEYS - {"locations"}} == {
         "damage": 0,
@@ -159,26 +160,23 @@ def dying_with_a_severed_arm():
         {"sever": [1], "stun_save": [9], "death_save": [9]},
         now=60,
     )
-    state["notes"] = [{"text": "The Ref rolled behind the screen", "game_time": 60}]
     return state
 
 
-def test_the_gm_sees_the_time_of_death_and_the_notes():
-    view = engine.view(dying_with_a_severed_arm(), "gm")
+def test_the_gm_sees_the_time_of_death():
+    view = cp_view.view(dying_with_a_severed_arm(), "gm")
     assert (view["alive"], view["conscious"], view["dying"], view["death_at"]) == (True, False, True, 90)
     assert view["status"] == ["dying", "unconscious", "stunned", "severed"]
-    assert view["notes"] == [{"text": "The Ref rolled behind the screen", "game_time": 60}]
     assert {"what": "dying", "ends_at": 90} in view["recovery"]
     assert "Left arm severed." in view["symptoms"]
     assert "Left arm crippled and not stabilized: a death save every turn." in view["warnings"]
     assert "Untreated wounds do not heal: needs first aid or medical tech." in view["warnings"]
 
 
-def test_the_player_sees_everything_but_the_time_of_death_and_the_notes():
+def test_the_player_sees_everything_but_the_time_of_death():
     state = dying_with_a_severed_arm()
-    gm, player = engine.view(state, "gm"), engine.view(state, "player")
+    gm, player = cp_view.view(state, "gm"), cp_view.view(state, "player")
     assert player["death_at"] is None
-    assert "notes" not in player
     assert {"what": "dying", "ends_at": None} in player["recovery"]
     assert player["sheet"] == gm["sheet"]
     assert player["symptoms"] == gm["symptoms"]
@@ -198,7 +196,7 @@ def test_recovery_shows_when_stun_minor_wounds_and_treated_damage_end():
         now=10,
     )
     state, _ = act(state, {"type": "treat", "skill": "medical_tech", "total": 15}, now=20)
-    assert engine.view(state, "player")["recovery"] == [
+    assert cp_view.view(state, "player")["recovery"] == [
         {"what": "stun damage (7 points, 1 per hour)", "ends_at": 10 + 7 * 3600},
         {"what": "minor wound stops counting", "ends_at": 86400},
         {"what": "real damage (1 points)", "ends_at": 20 + 86400},
@@ -208,7 +206,7 @@ def test_recovery_shows_when_stun_minor_wounds_and_treated_damage_end():
 def test_a_dead_character_shows_only_dead():
     state = character(body=2)
     state, _ = act(state, {"type": "damage", "damage": 41, "location": "torso"})
-    view = engine.view(state, "player")
+    view = cp_view.view(state, "player")
     assert (view["status"], view["warnings"], view["recovery"], view["cause_of_death"]) == (
         ["dead"],
         [],
@@ -220,9 +218,9 @@ def test_a_dead_character_shows_only_dead():
 
 
 def test_public_events_hide_notes_and_the_time_of_death():
-    assert engine.public_event(Event("NoteAdded", {"text": "secret"}, 0)) is None
+    assert cp_view.public_event(Event("NoteAdded", {"text": "secret"}, 0)) is None
     event = Event("DeathSaveRolled", {"roll": 9, "target": 6, "outcome": "dying", "death_at": 30}, 0)
-    assert engine.public_event(event) == {"roll": 9, "target": 6, "outcome": "dying"}
+    assert cp_view.public_event(event) == {"roll": 9, "target": 6, "outcome": "dying"}
     assert event.data["death_at"] == 30
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.darkfuture.engine import RULESET
+from rules.darkfuture import RULESET
 from rules.dice import Dice
 from rules.ruleset import Event, State
 from tests.rules.clock_steps import step_clock

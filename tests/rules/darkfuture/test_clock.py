@@ -1,6 +1,7 @@
 """Timers and fire: stun ends at the next clock advance, CON comes back over days of rest."""
 
-from rules.darkfuture.engine import CON_RECOVERED, RULESET, STUN_ENDED
+from rules.darkfuture import RULESET
+from rules.darkfuture.engine import CON_RECOVERED, STUN_ENDED
 from rules.ruleset import Timer
 
 from .helpers import DAY, advance, character, entered, hit

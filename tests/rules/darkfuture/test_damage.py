@@ -2,7 +2,8 @@
 
 import pytest
 
-from rules.darkfuture.engine import DEATH_OCCURRED, NEAR_MISS_TAKEN, RULESET, WOUND_TAKEN
+from rules.darkfuture import RULESET
+from rules.darkfuture.engine import DEATH_OCCURRED, NEAR_MISS_TAKEN, WOUND_TAKEN
 from rules.dice import Dice, DiceError
 from rules.ruleset import RuleError
 
@@ -270,7 +271,7 @@ def test_an_unknown_action_is_refused():
         RULESET.decide(character(), {"type": "heal"}, Dice({}), 0)
     assert (error.value.field, error.value.message) == (
         "type",
-        "unknown action 'heal'; expected one of damage, recover",
+        "expected one of damage, recover, got 'heal'",
     )
 
 

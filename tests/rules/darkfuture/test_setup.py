@@ -2,7 +2,7 @@
 
 import pytest
 
-from rules.darkfuture.engine import RULESET
+from rules.darkfuture import RULESET
 from rules.ruleset import RuleError
 
 

@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from rules.darkfuture.engine import RULESET
-from rules.ruleset import NOTE_ADDED, Event, get_ruleset
+from rules.darkfuture import RULESET
+from rules.registry import get_ruleset
+from rules.ruleset import NOTE_ADDED, Event
 
 from .helpers import DAY, character, hit
 
@@ -48,7 +49,6 @@ def test_a_fresh_character_view():
         "symptoms": [],
         "warnings": [],
         "recovery": [],
-        "notes": [],
     }
 
 
@@ -114,12 +114,6 @@ def test_the_dead_view():
     assert view["symptoms"] == ["Dead."]
     assert view["recovery"] == []
     assert view["sheet"]["band"] == "dead"
-
-
-def test_the_player_view_hides_gm_notes():
-    state = {**character(), "notes": [{"text": "secretly a clone", "game_time": 10}]}
-    assert RULESET.view(state, "gm")["notes"] == [{"text": "secretly a clone", "game_time": 10}]
-    assert "notes" not in RULESET.view(state, "player")
 
 
 def test_players_see_their_wounds_but_not_gm_notes_in_the_history():

@@ -8,8 +8,8 @@ from typing import Any
 
 from rules.dice import Dice
 from rules.ruleset import GM, Event, apply, start_state
-from rules.shadowrun2 import tables
-from rules.shadowrun2.engine import RULESET, decide, view
+from rules.shadowrun2 import RULESET, tables
+from rules.shadowrun2.view import view
 from tests.rules.clock_steps import step_clock
 
 # Body-check dice for a body 4 character against TN 6 (a Serious wound, standard column).
@@ -46,7 +46,7 @@ def act(
     state: dict[str, Any], action: dict[str, Any], rolls: dict[str, Any] | None = None, now: int = 0
 ) -> tuple[dict[str, Any], list[Event]]:
     """decide + apply with the dice entered; a test that needs a roll must enter it (no rng: it would fail)."""
-    events = decide(state, action, Dice(rolls or {}, rng=_NoRolls()), now)
+    events = RULESET.decide(state, action, Dice(rolls or {}, rng=_NoRolls()), now)
     for event in events:
         state = apply(RULESET, state, event)
     return state, events

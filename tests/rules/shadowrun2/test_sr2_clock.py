@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 
 from rules.shadowrun2 import engine
-from rules.shadowrun2.engine import timers, view
+from rules.shadowrun2.engine import timers
 from rules.shadowrun2.tables import DAY, HOUR, WEEK
+from rules.shadowrun2.view import view
 
 from .helpers import CRITICAL, MORTAL, Clock, act, character, hit, wounded
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules.ruleset import RuleError
-from rules.shadowrun2 import engine
-from rules.shadowrun2.engine import decide
+from rules.shadowrun2 import RULESET, engine
 
 from .helpers import CRIPPLING, CRITICAL, MORTAL, act, character, entered, hit, wounded
 
@@ -15,7 +14,7 @@ MEDIC = {"medic": "Doc", "skill": 3}
 
 def refused(state, action, rolls=None, now=0):
     with pytest.raises(RuleError) as error:
-        decide(state, action, entered(rolls or {}), now)
+        RULESET.decide(state, action, entered(rolls or {}), now)
     return error.value.field, error.value.message
 
 

@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 
 from rules.dice import Dice
 from rules.ruleset import PLAYER, RuleError, apply, replay
-from rules.shadowrun2.engine import RULESET, decide, lethality_of, public_event, view
+from rules.shadowrun2 import RULESET
+from rules.shadowrun2.engine import lethality_of
 from rules.shadowrun2.tables import DAY, WEEK
+from rules.shadowrun2.view import public_event, view
 
 from .helpers import Clock, character
 
@@ -101,7 +103,7 @@ def test_any_sequence_of_valid_actions_keeps_monitors_sane_and_equals_its_replay
         else:
             before = copy.deepcopy(state)
             try:
-                new_events = decide(state, action_for(state, kind, a, b, flag), Dice(rng=rng), now)
+                new_events = RULESET.decide(state, action_for(state, kind, a, b, flag), Dice(rng=rng), now)
             except RuleError:
                 assert state == before
                 continue

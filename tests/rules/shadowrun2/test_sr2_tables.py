@@ -9,7 +9,8 @@ import pytest
 
 from rules.ruleset import PLAYER
 from rules.shadowrun2 import tables
-from rules.shadowrun2.engine import lethality_of, level, modifier, natural_healing_target, view
+from rules.shadowrun2.engine import lethality_of, level, modifier, natural_healing_target
+from rules.shadowrun2.view import view
 
 from .helpers import CRITICAL, PART_WORDS, act, character, hit, part_words_in, wounded
 

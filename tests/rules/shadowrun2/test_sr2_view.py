@@ -7,17 +7,10 @@ import json
 import pytest
 
 from rules.ruleset import GM, PLAYER, Event, RuleError, apply
-from rules.shadowrun2.engine import (
-    FORMS,
-    MORTAL_FOR_PLAYERS,
-    OPTION_HELP,
-    RULESET,
-    initial_state,
-    public_event,
-    validate_attributes,
-    validate_options,
-    view,
-)
+from rules.shadowrun2 import RULESET
+from rules.shadowrun2.engine import initial_state, validate_attributes, validate_options
+from rules.shadowrun2.forms import FORMS, OPTION_HELP
+from rules.shadowrun2.view import MORTAL_FOR_PLAYERS, public_event, view
 
 from .helpers import CRITICAL, MORTAL, act, character, hit, wounded
 

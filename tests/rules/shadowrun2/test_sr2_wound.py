@@ -6,7 +6,9 @@ import pytest
 
 from rules.dice import DiceError
 from rules.ruleset import RuleError
-from rules.shadowrun2.engine import COMBAT_POOL_OFF, DEAD, decide, view
+from rules.shadowrun2 import RULESET
+from rules.shadowrun2.engine import COMBAT_POOL_OFF, DEAD
+from rules.shadowrun2.view import view
 
 from .helpers import CRITICAL, MORTAL, NO_CRITICAL_HIT, act, character, entered, hit, wounded
 
@@ -57,7 +59,7 @@ def test_a_dead_character_takes_no_action():
     state = wounded([10, 10, 10, 10], severity="D")
     state, _ = act(state, {"type": "wound", "severity": "S"})
     with pytest.raises(RuleError) as error:
-        decide(state, {"type": "wound", "severity": "L"}, None, 0)
+        RULESET.decide(state, {"type": "wound", "severity": "L"}, None, 0)
     assert (error.value.field, error.value.message) == ("type", DEAD)
 
 
@@ -77,7 +79,9 @@ def test_tn_10_needs_a_6_and_a_4_under_the_rule_of_six():
 
 def test_an_unfinished_rule_of_six_chain_is_refused():
     with pytest.raises(DiceError) as error:
-        decide(character(), {"type": "wound", "severity": "D"}, entered({"body_check": [12, 1, 1, 1]}), 0)
+        RULESET.decide(
+            character(), {"type": "wound", "severity": "D"}, entered({"body_check": [12, 1, 1, 1]}), 0
+        )
     assert error.value.field == "rolls.body_check"
     assert "not a multiple of 6" in error.value.message
 
@@ -85,13 +89,13 @@ def test_an_unfinished_rule_of_six_chain_is_refused():
 def test_the_wrong_number_of_location_dice_is_refused_with_the_roll_named():
     rolls = {"body_check": MORTAL, "location": [7, 3], "critical": [1], "death_time": [2]}
     with pytest.raises(DiceError) as error:
-        decide(character(), {"type": "wound", "severity": "S"}, entered(rolls), 0)
+        RULESET.decide(character(), {"type": "wound", "severity": "S"}, entered(rolls), 0)
     assert error.value.message == "rolls.location: expected 2 dice of 1-6, got [7, 3]"
 
 
 def test_the_wrong_number_of_body_check_dice_is_refused():
     with pytest.raises(DiceError) as error:
-        decide(character(), {"type": "wound", "severity": "S"}, entered({"body_check": [6, 6]}), 0)
+        RULESET.decide(character(), {"type": "wound", "severity": "S"}, entered({"body_check": [6, 6]}), 0)
     assert error.value.message == "rolls.body_check: expected 4 dice (the pool), got [6, 6]"
 
 
@@ -106,7 +110,7 @@ def test_combat_pool_adds_dice_to_the_body_check_when_the_option_allows_it():
 
 def test_combat_pool_is_refused_without_the_option():
     with pytest.raises(RuleError) as error:
-        decide(character(), {"type": "wound", "severity": "S", "combat_pool": 2}, entered({}), 0)
+        RULESET.decide(character(), {"type": "wound", "severity": "S", "combat_pool": 2}, entered({}), 0)
     assert (error.value.field, error.value.message) == ("combat_pool", COMBAT_POOL_OFF)
 
 
@@ -134,7 +138,7 @@ def test_combat_pool_is_refused_without_the_option():
 )
 def test_bad_wound_parameters_are_refused_with_a_message_naming_the_field(action, field, message):
     with pytest.raises(RuleError) as error:
-        decide(character(), action, entered({}), 0)
+        RULESET.decide(character(), action, entered({}), 0)
     assert (error.value.field, error.value.message) == (field, message)
 
 

@@ -1,4 +1,4 @@
-"""The process's long-lived objects, set aside from the cyclic garbage collector once start-up is done."""
+"""What a process does once it has started: its long-lived objects set aside from the cyclic garbage collector."""
 
 from __future__ import annotations
 

@@ -1,0 +1,93 @@
+"""Cyberpunk 2020: the forms of its actions (the parameters `read_params` holds them to) and the options' help."""
+
+from __future__ import annotations
+
+from rules.cyberpunk2020 import tables
+from rules.cyberpunk2020.engine import COVER_PROTECTS_EXPECTED, KINDS
+from rules.params import ActionForm, Param, RollSpec
+
+_TOTAL_PARAMS = (
+    Param(
+        "total",
+        "int",
+        "Total (TECH + skill + d10)",
+        minimum=0,
+        maximum=100,
+        help="Or give tech and skill level and the d10 roll.",
+    ),
+    Param("tech", "int", "TECH", minimum=0, maximum=20),
+    Param("skill_level", "int", "Skill level", minimum=0, maximum=20),
+)
+
+FORMS = {
+    "damage": ActionForm(
+        "Damage",
+        params=(
+            Param("damage", "int", "Weapon damage rolled", required=True, minimum=0, maximum=1000),
+            Param("kind", "choice", "Kind", default="normal", choices=KINDS),
+            Param("ap", "bool", "Armor piercing", default=False),
+            Param(
+                "location", "choice", "Aimed at", choices=tables.LOCATIONS, help="Empty: roll the location."
+            ),
+            Param("cover", "bool", "Target behind cover", default=False, help="Uses the standard table."),
+            Param(
+                "center_of_mass",
+                "bool",
+                "Center of mass shot",
+                default=False,
+                help="A d6 on the standard table.",
+            ),
+            Param(
+                "cover_protects",
+                "choices",
+                "Extremities behind cover (explosions)",
+                choices=tables.EXTREMITIES,
+                invalid=COVER_PROTECTS_EXPECTED,
+                help="Explosions only: the parts the cover shields.",
+            ),
+        ),
+        rolls=(
+            RollSpec(
+                "location", 1, 10, "Hit location", help="d10; d8 for the d8 model; d6 for center of mass."
+            ),
+            RollSpec("side", 1, 10, "Side of a groin hit", help="Modified model: 1-5 left, 6-10 right."),
+            RollSpec("sever", 1, 10, "Sever check", help="Body + Luck + d10 against the location damage."),
+            RollSpec("stun_save", 1, 10, "Stun save"),
+            RollSpec("death_save", 1, 10, "Death save"),
+        ),
+        help="Armor, limb halving, BTM, the wound track, crippling and the saves of one attack.",
+    ),
+    "stabilize": ActionForm(
+        "Stabilize",
+        params=(
+            Param("target", "text", "Target", required=True, help="dying, or limb:left_arm and so on."),
+            Param("medic", "text", "Medic", what="a name"),
+            Param("skill", "choice", "Skill", required=True, choices=tables.SKILLS),
+            *_TOTAL_PARAMS,
+        ),
+        rolls=(RollSpec("stabilize", 1, 10, "Stabilization d10"),),
+        help="A crippled limb: difficulty 15, first aid is enough. Dying: medical tech against the real damage.",
+    ),
+    "treat": ActionForm(
+        "Treat",
+        params=(
+            Param("medic", "text", "Medic", what="a name"),
+            Param("skill", "choice", "Skill", required=True, choices=tables.SKILLS),
+            *_TOTAL_PARAMS,
+        ),
+        rolls=(RollSpec("treatment", 1, 10, "Treatment d10"),),
+        help="Sets the healing rate: first aid 0.5 point per day, medical tech 1 point per day.",
+    ),
+    "save": ActionForm(
+        "Save rolled at the table",
+        params=(Param("kind", "choice", "Save", required=True, choices=("stun", "death")),),
+        rolls=(RollSpec("save", 1, 10, "Save d10", help="Succeeds when equal to or less than the target."),),
+        help="A stun save to end being stunned, or a death save for a crippled limb or to wake up.",
+    ),
+}
+
+OPTION_HELP = {
+    "hit_location_model": "Hit location table: standard (d10), d8 (a d8 on the standard table) or modified (d10).",
+    "treatment_difficulty": "Difficulty of a healing treatment roll (house: 15).",
+    "treatment_retry_days": "Game days before a failed treatment may be retried (house: 1).",
+}

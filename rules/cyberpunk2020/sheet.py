@@ -1,0 +1,114 @@
+"""How a Cyberpunk 2020 character is created and drawn: the 40-point wound track in its levels, crippled and
+severed locations on the body diagram (`rules/sheet.py` says what the web app does with these)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules.cyberpunk2020 import tables
+from rules.sheet import Attribute, Block, Character, CharacterSheet, Demo, Mark, label, stats, title
+
+ATTRIBUTES = (
+    Attribute("body", "int", "Body Type", required=True, minimum=1, maximum=30),
+    Attribute("luck", "int", "Luck", default=0, minimum=0, maximum=30),
+    *(
+        Attribute(
+            f"armor.{location}", "int", f"Armor SP: {label(location)}", default=0, minimum=0, maximum=100
+        )
+        for location in tables.LOCATIONS
+    ),
+    Attribute("btm", "int", "BTM override", minimum=-10, maximum=0, help="empty: from Body Type"),
+    Attribute("stun_save_bonus", "int", "Stun save bonus", default=0, minimum=-10, maximum=10),
+)
+
+# The body diagram draws the torso as chest and abdomen.
+REGIONS = {"torso": ("chest", "abdomen")}
+LEVEL_NAMES = tuple(level for _first, _last, level, _penalty in tables.WOUND_LEVELS)
+
+
+def track(sheet: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The wound track in its levels of 4 boxes: real damage filled, then stun damage hatched."""
+    real = min(tables.TRACK_MAX, sheet.get("damage", 0))
+    points = min(tables.TRACK_MAX, sheet.get("track", real))
+    return [
+        {
+            "title": title(level),
+            "boxes": [
+                {"n": n, "kind": "real" if n <= real else "stun" if n <= points else "empty"}
+                for n in range(first, last + 1)
+            ],
+        }
+        for first, last, level, _penalty in tables.WOUND_LEVELS
+    ]
+
+
+def monitors(character: Character, audience: str) -> list[Block]:
+    sheet = character["sheet"]
+    return [
+        {
+            "kind": "track",
+            "text": f"Wound track: {sheet['track']} of {tables.TRACK_MAX} points ({sheet['damage']} real,"
+            f" {sheet['stun_damage']} stun), level {sheet['wound_level']}",
+            "groups": track(sheet),
+            "legend": [("real", "real damage"), ("stun", "stun damage")],
+        },
+        stats(
+            ("Wound level", label(sheet.get("wound_level") or "none")),
+            ("BTM", sheet["btm"]),
+            ("Stun save", f"{sheet['stun_save_target']} or less on a d10"),
+            ("Death save", f"{sheet['death_save_target']} or less on a d10"),
+            (
+                "Healing rate",
+                f"{sheet['healing_rate']} point/day" if sheet["healing_rate"] else "not treated: no healing",
+            ),
+            ("Minor wounds", sheet["minor_wounds"]),
+        ),
+    ]
+
+
+def body_marks(sheet: Mapping[str, Any]) -> list[Mark]:
+    """Crippled (3) or severed (4) locations; a crippled limb that is stabilized is no longer serious (2)."""
+    marks = []
+    for where, state in (sheet.get("locations") or {}).items():
+        if state.get("severed"):
+            severity, text = 4, "severed"
+        elif state.get("crippled") and state.get("stabilized"):
+            severity, text = 2, "crippled, stabilized"
+        elif state.get("crippled"):
+            severity, text = 3, "crippled"
+        else:
+            continue
+        marks.extend(Mark(region, severity, text) for region in REGIONS.get(where, (where,)))
+    return marks
+
+
+def severity(sheet: Mapping[str, Any]) -> int:
+    """The wound level: none 0, light 1, serious 2, critical 3, and 4 for every mortal level."""
+    level = sheet.get("wound_level")
+    return min(LEVEL_NAMES.index(level) + 1, 4) if level in LEVEL_NAMES else 0
+
+
+DEMO = Demo(
+    title="Night City Blues (demo)",
+    characters=(
+        (
+            "Vex",
+            "player",
+            {"body": 6, "luck": 4},
+            (
+                {
+                    "type": "damage",
+                    "damage": 20,
+                    "kind": "normal",
+                    "location": "left_arm",
+                    "rolls": {"stun_save": [3], "death_save": [2], "sever": [7]},
+                },
+            ),
+        ),
+    ),
+)
+
+SHEET = CharacterSheet(
+    attributes=ATTRIBUTES, monitors=monitors, body_marks=body_marks, severity=severity, demo=DEMO
+)

@@ -1,0 +1,179 @@
+"""Cyberpunk 2020: what the GM and a player may see of a character (RULES.md section 2). Players see everything of
+their own character but the moment of death and GM notes."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from rules.cyberpunk2020 import tables
+from rules.cyberpunk2020.engine import (
+    death_save_pending,
+    death_save_target,
+    in_mortal_condition,
+    limbs_awaiting_stabilization,
+    mortal_level_of,
+    stun_save_target,
+    track,
+    wound_level_of,
+)
+from rules.ruleset import GM, NOTE_ADDED, Event, State
+
+
+def _spoken(location: str) -> str:
+    return location.replace("_", " ")
+
+
+def healing_rate(state: Mapping[str, Any]) -> float | int:
+    return tables.HEALING_RATE_BY_SKILL.get(state["healing_skill"], 0)
+
+
+def sheet(state: Mapping[str, Any]) -> dict[str, Any]:
+    points = track(state)
+    mortal = mortal_level_of(points)
+    return {
+        "damage": state["damage"],
+        "stun_damage": state["stun_damage"],
+        "track": points,
+        "wound_level": wound_level_of(points),
+        "minor_wounds": len(state["minor_wounds"]),
+        "stunned": state["stunned"],
+        "btm": state["attributes"]["btm"],
+        "stun_save_target": stun_save_target(state),
+        "death_save_target": death_save_target(state),
+        "locations": copy.deepcopy(state["locations"]),
+        "healing_rate": healing_rate(state),
+        "mortal_condition": mortal is not None,
+        "mortal_level": mortal,
+        "armor": dict(state["attributes"]["armor"]),
+        "stun_special_effect": state["stun_special_effect"],
+    }
+
+
+def status_chips(state: Mapping[str, Any]) -> list[str]:
+    if not state["alive"]:
+        return ["dead"]
+    chips = []
+    if state["dying"]:
+        chips.append("dying")
+    if not state["conscious"]:
+        chips.append("unconscious")
+    if state["stunned"]:
+        chips.append("stunned")
+    if in_mortal_condition(state):
+        chips.append("mortal")
+    if any(place["severed"] for place in state["locations"].values()):
+        chips.append("severed")
+    elif any(place["crippled"] for place in state["locations"].values()):
+        chips.append("crippled")
+    return chips
+
+
+def symptoms(state: Mapping[str, Any]) -> list[str]:
+    texts = []
+    level = wound_level_of(track(state))
+    if not state["alive"]:
+        texts.append("Dead.")
+    elif level != "none":
+        texts.append(f"Wound level {level.replace('_', ' ')} ({track(state)} of 40 points).")
+    if state["dying"]:
+        texts.append(
+            "Unconscious and bleeding out: dies at the end of the turn unless a doctor stabilizes them."
+        )
+    elif state["alive"] and not state["conscious"]:
+        texts.append("Unconscious: wakes with a successful death save (one each turn).")
+    if state["alive"] and state["stunned"]:
+        texts.append("Stunned: out of action until a stun save succeeds.")
+    for location, place in state["locations"].items():
+        if place["severed"]:
+            texts.append(
+                f"{_spoken(location).capitalize()} {'destroyed' if location == 'head' else 'severed'}."
+            )
+        elif place["crippled"]:
+            what = "cracked skull or broken jaw" if location == "head" else "broken bones"
+            texts.append(f"{_spoken(location).capitalize()} crippled ({what}): unusable.")
+    if state["minor_wounds"]:
+        texts.append(f"{len(state['minor_wounds'])} minor wound(s): dings, bruises and scrapes.")
+    return texts
+
+
+def warnings(state: Mapping[str, Any]) -> list[str]:
+    if not state["alive"]:
+        return []
+    found = []
+    for limb in limbs_awaiting_stabilization(state):
+        found.append(f"{_spoken(limb).capitalize()} crippled and not stabilized: a death save every turn.")
+    target = death_save_target(state)
+    if death_save_pending(state) and not state["conscious"] and target <= 0:
+        found.append(f"Death save target {target}: cannot wake until healing raises it.")
+    if limbs_awaiting_stabilization(state) and target >= 10:
+        found.append(f"Death save target {target}: the every-turn death saves cannot fail.")
+    if state["stunned"] and stun_save_target(state) <= 0:
+        found.append(f"Stun save target {stun_save_target(state)}: cannot recover until healing raises it.")
+    if state["stun_special_effect"]:
+        found.append("Over 8 stun points in one attack: the Ref may add a special effect.")
+    if state["damage"] > len(state["minor_wounds"]) and state["healing_skill"] is None:
+        found.append("Untreated wounds do not heal: needs first aid or medical tech.")
+    return found
+
+
+def recovery(state: Mapping[str, Any], audience: str) -> list[dict[str, Any]]:
+    if not state["alive"]:
+        return []
+    items: list[dict[str, Any]] = []
+    if state["stun_damage"] > 0:
+        items.append(
+            {
+                "what": f"stun damage ({state['stun_damage']} points, 1 per hour)",
+                "ends_at": state["stun_heal_anchor"] + state["stun_damage"] * tables.STUN_HEALS_EVERY,
+            }
+        )
+    for wound in state["minor_wounds"]:
+        ends_at = None
+        if not in_mortal_condition(state):
+            ends_at = max(wound["taken_at"] + tables.MINOR_WOUND_HEALS_AFTER, state["left_mortal_at"])
+        items.append({"what": "minor wound stops counting", "ends_at": ends_at})
+    if state["damage"] > 0:
+        ends_at = None
+        if state["healing_skill"] is not None:
+            ends_at = state["heal_anchor"] + state["damage"] * state["healing_seconds_per_point"]
+        items.append({"what": f"real damage ({state['damage']} points)", "ends_at": ends_at})
+    if state["stunned"]:
+        items.append({"what": "stunned", "ends_at": None})
+    if state["dying"]:
+        items.append({"what": "dying", "ends_at": state["death_at"] if audience == GM else None})
+    return items
+
+
+def status(state: State) -> dict[str, Any]:
+    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
+    return {
+        "alive": state["alive"],
+        "conscious": state["conscious"],
+        "dying": state["dying"],
+        "death_at": state["death_at"],
+    }
+
+
+def view(state: State, audience: str) -> dict[str, Any]:
+    result = {
+        "alive": state["alive"],
+        "conscious": state["conscious"],
+        "dying": state["dying"],
+        "death_at": state["death_at"] if audience == GM else None,
+        "cause_of_death": state["cause_of_death"],
+        "sheet": sheet(state),
+        "status": status_chips(state),
+        "symptoms": symptoms(state),
+        "warnings": warnings(state),
+        "recovery": recovery(state, audience),
+    }
+    return result
+
+
+def public_event(event: Event) -> dict[str, Any] | None:
+    """Players see everything about their own character except GM notes and the moment of death."""
+    if event.type == NOTE_ADDED:
+        return None
+    return {key: copy.deepcopy(value) for key, value in event.data.items() if key != "death_at"}

@@ -1,0 +1,99 @@
+"""How a Dark Future character is created and drawn: CON as numbered boxes, kept or lost, and disabled limbs on
+the body diagram (`rules/sheet.py` says what the web app does with these)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules.sheet import (
+    Attribute,
+    Block,
+    Character,
+    CharacterSheet,
+    Demo,
+    Mark,
+    boxes_severity,
+    label,
+    stats,
+)
+
+ATTRIBUTES = (
+    Attribute(
+        "con",
+        "int",
+        "CON",
+        required=True,
+        minimum=1,
+        maximum=1000,
+        help="5 or more is what the system is meant for",
+    ),
+    Attribute(
+        "skills",
+        "map",
+        "Skills",
+        default={},
+        minimum=0,
+        maximum=100,
+        help='JSON such as {"driver": 3, "gunner": 4}',
+    ),
+    Attribute("move", "int", "Move", default=0, minimum=0, maximum=1000),
+    Attribute("armour", "int", "Body armour", default=0, minimum=0, maximum=1000),
+    Attribute("pedestrian", "bool", "Pedestrian", default=True),
+    Attribute("driver", "bool", "Driver", default=False),
+)
+
+
+def monitors(character: Character, audience: str) -> list[Block]:
+    sheet = character["sheet"]
+    con = sheet["con"]
+    skills = ", ".join(f"{name} {s['current']}/{s['base']}" for name, s in sheet["skills"].items())
+    limit = sheet["safety_limit_mph"]
+    return [
+        {
+            "kind": "bar",
+            "text": f"CON {con['current']} of {con['initial']}, band {sheet['band']}",
+            "title": f"CON {con['current']} / {con['initial']}",
+            "boxes": [{"n": n, "lost": n > max(0, con["current"])} for n in range(1, con["initial"] + 1)],
+        },
+        stats(
+            ("Band", f"{sheet['band']}%"),
+            ("Skills", skills or "none"),
+            ("Move", f"{sheet['move']['current']}/{sheet['move']['base']}"),
+            ("Safety limit", f"{limit} mph" if limit else "none"),
+            (
+                "Disabled limbs",
+                ", ".join(label(limb) for limb in sheet.get("disabled_limbs") or []) or "none",
+            ),
+        ),
+    ]
+
+
+def body_marks(sheet: Mapping[str, Any]) -> list[Mark]:
+    return [Mark(limb, 3, "disabled") for limb in sheet.get("disabled_limbs") or []]
+
+
+def severity(sheet: Mapping[str, Any]) -> int:
+    """CON lost, as the boxes of a ten-box monitor."""
+    con = sheet["con"]
+    return boxes_severity(round(10 * (con["initial"] - con["current"]) / max(1, con["initial"])))
+
+
+DEMO = Demo(
+    title="Route 66 Run (demo)",
+    characters=(
+        (
+            "Jet",
+            "player",
+            {"con": 8, "skills": {"driver": 3, "gunner": 4}, "driver": True},
+            (
+                {"type": "damage", "weapon_damage": 1, "rolls": {"damage": [2]}},
+                {"type": "damage", "weapon_damage": 1, "rolls": {"damage": [4], "stun": [2]}},
+            ),
+        ),
+    ),
+)
+
+SHEET = CharacterSheet(
+    attributes=ATTRIBUTES, monitors=monitors, body_marks=body_marks, severity=severity, demo=DEMO
+)

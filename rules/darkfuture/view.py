@@ -1,0 +1,139 @@
+"""Dark Future: what the GM and a player may see of a character (RULES.md section 3). Players see everything of
+their own character's wounds; GM notes stay hidden."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from rules.darkfuture import tables
+from rules.darkfuture.engine import con_recovery_period, knocked_out, vehicle_driverless
+from rules.ruleset import NOTE_ADDED, Event, State
+
+
+def _limb_text(limb: str) -> str:
+    return limb.replace("_", " ")
+
+
+def _symptoms(state: State) -> list[str]:
+    if not state["alive"]:
+        return [tables.BAND_SYMPTOMS[tables.BAND_DEAD]]
+    symptoms = []
+    band_text = tables.BAND_SYMPTOMS[state["band"]]
+    if band_text:
+        symptoms.append(band_text)
+    if state["knocked_out_by_roll"] and state["band"] != tables.BAND_ZERO:
+        symptoms.append("Knocked out.")
+    if state["stunned"]:
+        symptoms.append("Stunned.")
+    symptoms.extend(f"{_limb_text(limb).capitalize()} disabled." for limb in state["disabled_limbs"])
+    return symptoms
+
+
+def _recovery(state: State) -> list[dict[str, Any]]:
+    if not state["alive"]:
+        return []
+    items = []
+    if state["stunned"]:
+        items.append({"what": "stun wears off", "ends_at": state["stunned_at"] + 1})
+    if state["knocked_out_by_roll"]:
+        items.append({"what": "knocked out: until the GM says they come round", "ends_at": None})
+    con = state["con"]
+    if con["current"] < con["initial"] and state["resting_since"] is not None:
+        period = con_recovery_period(state)
+        items.append(
+            {
+                "what": f"CON {con['current'] + 1} of {con['initial']}",
+                "ends_at": state["resting_since"] + period,
+            }
+        )
+        missing = con["initial"] - con["current"]
+        if missing > 1:
+            items.append(
+                {
+                    "what": f"CON back to {con['initial']}",
+                    "ends_at": state["resting_since"] + missing * period,
+                }
+            )
+    items.extend(
+        {"what": f"{_limb_text(limb)} disabled: until the GM restores it", "ends_at": None}
+        for limb in state["disabled_limbs"]
+    )
+    return items
+
+
+def _warnings(state: State) -> list[str]:
+    warnings = []
+    if state["con"]["initial"] < tables.RECOMMENDED_MINIMUM_CON:
+        warnings.append(
+            f"{tables.LOW_CON_WARNING}; this character started with {state['con']['initial']} CON"
+        )
+    if vehicle_driverless(state):
+        warnings.append("the vehicle has no driver")
+    return warnings
+
+
+def _status(state: State) -> list[str]:
+    if not state["alive"]:
+        return ["dead"]
+    status = []
+    if knocked_out(state):
+        status.append("unconscious")
+    if state["stunned"]:
+        status.append("stunned")
+    if state["disabled_limbs"]:
+        status.append("limb disabled")
+    if vehicle_driverless(state):
+        status.append("no driver")
+    return status
+
+
+def sheet(state: State) -> dict[str, Any]:
+    band_modifiers = tables.BAND_EFFECTS[state["band"]]
+    return {
+        "con": dict(state["con"]),
+        "band": state["band"],
+        "skills": copy.deepcopy(state["skills"]),
+        "move": dict(state["move"]),
+        "safety_limit_mph": state["safety_limit_mph"],
+        "knocked_out": knocked_out(state),
+        "stunned": state["stunned"],
+        "vehicle_driverless": vehicle_driverless(state),
+        "disabled_limbs": list(state["disabled_limbs"]),
+        "skill_modifier": band_modifiers["skill"],
+        "pedestrian": state["attributes"]["pedestrian"],
+        "driver": state["attributes"]["driver"],
+        "armour": state["attributes"]["armour"],
+    }
+
+
+def status(state: State) -> dict[str, Any]:
+    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
+    return {
+        "alive": state["alive"],
+        "conscious": state["alive"] and not knocked_out(state),
+        "dying": False,
+        "death_at": None,
+    }
+
+
+def view(state: State, audience: str) -> dict[str, Any]:
+    result = {
+        "alive": state["alive"],
+        "conscious": state["alive"] and not knocked_out(state),
+        "dying": False,  # nothing in this system bleeds out: below 0 CON is dead at once
+        "death_at": None,
+        "sheet": sheet(state),
+        "status": _status(state),
+        "symptoms": _symptoms(state),
+        "warnings": _warnings(state),
+        "recovery": _recovery(state),
+    }
+    return result
+
+
+def public_event(event: Event) -> dict[str, Any] | None:
+    """Players see everything about their own character's wounds; GM notes stay hidden."""
+    if event.type == NOTE_ADDED:
+        return None
+    return copy.deepcopy(event.data)

@@ -1,0 +1,123 @@
+"""What every ruleset shares, written once: the decide preamble, the evolve wrappers, fire's dispatch and the
+assembly of a `Ruleset` from a ruleset's folder.
+
+A ruleset's folder (`rules/<slug>/`) holds
+    tables.py   the printed tables, as data
+    engine.py   SLUG; validate_options, validate_attributes, initial_state; DECIDERS (action -> decider),
+                evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer)
+    view.py     view, status, public_event: what the GM and a player may see
+    forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP
+    sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
+    __init__.py RULESET = assemble(...), which `rules.registry` lists.
+
+A decider is `(state, params, dice, now) -> events`, where `params` are the action's parameters as its form declares
+them, already checked (`rules.params.read_params`). An evolver is `(state, data, game_time) -> None`, changing the
+state in place. A firer is `(state, timer, dice) -> events`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container, Mapping
+from types import ModuleType
+from typing import Any
+
+from rules.dice import Dice
+from rules.params import RuleError, read_params, require_mapping
+from rules.ruleset import Event, Ruleset, State, Timer, copy_state
+
+DEAD = "the character is dead"
+
+Decider = Callable[[State, Mapping[str, Any], Dice, int], list[Event]]
+Evolver = Callable[[State, Mapping[str, Any], int], None]
+Firer = Callable[[State, Timer, Dice | None], list[Event]]
+EvolveInto = Callable[[State, Event], None]
+Evolve = Callable[[State, Event], State]
+
+
+def decider(deciders: Mapping[str, Decider], forms: Mapping[str, Any]) -> Callable[..., list[Event]]:
+    """decide: the action is known, the character alive, its parameters those its form declares; then the
+    action's own decider."""
+    actions = tuple(deciders)
+    unknown = f"expected one of {', '.join(actions)}"
+
+    def decide(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+        action = require_mapping(action, "action")
+        kind = action.get("type")
+        if kind not in actions:
+            raise RuleError("type", f"{unknown}, got {kind!r}")
+        if not state["alive"]:
+            raise RuleError("type", DEAD)
+        return deciders[kind](state, read_params(forms[kind], action), dice, now)
+
+    return decide
+
+
+def evolution(evolvers: Mapping[str, Evolver]) -> tuple[EvolveInto, Evolve]:
+    """evolve_into and evolve from a table of evolvers. An event type without one changes nothing (evolve stays
+    total), and `evolve` then returns the state itself instead of a copy."""
+
+    def evolve_into(state: State, event: Event) -> None:
+        evolver = evolvers.get(event.type)
+        if evolver is not None:
+            evolver(state, event.data, event.game_time)
+
+    return evolve_into, copying(evolve_into, evolvers)
+
+
+def copying(evolve_into: EvolveInto, changes: Container[str] | None = None) -> Evolve:
+    """evolve (pure) from evolve_into: copy, then change the copy. `changes`: the event types that may change a
+    state (others return it as it is); None when every event may."""
+
+    def evolve(state: State, event: Event) -> State:
+        if changes is not None and event.type not in changes:
+            return state
+        new = copy_state(state)
+        evolve_into(new, event)
+        return new
+
+    return evolve
+
+
+def firer(firers: Mapping[str, Firer]) -> Callable[..., list[Event]]:
+    """fire: a dead character's clock does nothing; otherwise the timer kind's own firer. A kind without one (a
+    timer of an older version of the engine) fires nothing."""
+
+    def fire(state: State, timer: Timer, dice: Dice | None = None) -> list[Event]:
+        handler = firers.get(timer.kind)
+        if handler is None or not state["alive"]:
+            return []
+        return handler(state, timer, dice)
+
+    return fire
+
+
+def assemble(
+    *,
+    title: str,
+    default_start: str,
+    engine: ModuleType,
+    view: ModuleType,
+    forms: ModuleType,
+    sheet: ModuleType,
+) -> Ruleset:
+    """The Ruleset of one folder, from the names its modules define (this module's docstring)."""
+    return Ruleset(
+        slug=engine.SLUG,
+        title=title,
+        actions=tuple(engine.DECIDERS),
+        default_start=default_start,
+        validate_options=engine.validate_options,
+        validate_attributes=engine.validate_attributes,
+        initial_state=engine.initial_state,
+        decide=decider(engine.DECIDERS, forms.FORMS),
+        evolve=engine.evolve,
+        evolve_into=engine.evolve_into,
+        timers=engine.timers,
+        fire=firer(engine.FIRERS),
+        view=view.view,
+        status=view.status,
+        public_event=view.public_event,
+        forms=forms.FORMS,
+        option_help=forms.OPTION_HELP,
+        sheet=sheet.SHEET,
+    )

@@ -1,0 +1,123 @@
+"""Shadowrun 2: the forms of its actions (the parameters `read_params` holds them to) and the options' help."""
+
+from __future__ import annotations
+
+from rules.params import ActionForm, Param, RollSpec
+from rules.shadowrun2 import tables as t
+from rules.shadowrun2.engine import MAX_ATTRIBUTE, MEDIC_NEEDED, TEXT_NEEDED
+
+_MEDIC = (
+    Param(
+        "medic",
+        "text",
+        "Medic",
+        required=True,
+        blank=MEDIC_NEEDED,
+        help="who does it; retries are counted per medic",
+        what="a name",
+    ),
+    Param(
+        "skill",
+        "int",
+        "Dice",
+        required=True,
+        minimum=1,
+        maximum=MAX_ATTRIBUTE,
+        help="Biotech rating, or Intelligence when defaulting",
+    ),
+    Param("defaulting", "bool", "Defaulting", default=False, help="no Biotech: Intelligence dice, TN +4"),
+)
+
+FORMS = {
+    "wound": ActionForm(
+        "Wound",
+        params=(
+            Param("severity", "choice", "Severity", required=True, choices=tuple(t.WOUND_BOXES)),
+            Param("damage", "choice", "Damage", default="physical", choices=("physical", "stun")),
+            Param(
+                "open_wound",
+                "bool",
+                "Open wound",
+                default=True,
+                help="bullet, blade; not falls, blunt, spells",
+            ),
+            Param(
+                "combat_pool",
+                "int",
+                "Combat pool",
+                minimum=0,
+                maximum=MAX_ATTRIBUTE,
+                help="only with option combat_pool_on_body_check",
+            ),
+        ),
+        rolls=(
+            RollSpec("body_check", 0, 6, "Body check", "body (+ combat pool) dice; GM only"),
+            RollSpec("location", 2, 6, "Hit location"),
+            RollSpec("critical", 1, 6, "Critical hit table"),
+            RollSpec("death_time", 0, 6, "Time before death", "the dice of the entry's expression (1 or 2)"),
+        ),
+        help="Adds boxes; a Body check decides whether it is a critical hit.",
+    ),
+    "diagnose": ActionForm(
+        "Diagnose",
+        params=(
+            *_MEDIC,
+            Param("assensing", "bool", "Assensing", default=False, help="a magician with Biotech: TN -2"),
+            Param(
+                "critical_hit", "critical_hit", "Critical hit", help="empty: roll for every undiagnosed hit"
+            ),
+        ),
+        rolls=(RollSpec("diagnosis", 0, 6, "Diagnosis", "one hit; per hit: diagnosis:<id>"),),
+        help="One success diagnoses a hit; * entries on open wounds need no roll. Retry after 1 game minute.",
+    ),
+    "treat": ActionForm(
+        "Treat a critical hit",
+        params=(Param("critical_hit", "critical_hit", "Critical hit", required=True), *_MEDIC),
+        rolls=(RollSpec("treatment", 0, 6, "Treatment"),),
+        help="Diagnosed Mortal or Critical hits only; duration = base time / successes.",
+    ),
+    "heal_magic": ActionForm(
+        "Heal or Treat spell",
+        params=(
+            Param("successes", "int", "Successes", required=True, minimum=0, maximum=1000),
+            Param(
+                "mode", "choice", "Mode", required=True, choices=("allocate", "damage_only", "split_evenly")
+            ),
+            Param("allocation", "json", "Allocation", help='{"physical": 3, "ch1": 6}; diagnosed hits only'),
+        ),
+        help="Each success erases one box; stun cannot be healed this way.",
+    ),
+    "first_aid": ActionForm(
+        "First aid",
+        params=(*_MEDIC, Param("medkit", "bool", "Medkit", default=True, help="without: TN +4")),
+        rolls=(RollSpec("first_aid", 0, 6, "First aid"),),
+        help="Within one game hour of the latest physical wound; heals at most one level; stabilizes a Deadly one.",
+    ),
+    "replace": ActionForm(
+        "Replace",
+        params=(
+            Param("critical_hit", "critical_hit", "Critical hit", required=True),
+            Param(
+                "replacement",
+                "text",
+                "Replacement",
+                required=True,
+                blank=TEXT_NEEDED,
+                help="cyberware or organic",
+            ),
+        ),
+        help="Resolves a crippling critical hit.",
+    ),
+    "set_care": ActionForm(
+        "Care", params=(Param("in_hospital", "bool", "In hospital", required=True),), help="Natural healing."
+    ),
+}
+
+OPTION_HELP = {
+    "body_check_tn": "Body-check TNs: standard (the seed's recommended column, L 2 M 4 S 6 D 10) or gentle",
+    "critical_category": "false deletes the Critical category: 2 Body-check successes already mean no critical hit",
+    "combat_pool_on_body_check": "allow combat pool dice on the Body check (the seed's optional rule)",
+    "stun_causes_critical_hits": "stun wounds make the Body check too (house: off)",
+    "treatment_table": "(house) treatment TN and base time: mortal TN 8 / 600 s, critical TN 4 / 1200 s",
+    "deadly_overflow_minutes": "(house, SRII core) minutes per overflow box while physical is full; 0 disables",
+}

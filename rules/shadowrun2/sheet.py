@@ -1,0 +1,188 @@
+"""How a Shadowrun character is created and drawn: two condition monitors, the critical hits with a monitor each,
+their locations on the body diagram (`rules/sheet.py` says what the web app does with these)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules.ruleset import GM
+from rules.shadowrun2 import tables as t
+from rules.sheet import (
+    LEGEND,
+    SEVERITY_LABELS,
+    Attribute,
+    Block,
+    Character,
+    CharacterSheet,
+    Demo,
+    Mark,
+    Severity,
+    boxes_severity,
+    label,
+    stats,
+)
+
+ATTRIBUTES = (
+    Attribute("body", "int", "Body", required=True, minimum=1, maximum=t.MAX_ATTRIBUTE),
+    Attribute(
+        "willpower", "int", "Willpower", minimum=1, maximum=t.MAX_ATTRIBUTE, help="empty: same as Body"
+    ),
+)
+
+# A monitor's level letter is written beside the first box of the level (1 L, 3 M, 6 S, 10 D).
+LEVEL_MARKS = {
+    boxes: level
+    for boxes, level in enumerate(t.LEVEL_BY_BOXES)
+    if level is not None and level != t.LEVEL_BY_BOXES[boxes - 1]
+}
+
+
+def column(title: str, boxes: int | None) -> dict[str, Any]:
+    """A condition monitor: boxes 1-10 from the top, the level letters beside them."""
+    filled = boxes or 0
+    size = t.MONITOR_BOXES
+    return {
+        "title": title,
+        "boxes": [
+            {"n": n, "filled": n <= filled, "mark": LEVEL_MARKS.get(n, "")} for n in range(1, size + 1)
+        ],
+        "text": f"{title}: {filled} of {size} boxes",
+    }
+
+
+def _hit(hit: Mapping[str, Any], audience: str, alive: bool) -> dict[str, Any]:
+    where = label(hit["location"])
+    details = []
+    if hit.get("part"):
+        details.append({"text": hit["part"], "css": ""})
+    if hit.get("lethality"):
+        details.append({"text": hit["lethality"], "css": "chip"})
+    else:
+        details.append({"text": "not diagnosed", "css": "chip unknown"})
+    if hit.get("penalty"):
+        details.append({"text": f"TN +{hit['penalty']}", "css": ""})
+    if hit.get("status") != "active":
+        details.append({"text": hit.get("status"), "css": ""})
+    if audience == GM and hit.get("reason"):
+        details.append({"text": f"reason {hit['reason']}", "css": ""})
+    if audience == GM and not hit.get("diagnosed"):
+        details.append({"text": "undiagnosed", "css": "muted"})
+    mortal = hit.get("lethality") == "mortal" and audience != GM and alive
+    return {
+        "column": column(where, hit["boxes"]) if hit.get("boxes") is not None else None,
+        "title": where[:1].upper() + where[1:],
+        "details": details,
+        "alarm": "mortal: needs treatment now" if mortal else "",
+        "symptom": hit.get("symptom", ""),
+    }
+
+
+def monitors(character: Character, audience: str) -> list[Block]:
+    sheet = character["sheet"]
+    overflow = sheet.get("physical_overflow", 0)
+    blocks: list[Block] = [
+        {
+            "kind": "columns",
+            "css": "sr",
+            "columns": [
+                column("Physical", sheet["physical"]["boxes"]),
+                column("Stun", sheet["stun"]["boxes"]),
+            ],
+            "overflow": {"boxes": overflow, "note": f"dead past Body {character['attributes']['body']}"}
+            if overflow
+            else None,
+        }
+    ]
+    if hits := sheet.get("critical_hits"):
+        blocks.append(
+            {
+                "kind": "injuries",
+                "title": "Critical hits",
+                "items": [_hit(hit, audience, character["alive"]) for hit in hits],
+            }
+        )
+    tn = sheet["tn_modifier"]
+    blocks.append(
+        stats(
+            ("TN modifier (general)", f"+{tn['general']}"),
+            ("TN modifier (worst case, every hit)", f"+{tn['total']}"),
+            ("Care", "in hospital" if sheet["in_hospital"] else "not in hospital"),
+        )
+    )
+    return blocks
+
+
+def body_marks(sheet: Mapping[str, Any]) -> list[Mark]:
+    """Every critical hit not healed, on its location: its lethality as a monitor of that many boxes, or
+    `unknown` while it is not diagnosed (a player never learns more from the colour than from the words)."""
+    marks = []
+    for hit in sheet.get("critical_hits", []):
+        if hit.get("status") == "healed":
+            continue
+        if hit.get("status") == "replaced":
+            severity: Severity = "replaced"
+        elif hit.get("lethality") is None:
+            severity = "unknown"
+        else:
+            severity = boxes_severity(t.CRITICAL_HIT_BOXES.get(hit["lethality"], 1))
+        marks.append(Mark(hit.get("location"), severity, SEVERITY_LABELS[severity]))
+    return marks
+
+
+def severity(sheet: Mapping[str, Any]) -> int:
+    return boxes_severity(max(sheet["physical"]["boxes"], sheet["stun"]["boxes"]))
+
+
+def injury_choices(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The active critical hits, for the actions that treat, diagnose or replace one."""
+    return [
+        (
+            hit["id"],
+            f"{hit['id']}: {label(hit['location'])}, {hit.get('part') or '?'} ({hit.get('lethality') or 'undiagnosed'})",
+        )
+        for hit in sheet.get("critical_hits", [])
+        if hit.get("status") == "active"
+    ]
+
+
+DEMO = Demo(
+    title="Seattle Shadows (demo)",
+    characters=(
+        (
+            "Ash",
+            "player",
+            {"body": 4, "willpower": 5},
+            (
+                {
+                    "type": "wound",
+                    "severity": "S",
+                    "open_wound": True,
+                    "rolls": {
+                        "body_check": [2, 5, 1, 3],
+                        "location": [3, 4],
+                        "critical": [2],
+                        "death_time": [4],
+                    },
+                },
+                {"type": "note", "text": "Shot by the Lone Star sniper on the roof."},
+            ),
+        ),
+        (
+            "Brick",
+            "player2",
+            {"body": 7},
+            ({"type": "wound", "severity": "M", "rolls": {"body_check": [6, 6, 3, 1, 5, 2, 4]}},),
+        ),
+    ),
+)
+
+SHEET = CharacterSheet(
+    attributes=ATTRIBUTES,
+    monitors=monitors,
+    body_marks=body_marks,
+    severity=severity,
+    legend=(*LEGEND, ("unknown", "not diagnosed"), ("replaced", "replaced")),
+    injury_choices=injury_choices,
+    demo=DEMO,
+)

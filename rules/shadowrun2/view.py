@@ -1,0 +1,285 @@
+"""Shadowrun 2: what the GM and a player may see of a character (RULES.md section 1). A player sees an undiagnosed
+critical hit only as its symptom, and never a time of death."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules.ruleset import GM, PLAYER, Event, State, game_time_mark
+from rules.shadowrun2 import tables as t
+from rules.shadowrun2.engine import (
+    CARE_CHANGED,
+    CRITICAL_HEALING_ROLLED,
+    CRITICAL_HIT_HEALED,
+    CRITICAL_HIT_REPLACED,
+    CRITICAL_HIT_TAKEN,
+    DEATH_OCCURRED,
+    DIAGNOSIS_MADE,
+    FIRST_AID_GIVEN,
+    MAGIC_HEALING_APPLIED,
+    OVERFLOW_BOX_TAKEN,
+    PHYSICAL_DAMAGE_HEALED,
+    PHYSICAL_HEALING_ROLLED,
+    STUN_BOX_RECOVERED,
+    STUN_RECOVERY_ROLLED,
+    TREATMENT_COMPLETED,
+    TREATMENT_FAILED,
+    TREATMENT_STARTED,
+    WOUND_TAKEN,
+    conscious,
+    general_modifier,
+    hit_penalty,
+    is_active,
+    level,
+    overflow_interval,
+    physical_healing_possible,
+    symptom,
+)
+
+MORTAL_FOR_PLAYERS = "mortal: needs treatment now"
+HIDDEN_HIT_KEYS = ("part", "reason", "lethality", "boxes", "penalty", "death_at", "heals_at", "treated")
+
+
+def _monitor(boxes: int) -> dict[str, Any]:
+    return {"boxes": boxes, "level": level(boxes)}
+
+
+def _hit_sheet(hit: Mapping[str, Any], audience: str) -> dict[str, Any]:
+    sheet = {
+        "id": hit["id"],
+        "location": hit["location"],
+        "part": hit["part"],
+        "reason": hit["reason"],
+        "lethality": hit["lethality"],
+        "boxes": hit["boxes"],
+        "penalty": hit_penalty(hit),
+        "diagnosed": hit["diagnosed"],
+        "open_wound": hit["open_wound"],
+        "treated": hit["treated"],
+        "improperly_treated": hit["improperly_treated"],
+        "death_at": hit["death_at"],
+        "status": hit["status"],
+        "heals_at": hit["heals_at"],
+        "symptom": symptom(hit["table"], hit["open_wound"]),
+        "replacement": hit["replacement"],
+        "treatment_completes_at": hit["treatment"]["completes_at"] if hit["treatment"] else None,
+    }
+    if audience == PLAYER:
+        sheet["death_at"] = None
+        if not hit["diagnosed"]:
+            for key in (*HIDDEN_HIT_KEYS, "improperly_treated"):
+                sheet[key] = None
+    return sheet
+
+
+def _visible(hit: Mapping[str, Any], audience: str) -> bool:
+    return audience == GM or hit["diagnosed"]
+
+
+def _tn_modifier(state: Mapping[str, Any], audience: str) -> dict[str, Any]:
+    general = general_modifier(state)
+    by_location = dict.fromkeys(t.LOCATIONS, 0)
+    for hit in state["critical_hits"]:
+        if _visible(hit, audience):
+            by_location[hit["location"]] += hit_penalty(hit)
+    return {"general": general, "by_location": by_location, "total": general + sum(by_location.values())}
+
+
+def _overflow_death_at(state: Mapping[str, Any]) -> int | None:
+    clock = state["overflow_clock"]
+    if clock is None:
+        return None
+    boxes_to_death = state["attributes"]["body"] + 1 - state["physical_overflow"]
+    return clock["next_at"] + (boxes_to_death - 1) * overflow_interval(state)
+
+
+def _mortal_hits(state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The active mortal hits with a time of death."""
+    return [
+        h
+        for h in state["critical_hits"]
+        if is_active(h) and h["lethality"] == "mortal" and h["death_at"] is not None
+    ]
+
+
+def status(state: State) -> dict[str, Any]:
+    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
+    alive = state["alive"]
+    mortal_hits = _mortal_hits(state)
+    bleeding_out = alive and state["overflow_clock"] is not None
+    deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
+    return {
+        "alive": alive,
+        "conscious": conscious(state),
+        "dying": alive and (bool(mortal_hits) or bleeding_out),
+        "death_at": min(deaths) if deaths and alive else None,
+    }
+
+
+def view(state: State, audience: str) -> dict[str, Any]:
+    alive = state["alive"]
+    hits = state["critical_hits"]
+    mortal_hits = _mortal_hits(state)
+    bleeding_out = alive and state["overflow_clock"] is not None
+    deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
+    visible_mortal = [h for h in mortal_hits if _visible(h, audience)]
+    dying = alive and (bool(visible_mortal) or bleeding_out)
+
+    status: list[str] = []
+    symptoms: list[str] = []
+    warnings: list[str] = []
+    recovery: list[dict[str, Any]] = []
+    if not alive:
+        status.append("dead")
+    else:
+        if dying:
+            status.append("dying")
+        if not conscious(state):
+            status.append("unconscious")
+        if state["stabilized"]:
+            status.append("stabilized")
+    if state["in_hospital"]:
+        status.append("in hospital")
+
+    for name in ("physical", "stun"):
+        wound_level = level(state[name])
+        if wound_level:
+            symptoms.append(f"{name} damage: {wound_level} ({state[name]} boxes)")
+    for hit in hits:
+        if not is_active(hit):
+            continue
+        where = hit["location"].replace("_", " ")
+        symptoms.append(f"{where}: {symptom(hit['table'], hit['open_wound'])}")
+        if alive and hit in mortal_hits and _visible(hit, audience):  # the dead need no treatment now
+            if audience == GM:
+                warnings.append(
+                    f"{hit['id']} ({hit['part']}, {hit['reason']}) kills at {game_time_mark(hit['death_at'])}"
+                )
+            else:
+                warnings.append(f"{where}, {hit['part']}: {MORTAL_FOR_PLAYERS}")
+        if audience == GM and not hit["diagnosed"]:
+            warnings.append(f"{hit['id']} ({hit['lethality']}) is not diagnosed")
+        if hit["treatment"] is not None and _visible(hit, audience):
+            recovery.append(
+                {
+                    "what": f"treatment of {hit['id']} ({hit['part']})",
+                    "ends_at": hit["treatment"]["completes_at"],
+                }
+            )
+        if hit["lethality"] == "critical" and _visible(hit, audience):
+            recovery.append({"what": f"{hit['id']} ({hit['part']}) heals", "ends_at": hit["heals_at"]})
+    if bleeding_out:
+        warnings.append(
+            f"bleeding out: one overflow box every {state['options']['deadly_overflow_minutes']} minutes "
+            "until stabilized"
+            + (f" (dies at {game_time_mark(_overflow_death_at(state))})" if audience == GM else "")
+        )
+    stage = state["physical_healing"]
+    if alive and stage is not None:
+        ends_at = stage["heals_at"] if physical_healing_possible(state) else None
+        target = _stage_target(state)
+        recovery.append(
+            {
+                "what": f"physical damage heals to {target} {'box' if target == 1 else 'boxes'}",
+                "ends_at": ends_at,
+            }
+        )
+    if alive and state["stun_recovery"] is not None:
+        recovery.append({"what": "stun damage recovers", "ends_at": _stun_recovered_at(state)})
+
+    sheet = {
+        "physical": _monitor(state["physical"]),
+        "stun": _monitor(state["stun"]),
+        "physical_overflow": state["physical_overflow"],
+        "critical_hits": [_hit_sheet(hit, audience) for hit in hits],
+        "tn_modifier": _tn_modifier(state, audience),
+        "in_hospital": state["in_hospital"],
+        "stabilized": state["stabilized"],
+    }
+    return {
+        "alive": alive,
+        "conscious": conscious(state),
+        "dying": dying,
+        "death_at": (min(deaths) if deaths and alive else None) if audience == GM else None,
+        "sheet": sheet,
+        "status": status,
+        "symptoms": symptoms,
+        "warnings": warnings,
+        "recovery": recovery,
+    }
+
+
+def _stage_target(state: Mapping[str, Any]) -> int:
+    wound_level = level(state["physical"])
+    return t.PHYSICAL_HEALING[wound_level]["to_boxes"] if wound_level else 0
+
+
+def _stun_recovered_at(state: Mapping[str, Any]) -> int | None:
+    recovery = state["stun_recovery"]
+    if "next_box_at" not in recovery:
+        return None
+    return recovery["next_box_at"] + (state["stun"] - 1) * recovery["interval"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# What a player may read of one history entry: when in doubt, leave it out.
+
+
+def public_event(event: Event) -> dict[str, Any] | None:
+    data = event.data
+    kind = event.type
+    if kind == WOUND_TAKEN:
+        keys = ("severity", "damage", "boxes", "open_wound", "stun", "physical", "physical_overflow")
+        return {key: data[key] for key in keys}
+    if kind == CRITICAL_HIT_TAKEN:
+        return {
+            "critical_hit": data["critical_hit"],
+            "location": data["location"],
+            "symptom": symptom(data["table"], data["open_wound"]),
+        }
+    if kind == DEATH_OCCURRED:
+        return {}
+    if kind == DIAGNOSIS_MADE:
+        found = [
+            {key: result[key] for key in ("critical_hit", "location", "part", "lethality")}
+            for result in data["results"]
+            if result["diagnosed"]
+        ]
+        return {"medic": data["medic"], "found": found}
+    if kind in (TREATMENT_STARTED, TREATMENT_FAILED):
+        keys = ("critical_hit", "medic", "lethality", "successes", "completes_at")
+        return {key: data[key] for key in keys if key in data}
+    if kind == TREATMENT_COMPLETED:
+        return {key: data[key] for key in ("critical_hit", "boxes", "lethality")}
+    if kind == MAGIC_HEALING_APPLIED:
+        physical = data["physical"]
+        hits = [
+            {key: result[key] for key in ("critical_hit", "part", "erased", "boxes", "lethality")}
+            for result in data["critical_hits"]
+            if result["diagnosed"]
+        ]
+        return {
+            "mode": data["mode"],
+            "physical": {"boxes": physical["boxes"], "physical_overflow": physical["physical_overflow"]},
+            "critical_hits": hits,
+        }
+    if kind == FIRST_AID_GIVEN:
+        return {key: data[key] for key in ("medic", "successes", "boxes_before", "boxes", "stabilized")}
+    if kind in (CRITICAL_HIT_REPLACED, CARE_CHANGED, OVERFLOW_BOX_TAKEN, STUN_BOX_RECOVERED):
+        return dict(data)
+    if kind == CRITICAL_HEALING_ROLLED:
+        return (
+            {"critical_hit": data["critical_hit"], "heals_at": data["heals_at"]}
+            if data["diagnosed"]
+            else None
+        )
+    if kind == CRITICAL_HIT_HEALED:
+        return {"critical_hit": data["critical_hit"]} if data["diagnosed"] else None
+    if kind == PHYSICAL_HEALING_ROLLED:
+        return {"level": data["level"], "heals_at": data["heals_at"], "next_roll_at": data["next_roll_at"]}
+    if kind == PHYSICAL_DAMAGE_HEALED:
+        return {"boxes": data["boxes"]}
+    if kind == STUN_RECOVERY_ROLLED:
+        return {"next_box_at": data["next_box_at"], "next_roll_at": data["next_roll_at"]}
+    return None

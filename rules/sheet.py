@@ -1,0 +1,125 @@
+"""What a ruleset tells the web app about its characters: how one is created and how its sheet is drawn.
+
+Each ruleset describes itself in `rules/<slug>/sheet.py` with a `CharacterSheet`, so that the web layer draws any
+ruleset with one set of templates and never asks which ruleset it has. Everything here is plain data or a pure
+function of the character as an audience may see it (the presenter's dict: `alive`, `attributes`, `sheet`), so a
+player's page can never show more than the player's view holds.
+
+Monitor blocks are dicts with a `kind` the template `web/monitors.html` knows (texts are for people, already in
+the game's words):
+
+    columns   condition monitors side by side: {css, columns: [column], overflow: {boxes, note} | None}
+              column: {title, text (what a screen reader says), boxes: [{n, filled, mark}]}
+    injuries  a list of injuries: {title, items: [{column | None, title, details: [{text, css}], alarm, symptom}]}
+    track     boxes in groups: {text, groups: [{title, boxes: [{n, kind}]}], legend: [(kind, text)]}
+    bar       numbered boxes, each kept or lost: {text, title, boxes: [{n, lost}]}
+    stats     terms and values: {rows: [(term, value)]}
+
+The body diagram has the regions of `BODY_REGIONS`; a ruleset marks them with `Mark`s of a severity on the scale
+of `SEVERITY_LABELS` (0 unhurt to 4 deadly, or `unknown` and `replaced`), and its `legend` lists the colours it
+uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+Character = Mapping[str, Any]  # the presenter's character dict, as one audience sees it
+Block = dict[str, Any]
+Severity = int | str
+
+BODY_REGIONS = ("head", "chest", "abdomen", "left_arm", "right_arm", "left_leg", "right_leg")
+
+SEVERITY_LABELS: dict[Severity, str] = {
+    0: "unhurt",
+    1: "light",
+    2: "moderate",
+    3: "serious",
+    4: "deadly",
+    "unknown": "injured (not diagnosed)",
+    "replaced": "replaced",
+}
+# Which mark wins when two fall on one region: an undiagnosed injury may be anything from light to deadly.
+SEVERITY_ORDER: dict[Severity, int] = {0: 0, "replaced": 1, 1: 2, "unknown": 3, 2: 4, 3: 5, 4: 6}
+
+LEGEND: tuple[tuple[Severity, str], ...] = (
+    (1, "light"),
+    (2, "moderate"),
+    (3, "serious / crippled"),
+    (4, "deadly / severed"),
+)
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One attribute a character is created with. `name` is dotted for a key of an object (`armor.head`); kind:
+    int, bool, or map (an object of names to whole numbers, entered as JSON). `default` None: the ruleset derives
+    it (the help says how) or the attribute is required. The bounds are the ones `validate_attributes` checks."""
+
+    name: str
+    kind: str
+    label: str
+    required: bool = False
+    default: Any = None
+    minimum: int | None = None
+    maximum: int | None = None
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """An injury drawn on a region of the body diagram, with the words a screen reader says for it."""
+
+    region: str
+    severity: Severity
+    text: str
+
+
+@dataclass(frozen=True)
+class Demo:
+    """A demo campaign (`manage.py seed_demo`): characters as (name, player, attributes, actions), the actions
+    as API bodies with every die entered, so the demo looks the same on every machine."""
+
+    title: str
+    characters: tuple[tuple[str, str, Mapping[str, Any], tuple[Mapping[str, Any], ...]], ...]
+
+
+@dataclass(frozen=True)
+class CharacterSheet:
+    attributes: tuple[Attribute, ...]
+    monitors: Callable[[Character, str], list[Block]]  # (character, audience) -> blocks
+    body_marks: Callable[[Mapping[str, Any]], list[Mark]]  # the character's sheet -> marks
+    severity: Callable[
+        [Mapping[str, Any]], int
+    ]  # how hurt a living character's body looks, 0-4, from its sheet
+    legend: tuple[tuple[Severity, str], ...] = LEGEND
+    # The injuries an action's parameter of kind `critical_hit` may name, as (id, words), from the GM's sheet.
+    injury_choices: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
+    demo: Demo | None = None
+
+
+def label(name: str) -> str:
+    """'left_arm' -> 'left arm'."""
+    return name.replace("_", " ")
+
+
+def title(name: str) -> str:
+    """'mortal_0' -> 'Mortal 0'."""
+    words = label(name)
+    return words[:1].upper() + words[1:]
+
+
+def worse(current: Severity, new: Severity) -> Severity:
+    return new if SEVERITY_ORDER[new] > SEVERITY_ORDER[current] else current
+
+
+def boxes_severity(boxes: int) -> int:
+    """A ten-box condition monitor's filling as a severity: 0 empty, 1 light (1-2), 2 moderate (3-5), 3 serious
+    (6-9), 4 deadly (10)."""
+    return 0 if boxes == 0 else 1 if boxes < 3 else 2 if boxes < 6 else 3 if boxes < 10 else 4
+
+
+def stats(*rows: tuple[str, Any]) -> Block:
+    return {"kind": "stats", "rows": [(term, str(value)) for term, value in rows]}
