@@ -151,13 +151,14 @@ _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19
 
 
-def json_value(text: str | bytes) -> Any:
+def json_value(text: str | bytes, parse_constant: Any = None) -> Any:
+    """`parse_constant`: the standard library's, for text from outside (an import refuses NaN)."""
     if _LONG_NUMBER in (text.encode() if isinstance(text, str) else text).translate(_DIGITS_TO_ZERO):
-        return json.loads(text)
+        return json.loads(text, parse_constant=parse_constant)
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:  # NaN or Infinity, which only the standard library writes (and reads)
-        return json.loads(text)
+        return json.loads(text, parse_constant=parse_constant)
 
 
 def json_param(value: Any, wrapper: Any) -> Any:

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from campaign import eventstore
 from campaign.game_dates import game_datetime
-from campaign.models import Campaign, Character, Event, Job
+from campaign.models import Campaign, Character, Event, ImportJob, Job
 from campaign.projections import CLOCK_ADVANCED
 from rules.registry import get_ruleset
 from rules.ruleset import ACTION_UNDONE, GAME_TIME_MARK, GM, NOTE_ADDED, PLAYER, State
@@ -191,6 +191,23 @@ def job_json(job: Job) -> dict[str, Any]:
         "error": job.error,
         "created_at": job.created_at.isoformat() if job.created_at else None,
         "heartbeat_at": job.heartbeat_at.isoformat() if job.heartbeat_at else None,
+        "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+    }
+
+
+def import_job_json(job: ImportJob) -> dict[str, Any]:
+    """An import as its user sees it: `job` repeats the id as a clock advance's 202 names it."""
+    return {
+        "id": str(job.pk),
+        "job": str(job.pk),
+        "kind": "import",
+        "status": job.status,
+        "progress": round(job.progress, 4),
+        "lines": job.lines,
+        "lines_written": job.lines_written,
+        "campaign": job.campaign_id if job.status == job.DONE else None,
+        "error": job.error,
+        "created_at": job.created_at.isoformat() if job.created_at else None,
         "finished_at": job.finished_at.isoformat() if job.finished_at else None,
     }
 

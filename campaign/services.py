@@ -24,7 +24,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from campaign import eventstore, game_dates
-from campaign.models import GM, PLAYER, Campaign, Character, Event, Job, Membership, Timer
+from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership, Timer
 from campaign.projections import (
     CAMPAIGN_CREATED,
     CHARACTER_CREATED,
@@ -34,7 +34,7 @@ from campaign.projections import (
     projection_writes,
 )
 from rules import clock
-from rules.dice import Dice, DiceError
+from rules.dice import Dice
 from rules.params import reject_unknown_params
 from rules.registry import get_ruleset
 from rules.ruleset import ACTION_UNDONE, RuleError, Ruleset, State, fold_into, note_event, replay, start_state
@@ -56,15 +56,8 @@ MAX_ADVANCE_SECONDS = 100 * 366 * 86_400
 COMMAND_ATTEMPTS = 3
 
 
-class ServiceError(Exception):
-    """An error for the user. `status` is the HTTP status the API answers with."""
-
-    status = 400
-
-    def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        self.message = message
-        super().__init__(f"{field}: {message}")
+class ServiceError(RuleError):
+    """A refusal of the services' own (who may do what, names, keys, the clock): the rules' one error type."""
 
 
 class Conflict(ServiceError):
@@ -73,10 +66,6 @@ class Conflict(ServiceError):
 
 class Unavailable(ServiceError):
     status = 503
-
-
-def _rule_error(error: RuleError | DiceError) -> ServiceError:
-    return ServiceError(error.field, error.message)
 
 
 def readable(field: str, text: str, what: str) -> None:
@@ -151,10 +140,7 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
         )
     shared["time_scale"] = time_scale
     rest = {name: value for name, value in options.items() if name not in ("start", "time_scale")}
-    try:
-        return {**ruleset.validate_options(rest), **shared}
-    except RuleError as error:
-        raise _rule_error(error) from None
+    return {**ruleset.validate_options(rest), **shared}
 
 
 def _hold_campaign_key(user: AbstractBaseUser, idempotency_key: str) -> None:
@@ -181,6 +167,13 @@ def campaign_made_with(user: AbstractBaseUser, idempotency_key: str | None, dige
         campaign__created_by=user, type=CAMPAIGN_CREATED, idempotency_key=idempotency_key
     ).first()
     if first is None:
+        # An import's key is held by its job until its campaign's first event is written (campaign.transfer).
+        if (
+            ImportJob.objects.filter(user=user, idempotency_key=idempotency_key)
+            .exclude(file_sha256=digest)
+            .exists()
+        ):
+            raise Conflict("Idempotency-Key", KEY_REUSED)
         return None
     if first.request_digest != digest:
         raise Conflict("Idempotency-Key", KEY_REUSED)
@@ -199,10 +192,7 @@ def campaign_create(
     campaign the first request made (a form submitted twice, a retried request)."""
     digest = request_digest({"name": name, "ruleset": ruleset, "options": options})
     name = _name(name, "the campaign's name")
-    try:
-        rules = get_ruleset(ruleset)
-    except RuleError as error:
-        raise _rule_error(error) from None
+    rules = get_ruleset(ruleset)
     options = validate_campaign_options(rules, options)
     with transaction.atomic():
         made = campaign_made_with(user, idempotency_key, digest)
@@ -288,10 +278,7 @@ def character_create(
     rules = get_ruleset(campaign.ruleset)
     if attributes is not None and not isinstance(attributes, Mapping):
         raise ServiceError("attributes", f"expected an object, got {type(attributes).__name__}")
-    try:
-        attributes = rules.validate_attributes(attributes or {})
-    except RuleError as error:
-        raise _rule_error(error) from None
+    attributes = rules.validate_attributes(attributes or {})
     with transaction.atomic():
         campaign = eventstore.lock_campaign(campaign.pk)
         if idempotency_key:
@@ -351,10 +338,7 @@ def _parse_action(rules: Ruleset, body: Any) -> tuple[dict[str, Any], Mapping[st
     if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 0):
         raise ServiceError("expected_version", f"expected a whole number of 0 or more, got {expected!r}")
     action = {name: value for name, value in body.items() if name not in ("rolls", "expected_version")}
-    try:
-        reject_unknown_params(rules.action_form(kind), action)
-    except RuleError as error:
-        raise _rule_error(error) from None
+    reject_unknown_params(rules.action_form(kind), action)
     return action, rolls, expected
 
 
@@ -390,13 +374,10 @@ def _decide(
     if action["type"] == "undo":
         events, replayed = _undo_events(character, rules, campaign)
         return events, replayed, rules.timers(state)
-    try:
-        if action["type"] == "note":
-            events = [note_event(action, campaign.game_time)]
-        else:
-            events = rules.decide(state, action, Dice(rolls), campaign.game_time)
-    except (RuleError, DiceError) as error:
-        raise _rule_error(error) from None
+    if action["type"] == "note":
+        events = [note_event(action, campaign.game_time)]
+    else:
+        events = rules.decide(state, action, Dice(rolls), campaign.game_time)
     return events, *_evolved_in_place(rules, character, events)
 
 

@@ -6,7 +6,7 @@ read: by the services for the names of users, campaigns and characters, by the r
 
 from typing import Any
 
-from campaign.services import ServiceError
+from rules.params import RuleError
 from rules.text import direction_control
 
 MAX_DEPTH = 32
@@ -57,17 +57,17 @@ def check_text(value: Any, path: str = "", *, readable: bool = False) -> None:
         if isinstance(item, str):
             problem = unstorable(item)
             if problem:
-                raise ServiceError(where or "body", f"the text {problem}")
+                raise RuleError(where or "body", f"the text {problem}")
             if readable and (problem := direction_control(item)):
-                raise ServiceError(where or "body", problem)
+                raise RuleError(where or "body", problem)
         elif isinstance(item, dict):
             for key, child in item.items():
                 name = f"{where}.{key}" if where else str(key)
                 problem = unstorable(str(key))
                 if problem:
-                    raise ServiceError(where or "body", f"a key {problem}")
+                    raise RuleError(where or "body", f"a key {problem}")
                 if readable and (problem := direction_control(str(key))):
-                    raise ServiceError(where or "body", f"a key: {problem}")
+                    raise RuleError(where or "body", f"a key: {problem}")
                 stack.append((child, name))
         elif isinstance(item, list):
             stack.extend((child, where) for child in item)

@@ -15,14 +15,16 @@ from fractions import Fraction
 from random import Random
 from typing import Any
 
+from rules.params import RuleError
 
-class DiceError(ValueError):
-    """Entered dice that cannot be right. `field` is the dotted name the API reports (`rolls.location`)."""
+
+class DiceError(RuleError):
+    """Entered dice that cannot be right. `field` is the dotted name the API reports (`rolls.location`), which the
+    message repeats: the GM reads it beside the form, not the field."""
 
     def __init__(self, name: str, message: str) -> None:
-        self.field = f"rolls.{name}"
-        self.message = f"{self.field}: {message}"
-        super().__init__(self.message)
+        field = f"rolls.{name}"
+        super().__init__(field, f"{field}: {message}")
 
 
 def _dice_word(count: int) -> str:

@@ -8,6 +8,8 @@ A ruleset's folder (`rules/<slug>/`) holds
     view.py     view, status, public_event: what the GM and a player may see
     forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
+    events.py   EVENTS and STATE: what each event type's data holds and the replayed state's ranges
+                (rules/event_schema.py), against which an import checks a file written elsewhere
     __init__.py RULESET = assemble(...), which `rules.registry` lists.
 
 A decider is `(state, params, dice, now) -> events`, where `params` are the action's parameters as its form declares
@@ -99,6 +101,7 @@ def assemble(
     view: ModuleType,
     forms: ModuleType,
     sheet: ModuleType,
+    events: ModuleType,
 ) -> Ruleset:
     """The Ruleset of one folder, from the names its modules define (this module's docstring)."""
     return Ruleset(
@@ -120,4 +123,6 @@ def assemble(
         forms=forms.FORMS,
         option_help=forms.OPTION_HELP,
         sheet=sheet.SHEET,
+        event_schemas=events.EVENTS,
+        state_schema=events.STATE,
     )

@@ -24,7 +24,12 @@ REQUIRED = "this field is required"
 
 
 class RuleError(ValueError):
-    """A rule forbids the action, or a parameter is wrong. `field` names what the user must fix."""
+    """A rule forbids the action, or a parameter is wrong. `field` names what the user must fix.
+
+    The one error type for the user, from the rules through the services to the views, which answer it with
+    `status` (a refusal, 400; the services' conflicts and outages are subclasses that say 409 or 503)."""
+
+    status = 400
 
     def __init__(self, field: str, message: str) -> None:
         self.field = field

@@ -110,6 +110,10 @@ class Ruleset:
     option_help: Mapping[str, str] = field(default_factory=dict)
     # How a character is created and drawn, and the ruleset's demo (rules/sheet.py); the web app asks nothing else.
     sheet: CharacterSheet | None = None
+    # What each event type's data holds and the ranges of the replayed state (`rules.event_schema`): an import
+    # checks a file written elsewhere against them.
+    event_schemas: Mapping[str, Any] = field(default_factory=dict)
+    state_schema: Any = None
 
     @property
     def all_actions(self) -> tuple[str, ...]:

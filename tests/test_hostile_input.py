@@ -8,6 +8,7 @@ import pytest
 
 from campaign.models import Campaign, Character, Event, Membership
 from tests.conftest import Table
+from tests.test_import import _with_trailer
 
 pytestmark = pytest.mark.django_db
 
@@ -422,12 +423,11 @@ def test_an_imported_name_or_note_that_hides_or_reorders_text_is_a_400_and_impor
     sr2: Table, event_type: str, key: str, text: str, message: str
 ) -> None:
     import io
-    import json
 
     lines = _export(sr2)
     line = next(number for number, item in enumerate(lines, start=1) if item["type"] == event_type)
     lines[line - 1]["data"][key] = text
-    upload = io.BytesIO("".join(json.dumps(item) + "\n" for item in lines).encode())
+    upload = io.BytesIO(_with_trailer(lines[:-1]))
     upload.name = "campaign.jsonl"
     before = _everything()
     response = sr2.gm.client.post("/api/campaigns/import/", {"file": upload}, format="multipart")

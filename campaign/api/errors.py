@@ -10,7 +10,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from campaign.services import ServiceError
+from rules.params import RuleError
 
 log = logging.getLogger(__name__)
 # The database's own words stay in the log: they name tables, constraints and values, and no user can act on them.
@@ -18,8 +18,10 @@ DATABASE_REFUSED = "the database refused the write; nothing was saved, try again
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, ServiceError):
-        return Response({exc.field: [exc.message]}, status=exc.status)
+    if isinstance(exc, RuleError):
+        return Response(
+            {exc.field: [exc.message]}, status=getattr(exc, "status", status.HTTP_400_BAD_REQUEST)
+        )
     if isinstance(exc, ParseError):
         return Response({"body": [str(exc.detail)]}, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, RequestDataTooBig | SuspiciousOperation):

@@ -22,20 +22,13 @@ from django.http import QueryDict
 from campaign.models import IDEMPOTENCY_KEY_LENGTH
 from campaign.untrusted import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
 from rules.registry import get_ruleset
-from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec
+from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, RuleError
 from rules.sheet import Attribute
 from rules.text import without_direction_controls
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
 CSRF_INPUT = "csrfmiddlewaretoken"
 NOT_TICKED = "expected the box ticked (on) or not sent, got {!r}"
-
-
-class FormError(Exception):
-    def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        self.message = message
-        super().__init__(f"{field}: {message}")
 
 
 @dataclass
@@ -83,11 +76,11 @@ def check_posted(data: QueryDict, inputs: Mapping[str, str]) -> None:
     API refuses an unknown field; a NUL is refused before PostgreSQL refuses it with a 500."""
     for name in data:
         if name != CSRF_INPUT and name not in inputs:
-            raise FormError("form", f"{name}: unknown field; expected one of {', '.join(sorted(inputs))}")
+            raise RuleError("form", f"{name}: unknown field; expected one of {', '.join(sorted(inputs))}")
     for name, values in data.lists():
         for value in values:
             if problem := unstorable(value):
-                raise FormError(inputs.get(name, name), f"the text {problem}")
+                raise RuleError(inputs.get(name, name), f"the text {problem}")
 
 
 def echoed(data: QueryDict) -> QueryDict:
@@ -103,15 +96,15 @@ def _json(raw: str, where: str, expected: str) -> Any:
     """A JSON input, refused as the API's parser refuses a body: not JSON (NaN included), nested too deep (the
     decoder's own recursion is a 500 otherwise) or holding text no database can store (a NUL, a lone surrogate
     written as an escape), which PostgreSQL refuses with a 500 and SQLite stores for every later read to fail on."""
-    too_deep = FormError(where, f"expected {expected}, nested at most {MAX_DEPTH} levels deep")
+    too_deep = RuleError(where, f"expected {expected}, nested at most {MAX_DEPTH} levels deep")
     try:
         value = json.loads(raw, parse_constant=no_constants)
     except json.JSONDecodeError as error:
-        raise FormError(where, f"expected {expected}: {error.msg}") from None
+        raise RuleError(where, f"expected {expected}: {error.msg}") from None
     except NotJSON as error:
-        raise FormError(where, f"expected {expected}: {error}") from None
+        raise RuleError(where, f"expected {expected}: {error}") from None
     except ValueError:  # Python's own limit on the digits it converts to an int
-        raise FormError(
+        raise RuleError(
             where, f"expected {expected}: a number of over {sys.get_int_max_str_digits()} digits"
         ) from None
     except RecursionError:
@@ -127,7 +120,7 @@ def _ticked(data: QueryDict, name: str, where: str) -> bool:
     and reading it as unticked would drop it in silence."""
     raw = data.get(name)
     if raw is not None and raw != "on":
-        raise FormError(where, NOT_TICKED.format(raw))
+        raise RuleError(where, NOT_TICKED.format(raw))
     return raw == "on"
 
 
@@ -136,7 +129,7 @@ def idempotency_key(data: QueryDict) -> str | None:
     refused as the API refuses it: cut short, two different keys could be taken for one."""
     key = (data.get("key") or "").strip()
     if len(key) > IDEMPOTENCY_KEY_LENGTH:
-        raise FormError("key", f"expected at most {IDEMPOTENCY_KEY_LENGTH} characters, got {len(key)}")
+        raise RuleError("key", f"expected at most {IDEMPOTENCY_KEY_LENGTH} characters, got {len(key)}")
     return key or None
 
 
@@ -253,7 +246,7 @@ def _die(raw: str, where: str) -> int:
     try:
         return int(raw.strip())
     except ValueError:
-        raise FormError(where, f"expected whole numbers, got {raw.strip()!r}") from None
+        raise RuleError(where, f"expected whole numbers, got {raw.strip()!r}") from None
 
 
 def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
@@ -264,7 +257,7 @@ def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
         if not any(raw):
             return None
         if not all(raw):
-            raise FormError(
+            raise RuleError(
                 where, f"fill all {roll.count} dice or leave them all empty for the server to roll them"
             )
         return [_die(value, where) for value in raw]
@@ -326,7 +319,7 @@ class _JSON(_Posted):
     def convert(self, value: str) -> Any:
         try:
             return _json(value, self.param.name, f"JSON such as {self.param.help or '[]'}")
-        except FormError as error:
+        except RuleError as error:
             raise ValidationError(error.message) from None
 
 
@@ -353,7 +346,7 @@ def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
     if not form.is_valid():
         # The first parameter in the form's order that is wrong, as the service would name it.
         param = next(param for param in spec.params if f"p_{param.name}" in form.errors)
-        raise FormError(param.name, form.errors[f"p_{param.name}"][0])
+        raise RuleError(param.name, form.errors[f"p_{param.name}"][0])
     body: dict[str, Any] = {"type": action}
     for param in spec.params:
         value = form.cleaned_data[f"p_{param.name}"]
@@ -450,7 +443,7 @@ def parse_attributes(ruleset: str, data: QueryDict) -> dict[str, Any]:
                 try:
                     value = int(raw)
                 except ValueError:
-                    raise FormError(f"attributes.{name}", f"expected a whole number, got {raw!r}") from None
+                    raise RuleError(f"attributes.{name}", f"expected a whole number, got {raw!r}") from None
             else:
                 value = _json(raw, f"attributes.{name}", attribute.help)
         if "." in name:
@@ -482,7 +475,7 @@ def parse_advance(data: QueryDict) -> dict[str, Any]:
     try:
         amount: Any = int(raw)
     except ValueError:
-        raise FormError(
+        raise RuleError(
             f"advance.{unit}" if unit else "advance", f"expected a whole number above 0, got {raw!r}"
         ) from None
     return {unit: amount}

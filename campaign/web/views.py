@@ -29,11 +29,11 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign import access, presenters, services, throttles
-from campaign.models import GM, PLAYER, Campaign, Character, Event, Membership
+from campaign import access, presenters, services, throttles, transfer
+from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Membership
 from campaign.web import display, forms
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
-from rules.ruleset import ACTION_UNDONE
+from rules.ruleset import ACTION_UNDONE, RuleError
 from rules.text import without_direction_controls
 
 HISTORY_LIMIT = 50
@@ -121,12 +121,12 @@ def signup(request: HttpRequest) -> HttpResponse:
             forms.check_posted(request.POST, {name: name for name in ("username", "password", "password2")})
             # Without a password at all, the service's own message ("expected a password") says more.
             if password and password2 != password:
-                raise forms.FormError(
+                raise RuleError(
                     "password2",
                     "the two passwords differ" if password2 is not None else "expected the password again",
                 )
             user = services.user_sign_up(username=username, password=password)
-        except (services.ServiceError, forms.FormError) as error:
+        except RuleError as error:
             errors[error.field] = error.message
         else:
             login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
@@ -147,7 +147,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 def home(request: HttpRequest) -> HttpResponse:
     """The user's campaigns and a form to start one."""
     errors: dict[str, str] = {}
-    values = {"name": "", "ruleset": all_rulesets()[0].slug, "options": ""}
+    values = _new_campaign()
     if request.method == "POST":
         values = {key: request.POST.get(key, "") for key in values}
         try:
@@ -160,7 +160,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 options=options,
                 idempotency_key=forms.idempotency_key(request.POST),
             )
-        except (services.ServiceError, forms.FormError) as error:
+        except RuleError as error:
             key = error.field.split(".", 1)[0]
             if key in values:
                 errors[key] = f"{error.field}: {error.message}" if key == "options" else error.message
@@ -168,6 +168,12 @@ def home(request: HttpRequest) -> HttpResponse:
                 errors["form"] = error.message if key == "form" else f"{error.field}: {error.message}"
         else:
             return redirect("campaign", campaign_id=campaign.pk)
+    return _home_page(request, values, errors)
+
+
+def _home_page(
+    request: HttpRequest, values: dict[str, str], errors: dict[str, str], import_error: str = ""
+) -> HttpResponse:
     memberships = (
         Membership.objects.filter(user=request.user).select_related("campaign").order_by("campaign_id")
     )
@@ -180,13 +186,59 @@ def home(request: HttpRequest) -> HttpResponse:
             "rulesets": rulesets,
             "values": {key: without_direction_controls(value) for key, value in values.items()},
             "errors": errors,
+            "import_error": import_error,
             "option_defaults": {
                 slug: json.dumps(services.validate_campaign_options(rules, {})) for slug, rules in rulesets
             },
         },
-        status=400 if errors else 200,
+        status=400 if errors or import_error else 200,
     )
     return _with_keyed_forms(response)
+
+
+def _new_campaign() -> dict[str, str]:
+    """The new-campaign form as it first shows: the first registered ruleset chosen."""
+    return {"name": "", "ruleset": all_rulesets()[0].slug, "options": ""}
+
+
+@login_required
+@require_POST
+def campaign_import(request: HttpRequest) -> HttpResponse:
+    """Check an export and start its import (the API's), then show the job's progress until the campaign is
+    there. A refused file is shown on the home page, its line and field named."""
+    try:
+        forms.check_posted(request.POST, {"key": "key"})
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise RuleError("file", "expected an export file (JSON Lines) to import")
+        job = transfer.import_request(
+            data=transfer.file_bytes(upload),
+            user=request.user,
+            idempotency_key=forms.idempotency_key(request.POST),
+        )
+    except RuleError as error:
+        message = error.message if error.field == "file" else f"{error.field}: {error.message}"
+        return _home_page(request, _new_campaign(), {}, import_error=message)
+    return redirect("import-progress", job_id=job.pk)
+
+
+@login_required
+def import_progress(request: HttpRequest, job_id: Any) -> HttpResponse:
+    """An import's progress bar (polled, as the board's clock is), then its campaign."""
+    job = ImportJob.objects.defer("file").filter(pk=job_id, user=request.user).first()
+    if job is None:
+        raise Http404
+    if job.status == ImportJob.DONE:
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = reverse("campaign", kwargs={"campaign_id": job.campaign_id})
+            return response
+        return redirect("campaign", campaign_id=job.campaign_id)
+    context = {"job": job, "percent": round(100 * job.progress)}
+    template = "import.html#progress" if request.htmx else "import.html"
+    response = render(request, template, context)
+    add_never_cache_headers(response)
+    return response
 
 
 def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
@@ -299,8 +351,8 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
             actor=request.user.get_username(),
             idempotency_key=forms.idempotency_key(request.POST),
         )
-    except (services.ServiceError, forms.FormError) as error:
-        status = getattr(error, "status", 400)
+    except RuleError as error:
+        status = error.status
         return _board_form_response(
             request,
             campaign,
@@ -333,7 +385,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
     try:
         forms.check_posted(request.POST, {"username": "username", "role": "role"})
         membership = services.member_add(campaign=campaign, username=username, role=request.POST.get("role"))
-    except (services.ServiceError, forms.FormError) as error:
+    except RuleError as error:
         return _board_form_response(
             request,
             campaign,
@@ -343,7 +395,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 "member_errors": {error.field: error.message},
                 "member_username": without_direction_controls(username),
             },
-            getattr(error, "status", 400),
+            error.status,
         )
     success = f"{membership.user.get_username()} joined as {membership.get_role_display().lower()}."
     return _board_form_response(
@@ -369,7 +421,7 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
             attributes=attributes,
             idempotency_key=forms.idempotency_key(request.POST),
         )
-    except (services.ServiceError, forms.FormError) as error:
+    except RuleError as error:
         errors = forms.place_character_error(campaign.ruleset, error.field, error.message)
     if errors:
         extra = {
@@ -718,9 +770,9 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
             actor=request.user.get_username(),
             idempotency_key=forms.idempotency_key(request.POST),
         )
-    except (services.ServiceError, forms.FormError) as error:
+    except RuleError as error:
         errors = forms.place_error(ruleset, action, error.field, error.message)
-        status = getattr(error, "status", 400)
+        status = error.status
     character.refresh_from_db()
     injuries = _injury_choices(character)
     if errors:

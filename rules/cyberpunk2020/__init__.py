@@ -1,6 +1,6 @@
 """Cyberpunk 2020 with the X-Com: Gray Dawn damage application."""
 
-from rules.cyberpunk2020 import engine, forms, sheet, view
+from rules.cyberpunk2020 import engine, events, forms, sheet, view
 from rules.kernel import assemble
 
 RULESET = assemble(
@@ -10,4 +10,5 @@ RULESET = assemble(
     view=view,
     forms=forms,
     sheet=sheet,
+    events=events,
 )

@@ -1,6 +1,6 @@
 """Dark Future: the alternate CON damage system for pedestrians and drivers."""
 
-from rules.darkfuture import engine, forms, sheet, view
+from rules.darkfuture import engine, events, forms, sheet, view
 from rules.kernel import assemble
 
 RULESET = assemble(
@@ -10,4 +10,5 @@ RULESET = assemble(
     view=view,
     forms=forms,
     sheet=sheet,
+    events=events,
 )

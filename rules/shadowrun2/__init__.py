@@ -1,7 +1,7 @@
 """Shadowrun 2nd Edition: the Critical Hit System."""
 
 from rules.kernel import assemble
-from rules.shadowrun2 import engine, forms, sheet, view
+from rules.shadowrun2 import engine, events, forms, sheet, view
 
 RULESET = assemble(
     title="Shadowrun 2nd Edition: Critical Hit System",
@@ -10,4 +10,5 @@ RULESET = assemble(
     view=view,
     forms=forms,
     sheet=sheet,
+    events=events,
 )

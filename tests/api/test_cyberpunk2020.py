@@ -25,6 +25,7 @@ from campaign.models import Campaign, Character, Event, Timer
 from rules.cyberpunk2020 import engine
 from rules.cyberpunk2020 import view as cp_view
 from rules.dice import Dice
+from rules.params import RuleError
 from tests.conftest import Table
 
 pytestmark = pytest.mark.django_db
@@ -1386,7 +1387,7 @@ def test_any_sequence_of_actions_keeps_the_track_sound_and_the_read_model_equal_
             before = (Event.objects.count(), Character.objects.get(pk=character.pk).version)
             try:
                 services.character_act(character_id=character.pk, body=step, actor="gm")
-            except services.ServiceError as error:
+            except RuleError as error:
                 assert error.status == 400
                 assert (Event.objects.count(), Character.objects.get(pk=character.pk).version) == before
         _check_invariants(Character.objects.get(pk=character.pk).state)

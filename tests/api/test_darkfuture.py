@@ -23,6 +23,7 @@ from campaign.models import Campaign, Character, Event, Timer
 from campaign.projections import character_state_at, rebuild_campaign
 from rules.darkfuture import engine, tables
 from rules.dice import Dice
+from rules.params import RuleError
 from tests.conftest import Table
 
 pytestmark = pytest.mark.django_db
@@ -1085,7 +1086,7 @@ def test_any_sequence_of_actions_and_advances_keeps_the_invariants_and_the_proje
         else:
             try:
                 services.character_act(character_id=character.pk, body=step, actor="gm")
-            except services.ServiceError as error:
+            except RuleError as error:
                 # The only refusals of the actions drawn here: the dead act no more, and an undo finds
                 # nothing left when every action was already taken back.
                 if kind == "undo":

@@ -23,6 +23,7 @@ from campaign import services
 from campaign.models import Campaign, Character, Event, Job, Timer
 from campaign.projections import character_state_at, rebuild_campaign
 from rules.dice import Dice, parse_expression
+from rules.params import RuleError
 from rules.shadowrun2 import engine
 from rules.shadowrun2 import tables as t
 from tests.conftest import Table, seeded_dice
@@ -1448,7 +1449,7 @@ def test_any_sequence_of_valid_actions_keeps_the_monitors_sane_and_equals_a_repl
         events = Event.objects.count()
         try:
             services.character_act(character_id=character.pk, body=action, actor="gm")
-        except services.ServiceError as error:
+        except RuleError as error:
             # Only what the generator does not model may be refused (first-aid timing, nothing to undo ...),
             # and a refusal writes nothing.
             assert error.status == 400, error

@@ -23,6 +23,7 @@ SEEDED="$(.venv/bin/python manage.py shell -v 0 -c '
 from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from campaign import services
+from rules.params import RuleError
 gm = User.objects.create_user("gm", password="fuzz-password-1")
 User.objects.create_user("player", password="fuzz-password-2")
 attributes = {"shadowrun2": {"body": 5}, "cyberpunk2020": {"body": 6, "armor": {}}, "darkfuture": {"con": 10}}
@@ -31,7 +32,7 @@ for slug in ("shadowrun2", "cyberpunk2020", "darkfuture"):
     try:
         c = services.character_create(campaign=campaign, actor="gm", name="Fuzz", player="player",
                                       attributes=attributes[slug])
-    except services.ServiceError:
+    except RuleError:
         c = services.character_create(campaign=campaign, actor="gm", name="Fuzz", player="player")
     services.character_act(character_id=c.pk, body={"type": "note", "text": "seed"}, actor="gm")
     if slug == "shadowrun2":

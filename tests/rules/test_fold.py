@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.dice import Dice
+from rules.event_schema import Limits, check_event, check_state
 from rules.registry import get_ruleset
 from rules.ruleset import (
     ACTION_UNDONE,
@@ -121,6 +122,17 @@ def check_fold(ruleset: Ruleset, initial: State, events: list[Event], final: Sta
         assert ruleset.status(state) == {key: view[key] for key in STATUS_KEYS}
 
 
+def check_described(ruleset: Ruleset, initial: State, events: list[Event]) -> None:
+    """Every event the engine wrote fits its type's description (`rules/<slug>/events.py`), which an import holds
+    a file to, and so does every state along the way."""
+    limits = Limits(max_time=10**12)
+    state = copy_state(initial)
+    for event in through_json(events):
+        check_event(ruleset, event.type, event.schema_version, event.data, limits)
+        ruleset.evolve_into(state, event)
+        check_state(ruleset, state, limits)
+
+
 def check_initial_state(ruleset: Ruleset, attributes: dict[str, Any], options: dict[str, Any]) -> None:
     """initial_state shares no mutable object with its arguments, so a fold may evolve it in place."""
     state = ruleset.initial_state(attributes, options)
@@ -167,6 +179,7 @@ def test_shadowrun2_fold_in_place_equals_the_pure_fold(body, options, steps, see
         for event in new_events:
             state = ruleset.evolve(state, event)
         events.extend(new_events)
+    check_described(ruleset, initial, events)
     check_fold(ruleset, initial, with_shared_events(events, seed), state)
 
 
@@ -183,6 +196,7 @@ def test_cyberpunk2020_fold_in_place_equals_the_pure_fold(attrs, model, script, 
         ruleset, ruleset.validate_attributes(attrs), ruleset.validate_options({"hit_location_model": model})
     )
     initial, seen, events = cp2020.run(attrs, model, script, seed)
+    check_described(ruleset, initial, events)
     check_fold(ruleset, initial, with_shared_events(events, seed), seen[-1])
 
 
@@ -192,6 +206,7 @@ def test_darkfuture_fold_in_place_equals_the_pure_fold(attributes, opts, seed, p
     ruleset = get_ruleset("darkfuture")
     check_initial_state(ruleset, attributes, opts)
     final, events, _ = darkfuture.run(attributes, opts, seed, plan)
+    check_described(ruleset, ruleset.initial_state(attributes, opts), events)
     check_fold(ruleset, ruleset.initial_state(attributes, opts), with_shared_events(events, seed), final)
 
 

@@ -1,11 +1,10 @@
-import json
 import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
 from campaign.models import Campaign
-from campaign.transfer import export_lines
+from campaign.transfer import export_text
 
 
 class Command(BaseCommand):
@@ -21,8 +20,8 @@ class Command(BaseCommand):
             raise CommandError(f"no campaign {campaign}")
         stream = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
         try:
-            for line in export_lines(item):
-                stream.write(json.dumps(line, separators=(",", ":")) + "\n")
+            for line in export_text(item):
+                stream.write(line)
         finally:
             if output:
                 stream.close()
