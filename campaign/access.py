@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
+from typing import Any
 
+import orjson
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.db.models import OuterRef, Subquery
 from django.http import Http404
-from rest_framework.exceptions import PermissionDenied
 
 from campaign.models import GM, PLAYER, Campaign, Character, Membership
 
@@ -65,6 +68,16 @@ def character_etag(character_id: int, version: int, game_time: int, epoch: int, 
     return f'"c{character_id}-{version}-{game_time}-e{epoch}-{role}"'
 
 
+def digest_etag(answer: Any) -> str:
+    """A player's ETag: the digest of what the player receives (JSON data or rendered HTML). The stamp's numbers
+    count events the player may not see; a digest changes exactly when the answer does."""
+    if isinstance(answer, str):
+        raw = answer.encode()
+    else:
+        raw = orjson.dumps(answer, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    return f'"p{hashlib.sha256(raw).hexdigest()[:32]}"'
+
+
 @dataclass(frozen=True)
 class CharacterStamp:
     """What a conditional read needs to answer before loading the character: who may see it, and its versions."""
@@ -86,6 +99,7 @@ class CharacterStamp:
 
     @property
     def etag(self) -> str:
+        """The GM's ETag (a player's is `digest_etag` of the answer: these numbers count hidden events)."""
         return character_etag(self.character_id, self.version, self.game_time, self.epoch, self.role)
 
     @property
@@ -133,4 +147,5 @@ def character_stamp(user: AbstractBaseUser | AnonymousUser, character_id: int) -
 
 def require_gm(role: str, what: str) -> None:
     if role != GM:
+        # Django's: the pages answer it with their 403 page, the API with {"detail": ...} (DRF keeps the message).
         raise PermissionDenied(f"only a GM of this campaign may {what}")

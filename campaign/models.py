@@ -76,6 +76,12 @@ class Character(models.Model):
     attributes = models.JSONField(default=dict)
     state = models.JSONField(default=dict)
     version = models.IntegerField(default=0)
+    player_version = models.IntegerField(
+        default=0,
+        db_default=0,
+        help_text="how many events of the stream a player's history shows: the version a player is told, which "
+        "must not count what the player may not see (GM notes, rolls on undiagnosed hits)",
+    )
     alive = models.BooleanField(default=True)
     conscious = models.BooleanField(default=True)
     dying = models.BooleanField(default=False)

@@ -1,16 +1,20 @@
 """What the API and the pages show of campaigns, characters and events, for a GM or a player.
 
 Everything a player receives passes through here with `audience=PLAYER`: the ruleset's `view` and `public_event`
-remove what RULES.md keeps for the GM, and this module drops GM notes, timers and `death_at` on top.
+remove what RULES.md keeps for the GM, and this module drops GM notes, timers and `death_at` on top. No number a
+player receives counts what the player may not see (`campaign.secrecy`): a player's character `version` and
+history entries count only the entries of the player's history, the feed's and the history's cursors are sealed
+(`campaign.cursors`), and no log position reaches a player.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils import timezone
 
-from campaign import eventstore
+from campaign import cursors, eventstore, secrecy
 from campaign.game_dates import game_datetime
 from campaign.models import Campaign, Character, Event, ImportJob, Job
 from campaign.projections import CLOCK_ADVANCED
@@ -51,7 +55,8 @@ def campaign_json(campaign: Campaign, role: str | None) -> dict[str, Any]:
         "options": campaign.options,
         "game_time": campaign.game_time,
         "game_date": game_date(campaign, campaign.game_time),
-        "version": campaign.version,
+        # The campaign's stream also records characters a player cannot see: players are not told its length.
+        "version": campaign.version if role == GM else None,
         "role": role,
     }
 
@@ -67,7 +72,10 @@ def character_json(
     state: State | None = None,
     version: int | None = None,
 ) -> dict[str, Any]:
-    """The character JSON of DESIGN.md, as `audience` may see it. `state`/`version`: a past state (time travel)."""
+    """The character JSON of DESIGN.md, as `audience` may see it. `state`/`version`: a past state (time travel).
+
+    A player's `version` is the count of entries in the player's history (`Character.player_version`), not the
+    stream's, which counts GM notes and hidden rolls."""
     campaign = character.campaign
     rules = get_ruleset(campaign.ruleset)
     state = character.state if state is None else state
@@ -77,7 +85,9 @@ def character_json(
         "name": character.name,
         "player": player_name(character),
         "ruleset": campaign.ruleset,
-        "version": character.version if version is None else version,
+        "version": (character.version if version is None else version)
+        if audience == GM
+        else character.player_version,
         "alive": view["alive"],
         "conscious": view["conscious"],
         "dying": view["dying"],
@@ -123,42 +133,157 @@ def gm_notes(character: Character, version: int | None = None) -> list[dict[str,
     return [{"text": data["text"], "game_time": game_time} for data, game_time in reversed(latest)]
 
 
+def _entry(row: Event, audience: str, data: Any, voided: bool, version: int | None) -> dict[str, Any]:
+    """One history or feed entry. A player's has no log position and no actor, and the `version` it is given."""
+    gm = audience == GM
+    return {
+        "position": row.position if gm else None,
+        "stream": row.stream,
+        "character": row.character_id,
+        "version": version,
+        "type": row.type,
+        "game_time": row.game_time,
+        "recorded_at": row.recorded_at.isoformat() if row.recorded_at else None,
+        "actor": row.actor if gm else None,
+        "data": data,
+        "voided": voided,
+    }
+
+
 def events_json(rows: list[Event], audience: str, ruleset_slug: str) -> list[dict[str, Any]]:
-    """History entries, oldest first. Players get `public_event` data; notes and undos of hidden entries vanish."""
-    rules = get_ruleset(ruleset_slug)
+    """Entries in the order of `rows`, taken back or not by the undos among them. A player gets only what
+    `secrecy` shows, with its public data and no version (a feed's entries would otherwise count hidden ones)."""
     voided = eventstore.voided_causes(rows)
-    out: list[dict[str, Any]] = []
-    visible_causes: set[str] = set()
-    for row in rows:
-        data: dict[str, Any] | None = row.data
-        if audience == PLAYER:
-            # Of the campaign stream a player sees only the clock; GM notes never.
-            if row.type == NOTE_ADDED or (row.character_id is None and row.type != CLOCK_ADVANCED):
-                continue
-            if row.type == ACTION_UNDONE:
-                if row.data["cause"] not in visible_causes:
-                    continue
-                data = {"types": row.data.get("types", [])}
-            else:
-                data = rules.public_event(eventstore.to_rule_event(row))
-                if data is None:
-                    continue
-                visible_causes.add(row.cause)
-        out.append(
-            {
-                "position": row.position,
-                "stream": row.stream,
-                "character": row.character_id,
-                "version": row.version,
-                "type": row.type,
-                "game_time": row.game_time,
-                "recorded_at": row.recorded_at.isoformat() if row.recorded_at else None,
-                "actor": row.actor if audience == GM else None,
-                "data": data,
-                "voided": row.cause in voided,
-            }
+    if audience == GM:
+        return [_entry(row, GM, row.data, row.cause in voided, row.version) for row in rows]
+    shown = secrecy.shown_data(get_ruleset(ruleset_slug), rows)
+    return [
+        _entry(row, PLAYER, data, row.cause in voided, None)
+        for row, data in zip(rows, shown, strict=True)
+        if data is not None
+    ]
+
+
+# History pages: newest first. The default and the most one page holds (README, API).
+HISTORY_PAGE = 100
+HISTORY_PAGE_MAX = 500
+# A player's page skips hidden events: the rows read to fill it grow from a little more than a page.
+_SCAN_MAX = 5000
+
+
+@dataclass
+class HistoryPage:
+    entries: list[dict[str, Any]]  # newest first
+    rows: list[Event]  # their events, in the same order (for caches keyed by the event)
+    next: int | str | None  # the `before` of the next (older) page; None on the last
+
+
+def history_scope(character_id: int) -> str:
+    """What a player's history cursor is bound to: this character (whoever may read it as its player; a page
+    rendering with the cursor in it is shared by its players, `CharacterStamp.audience_key`)."""
+    return f"history:{character_id}"
+
+
+def _voided_among(stream: str, rows: list[Event]) -> set[str]:
+    """The causes of `rows` taken back by an undo anywhere later in the stream (by the (stream, type) index)."""
+    if not rows:
+        return set()
+    causes = {row.cause for row in rows}
+    undos = Event.objects.filter(
+        stream=stream,
+        type=ACTION_UNDONE,
+        version__gt=min(row.version for row in rows),
+        data__cause__in=sorted(causes),
+    )
+    return {data["cause"] for data in undos.values_list("data", flat=True)}
+
+
+def history_page(character: Character, audience: str, *, before: int | str | None, limit: int) -> HistoryPage:
+    """The character's history, newest first, `limit` entries from `before` down (None: from the newest).
+
+    A GM's `before` is a version (and `next` the version of the page's oldest entry). A player's is the sealed
+    cursor of an earlier page (`cursors.BadCursor` otherwise): a player's entries are numbered 1, 2, 3 ... among
+    the entries the player sees, and the cursor hides where in the stream a page ends. Both read the unique
+    (stream, version) index from `before` down, so a page costs the same at any history length; a player's page
+    reads on past hidden events until it is full.
+    """
+    if audience == GM:
+        query = Event.objects.filter(stream=character.stream)
+        if before is not None:
+            query = query.filter(version__lt=before)
+        window = list(query.order_by("-version")[: limit + 1])
+        older = window[limit - 1].version if len(window) > limit else None
+        window = window[:limit]
+        voided = _voided_among(character.stream, window)
+        entries = [_entry(row, GM, row.data, row.cause in voided, row.version) for row in window]
+        return HistoryPage(entries, window, older)
+    scope = history_scope(character.pk)
+    if before is None:
+        below, ordinal = character.version + 1, character.player_version
+    else:
+        below, ordinal = cursors.unseal(scope, str(before), 2)
+    rules = get_ruleset(character.campaign.ruleset)
+    picked: list[tuple[Event, Any, int]] = []
+    batch, exhausted = limit + limit // 4 + 1, False
+    while len(picked) < limit and ordinal > 0 and not exhausted:
+        rows = list(
+            Event.objects.filter(stream=character.stream, version__lt=below).order_by("-version")[:batch]
         )
-    return out
+        exhausted = len(rows) < batch
+        for row, data in zip(rows, secrecy.shown_data(rules, rows), strict=True):
+            below = row.version
+            if data is not None:
+                picked.append((row, data, ordinal))
+                ordinal -= 1
+                if len(picked) == limit:
+                    exhausted = False
+                    break
+        batch = min(2 * batch, _SCAN_MAX)
+    window = [row for row, _, _ in picked]
+    voided = _voided_among(character.stream, window)
+    entries = [_entry(row, PLAYER, data, row.cause in voided, n) for row, data, n in picked]
+    more = ordinal > 0 and not exhausted
+    return HistoryPage(entries, window, cursors.seal(scope, below, ordinal) if more else None)
+
+
+FEED_PAGE = 500
+
+
+def feed_scope(campaign_id: int, user_id: int) -> str:
+    return f"feed:{campaign_id}:{user_id}"
+
+
+def player_feed(campaign: Campaign, user_id: int, after: str | None) -> dict[str, Any]:
+    """A player's campaign feed: up to `FEED_PAGE` entries of the player's characters and the clock, in global
+    order, after the sealed cursor `after` (None: from the start). `last_position` is the cursor of the last entry
+    the player sees (or `after` again), so a hidden event moves nothing; a page reads on past hidden events until
+    it is full or the log ends."""
+    scope = feed_scope(campaign.pk, user_id)
+    start = 0 if after is None else cursors.unseal(scope, after, 1)[0]
+    rows = Event.objects.filter(campaign=campaign)
+    mine = rows.filter(character__player_id=user_id) | rows.filter(
+        character__isnull=True, type=CLOCK_ADVANCED
+    )
+    rules = get_ruleset(campaign.ruleset)
+    picked: list[tuple[Event, Any]] = []
+    read = last = start
+    while len(picked) < FEED_PAGE:
+        batch = list(mine.filter(position__gt=read).order_by("position")[:FEED_PAGE])
+        for row, data in zip(batch, secrecy.shown_data(rules, batch), strict=True):
+            read = row.position
+            if data is not None:
+                picked.append((row, data))
+                last = row.position
+                if len(picked) == FEED_PAGE:
+                    break
+        if len(batch) < FEED_PAGE:
+            break
+    voided = eventstore.voided_causes([row for row, _ in picked])
+    return {
+        "events": [_entry(row, PLAYER, data, row.cause in voided, None) for row, data in picked],
+        "last_position": cursors.seal(scope, last),
+        "more": len(picked) == FEED_PAGE,
+    }
 
 
 JOB_STALLED = "the worker stopped answering at {at}; the job will be resumed"

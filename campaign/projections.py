@@ -18,7 +18,7 @@ from django.db.models import F
 from campaign import eventstore
 from campaign.models import Campaign, Character, Event, Timer
 from rules.registry import get_ruleset
-from rules.ruleset import ACTION_UNDONE, INERT_EVENTS, Ruleset, State, replay, start_state
+from rules.ruleset import ACTION_UNDONE, INERT_EVENTS, Ruleset, State, replay, shown_by, start_state
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Timer as RuleTimer
 
@@ -45,15 +45,16 @@ def project_character(
     *,
     previous_timers: list[RuleTimer] | None = None,
     wrapper: Any = None,
+    seen: int = 0,
 ) -> list[RuleTimer]:
     """Store the new state and version on the read model and re-index its timers, which it returns.
 
     `previous_timers` are the timers of the state the read model held, for a caller that changed that state in
     place; without them they are taken from `character.state`. `wrapper` is the command's database connection,
-    if the caller has it at hand.
+    if the caller has it at hand. `seen`: how many of the new events a player's history shows (`secrecy`).
     """
     wrapper = wrapper or transaction.get_connection()
-    writes, timers = projection_writes(character, ruleset, state, version, previous_timers, wrapper)
+    writes, timers = projection_writes(character, ruleset, state, version, previous_timers, wrapper, seen)
     eventstore.run_writes(writes, wrapper)
     return timers
 
@@ -65,15 +66,17 @@ def projection_writes(
     version: int,
     previous_timers: list[RuleTimer] | None,
     wrapper: Any,
+    seen: int = 0,
 ) -> tuple[list[eventstore.Write], list[RuleTimer]]:
     """What `project_character` writes, for a command that sends it with its append (`eventstore.append`'s
-    `alongside`): the character row's UPDATE and the timer rows that changed. Sets the new state, version and
-    status columns on `character`. Returns the writes and the new timers."""
+    `alongside`): the character row's UPDATE and the timer rows that changed. Sets the new state, version (and
+    player version, `seen` more) and status columns on `character`. Returns the writes and the new timers."""
     if previous_timers is None:
         # A character being created has no state yet, and no timer rows.
         previous_timers = ruleset.timers(character.state) if character.state else []
     character.state = state
     character.version = version
+    character.player_version += seen
     for name, value in status_columns(ruleset, state).items():
         setattr(character, name, value)
     timers = ruleset.timers(state)
@@ -85,7 +88,7 @@ def projection_writes(
 
 _PROJECTED = [
     Character._meta.get_field(name)
-    for name in ("state", "version", "alive", "conscious", "dying", "death_at")
+    for name in ("state", "version", "player_version", "alive", "conscious", "dying", "death_at")
 ]
 _PROJECTION_UPDATE = 'UPDATE {} SET {} WHERE "id" = %s'.format(
     Character._meta.db_table, ", ".join(f'"{field.column}" = %s' for field in _PROJECTED)
@@ -127,6 +130,7 @@ def _projection_update(character: Character, wrapper: Any) -> eventstore.Write:
     values = [
         eventstore.json_param(character.state, wrapper),
         character.version,
+        character.player_version,
         character.alive,
         character.conscious,
         character.dying,
@@ -150,8 +154,9 @@ def _decode(data: Any) -> Any:
 
 def _fold_campaign(
     campaign: Campaign, ruleset: Ruleset
-) -> tuple[int, dict[int, State], dict[int, int], int, int, dict[str, Any]]:
-    """One streaming pass over the campaign's log: every character's state and version, and the clock.
+) -> tuple[int, dict[int, State], dict[int, int], dict[int, int], int, int, dict[str, Any]]:
+    """One streaming pass over the campaign's log: every character's state, version and player version (the
+    events a player's history shows, `secrecy`), and the clock.
 
     Each character's state is a fresh `start_state`, owned here, so its events are folded in place
     (`evolve_into`): no copy per event. Notes and undos change no state: they are counted, not decoded.
@@ -160,10 +165,12 @@ def _fold_campaign(
     only, even where a clock firing gave another character's events the same cause.
     """
     evolve_into = ruleset.evolve_into
+    shows = shown_by(ruleset)
     loads = json.loads
     encoded = (str, bytes)
     states: dict[int, State] = {}
     versions: dict[int, int] = {}
+    seen: dict[int, int] = {}
     created: dict[int, tuple[Any, Any]] = {}
     undone: set[int] = set()
     game_time, campaign_version, options = 0, 0, campaign.options
@@ -188,6 +195,7 @@ def _fold_campaign(
                         character_id = data["character"]
                         states[character_id] = start_state(ruleset, data["attributes"], options)
                         versions[character_id] = 0
+                        seen[character_id] = 0
                         created[character_id] = (data["attributes"], options)
                     continue
                 versions[character_id] = version
@@ -199,14 +207,19 @@ def _fold_campaign(
                     continue  # replayed below
                 if isinstance(data, encoded):
                     data = loads(data)
-                evolve_into(states[character_id], RuleEvent(type_, data, event_game_time, schema_version))
+                event = RuleEvent(type_, data, event_game_time, schema_version)
+                evolve_into(states[character_id], event)
+                seen[character_id] += shows(event)
+    from campaign.secrecy import stream_entries  # secrecy reads this module's event names
+
     for character_id in undone:
         rows = eventstore.stream_events(f"character:{character_id}")
         attributes, created_options = created[character_id]
         states[character_id] = replay(
             ruleset, attributes, created_options, eventstore.live_events(rows, eventstore.voided_causes(rows))
         )
-    return count, states, versions, game_time, campaign_version, options
+        seen[character_id] = stream_entries(ruleset, rows)
+    return count, states, versions, seen, game_time, campaign_version, options
 
 
 @contextmanager
@@ -236,7 +249,7 @@ def rebuild_campaign(campaign: Campaign) -> int:
 
 def _rebuild_campaign(campaign: Campaign) -> int:
     ruleset = get_ruleset(campaign.ruleset)
-    count, states, versions, game_time, campaign_version, options = _fold_campaign(campaign, ruleset)
+    count, states, versions, seen, game_time, campaign_version, options = _fold_campaign(campaign, ruleset)
     ids = list(Character.objects.filter(campaign=campaign).values_list("pk", flat=True))
     unknown = states.keys() - set(ids)
     if unknown:
@@ -252,14 +265,14 @@ def _rebuild_campaign(campaign: Campaign) -> int:
     timers: list[tuple] = []
     for pk in ids:
         if pk in states:
-            state, version = states[pk], versions[pk]
+            state, version, player_version = states[pk], versions[pk], seen[pk]
             stored = eventstore.json_param(state, wrapper)
             status = ruleset.status(state)
             alive, conscious, dying = bool(status["alive"]), bool(status["conscious"]), bool(status["dying"])
             death_at = status["death_at"]
         else:
             character = kept[pk]
-            state, version = character.state, character.version
+            state, version, player_version = character.state, character.version, character.player_version
             stored = eventstore.json_param(state, wrapper)
             alive, conscious, dying, death_at = (
                 character.alive,
@@ -267,7 +280,7 @@ def _rebuild_campaign(campaign: Campaign) -> int:
                 character.dying,
                 character.death_at,
             )
-        updates.append((stored, version, alive, conscious, dying, death_at, pk))
+        updates.append((stored, version, player_version, alive, conscious, dying, death_at, pk))
         timers.extend(_timer_row(campaign.pk, pk, timer, wrapper) for timer in ruleset.timers(state))
     Timer.objects.filter(campaign=campaign).delete()
     # Prepared statements through executemany: Django's bulk_update builds CASE WHEN expressions, and building a

@@ -23,8 +23,19 @@ from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from campaign import eventstore, game_dates
-from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership, Timer
+from campaign import eventstore, game_dates, secrecy
+from campaign.models import (
+    GM,
+    IDEMPOTENCY_KEY_LENGTH,
+    PLAYER,
+    Campaign,
+    Character,
+    Event,
+    ImportJob,
+    Job,
+    Membership,
+    Timer,
+)
 from campaign.projections import (
     CAMPAIGN_CREATED,
     CHARACTER_CREATED,
@@ -82,6 +93,15 @@ def _name(name: Any, expected: str) -> str:
         raise ServiceError("name", f"expected at most 200 characters, got {len(name)}")
     readable("name", name.strip(), "a name")
     return name.strip()
+
+
+def idempotency_key(field: str, raw: str | None) -> str | None:
+    """The key a write came with (the API's `Idempotency-Key` header, a web form's hidden `key`): the same key and
+    request again return the first answer. Too long is refused, not cut short: two keys could be taken for one."""
+    key = (raw or "").strip()
+    if len(key) > IDEMPOTENCY_KEY_LENGTH:
+        raise ServiceError(field, f"expected at most {IDEMPOTENCY_KEY_LENGTH} characters, got {len(key)}")
+    return key or None
 
 
 def request_digest(payload: Any) -> str:
@@ -502,8 +522,9 @@ def _record(
     """Append a character's new events with the projection of the state they lead to, in one write (the
     projection rides along with the append). Returns the stored rows and the character's timers after them."""
     version = character.version
+    seen = secrecy.new_entries(rules, character.stream, events)
     projection, timers = projection_writes(
-        character, rules, state, version + len(events), previous_timers, wrapper
+        character, rules, state, version + len(events), previous_timers, wrapper, seen
     )
     rows = eventstore.append(
         campaign=character.campaign,

@@ -28,11 +28,11 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from campaign import game_dates, services
+from campaign.client_input import check_text, no_constants
 from campaign.eventstore import json_text, json_value
 from campaign.models import GM, Campaign, Character, Event, ImportJob, Membership
 from campaign.projections import CAMPAIGN_CREATED, CHARACTER_CREATED, CLOCK_ADVANCED, rebuild_campaign
 from campaign.services import Conflict, ServiceError, readable, validate_campaign_options
-from campaign.untrusted import check_text, no_constants
 from rules.event_schema import (
     Int,
     Limits,

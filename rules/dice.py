@@ -25,6 +25,7 @@ class DiceError(RuleError):
     def __init__(self, name: str, message: str) -> None:
         field = f"rolls.{name}"
         super().__init__(field, f"{field}: {message}")
+        self.args = (self.message,)
 
 
 def _dice_word(count: int) -> str:

@@ -11,6 +11,7 @@ A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
     view(state, audience) -> dict                     "gm" or "player" (secrets removed)
     status(state) -> dict                             view(state, "gm")'s alive, conscious, dying and death_at
     public_event(event) -> dict | None                what a player may read of one history entry
+    shows(event) -> bool                              optional: public_event(event) is not None, cheaply
 
 `evolve(state, event)` equals `new = copy_state(state)` after `evolve_into(new, event)`: each engine writes its
 rules once, as in-place changes, and `evolve` copies then changes (an engine may return `state` itself when the
@@ -114,6 +115,12 @@ class Ruleset:
     # checks a file written elsewhere against them.
     event_schemas: Mapping[str, Any] = field(default_factory=dict)
     state_schema: Any = None
+    # `public_event(event) is not None` for an event that is neither a note nor an undo, without building the data
+    # (a rebuild asks it of every event). None: `public_event` decides.
+    shows: Callable[[Event], bool] | None = None
+    # The fields RULES.md keeps for the GM: at any depth of a player's view or of a public event such a field is
+    # absent or null (tests/rules/test_contract.py holds every ruleset to it).
+    gm_only: frozenset[str] = frozenset()
 
     @property
     def all_actions(self) -> tuple[str, ...]:
@@ -153,6 +160,26 @@ def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mappin
 # the latest ones from there), so a campaign with a hundred thousand notes still has a small state to load, copy
 # and replay. An undo is applied by the service, which rebuilds the state without the voided events.
 INERT_EVENTS = frozenset((NOTE_ADDED, ACTION_UNDONE))
+
+
+def shown_by(ruleset: Ruleset) -> Callable[[Event], bool]:
+    """`player_sees` for events known to be neither notes nor undos: a loop over many events looks it up once."""
+    if ruleset.shows is not None:
+        return ruleset.shows
+    public_event = ruleset.public_event
+    return lambda event: public_event(event) is not None
+
+
+def player_sees(ruleset: Ruleset, event: Event) -> bool:
+    """Whether the event is an entry of a player's history: `public_event` gives it, and it is no GM note.
+
+    An undo is not decided here: it shows exactly when what it takes back showed (the service layer knows that).
+    Everything a player is told about numbers (their character's version, their history's cursors) counts only
+    the events this says yes to.
+    """
+    if event.type in INERT_EVENTS:
+        return False
+    return shown_by(ruleset)(event)
 
 
 def apply(ruleset: Ruleset, state: State, event: Event) -> State:

@@ -19,14 +19,13 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, presenters, services, throttles, transfer
+from campaign import access, cursors, presenters, services, throttles, transfer
 from campaign.api.action_schema import actions_schema
-from campaign.models import GM, IDEMPOTENCY_KEY_LENGTH, PLAYER, Character, Event, ImportJob, Job, Membership
-from campaign.projections import CLOCK_ADVANCED
+from campaign.models import GM, PLAYER, Character, Event, ImportJob, Job, Membership
 from rules.params import reject_unknown
 from rules.registry import get_ruleset, ruleset_slugs
 
-FEED_PAGE = 500
+FEED_PAGE = presenters.FEED_PAGE
 CHARACTER_CACHE = "pages"
 
 
@@ -41,13 +40,7 @@ def _body(request: Request, schema: serializers.Serializer) -> dict[str, Any]:
 
 
 def _idempotency_key(request: Request) -> str | None:
-    """The `Idempotency-Key` header of a write: the same key and request again return the first answer."""
-    key = request.headers.get("Idempotency-Key") or None
-    if key is not None and len(key) > IDEMPOTENCY_KEY_LENGTH:
-        raise services.ServiceError(
-            "Idempotency-Key", f"expected at most {IDEMPOTENCY_KEY_LENGTH} characters"
-        )
-    return key
+    return services.idempotency_key("Idempotency-Key", request.headers.get("Idempotency-Key"))
 
 
 IDEMPOTENCY_KEY = OpenApiParameter(
@@ -275,18 +268,25 @@ def character_detail(request: Request, character_id: int) -> Response:
 
 
 def _current(request: Request, stamp: access.CharacterStamp) -> Response:
-    """The character as it is now: a 304 from one raw query when the client has it, else the answer cached per
-    role and version (`CharacterStamp.cache_key`), else presented (the character is loaded on a miss only)."""
-    if request.headers.get("If-None-Match") == stamp.etag:
+    """The character as it is now: for a GM, a 304 from one raw query when the client has it; else the answer
+    cached per role and version (`CharacterStamp.cache_key`), else presented (the character is loaded on a miss
+    only). A player's ETag is the digest of the player's answer, kept beside it in the cache: the stamp's
+    versions count events the player may not see, so a hidden event gives a new key but the same ETag."""
+    gm = stamp.role == GM
+    if gm and request.headers.get("If-None-Match") == stamp.etag:
         return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": stamp.etag})
-    key = stamp.cache_key("api-character")
+    key = stamp.cache_key("api-character2")  # 2: (answer, ETag) pairs, where the first held answers alone
     cache = caches[CHARACTER_CACHE]
-    data = cache.get(key)
-    if data is None:
+    cached = cache.get(key)
+    if cached is None:
         character, role = access.character_for(request.user, stamp.character_id)
         data = presenters.character_json(character, role)
-        cache.set(key, data)
-    return Response(data, headers={"ETag": stamp.etag, "Cache-Control": "no-cache, private"})
+        cached = (data, stamp.etag if gm else access.digest_etag(data))
+        cache.set(key, cached)
+    data, etag = cached
+    if request.headers.get("If-None-Match") == etag:
+        return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+    return Response(data, headers={"ETag": etag, "Cache-Control": "no-cache, private"})
 
 
 @extend_schema(
@@ -317,29 +317,84 @@ def actions(request: Request, character_id: int) -> Response:
     )
 
 
-@extend_schema(responses={200: ANY, 404: ANY})
-@api_view(["GET"])
-def character_events(request: Request, character_id: int) -> Response:
-    character, role = access.character_for(request.user, character_id)
-    rows = list(Event.objects.filter(stream=character.stream).order_by("version"))
-    return Response(presenters.events_json(rows, role, character.campaign.ruleset))
+def _page_size(request: Request) -> int:
+    limit = _int_param(request, "limit", minimum=1)
+    if limit is None:
+        return presenters.HISTORY_PAGE
+    if limit > presenters.HISTORY_PAGE_MAX:
+        raise services.ServiceError(
+            "limit", f"expected a whole number from 1 to {presenters.HISTORY_PAGE_MAX}, got {limit}"
+        )
+    return limit
+
+
+BAD_CURSOR = "expected the `next` of an earlier page of this history, as it was given"
 
 
 @extend_schema(
-    parameters=[OpenApiParameter("after", int, description="only events after this global position")],
+    parameters=[
+        OpenApiParameter(
+            "before",
+            str,
+            description="the `next` of the previous page: a GM's is a version (entries below it), a player's an "
+            "opaque cursor",
+        ),
+        OpenApiParameter(
+            "limit",
+            int,
+            description=f"entries per page, 1 to {presenters.HISTORY_PAGE_MAX} (default {presenters.HISTORY_PAGE})",
+        ),
+    ],
+    responses={200: ANY, 400: ANY, 404: ANY},
+)
+@api_view(["GET"])
+def character_events(request: Request, character_id: int) -> Response:
+    """The history, newest first, a page at a time: `{events, next}`; `next` is the `before` of the next page
+    (null on the last)."""
+    character, role = access.character_for(request.user, character_id)
+    limit = _page_size(request)
+    before: int | str | None
+    if role == GM:
+        before = _int_param(request, "before", minimum=1)
+        if before is not None:
+            before = min(before, character.version + 1)  # beyond the newest: the first page (and no overflow)
+    else:
+        before = request.query_params.get("before") or None
+    try:
+        page = presenters.history_page(character, role, before=before, limit=limit)
+    except cursors.BadCursor:
+        raise services.ServiceError("before", BAD_CURSOR) from None
+    return Response({"events": page.entries, "next": page.next})
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter(
+            "after",
+            str,
+            description="only events after this point: a GM's is a global position, a player's the opaque "
+            "`last_position` of an earlier answer",
+        )
+    ],
     responses={200: ANY, 400: ANY, 404: ANY},
 )
 @api_view(["GET"])
 def campaign_events(request: Request, campaign_id: int) -> Response:
+    """The campaign's feed in global order. A player's entries carry no position or version and its
+    `last_position` is a sealed cursor: the log's numbers count events the player may not see."""
     campaign, role = access.campaign_for(request.user, campaign_id)
-    after = _int_param(request, "after") or 0
-    rows = Event.objects.filter(campaign=campaign, position__gt=after).order_by("position")
     if role == PLAYER:
-        rows = rows.filter(character__player=request.user) | rows.filter(
-            character__isnull=True, type=CLOCK_ADVANCED
-        )
-        rows = rows.order_by("position")
-    rows = list(rows[:FEED_PAGE])
+        try:
+            answer = presenters.player_feed(
+                campaign, request.user.pk, request.query_params.get("after") or None
+            )
+        except cursors.BadCursor:
+            raise services.ServiceError(
+                "after", "expected the `last_position` of an earlier answer, as it was given"
+            ) from None
+        return Response(answer)
+    after = _int_param(request, "after") or 0
+    rows = list(Event.objects.filter(campaign=campaign, position__gt=after).order_by("position")[:FEED_PAGE])
     items = presenters.events_json(rows, role, campaign.ruleset)
     last = rows[-1].position if rows else after
     return Response({"events": items, "last_position": last, "more": len(rows) == FEED_PAGE})

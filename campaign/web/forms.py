@@ -19,8 +19,8 @@ from django.core.exceptions import ValidationError
 from django.forms import widgets
 from django.http import QueryDict
 
-from campaign.models import IDEMPOTENCY_KEY_LENGTH
-from campaign.untrusted import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
+from campaign import services
+from campaign.client_input import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
 from rules.registry import get_ruleset
 from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, RuleError
 from rules.sheet import Attribute
@@ -125,12 +125,8 @@ def _ticked(data: QueryDict, name: str, where: str) -> bool:
 
 
 def idempotency_key(data: QueryDict) -> str | None:
-    """The key each rendered form that writes carries (`{% idempotency_key %}`, an action form's own). Too long is
-    refused as the API refuses it: cut short, two different keys could be taken for one."""
-    key = (data.get("key") or "").strip()
-    if len(key) > IDEMPOTENCY_KEY_LENGTH:
-        raise RuleError("key", f"expected at most {IDEMPOTENCY_KEY_LENGTH} characters, got {len(key)}")
-    return key or None
+    """The key each rendered form that writes carries (`{% idempotency_key %}`, an action form's own)."""
+    return services.idempotency_key("key", data.get("key"))
 
 
 def action_forms(ruleset: str) -> dict[str, ActionForm]:

@@ -18,7 +18,6 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import caches
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
@@ -26,32 +25,37 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
+from django.utils.html import escapejs
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign import access, presenters, services, throttles, transfer
-from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Membership
+from campaign import access, cursors, presenters, services, throttles, transfer
+from campaign.models import GM, PLAYER, Campaign, Character, ImportJob, Membership
 from campaign.web import display, forms
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
-from rules.ruleset import ACTION_UNDONE, RuleError
+from rules.ruleset import RuleError
 from rules.text import without_direction_controls
 
 HISTORY_LIMIT = 50
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
 LIVE_CACHE = "pages"
 LIVE_CACHE_SECONDS = 300
-LIVE_CACHE_FORMAT = 4  # bump when the live region's template or context changes
+LIVE_CACHE_FORMAT = 5  # bump when the live region's template or context changes
+# Where a player's live region holds its own ETag while it is rendered: the ETag is the digest of the region
+# with this in its place (`_sealed_live`). Letters and digits only, so no filter changes it.
+ETAG_PENDING = "etagpendingf3c9a1"
 SIGN_UPS_THROTTLED = "too many sign-ups from your address; try again in {minutes} minute{s}"
-GM_ONLY = "only a GM of this campaign may do that"
-
-
-def _require_gm(role: str) -> None:
-    if role != GM:
-        raise PermissionDenied(GM_ONLY)
 
 
 def _live(request: HttpRequest) -> bool:
     return bool(request.htmx) and request.htmx.target == "live"
+
+
+def _sealed_live(html: str) -> tuple[str, str]:
+    """A player's live region and its ETag: the digest of what the player receives. Every number the server
+    would otherwise put in a player's ETag counts events the player may not see (a GM note, a hidden roll)."""
+    etag = access.digest_etag(html)
+    return html.replace(ETAG_PENDING, escapejs(etag)), etag
 
 
 def _etag_response(request: HttpRequest, etag: str) -> HttpResponse | None:
@@ -242,6 +246,9 @@ def import_progress(request: HttpRequest, job_id: Any) -> HttpResponse:
 
 
 def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
+    """The GM's board ETag, from the campaign's numbers (a player's is the digest of the region: `_board_live`)."""
+    if role != GM:
+        return ETAG_PENDING
     totals = Character.objects.filter(campaign=campaign).aggregate(v=Sum("version"), n=Count("id"))
     job = services.open_job(campaign)
     job_part = "-"
@@ -310,6 +317,14 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
 @login_required
 def campaign_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = access.campaign_for(request.user, campaign_id)
+    if role != GM:
+        # A player's board shows the player's own characters: rendered each time, its digest the ETag.
+        context = _board_context(request, campaign, role)
+        html, etag = _sealed_live(render_to_string("campaign.html#live", context, request))
+        if not _live(request):
+            context["etag"] = etag
+            return _with_keyed_forms(render(request, "campaign.html", context))
+        return _etag_response(request, etag) or _with_etag(HttpResponse(html), etag)
     if _live(request):
         etag = _board_etag(campaign, role, request.user.pk)
         not_modified = _etag_response(request, etag)
@@ -341,7 +356,7 @@ def _board_form_response(
 @require_POST
 def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = access.campaign_for(request.user, campaign_id)
-    _require_gm(role)
+    access.require_gm(role, "advance the clock")
     try:
         advance = forms.parse_advance(request.POST)
         seconds = services.parse_advance(advance)
@@ -380,7 +395,7 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @require_POST
 def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = access.campaign_for(request.user, campaign_id)
-    _require_gm(role)
+    access.require_gm(role, "add members")
     username = request.POST.get("username", "").strip()
     try:
         forms.check_posted(request.POST, {"username": "username", "role": "role"})
@@ -407,7 +422,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @require_POST
 def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = access.campaign_for(request.user, campaign_id)
-    _require_gm(role)
+    access.require_gm(role, "create characters")
     name = request.POST.get("name", "")
     player = request.POST.get("player", "").strip() or None
     errors: dict[str, str] = {}
@@ -446,7 +461,7 @@ def _version_param(request: HttpRequest, current: int, role: str) -> int | None:
     raw = request.GET.get("version", "").strip()
     if not raw:
         return None
-    _require_gm(role)
+    access.require_gm(role, "travel in time")
     try:
         version = int(raw)
     except ValueError:
@@ -469,40 +484,24 @@ def _live_cache_key(stamp: access.CharacterStamp) -> str:
 
 
 def _history(
-    character: Character, role: str, version: int | None, before: int | None = None, *, decorate: bool = True
-) -> tuple[list[dict[str, Any]], int | None]:
-    """The latest `HISTORY_LIMIT` entries (of those before version `before`), newest first, and the version to ask
-    for older ones (None when there are none). Later undos are read too, so that an old entry shows as taken back.
+    character: Character,
+    role: str,
+    version: int | None,
+    before: int | str | None = None,
+    *,
+    decorate: bool = True,
+) -> tuple[list[dict[str, Any]], int | str | None]:
+    """The latest `HISTORY_LIMIT` entries (of those before `before`), newest first, and the `before` of the older
+    ones (None when there are none): a version for a GM, a sealed cursor for a player (`presenters.history_page`).
     `decorate=False` leaves the display fields to `_decorate_entry` (for the entries not in the cache)."""
-    rows = Event.objects.filter(stream=character.stream)
-    if before is not None:
-        rows = rows.filter(version__lt=before)
-    window = list(rows.order_by("-version")[: HISTORY_LIMIT + 1])
-    older = None
-    if len(window) > HISTORY_LIMIT:
-        window = window[:HISTORY_LIMIT]
-        older = window[-1].version
-    window.reverse()
-    later_undos: list[Event] = []
-    if before is not None and window:
-        later_undos = list(
-            Event.objects.filter(
-                stream=character.stream, type=ACTION_UNDONE, version__gt=window[-1].version
-            ).order_by("version")
-        )
+    page = presenters.history_page(character, role, before=before, limit=HISTORY_LIMIT)
     campaign = character.campaign
-    shown = {row.version for row in window}
-    items = [
-        item
-        for item in presenters.events_json([*window, *later_undos], role, campaign.ruleset)
-        if item["version"] in shown
-    ]
-    for item in items:
+    for item, row in zip(page.entries, page.rows, strict=True):
+        item["event"] = row.position  # the cache key of its rendering; never shown
         item["future"] = version is not None and item["version"] > version
         if decorate:
             _decorate_entry(item, campaign)
-    items.reverse()
-    return items, older
+    return page.entries, page.next
 
 
 def _decorate_entry(item: dict[str, Any], campaign: Campaign) -> None:
@@ -543,7 +542,8 @@ def _live_context(
         "history": history,
         "older": older,
         "character_url": reverse("character", args=[character.pk]),
-        "etag": _character_etag(character, role),
+        # A player's is the digest of the region (`_sealed_live`), put in its place once it is rendered.
+        "etag": _character_etag(character, role) if role == GM else ETAG_PENDING,
     }
     if role == GM:
         if data.get("death_at") is not None:
@@ -560,22 +560,29 @@ def _live_context(
     return context
 
 
-def _live_html(request: HttpRequest, stamp: access.CharacterStamp, character: Character | None = None) -> str:
-    """The live region as it is now, rendered once per version and role; the character is loaded on a miss only.
+def _live_html(
+    request: HttpRequest, stamp: access.CharacterStamp, character: Character | None = None
+) -> tuple[str, str]:
+    """The live region as it is now and its ETag, rendered once per version and role; the character is loaded on
+    a miss only. A GM's ETag is the stamp's; a player's the digest of the region (`_sealed_live`), so that a
+    hidden event, which makes a new key, makes the same region and the same ETag.
 
     The character may be newer than `stamp` (an event in between): the entry then holds a newer rendering under
     the older key, which only requests that read the older stamp can ask for. Never an older one under a newer key.
     """
-
-    def render_live() -> str:
-        nonlocal character
+    cache = caches[LIVE_CACHE]
+    key = _live_cache_key(stamp)
+    found = cache.get(key)
+    if found is None:
         if character is None:
             character = Character.objects.select_related("campaign", "player").get(pk=stamp.character_id)
         context = _live_context(character, stamp.role, None, decorate=False)
         _attach_entry_html(request, stamp, context)
-        return render_to_string("character.html#live", context, request)
-
-    return _cached_html(_live_cache_key(stamp), render_live)
+        html = render_to_string("character.html#live", context, request)
+        found = (html, stamp.etag) if stamp.role == GM else _sealed_live(html)
+        cache.set(key, found, LIVE_CACHE_SECONDS)
+    html, etag = found
+    return mark_safe(html), etag  # noqa: S308 (our own rendering)
 
 
 def _cached_html(key: str, render_html: Callable[[], str]) -> str:
@@ -595,7 +602,7 @@ def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, conte
     cache = caches[LIVE_CACHE]
     audience = stamp.audience_key
     keys = {
-        f"entry{LIVE_CACHE_FORMAT}:p{e['position']}:x{int(e['voided'])}:{audience}": e
+        f"entry{LIVE_CACHE_FORMAT}:p{e['event']}:x{int(e['voided'])}:{audience}": e
         for e in context["history"]
     }
     found = cache.get_many(list(keys))
@@ -650,7 +657,7 @@ def _page_context(
             "role": stamp.role,
             "is_gm": stamp.role == GM,
             "version": None,
-            "live_html": _live_html(request, stamp, character),
+            "live_html": _live_html(request, stamp, character)[0],
         }
     else:
         assert character is not None
@@ -670,7 +677,7 @@ def _page_context(
 
 def _require_action(ruleset: str, role: str, action: str) -> None:
     """A GM's action of the campaign's ruleset (403 for a player, 404 for an action the ruleset does not have)."""
-    _require_gm(role)
+    access.require_gm(role, "act on characters")
     if action not in (*forms.action_forms(ruleset), "undo"):
         raise Http404("no such action")
 
@@ -689,10 +696,12 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
     stamp = access.character_stamp(request.user, character_id)
     version = _version_param(request, stamp.version, stamp.role)
     if _live(request) and version is None:
-        not_modified = _etag_response(request, stamp.etag)
-        if not_modified is not None:
-            return not_modified
-        return _with_etag(HttpResponse(_live_html(request, stamp)), stamp.etag)
+        if stamp.role == GM:
+            not_modified = _etag_response(request, stamp.etag)
+            if not_modified is not None:
+                return not_modified
+        html, etag = _live_html(request, stamp)
+        return _etag_response(request, etag) or _with_etag(HttpResponse(html), etag)
     action = _action_param(request, stamp) if version is None else None
     character = None
     if version is not None or action:
@@ -733,13 +742,19 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
 def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
     """Older history entries: a fragment for the page's "older entries" link, a page of its own without htmx."""
     character, role = access.character_for(request.user, character_id)
+    raw = request.GET.get("before", "")
+    before: int | str = raw
+    if role == GM:
+        try:
+            before = int(raw)
+        except ValueError:
+            raise Http404("no such version") from None
+        if not 0 < before <= character.version + 1:
+            raise Http404("no such version")
     try:
-        before = int(request.GET.get("before", ""))
-    except ValueError:
-        raise Http404("no such version") from None
-    if not 0 < before <= character.version + 1:
-        raise Http404("no such version")
-    history, older = _history(character, role, None, before)
+        history, older = _history(character, role, None, before)
+    except cursors.BadCursor:
+        raise Http404("no such page of this history") from None
     context = {
         "model": character,
         "character": {"name": character.name},

@@ -20,6 +20,9 @@ from rules.cyberpunk2020.engine import (
 )
 from rules.ruleset import GM, NOTE_ADDED, Event, State
 
+# The moment of death is the GM's alone (README): everything else about their character is the player's.
+GM_ONLY = frozenset(("death_at",))
+
 
 def _spoken(location: str) -> str:
     return location.replace("_", " ")
@@ -177,3 +180,8 @@ def public_event(event: Event) -> dict[str, Any] | None:
     if event.type == NOTE_ADDED:
         return None
     return {key: copy.deepcopy(value) for key, value in event.data.items() if key != "death_at"}
+
+
+def shows(event: Event) -> bool:
+    """`public_event(event) is not None` for any event but a note: a player sees every other entry."""
+    return event.type != NOTE_ADDED

@@ -10,6 +10,9 @@ from rules.darkfuture import tables
 from rules.darkfuture.engine import con_recovery_period, knocked_out, vehicle_driverless
 from rules.ruleset import NOTE_ADDED, Event, State
 
+# Nothing but GM notes is secret here (README); `death_at` is listed as in every ruleset, though always null.
+GM_ONLY = frozenset(("death_at",))
+
 
 def _limb_text(limb: str) -> str:
     return limb.replace("_", " ")
@@ -137,3 +140,8 @@ def public_event(event: Event) -> dict[str, Any] | None:
     if event.type == NOTE_ADDED:
         return None
     return copy.deepcopy(event.data)
+
+
+def shows(event: Event) -> bool:
+    """`public_event(event) is not None` for any event but a note: a player sees every other entry."""
+    return event.type != NOTE_ADDED

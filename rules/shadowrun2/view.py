@@ -16,6 +16,7 @@ from rules.shadowrun2.engine import (
     CRITICAL_HIT_TAKEN,
     DEATH_OCCURRED,
     DIAGNOSIS_MADE,
+    EVOLVERS,
     FIRST_AID_GIVEN,
     MAGIC_HEALING_APPLIED,
     OVERFLOW_BOX_TAKEN,
@@ -38,6 +39,8 @@ from rules.shadowrun2.engine import (
 )
 
 MORTAL_FOR_PLAYERS = "mortal: needs treatment now"
+# Never a player's, whatever the hit (RULES.md section 1): a time of death and the Body check that decided a hit.
+GM_ONLY = frozenset(("death_at", "death_after_seconds", "death_time_dice", "body_check"))
 HIDDEN_HIT_KEYS = ("part", "reason", "lethality", "boxes", "penalty", "death_at", "heals_at", "treated")
 
 
@@ -283,3 +286,14 @@ def public_event(event: Event) -> dict[str, Any] | None:
     if kind == STUN_RECOVERY_ROLLED:
         return {"next_box_at": data["next_box_at"], "next_roll_at": data["next_roll_at"]}
     return None
+
+
+_SHOWN_IF_DIAGNOSED = frozenset((CRITICAL_HEALING_ROLLED, CRITICAL_HIT_HEALED))
+
+
+def shows(event: Event) -> bool:
+    """`public_event(event) is not None`, without building the data: a player's history skips the healing of an
+    undiagnosed hit, and what this ruleset does not know."""
+    if event.type in _SHOWN_IF_DIAGNOSED:
+        return bool(event.data["diagnosed"])
+    return event.type in EVOLVERS

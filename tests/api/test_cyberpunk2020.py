@@ -133,7 +133,7 @@ def advance(table: Table, capture: Any, **units: int) -> dict[str, Any]:
 def history(table: Table) -> list[dict[str, Any]]:
     response = table.gm.get(f"{table.character_url()}events/")
     assert response.status_code == 200
-    return response.json()
+    return response.json()["events"][::-1]  # oldest first (the API pages newest first)
 
 
 def expected_level(points: int) -> str:
@@ -1239,12 +1239,9 @@ def test_the_player_never_receives_death_at_timers_or_gm_notes(
         14,
         "mortal_0",
     )
-    assert [e["type"] for e in json.loads(player["history"])] == [
-        "DamageTaken",
-        "StunSaveRolled",
-        "DeathSaveRolled",
-    ]
-    assert json.loads(player["history"])[2]["data"]["outcome"] == "dying"
+    history = json.loads(player["history"])["events"][::-1]  # oldest first
+    assert [e["type"] for e in history] == ["DamageTaken", "StunSaveRolled", "DeathSaveRolled"]
+    assert history[2]["data"]["outcome"] == "dying"
 
 
 # --- Hypothesis: random valid actions, invariants, projection = replay = rebuild -----------------------------------

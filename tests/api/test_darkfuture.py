@@ -146,7 +146,8 @@ def tick(df: Table, capture: Capture, campaign_id: int | None = None, **advance:
 
 
 def history(df: Table, character: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    return df.gm.get(f"/api/characters/{(character or df.character)['id']}/events/").json()
+    """Oldest first (the API pages newest first)."""
+    return df.gm.get(f"/api/characters/{(character or df.character)['id']}/events/").json()["events"][::-1]
 
 
 # --- damage: the seed's worked example -----------------------------------------------------------------------------

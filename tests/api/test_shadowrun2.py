@@ -77,7 +77,8 @@ def types(events: list[dict[str, Any]]) -> list[str]:
 
 
 def history(table: Table, who: Any = None) -> list[dict[str, Any]]:
-    return (who or table.gm).get(table.character_url() + "events/").json()
+    """Oldest first (the API pages newest first)."""
+    return (who or table.gm).get(table.character_url() + "events/").json()["events"][::-1]
 
 
 def assert_refused(table: Table, body: dict[str, Any], field: str, message: str) -> None:
