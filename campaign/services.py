@@ -5,7 +5,6 @@ Views and tasks parse input and call these functions; nothing else writes events
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import logging
@@ -25,7 +24,6 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from campaign import eventstore, game_dates, secrecy
-from campaign.clock_queue import DueTimers
 from campaign.models import (
     GM,
     IDEMPOTENCY_KEY_LENGTH,
@@ -46,6 +44,7 @@ from campaign.projections import (
     project_character,
     projection_writes,
 )
+from rules import clock
 from rules.dice import Dice
 from rules.params import reject_unknown_params
 from rules.registry import get_ruleset
@@ -559,7 +558,6 @@ ADVANCE_UNITS = {
     "rounds": 3,
     "turns": 30,
 }
-JUMP_SECONDS = 30  # an advance longer than a turn "jumps": combat-round checks fire once, not every round
 
 
 def parse_advance(advance: Any) -> int:
@@ -663,7 +661,6 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
     if not job.open or not _holds(job, ticket):
         return job
     Job.objects.filter(pk=job.pk, status=Job.QUEUED).update(status=Job.RUNNING, started_at=timezone.now())
-    jump = job.to_time - job.from_time > JUMP_SECONDS
     began = time.monotonic()
     while True:
         with transaction.atomic():
@@ -672,36 +669,27 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
             if not job.open or not _holds(job, ticket):
                 return job
             rules = get_ruleset(campaign.ruleset)
-            skip = {(character_id, key) for character_id, key in job.skips}
             fired = appended = 0
-            finished = stopped = False
-            characters, queue = _due_timers(campaign, rules, job, jump, skip)
+            finished = False
+            characters, queue = _due_timers(campaign, rules, job)
             while fired < settings.CLOCK_FIRINGS_PER_TRANSACTION:
-                due = queue.peek()
-                # At the limit the advance ends where it is, after every timer of that game second.
-                at_limit = job.timers_fired + fired >= settings.CLOCK_MAX_FIRINGS_PER_ADVANCE
-                if due is None or (at_limit and due.fire_at > job.reached):
-                    finished, stopped = True, due is not None
+                due = queue.next(at_limit=job.timers_fired + fired >= settings.CLOCK_MAX_FIRINGS_PER_ADVANCE)
+                if due is None:
+                    finished = True
                     break
-                queue.pop()
-                character = characters[due.character_id]
-                produced, timers = _fire(rules, character, due.timer, due.fire_at, job)
-                queue.set_timers(character.pk, timers)
+                produced, timers = _fire(rules, characters[due.character_id], due, job)
+                queue.fired(due, produced > 0, timers)
                 appended += produced
                 fired += 1
-                # A timer that changed nothing would be found again at once; a combat-round check fires once per
-                # jump. Either way it waits for the next advance.
-                if not produced or (jump and due.timer.per_round):
-                    skip.add((due.character_id, due.timer.key))
-                job.reached = max(job.reached, due.fire_at)
+            job.reached = queue.reached
             span = max(1, job.to_time - job.from_time)
             job.timers_fired += fired
             job.events_appended += appended
             job.progress = min(1.0, (job.reached - job.from_time) / span) if not finished else 1.0
             job.heartbeat_at = timezone.now()
-            job.skips = sorted([character_id, key] for character_id, key in skip)
+            job.skips = sorted([character_id, key] for character_id, key in queue.skip)
             if finished:
-                _finish(campaign, job, end=job.reached if stopped else job.to_time)
+                _finish(campaign, job, end=queue.end)
             job.save()
         if finished or (slice_seconds is not None and time.monotonic() - began >= slice_seconds):
             return job
@@ -735,9 +723,7 @@ def _finish(campaign: Campaign, job: Job, end: int) -> None:
     job.finished_at = timezone.now()
 
 
-def _due_timers(
-    campaign: Campaign, rules: Ruleset, job: Job, jump: bool, skip: set[tuple[int, str]]
-) -> tuple[dict[int, Character], DueTimers]:
+def _due_timers(campaign: Campaign, rules: Ruleset, job: Job) -> tuple[dict[int, Character], clock.DueTimers]:
     """The characters with something due by the end of the advance, and their timers in firing order.
 
     The Timer index only says who has work; each queue entry comes from the character's state, which the index
@@ -745,18 +731,18 @@ def _due_timers(
     """
     due = Timer.objects.filter(campaign=campaign, due__lte=job.to_time).values_list("character_id", flat=True)
     characters = {character.pk: character for character in Character.objects.filter(pk__in=set(due))}
-    queue = DueTimers(job.from_time, job.to_time, jump, skip)
+    jump = clock.jumps(job.from_time, job.to_time)
+    skip = {(character_id, key) for character_id, key in job.skips}
+    queue = clock.DueTimers(job.from_time, job.to_time, jump, skip, reached=job.reached)
     for character in characters.values():
         character.campaign = campaign
         queue.set_timers(character.pk, rules.timers(character.state))
     return characters, queue
 
 
-def _fire(
-    rules: Ruleset, character: Character, timer: RuleTimer, fire_at: int, job: Job
-) -> tuple[int, list[RuleTimer]]:
+def _fire(rules: Ruleset, character: Character, due: clock.Due, job: Job) -> tuple[int, list[RuleTimer]]:
     """Fire one timer. Returns how many events it appended and the character's timers after it."""
-    events = rules.fire(character.state, dataclasses.replace(timer, due=fire_at), Dice())
+    events = clock.fire(rules, character.state, due, Dice())
     state, previous_timers = _evolved_in_place(rules, character, events)
     if not events:
         return 0, project_character(
@@ -768,7 +754,7 @@ def _fire(
         events,
         state,
         previous_timers,
-        cause=f"timer:{job.pk}:{character.pk}:{timer.key}:{fire_at}",
+        cause=f"timer:{job.pk}:{character.pk}:{due.timer.key}:{due.fire_at}",
         actor="clock",
         wrapper=transaction.get_connection(),
     )

@@ -11,7 +11,9 @@ from django.test import override_settings
 
 from campaign import services, tasks
 from campaign.models import Campaign, Character, Event, Job, Timer
+from rules import clock
 from rules.dice import Dice
+from rules.registry import get_ruleset
 from tests.conftest import Table, seeded_dice
 
 pytestmark = pytest.mark.django_db
@@ -21,6 +23,14 @@ MORTAL_CHEST_HIT = {
     "type": "wound",
     "severity": "S",
     "rolls": {"body_check": [1, 2, 3, 4, 5], "location": [3, 4], "critical": [1], "death_time": [3]},
+}
+
+# Body 6, BTM -2: 24 to the left arm -> 12 - 2 = 10 >= 8, crippled (a death save every turn), the sever check kept.
+CRIPPLED_LEFT_ARM = {
+    "type": "damage",
+    "damage": 24,
+    "location": "left_arm",
+    "rolls": {"stun_save": [1], "death_save": [1], "sever": [10]},
 }
 
 
@@ -237,15 +247,7 @@ def test_combat_round_checks_fire_once_when_the_clock_jumps(
     cp2020: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(services, "Dice", LowDice)
-    # Body 6, BTM -2: 20 to the left arm -> 10 / 2 = 5... use 24: 12 - 2 = 10 >= 8, crippled, sever check kept.
-    hit = cp2020.act(
-        {
-            "type": "damage",
-            "damage": 24,
-            "location": "left_arm",
-            "rolls": {"stun_save": [1], "death_save": [1], "sever": [10]},
-        }
-    )
+    hit = cp2020.act(CRIPPLED_LEFT_ARM)
     assert hit.status_code == 201, hit.content
     timers = Timer.objects.filter(character_id=cp2020.character["id"], per_round=True)
     assert [t.kind for t in timers] == ["death_save"]
@@ -258,18 +260,45 @@ def test_combat_round_checks_fire_every_turn_while_the_clock_steps_by_turns(
     cp2020: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(services, "Dice", LowDice)
-    cp2020.act(
-        {
-            "type": "damage",
-            "damage": 24,
-            "location": "left_arm",
-            "rolls": {"stun_save": [1], "death_save": [1], "sever": [10]},
-        }
-    )
+    cp2020.act(CRIPPLED_LEFT_ARM)
     for _ in range(3):
         _job(cp2020.advance(turns=1))
     saves = Event.objects.filter(character_id=cp2020.character["id"], type="DeathSaveRolled", actor="clock")
     assert [(s.game_time, s.data["success"]) for s in saves] == [(30, True), (60, True), (90, True)]
+
+
+def test_the_service_fires_one_characters_timers_as_the_pure_clock_loop_does(
+    cp2020: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(services, "Dice", SeededDice)
+    cp2020.act(CRIPPLED_LEFT_ARM)
+    cp2020.act(
+        {"type": "damage", "damage": 6, "kind": "stun", "location": "torso", "rolls": {"stun_save": [9]}}
+    )
+    state = Character.objects.get(pk=cp2020.character["id"]).state
+    expected, now = [], 0
+    for unit, seconds in (("rounds", 3), ("turns", 30), ("hours", 3600), ("days", 86_400)):
+        ran = clock.run(get_ruleset("cyberpunk2020"), state, now, now + seconds, SeededDice)
+        expected += [
+            (event.type, event.data, event.game_time) for firing in ran.fired for event in firing.events
+        ]
+        state, now = ran.state, now + seconds
+        _job(cp2020.advance(**{unit: 1}))
+    fired = Event.objects.filter(character_id=cp2020.character["id"], actor="clock").order_by("version")
+    assert [(event.type, event.data, event.game_time) for event in fired] == expected
+    assert [(event.type, event.game_time) for event in fired] == [
+        *[("StunSaveRolled", second) for second in range(3, 31, 3)],  # a round, then a turn: every round
+        ("DeathSaveRolled", 30),  # and the arm's death save every turn
+        ("StunSaveRolled", 33),
+        ("StunDamageHealed", 3633),  # an hour jumps: what falls due on the way fires at its second,
+        ("StunSaveRolled", 3633),  # then each combat-round check once where the jump lands
+        ("DeathSaveRolled", 3633),
+        ("StunDamageHealed", 7233),
+        ("StunDamageHealed", 10833),
+        ("StunDamageHealed", 14433),
+        ("StunSaveRolled", 90033),
+        ("DeathSaveRolled", 90033),
+    ]
 
 
 @override_settings(CELERY_TASK_ALWAYS_EAGER=False, CELERY_BROKER_URL="redis://127.0.0.1:1/0")

@@ -1,8 +1,8 @@
-"""The in-memory firing order of one advance (campaign/clock_queue.py), against docs/clock.md."""
+"""The firing order of one advance (rules/clock.py `DueTimers`), against docs/clock.md."""
 
 from __future__ import annotations
 
-from campaign.clock_queue import Due, DueTimers
+from rules.clock import Due, DueTimers
 from rules.ruleset import Timer
 
 

@@ -3,13 +3,14 @@ gets every test here without a line written for it, and nothing here names one.
 
 The histories come from the ruleset itself: its demo (`sheet.demo`, every die entered) and histories hypothesis
 draws from its forms (each `Param`'s kind, bounds and choices; the injuries `sheet.injury_choices` names), played
-with server dice from a seeded `Random` and a one-character clock loop in the service's order
-(`campaign/clock_queue.py`). Every step is recorded (the state before, the action or the timer, the events), and
-each test holds the recorded steps to one sentence of the contract.
+with server dice from a seeded `Random` and the service's clock loop over one character (`rules.clock.run`).
+Every step is recorded (the state before, the action or the timer, the events), and each test holds the recorded
+steps to one sentence of the contract.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -27,6 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rules.kernel
+from rules import clock
 from rules.dice import Dice
 from rules.event_schema import Limits, check_event, check_state
 from rules.params import ActionForm, Param, read_params
@@ -52,9 +54,6 @@ RULESETS = all_rulesets()
 every_ruleset = pytest.mark.parametrize("ruleset", RULESETS, ids=lambda ruleset: ruleset.slug)
 generated = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-# The service's clock (campaign/services.py JUMP_SECONDS): an advance longer than a turn fires each combat-round
-# check once, at the end of the jump.
-JUMP_SECONDS = 30
 ADVANCES = (1, 3, 10, 30, 60, 600, 3600, 6 * 3600, 86400, 7 * 86400, 30 * 86400)
 FIRINGS = 5_000  # per advance: more means the clock would not settle
 LIMITS = Limits(max_time=10**9)
@@ -136,28 +135,19 @@ def _act(history: History, state: State, action: Mapping[str, Any], now: int, **
 
 
 def _advance(history: History, state: State, start: int, end: int) -> State:
-    """The service's clock over one character: earliest due first, then priority, then key; in a jump the
-    combat-round checks fire once each at its end; a timer that fired nothing waits for the next advance."""
-    ruleset, jump = history.ruleset, end - start > JUMP_SECONDS
-    skip: set[str] = set()
-    for firing in range(FIRINGS):
-        due = [t for t in ruleset.timers(state) if t.due <= end and t.key not in skip]
-        if not due:
-            return state
-        timer = min(
-            due,
-            key=lambda t: (
-                (1, 0, t.priority, t.key) if jump and t.per_round else (0, t.due, t.priority, t.key)
-            ),
-        )
-        fire_at = end if jump and timer.per_round else max(timer.due, start) if timer.per_round else timer.due
-        fired = Timer(fire_at, timer.kind, timer.key, timer.priority, timer.data, timer.per_round)
-        seed = zlib.crc32(f"{firing}:{fire_at}:{timer.key}".encode())
-        events = ruleset.fire(state, fired, Dice(rng=random.Random(seed)))
-        if not events or (jump and timer.per_round):
-            skip.add(timer.key)
-        state = _record(history, state, Step(state, fire_at, events, seed=seed, timer=fired))
-    raise AssertionError(f"the clock did not settle between {start} and {end}")
+    """The service's clock over one character, each firing with server dice from a seed of its own."""
+    seeds: list[int] = []
+
+    def dice() -> Dice:
+        seeds.append(zlib.crc32(f"{start}:{end}:{len(seeds)}".encode()))
+        return Dice(rng=random.Random(seeds[-1]))
+
+    ran = clock.run(history.ruleset, state, start, end, dice, limit=FIRINGS)
+    assert ran.reached == end, f"the clock did not settle between {start} and {end}"
+    for firing, seed in zip(ran.fired, seeds, strict=True):
+        fired = dataclasses.replace(firing.timer, due=firing.at)
+        state = _record(history, state, Step(state, firing.at, firing.events, seed=seed, timer=fired))
+    return state
 
 
 def _play_demo(history: History, actions: tuple[Mapping[str, Any], ...]) -> State:

@@ -6,7 +6,8 @@ from typing import Any
 
 from rules.cyberpunk2020 import RULESET, engine
 from rules.dice import Dice
-from rules.ruleset import Event, Timer
+from rules.ruleset import Event
+from tests.rules.clock_steps import step_clock
 
 
 class NoRandomRolls:
@@ -44,31 +45,22 @@ def types(events: list[Event]) -> list[str]:
     return [event.type for event in events]
 
 
-def next_timer(state: dict, until: int) -> Timer | None:
-    due = [timer for timer in engine.timers(state) if timer.due <= until]
-    return min(due, key=lambda timer: (timer.due, timer.priority, timer.key)) if due else None
-
-
 def advance(state: dict, until: int, rolls: list[dict] | None = None, limit: int = 5000):
-    """Fire the earliest timer, re-read the timers, until nothing is due by `until`.
+    """The service's clock (`rules.clock.run`, a round at a time) until nothing is due by `until`.
 
     Each firing that rolls takes the next entry of `rolls`. Returns the state and every event fired.
     """
     queue = list(rolls or [])
-    fired: list[Event] = []
-    for _ in range(limit):
-        timer = next_timer(state, until)
-        if timer is None:
-            return state, fired
-        dice = strict_dice(queue[0] if queue else {})
-        events = RULESET.fire(state, timer, dice)
-        if dice.used:
+    last: list[Dice] = []
+
+    def dice() -> Dice:
+        if last and last.pop().used:
             queue.pop(0)
-        assert events, f"timer {timer} fired nothing: the clock would loop"
-        assert all(event.game_time == timer.due for event in events)
-        state = apply_all(state, events)
-        fired.extend(events)
-    raise AssertionError("the clock did not settle")
+        last.append(strict_dice(queue[0] if queue else {}))
+        return last[0]
+
+    ran = step_clock(RULESET, state, until, dice, limit)
+    return ran.state, [event for firing in ran.fired for event in firing.events]
 
 
 def created(attributes: dict[str, Any], **options: Any) -> dict:

@@ -10,6 +10,7 @@ from rules.cyberpunk2020 import RULESET, engine, tables
 from rules.cyberpunk2020 import view as cp_view
 from rules.dice import Dice
 from rules.ruleset import RuleError
+from tests.rules.clock_steps import step_clock
 
 attributes = st.fixed_dictionaries(
     {
@@ -70,23 +71,10 @@ def run(attrs, model, script, seed):
         seen.append(state)  # the state after a whole action: death over the track is its last event
         events += new_events
         now += wait
-        for _ in range(2000):
-            due = [timer for timer in engine.timers(state) if timer.due <= now]
-            if not due:
-                break
-            timer = min(due, key=lambda timer: (timer.due, timer.priority, timer.key))
-            fired = RULESET.fire(state, timer, Dice({}, rng=rng))
-            assert fired, timer
-            for event in fired:
-                assert event.game_time == timer.due
-                state = engine.evolve(state, event)
-            seen.append(state)
-            events += fired
-            assert all(
-                not (later.key == timer.key and later.due < timer.due) for later in engine.timers(state)
-            ), "a timer went back in time"
-        else:
-            raise AssertionError("the clock did not settle")
+        ran = step_clock(RULESET, state, now, lambda: Dice({}, rng=rng), limit=2000)
+        seen += [firing.state for firing in ran.fired]
+        events += [event for firing in ran.fired for event in firing.events]
+        state = ran.state
     return initial, seen, events
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from rules.darkfuture import RULESET
 from rules.dice import Dice
 from rules.ruleset import Event, State
+from tests.rules.clock_steps import step_clock
 
 DAY = 86_400
 
@@ -47,17 +48,9 @@ def hit(
 def advance(
     state: State, to: int, dice: Dice | None = None, limit: int = 10_000
 ) -> tuple[State, list[Event]]:
-    """The clock's loop: fire the earliest due timer (priority breaks ties), re-read the timers."""
-    fired: list[Event] = []
-    for _ in range(limit):
-        due = [timer for timer in RULESET.timers(state) if timer.due <= to]
-        if not due:
-            return state, fired
-        timer = min(due, key=lambda t: (t.due, t.priority))
-        for event in RULESET.fire(state, timer, dice or entered()):
-            state = RULESET.evolve(state, event)
-            fired.append(event)
-    raise AssertionError("the clock did not settle")
+    """The service's clock (`rules.clock.run`) until nothing is due by `to`; every firing rolls with `dice`."""
+    ran = step_clock(RULESET, state, to, lambda: dice or entered(), limit)
+    return ran.state, [event for firing in ran.fired for event in firing.events]
 
 
 def gm_view(state: State) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from rules.darkfuture import RULESET
 from rules.darkfuture.engine import con_band, current_move, reduced_skill
 from rules.dice import Dice
 from rules.ruleset import RuleError, replay
+from tests.rules.clock_steps import step_clock
 
 from .helpers import DAY
 
@@ -72,22 +73,12 @@ def run(attributes, opts, seed, plan):
         else:
             now += value
             new_events = []
-            for _ in range(1000):
-                due = [timer for timer in RULESET.timers(state) if timer.due <= now]
-                if not due:
-                    break
-                timer = min(due, key=lambda t: (t.due, t.priority))
-                fired = RULESET.fire(state, timer, Dice(rng=rng))
-                for event in fired:
-                    assert event.game_time == timer.due
+            for firing in step_clock(RULESET, state, now, lambda: Dice(rng=rng), limit=1000).fired:
+                for event in firing.events:
                     state = apply_checked(state, event)
                     events.append(event)
                     states.append(state)
-                # The clock must never be asked to fire the same effect again at or before this second.
-                again = [t for t in RULESET.timers(state) if t.key == timer.key and t.due <= timer.due]
-                assert again == []
-            else:
-                raise AssertionError("the clock did not settle")
+                assert state == firing.state
         for event in new_events:
             state = apply_checked(state, event)
             events.append(event)

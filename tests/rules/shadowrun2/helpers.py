@@ -9,8 +9,8 @@ from typing import Any
 from rules.dice import Dice
 from rules.ruleset import GM, Event, apply, start_state
 from rules.shadowrun2 import RULESET, tables
-from rules.shadowrun2.engine import timers
 from rules.shadowrun2.view import view
+from tests.rules.clock_steps import step_clock
 
 # Body-check dice for a body 4 character against TN 6 (a Serious wound, standard column).
 MORTAL = [1, 1, 1, 1]
@@ -87,37 +87,39 @@ class _NoRolls(random.Random):
 
 
 class Clock:
-    """The clock loop of the service layer: fire the earliest due timer, re-read the timers, until `to`."""
+    """The service's clock over one character (`rules.clock.run`, a round at a time), remembering what it fired.
+
+    Each firing takes the first entered roll of every name and uses up those it rolled; the rest are left for the
+    next firing. A roll nobody entered fails the test, unless `rng` is given.
+    """
 
     def __init__(self, rolls: dict[str, list[Any]] | None = None, rng: random.Random | None = None) -> None:
         self.rolls = {name: list(values) for name, values in (rolls or {}).items()}
         self.rng = rng
         self.fired: list[tuple[int, str, str]] = []
         self.events: list[Event] = []
+        self._last: Dice | None = None
 
     def _dice(self) -> Dice:
+        self._use_up()
         entered = {name: values[0] for name, values in self.rolls.items() if values}
-        return Dice(entered, rng=self.rng if self.rng is not None else _NoRolls())
+        self._last = Dice(entered, rng=self.rng if self.rng is not None else _NoRolls())
+        return self._last
+
+    def _use_up(self) -> None:
+        """Each entered roll is used by one firing: drop those the previous firing rolled."""
+        if self._last is not None:
+            for name in self._last.used:
+                if self.rolls.get(name):
+                    self.rolls[name].pop(0)
+            self._last = None
 
     def advance(self, state: dict[str, Any], to: int, limit: int = 10_000) -> dict[str, Any]:
-        for _ in range(limit):
-            due = [timer for timer in timers(state) if timer.due <= to]
-            if not due:
-                return state
-            timer = min(due, key=lambda t: (t.due, t.priority, t.key))
-            self.fired.append((timer.due, timer.kind, timer.key))
-            dice = self._dice()
-            events = RULESET.fire(state, timer, dice)
-            for name in dice.used:
-                if self.rolls.get(name):
-                    self.rolls[name].pop(0)  # each entered roll is used by one firing
-            for event in events:
-                assert event.game_time == timer.due
-                self.events.append(event)
-                state = apply(RULESET, state, event)
-            # The clock's loop must terminate: a fired timer never comes back at or before its second.
-            assert all(t.due > timer.due for t in timers(state) if t.key == timer.key)
-        raise AssertionError("the clock did not settle")
+        ran = step_clock(RULESET, state, to, self._dice, limit)
+        self._use_up()
+        self.fired += [(firing.at, firing.timer.kind, firing.timer.key) for firing in ran.fired]
+        self.events += [event for firing in ran.fired for event in firing.events]
+        return ran.state
 
 
 def entered(rolls: dict[str, Any]) -> Dice:

@@ -1,0 +1,182 @@
+"""The game clock's loop: which due timer fires next, at which game second, and what waits for the next advance.
+
+One advance runs from `from_time` to `to_time`. `DueTimers` holds its due timers in firing order (docs/clock.md,
+"The clock loop"): earliest `due` first; ties by character id, then priority (lower first), then key. A firing
+changes only its own character's state, so after each one the queue takes that character's timers again (a
+treatment finishing cancels a death) and queues the entries that changed.
+
+An advance longer than a turn (`JUMP_SECONDS`) jumps: combat-round checks (`Timer.per_round`) come after everything
+else and are rolled once, where the jump lands, instead of every round the GM skipped. A timer whose firing changed
+nothing, and in a jump a combat-round check that has had its one roll, waits for the next advance.
+
+Two loops follow this queue: `run` below, over one character's state (the rule tests use it), and the service's
+`clock_run`, which interleaves a campaign's characters and writes each firing's events in batches. Both fire with
+`fire`, choose with `DueTimers.next` and follow a firing with `DueTimers.fired`, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from rules.dice import Dice
+from rules.ruleset import Event, Ruleset, State, Timer, fold
+
+JUMP_SECONDS = 30  # an advance longer than a turn "jumps": combat-round checks fire once, not every round
+
+
+def jumps(from_time: int, to_time: int) -> bool:
+    """Whether an advance from `from_time` to `to_time` jumps (rolls each combat-round check once)."""
+    return to_time - from_time > JUMP_SECONDS
+
+
+@dataclass(frozen=True)
+class Due:
+    """A timer to fire now, and the game second it fires at."""
+
+    character_id: int
+    timer: Timer
+    fire_at: int
+
+
+class DueTimers:
+    """The due timers of one advance (`from_time` to `to_time`) in firing order.
+
+    `skip` holds (character id, key) pairs that wait for the next advance: a timer that changed nothing, and in a
+    jump, a combat-round check that has had its one roll. `reached` is the latest game second fired at (the
+    advance's start before any firing); `stopped` says that `next` ended the advance early at its firing limit.
+    """
+
+    def __init__(
+        self,
+        from_time: int,
+        to_time: int,
+        jump: bool,
+        skip: set[tuple[int, str]],
+        reached: int | None = None,
+    ) -> None:
+        self.from_time, self.to_time, self.jump, self.skip = from_time, to_time, jump, skip
+        self.reached = from_time if reached is None else reached
+        self.stopped = False
+        self._heap: list[tuple[tuple, int, int, str, Timer]] = []
+        self._current: dict[int, dict[str, Timer]] = {}
+        self._pushed = 0  # breaks ties between two entries of one key (only the current one fires)
+
+    def set_timers(self, character_id: int, timers: Iterable[Timer]) -> None:
+        """What the character's state asks for now (all of it, due or not): entries that changed are queued."""
+        before = self._current.get(character_id, {})
+        now = {timer.key: timer for timer in timers}
+        self._current[character_id] = now
+        for key, timer in now.items():
+            if before.get(key) != timer and timer.due <= self.to_time:
+                self._pushed += 1
+                entry = (self._order(character_id, timer), self._pushed, character_id, key, timer)
+                heapq.heappush(self._heap, entry)
+
+    def _order(self, character_id: int, timer: Timer) -> tuple:
+        if self.jump and timer.per_round:
+            return (1, 0, character_id, timer.priority, timer.key)
+        return (0, timer.due, character_id, timer.priority, timer.key)
+
+    def peek(self) -> Due | None:
+        """The next timer to fire, left in the queue; None when nothing more is due up to `to_time`."""
+        while self._heap:
+            _, _, character_id, key, timer = self._heap[0]
+            if self._current.get(character_id, {}).get(key) != timer or (character_id, key) in self.skip:
+                # Replaced or cancelled by a firing since it was queued, or waiting for the next advance.
+                heapq.heappop(self._heap)
+                continue
+            if self.jump and timer.per_round:
+                return Due(character_id, timer, self.to_time)
+            return Due(character_id, timer, max(timer.due, self.from_time) if timer.per_round else timer.due)
+        return None
+
+    def pop(self) -> Due | None:
+        """The next timer to fire, or None when nothing more is due up to `to_time`."""
+        due = self.peek()
+        if due is not None:
+            heapq.heappop(self._heap)
+        return due
+
+    def next(self, *, at_limit: bool = False) -> Due | None:
+        """`pop`, but once the advance has made as many firings as it may (`at_limit`) it ends where it stands:
+        the rest of the game second it has reached still fires, and a later timer sets `stopped` instead."""
+        due = self.peek()
+        if due is not None and at_limit and due.fire_at > self.reached:
+            self.stopped = True
+            return None
+        return self.pop()
+
+    def fired(self, due: Due, changed: bool, timers: Iterable[Timer]) -> None:
+        """Follow a firing: the character's timers after it, and whether it appended any event."""
+        self.set_timers(due.character_id, timers)
+        # A timer that changed nothing would be found again at once; a combat-round check fires once per jump.
+        # Either way it waits for the next advance.
+        if not changed or (self.jump and due.timer.per_round):
+            self.skip.add((due.character_id, due.timer.key))
+        self.reached = max(self.reached, due.fire_at)
+
+    @property
+    def end(self) -> int:
+        """Where the advance stands once `next` has returned None: `to_time`, or where the limit stopped it."""
+        return self.reached if self.stopped else self.to_time
+
+
+def fire(ruleset: Ruleset, state: State, due: Due, dice: Dice) -> list[Event]:
+    """The events of one due timer, at the second it fires at (a combat-round check rolled where a jump lands)."""
+    timer = due.timer if due.fire_at == due.timer.due else dataclasses.replace(due.timer, due=due.fire_at)
+    return ruleset.fire(state, timer, dice)
+
+
+@dataclass(frozen=True)
+class Firing:
+    """One timer the clock fired: the timer as it was queued, the second it fired at, its events, and the
+    character's state after them."""
+
+    timer: Timer
+    at: int
+    events: list[Event]
+    state: State
+
+
+class Run(NamedTuple):
+    """What `run` did: the state at the end, the firings in order, and where the clock stands (`end`, or the
+    game second the firing limit stopped it at)."""
+
+    state: State
+    fired: list[Firing]
+    reached: int
+
+
+CHARACTER = 0  # `run` follows one character; the queue's character id breaks no tie then
+
+
+def run(
+    ruleset: Ruleset,
+    state: State,
+    start: int,
+    end: int,
+    dice: Callable[[], Dice] = Dice,
+    *,
+    jump: bool | None = None,
+    limit: int | None = None,
+) -> Run:
+    """Advance one character's clock from `start` to `end`, firing its due timers in the service's order. Pure.
+
+    `dice()` gives the dice of one firing; it is called once per firing, in firing order (the default rolls them).
+    `jump` defaults to the service's rule (`jumps`); False steps every combat round, as a GM advancing a round at a
+    time would. After `limit` firings the run ends after the game second it has reached, as the service does at
+    CLOCK_MAX_FIRINGS_PER_ADVANCE.
+    """
+    queue = DueTimers(start, end, jumps(start, end) if jump is None else jump, set())
+    queue.set_timers(CHARACTER, ruleset.timers(state))
+    fired: list[Firing] = []
+    while (due := queue.next(at_limit=limit is not None and len(fired) >= limit)) is not None:
+        events = fire(ruleset, state, due, dice())
+        state = fold(ruleset, state, events)
+        fired.append(Firing(due.timer, due.fire_at, events, state))
+        queue.fired(due, bool(events), ruleset.timers(state))
+    return Run(state, fired, queue.end)
