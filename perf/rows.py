@@ -32,6 +32,7 @@ from campaign.models import Campaign, Character, Event, Job, Timer
 from campaign.projections import timer_changes
 from perf import postgres_execute, with_database
 from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, MIXES
+from rules.params import RuleError
 from rules.registry import get_ruleset
 
 EVENT_COLUMNS = (
@@ -134,7 +135,7 @@ def _act_all(plan: list[tuple[int, dict[str, Any]]]) -> tuple[float, list[Acted]
         began = clock()
         try:
             result = services.character_act(character_id=character_id, body=body, actor="bench")
-        except services.ServiceError:
+        except RuleError:
             seconds += clock() - began
             refused += 1
         else:

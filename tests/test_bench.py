@@ -32,7 +32,10 @@ def _bench(tmp_path: Path, *args: str) -> tuple[dict[str, Any], str]:
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(out.read_text()), done.stdout
+    report = json.loads(out.read_text())
+    failed = {row: result for row, result in report["rows"].items() if "error" in result}
+    assert not failed, f"{failed}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return report, done.stdout
 
 
 def test_the_actions_row_compares_the_action_path_with_raw_sqlite_writes(tmp_path: Path) -> None:

@@ -3,8 +3,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from campaign.services import ServiceError
 from campaign.transfer import import_file
+from rules.params import RuleError
 
 
 class Command(BaseCommand):
@@ -23,6 +23,6 @@ class Command(BaseCommand):
         try:
             # The API's checks and its job, run here whatever the broker.
             campaign = import_file(data, user=user)
-        except ServiceError as error:
+        except RuleError as error:
             raise CommandError(error.message) from None
         self.stdout.write(f"imported campaign {campaign.pk} ({campaign.name})")
