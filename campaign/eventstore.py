@@ -7,10 +7,8 @@ still guards every append: a writer that skipped the lock cannot silently interl
 
 from __future__ import annotations
 
-import datetime
 import functools
 import json
-import sqlite3
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -61,9 +59,10 @@ def lock_campaign(campaign_id: int) -> Campaign:
 
 
 class _NativeCursor:
-    """The DB-API cursor under Django's, for the few statements every command runs. Django's wrapper rewrites
-    SQLite's placeholders with a regular expression on every call and adds a layer per statement; here the
-    rewritten SQL is kept, and Django's translation of database errors still applies (`command_cursor`)."""
+    """The DB-API cursor under Django's, for the few statements every command runs. Django's SQLite cursor rewrites
+    the placeholders with a regular expression on every call, over SQL of a kilobyte or more; here the rewritten SQL
+    is kept, and Django's translation of database errors still applies (`command_cursor`). Worth about 500,000
+    instructions of the 1.16 million an action costs on SQLite (docs/PERFORMANCE.md)."""
 
     _QMARK: dict[str, str] = {}
 
@@ -78,8 +77,7 @@ class _NativeCursor:
 
     def execute(self, sql: str, params: Sequence[Any]) -> None:
         if self.sqlite:
-            # sqlite3's own method: Django's cursor class would run its regular expression over the SQL again.
-            sqlite3.Cursor.execute(self.cursor, self._native(sql), params)
+            self.cursor.execute(self._native(sql), params)
         else:
             self.cursor.execute(sql, params)
 
@@ -91,7 +89,7 @@ class _NativeCursor:
 
     def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
         if self.sqlite:
-            sqlite3.Cursor.executemany(self.cursor, self._native(sql), params)
+            self.cursor.executemany(self._native(sql), params)
         else:
             self.cursor.executemany(sql, params)
 
@@ -334,8 +332,7 @@ def lock_for_character(character_id: int, wrapper: Any = None) -> tuple[Characte
     if found is None:
         raise Character.DoesNotExist(f"no character {character_id}")
     character, campaign, job = found
-    # What `character.campaign = campaign` stores (the ids are equal), without the descriptor's checks.
-    _CAMPAIGN.set_cached_value(character, campaign)
+    character.campaign = campaign
     return character, job
 
 
@@ -422,7 +419,6 @@ if {field.attname for field in Event._meta.concrete_fields if not field.primary_
     raise ImproperlyConfigured("eventstore.append must write every column of Event: update _INSERTED")
 _ATTNAMES = [Event._meta.pk.attname, *_INSERTED]
 _event_from_db = loaded_instance(Event)
-_CAMPAIGN = Character._meta.get_field("campaign")
 _COLUMNS = ", ".join(f'"{field.column}"' for field in _FIELDS)
 _DATA = _INSERTED.index("data")
 _RECORDED_AT = _INSERTED.index("recorded_at")
@@ -448,7 +444,7 @@ def _refused_by_the_log(error: IntegrityError) -> bool:
 def _abandon(wrapper: Any) -> None:
     """The command's writes went wrong half-way: its transaction must not commit, even if the error is caught."""
     if wrapper.in_atomic_block:
-        wrapper.needs_rollback = True
+        transaction.set_rollback(True, using=wrapper.alias)
 
 
 def _row_missing(model: Any, wrapper: Any) -> Exception:
@@ -466,24 +462,13 @@ def run_writes(writes: Iterable[Write], wrapper: Any) -> None:
                 raise _row_missing(write.one_row_of, wrapper)
 
 
-_NO_OFFSET = datetime.timedelta(0)
-
-
-def _datetime_param(value: datetime.datetime, wrapper: Any) -> Any:
-    """`recorded_at` (an aware time) as its DateTimeField prepares it. On SQLite with the database's zone UTC that is
-    the UTC time's text without its offset, written here without the field's several layers."""
-    if wrapper.vendor == "sqlite" and value.utcoffset() == _NO_OFFSET and wrapper.timezone == datetime.UTC:
-        return str(value.replace(tzinfo=None))
-    return _FIELDS[_RECORDED_AT].get_db_prep_save(value, wrapper)
-
-
 def _insert(rows: list[tuple], alongside: Sequence[Write], wrapper: Any) -> list[int]:
     """One INSERT ... RETURNING for the command's events, with the `alongside` writes as data-modifying WITH
     queries of the same statement (PostgreSQL). Returns the events' positions, in the order of `rows`.
 
     Only the JSON and the datetime columns need Django's preparation; the others hold ints, strings or None.
     """
-    recorded_at = _datetime_param(rows[0][_RECORDED_AT], wrapper)
+    recorded_at = _FIELDS[_RECORDED_AT].get_db_prep_save(rows[0][_RECORDED_AT], wrapper)
     params: list[Any] = []
     for row in rows:
         prepared = list(row)

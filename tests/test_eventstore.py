@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import datetime
 import gc
 import json
 import tempfile
 import threading
 import time
-import zoneinfo
 from typing import Any
 
 import pytest
@@ -438,19 +436,6 @@ def test_the_command_path_builds_the_instances_django_would(sr2: Table) -> None:
     assert built.__dict__.keys() == event.__dict__.keys()
     assert {name: getattr(built, name) for name in names} == {name: getattr(event, name) for name in names}
     assert built == event and not built._state.adding
-
-
-@pytest.mark.parametrize(
-    "moment",
-    [
-        datetime.datetime(2026, 11, 30, 19, 5, 6, 123456, tzinfo=datetime.UTC),
-        datetime.datetime(2026, 11, 30, 19, 5, 6, tzinfo=datetime.UTC),  # no fraction: str() writes none
-        datetime.datetime(2026, 11, 30, 20, 5, 6, 7, tzinfo=zoneinfo.ZoneInfo("Europe/Berlin")),
-    ],
-)
-def test_recorded_at_is_written_as_its_field_would_write_it(moment: datetime.datetime) -> None:
-    field = Event._meta.get_field("recorded_at")
-    assert eventstore._datetime_param(moment, connection) == field.get_db_prep_save(moment, connection)
 
 
 def test_a_model_with_init_signals_gets_djangos_own_from_db(sr2: Table) -> None:
