@@ -11,7 +11,7 @@ A ruleset's folder (`rules/<slug>/`) holds
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
     events.py   EVENTS and STATE: what each event type's data holds and the replayed state's ranges
                 (rules/event_schema.py), against which an import checks a file written elsewhere
-    __init__.py RULESET = assemble(...), which `rules.registry` lists.
+    __init__.py RULESET = assemble(__name__, title=..., default_start=...), which `rules.registry` lists.
 
 A decider is `(state, params, dice, now) -> events`, where `params` are the action's parameters as its form declares
 them, already checked (`rules.params.read_params`). An evolver is `(state, data, game_time) -> None`, changing the
@@ -20,8 +20,8 @@ state in place. A firer is `(state, timer, dice) -> events`.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Container, Mapping
-from types import ModuleType
 from typing import Any
 
 from rules.dice import Dice
@@ -94,17 +94,13 @@ def firer(firers: Mapping[str, Firer]) -> Callable[..., list[Event]]:
     return fire
 
 
-def assemble(
-    *,
-    title: str,
-    default_start: str,
-    engine: ModuleType,
-    view: ModuleType,
-    forms: ModuleType,
-    sheet: ModuleType,
-    events: ModuleType,
-) -> Ruleset:
-    """The Ruleset of one folder, from the names its modules define (this module's docstring)."""
+def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
+    """The Ruleset of one folder (`package`, its `__name__`), from the names its modules define (this module's
+    docstring): every folder has the same files, so none lists them."""
+    engine, view, forms, sheet, events = (
+        importlib.import_module(f"{package}.{name}")
+        for name in ("engine", "view", "forms", "sheet", "events")
+    )
     return Ruleset(
         slug=engine.SLUG,
         title=title,
