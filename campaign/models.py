@@ -170,42 +170,45 @@ class Timer(models.Model):
         ]
 
 
-class JobStatus:
-    """The states of a job run by the worker (a clock advance, an import): the row is the truth, the Celery
-    message only a trigger."""
+class JobStatus(models.Model):
+    """What every job run by the worker (a clock advance, an import) keeps of its run: the row is the truth, the
+    Celery message only a trigger."""
 
     QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
     STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, DONE, FAILED)]
-    status: str
-
-    @property
-    def open(self) -> bool:
-        return self.status in (self.QUEUED, self.RUNNING)
-
-
-class Job(JobStatus, models.Model):
-    """A clock advance. The row is the truth; the Celery message is only a trigger."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="jobs")
-    kind = models.CharField(max_length=32, default="advance")
-    status = models.CharField(max_length=8, choices=JobStatus.STATUS_CHOICES, default=JobStatus.QUEUED)
-    from_time = models.BigIntegerField()
-    to_time = models.BigIntegerField()
-    reached = models.BigIntegerField(help_text="game time the job has fired every timer up to")
+    status = models.CharField(max_length=8, choices=STATUS_CHOICES, default=QUEUED)
     progress = models.FloatField(default=0.0)
-    skips = models.JSONField(
-        default=list, help_text="[character, timer key] pairs that wait for the next advance"
-    )
-    events_appended = models.IntegerField(default=0)
-    timers_fired = models.IntegerField(default=0)
-    actor = models.CharField(max_length=150, blank=True, default="")
     error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     idempotency_key = models.CharField(max_length=IDEMPOTENCY_KEY_LENGTH, null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def open(self) -> bool:
+        return self.status in (self.QUEUED, self.RUNNING)
+
+
+class Job(JobStatus):
+    """A clock advance. The row is the truth; the Celery message is only a trigger."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="jobs")
+    kind = models.CharField(max_length=32, default="advance")
+    from_time = models.BigIntegerField()
+    to_time = models.BigIntegerField()
+    reached = models.BigIntegerField(help_text="game time the job has fired every timer up to")
+    skips = models.JSONField(
+        default=list, help_text="[character, timer key] pairs that wait for the next advance"
+    )
+    events_appended = models.IntegerField(default=0)
+    timers_fired = models.IntegerField(default=0)
+    actor = models.CharField(max_length=150, blank=True, default="")
     request_digest = models.CharField(max_length=64, blank=True, default="")
     ticket = models.UUIDField(
         default=uuid.uuid4,
@@ -242,15 +245,13 @@ class Job(JobStatus, models.Model):
         return last
 
 
-class ImportJob(JobStatus, models.Model):
+class ImportJob(JobStatus):
     """An import of an export file as a new campaign. The file was checked, every line of it, before the job was
     made; the job writes it in batches, each its own transaction with the job's progress, so the progress shows
     and a worker killed half-way resumes after the last batch it wrote. The campaign gets its GM (its only member)
     in the last batch: until then nobody sees it half-imported."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="import_jobs")
-    status = models.CharField(max_length=8, choices=JobStatus.STATUS_CHOICES, default=JobStatus.QUEUED)
     file = models.BinaryField(
         default=bytes, help_text="the export, kept for the worker until the job is done"
     )
@@ -259,19 +260,12 @@ class ImportJob(JobStatus, models.Model):
     )
     lines = models.IntegerField(default=0, help_text="events in the file")
     lines_written = models.IntegerField(default=0)
-    progress = models.FloatField(default=0.0)
     campaign = models.ForeignKey(
         Campaign, null=True, blank=True, on_delete=models.PROTECT, related_name="import_jobs"
     )
     characters = models.JSONField(
         default=dict, help_text="the file's character ids -> the new characters' ids"
     )
-    error = models.TextField(blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    idempotency_key = models.CharField(max_length=IDEMPOTENCY_KEY_LENGTH, null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
