@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # Re-exported: the protocol's users import these from here.
 from rules.params import ActionForm as ActionForm
@@ -38,6 +38,9 @@ from rules.params import RollSpec as RollSpec
 from rules.params import RuleError as RuleError
 from rules.sheet import CharacterSheet
 from rules.text import unreadable
+
+if TYPE_CHECKING:
+    from rules.forecast import ForecastRules
 
 State = dict[str, Any]
 Audience = str  # "gm" or "player"
@@ -121,6 +124,9 @@ class Ruleset:
     # The fields RULES.md keeps for the GM: at any depth of a player's view or of a public event such a field is
     # absent or null (tests/rules/test_contract.py holds every ruleset to it).
     gm_only: frozenset[str] = frozenset()
+    # The recovery forecast's part (`rules.forecast.ForecastRules`): the injuries it follows, what a player may know
+    # of them, the GM's what-if menu.
+    forecast: ForecastRules | None = None
 
     @property
     def all_actions(self) -> tuple[str, ...]:
