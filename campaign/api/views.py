@@ -19,7 +19,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, cursors, presenters, services, throttles, transfer
+from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, ImportJob, Job, Membership
@@ -450,3 +450,39 @@ def rulesets(request: Request) -> Response:
             }
         )
     return Response(out)
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter(
+            "runs",
+            int,
+            description=f"futures to simulate, {forecasts.fc.MIN_RUNS:,} to {forecasts.fc.MAX_RUNS:,} "
+            f"(default {forecasts.fc.DEFAULT_RUNS:,})",
+        ),
+        OpenApiParameter(
+            "with",
+            str,
+            description="GMs only: what-ifs of the ruleset's menu, separated by commas (treat_now, ...)",
+        ),
+        OpenApiParameter(
+            "seed",
+            int,
+            description="the simulation's seed (tests); without it, one derived from the state: the same state "
+            "gives the same forecast",
+        ),
+    ],
+    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY},
+)
+@api_view(["GET"])
+def character_forecast(request: Request, character_id: int) -> Response:
+    """When each injury should be healed and the character back to full health (docs/forecast.md): percentiles
+    over simulated futures of the rules' own clock, with game dates; survival odds when a death is in sight."""
+    stamp = access.character_stamp(request.user, character_id)
+    asked = forecasts.read_asked(request.query_params, stamp.ruleset, stamp.role)
+
+    def answer() -> dict[str, Any]:
+        character, role = access.character_for(request.user, character_id)
+        return forecasts.forecast_json(character, role, forecasts.forecast_of(character, role, asked))
+
+    return Response(forecasts.cached(stamp, asked, "api-forecast", answer))
