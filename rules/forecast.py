@@ -424,6 +424,7 @@ class Forecast:
     unknown: list[str]
     what_ifs: list[Outlook]
     dying: bool
+    injuries: list[Injury] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def survival(self) -> list[tuple[str, str, float]] | None:
@@ -453,10 +454,13 @@ def forecast(
     runs: int = DEFAULT_RUNS,
     seed: int | None = None,
     what_ifs: Sequence[str] = (),
+    what_ifs_only_if_death_in_sight: bool = False,
     horizon: int = HORIZON,
 ) -> Forecast:
     """The forecast of `state` at game second `now`. A player's simulates only what the player may know
-    (`ForecastRules.known`) and has no what-ifs. `what_ifs`: keys of the ruleset's menu (checked by the caller)."""
+    (`ForecastRules.known`) and has no what-ifs. `what_ifs`: keys of the ruleset's menu (checked by the caller);
+    with `what_ifs_only_if_death_in_sight`, they are run only when the untreated futures show a death in sight
+    (the character page asks the whole menu that way: odds matter to a GM only for someone who may die)."""
     declared: ForecastRules = rules.forecast
     known = declared.known(state) if player else Known(state)
     state = known.state
@@ -468,12 +472,15 @@ def forecast(
     if known.unknown:
         # Back to full health depends on what the player may not know: it is unknown too.
         untreated = Outlook(untreated.key, untreated.label, untreated.items, None, untreated.survival, base)
+    dying = bool(rules.status(state)["dying"])
+    if what_ifs_only_if_death_in_sight and not (dying or any(future.died for future in base)):
+        asked = []
     others = []
     for key in asked:
         what = declared.what_ifs[key]
         futures = simulate(rules, state, now, injuries, runs=runs, rng=rng, what_if=what, horizon=horizon)
         others.append(outlook(key, what.label, injuries, futures, untreated=False))
-    return Forecast(now, runs, horizon, untreated, known.unknown, others, bool(rules.status(state)["dying"]))
+    return Forecast(now, runs, horizon, untreated, known.unknown, others, dying, injuries)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -501,14 +508,14 @@ def _amounts_at(path: list[tuple[int, tuple[int, ...]]], times: Sequence[int]) -
     return out
 
 
-def chart(result: Forecast, injuries: Sequence[Injury], samples: int = CHART_SAMPLES) -> list[Line]:
+def chart(result: Forecast, samples: int = CHART_SAMPLES) -> list[Line]:
     """Per injury, what is left over game time (untreated): the median and the 10-90% band at `samples` points."""
     start, end = result.as_of, chart_end(result)
     times = [start + (end - start) * n // (samples - 1) for n in range(samples)]
     futures = result.untreated.futures
     per_future = [_amounts_at(future.path, times) for future in futures]
     lines = []
-    for index, injury in enumerate(injuries):
+    for index, injury in enumerate(result.injuries):
         points = []
         for sample, moment in enumerate(times):
             counts: dict[int, int] = {}
