@@ -212,8 +212,9 @@ def _split(
 ) -> list[_Branch]:
     """A branch for each outcome of a roll, its clock going on from the second the roll was made."""
     children = []
-    for events, count in outcomes:
-        state = fold_into(rules, copy_state(branch.state), events)
+    for index, (events, count) in enumerate(outcomes):
+        last = index == len(outcomes) - 1  # the branch ends here: its own state goes on with the last outcome
+        state = fold_into(rules, branch.state if last else copy_state(branch.state), events)
         child = _branch(rules, state, branch.follow.copy(), count, due.fire_at, branch.queue.to_time)
         child.queue.skip = set(branch.queue.skip)
         if not events:
