@@ -206,7 +206,7 @@ def spread_words(campaign: Any, spread: fc.Spread, now: int, horizon: str) -> di
         "median": _when_words(campaign, spread.p50, horizon),
         "median_in": display.duration_text(spread.p50 - now),
         "low": _when_words(campaign, spread.p10, horizon),
-        "high": _when_words(campaign, spread.p90, horizon),
+        "high": None if spread.p90 is None else _when_words(campaign, spread.p90, horizon),
     }
 
 

@@ -489,12 +489,12 @@ def forecast(
 
 
 def chart_end(result: Forecast) -> int:
-    """Where the chart's time axis ends: the latest dated 90th percentile (healing, or back to full health), at
-    least an hour on; the horizon when nothing is dated. Never a time of death."""
-    dated = [item.when.p90 for item in result.untreated.items if item.when and item.when.p90 is not None]
-    full = result.untreated.full_health
-    if full is not None and full.p90 is not None:
-        dated.append(full.p90)
+    """Where the chart's time axis ends: the latest dated median or 90th percentile (of an injury's healing, or of
+    back to full health), at least an hour on; the horizon when nothing is dated. Never a time of death."""
+    spreads = [item.when for item in result.untreated.items if item.when is not None]
+    if result.untreated.full_health is not None:
+        spreads.append(result.untreated.full_health)
+    dated = [at for spread in spreads for at in (spread.p50, spread.p90) if at is not None]
     end = max(dated) if dated else result.as_of + result.horizon
     return max(end, result.as_of + 60 * MINUTE)
 

@@ -88,7 +88,7 @@ def test_a_critical_hits_healing_follows_the_binomial_of_its_body_tests() -> Non
     hit = item(result, "ch1")
     assert hit.what == "chest, ribs (critical)" and hit.note is None
     assert (hit.when.p10, hit.when.p50, hit.when.p90) == tuple(quantile(expected, p) for p in (10, 50, 90))
-    # In words: a 10% chance within 2 weeks 4 days (3 successes), even odds by 8 weeks, 90% by 16.
+    # In words: a 10% chance within 18 days 16 hours (3 successes), even odds by 8 weeks, 90% by 16.
     assert (hit.when.p10, hit.when.p50, hit.when.p90) == (EIGHT_WEEKS // 3, EIGHT_WEEKS, 2 * EIGHT_WEEKS)
 
 
