@@ -475,6 +475,7 @@ def rulesets(request: Request) -> Response:
     responses={200: ANY, 400: ANY, 403: ANY, 404: ANY},
 )
 @api_view(["GET"])
+@throttle_classes([throttles.ForecastRate])
 def character_forecast(request: Request, character_id: int) -> Response:
     """When each injury should be healed and the character back to full health (docs/forecast.md): percentiles
     over simulated futures of the rules' own clock, with game dates; survival odds when a death is in sight."""

@@ -129,3 +129,16 @@ def test_a_players_answer_is_byte_identical_for_a_mortal_and_a_critical_undiagno
     # The GM's answers differ: the Mortal hit kills in every untreated future.
     assert sr2.gm.get(forecast_url(sr2.character["id"])).json()["survival"] == {"untreated": 0.0}
     assert "survival" not in sr2.gm.get(forecast_url(twin["id"])).json()
+
+
+def test_a_user_asking_too_many_forecasts_a_minute_is_told_to_wait(sr2: Table, settings: Any) -> None:
+    from campaign import throttles
+
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "forecast": "2/min"}
+    throttles.ForecastRate.THROTTLE_RATES = rates  # DRF reads the rates once, at import
+    try:
+        url = forecast_url(sr2.character["id"], "?runs=10")
+        assert [sr2.player.get(url).status_code for _ in range(3)] == [200, 200, 429]
+        assert sr2.gm.get(url).status_code == 200  # per user
+    finally:
+        throttles.ForecastRate.THROTTLE_RATES = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from random import Random
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from rules import forecast as fc
 from rules.dice import Dice
 from rules.registry import get_ruleset
-from rules.ruleset import State, fold_into, start_state
+from rules.ruleset import State, fold, fold_into, start_state
 
 DAY = 86_400
 WEEK = 7 * DAY
@@ -264,3 +265,66 @@ def test_an_unhurt_character_has_nothing_to_forecast() -> None:
 def test_the_percentile_is_the_nearest_rank_and_never_is_later_than_any_date() -> None:
     values = [(5, 1), (3, 1), (None, 1), (4, 1), (1, 6)]
     assert [fc.percentile(values, p) for p in (10, 50, 60, 70, 90, 100)] == [1, 1, 1, 3, 5, None]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# What every ruleset owes the forecast
+
+
+def _states_along_the_demo(rules: Any) -> list[State]:
+    """Every state a ruleset's demo characters pass through, and the bench's richest injuries."""
+    from perf.mixes import FORECAST_INJURIES
+
+    states = []
+    for _name, _player, attributes, actions in rules.sheet.demo.characters:
+        state = start_state(rules, rules.validate_attributes(attributes), rules.validate_options({}))
+        for action in actions:
+            body = dict(action)
+            if body["type"] != "note":
+                state = fold(rules, state, rules.decide(state, body, Dice(body.pop("rolls", {})), 0))
+                states.append(state)
+    attributes, steps = FORECAST_INJURIES[rules.slug]
+    states.append(played(rules.slug, attributes, [(0, action, rolls) for action, rolls in steps]))
+    return states
+
+
+@pytest.mark.parametrize("slug", ["shadowrun2", "cyberpunk2020", "darkfuture"])
+def test_futures_merged_because_only_their_dice_differed_have_the_same_state(slug: str) -> None:
+    """The forecast shares one future among those whose firing differed only in its dice: evolve must keep no die
+    in the state, or two such futures would differ and the merge would be wrong."""
+    rules = get_ruleset(slug)
+    merged = 0
+    for state in _states_along_the_demo(rules):
+        for timer in rules.timers(state):
+            after: dict[Any, State] = {}
+            for seed in range(40):
+                dice = Dice(rng=Random(seed))
+                events = rules.fire(state, timer, dice)
+                if not dice.used:
+                    continue
+                key = fc._outcome_key(events, dice)
+                now = fold(rules, state, events)
+                if key in after:
+                    merged += 1
+                    assert after[key] == now, f"{timer.kind}: the same outcome left two different states"
+                after.setdefault(key, now)
+    if slug != "darkfuture":  # Dark Future's clock rolls no dice
+        assert merged > 0
+
+
+@pytest.mark.parametrize("slug", ["shadowrun2", "cyberpunk2020", "darkfuture"])
+def test_every_rulesets_forecast_follows_its_richest_injuries_and_names_no_gm_only_field(slug: str) -> None:
+    from perf.mixes import FORECAST_INJURIES
+
+    rules = get_ruleset(slug)
+    attributes, steps = FORECAST_INJURIES[slug]
+    state = played(slug, attributes, [(0, action, rolls) for action, rolls in steps])
+    result = fc.forecast(rules, state, 0, player=True, runs=100, seed=1)
+    assert result.untreated.items and all(item.what for item in result.untreated.items)
+    words = repr(result.untreated.items) + repr(result.unknown)
+    assert not [field for field in rules.gm_only if field in words]
+    assert sum(future.count for future in result.untreated.futures) == 100
+    lines = fc.chart(result)
+    assert [line.what for line in lines] == [item.what for item in result.untreated.items]
+    assert all(len(line.points) == fc.CHART_SAMPLES for line in lines)
+    assert all(low <= mid <= high for line in lines for _, low, mid, high in line.points)
