@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from typing import Any
 from rules.clock import CHARACTER, Due, DueTimers, fire
 from rules.dice import Dice
 from rules.params import RuleError
-from rules.ruleset import Event, Ruleset, State, copy_state, fold_into
+from rules.ruleset import Event, Ruleset, State, fold_into
 
 MINUTE = 60
 DAY = 86_400
@@ -161,6 +162,12 @@ class _Branch:
         return Future(list(healed), full, not self.state["alive"], self.follow.path, self.count)
 
 
+def _copy(state: State) -> State:
+    """A deep copy of a JSON-shaped state, as `copy_state` makes it but in C: a forecast copies a state at every
+    split, and that recursion was an eighth of its time (the bench's Shadowrun state: about 100 us against 140)."""
+    return marshal.loads(marshal.dumps(state))
+
+
 def _branch(rules: Ruleset, state: State, follow: _Follow, count: int, start: int, end: int) -> _Branch:
     """A branch whose clock runs from `start` to `end` (every round stepped, as a GM advancing a round at a time)."""
     queue = DueTimers(start, end, False, set())
@@ -214,7 +221,7 @@ def _split(
     children = []
     for index, (events, count) in enumerate(outcomes):
         last = index == len(outcomes) - 1  # the branch ends here: its own state goes on with the last outcome
-        state = fold_into(rules, branch.state if last else copy_state(branch.state), events)
+        state = fold_into(rules, branch.state if last else _copy(branch.state), events)
         child = _branch(rules, state, branch.follow.copy(), count, due.fire_at, branch.queue.to_time)
         child.queue.skip = set(branch.queue.skip)
         if not events:
@@ -280,7 +287,7 @@ def _act_for_each(
     """The what-if's actions in every future of the branch, each with its own dice, grouped by the state after."""
     outcomes: list[list[Any]] = []
     for _ in range(branch.count):
-        state = copy_state(branch.state)
+        state = _copy(branch.state)
         _act(rules, state, what_if.actions(state), now, rng)
         for outcome in outcomes:
             if outcome[0] == state:
@@ -310,7 +317,7 @@ def simulate(
     """`runs` futures of `state` from game second `now` (each `Future` counts the futures that went its way)."""
     end = now + horizon
     acted_at = now if what_if is None else now + what_if.delay
-    start = copy_state(state)
+    start = _copy(state)
     first = _branch(rules, start, _Follow(injuries, start, now), runs, now, acted_at)
     futures, going = _grow(rules, [first], rng) if acted_at > now else ([], [first])
     if what_if is not None:
