@@ -269,26 +269,35 @@ def _grow(rules: Ruleset, branches: list[_Branch], rng: Random) -> tuple[list[Fu
     return over, going
 
 
-def _act(rules: Ruleset, state: State, actions: list[dict[str, Any]], now: int, rng: Random) -> None:
-    """A what-if's actions through the rules' own `decide`; one the rules refuse is skipped."""
+def _act(rules: Ruleset, state: State, actions: list[dict[str, Any]], now: int, rng: Random) -> bool:
+    """A what-if's actions through the rules' own `decide`; one the rules refuse is skipped. True when some die
+    was rolled (else every future of the branch would do the same)."""
+    rolled = False
     for action in actions:
         if not state["alive"]:
-            return
+            break
+        dice = Dice(rng=rng)
         try:
-            events = rules.decide(state, action, Dice(rng=rng), now)
+            events = rules.decide(state, action, dice, now)
         except RuleError:
             continue
+        finally:
+            rolled = rolled or bool(dice.used)
         fold_into(rules, state, events)
+    return rolled
 
 
 def _act_for_each(
     rules: Ruleset, branch: _Branch, what_if: WhatIf, now: int, end: int, rng: Random
 ) -> list[_Branch]:
-    """The what-if's actions in every future of the branch, each with its own dice, grouped by the state after."""
+    """The what-if's actions in every future of the branch, each with its own dice, grouped by the state after.
+    Actions that roll nothing (a move to hospital) are taken once for the branch."""
     outcomes: list[list[Any]] = []
-    for _ in range(branch.count):
+    for member in range(branch.count):
         state = _copy(branch.state)
-        _act(rules, state, what_if.actions(state), now, rng)
+        if not _act(rules, state, what_if.actions(state), now, rng) and member == 0:
+            outcomes.append([state, branch.count])
+            break
         for outcome in outcomes:
             if outcome[0] == state:
                 outcome[1] += 1

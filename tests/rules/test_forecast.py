@@ -328,3 +328,19 @@ def test_every_rulesets_forecast_follows_its_richest_injuries_and_names_no_gm_on
     assert [line.what for line in lines] == [item.what for item in result.untreated.items]
     assert all(len(line.points) == fc.CHART_SAMPLES for line in lines)
     assert all(low <= mid <= high for line in lines for _, low, mid, high in line.points)
+
+
+def test_a_what_if_that_rolls_nothing_is_taken_once_for_every_future() -> None:
+    from perf.mixes import FORECAST_INJURIES
+
+    attributes, steps = FORECAST_INJURIES["darkfuture"]
+    state = played("darkfuture", attributes, [(0, action, rolls) for action, rolls in steps])
+    result = fc.forecast(get_ruleset("darkfuture"), state, 0, player=False, seed=1, what_ifs=["recover_now"])
+    leg = item(result, "left_leg")
+    assert (leg.what, leg.note) == ("left leg disabled", fc.NOT_WITHOUT_CARE)
+    (recovered,) = result.what_ifs
+    assert recovered.label == "comes round now, limbs restored" and len(recovered.futures) == 1
+    restored = next(i for i in recovered.items if i.key == "left_leg")
+    assert restored.when == fc.Spread(0, 0, 0, 1.0)
+    con = next(i for i in recovered.items if i.key == "con")
+    assert con.when == item(result, "con").when  # a point a week, as untreated
