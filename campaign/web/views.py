@@ -31,7 +31,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.models import GM, PLAYER, Campaign, Character, ImportJob, Membership
-from campaign.web import display, forms
+from campaign.web import display, forecast_panel, forms
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
 from rules.text import without_direction_controls
@@ -830,7 +830,7 @@ def character_forecast(request: HttpRequest, character_id: int) -> HttpResponse:
 
     def panel() -> str:
         character, role = access.character_for(request.user, character_id)
-        return render_to_string("web/forecast.html", forecasts.panel_context(character, role))
+        return render_to_string("web/forecast.html", forecast_panel.panel_context(character, role))
 
     html = _rendered(forecasts.cached(stamp, forecasts.Asked(), "forecast-panel", panel))
     if request.htmx:
