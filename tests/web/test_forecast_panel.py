@@ -67,3 +67,39 @@ def test_without_javascript_the_forecast_is_a_page_of_its_own(
     html = page.content.decode()
     assert "<h1>Recovery forecast</h1>" in html and "Nothing to heal." in html
     assert web.other_player.get(f"/characters/{web.character_id}/forecast/").status_code == 404
+
+
+def test_the_chart_draws_the_median_and_the_band_in_each_lane_against_the_dates() -> None:
+    from campaign.web import forecast_chart
+    from rules import forecast as fc
+
+    hour = 3600
+    line = fc.Line(
+        "stun damage (Moderate, 3 boxes)", 10, [(0, 0, 3, 6), (2 * hour, 0, 0, 3), (4 * hour, 0, 0, 0)]
+    )
+    outlook = fc.Outlook("untreated", "untreated", [], None, 1.0, [])
+    result = fc.Forecast(0, 10, fc.HORIZON, outlook, [], [], False)
+    chart = forecast_chart.draw(result, [line], [(0, "01-01 00:00"), (4 * hour, "01-01 04:00")])
+    assert chart is not None
+    (lane,) = chart.lanes
+    # x from 8 to 312 over four hours; y from 60 (healed) up to 16 (10 boxes): 3 boxes is 60 - 44 * 0.3 = 46.8.
+    assert lane.median == "8.0,46.8 160.0,60.0 312.0,60.0"
+    assert lane.band == "8.0,33.6 160.0,46.8 312.0,60.0 312.0,60.0 160.0,60.0 8.0,60.0"
+    assert [(t.x, t.text, t.anchor) for t in chart.ticks] == [
+        (8.0, "01-01 00:00", "start"),
+        (312.0, "01-01 04:00", "end"),
+    ]
+    assert forecast_chart.draw(result, [], [(0, ""), (1, "")]) is None
+
+
+def test_the_charts_axis_ends_at_the_latest_dated_median_or_90th_percentile_never_before_an_hour() -> None:
+    from rules import forecast as fc
+
+    def ending(*spreads: fc.Spread | None) -> int:
+        items = [fc.Item("x", "x", spread) for spread in spreads]
+        outlook = fc.Outlook("untreated", "untreated", items, None, 1.0, [])
+        return fc.chart_end(fc.Forecast(100, 10, fc.HORIZON, outlook, [], [], False))
+
+    assert ending(fc.Spread(200, 5000, None, 0.8), fc.Spread(300, 400, 9000, 1.0)) == 9000
+    assert ending(fc.Spread(200, 300, 400, 1.0)) == 100 + 3600
+    assert ending(None) == 100 + fc.HORIZON  # nothing dated: the horizon
