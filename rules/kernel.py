@@ -133,6 +133,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         event_schemas=events.EVENTS,
         state_schema=events.STATE,
         change_attributes=engine.change_attributes,
+        changeable_attributes=engine.CHANGEABLE,
     )
 
 
@@ -165,14 +166,16 @@ def changed_attributes(
 
     `patch` names only what changes. An attribute that is an object (armour by location, skills) takes the named
     keys and keeps the rest; a key given null is dropped (a skill forgotten; a location's SP back to its default).
-    An attribute outside `changeable` is refused, naming it: with the reason in `fixed`, or as unknown.
+    An attribute outside `changeable` is refused, naming it, unless it is given its current value (a form sends
+    every field): with the reason in `fixed`, or as unknown.
     """
     patch = require_mapping(patch, "attributes")
     current = state["attributes"]
     merged = copy_state(current)
     for name, value in patch.items():
         field = f"{ATTRIBUTE}{name}"
-        if name not in changeable:
+        unchanged = name in current and value == current[name]
+        if name not in changeable and not unchanged:
             may = ", ".join(changeable)
             if name in current:
                 raise RuleError(field, f"{fixed.get(name, 'it is fixed')}; in play only {may} may change")

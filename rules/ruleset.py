@@ -129,6 +129,8 @@ class Ruleset:
     # A GM's edit of the attributes in play: `(state, patch) -> data` of the CharacterChanged event (its `changes`,
     # old and new, and whatever else the state takes from them); a RuleError names an attribute that may not change.
     change_attributes: Callable[[State, Mapping[str, Any]], dict[str, Any]] | None = None
+    # The attributes `change_attributes` takes (the rest are fixed once the character is made).
+    changeable_attributes: tuple[str, ...] = ()
 
     @property
     def all_actions(self) -> tuple[str, ...]:

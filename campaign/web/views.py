@@ -269,7 +269,7 @@ def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
 
 
 def _board_characters(campaign: Campaign, role: str, user: Any) -> list[dict[str, Any]]:
-    rows = Character.objects.filter(campaign=campaign).select_related("player", "campaign")
+    rows = Character.objects.filter(campaign=campaign, retired=False).select_related("player", "campaign")
     if role == PLAYER:
         rows = rows.filter(player=user)
     out = []

@@ -882,7 +882,8 @@ def change_attributes(state: State, patch: Mapping[str, Any]) -> dict[str, Any]:
     current = state["attributes"]
     body = patch.get("body")
     follows = current["btm"] == btm_for_body(current["body"])
-    if "btm" not in patch and follows and isinstance(body, int) and not isinstance(body, bool) and body >= 1:
+    named = "btm" in patch and patch["btm"] != current["btm"]
+    if not named and follows and isinstance(body, int) and not isinstance(body, bool) and body >= 1:
         patch = {**patch, "btm": btm_for_body(body)}
     _, changes = kernel.changed_attributes(
         state, patch, changeable=CHANGEABLE, fixed={}, validate=validate_attributes
