@@ -380,3 +380,40 @@ def test_a_rebuild_gives_the_rows_the_commands_wrote(df: Table) -> None:
     assert (rows(), timers()) == (before, timers_before)
     assert Campaign.objects.get(pk=df.campaign["id"]).options["con_recovery_days"] == 3
     assert get_user_model().objects.filter(username="gm").exists()
+
+
+def test_cyberpunk_armour_per_location_and_a_btm_that_follows_body(cp2020: Table) -> None:
+    first = cp2020.act({"type": "damage", "damage": 10, "location": "torso", "rolls": {"stun_save": [1]}})
+    assert first.json()["character"]["sheet"]["damage"] == 8  # 10 - BTM 2 (BODY 6)
+    response = patch(cp2020, {"attributes": {"armor": {"torso": 12}, "body": 9}})
+    assert response.status_code == 200, response.content
+    changes = response.json()["events"][0]["data"]["changes"]
+    assert changes["attributes.btm"] == {"old": -2, "new": -3}  # the table's BTM follows BODY
+    assert changes["attributes.armor"]["new"] == {
+        "head": 0,
+        "torso": 12,
+        "left_arm": 0,
+        "right_arm": 0,
+        "left_leg": 0,
+        "right_leg": 0,
+    }
+    # The hit taken keeps its BTM; the next one meets SP 12 and stops there.
+    assert next(e for e in history(cp2020) if e["type"] == "DamageTaken")["data"]["btm"] == -2
+    cp2020.act({"type": "damage", "damage": 10, "location": "torso", "rolls": {"stun_save": [1]}})
+    assert character(cp2020)["sheet"]["damage"] == 8
+    assert character(cp2020)["sheet"]["btm"] == -3
+    # A BTM set for cyberware stays when BODY changes.
+    patch(cp2020, {"attributes": {"btm": -4}})
+    patch(cp2020, {"attributes": {"body": 10}})
+    assert character(cp2020)["attributes"]["btm"] == -4
+
+
+def test_shadowrun_body_and_willpower_change_and_nothing_else(sr2: Table) -> None:
+    response = patch(sr2, {"attributes": {"body": 7}})
+    assert response.json()["events"][0]["data"]["changes"] == {"attributes.body": {"old": 5, "new": 7}}
+    assert character(sr2)["attributes"] == {"body": 7, "willpower": 5}
+    bad = patch(sr2, {"attributes": {"luck": 3}})
+    assert bad.json() == {"attributes.luck": ["unknown attribute; expected one of body, willpower"]}
+    # A player sees the change in their history.
+    shown = sr2.player.get(f"{sr2.character_url()}events/").json()["events"]
+    assert shown[0]["type"] == "CharacterChanged"
