@@ -145,7 +145,6 @@ def gm_notes(character: Character, version: int | None = None) -> list[dict[str,
 
 
 NOTES_CACHE = "pages"
-_NOTE_CHANGES = frozenset((NOTE_ADDED, ACTION_UNDONE))
 
 
 def _notes_key(character_key: str, version: int) -> str:
@@ -156,15 +155,22 @@ def gm_notes_kept(
     character: Character, character_key: str, version: int, *, since: int | None = None, events: Any = ()
 ) -> list[dict[str, Any]]:
     """`gm_notes` at `version`, kept in the pages cache: the log is append-only, so the notes of a character
-    (`CharacterStamp.character_key`) at a version never change. `since`: the version before `events`; when none of
-    them adds or takes back anything (an undo may take back a note), the notes are those kept at `since`, and an
-    action that leaves the notes alone reads none."""
+    (`CharacterStamp.character_key`) at a version never change. `since`: the version before `events`, the stream's
+    events after it. The notes kept at `since` and the notes among `events` are the notes at `version` unless an
+    undo is among them (it may take a note back): an action reads the notes only then, or when none were kept."""
     cache, key = caches[NOTES_CACHE], _notes_key(character_key, version)
     notes = cache.get(key)
     if notes is not None:
         return notes
-    if since is not None and not any(row.type in _NOTE_CHANGES for row in events):
+    if since is not None and not any(row.type == ACTION_UNDONE for row in events):
         notes = cache.get(_notes_key(character_key, since))
+        if notes is not None:
+            added = [
+                {"text": row.data["text"], "game_time": row.game_time}
+                for row in events
+                if row.type == NOTE_ADDED
+            ]
+            notes = (notes + added)[-GM_NOTES_SHOWN:]
     if notes is None:
         notes = gm_notes(character, version)
     cache.set(key, notes)

@@ -53,14 +53,25 @@ def test_an_action_over_http_reads_the_token_the_access_and_the_character_once(s
     assert answer["character"]["player"] == "player"
 
 
-def test_an_action_that_adds_or_takes_back_a_note_reads_the_notes_again(sr2: Table) -> None:
-    sent, answer = _answer(sr2, {"type": "note", "text": "first"})
-    assert len(sent) == 3 + _write() + NOTES_READ, sent
-    assert [note["text"] for note in answer["character"]["notes"]] == ["first"]
+def test_a_note_is_added_to_the_notes_kept_and_an_undo_reads_them_again(sr2: Table) -> None:
+    sr2.act({"type": "note", "text": "first"})
+    sent, answer = _answer(sr2, {"type": "note", "text": "second"})
+    assert len(sent) == 3 + _write(), sent
+    assert [note["text"] for note in answer["character"]["notes"]] == ["first", "second"]
     sent, answer = _answer(sr2, {"type": "undo"})
     # + the undo's own reads of the stream (the service's, not the answer's)
     assert len(sent) == 3 + _write() + NOTES_READ + 2, sent
-    assert answer["character"]["notes"] == []
+    assert [note["text"] for note in answer["character"]["notes"]] == ["first"]
+    assert sr2.gm.get(sr2.character_url()).json()["notes"] == answer["character"]["notes"]
+
+
+def test_the_notes_kept_are_the_latest_fifty(sr2: Table) -> None:
+    for n in range(presenters.GM_NOTES_SHOWN + 2):
+        answer = sr2.act({"type": "note", "text": f"note {n}"}).json()
+    shown = [note["text"] for note in answer["character"]["notes"]]
+    assert shown == [f"note {n}" for n in range(2, presenters.GM_NOTES_SHOWN + 2)]
+    caches[presenters.NOTES_CACHE].clear()
+    assert sr2.gm.get(sr2.character_url()).json()["notes"] == answer["character"]["notes"]
 
 
 def test_an_action_whose_notes_were_not_kept_reads_them(sr2: Table) -> None:
@@ -100,3 +111,20 @@ def test_a_gm_read_in_a_process_that_kept_no_notes_reads_them(sr2: Table) -> Non
         read = sr2.gm.get(sr2.character_url())
     assert len(sent) == 3 + NOTES_READ, sent
     assert read.json()["notes"] == [{"text": "GM only", "game_time": 0}]
+
+
+def test_the_token_check_refuses_as_drf_does(sr2: Table) -> None:
+    """One raw query (`campaign.api.authentication`), DRF's refusals: an unknown token, a deactivated user."""
+    from rest_framework.test import APIClient
+
+    stranger = APIClient()
+    stranger.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
+    refused = stranger.get(sr2.character_url())
+    assert refused.status_code == 401 and refused.json() == {"detail": "Invalid token."}
+    with statements() as sent:
+        assert sr2.gm.get("/api/campaigns/").status_code == 200
+    assert "authtoken_token" in sent[0] and len(sent) == 2, sent  # the token, the campaigns
+    sr2.gm.user.is_active = False
+    sr2.gm.user.save()
+    refused = sr2.gm.get(sr2.character_url())
+    assert refused.status_code == 401 and refused.json() == {"detail": "User inactive or deleted."}
