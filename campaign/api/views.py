@@ -234,8 +234,10 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
     cache = caches[CHARACTER_CACHE]
     cached = cache.get(key)
     if cached is None:
-        character, role = access.character_for(request.user, stamp.character_id)
-        data = presenters.character_json(character, role)
+        # The stamp has answered who may see it, with the player's name: the character's row is all that is left.
+        character = access.stamped_character(stamp)
+        notes = presenters.gm_notes_kept(character, stamp.character_key, character.version) if gm else None
+        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes)
         cached = (data, stamp.etag if gm else access.digest_etag(data))
         cache.set(key, cached)
     data, etag = cached
@@ -251,20 +253,28 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
 )
 @api_view(["POST"])
 def actions(request: Request, character_id: int) -> Response:
-    character, role = access.character_for(request.user, character_id)
-    access.require_gm(role, "act on characters")
+    """The answer is drawn from what the action read under the campaign's lock (the character, its campaign) and
+    wrote; the access check's one query names the player, and the notes are read again only when they changed."""
+    stamp = access.character_stamp(request.user, character_id)
+    access.require_gm(stamp.role, "act on characters")
     result = services.character_act(
-        character_id=character.pk,
+        character_id=stamp.character_id,
         body=request.data,
         actor=request.user.get_username(),
         idempotency_key=_idempotency_key(request),
     )
-    result.character.campaign.refresh_from_db()
+    character, events = result.character, result.events
+    version = events[-1].version
+    notes = presenters.gm_notes_kept(
+        character, stamp.character_key, version, since=events[0].version - 1, events=events
+    )
+    # The player may have changed between the check and the lock (then looked up).
+    player = stamp.player if character.player_id == stamp.player_id else presenters.LOOK_UP
     return Response(
         {
-            "events": presenters.events_json(result.events, GM, result.character.campaign.ruleset),
+            "events": presenters.events_json(events, GM, character.campaign.ruleset),
             "character": presenters.character_json(
-                result.character, GM, state=result.state, version=result.events[-1].version
+                character, GM, state=result.state, version=version, player=player, notes=notes
             ),
             "replayed": result.replayed,
         },
