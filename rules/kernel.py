@@ -11,6 +11,8 @@ A ruleset's folder (`rules/<slug>/`) holds
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
     events.py   EVENTS and STATE: what each event type's data holds and the replayed state's ranges
                 (rules/event_schema.py), against which an import checks a file written elsewhere
+    forecast.py FORECAST: the injuries the recovery forecast follows, what a player may know of them and the GM's
+                what-if menu (rules/forecast.py)
     __init__.py RULESET = assemble(__name__, title=..., default_start=...), which `rules.registry` lists.
 
 A decider is `(state, params, dice, now) -> events`, where `params` are the action's parameters as its form declares
@@ -105,9 +107,9 @@ def firer(firers: Mapping[str, Firer]) -> Callable[..., list[Event]]:
 def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
     """The Ruleset of one folder (`package`, its `__name__`), from the names its modules define (this module's
     docstring): every folder has the same files, so none lists them."""
-    engine, view, forms, sheet, events = (
+    engine, view, forms, sheet, events, forecast = (
         importlib.import_module(f"{package}.{name}")
-        for name in ("engine", "view", "forms", "sheet", "events")
+        for name in ("engine", "view", "forms", "sheet", "events", "forecast")
     )
     return Ruleset(
         slug=engine.SLUG,
@@ -134,6 +136,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         state_schema=events.STATE,
         change_attributes=engine.change_attributes,
         changeable_attributes=engine.CHANGEABLE,
+        forecast=forecast.FORECAST,
     )
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # Re-exported: the protocol's users import these from here.
 from rules.params import ActionForm as ActionForm
@@ -38,6 +38,9 @@ from rules.params import RollSpec as RollSpec
 from rules.params import RuleError as RuleError
 from rules.sheet import CharacterSheet
 from rules.text import unreadable
+
+if TYPE_CHECKING:
+    from rules.forecast import ForecastRules
 
 State = dict[str, Any]
 Audience = str  # "gm" or "player"
@@ -131,6 +134,9 @@ class Ruleset:
     change_attributes: Callable[[State, Mapping[str, Any]], dict[str, Any]] | None = None
     # The attributes `change_attributes` takes (the rest are fixed once the character is made).
     changeable_attributes: tuple[str, ...] = ()
+    # The recovery forecast's part (`rules.forecast.ForecastRules`): the injuries it follows, what a player may know
+    # of them, the GM's what-if menu.
+    forecast: ForecastRules | None = None
 
     @property
     def all_actions(self) -> tuple[str, ...]:

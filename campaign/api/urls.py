@@ -27,4 +27,5 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/docs.html"),
         name="api-docs",
     ),
+    path("characters/<id:character_id>/forecast/", views.character_forecast, name="api-character-forecast"),
 ]

@@ -21,4 +21,5 @@ urlpatterns = [
     path("characters/<id:character_id>/retire/", views.character_retire, name="character-retire"),
     path("characters/<id:character_id>/restore/", views.character_restore, name="character-restore"),
     path("campaigns/<id:campaign_id>/options/", views.campaign_options, name="campaign-options"),
+    path("characters/<id:character_id>/forecast/", views.character_forecast, name="character-forecast"),
 ]

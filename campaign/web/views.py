@@ -29,9 +29,9 @@ from django.utils.html import escapejs
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign import access, cursors, presenters, services, throttles, transfer
+from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.models import GM, PLAYER, Campaign, Character, ImportJob, Membership
-from campaign.web import display, forms
+from campaign.web import display, forecast_panel, forms
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
 from rules.text import without_direction_controls
@@ -911,3 +911,30 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return render(request, "campaign.html", context, status=error.status)
     messages.success(request, "House rules saved.")
     return redirect("campaign", campaign_id=campaign.pk)
+
+
+# --- the recovery forecast ----------------------------------------------------------------------------------------
+
+
+@login_required
+def character_forecast(request: HttpRequest, character_id: int) -> HttpResponse:
+    """The forecast panel (docs/forecast.md): a fragment for the character page, which fetches it when its live
+    region is shown; a page of its own without htmx. Rendered once per character state and role (no request in
+    its context: every GM shares one rendering, every player another)."""
+    stamp = access.character_stamp(request.user, character_id)
+
+    def panel() -> str:
+        character, role = access.character_for(request.user, character_id)
+        return render_to_string("web/forecast.html", forecast_panel.panel_context(character, role))
+
+    html = _rendered(forecasts.cached(stamp, forecasts.Asked(), "forecast-panel", panel))
+    if request.htmx:
+        return HttpResponse(html)
+    context = {
+        "panel": html,
+        "name": stamp.name,
+        "character_id": stamp.character_id,
+        "campaign_id": stamp.campaign_id,
+        "campaign_name": stamp.campaign_name,
+    }
+    return render(request, "character_forecast.html", context)
