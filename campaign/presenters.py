@@ -102,7 +102,9 @@ def character_json(
         "alive": view["alive"],
         "conscious": view["conscious"],
         "dying": view["dying"],
-        "attributes": character.attributes,
+        # The current attributes (`Character.attributes` are those it was created with).
+        "attributes": state["attributes"],
+        "retired": character.retired,
         "sheet": view["sheet"],
         "status": view.get("status", []),
         "symptoms": view.get("symptoms", []),

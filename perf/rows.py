@@ -31,7 +31,7 @@ from campaign.eventstore import json_text
 from campaign.models import Campaign, Character, Event, Job, Timer
 from campaign.projections import timer_changes
 from perf import postgres_execute, with_database
-from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, MIXES
+from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, FORECAST_INJURIES, MIXES
 from rules.params import RuleError
 from rules.registry import get_ruleset
 
@@ -993,6 +993,53 @@ def history_page(events: int, pages: int, profile: str | None = None) -> dict[st
     }
 
 
+def _forecast_state(ruleset: str) -> tuple[Any, dict[str, Any]]:
+    """The richest injuries of `ruleset` (perf.mixes.FORECAST_INJURIES), every die entered."""
+    from rules.dice import Dice
+    from rules.ruleset import fold_into, start_state
+
+    rules = get_ruleset(ruleset)
+    attributes, steps = FORECAST_INJURIES[ruleset]
+    state = start_state(rules, rules.validate_attributes(attributes), rules.validate_options({}))
+    for action, rolls in steps:
+        fold_into(rules, state, rules.decide(state, action, Dice(rolls), 0))
+    return rules, state
+
+
+def forecast(runs: int, repeats: int, profile: str | None = None) -> dict[str, Any]:
+    """`runs` futures of each ruleset's richest injuries (rules.forecast, as the API and the page run it, the chart
+    included), the median of `repeats` runs each with a new seed. The figure is the slowest ruleset's."""
+    from rules import forecast as fc
+
+    per_ruleset: dict[str, Any] = {}
+    with profiled(profile):
+        for ruleset in FORECAST_INJURIES:
+            rules, state = _forecast_state(ruleset)
+            times, cpu, futures = [], [], 0
+            for seed in range(repeats):
+                started, started_cpu = time.perf_counter(), time.process_time()
+                result = fc.forecast(rules, state, 0, player=False, runs=runs, seed=seed)
+                fc.chart(result)
+                times.append(time.perf_counter() - started)
+                cpu.append(time.process_time() - started_cpu)
+                futures = len(result.untreated.futures)
+            per_ruleset[ruleset] = {
+                "seconds": sorted(times)[len(times) // 2],
+                "cpu_seconds": sorted(cpu)[len(cpu) // 2],
+                "injuries": [item.what for item in result.untreated.items],
+                "distinct_futures": futures,
+            }
+    slowest = max(per_ruleset.values(), key=lambda row: row["seconds"])
+    return {
+        "unit": "s",
+        "seconds": slowest["seconds"],
+        "cpu_seconds": slowest["cpu_seconds"],
+        "runs": runs,
+        "repeats": repeats,
+        "rulesets": per_ruleset,
+    }
+
+
 ROWS: dict[str, Callable[..., dict[str, Any]]] = {
     "actions": action_path,
     "rebuild": rebuild,
@@ -1001,4 +1048,5 @@ ROWS: dict[str, Callable[..., dict[str, Any]]] = {
     "http_action": http_action,
     "import": import_rate,
     "history_page": history_page,
+    "forecast": forecast,
 }

@@ -116,3 +116,18 @@ def test_the_history_page_row_compares_a_long_history_with_a_short_one(tmp_path:
     assert row["ratio"] == pytest.approx(row["rate"] / row["baseline"])
     assert row["met"] is (row["ratio"] <= 1.2)
     assert f"{row['ratio']:.2f} x" in table
+
+
+def test_the_forecast_row_times_each_rulesets_richest_injuries(tmp_path: Path) -> None:
+    report, table = _bench(tmp_path, "--only", "forecast")
+    row = report["rows"]["forecast"]
+    assert list(row["rulesets"]) == ["shadowrun2", "cyberpunk2020", "darkfuture"]
+    assert row["runs"] == 1000 and row["repeats"] == 3
+    assert row["seconds"] == max(entry["seconds"] for entry in row["rulesets"].values())
+    assert row["rulesets"]["shadowrun2"]["injuries"] == [
+        "chest, ribs (critical)",
+        "physical damage (Serious, 6 boxes)",
+        "stun damage (Moderate, 3 boxes)",
+    ]
+    assert row["met"] is (row["seconds"] < 0.2)
+    assert "forecast" in table and "richest injuries" in table

@@ -33,6 +33,7 @@ SIZES = {
     "http_action": ({"actions": 3000}, {"actions": 600}),
     "import": ({"events": 200_000}, {"events": 30_000}),
     "history_page": ({"events": 100_000, "pages": 1000}, {"events": 100_000, "pages": 200}),
+    "forecast": ({"runs": 1000, "repeats": 7}, {"runs": 1000, "repeats": 3}),
 }
 TARGETS = {
     "actions": ("ratio", 0.30, "action path on SQLite >= 30% of raw sqlite3 inserts of the same rows"),
@@ -42,6 +43,7 @@ TARGETS = {
     "http_action": ("ratio", 0.40, "an action over HTTP (gunicorn, 1 process) >= 40% of the in-process path"),
     "import": ("ratio", 0.50, "import (checked, written, rebuilt) >= 50% of the rebuild's rate"),
     "history_page": ("max_ratio", 1.2, "p99 of a history page at 100,000 events <= 1.2 x that at 100"),
+    "forecast": ("max_seconds", 0.2, "forecast of 1,000 futures, richest injuries of each ruleset < 200 ms"),
 }
 BROKER = "redis://127.0.0.1:6379/14"
 
@@ -172,7 +174,9 @@ class Command(BaseCommand):
             result["ratio"] = result["rate"] / result["baseline"]
             result["met"] = result["ratio"] <= target
         elif kind == "max_seconds":
-            result["met"] = result["seconds"] < target and result["timers_fired"] >= result["timers_wanted"]
+            # The clock row must also have fired every timer it meant to (the forecast row has none to count).
+            fired = result.get("timers_fired", 0) >= result.get("timers_wanted", 0)
+            result["met"] = result["seconds"] < target and fired
         else:
             result["met"] = result["rate"] >= target
             if "baseline" in result:  # what the same writes reach raw: how far the machine allows the target
