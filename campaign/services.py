@@ -731,9 +731,8 @@ def _due_timers(campaign: Campaign, rules: Ruleset, job: Job) -> tuple[dict[int,
     """
     due = Timer.objects.filter(campaign=campaign, due__lte=job.to_time).values_list("character_id", flat=True)
     characters = {character.pk: character for character in Character.objects.filter(pk__in=set(due))}
-    jump = clock.jumps(job.from_time, job.to_time)
     skip = {(character_id, key) for character_id, key in job.skips}
-    queue = clock.DueTimers(job.from_time, job.to_time, jump, skip, reached=job.reached)
+    queue = clock.DueTimers(job.from_time, job.to_time, skip, reached=job.reached)
     for character in characters.values():
         character.campaign = campaign
         queue.set_timers(character.pk, rules.timers(character.state))

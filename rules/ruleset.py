@@ -11,6 +11,7 @@ A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
     view(state, audience) -> dict                     "gm" or "player" (secrets removed)
     status(state) -> dict                             view(state, "gm")'s alive, conscious, dying and death_at
     public_event(event) -> dict | None                what a player may read of one history entry
+    summary(event) -> str                             one line in the game's words ("death save failed"), GM's
     shows(event) -> bool                              optional: public_event(event) is not None, cheaply
 
 `evolve(state, event)` equals `new = copy_state(state)` after `evolve_into(new, event)`: each engine writes its
@@ -67,7 +68,7 @@ class Timer:
     `key` identifies the timer within the character (the same pending effect keeps the same key as the state
     evolves). Ties at the same `due` fire in `priority` order (lower first), so a treatment that completes at the
     same second as a death saves the patient. `per_round` timers are combat-round checks (saves every 3 s or every
-    turn): when the clock jumps by more than a turn they fire once per advance, not once per round.
+    turn): the clock fires them at their own second like any timer, one roll for each round or turn it passes.
     """
 
     due: int
@@ -107,6 +108,8 @@ class Ruleset:
     view: Callable[[State, Audience], dict[str, Any]]
     status: Callable[[State], dict[str, Any]]
     public_event: Callable[[Event], dict[str, Any] | None]
+    # One line naming an entry for the GM (the Undo button, grouped history): no ids, seconds or JSON.
+    summary: Callable[[Event], str] = field(default=lambda event: type_words(event.type))
     forms: Mapping[str, ActionForm] = field(default_factory=dict)
     option_help: Mapping[str, str] = field(default_factory=dict)
     # How a character is created and drawn, and the ruleset's demo (rules/sheet.py); the web app asks nothing else.
@@ -138,6 +141,21 @@ GAME_TIME_MARK = re.compile(r"\[t=(\d+)\]")
 
 def game_time_mark(seconds: int) -> str:
     return f"[t={int(seconds)}]"
+
+
+def type_words(kind: str) -> str:
+    """'CriticalHitTaken' -> 'critical hit taken': the summary of an entry a ruleset has no words of its own for."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", kind).lower()
+
+
+def common_summary(event: Event) -> str | None:
+    """The summary of the entries every ruleset shares (a note, an undo), or None for a ruleset's own."""
+    if event.type == NOTE_ADDED:
+        text = " ".join(str(event.data.get("text", "")).split())
+        return f"GM note: {text[:60]}{'...' if len(text) > 60 else ''}"
+    if event.type == ACTION_UNDONE:
+        return "undo"
+    return None
 
 
 def copy_state(value: Any) -> Any:
