@@ -18,13 +18,14 @@ from django.db.models import F
 from campaign import eventstore
 from campaign.models import Campaign, Character, Event, Timer
 from rules.registry import get_ruleset
-from rules.ruleset import ACTION_UNDONE, INERT_EVENTS, Ruleset, State, replay, shown_by, start_state
+from rules.ruleset import INERT_EVENTS, TAKING_BACK, Ruleset, State, replay, shown_by, start_state
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Timer as RuleTimer
 
 CAMPAIGN_CREATED = "CampaignCreated"
 CHARACTER_CREATED = "CharacterCreated"
 CLOCK_ADVANCED = "ClockAdvanced"
+CLOCK_REWOUND = "ClockRewound"  # an advance taken back: the clock returns to `to`, where the advance began
 
 
 def status_columns(ruleset: Ruleset, state: State) -> dict[str, Any]:
@@ -189,6 +190,8 @@ def _fold_campaign(
                     campaign_version = version
                     if type_ == CLOCK_ADVANCED:
                         game_time = max(game_time, data["to"])
+                    elif type_ == CLOCK_REWOUND:
+                        game_time = data["to"]
                     elif type_ == CAMPAIGN_CREATED:
                         options = data["options"]
                     elif type_ == CHARACTER_CREATED:
@@ -200,7 +203,7 @@ def _fold_campaign(
                     continue
                 versions[character_id] = version
                 if type_ in INERT_EVENTS:
-                    if type_ == ACTION_UNDONE:
+                    if type_ in TAKING_BACK:
                         undone.add(character_id)
                     continue
                 if undone and character_id in undone:

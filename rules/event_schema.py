@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.ruleset import ACTION_UNDONE, NOTE_ADDED, NOTE_LENGTH, RuleError, Ruleset, State
+from rules.ruleset import ACTION_UNDONE, ACTIONS_REVERTED, NOTE_ADDED, NOTE_LENGTH, RuleError, Ruleset, State
 
 # Numbers an event only reports (dice, targets, modifiers): bounded, so that no file can hold a number no column or
 # page can take, but wide enough for any table a campaign may configure.
@@ -193,11 +193,20 @@ DICE = MapOf(ListOf(Int(0, 1000), max_items=1000))
 DICE_LIST = ListOf(Int(0, 1000), max_items=1000)
 
 
-# The events every ruleset shares (`rules.ruleset`): a GM's note, and an undo naming the cause it took back.
+# The events every ruleset shares (`rules.ruleset`): a GM's note, an undo naming the cause it took back, and a
+# revert naming every cause after its version.
 COMMON_EVENTS = {
     NOTE_ADDED: event(text=Text(NOTE_LENGTH)),
     ACTION_UNDONE: event(
         cause=Text(80),
+        versions=ListOf(Int(1, 2**31 - 1), max_items=100_000),
+        types=ListOf(Text(64), max_items=100_000),
+    ),
+    ACTIONS_REVERTED: event(
+        optional=("advance",),
+        advance=Text(80),
+        to_version=Int(0, 2**31 - 1),
+        causes=ListOf(Text(80), max_items=100_000),
         versions=ListOf(Int(1, 2**31 - 1), max_items=100_000),
         types=ListOf(Text(64), max_items=100_000),
     ),

@@ -47,7 +47,9 @@ PLAYER = "player"
 
 NOTE_ADDED = "NoteAdded"
 ACTION_UNDONE = "ActionUndone"
-COMMON_ACTIONS = ("note", "undo")
+ACTIONS_REVERTED = "ActionsReverted"
+TAKING_BACK = frozenset((ACTION_UNDONE, ACTIONS_REVERTED))  # events that void other entries of their stream
+COMMON_ACTIONS = ("note", "undo", "revert")
 NOTE_LENGTH = 10_000
 
 
@@ -88,7 +90,21 @@ UNDO_FORM = ActionForm(
     label="Undo",
     help="Take back the latest action that is not already taken back. Repeat to go further back.",
 )
-COMMON_FORMS = {"note": NOTE_FORM, "undo": UNDO_FORM}
+REVERT_FORM = ActionForm(
+    label="Make this the present",
+    params=(
+        Param(
+            "to_version",
+            "int",
+            "Version",
+            required=True,
+            minimum=0,
+            help="Every entry after this version is taken back, in one entry.",
+        ),
+    ),
+    help="Take back every entry after a version (time travel shows that version's state first).",
+)
+COMMON_FORMS = {"note": NOTE_FORM, "undo": UNDO_FORM, "revert": REVERT_FORM}
 
 
 @dataclass(frozen=True)
@@ -155,7 +171,32 @@ def common_summary(event: Event) -> str | None:
         return f"GM note: {text[:60]}{'...' if len(text) > 60 else ''}"
     if event.type == ACTION_UNDONE:
         return "undo"
+    if event.type == ACTIONS_REVERTED:
+        if event.data.get("advance"):
+            return "clock advance taken back"
+        count = len(event.data.get("causes", ()))
+        return f"reverted to version {event.data.get('to_version')}: {count} entr{'y' if count == 1 else 'ies'} taken back"
     return None
+
+
+def taken_back(data: Mapping[str, Any]) -> list[str]:
+    """The causes an undo (one) or a revert (every one after its version) takes back."""
+    return list(data["causes"]) if "causes" in data else [data["cause"]]
+
+
+def voided_causes(takebacks: Iterable[tuple[str, int, Mapping[str, Any]]]) -> set[str]:
+    """The causes taken back by a stream's undos and reverts, given as (type, version, data) in version order.
+
+    An undo voids its cause. A revert to version N makes the stream what it was at N: what was taken back then,
+    plus every entry after N, undos and reverts among them (an undo after N no longer counts)."""
+    seen: list[tuple[str, int, Mapping[str, Any]]] = []
+    voided: set[str] = set()
+    for kind, version, data in takebacks:
+        if kind == ACTIONS_REVERTED:
+            voided = voided_causes(item for item in seen if item[1] <= data["to_version"])
+        voided.update(taken_back(data))
+        seen.append((kind, version, data))
+    return voided
 
 
 def copy_state(value: Any) -> Any:
@@ -177,7 +218,7 @@ def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mappin
 # Events every ruleset shares that change no character state. GM notes stay in the history (the presenters read
 # the latest ones from there), so a campaign with a hundred thousand notes still has a small state to load, copy
 # and replay. An undo is applied by the service, which rebuilds the state without the voided events.
-INERT_EVENTS = frozenset((NOTE_ADDED, ACTION_UNDONE))
+INERT_EVENTS = frozenset((NOTE_ADDED, *TAKING_BACK))
 
 
 def shown_by(ruleset: Ruleset) -> Callable[[Event], bool]:

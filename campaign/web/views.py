@@ -372,6 +372,7 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
             seconds=seconds,
             actor=request.user.get_username(),
             idempotency_key=forms.idempotency_key(request.POST),
+            stop_on=request.POST.get("stop_on") or None,
         )
     except RuleError as error:
         status = error.status
@@ -685,7 +686,7 @@ def _page_context(
 def _require_action(ruleset: str, role: str, action: str) -> None:
     """A GM's action of the campaign's ruleset (403 for a player, 404 for an action the ruleset does not have)."""
     access.require_gm(role, "act on characters")
-    if action not in (*forms.action_forms(ruleset), "undo"):
+    if action not in (*forms.action_forms(ruleset), "undo", "revert"):
         raise Http404("no such action")
 
 
@@ -719,10 +720,30 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
     open_form = None
     if action:
         assert character is not None
-        open_form = forms.build_form(stamp.ruleset, action, injuries=_injury_choices(character))
+        open_form = _named_undo(
+            forms.build_form(stamp.ruleset, action, injuries=_injury_choices(character)), character
+        )
     return _with_keyed_forms(
         render(request, "character.html", _page_context(request, stamp, version, character, open_form))
     )
+
+
+def _named_undo(form: forms.ActionFormView, character: Character) -> forms.ActionFormView:
+    """The undo form's button names what it takes back (RULES.md, "Every ruleset"): "Undo: death save failed,
+    00:00:30 (clock)"; the time of day when the entry is from the campaign's day, else the whole date."""
+    if form.action != "undo":
+        return form
+    target = presenters.undo_target(character)
+    if target is None:
+        form.undo_text = ""
+        return form
+    campaign = character.campaign
+    when = display.date_text(presenters.game_date(campaign, target["game_time"]))
+    today = display.date_text(presenters.game_date(campaign, campaign.game_time))
+    when = when[11:] if when[:10] == today[:10] else when
+    clock = " (clock)" if target["by_clock"] else ""
+    form.undo_text = f"Undo: {target['summary']}, {when}{clock}"
+    return form
 
 
 def _gm_acting_on(request: HttpRequest, character_id: int, action: str) -> Character:
@@ -739,7 +760,7 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
     ruleset = character.campaign.ruleset
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
-    form = forms.build_form(ruleset, action, injuries=_injury_choices(character))
+    form = _named_undo(forms.build_form(ruleset, action, injuries=_injury_choices(character)), character)
     return _with_keyed_forms(
         render(request, "character.html#action-form", {"form": form, "model": character})
     )
@@ -805,6 +826,7 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         form = forms.build_form(ruleset, action, injuries=injuries)
         titles = ", ".join(display.event_title(e.type) for e in result.events)
         form.success = f"Recorded: {titles}." if not result.replayed else f"Already recorded: {titles}."
+    _named_undo(form, character)
     if request.htmx:
         response = render(request, "character.html#action-form", {"form": form, "model": character})
         if not errors:
@@ -816,3 +838,30 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     stamp = access.character_stamp(request.user, character.pk)
     context = _page_context(request, stamp, None, character, open_form=form)
     return render(request, "character.html", context, status=status)
+
+
+@login_required
+@require_POST
+def campaign_clock_rewind(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The board's "take back the latest advance" (RULES.md, "Every ruleset")."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "take back an advance")
+    try:
+        forms.check_posted(request.POST, {})
+        rewind = services.clock_rewind(campaign=campaign, actor=request.user.get_username())
+    except RuleError as error:
+        return _board_form_response(
+            request,
+            campaign,
+            role,
+            "clock-form",
+            {"clock_error": error.message, "clock_field": "form"},
+            error.status,
+        )
+    campaign.refresh_from_db()
+    back = display.date_text(presenters.game_date(campaign, rewind.to))
+    who = "1 character" if rewind.characters == 1 else f"{rewind.characters} characters"
+    success = f"Advance taken back: the clock is back at {back}; the clock's entries on {who} are taken back."
+    return _board_form_response(
+        request, campaign, role, "clock-form", {"clock_success": success, "success": success}, 200
+    )
