@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import uuid
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +32,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign import access, cursors, presenters, services, throttles, transfer
-from campaign.models import GM, PLAYER, Campaign, Character, ImportJob, Membership
+from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership
 from campaign.web import display, forms
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
@@ -509,7 +511,55 @@ def _history(
         item["future"] = version is not None and item["version"] > version
         if decorate:
             _decorate_entry(item, campaign)
+    _group_entries(page.entries, page.rows, campaign)
     return page.entries, page.next
+
+
+def _advance_of(row: Event) -> str | None:
+    """The clock job whose firing made the row ('timer:<job>:<character>:<key>:<second>'), if the clock did (an
+    imported log may hold any cause: only a job id counts)."""
+    if not row.cause.startswith("timer:"):
+        return None
+    try:
+        return str(uuid.UUID(row.cause.split(":")[1]))
+    except ValueError:
+        return None
+
+
+def _group_entries(entries: list[dict[str, Any]], rows: list[Event], campaign: Campaign) -> None:
+    """Runs of two or more entries that belong together are drawn as one expandable entry: a clock advance's
+    firings ("Clock, 2020-01-01 00:00 to 2020-01-08 00:00: 7 entries, 7 damage healed") and entries taken back
+    together (a revert's, "Taken back: 5 entries"). Marks the run's first entry (newest: `group_open`, the
+    title) and last (`group_close`)."""
+    keys = [
+        ("taken back", None) if item["voided"] else ("clock", _advance_of(row)) if _advance_of(row) else None
+        for item, row in zip(entries, rows, strict=True)
+    ]
+    jobs = {key[1] for key in keys if key and key[1]}
+    spans = {str(job.pk): job for job in Job.objects.filter(pk__in=sorted(jobs))} if jobs else {}
+    start = 0
+    while start < len(entries):
+        end = start
+        while end + 1 < len(entries) and keys[start] is not None and keys[end + 1] == keys[start]:
+            end += 1
+        if end > start:
+            run = entries[start : end + 1]
+            kinds = Counter(display.event_title(item["type"]).lower() for item in run)
+            counted = ", ".join(f"{count} {kind}" for kind, count in kinds.most_common())
+            what = f"{len(run)} entries: {counted}"
+            kind, job_id = keys[start]
+            if kind == "clock":
+                job = spans.get(job_id)
+                low, high = (
+                    (job.from_time, job.to_time) if job else (run[-1]["game_time"], run[0]["game_time"])
+                )
+                dates = [display.date_text(presenters.game_date(campaign, t))[:16] for t in (low, high)]
+                run[0]["group_open"] = f"Clock, {dates[0]} to {dates[1]}: {what}"
+            else:
+                run[0]["group_open"] = f"Taken back: {what}"
+                run[0]["group_voided"] = True
+            run[-1]["group_close"] = True
+        start = end + 1
 
 
 def _decorate_entry(item: dict[str, Any], campaign: Campaign) -> None:
