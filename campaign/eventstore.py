@@ -24,7 +24,7 @@ from psycopg.types.json import Jsonb
 
 from campaign.models import Campaign, Character, Event, Job
 from rules import ruleset as rules_ruleset
-from rules.ruleset import TAKING_BACK
+from rules.ruleset import NOT_UNDONE, TAKING_BACK
 from rules.ruleset import Event as RuleEvent
 
 
@@ -229,6 +229,19 @@ def _loader(model: type, wrapper: Any) -> tuple[list[str], Any]:
 
 
 # Per database connection object: converters are bound to a connection, and each thread has its own.
+_ROW_LOADERS: weakref.WeakKeyDictionary[Any, dict[type, tuple[list[str], Any]]] = weakref.WeakKeyDictionary()
+
+
+def row_loader(model: type, wrapper: Any) -> tuple[list[str], Any]:
+    """`_loader` of `model` on this connection, made once: the columns to select (timestamps left out, loaded on
+    first access) and the function building an instance from a raw row of them. For a hot read whose ORM query
+    costs more to build than to run."""
+    loaders = _ROW_LOADERS.setdefault(wrapper, {})
+    if model not in loaders:
+        loaders[model] = _loader(model, wrapper)
+    return loaders[model]
+
+
 _COMMAND_READS: weakref.WeakKeyDictionary[Any, tuple[str, Any]] = weakref.WeakKeyDictionary()
 
 
@@ -529,13 +542,14 @@ def live_events(rows: Iterable[Event], voided: set[str]) -> list[RuleEvent]:
 
 
 def latest_entry(stream: str) -> list[Event]:
-    """The rows of the stream's latest entry not taken back, GM action or clock firing (one cause), oldest first:
+    """The rows of the stream's latest entry not taken back, GM action or clock firing (one cause; never an undo, a
+    revert or a retirement: `NOT_UNDONE`), oldest first:
     what an undo would take back next; [] when there is none. Reads the undos by the (stream, type) index, then
     the newest other row, so it costs the same at any history length."""
     voided = stream_voided(stream)
     latest = (
         Event.objects.filter(stream=stream)
-        .exclude(type__in=sorted(TAKING_BACK))
+        .exclude(type__in=sorted(NOT_UNDONE))
         .exclude(cause__in=sorted(voided))
         .order_by("-version")
         .first()
