@@ -81,9 +81,12 @@ def character_json(
     version: int | None = None,
     player: str | None | _LookUp = LOOK_UP,
     notes: list[dict[str, Any]] | None = None,
+    undo: bool = False,
 ) -> dict[str, Any]:
     """The character JSON of DESIGN.md, as `audience` may see it. `state`/`version`: a past state (time travel).
     `player` (the player's name) and `notes` (`gm_notes` at that version): what the caller already has at hand.
+    `undo`: a GM's answer names what undo would take back (`undo_target`, a few queries: the character's own
+    answer has it, lists and action answers do not).
 
     A player's `version` is the count of entries in the player's history (`Character.player_version`), not the
     stream's, which counts GM notes and hidden rolls."""
@@ -117,9 +120,8 @@ def character_json(
     }
     # Now, a time the state has in the past is due now (an undo or a revert took back the events that had passed
     # it): it fires at the next advance, so it never shows as time gone by. A past state keeps its own times.
-    due = (
-        (lambda seconds: seconds) if version is not None else (lambda seconds: not_before(campaign, seconds))
-    )
+    now = version is None or version == character.version
+    due = (lambda seconds: not_before(campaign, seconds)) if now else (lambda seconds: seconds)
     for item in data["recovery"]:
         if item.get("ends_at") is not None:
             item["ends_at"] = due(item["ends_at"])
@@ -139,7 +141,8 @@ def character_json(
             for t in sorted(rules.timers(state), key=lambda t: (t.due, t.priority, t.key))
         ]
         data["notes"] = gm_notes(character, version) if notes is None else notes
-        data["undo"] = undo_target(character) if version is None else None
+        if undo:
+            data["undo"] = undo_target(character) if now else None
     return data
 
 

@@ -187,6 +187,11 @@ def common_summary(event: Event) -> str | None:
         return f"GM note: {text[:60]}{'...' if len(text) > 60 else ''}"
     if event.type == ACTION_UNDONE:
         return "undo"
+    if event.type == CHARACTER_CHANGED:
+        changed = (
+            str(key).removeprefix("attributes.").replace("_", " ") for key in event.data.get("changes", {})
+        )
+        return f"character changed: {', '.join(changed)}"
     if event.type == ACTIONS_REVERTED:
         if event.data.get("advance"):
             return "clock advance taken back"

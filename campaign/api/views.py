@@ -237,7 +237,7 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
         # The stamp has answered who may see it, with the player's name: the character's row is all that is left.
         character = access.stamped_character(stamp)
         notes = presenters.gm_notes_kept(character, stamp.character_key, character.version) if gm else None
-        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes)
+        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes, undo=gm)
         cached = (data, stamp.etag if gm else access.digest_etag(data))
         cache.set(key, cached)
     data, etag = cached

@@ -270,3 +270,24 @@ def test_stop_on_takes_status_or_nothing(cp2020: Table) -> None:
     )
     assert response.status_code == 400
     assert "stop_on" in response.json()
+
+
+def test_an_export_with_a_revert_and_a_taken_back_advance_imports_to_the_same_states(cp2020: Table) -> None:
+    import io
+
+    campaign_id = cp2020.campaign["id"]
+    _act(cp2020, {"type": "damage", "damage": 6, "location": "torso", "rolls": {"stun_save": [1]}})
+    _act(cp2020, {"type": "note", "text": "Taken back by the revert."})
+    _act(cp2020, {"type": "revert", "to_version": 2})
+    _act(cp2020, MAKE_DYING)
+    _advance(cp2020, seconds=10)
+    _advance(cp2020, minutes=5)  # the death at 30 s
+    assert _rewind(cp2020).status_code == 200  # back to 10 s, dying again
+    export = cp2020.gm.get(f"/api/campaigns/{campaign_id}/export/")
+    upload = io.BytesIO(b"".join(export.streaming_content))
+    upload.name = "campaign.jsonl"
+    response = cp2020.gm.client.post("/api/campaigns/import/", {"file": upload}, format="multipart")
+    assert response.status_code == 202, response.content
+    copy = response.json()["campaign"]
+    assert _read_models(copy)[0][1:] == _read_models(campaign_id)[0][1:]
+    assert Campaign.objects.get(pk=copy).game_time == 10
