@@ -222,6 +222,15 @@ class Job(JobStatus):
         default=uuid.uuid4,
         help_text="the one queue message allowed to run the job; a resend makes a new one, so the old one stops",
     )
+    stop_on = models.CharField(
+        max_length=16,
+        blank=True,
+        default="",
+        help_text='"status": stop at the first firing that changes a status',
+    )
+    stopped_because = models.CharField(
+        max_length=300, blank=True, default="", help_text="what stopped it early: 'Johnny dies'"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -240,7 +249,8 @@ class Job(JobStatus):
 
     @property
     def stopped_early(self) -> bool:
-        """Done, but short of the time asked for: it reached the most firings one advance may make."""
+        """Done, but short of the time asked for: it reached the most firings one advance may make, or a status
+        changed under `stop_on` (`stopped_because` says whose)."""
         return self.status == self.DONE and self.reached < self.to_time
 
     def stalled_since(self, now: datetime) -> datetime | None:

@@ -28,4 +28,5 @@ urlpatterns = [
         name="api-docs",
     ),
     path("characters/<id:character_id>/forecast/", views.character_forecast, name="api-character-forecast"),
+    path("campaigns/<id:campaign_id>/clock/rewind/", views.clock_rewind, name="api-clock-rewind"),
 ]

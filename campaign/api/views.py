@@ -237,7 +237,7 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
         # The stamp has answered who may see it, with the player's name: the character's row is all that is left.
         character = access.stamped_character(stamp)
         notes = presenters.gm_notes_kept(character, stamp.character_key, character.version) if gm else None
-        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes)
+        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes, undo=gm)
         cached = (data, stamp.etag if gm else access.digest_etag(data))
         cache.set(key, cached)
     data, etag = cached
@@ -384,12 +384,14 @@ def clock(request: Request, campaign_id: int) -> Response:
             data["next"] = presenters.upcoming(campaign)
         return Response(data)
     access.require_gm(role, "advance the clock")
-    seconds = services.parse_advance(_body(request, bodies.CLOCK_ADVANCE).get("advance"))
+    body = _body(request, bodies.CLOCK_ADVANCE)
+    seconds = services.parse_advance(body.get("advance"))
     job = services.clock_advance_request(
         campaign=campaign,
         seconds=seconds,
         actor=request.user.get_username(),
         idempotency_key=_idempotency_key(request),
+        stop_on=body.get("stop_on"),
     )
     return Response(
         {"job": str(job.pk), "from": job.from_time, "to": job.to_time, "status": job.status},
@@ -551,3 +553,21 @@ def character_forecast(request: Request, character_id: int) -> Response:
         return forecasts.forecast_json(character, role, forecasts.forecast_of(character, role, asked))
 
     return Response(forecasts.cached(stamp, asked, "api-forecast", answer))
+
+
+@extend_schema(request=None, responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY})
+@api_view(["POST"])
+def clock_rewind(request: Request, campaign_id: int) -> Response:
+    """Take back the latest advance (GM): its firings on every character are voided and the clock goes back to
+    where it began, while nothing was recorded since (409 naming what was)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "take back an advance")
+    rewind = services.clock_rewind(campaign=campaign, actor=request.user.get_username())
+    return Response(
+        {
+            "job": str(rewind.job.pk),
+            "characters": rewind.characters,
+            "game_time": rewind.to,
+            "game_date": presenters.game_date(campaign, rewind.to),
+        }
+    )
