@@ -17,4 +17,8 @@ urlpatterns = [
     path("characters/<id:character_id>/act/<slug:action>/", views.character_act, name="character-act"),
     path("characters/<id:character_id>/forms/<slug:action>/", views.character_form, name="character-form"),
     path("characters/<id:character_id>/history/", views.character_history, name="character-history"),
+    path("characters/<id:character_id>/card/<slug:action>/", views.card_act, name="card-act"),
+    path("characters/<id:character_id>/duplicate/", views.character_duplicate, name="character-duplicate"),
+    path("campaigns/<id:campaign_id>/npcs/", views.campaign_npcs, name="campaign-npcs"),
+    path("campaigns/<id:campaign_id>/fight/", views.campaign_fight, name="campaign-fight"),
 ]
