@@ -841,7 +841,7 @@ def character_duplicate(*, character: Character, actor: str, idempotency_key: st
         if made is not None:
             return made[0]
         stem, number = _name_and_number(character.name)
-        [name] = _numbered_names(campaign, stem, 1, first=max(number, 1))
+        [name] = _numbered_names(campaign, stem, 1, first=max(number + 1, 2))
         attributes = rules.validate_attributes(character.attributes)
         return _add_characters(campaign, rules, actor, [(name, attributes)], idempotency_key, digest)[0]
 

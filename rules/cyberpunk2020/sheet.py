@@ -61,7 +61,7 @@ def monitors(character: Character, audience: str) -> list[Block]:
         {
             "kind": "track",
             "text": f"Wound track: {sheet['track']} of {tables.TRACK_MAX} points ({sheet['damage']} real,"
-            f" {sheet['stun_damage']} stun), level {sheet['wound_level']}",
+            f" {sheet['stun_damage']} stun), level {label(sheet['wound_level'] or 'none')}",
             "groups": track(sheet),
             "legend": [("real", "real damage"), ("stun", "stun damage")],
         },
