@@ -26,4 +26,12 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/docs.html"),
         name="api-docs",
     ),
+    path(
+        "campaigns/<id:campaign_id>/characters/numbered/",
+        views.characters_numbered,
+        name="api-characters-numbered",
+    ),
+    path(
+        "characters/<id:character_id>/duplicate/", views.character_duplicate, name="api-character-duplicate"
+    ),
 ]
