@@ -25,21 +25,37 @@ def board_of(ruleset: Ruleset) -> Board:
 
 def card(campaign: Campaign, ruleset: Ruleset, role: str, data: dict[str, Any]) -> dict[str, Any]:
     """One character's card: `data` is the character as `role` may see it (`presenters.character_json`)."""
-    # `fid`: what the ids of the card's inputs start with, unique on the page.
-    shown = {**data, "monitors": display.monitors(ruleset, data, role), "fid": f"c{data['id']}"}
+    shown = {
+        **data,
+        **card_shell(ruleset, role, data["id"]),
+        "monitors": display.monitors(ruleset, data, role),
+    }
     if role != GM:
         return shown
     if data.get("death_at") is not None:
         shown["time_left"] = display.duration_text(data["death_at"] - campaign.game_time)
         shown["death_text"] = display.date_text(data["death_at_date"])
     shown["next"] = next_on_the_clock(campaign, data["timers"])
+    return shown
+
+
+def card_shell(ruleset: Ruleset, role: str, character_id: int) -> dict[str, Any]:
+    """What a card needs besides its state: its id, what its inputs' ids start with (unique on the page) and, for a
+    GM, its actions, each a closed <details> whose form is fetched when it opens (`card_form_for`)."""
+    shell: dict[str, Any] = {"id": character_id, "fid": f"c{character_id}"}
+    if role == GM:
+        shell["forms"] = [
+            {"action": action, "label": label, "form": None}
+            for action, label in forms.card_actions(ruleset.slug).items()
+        ]
+    return shell
+
+
+def card_form_for(ruleset: Ruleset, data: dict[str, Any], action: str) -> forms.ActionFormView:
+    """A fresh form of `action` for the card of `data` (the character as the GM sees it)."""
     sheet = ruleset.sheet
     injuries = sheet.injury_choices(data["sheet"]) if sheet is not None and sheet.injury_choices else []
-    shown["forms"] = [
-        {"action": action, "label": label, "form": forms.card_form(ruleset.slug, action, injuries=injuries)}
-        for action, label in forms.card_actions(ruleset.slug).items()
-    ]
-    return shown
+    return forms.card_form(ruleset.slug, action, injuries=injuries)
 
 
 def next_on_the_clock(campaign: Campaign, timers: list[dict[str, Any]]) -> dict[str, str] | None:

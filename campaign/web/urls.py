@@ -21,4 +21,5 @@ urlpatterns = [
     path("characters/<id:character_id>/duplicate/", views.character_duplicate, name="character-duplicate"),
     path("campaigns/<id:campaign_id>/npcs/", views.campaign_npcs, name="campaign-npcs"),
     path("campaigns/<id:campaign_id>/fight/", views.campaign_fight, name="campaign-fight"),
+    path("characters/<id:character_id>/card/<slug:action>/form/", views.card_form, name="card-form"),
 ]

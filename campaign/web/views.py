@@ -6,6 +6,7 @@ of the page that refreshes itself, answered with 304 when its ETag has not chang
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Callable
@@ -272,10 +273,41 @@ def _board_characters(campaign: Campaign, role: str, user: Any) -> list[dict[str
     rows = Character.objects.filter(campaign=campaign).select_related("player", "campaign")
     if role == PLAYER:
         rows = rows.filter(player=user)
+    return _board_cards(campaign, role, list(rows))
+
+
+def _board_cards(campaign: Campaign, role: str, rows: list[Character]) -> list[dict[str, Any]]:
+    """The cards of the board. Each card's state is rendered once per character version, clock and role (the
+    "pages" cache, as the character page's live region): a refresh after one character changed presents that one
+    alone. What the state shows depends on the role only (no user, no CSRF token)."""
     ruleset = get_ruleset(campaign.ruleset)
-    return [
-        board.card(campaign, ruleset, role, presenters.character_json(character, role)) for character in rows
-    ]
+    cache = caches[LIVE_CACHE]
+    keys = {_card_cache_key(campaign, role, character): character for character in rows}
+    found = cache.get_many(list(keys))
+    fresh: dict[str, str] = {}
+    out = []
+    for key, character in keys.items():
+        html = found.get(key)
+        if html is None:
+            card = board.card(campaign, ruleset, role, presenters.character_json(character, role))
+            html = render_to_string("web/board_card_state.html", {"c": card, "is_gm": role == GM})
+            fresh[key] = html
+        else:
+            card = board.card_shell(ruleset, role, character.pk)
+        card["state_html"] = _rendered(html)
+        out.append(card)
+    if fresh:
+        cache.set_many(fresh, LIVE_CACHE_SECONDS)
+    return out
+
+
+def _card_cache_key(campaign: Campaign, role: str, character: Character) -> str:
+    # The name and player are not events (an edit may change them without a new version): their digest is part.
+    who = hashlib.sha256(f"{character.name}\0{character.player_id}".encode()).hexdigest()[:16]
+    return (
+        f"card{LIVE_CACHE_FORMAT}:{character.pk}:{character.created_at.timestamp()}:v{character.version}"
+        f":t{campaign.game_time}:e{campaign.projection_epoch}:{who}:{role}"
+    )
 
 
 def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[str, Any]:
@@ -336,7 +368,9 @@ def campaign_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
             return not_modified
         context = _board_context(request, campaign, role)
         return _with_etag(render(request, "campaign.html#live", context), etag)
-    return _with_keyed_forms(render(request, "campaign.html", _board_context(request, campaign, role)))
+    context = _board_context(request, campaign, role)
+    _open_card_form(request, campaign, context)
+    return _with_keyed_forms(render(request, "campaign.html", context))
 
 
 def _board_form_response(
@@ -850,7 +884,7 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
     if errors:
         form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors)
     else:
-        form = forms.card_form(ruleset, action)
+        form = board.card_form_for(get_ruleset(ruleset), card, action)
         titles = ", ".join(display.event_title(e.type) for e in result.events)
         done = "already recorded" if result.replayed else "recorded"
         form.success = f"{character.name}: {done} {titles.lower()}."
@@ -988,3 +1022,36 @@ def campaign_fight(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return redirect("campaign", campaign_id=campaign.pk)
     context = {**_board_context(request, campaign, role), "fight_error": error}
     return render(request, "campaign.html", context, status=status)
+
+
+def _open_card_form(request: HttpRequest, campaign: Campaign, context: dict[str, Any]) -> None:
+    """`?card=<id>&form=<action>`: the board with that card's form open (a card's form without JavaScript)."""
+    raw_id, action = request.GET.get("card", "").strip(), request.GET.get("form", "").strip()
+    if not raw_id and not action:
+        return
+    ruleset = get_ruleset(campaign.ruleset)
+    character = Character.objects.filter(
+        campaign=campaign, pk=int(raw_id) if raw_id.isdigit() and len(raw_id) < 19 else None
+    ).first()
+    if character is None or action not in forms.card_actions(ruleset.slug):
+        raise Http404("no such card or action")
+    data = presenters.character_json(character, GM)
+    board.with_form(context["characters"], character.pk, board.card_form_for(ruleset, data, action))
+
+
+@login_required
+def card_form(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """One card's form (GM only), fetched by the board when its <details> opens; without htmx the board with it
+    open."""
+    character = _gm_acting_on(request, character_id, action)
+    ruleset = get_ruleset(character.campaign.ruleset)
+    labels = forms.card_actions(ruleset.slug)
+    if action not in labels:
+        raise Http404("no such action on a card")
+    if not request.htmx:
+        board_url = reverse("campaign", args=[character.campaign_id])
+        return redirect(f"{board_url}?card={character.pk}&form={action}#card-{character.pk}")
+    card = _card_for(request, character)
+    form = board.card_form_for(ruleset, card, action)
+    context = {"c": card, "form": form, "label": labels[action], "is_gm": True}
+    return _with_keyed_forms(render(request, "web/board_card_form.html", context))

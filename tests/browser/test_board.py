@@ -19,9 +19,10 @@ def card(page: Page, name: str) -> Locator:
 
 def open_card_action(page: Page, name: str, action: str) -> Locator:
     """The form of `action` on `name`'s card (its <details> opened)."""
-    details = card(page, name).locator("details.card-action", has=page.locator(f"[id$='-form-{action}']"))
+    details = card(page, name).locator(f"details.card-action[id$='-{action}']")
     if details.get_attribute("open") is None:
         details.locator("summary").click()
+    expect(details.locator("form button[type=submit]")).to_be_visible()  # fetched when it opens
     return details.locator("form")
 
 
@@ -136,6 +137,8 @@ def test_a_six_character_fight_run_from_the_board(
     expect(gm.locator("#round-number")).to_have_text("2", timeout=REFRESH_MS)
     expect(ganger2.locator(".chip.dying")).to_have_text("dying: 27s left (dies 2020-01-01 00:00:30)")
     assert "/characters/" not in gm.url
+    # The picture for docs/web.md: the board as the fight goes on, its forms closed.
+    gm.evaluate("document.querySelectorAll('details[open]').forEach(d => { d.open = false; })")
     gm.evaluate("window.scrollTo(0, 0)")
     screenshot(gm, "gm-board-fight" if width >= 1280 else "gm-board-fight-phone")
     context.close()

@@ -47,9 +47,33 @@ def test_each_character_is_a_card_with_its_track_chips_next_timer_and_actions(cp
     assert "Next: death at 2020-01-01 00:00:30 <span" in card
     for label in ("Damage", "Save", "GM note", "Undo"):
         assert f"<summary>{label}</summary>" in card
-    # The card's damage form has only what a fight needs: the damage, where, and the two saves.
-    form = card[card.index('id="card-1-form-damage"') : card.index('id="card-1-form-save"')]
+    # The forms are fetched when opened: the board holds none.
+    assert f'action="/characters/{cp2020_web.character_id}/card/' not in card[: card.index("</article>")]
+    assert f'hx-get="/characters/{cp2020_web.character_id}/card/damage/form/"' in card
+
+
+def test_a_cards_form_is_fetched_when_opened_or_opened_on_the_board_without_javascript(
+    cp2020_web: Web,
+) -> None:
+    path = f"/characters/{cp2020_web.character_id}/card/damage/form/"
+    form = cp2020_web.gm.get(path, **HTMX).content.decode()
+    # Only what a fight needs: the damage, where, and the two saves.
     assert sorted(set(_inputs(form))) == ["key", "p_damage", "p_location", "r_death_save_0", "r_stun_save_0"]
+    response = cp2020_web.gm.get(path)
+    board_path = f"/campaigns/{cp2020_web.campaign_id}/"
+    opened = f"{board_path}?card={cp2020_web.character_id}&form=damage#card-{cp2020_web.character_id}"
+    assert response.status_code == 302 and response["Location"] == opened
+    page = cp2020_web.gm.get(opened).content.decode()
+    assert f'<details class="card-action" id="card-{cp2020_web.character_id}-damage" open>' in page
+    assert 'name="p_damage"' in page
+    assert cp2020_web.gm.get(f"{board_path}?card=999&form=damage").status_code == 404
+    assert cp2020_web.gm.get(f"{board_path}?card={cp2020_web.character_id}&form=treat").status_code == 404
+    assert (
+        cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/card/treat/form/", **HTMX).status_code
+        == 404
+    )
+    assert cp2020_web.player.get(path, **HTMX).status_code == 403
+    assert cp2020_web.stranger.get(path, **HTMX).status_code == 404
 
 
 def _inputs(html: str) -> list[str]:
