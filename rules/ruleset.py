@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # Re-exported: the protocol's users import these from here.
 from rules.params import ActionForm as ActionForm
@@ -39,6 +39,9 @@ from rules.params import RuleError as RuleError
 from rules.sheet import CharacterSheet
 from rules.text import unreadable
 
+if TYPE_CHECKING:
+    from rules.forecast import ForecastRules
+
 State = dict[str, Any]
 Audience = str  # "gm" or "player"
 GM = "gm"
@@ -46,6 +49,11 @@ PLAYER = "player"
 
 NOTE_ADDED = "NoteAdded"
 ACTION_UNDONE = "ActionUndone"
+# A GM's edit of a character in play (its name, player or attributes: RULES.md, "Every ruleset"), and its
+# retirement and return. Every ruleset evolves CharacterChanged (its attributes); retiring changes no state.
+CHARACTER_CHANGED = "CharacterChanged"
+CHARACTER_RETIRED = "CharacterRetired"
+CHARACTER_RESTORED = "CharacterRestored"
 COMMON_ACTIONS = ("note", "undo")
 NOTE_LENGTH = 10_000
 
@@ -121,6 +129,14 @@ class Ruleset:
     # The fields RULES.md keeps for the GM: at any depth of a player's view or of a public event such a field is
     # absent or null (tests/rules/test_contract.py holds every ruleset to it).
     gm_only: frozenset[str] = frozenset()
+    # A GM's edit of the attributes in play: `(state, patch) -> data` of the CharacterChanged event (its `changes`,
+    # old and new, and whatever else the state takes from them); a RuleError names an attribute that may not change.
+    change_attributes: Callable[[State, Mapping[str, Any]], dict[str, Any]] | None = None
+    # The attributes `change_attributes` takes (the rest are fixed once the character is made).
+    changeable_attributes: tuple[str, ...] = ()
+    # The recovery forecast's part (`rules.forecast.ForecastRules`): the injuries it follows, what a player may know
+    # of them, the GM's what-if menu.
+    forecast: ForecastRules | None = None
 
     @property
     def all_actions(self) -> tuple[str, ...]:
@@ -156,10 +172,17 @@ def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mappin
     return ruleset.initial_state(attributes, options)
 
 
+def set_options(ruleset: Ruleset, state: State, options: Mapping[str, Any]) -> None:
+    """The state takes a campaign's new options (CampaignChanged), as a character created now would hold them.
+    No evolver reads the options (events carry every outcome): only later decisions, timers and firings do."""
+    state["options"] = start_state(ruleset, state["attributes"], options)["options"]
+
+
 # Events every ruleset shares that change no character state. GM notes stay in the history (the presenters read
 # the latest ones from there), so a campaign with a hundred thousand notes still has a small state to load, copy
 # and replay. An undo is applied by the service, which rebuilds the state without the voided events.
-INERT_EVENTS = frozenset((NOTE_ADDED, ACTION_UNDONE))
+# Retiring and restoring a character change no state either: the service keeps the read model's `retired` flag.
+INERT_EVENTS = frozenset((NOTE_ADDED, ACTION_UNDONE, CHARACTER_RETIRED, CHARACTER_RESTORED))
 
 
 def shown_by(ruleset: Ruleset) -> Callable[[Event], bool]:

@@ -86,3 +86,18 @@ def test_what_the_bench_keeps_of_each_action_gives_the_garbage_collector_nothing
     walked = [field for field in fields if gc.is_tracked(field)]
     assert walked == []
     assert json.loads(acted[-1].state)["alive"] is True
+
+
+def test_the_forecast_row_times_each_rulesets_richest_injuries(tmp_path: Path) -> None:
+    report, table = _bench(tmp_path, "--only", "forecast")
+    row = report["rows"]["forecast"]
+    assert list(row["rulesets"]) == ["shadowrun2", "cyberpunk2020", "darkfuture"]
+    assert row["runs"] == 1000 and row["repeats"] == 3
+    assert row["seconds"] == max(entry["seconds"] for entry in row["rulesets"].values())
+    assert row["rulesets"]["shadowrun2"]["injuries"] == [
+        "chest, ribs (critical)",
+        "physical damage (Serious, 6 boxes)",
+        "stun damage (Moderate, 3 boxes)",
+    ]
+    assert row["met"] is (row["seconds"] < 0.2)
+    assert "forecast" in table and "richest injuries" in table

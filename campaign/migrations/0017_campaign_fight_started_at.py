@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("campaign", "0011_character_player_version")]
+    dependencies = [("campaign", "0014_character_retired")]
 
     operations = [
         migrations.AddField(

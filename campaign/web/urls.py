@@ -22,4 +22,9 @@ urlpatterns = [
     path("campaigns/<id:campaign_id>/npcs/", views.campaign_npcs, name="campaign-npcs"),
     path("campaigns/<id:campaign_id>/fight/", views.campaign_fight, name="campaign-fight"),
     path("characters/<id:character_id>/card/<slug:action>/form/", views.card_form, name="card-form"),
+    path("characters/<id:character_id>/edit/", views.character_edit, name="character-edit"),
+    path("characters/<id:character_id>/retire/", views.character_retire, name="character-retire"),
+    path("characters/<id:character_id>/restore/", views.character_restore, name="character-restore"),
+    path("campaigns/<id:campaign_id>/options/", views.campaign_options, name="campaign-options"),
+    path("characters/<id:character_id>/forecast/", views.character_forecast, name="character-forecast"),
 ]
