@@ -8,7 +8,7 @@ nothing in it depends on what the GM alone sees.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,7 +87,7 @@ def forecast_of(character: Character, role: str, asked: Asked) -> fc.Forecast:
     )
 
 
-def cached(stamp: access.CharacterStamp, asked: Asked, kind: str, make: Any) -> Any:
+def cached(stamp: access.CharacterStamp, asked: Asked, kind: str, make: Callable[[], Any]) -> Any:
     """`make()` once per character state, role and parameters (`CharacterStamp.cache_key`)."""
     cache = caches[CACHE]
     key = f"{stamp.cache_key(f'{kind}{CACHE_FORMAT}')}:{asked.key}"

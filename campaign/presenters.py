@@ -300,11 +300,12 @@ def history_page(character: Character, audience: str, *, before: int | str | Non
         below, ordinal = cursors.unseal(scope, str(before), 2)
     rules = get_ruleset(character.campaign.ruleset)
     picked: list[tuple[Event, Any, int]] = []
-    batch, exhausted = limit + limit // 4 + 1, False
+    batch, exhausted, read = limit + limit // 4 + 1, False, 0
     while len(picked) < limit and ordinal > 0 and not exhausted:
         rows = list(
             Event.objects.filter(stream=character.stream, version__lt=below).order_by("-version")[:batch]
         )
+        read += len(rows)
         exhausted = len(rows) < batch
         for row, data in zip(rows, secrecy.shown_data(rules, rows), strict=True):
             below = row.version
@@ -314,7 +315,10 @@ def history_page(character: Character, audience: str, *, before: int | str | Non
                 if len(picked) == limit:
                     exhausted = False
                     break
-        batch = min(2 * batch, _SCAN_MAX)
+        # The rows the entries still missing take at the share of rows shown so far, and a quarter more: a page deep
+        # in a long history reads about what a page of a short one does.
+        missing = limit - len(picked)
+        batch = min(_SCAN_MAX, missing * read // len(picked) + missing // 4 + 1 if picked else 2 * batch)
     window = [row for row, _, _ in picked]
     voided = _voided_among(character.stream, window)
     entries = [_entry(row, PLAYER, data, row.cause in voided, n) for row, data, n in picked]

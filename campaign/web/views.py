@@ -979,8 +979,10 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
         services.change_campaign(campaign_id=campaign.pk, actor=request.user.get_username(), changes=changes)
     except RuleError as error:
         extra = {"options_error": {error.field: error.message}, "options_posted": forms.echoed(request.POST)}
-        return _board_form_response(request, campaign, role, "", extra, error.status)
-    return _board_form_response(request, campaign, role, "", {"success": "House rules saved."}, 200)
+        context = {**_board_context(request, campaign, role), **extra}
+        return render(request, "campaign.html", context, status=error.status)
+    messages.success(request, "House rules saved.")
+    return redirect("campaign", campaign_id=campaign.pk)
 
 
 # --- the recovery forecast ----------------------------------------------------------------------------------------

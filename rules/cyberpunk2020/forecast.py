@@ -9,6 +9,7 @@ forecast simulates the whole state; it never names a time of death. The what-ifs
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rules.cyberpunk2020 import tables
@@ -35,7 +36,7 @@ def _stun(state: State) -> int:
     return state["stun_damage"]
 
 
-def _limb(limb: str) -> Any:
+def _limb(limb: str) -> Callable[[State], int]:
     def amount(state: State) -> int:
         return int(state["locations"][limb]["crippled"])
 
@@ -74,7 +75,7 @@ def _medic(skill: str, **extra: Any) -> dict[str, Any]:
     return {"medic": MEDIC, "skill": skill, "tech": MEDIC_TECH, "skill_level": MEDIC_SKILL, **extra}
 
 
-def _care(skill: str) -> Any:
+def _care(skill: str) -> Callable[[State], list[dict[str, Any]]]:
     def actions(state: State) -> list[dict[str, Any]]:
         """Stop the dying (the doctor skill only), stabilize each bleeding limb, then treat the wounds."""
         stabilize = [

@@ -7,6 +7,7 @@ this ruleset, so a player's forecast simulates the whole state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rules.darkfuture import tables
@@ -26,7 +27,7 @@ def _knocked_out(state: State) -> int:
     return int(state["knocked_out_by_roll"])
 
 
-def _limb(limb: str) -> Any:
+def _limb(limb: str) -> Callable[[State], int]:
     def amount(state: State) -> int:
         return int(limb in state["disabled_limbs"])
 

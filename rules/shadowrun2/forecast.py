@@ -10,6 +10,7 @@ player. The what-ifs' medic is the forecast's own (house): Biotech `MEDIC_SKILL`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rules.forecast import ForecastRules, Injury, Known, WhatIf
@@ -40,7 +41,7 @@ def _where(hit: dict[str, Any]) -> str:
     return hit["location"].replace("_", " ")
 
 
-def _hit_boxes(hit_id: str) -> Any:
+def _hit_boxes(hit_id: str) -> Callable[[State], int]:
     def amount(state: State) -> int:
         for hit in state["critical_hits"]:
             if hit["id"] == hit_id:
