@@ -472,7 +472,7 @@ def test_the_request_schemas_document_what_the_api_accepts(client: Any) -> None:
 def test_the_rulesets_endpoint_lists_actions_and_option_defaults(client: Any) -> None:
     data = {r["slug"]: r for r in client.get("/api/rulesets/").json()}
     assert sorted(data) == ["cyberpunk2020", "darkfuture", "shadowrun2"]
-    assert data["darkfuture"]["actions"] == ["damage", "recover", "note", "undo"]
+    assert data["darkfuture"]["actions"] == ["damage", "recover", "note", "undo", "revert"]
     assert data["cyberpunk2020"]["options"]["hit_location_model"] == "standard"
 
 
