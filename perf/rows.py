@@ -631,7 +631,7 @@ def clock_year(characters: int, timers: int, profile: str | None = None) -> dict
     for character in people:
         for body in CLOCK_WOUNDS:
             with suppress(services.ServiceError):
-                services.character_act(character_id=character.pk, body=body, actor="bench")
+                services.character_act(character_id=character.pk, body=_stunning(body), actor="bench")
                 wounds += 1
     timer_count = Timer.objects.filter(campaign=campaign).count()
     if timer_count < characters:
@@ -651,8 +651,12 @@ def clock_year(characters: int, timers: int, profile: str | None = None) -> dict
         _stop_worker(worker)
     if job.status != Job.DONE:
         raise RuntimeError(f"the clock job ended {job.status}: {job.error}")
+    stun_saves = Event.objects.filter(
+        campaign=campaign, type="StunSaveRolled", cause__startswith="timer:"
+    ).count()
     return {
         "seconds": seconds,
+        "stun_saves_by_the_clock": stun_saves,
         "unit": "s",
         "characters": characters,
         "timers": timer_count,
@@ -661,6 +665,14 @@ def clock_year(characters: int, timers: int, profile: str | None = None) -> dict
         "events_appended": job.events_appended,
         "wounds_dealt": wounds,
     }
+
+
+def _stunning(body: dict[str, Any]) -> dict[str, Any]:
+    """The torso wound's stun save fails (a 10 on the d10): every character starts the year stunned, so the clock
+    rolls a stun save each round until one succeeds (RULES.md: never collapsed into one roll)."""
+    if body.get("location") == "torso":
+        return {**body, "rolls": {"stun_save": [10]}}
+    return body
 
 
 def _start_worker(profile: str | None) -> subprocess.Popen:
