@@ -34,6 +34,11 @@ class Campaign(models.Model):
         help_text="bumped by every rebuild of the read models: a rebuilt state is news to pages and ETags even "
         "though no event was added",
     )
+    fight_started_at = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="game second the GM's current fight began (the board's round counter); null: no fight",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -222,6 +227,15 @@ class Job(JobStatus):
         default=uuid.uuid4,
         help_text="the one queue message allowed to run the job; a resend makes a new one, so the old one stops",
     )
+    stop_on = models.CharField(
+        max_length=16,
+        blank=True,
+        default="",
+        help_text='"status": stop at the first firing that changes a status',
+    )
+    stopped_because = models.CharField(
+        max_length=300, blank=True, default="", help_text="what stopped it early: 'Johnny dies'"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -240,7 +254,8 @@ class Job(JobStatus):
 
     @property
     def stopped_early(self) -> bool:
-        """Done, but short of the time asked for: it reached the most firings one advance may make."""
+        """Done, but short of the time asked for: it reached the most firings one advance may make, or a status
+        changed under `stop_on` (`stopped_because` says whose)."""
         return self.status == self.DONE and self.reached < self.to_time
 
     def stalled_since(self, now: datetime) -> datetime | None:

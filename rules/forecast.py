@@ -1,8 +1,8 @@
 """The recovery forecast: many futures of one character's clock, run on copies of its state with seeded dice.
 
 Pure, like the rest of `rules/`: no Django, no I/O. Each future is the rules' own clock (`rules.clock.DueTimers`
-and `rules.clock.fire`, the loop the service follows), stepping every combat round as a GM advancing a round at a
-time would (no jumps), with no GM action unless a what-if asks for one. What an injury is, and the what-if menu,
+and `rules.clock.fire`, the loop the service follows), rolling every combat round's save as the service's clock
+does, with no GM action unless a what-if asks for one. What an injury is, and the what-if menu,
 come from the ruleset's own `forecast.py` (`ForecastRules`, assembled by `rules.kernel`): this module names no
 ruleset.
 
@@ -169,8 +169,8 @@ def _copy(state: State) -> State:
 
 
 def _branch(rules: Ruleset, state: State, follow: _Follow, count: int, start: int, end: int) -> _Branch:
-    """A branch whose clock runs from `start` to `end` (every round stepped, as a GM advancing a round at a time)."""
-    queue = DueTimers(start, end, False, set())
+    """A branch whose clock runs from `start` to `end` (every round's save rolled, as the service's clock does)."""
+    queue = DueTimers(start, end, set())
     queue.set_timers(CHARACTER, rules.timers(state))
     return _Branch(state, follow, count, queue)
 

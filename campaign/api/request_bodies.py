@@ -94,8 +94,29 @@ CLOCK_ADVANCE = closed(
             "minProperties": 1,
             "maxProperties": 1,
             "additionalProperties": False,
-        }
+        },
+        "stop_on": {
+            "type": "string",
+            "enum": ["status"],
+            "description": "stop at the first firing that changes a character's status (dies, starts dying, "
+            "falls unconscious, wakes, is stunned); the job says where and why",
+        },
     },
     "advance",
 )
 IMPORT = closed({"file": {"type": "string", "format": "binary"}}, "file")
+
+
+# --- the GM's board (docs/web.md, "The board") ----------------------------------------------------------------------
+CHARACTERS_NUMBERED = closed(
+    {
+        "prefix": text(
+            services.PREFIX_LENGTH, pattern=NOT_BLANK, description='"Ganger": Ganger 1, Ganger 2...'
+        ),
+        "count": {"type": "integer", "minimum": 1, "maximum": services.MAX_NUMBERED},
+        "attributes": ANY_OBJECT,
+    },
+    "prefix",
+    "count",
+)
+CHARACTER_DUPLICATE = closed({})

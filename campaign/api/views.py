@@ -237,7 +237,7 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
         # The stamp has answered who may see it, with the player's name: the character's row is all that is left.
         character = access.stamped_character(stamp)
         notes = presenters.gm_notes_kept(character, stamp.character_key, character.version) if gm else None
-        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes)
+        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes, undo=gm)
         cached = (data, stamp.etag if gm else access.digest_etag(data))
         cache.set(key, cached)
     data, etag = cached
@@ -384,12 +384,14 @@ def clock(request: Request, campaign_id: int) -> Response:
             data["next"] = presenters.upcoming(campaign)
         return Response(data)
     access.require_gm(role, "advance the clock")
-    seconds = services.parse_advance(_body(request, bodies.CLOCK_ADVANCE).get("advance"))
+    body = _body(request, bodies.CLOCK_ADVANCE)
+    seconds = services.parse_advance(body.get("advance"))
     job = services.clock_advance_request(
         campaign=campaign,
         seconds=seconds,
         actor=request.user.get_username(),
         idempotency_key=_idempotency_key(request),
+        stop_on=body.get("stop_on"),
     )
     return Response(
         {"job": str(job.pk), "from": job.from_time, "to": job.to_time, "status": job.status},
@@ -483,6 +485,52 @@ def rulesets(request: Request) -> Response:
     return Response(out)
 
 
+# --- the GM's board: NPCs in a hurry (docs/web.md, "The board") -------------------------------------------------
+
+
+@extend_schema(
+    request={JSON: bodies.CHARACTERS_NUMBERED},
+    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    parameters=[IDEMPOTENCY_KEY],
+)
+@api_view(["POST"])
+def characters_numbered(request: Request, campaign_id: int) -> Response:
+    """`count` characters without players from one template, named "<prefix> N" numbered on from the campaign's
+    highest: the list of them."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "create characters")
+    body = _body(request, bodies.CHARACTERS_NUMBERED)
+    made = services.characters_create_numbered(
+        campaign=campaign,
+        actor=request.user.get_username(),
+        prefix=body.get("prefix"),
+        count=body.get("count"),
+        attributes=body.get("attributes"),
+        idempotency_key=_idempotency_key(request),
+    )
+    for character in made:
+        character.refresh_from_db()  # as projected
+    return Response([presenters.character_json(c, GM) for c in made], status=status.HTTP_201_CREATED)
+
+
+@extend_schema(
+    request={JSON: bodies.CHARACTER_DUPLICATE},
+    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    parameters=[IDEMPOTENCY_KEY],
+)
+@api_view(["POST"])
+def character_duplicate(request: Request, character_id: int) -> Response:
+    """A new character with this one's attributes (not its history or player), named with the next number."""
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "create characters")
+    _body(request, bodies.CHARACTER_DUPLICATE)
+    copy = services.character_duplicate(
+        character=character, actor=request.user.get_username(), idempotency_key=_idempotency_key(request)
+    )
+    copy.refresh_from_db()  # as projected
+    return Response(presenters.character_json(copy, GM), status=status.HTTP_201_CREATED)
+
+
 def _changed(request: Request, character_id: int) -> Response:
     character, role = access.character_for(request.user, character_id)
     access.require_gm(role, "change characters")
@@ -551,3 +599,21 @@ def character_forecast(request: Request, character_id: int) -> Response:
         return forecasts.forecast_json(character, role, forecasts.forecast_of(character, role, asked))
 
     return Response(forecasts.cached(stamp, asked, "api-forecast", answer))
+
+
+@extend_schema(request=None, responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY})
+@api_view(["POST"])
+def clock_rewind(request: Request, campaign_id: int) -> Response:
+    """Take back the latest advance (GM): its firings on every character are voided and the clock goes back to
+    where it began, while nothing was recorded since (409 naming what was)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "take back an advance")
+    rewind = services.clock_rewind(campaign=campaign, actor=request.user.get_username())
+    return Response(
+        {
+            "job": str(rewind.job.pk),
+            "characters": rewind.characters,
+            "game_time": rewind.to,
+            "game_date": presenters.game_date(campaign, rewind.to),
+        }
+    )
