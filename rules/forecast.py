@@ -26,7 +26,7 @@ from random import Random
 from typing import Any
 
 from rules.clock import CHARACTER, Due, DueTimers, fire
-from rules.dice import Dice
+from rules.dice import Dice, SuccessTest, success_target
 from rules.params import RuleError
 from rules.ruleset import Event, Ruleset, State, fold_into
 
@@ -198,13 +198,46 @@ class SimulationRandom(Random):
         return a + int(self.random() * (b - a + 1))
 
 
+class SimulationDice(Dice):
+    """`Dice` with nothing entered, drawing straight from a `SimulationRandom`: the same faces in the same order as
+    `Dice(rng=rng)` (so a seed draws the same futures), without the checks and calls entered dice need. A forecast
+    makes some 11,000 rolls; through the general path they were a third of its time (docs/forecast.md, "Cost")."""
+
+    def __init__(self, rng: Random) -> None:
+        self.entered, self.rng, self.used = {}, rng, {}
+        self._random = rng.random
+
+    def roll(self, name: str, count: int, sides: int = 6) -> list[int]:
+        draw = self._random
+        values = [1 + int(draw() * sides) for _ in range(count)]
+        self.used[name] = values
+        return values
+
+    def success_test(self, name: str, pool: int, tn: int) -> SuccessTest:
+        target = success_target(tn)
+        pool = max(0, pool)
+        draw = self._random
+        if target > 6:  # Rule of Six: a 6 is rolled again and added
+            values = []
+            for _ in range(pool):
+                total = face = 0
+                while face in (0, 6):
+                    face = 1 + int(draw() * 6)
+                    total += face
+                values.append(total)
+        else:
+            values = [1 + int(draw() * 6) for _ in range(pool)]
+        self.used[name] = values
+        return SuccessTest(pool, target, tuple(values), sum(1 for total in values if total >= target))
+
+
 def _roll_for_each(
     rules: Ruleset, branch: _Branch, due: Due, first: list[Event], dice: Dice, rng: Random
 ) -> list[tuple[list[Event], int]]:
     """The firing's events for every future of the branch, each with its own dice, grouped by what happened."""
     outcomes: dict[Hashable, list[Any]] = {_outcome_key(first, dice): [first, 1]}
     for _ in range(branch.count - 1):
-        dice = Dice(rng=rng)
+        dice = SimulationDice(rng)
         events = fire(rules, branch.state, due, dice)
         key = _outcome_key(events, dice)
         if key in outcomes:
@@ -236,7 +269,7 @@ def _run_clock(rules: Ruleset, branch: _Branch, rng: Random) -> list[_Branch]:
     or out of timers up to the end of its clock)."""
     queue, state, follow = branch.queue, branch.state, branch.follow
     while (due := queue.pop()) is not None:
-        dice = Dice(rng=rng)
+        dice = SimulationDice(rng)
         events = fire(rules, state, due, dice)
         if dice.used and branch.count > 1:
             outcomes = _roll_for_each(rules, branch, due, events, dice, rng)
@@ -276,7 +309,7 @@ def _act(rules: Ruleset, state: State, actions: list[dict[str, Any]], now: int, 
     for action in actions:
         if not state["alive"]:
             break
-        dice = Dice(rng=rng)
+        dice = SimulationDice(rng)
         try:
             events = rules.decide(state, action, dice, now)
         except RuleError:
