@@ -563,16 +563,21 @@ def chart(result: Forecast, samples: int = CHART_SAMPLES) -> list[Line]:
     start, end = result.as_of, chart_end(result)
     times = [start + (end - start) * n // (samples - 1) for n in range(samples)]
     futures = result.untreated.futures
-    per_future = [_amounts_at(future.path, times) for future in futures]
+    # How many futures have each tuple of amounts at each sample: futures mostly differ in when, not in what is
+    # left, so a sample has a handful of tuples, counted once for every injury (the chart was a tenth of the
+    # bench's forecast when each injury walked every future at every sample).
+    at_sample: list[dict[tuple[int, ...], int]] = [{} for _ in times]
+    for future in futures:
+        for counts, amounts in zip(at_sample, _amounts_at(future.path, times), strict=True):
+            counts[amounts] = counts.get(amounts, 0) + future.count
     lines = []
     for index, injury in enumerate(result.injuries):
         points = []
-        for sample, moment in enumerate(times):
-            counts: dict[int, int] = {}
-            for amounts, future in zip(per_future, futures, strict=True):
-                amount = amounts[sample][index]
-                counts[amount] = counts.get(amount, 0) + future.count
-            low, mid, high = (percentile(list(counts.items()), p) or 0 for p in PERCENTILES)
+        for moment, counts in zip(times, at_sample, strict=True):
+            mine: dict[int, int] = {}
+            for amounts, count in counts.items():
+                mine[amounts[index]] = mine.get(amounts[index], 0) + count
+            low, mid, high = (percentile(list(mine.items()), p) or 0 for p in PERCENTILES)
             points.append((moment, low, mid, high))
         lines.append(Line(injury.what, injury.most, points))
     return lines
