@@ -175,12 +175,20 @@ def _branch(rules: Ruleset, state: State, follow: _Follow, count: int, start: in
     return _Branch(state, follow, count, queue)
 
 
+_RECORDS = (list, dict)
+
+
 def _outcome_key(events: list[Event], dice: Dice) -> Hashable:
     """What a firing did, its dice left out: the fields of its events' data that record the dice it used (a die
     list, the whole named record). A die nested deeper stays in, which only keeps two futures apart."""
     used = [dice.used, *dice.used.values()]
     key = tuple(
-        (event.type, event.game_time, *(v for v in event.data.values() if not (v and v in used)))
+        (
+            event.type,
+            event.game_time,
+            # Only a list or a mapping can equal a record of dice: anything else is kept without the comparison.
+            *(v for v in event.data.values() if v.__class__ not in _RECORDS or not (v and v in used)),
+        )
         for event in events
     )
     try:
