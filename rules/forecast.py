@@ -228,15 +228,15 @@ class SimulationDice(Dice):
         if target > 6:  # Rule of Six: a 6 is rolled again and added
             values = []
             for _ in range(pool):
-                total = face = 0
-                while face in (0, 6):
+                total = face = 1 + int(draw() * 6)
+                while face == 6:  # five dice in six stop at the first face
                     face = 1 + int(draw() * 6)
                     total += face
                 values.append(total)
         else:
             values = [1 + int(draw() * 6) for _ in range(pool)]
         self.used[name] = values
-        return SuccessTest(pool, target, tuple(values), sum(1 for total in values if total >= target))
+        return SuccessTest(pool, target, tuple(values), sum(total >= target for total in values))
 
 
 def _roll_for_each(
