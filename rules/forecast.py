@@ -209,7 +209,7 @@ class SimulationRandom(Random):
 class SimulationDice(Dice):
     """`Dice` with nothing entered, drawing straight from a `SimulationRandom`: the same faces in the same order as
     `Dice(rng=rng)` (so a seed draws the same futures), without the checks and calls entered dice need. A forecast
-    makes some 11,000 rolls; through the general path they were a third of its time (docs/forecast.md, "Cost")."""
+    makes some 11,000 rolls; through the general path they were a quarter of its time (docs/forecast.md, "Cost")."""
 
     def __init__(self, rng: Random) -> None:
         self.entered, self.rng, self.used = {}, rng, {}
