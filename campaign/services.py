@@ -46,7 +46,7 @@ from campaign.projections import (
 )
 from rules import clock
 from rules.dice import Dice
-from rules.params import reject_unknown_params
+from rules.params import choice, reject_unknown_params
 from rules.registry import get_ruleset
 from rules.ruleset import ACTION_UNDONE, RuleError, Ruleset, State, fold_into, note_event, replay, start_state
 from rules.ruleset import Event as RuleEvent
@@ -64,6 +64,10 @@ KEY_REUSED = "this Idempotency-Key was already used for a different request"
 LAST_GM = "{name} is the campaign's only GM: make someone else a GM first, or nobody could run the campaign"
 NOTHING_TO_UNDO = "there is nothing to undo on this character"
 MAX_ADVANCE_SECONDS = 100 * 366 * 86_400
+SHARED_OPTIONS = ("start", "time_scale", "table_dice")
+# Who rolls the dice the GM did not give (RULES.md "Every ruleset"): the server; the table for actions (each action
+# asks for each die it needs); the table for actions and for the clock (an advance waits for the GM's roll).
+TABLE_DICE = ("none", "actions", "all")
 COMMAND_ATTEMPTS = 3
 
 
@@ -138,7 +142,7 @@ def user_sign_up(*, username: Any, password: Any) -> AbstractBaseUser:
 
 
 def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
-    """The ruleset's options plus the shared ones (`start`, `time_scale`), defaults filled in."""
+    """The ruleset's options plus the shared ones (`start`, `time_scale`, `table_dice`), defaults filled in."""
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
@@ -159,7 +163,8 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
             f"expected game seconds per real second, 0 to 86400 (0: manual), got {time_scale!r}",
         )
     shared["time_scale"] = time_scale
-    rest = {name: value for name, value in options.items() if name not in ("start", "time_scale")}
+    shared["table_dice"] = choice(options, "table_dice", TABLE_DICE, default="none", prefix="options")
+    rest = {name: value for name, value in options.items() if name not in SHARED_OPTIONS}
     return {**ruleset.validate_options(rest), **shared}
 
 

@@ -58,6 +58,8 @@ def _value_text(value: Any) -> str:
 SHARED_OPTION_HELP = {
     "start": "the game date and time the campaign's clock starts at",
     "time_scale": "game seconds per real second for a clock that runs on its own; 0: the GM advances it",
+    "table_dice": "who rolls the dice the GM does not give: none (the server), actions (every action asks the GM "
+    "for each die it needs), all (the clock asks too, and an advance waits for the GM's roll)",
 }
 
 

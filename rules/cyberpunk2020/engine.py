@@ -81,7 +81,7 @@ KINDS = ("normal", "stun", "blunt", "explosion")
 
 def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     raw = dict(params.require_mapping(options, "options"))
-    for shared in ("start", "time_scale"):
+    for shared in ("start", "time_scale", "table_dice"):
         raw.pop(shared, None)
     params.reject_unknown(
         raw, ("hit_location_model", "treatment_difficulty", "treatment_retry_days"), prefix="options"

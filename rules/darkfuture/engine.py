@@ -57,7 +57,7 @@ LIMB_TWICE = "expected each limb once, got {value} twice"
 MAX_SKILL_NAME = 40
 
 OPTION_NAMES = ("ko_pass_means_stun", "con_recovery_days")
-SHARED_OPTIONS = ("start", "time_scale")
+SHARED_OPTIONS = ("start", "time_scale", "table_dice")
 ATTRIBUTE_NAMES = ("con", "skills", "move", "armour", "pedestrian", "driver")
 
 

@@ -80,7 +80,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "treatment_table": copy.deepcopy(t.TREATMENT_TABLE),
     "deadly_overflow_minutes": t.DEADLY_OVERFLOW_MINUTES,
 }
-SHARED_OPTIONS = ("start", "time_scale")  # handled by the campaign, not by this engine
+SHARED_OPTIONS = ("start", "time_scale", "table_dice")  # handled by the campaign, not by this engine
 
 
 # ----------------------------------------------------------------------------------------------------------------
