@@ -50,7 +50,9 @@ def decider(deciders: Mapping[str, Decider], forms: Mapping[str, Any]) -> Callab
             raise RuleError("type", f"{unknown}, got {kind!r}")
         if not state["alive"]:
             raise RuleError("type", DEAD)
-        return deciders[kind](state, read_params(forms[kind], action), dice, now)
+        events = deciders[kind](state, read_params(forms[kind], action), dice, now)
+        dice.check_unused(forms[kind].rolls)
+        return events
 
     return decide
 

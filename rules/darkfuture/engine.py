@@ -26,7 +26,7 @@ from typing import Any
 
 from rules import kernel, params
 from rules.darkfuture import tables
-from rules.dice import Dice
+from rules.dice import Dice, faces_text
 from rules.ruleset import Event, RuleError, State, Timer
 from rules.text import unreadable
 
@@ -229,6 +229,17 @@ def vehicle_driverless(state: State) -> bool:
 # --- decide --------------------------------------------------------------------------------------------------
 
 
+def _knock_roll(dice: Dice, name: str, label: str, does: str) -> int:
+    """A KO or stun roll: 1d6, over the target number (4 or more) it does what it says."""
+    return dice.die(
+        name,
+        label=label,
+        why=f"whether the wound {does}",
+        target=tables.KO_STUN_TARGET,
+        reading=f"{tables.KO_STUN_TARGET + 1} or more {does.split()[0]}",
+    )
+
+
 def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
     """KO first; only if not knocked out, stun. A character already out cold makes neither roll."""
     effects = tables.BAND_EFFECTS[band]["effects"]
@@ -236,7 +247,7 @@ def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], d
     if already_out:
         return outcome
     if tables.EFFECT_KO in effects:
-        roll = dice.die("ko")
+        roll = _knock_roll(dice, "ko", "KO roll", "knocks them out")
         outcome["ko"] = {"roll": roll, "target": tables.KO_STUN_TARGET}
         if roll > tables.KO_STUN_TARGET:
             outcome["knocked_out"] = True
@@ -247,14 +258,24 @@ def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], d
             outcome["stunned"] = True
             return outcome
     if tables.EFFECT_STUN in effects:
-        roll = dice.die("stun")
+        roll = _knock_roll(dice, "stun", "Stun roll", "stuns them")
         outcome["stun"] = {"roll": roll, "target": tables.KO_STUN_TARGET, "automatic": False}
         outcome["stunned"] = roll > tables.KO_STUN_TARGET
     return outcome
 
 
+LIMB_READING = faces_text(tables.LIMB_BY_ROLL)
+SIDE_READING = faces_text(tables.SIDE_BY_ROLL)
+
+
 def roll_limb_disablement(dice: Dice) -> dict[str, Any]:
-    check = dice.die("limb_check")
+    check = dice.die(
+        "limb_check",
+        label="Limb disablement",
+        why="whether the wound disables a limb",
+        target=tables.LIMB_CHECK_TARGET,
+        reading=f"{tables.LIMB_CHECK_TARGET + 1} or more disables a limb",
+    )
     outcome: dict[str, Any] = {
         "roll": check,
         "target": tables.LIMB_CHECK_TARGET,
@@ -262,7 +283,10 @@ def roll_limb_disablement(dice: Dice) -> dict[str, Any]:
         "limb": None,
     }
     if check > tables.LIMB_CHECK_TARGET:
-        limb_roll, side_roll = dice.die("limb"), dice.die("side")
+        limb_roll = dice.die("limb", label="Which limb", why="which limb is disabled", reading=LIMB_READING)
+        side_roll = dice.die(
+            "side", label="Which side", why="which side's limb is disabled", reading=SIDE_READING
+        )
         outcome.update(
             disabled=True,
             limb_roll=limb_roll,
@@ -275,8 +299,14 @@ def roll_limb_disablement(dice: Dice) -> dict[str, Any]:
 def take_damage(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     weapon_damage = p["weapon_damage"]
     attributes = state["attributes"]
-    roll = dice.die("damage", tables.DAMAGE_DIE_SIDES)
     added = weapon_damage if attributes["pedestrian"] else 0
+    roll = dice.die(
+        "damage",
+        tables.DAMAGE_DIE_SIDES,
+        label="Pedestrian Critical Table",
+        why=f"the CON lost: the die + {added} (weapon, pedestrians only) - {attributes['armour']} (armour) on the "
+        "Pedestrian Critical Table",
+    )
     result = roll + added - attributes["armour"]
     row, con_lost = critical_table_row(result)
     attack = {

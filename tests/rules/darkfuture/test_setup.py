@@ -28,7 +28,7 @@ def test_the_shared_start_and_time_scale_options_are_ignored():
 def test_an_unknown_option_is_refused():
     assert error_of(RULESET.validate_options, {"gentle": True}) == (
         "options.gentle",
-        "unknown field; expected one of con_recovery_days, ko_pass_means_stun, start, time_scale",
+        "unknown field; expected one of con_recovery_days, ko_pass_means_stun, start, table_dice, time_scale",
     )
 
 
