@@ -26,4 +26,5 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/docs.html"),
         name="api-docs",
     ),
+    path("jobs/<str:job_id>/rolls/", views.job_rolls, name="api-job-rolls"),
 ]

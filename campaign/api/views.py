@@ -450,3 +450,37 @@ def rulesets(request: Request) -> Response:
             }
         )
     return Response(out)
+
+
+# --- table dice: a waiting advance takes the GM's roll ------------------------------------------------------------
+
+
+@extend_schema(
+    request={
+        JSON: {
+            "type": "object",
+            "description": "the dice of the roll the job waits for, by its name (`needs_roll.name`), e.g. "
+            '{"death_save": [4]}; or {"ask": false}: the server rolls the rest of this advance',
+            "properties": {"ask": {"type": "boolean"}},
+            "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+        }
+    },
+    parameters=[IDEMPOTENCY_KEY],
+    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+)
+@api_view(["POST"])
+def job_rolls(request: Request, job_id: str) -> Response:
+    """Give the roll a waiting clock advance asks for (table dice); the advance goes on."""
+    try:
+        key = uuid.UUID(job_id)
+    except ValueError:
+        raise Http404 from None
+    job = Job.objects.filter(pk=key).first()
+    if job is None:
+        raise Http404
+    _, role = access.campaign_for(request.user, job.campaign_id)
+    access.require_gm(role, "roll for the clock")
+    job = services.clock_give_roll(
+        job_id=job.pk, body=request.data, idempotency_key=_idempotency_key(request)
+    )
+    return Response(presenters.job_json(job))
