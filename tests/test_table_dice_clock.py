@@ -235,3 +235,22 @@ def test_a_player_never_sees_or_answers_the_clocks_roll(gm: Persona, django_user
     assert player.get(f"/api/campaigns/{table['campaign']['id']}/clock/").json()["job"] is None
     assert player.get(f"/api/jobs/{job['id']}/").status_code == 403
     assert give(player, job, {"critical_healing": [1, 1, 1, 1, 1]}).status_code == 403
+
+
+def test_the_board_shows_the_gm_the_clocks_roll_and_a_player_nothing_of_it(
+    gm: Persona, django_user_model: Any, client: Any
+) -> None:
+    player = make_persona(django_user_model, "player")
+    table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
+    gm.post(f"/api/campaigns/{table['campaign']['id']}/members/", {"username": "player", "role": "player"})
+    act(gm, table, CRITICAL_CHEST_HIT)
+    advance(gm, table, minutes=1)
+    board = f"/campaigns/{table['campaign']['id']}/"
+    client.force_login(gm.user)
+    page = client.get(board).content.decode()
+    assert "The clock waits for a roll" in page
+    assert "Natural healing (Body): roll 5d6, each 11+ is a success; 6s roll again and add" in page
+    assert "critical hit ch1 (chest)" in page
+    client.force_login(player.user)
+    page = client.get(board).content.decode()
+    assert "waits for a roll" not in page and "Natural healing" not in page and "chest" not in page

@@ -17,4 +17,5 @@ urlpatterns = [
     path("characters/<id:character_id>/act/<slug:action>/", views.character_act, name="character-act"),
     path("characters/<id:character_id>/forms/<slug:action>/", views.character_form, name="character-form"),
     path("characters/<id:character_id>/history/", views.character_history, name="character-history"),
+    path("campaigns/<id:campaign_id>/clock/roll/", views.campaign_clock_roll, name="campaign-clock-roll"),
 ]

@@ -32,6 +32,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaign import access, cursors, presenters, services, throttles, transfer
 from campaign.models import GM, PLAYER, Campaign, Character, ImportJob, Membership
 from campaign.web import display, forms
+from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
 from rules.text import without_direction_controls
@@ -262,6 +263,10 @@ def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
     if job is not None and role == GM:
         # A job going quiet changes nothing else: the board must still learn that it has stalled.
         job_part = f"{job.pk}:{job.progress:.3f}:{job.stalled_since(timezone.now()) is not None}"
+        if job.waiting:  # table dice: each roll the clock asks for is a new board
+            job_part += (
+                f":{job.needs_roll['character']}:{job.needs_roll['name']}:{job.needs_roll['game_time']}"
+            )
     return (
         f'"b{campaign.pk}-{campaign.version}-{campaign.game_time}-e{campaign.projection_epoch}-{totals["v"] or 0}-{totals["n"]}'
         f'-{job_part}-{role}-{user_id}"'
@@ -720,6 +725,8 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
     if action:
         assert character is not None
         open_form = forms.build_form(stamp.ruleset, action, injuries=_injury_choices(character))
+        if services.asks_the_table(character.campaign, "actions"):
+            open_form = forms.table_dice_form(open_form, stamp.ruleset, None, None)
     return _with_keyed_forms(
         render(request, "character.html", _page_context(request, stamp, version, character, open_form))
     )
@@ -740,6 +747,8 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
     form = forms.build_form(ruleset, action, injuries=_injury_choices(character))
+    if services.asks_the_table(character.campaign, "actions"):
+        form = forms.table_dice_form(form, ruleset, None, None)
     return _with_keyed_forms(
         render(request, "character.html#action-form", {"form": form, "model": character})
     )
@@ -784,6 +793,7 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     ruleset = character.campaign.ruleset
     errors: dict[str, str] = {}
     status = 201
+    needs = None
     try:
         body = forms.parse_action(ruleset, action, request.POST)
         result = services.character_act(
@@ -795,24 +805,58 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     except RuleError as error:
         errors = forms.place_error(ruleset, action, error.field, error.message)
         status = error.status
+    except RollNeeded as need:
+        needs, status = need.request.as_data(), 422
     character.refresh_from_db()
     injuries = _injury_choices(character)
-    if errors:
+    if errors or needs:
         form = forms.build_form(
             ruleset, action, injuries=injuries, data=forms.echoed(request.POST), errors=errors
         )
+        if needs:
+            form.key = (
+                request.POST.get("key") or form.key
+            )  # nothing was written: the key is the final write's
     else:
         form = forms.build_form(ruleset, action, injuries=injuries)
         titles = ", ".join(display.event_title(e.type) for e in result.events)
         form.success = f"Recorded: {titles}." if not result.replayed else f"Already recorded: {titles}."
+    if services.asks_the_table(character.campaign, "actions"):
+        form = forms.table_dice_form(
+            form, ruleset, forms.echoed(request.POST) if errors or needs else None, needs
+        )
     if request.htmx:
         response = render(request, "character.html#action-form", {"form": form, "model": character})
-        if not errors:
+        if not errors and not needs:
             response["HX-Trigger"] = "refresh"
         return response
-    if not errors:
+    if not errors and not needs:
         messages.success(request, form.success)
         return redirect(reverse("character", args=[character.pk]) + f"#form-{action}")
     stamp = access.character_stamp(request.user, character.pk)
     context = _page_context(request, stamp, None, character, open_form=form)
     return render(request, "character.html", context, status=status)
+
+
+# --- table dice: the board answers the clock's roll ---------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def campaign_clock_roll(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The GM's roll for a waiting clock (or: let the server roll the rest of this advance); the board again."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "roll for the clock")
+    try:
+        job = services.open_job(campaign)
+        if job is None or not job.waiting:
+            raise RuleError("job", services.NOT_WAITING)
+        body = forms.parse_clock_roll(request.POST)
+        services.clock_give_roll(
+            job_id=job.pk, body=body, idempotency_key=forms.idempotency_key(request.POST)
+        )
+    except RuleError as error:
+        message = error.message if error.field in ("job", "form") else f"{error.field}: {error.message}"
+        return _board_form_response(request, campaign, role, "live", {"roll_error": message}, error.status)
+    campaign.refresh_from_db()
+    return _board_form_response(request, campaign, role, "live", {"success": "Roll given."}, 200)
