@@ -23,6 +23,12 @@ from typing import Any
 
 from rules.params import RollSpec, RuleError
 
+# The campaign option `table_dice` (every ruleset), as the GM reads it beside the option.
+TABLE_DICE_HELP = (
+    "who rolls the dice the GM does not give: none (the server), actions (every action asks the GM for each die it "
+    "needs), all (the clock asks too, and an advance waits for the GM's roll)"
+)
+
 
 class DiceError(RuleError):
     """Entered dice that cannot be right. `field` is the dotted name the API reports (`rolls.location`), which the

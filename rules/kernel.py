@@ -7,7 +7,8 @@ A ruleset's folder (`rules/<slug>/`) holds
                 evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer)
     view.py     view, status, public_event, shows: what the GM and a player may see; GM_ONLY, the fields a
                 player never receives a value of
-    forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP
+    forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP,
+                CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
     events.py   EVENTS and STATE: what each event type's data holds and the replayed state's ranges
                 (rules/event_schema.py), against which an import checks a file written elsewhere
@@ -121,6 +122,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         public_event=view.public_event,
         shows=view.shows,
         gm_only=view.GM_ONLY,
+        clock_rolls=forms.CLOCK_ROLLS,
         forms=forms.FORMS,
         option_help=forms.OPTION_HELP,
         sheet=sheet.SHEET,

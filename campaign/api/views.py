@@ -23,6 +23,7 @@ from campaign import access, cursors, presenters, services, throttles, transfer
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, ImportJob, Job, Membership
+from rules.dice import TABLE_DICE_HELP
 from rules.params import reject_unknown
 from rules.registry import get_ruleset, ruleset_slugs
 
@@ -437,7 +438,7 @@ def rulesets(request: Request) -> Response:
                 "title": rules.title,
                 "actions": list(rules.all_actions),
                 "options": services.validate_campaign_options(rules, {}),
-                "option_help": dict(rules.option_help),
+                "option_help": {**dict(rules.option_help), "table_dice": TABLE_DICE_HELP},
                 "forms": {
                     name: {
                         "label": form.label,
@@ -447,6 +448,8 @@ def rulesets(request: Request) -> Response:
                     }
                     for name, form in ((name, rules.action_form(name)) for name in rules.all_actions)
                 },
+                # What the clock rolls (asked of the GM with table_dice "all").
+                "clock_rolls": [vars(r) for r in rules.clock_rolls],
             }
         )
     return Response(out)

@@ -11,6 +11,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from rules.dice import TABLE_DICE_HELP
 from rules.ruleset import Ruleset
 from rules.sheet import BODY_REGIONS, CharacterSheet, Severity, label, worse
 
@@ -58,8 +59,7 @@ def _value_text(value: Any) -> str:
 SHARED_OPTION_HELP = {
     "start": "the game date and time the campaign's clock starts at",
     "time_scale": "game seconds per real second for a clock that runs on its own; 0: the GM advances it",
-    "table_dice": "who rolls the dice the GM does not give: none (the server), actions (every action asks the GM "
-    "for each die it needs), all (the clock asks too, and an advance waits for the GM's roll)",
+    "table_dice": TABLE_DICE_HELP,
 }
 
 

@@ -53,3 +53,5 @@ OPTION_HELP = {
     "ko_pass_means_stun": "The seed's optional rule: a passed KO roll is an automatic stun, no stun roll (default off).",
     "con_recovery_days": "(house) Game days of rest for each CON point to come back (default 7).",
 }
+
+CLOCK_ROLLS: tuple[RollSpec, ...] = ()  # Dark Future's clock rolls no dice: stun ends, CON comes back

@@ -148,3 +148,33 @@ OPTION_HELP = {
     "treatment_table": "(house) treatment TN and base time: mortal TN 8 / 600 s, critical TN 4 / 1200 s",
     "deadly_overflow_minutes": "(house, SRII core) minutes per overflow box while physical is full; 0 disables",
 }
+
+CLOCK_ROLLS = (
+    RollSpec(
+        "critical_healing",
+        0,
+        6,
+        "Natural healing (Body)",
+        "a Critical hit's healing period: Body vs TN 6 + modifiers; 8 weeks / successes",
+        size="the character's Body",
+        open_ended=True,
+    ),
+    RollSpec(
+        "physical_healing",
+        0,
+        6,
+        "Physical healing (Body)",
+        "one healing stage of the physical monitor: Body vs the level's TN; base time / successes",
+        size="the character's Body",
+        open_ended=True,
+    ),
+    RollSpec(
+        "stun_recovery",
+        0,
+        6,
+        "Stun recovery",
+        "TN 2 + general modifier; one box per 60 minutes / successes",
+        size="the higher of the character's Body and Willpower",
+        open_ended=True,
+    ),
+)

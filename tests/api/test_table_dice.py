@@ -191,3 +191,33 @@ def test_the_idempotency_key_is_for_the_final_write(db: None, django_user_model:
 def test_without_table_dice_the_server_rolls_what_is_missing(db: None, django_user_model: Any) -> None:
     table = table_in(django_user_model, "darkfuture", {"con": 8}, "none")
     assert table.act({"type": "damage", "weapon_damage": 8}).status_code == 201
+
+
+def test_the_rulesets_say_each_rolls_dice_and_how_a_pools_size_is_found(gm: Persona) -> None:
+    rulesets = {item["slug"]: item for item in gm.get("/api/rulesets/").json()}
+    wound = {roll["name"]: roll for roll in rulesets["shadowrun2"]["forms"]["wound"]["rolls"]}
+    assert wound["location"] == {
+        "name": "location",
+        "count": 2,
+        "sides": 6,
+        "label": "Hit location",
+        "help": "",
+        "size": "",
+        "open_ended": False,
+    }
+    assert (wound["body_check"]["count"], wound["body_check"]["open_ended"]) == (0, True)
+    assert (
+        wound["body_check"]["size"] == "Body, plus the combat pool given (option combat_pool_on_body_check)"
+    )
+    assert wound["death_time"]["size"].startswith("the Mortal entry's time expression (1d6 or 2d6)")
+    assert [roll["name"] for roll in rulesets["shadowrun2"]["clock_rolls"]] == [
+        "critical_healing",
+        "physical_healing",
+        "stun_recovery",
+    ]
+    assert [(r["name"], r["count"], r["sides"]) for r in rulesets["cyberpunk2020"]["clock_rolls"]] == [
+        ("death_save", 1, 10),
+        ("stun_save", 1, 10),
+    ]
+    assert rulesets["darkfuture"]["clock_rolls"] == []
+    assert all("table_dice" in item["option_help"] for item in rulesets.values())
