@@ -254,3 +254,21 @@ def test_the_board_shows_the_gm_the_clocks_roll_and_a_player_nothing_of_it(
     client.force_login(player.user)
     page = client.get(board).content.decode()
     assert "waits for a roll" not in page and "Natural healing" not in page and "chest" not in page
+
+
+def test_an_export_with_the_gms_clock_rolls_imports_as_the_same_campaign(gm: Persona) -> None:
+    table = campaign_with(gm, "cyberpunk2020", "all", {"body": 6, "luck": 2})
+    act(gm, table, CRIPPLED_LEG)
+    give(gm, advance(gm, table, turns=1), {"death_save": [3]})
+    exported = b"".join(gm.get(f"/api/campaigns/{table['campaign']['id']}/export/").streaming_content)
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    upload = SimpleUploadedFile("campaign.jsonl", exported, content_type="application/jsonl")
+    answer = gm.client.post("/api/campaigns/import/", {"file": upload}, format="multipart")
+    assert answer.status_code == 202, answer.content
+    job = gm.get(f"/api/jobs/{answer.json()['id']}/").json()
+    assert job["status"] == "done", job
+    copy = Character.objects.get(campaign_id=job["campaign"])
+    (save,) = Event.objects.filter(character=copy, type="DeathSaveRolled", data__cause="every turn")
+    assert save.data["table_dice"] == ["death_save"]
+    assert copy.state == Character.objects.get(pk=table["character"]["id"]).state
