@@ -228,6 +228,19 @@ def _loader(model: type, wrapper: Any) -> tuple[list[str], Any]:
 
 
 # Per database connection object: converters are bound to a connection, and each thread has its own.
+_ROW_LOADERS: weakref.WeakKeyDictionary[Any, dict[type, tuple[list[str], Any]]] = weakref.WeakKeyDictionary()
+
+
+def row_loader(model: type, wrapper: Any) -> tuple[list[str], Any]:
+    """`_loader` of `model` on this connection, made once: the columns to select (timestamps left out, loaded on
+    first access) and the function building an instance from a raw row of them. For a hot read whose ORM query
+    costs more to build than to run."""
+    loaders = _ROW_LOADERS.setdefault(wrapper, {})
+    if model not in loaders:
+        loaders[model] = _loader(model, wrapper)
+    return loaders[model]
+
+
 _COMMAND_READS: weakref.WeakKeyDictionary[Any, tuple[str, Any]] = weakref.WeakKeyDictionary()
 
 

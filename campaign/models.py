@@ -65,6 +65,9 @@ class Membership(models.Model):
 class Character(models.Model):
     """Read model: the character's state after the latest event of its stream (`version`).
 
+    `attributes` are those the character was created with: a replay starts from them, and the CharacterChanged
+    events of the stream change them in the state (`state["attributes"]` holds the current ones).
+
     The status columns are copied out of `state` so that the board can filter and sort without decoding JSON.
     """
 
@@ -87,6 +90,11 @@ class Character(models.Model):
     dying = models.BooleanField(default=False)
     death_at = models.BigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    retired = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="retired by a GM (CharacterRetired): out of the board and the lists, no timers, history kept",
+    )
 
     class Meta:
         ordering = ["id"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import caches
 from django.utils import timezone
 
 from campaign import cursors, eventstore, secrecy
@@ -65,14 +66,24 @@ def player_name(character: Character) -> str | None:
     return character.player.get_username() if character.player_id else None
 
 
+class _LookUp:
+    """A `player` not given: read from the database (None is a character without a player)."""
+
+
+LOOK_UP = _LookUp()
+
+
 def character_json(
     character: Character,
     audience: str,
     *,
     state: State | None = None,
     version: int | None = None,
+    player: str | None | _LookUp = LOOK_UP,
+    notes: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The character JSON of DESIGN.md, as `audience` may see it. `state`/`version`: a past state (time travel).
+    `player` (the player's name) and `notes` (`gm_notes` at that version): what the caller already has at hand.
 
     A player's `version` is the count of entries in the player's history (`Character.player_version`), not the
     stream's, which counts GM notes and hidden rolls."""
@@ -83,7 +94,7 @@ def character_json(
     data: dict[str, Any] = {
         "id": character.pk,
         "name": character.name,
-        "player": player_name(character),
+        "player": player_name(character) if isinstance(player, _LookUp) else player,
         "ruleset": campaign.ruleset,
         "version": (character.version if version is None else version)
         if audience == GM
@@ -91,7 +102,9 @@ def character_json(
         "alive": view["alive"],
         "conscious": view["conscious"],
         "dying": view["dying"],
-        "attributes": character.attributes,
+        # The current attributes (`Character.attributes` are those it was created with).
+        "attributes": state["attributes"],
+        "retired": character.retired,
         "sheet": view["sheet"],
         "status": view.get("status", []),
         "symptoms": view.get("symptoms", []),
@@ -115,7 +128,7 @@ def character_json(
             }
             for t in sorted(rules.timers(state), key=lambda t: (t.due, t.priority, t.key))
         ]
-        data["notes"] = gm_notes(character, version)
+        data["notes"] = gm_notes(character, version) if notes is None else notes
     return data
 
 
@@ -131,6 +144,39 @@ def gm_notes(character: Character, version: int | None = None) -> list[dict[str,
     notes = rows.filter(type=NOTE_ADDED).exclude(cause__in=voided).order_by("-version")
     latest = list(notes.values_list("data", "game_time")[:GM_NOTES_SHOWN])
     return [{"text": data["text"], "game_time": game_time} for data, game_time in reversed(latest)]
+
+
+NOTES_CACHE = "pages"
+
+
+def _notes_key(character_key: str, version: int) -> str:
+    return f"gm-notes:v{version}:{character_key}"
+
+
+def gm_notes_kept(
+    character: Character, character_key: str, version: int, *, since: int | None = None, events: Any = ()
+) -> list[dict[str, Any]]:
+    """`gm_notes` at `version`, kept in the pages cache: the log is append-only, so the notes of a character
+    (`CharacterStamp.character_key`) at a version never change. `since`: the version before `events`, the stream's
+    events after it. The notes kept at `since` and the notes among `events` are the notes at `version` unless an
+    undo is among them (it may take a note back): an action reads the notes only then, or when none were kept."""
+    cache, key = caches[NOTES_CACHE], _notes_key(character_key, version)
+    notes = cache.get(key)
+    if notes is not None:
+        return notes
+    if since is not None and not any(row.type == ACTION_UNDONE for row in events):
+        notes = cache.get(_notes_key(character_key, since))
+        if notes is not None:
+            added = [
+                {"text": row.data["text"], "game_time": row.game_time}
+                for row in events
+                if row.type == NOTE_ADDED
+            ]
+            notes = (notes + added)[-GM_NOTES_SHOWN:]
+    if notes is None:
+        notes = gm_notes(character, version)
+    cache.set(key, notes)
+    return notes
 
 
 def _entry(row: Event, audience: str, data: Any, voided: bool, version: int | None) -> dict[str, Any]:

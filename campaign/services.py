@@ -20,7 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, OperationalError, transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from campaign import eventstore, game_dates, secrecy
@@ -37,6 +37,7 @@ from campaign.models import (
     Timer,
 )
 from campaign.projections import (
+    CAMPAIGN_CHANGED,
     CAMPAIGN_CREATED,
     CHARACTER_CREATED,
     CLOCK_ADVANCED,
@@ -47,9 +48,23 @@ from campaign.projections import (
 from rules import clock
 from rules.dice import Dice, RollNeeded, RollRequest
 from rules.event_schema import TABLE_DICE
-from rules.params import choice, reject_unknown_params
+from rules.params import choice, reject_unknown, reject_unknown_params
 from rules.registry import get_ruleset
-from rules.ruleset import ACTION_UNDONE, RuleError, Ruleset, State, fold_into, note_event, replay, start_state
+from rules.ruleset import (
+    ACTION_UNDONE,
+    CHARACTER_CHANGED,
+    CHARACTER_RESTORED,
+    CHARACTER_RETIRED,
+    RuleError,
+    Ruleset,
+    State,
+    copy_state,
+    fold_into,
+    note_event,
+    replay,
+    set_options,
+    start_state,
+)
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Timer as RuleTimer
 from rules.text import unreadable
@@ -380,7 +395,7 @@ def open_job(campaign: Campaign) -> Job | None:
 def _undo_events(character: Character, rules: Ruleset, campaign: Campaign) -> tuple[list[RuleEvent], State]:
     rows = eventstore.stream_events(character.stream)
     voided = eventstore.voided_causes(rows)
-    target = next((r for r in reversed(rows) if r.type != ACTION_UNDONE and r.cause not in voided), None)
+    target = next((r for r in reversed(rows) if r.type not in NOT_UNDONE and r.cause not in voided), None)
     if target is None:
         raise ServiceError("type", NOTHING_TO_UNDO)
     taken_back = [r for r in rows if r.cause == target.cause]
@@ -394,6 +409,7 @@ def _undo_events(character: Character, rules: Ruleset, campaign: Campaign) -> tu
         campaign.game_time,
     )
     voided.add(target.cause)
+    take_back_identity(character, taken_back)
     return [undo], replay(rules, character.attributes, campaign.options, eventstore.live_events(rows, voided))
 
 
@@ -498,6 +514,8 @@ def _character_act_once(
         action, rolls, expected, ask = _parse_action(rules, body)
         if open_job_id is not None:
             raise Conflict("clock", clock_busy(open_job_id))
+        if character.retired:
+            raise ServiceError("type", RETIRED)
         if expected is not None and expected != character.version:
             raise Conflict(
                 "expected_version", VERSION_CONFLICT.format(actual=character.version, expected=expected)
@@ -794,6 +812,226 @@ def clock_fail(job_id: Any, error: str) -> None:
     Job.objects.filter(pk=job_id, status__in=[Job.QUEUED, Job.RUNNING]).update(
         status=Job.FAILED, error=error[:2000], finished_at=timezone.now()
     )
+
+
+# --- characters and campaigns change in play (RULES.md, "Every ruleset") -----------------------------------------
+
+CHARACTER_FIELDS = ("name", "player", "attributes")
+CAMPAIGN_FIELDS = ("name", "options")
+RETIRED = "the character is retired: restore it first"
+NOT_A_MEMBER = "{name} is not a member of this campaign: add them as a player first"
+# Retiring is taken back by restoring, never by an undo (README, "Characters change in play").
+NOT_UNDONE = frozenset((ACTION_UNDONE, CHARACTER_RETIRED, CHARACTER_RESTORED))
+
+
+def _body_of(changes: Any, fields: tuple[str, ...]) -> Mapping[str, Any]:
+    if not isinstance(changes, Mapping):
+        raise ServiceError("body", f"expected a JSON object with any of {', '.join(fields)}")
+    reject_unknown(changes, fields)
+    return changes
+
+
+def _member(campaign: Campaign, player: Any) -> AbstractBaseUser | None:
+    """A character's new player: a member of the campaign (or nobody)."""
+    if player is None or player == "":
+        return None
+    if not isinstance(player, str):
+        raise ServiceError("player", f"expected a user name or null, got {player!r}")
+    user = _user_named("player", player)
+    if not Membership.objects.filter(campaign=campaign, user=user).exists():
+        raise ServiceError("player", NOT_A_MEMBER.format(name=player))
+    return user
+
+
+def _username(user_id: int | None) -> str | None:
+    return None if user_id is None else User.objects.get(pk=user_id).get_username()
+
+
+def change_character(*, character_id: int, actor: str, changes: Any) -> ActionResult:
+    """A GM's edit of a character in play. `changes` holds any of `name`, `player` (a member's user name, or null
+    for none) and `attributes` (only those that change; the ruleset says which may). Appends CharacterChanged with
+    the old and new values of what differs; the rules use the new attributes from then on and recompute nothing
+    already decided. When nothing differs nothing is written (a retried edit writes once): `events` is empty.
+
+    Usable for a player change alone, e.g. a removed player's characters handed to the GM:
+    `change_character(character_id=..., actor=gm, changes={"player": gm})`."""
+    changes = _body_of(changes, CHARACTER_FIELDS)
+    name = _name(changes["name"], "the character's name") if "name" in changes else None
+    attributes = changes.get("attributes")
+    if attributes is not None and not isinstance(attributes, Mapping):
+        raise ServiceError("attributes", f"expected an object, got {type(attributes).__name__}")
+    try:
+        return _change_character_once(character_id, actor, changes, name, attributes or {})
+    except eventstore.VersionConflict:
+        raise Conflict("version", "another change was being saved at the same time; retry") from None
+
+
+def _change_character_once(
+    character_id: int, actor: str, changes: Mapping[str, Any], name: str | None, attributes: Mapping[str, Any]
+) -> ActionResult:
+    with transaction.atomic():
+        wrapper = transaction.get_connection()
+        character, open_job_id = eventstore.lock_for_character(character_id, wrapper)
+        campaign = character.campaign
+        rules = get_ruleset(campaign.ruleset)
+        if open_job_id is not None:
+            raise Conflict("clock", clock_busy(open_job_id))
+        if character.retired:
+            raise ServiceError("character", RETIRED)
+        if rules.change_attributes is None:
+            raise ServiceError("attributes", f"{rules.title} characters cannot change in play")
+        data = rules.change_attributes(character.state, attributes)
+        identity: dict[str, Any] = {}
+        told: dict[str, Any] = {}
+        if name is not None and name != character.name:
+            told["name"] = {"old": character.name, "new": name}
+            identity["name"] = name
+        if "player" in changes:
+            user = _member(campaign, changes["player"])
+            old, new = _username(character.player_id), None if user is None else user.get_username()
+            if old != new:
+                told["player"] = {"old": old, "new": new}
+                identity["player"] = user
+        data["changes"] = {**told, **data["changes"]}
+        if not data["changes"]:
+            return ActionResult([], character, character.state)
+        events = [RuleEvent(CHARACTER_CHANGED, data, campaign.game_time)]
+        state, previous_timers = _evolved_in_place(rules, character, events)
+        rows, _ = _record(
+            character,
+            rules,
+            events,
+            state,
+            previous_timers,
+            cause=f"change:{uuid.uuid4()}",
+            actor=actor,
+            wrapper=wrapper,
+        )
+        if identity:
+            Character.objects.filter(pk=character.pk).update(**identity)
+            for field, value in identity.items():
+                setattr(character, field, value)
+    return ActionResult(rows, character, state)
+
+
+def take_back_identity(character: Character, rows: list[Event]) -> None:
+    """Give the read model back the name and player that the taken-back CharacterChanged `rows` replaced: each
+    change's old value, newest change first (an undo takes back one command, a revert everything after a version)."""
+    identity: dict[str, Any] = {}
+    for row in sorted(rows, key=lambda row: row.version, reverse=True):
+        if row.type != CHARACTER_CHANGED:
+            continue
+        changes = row.data["changes"]
+        if "name" in changes:
+            identity["name"] = changes["name"]["old"]
+        if "player" in changes:
+            old = changes["player"]["old"]
+            identity["player"] = None if old is None else User.objects.filter(username=old).first()
+    if identity:
+        Character.objects.filter(pk=character.pk).update(**identity)
+        for field, value in identity.items():
+            setattr(character, field, value)
+
+
+def retire_character(*, character_id: int, actor: str) -> Character:
+    """Retire a character: CharacterRetired; out of the board and the lists, its timers gone (the clock no longer
+    fires for it), its history kept. Retiring a retired character writes nothing."""
+    return _set_retired(character_id, actor, retired=True)
+
+
+def restore_character(*, character_id: int, actor: str) -> Character:
+    """Bring a retired character back: CharacterRestored; its timers return, and one that fell due while it was
+    retired fires at the next advance, at the campaign's current time (as after an undo). Restoring an active
+    character writes nothing."""
+    return _set_retired(character_id, actor, retired=False)
+
+
+def _set_retired(character_id: int, actor: str, *, retired: bool) -> Character:
+    with transaction.atomic():
+        wrapper = transaction.get_connection()
+        character, open_job_id = eventstore.lock_for_character(character_id, wrapper)
+        if open_job_id is not None:
+            raise Conflict("clock", clock_busy(open_job_id))
+        if character.retired == retired:
+            return character
+        campaign = character.campaign
+        rules = get_ruleset(campaign.ruleset)
+        event = RuleEvent(CHARACTER_RETIRED if retired else CHARACTER_RESTORED, {}, campaign.game_time)
+        eventstore.append(
+            campaign=campaign,
+            stream=character.stream,
+            character=character,
+            expected_version=character.version,
+            events=[event],
+            cause=f"{'retire' if retired else 'restore'}:{uuid.uuid4()}",
+            actor=actor,
+            wrapper=wrapper,
+        )
+        character.retired = retired
+        if retired:
+            character.version += 1
+            Character.objects.filter(pk=character.pk).update(retired=True, version=character.version)
+            Timer.objects.filter(character=character).delete()
+        else:
+            Character.objects.filter(pk=character.pk).update(retired=False)
+            project_character(character, rules, character.state, character.version + 1, previous_timers=[])
+    return character
+
+
+def change_campaign(*, campaign_id: int, actor: str, changes: Any) -> Campaign:
+    """A GM's edit of a campaign: its name, and options (only those named change; checked as at creation). Appends
+    CampaignChanged with the old and new values; every character's rules use the new options from then on (their
+    states take them, their timers are indexed anew), nothing already decided is recomputed. When nothing differs
+    nothing is written."""
+    changes = _body_of(changes, CAMPAIGN_FIELDS)
+    name = _name(changes["name"], "the campaign's name") if "name" in changes else None
+    patch = changes.get("options")
+    if patch is not None and not isinstance(patch, Mapping):
+        raise ServiceError("options", f"expected an object, got {type(patch).__name__}")
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign_id)
+        busy = open_job(campaign)
+        if busy is not None:
+            raise Conflict("clock", clock_busy(busy.pk))
+        rules = get_ruleset(campaign.ruleset)
+        options = validate_campaign_options(rules, {**campaign.options, **(patch or {})})
+        told: dict[str, Any] = {}
+        if name is not None and name != campaign.name:
+            told["name"] = {"old": campaign.name, "new": name}
+        for option, value in options.items():
+            if value != campaign.options.get(option):
+                told[f"options.{option}"] = {"old": campaign.options.get(option), "new": value}
+        if not told:
+            return campaign
+        eventstore.append(
+            campaign=campaign,
+            stream=campaign.stream,
+            expected_version=campaign.version,
+            events=[RuleEvent(CAMPAIGN_CHANGED, {"changes": told}, campaign.game_time)],
+            cause=f"campaign:{uuid.uuid4()}",
+            actor=actor,
+        )
+        Campaign.objects.filter(pk=campaign.pk).update(
+            name=name or campaign.name,
+            options=options,
+            version=campaign.version + 1,
+            projection_epoch=F("projection_epoch") + 1,
+        )
+        if options != campaign.options:
+            _characters_take_options(campaign, rules, options)
+    return Campaign.objects.get(pk=campaign.pk)
+
+
+def _characters_take_options(campaign: Campaign, rules: Ruleset, options: Mapping[str, Any]) -> None:
+    """Every character's state takes the campaign's new options, and the active ones' timers are indexed anew
+    (a rest period or a stun's length may have changed). Their versions stay: no character event happened."""
+    for character in Character.objects.filter(campaign=campaign).select_related("campaign"):
+        state = copy_state(character.state)
+        set_options(rules, state, options)
+        if character.retired:
+            Character.objects.filter(pk=character.pk).update(state=state)
+        else:
+            project_character(character, rules, state, character.version)
 
 
 # --- table dice: the GM rolls (RULES.md "Dice", campaign option `table_dice`) -------------------------------------

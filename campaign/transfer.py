@@ -31,11 +31,18 @@ from campaign import game_dates, services
 from campaign.client_input import check_text, no_constants
 from campaign.eventstore import json_text, json_value
 from campaign.models import GM, Campaign, Character, Event, ImportJob, Membership
-from campaign.projections import CAMPAIGN_CREATED, CHARACTER_CREATED, CLOCK_ADVANCED, rebuild_campaign
+from campaign.projections import (
+    CAMPAIGN_CHANGED,
+    CAMPAIGN_CREATED,
+    CHARACTER_CREATED,
+    CLOCK_ADVANCED,
+    rebuild_campaign,
+)
 from campaign.services import Conflict, ServiceError, readable, validate_campaign_options
 from rules.event_schema import (
     Int,
     Limits,
+    MapOf,
     Obj,
     OneOf,
     SchemaError,
@@ -45,7 +52,15 @@ from rules.event_schema import (
     event,
 )
 from rules.registry import get_ruleset
-from rules.ruleset import ACTION_UNDONE, INERT_EVENTS, RuleError, Ruleset, State, start_state
+from rules.ruleset import (
+    ACTION_UNDONE,
+    CHARACTER_CHANGED,
+    INERT_EVENTS,
+    RuleError,
+    Ruleset,
+    State,
+    start_state,
+)
 from rules.ruleset import Event as RuleEvent
 
 FORMAT = "wound-ledger/1"
@@ -118,6 +133,17 @@ class GameTime:
 
 
 ANY_OBJECT = Obj({}, open=True)
+
+
+@dataclass(frozen=True)
+class AnyValue:
+    """Any JSON value: an option's old or new value, which the campaign's options check as a whole."""
+
+    def check(self, value: Any, path: str, limits: Limits) -> None:
+        return None
+
+
+ANY_VALUE = AnyValue()
 ENVELOPE = Obj(
     {
         "format": OneOf((FORMAT,)),
@@ -142,6 +168,8 @@ CAMPAIGN_EVENTS = {
     CLOCK_ADVANCED: event(
         **{"from": GameTime(), "to": GameTime()}, job=Text(64), timers_fired=Int(0, 2**31 - 1)
     ),
+    # A GM's edit of the campaign: `name` and `options.<name>`, each with its old and new value.
+    CAMPAIGN_CHANGED: event(changes=MapOf(Obj({"old": ANY_VALUE, "new": ANY_VALUE}), max_items=200)),
 }
 
 
@@ -273,10 +301,14 @@ def _check_events(
             )
         stream.game_time = item["game_time"]
         try:
-            if name == "campaign":
+            if name == "campaign" and kind == CAMPAIGN_CHANGED:
+                options = _check_campaign_changed(payload, rules, options)
+            elif name == "campaign":
                 _check_campaign_event(line_no, item, rules, characters, streams)
             else:
                 check_event(rules, kind, item["schema_version"], payload, LIMITS)
+                if kind == CHARACTER_CHANGED and "name" in payload["changes"]:
+                    _check_name(payload["changes"]["name"]["new"], "data.changes.name.new")
         except (SchemaError, RuleError) as error:
             raise _fail(line_no, f"{error.field}: {error.message}") from None
         if kind == ACTION_UNDONE:
@@ -343,6 +375,32 @@ def _check_campaign_event(
     except RuleError as error:
         raise ServiceError(f"data.{error.field}", error.message) from None
     streams[stream] = _Stream(game_time=item["game_time"])
+
+
+def _check_name(name: str, field: str) -> None:
+    if not name.strip():
+        raise ServiceError(field, "expected the character's name (a non-empty text)")
+    readable(field, name.strip(), "a name")
+
+
+def _check_campaign_changed(
+    payload: dict[str, Any], rules: Ruleset, options: dict[str, Any]
+) -> dict[str, Any]:
+    """A CampaignChanged: a new name as a created campaign's, new options checked as a PATCH checks them. Returns
+    the options from then on."""
+    CAMPAIGN_EVENTS[CAMPAIGN_CHANGED].check(payload, "data", LIMITS)
+    changes = payload["changes"]
+    if "name" in changes:
+        _check_name(changes["name"]["new"], "data.changes.name.new")
+    named = {
+        key.removeprefix("options."): change["new"]
+        for key, change in changes.items()
+        if key.startswith("options.")
+    }
+    try:
+        return validate_campaign_options(rules, {**options, **named})
+    except RuleError as error:
+        raise ServiceError(f"data.changes.{error.field}", error.message) from None
 
 
 def _check_undo(line_no: int, stream: _Stream, payload: dict[str, Any]) -> None:

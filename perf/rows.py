@@ -704,9 +704,159 @@ def _stop_worker(worker: subprocess.Popen) -> None:
             worker.wait()
 
 
+# --- the action over HTTP ---------------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _cpu_of_children(pid: int) -> float:
+    """CPU seconds spent so far by the processes `pid` has started (Linux /proc; 0 elsewhere)."""
+    ticks = 0
+    with suppress(OSError):
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        for child in children:
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def _gunicorn(workers: int) -> Iterator[tuple[int, int]]:
+    """gunicorn serving this (throwaway) database on loopback with `workers` processes, one thread each, keep-alive
+    on (gthread: a sync worker closes every connection); yields its port and pid and stops it, workers and all."""
+    import signal
+    import urllib.request
+
+    port = _free_port()
+    env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "DEBUG": "0"}
+    command = [sys.executable, "-m", "gunicorn", "campaign.wsgi", "-w", str(workers)]
+    command += [
+        "-b",
+        f"127.0.0.1:{port}",
+        "-k",
+        "gthread",
+        "--threads",
+        "1",
+        "--keep-alive",
+        "30",
+        "--graceful-timeout",
+        "1",
+    ]
+    log = open(Path(_sqlite_path()).with_suffix(".gunicorn.log"), "w")  # noqa: SIM115 - closed with the server
+    server = subprocess.Popen(
+        command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=settings.BASE_DIR, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rulesets/", timeout=2).read()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"gunicorn did not start; see {log.name}") from None
+                time.sleep(0.1)
+        yield port, server.pid
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        log.close()
+
+
+def _post_all(port: int, token: str, plan: list[tuple[int, dict[str, Any]]]) -> tuple[float, dict[int, int]]:
+    """Post the plan's actions one after the other on one keep-alive connection, each answer read in full.
+    Returns the seconds taken and the count of answers by status."""
+    import http.client
+
+    client = http.client.HTTPConnection("127.0.0.1", port)
+    headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+    statuses: dict[int, int] = {}
+    bodies = [(f"/api/characters/{character_id}/actions/", json.dumps(body)) for character_id, body in plan]
+    clock = time.perf_counter
+    began = clock()
+    for path, body in bodies:
+        client.request("POST", path, body, headers)
+        answer = client.getresponse()
+        answer.read()
+        statuses[answer.status] = statuses.get(answer.status, 0) + 1
+    seconds = clock() - began
+    client.close()
+    return seconds, statuses
+
+
+def _posted_in_process(token: str, plan: list[tuple[int, dict[str, Any]]]) -> None:
+    """The plan posted through Django's test client in this process: what `--profile` profiles (a profiler in the
+    server's worker would measure the profiler)."""
+    from django.test import Client, override_settings
+
+    client = Client(HTTP_AUTHORIZATION=f"Token {token}")
+    with override_settings(ALLOWED_HOSTS=["testserver"]):
+        for character_id, body in plan:
+            client.post(f"/api/characters/{character_id}/actions/", body, content_type="application/json")
+
+
+def http_action(actions: int, profile: str | None = None) -> dict[str, Any]:
+    """The actions row's mix posted to the API (token auth, the full answer read) through gunicorn with one
+    process, as the in-process row runs in one, from a client on loopback; vs `services.character_act` in this
+    process over the same characters, in the same run. Each side's rate counts every action it was given, those
+    the rules refused (a 400) included."""
+    from rest_framework.authtoken.models import Token
+
+    people = {ruleset: _characters(ruleset, 25, f"bench {ruleset}")[1] for ruleset in MIXES}
+    _act_all(_plan(people, 100))
+    in_process_cpu = _process_cpu()
+    in_process, _, _ = _act_all(_plan(people, actions))
+    in_process_cpu = _process_cpu() - in_process_cpu
+    token = Token.objects.get_or_create(user=_gm())[0].key
+    plan = _plan(people, actions)
+    connection.close()  # the server's process writes the same SQLite file
+    with _gunicorn(workers=1) as (port, server_pid):
+        _post_all(port, token, _plan(people, 100))  # warm up: the worker's imports, caches, connection
+        server_cpu = _cpu_of_children(server_pid)
+        client_cpu = _process_cpu()
+        seconds, statuses = _post_all(port, token, plan)
+        client_cpu = _process_cpu() - client_cpu
+        server_cpu = _cpu_of_children(server_pid) - server_cpu
+    if profile:
+        with profiled(profile):
+            _posted_in_process(token, _plan(people, min(actions, 300)))
+    unexpected = {status: count for status, count in statuses.items() if status not in (201, 400)}
+    if unexpected:
+        log = Path(_sqlite_path()).with_suffix(".gunicorn.log")
+        raise RuntimeError(f"the API answered {unexpected}; see {log}")
+    return {
+        "rate": actions / seconds,
+        "baseline": actions / in_process,
+        "unit": "actions/s",
+        "actions": actions,
+        "answered": {str(status): count for status, count in sorted(statuses.items())},
+        "ms_per_action": 1000 * seconds / actions,
+        "baseline_ms_per_action": 1000 * in_process / actions,
+        "server_processes": 1,
+        # CPU per action, which the machine's load does not change as it does wall time: the server's worker, the
+        # client's, and this process's on the in-process path.
+        "server_cpu_ms_per_action": 1000 * server_cpu / actions,
+        "client_cpu_ms_per_action": 1000 * client_cpu / actions,
+        "baseline_cpu_ms_per_action": 1000 * in_process_cpu / actions,
+        "baseline_what": "services.character_act in this process, one transaction each, the same mix",
+    }
+
+
 ROWS: dict[str, Callable[..., dict[str, Any]]] = {
     "actions": action_path,
     "rebuild": rebuild,
     "clock": clock_year,
     "postgres": postgres_actions,
+    "http_action": http_action,
 }

@@ -16,7 +16,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.ruleset import ACTION_UNDONE, NOTE_ADDED, NOTE_LENGTH, RuleError, Ruleset, State
+from rules.ruleset import (
+    ACTION_UNDONE,
+    CHARACTER_RESTORED,
+    CHARACTER_RETIRED,
+    NOTE_ADDED,
+    NOTE_LENGTH,
+    RuleError,
+    Ruleset,
+    State,
+)
 
 # Numbers an event only reports (dice, targets, modifiers): bounded, so that no file can hold a number no column or
 # page can take, but wide enough for any table a campaign may configure.
@@ -201,6 +210,8 @@ COMMON_EVENTS = {
         versions=ListOf(Int(1, 2**31 - 1), max_items=100_000),
         types=ListOf(Text(64), max_items=100_000),
     ),
+    CHARACTER_RETIRED: event(),
+    CHARACTER_RESTORED: event(),
 }
 
 
@@ -208,6 +219,18 @@ COMMON_EVENTS = {
 # firing's first event: what tells a GM's roll from a server's in the history.
 TABLE_DICE = "table_dice"
 TABLE_DICE_SPEC = ListOf(Text(64), max_items=100)
+
+
+def character_changed(attributes: Mapping[str, Any], **extra: Any) -> Obj:
+    """A CharacterChanged event's data (`rules.kernel.changed_attributes`): the changes, old and new, of the name,
+    the player and each attribute that may change (described by `attributes`), and what the ruleset's state takes
+    from them (`extra`)."""
+    changes = {
+        "name": Obj({"old": Text(200), "new": Text(200)}),
+        "player": Obj({"old": Maybe(Text(150)), "new": Maybe(Text(150))}),
+        **{f"attributes.{name}": Obj({"old": spec, "new": spec}) for name, spec in attributes.items()},
+    }
+    return event(changes=Obj(changes, optional=frozenset(changes)), **extra)
 
 
 def check_event(ruleset: Ruleset, type_: Any, schema_version: Any, data: Any, limits: Limits) -> None:

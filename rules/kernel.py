@@ -27,7 +27,15 @@ from typing import Any
 
 from rules.dice import Dice
 from rules.params import RuleError, read_params, require_mapping
-from rules.ruleset import Event, Ruleset, State, Timer, copy_state
+from rules.ruleset import (
+    CHARACTER_RESTORED,
+    CHARACTER_RETIRED,
+    Event,
+    Ruleset,
+    State,
+    Timer,
+    copy_state,
+)
 
 DEAD = "the character is dead"
 
@@ -119,8 +127,8 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         fire=firer(engine.FIRERS),
         view=view.view,
         status=view.status,
-        public_event=view.public_event,
-        shows=view.shows,
+        public_event=unretired(view.public_event, None),
+        shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
         clock_rolls=forms.CLOCK_ROLLS,
         forms=forms.FORMS,
@@ -128,4 +136,71 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         sheet=sheet.SHEET,
         event_schemas=events.EVENTS,
         state_schema=events.STATE,
+        change_attributes=engine.change_attributes,
+        changeable_attributes=engine.CHANGEABLE,
     )
+
+
+# --- characters change in play (RULES.md, "Every ruleset") -------------------------------------------------------
+
+ATTRIBUTE = "attributes."
+RETIREMENT = frozenset((CHARACTER_RETIRED, CHARACTER_RESTORED))
+
+
+def unretired(public: Callable[[Event], Any], hidden: Any) -> Callable[[Event], Any]:
+    """A view's `public_event` (`hidden` None) or `shows` (`hidden` False), with retiring and restoring kept for
+    the GM: they are the GM's bookkeeping, not something that happened to the character."""
+
+    def shown(event: Event) -> Any:
+        return hidden if event.type in RETIREMENT else public(event)
+
+    return shown
+
+
+def changed_attributes(
+    state: State,
+    patch: Any,
+    *,
+    changeable: tuple[str, ...],
+    fixed: Mapping[str, str],
+    validate: Callable[[Mapping[str, Any]], dict[str, Any]],
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """A GM's edit of the attributes: the new attributes and the `changes` of the CharacterChanged event,
+    `{"attributes.<name>": {"old", "new"}}` for each attribute whose value differs.
+
+    `patch` names only what changes. An attribute that is an object (armour by location, skills) takes the named
+    keys and keeps the rest; a key given null is dropped (a skill forgotten; a location's SP back to its default).
+    An attribute outside `changeable` is refused, naming it, unless it is given its current value (a form sends
+    every field): with the reason in `fixed`, or as unknown.
+    """
+    patch = require_mapping(patch, "attributes")
+    current = state["attributes"]
+    merged = copy_state(current)
+    for name, value in patch.items():
+        field = f"{ATTRIBUTE}{name}"
+        unchanged = name in current and value == current[name]
+        if name not in changeable and not unchanged:
+            may = ", ".join(changeable)
+            if name in current:
+                raise RuleError(field, f"{fixed.get(name, 'it is fixed')}; in play only {may} may change")
+            raise RuleError(field, f"unknown attribute; expected one of {may}")
+        if isinstance(current.get(name), dict) and isinstance(value, Mapping):
+            joined = {**current[name], **value}
+            merged[name] = {key: item for key, item in joined.items() if item is not None}
+        else:
+            merged[name] = copy_state(value)
+    new = validate(merged)
+    changes = {
+        f"{ATTRIBUTE}{name}": {"old": copy_state(current.get(name)), "new": copy_state(value)}
+        for name, value in new.items()
+        if value != current.get(name)
+    }
+    return new, changes
+
+
+def take_attribute_changes(state: State, data: Mapping[str, Any]) -> None:
+    """The state's attributes take the new values of a CharacterChanged event (name and player are the read
+    model's, not the state's)."""
+    for key, change in data["changes"].items():
+        if key.startswith(ATTRIBUTE):
+            state["attributes"][key.removeprefix(ATTRIBUTE)] = copy_state(change["new"])

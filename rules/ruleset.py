@@ -46,6 +46,11 @@ PLAYER = "player"
 
 NOTE_ADDED = "NoteAdded"
 ACTION_UNDONE = "ActionUndone"
+# A GM's edit of a character in play (its name, player or attributes: RULES.md, "Every ruleset"), and its
+# retirement and return. Every ruleset evolves CharacterChanged (its attributes); retiring changes no state.
+CHARACTER_CHANGED = "CharacterChanged"
+CHARACTER_RETIRED = "CharacterRetired"
+CHARACTER_RESTORED = "CharacterRestored"
 COMMON_ACTIONS = ("note", "undo")
 NOTE_LENGTH = 10_000
 
@@ -124,6 +129,11 @@ class Ruleset:
     # The rolls the game clock makes (a campaign with table_dice "all" asks the GM for them): name, dice, and for a
     # pool how its size is found.
     clock_rolls: tuple[RollSpec, ...] = ()
+    # A GM's edit of the attributes in play: `(state, patch) -> data` of the CharacterChanged event (its `changes`,
+    # old and new, and whatever else the state takes from them); a RuleError names an attribute that may not change.
+    change_attributes: Callable[[State, Mapping[str, Any]], dict[str, Any]] | None = None
+    # The attributes `change_attributes` takes (the rest are fixed once the character is made).
+    changeable_attributes: tuple[str, ...] = ()
 
     @property
     def all_actions(self) -> tuple[str, ...]:
@@ -159,10 +169,17 @@ def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mappin
     return ruleset.initial_state(attributes, options)
 
 
+def set_options(ruleset: Ruleset, state: State, options: Mapping[str, Any]) -> None:
+    """The state takes a campaign's new options (CampaignChanged), as a character created now would hold them.
+    No evolver reads the options (events carry every outcome): only later decisions, timers and firings do."""
+    state["options"] = start_state(ruleset, state["attributes"], options)["options"]
+
+
 # Events every ruleset shares that change no character state. GM notes stay in the history (the presenters read
 # the latest ones from there), so a campaign with a hundred thousand notes still has a small state to load, copy
 # and replay. An undo is applied by the service, which rebuilds the state without the voided events.
-INERT_EVENTS = frozenset((NOTE_ADDED, ACTION_UNDONE))
+# Retiring and restoring a character change no state either: the service keeps the read model's `retired` flag.
+INERT_EVENTS = frozenset((NOTE_ADDED, ACTION_UNDONE, CHARACTER_RETIRED, CHARACTER_RESTORED))
 
 
 def shown_by(ruleset: Ruleset) -> Callable[[Event], bool]:

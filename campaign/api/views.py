@@ -130,10 +130,20 @@ def campaigns(request: Request) -> Response:
     return _made(request, campaign)
 
 
-@extend_schema(responses={200: ANY, 404: ANY})
-@api_view(["GET"])
+@extend_schema(
+    request={JSON: bodies.CAMPAIGN_CHANGE}, responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY}
+)
+@api_view(["GET", "PATCH"])
 def campaign_detail(request: Request, campaign_id: int) -> Response:
+    """The campaign; PATCH (GMs): `{name?, options?}` appends CampaignChanged, the options apply from then on."""
     campaign, role = access.campaign_for(request.user, campaign_id)
+    if request.method == "PATCH":
+        access.require_gm(role, "change the campaign")
+        campaign = services.change_campaign(
+            campaign_id=campaign.pk,
+            actor=request.user.get_username(),
+            changes=_body(request, bodies.CAMPAIGN_CHANGE),
+        )
     return Response(presenters.campaign_json(campaign, role))
 
 
@@ -163,7 +173,11 @@ def members(request: Request, campaign_id: int) -> Response:
 def characters(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
     if request.method == "GET":
-        rows = Character.objects.filter(campaign=campaign).select_related("player", "campaign")
+        # Retired characters are out of the lists; a GM lists them apart with ?retired=true.
+        retired = request.query_params.get("retired") == "true" and role == GM
+        rows = Character.objects.filter(campaign=campaign, retired=retired).select_related(
+            "player", "campaign"
+        )
         if role == PLAYER:
             rows = rows.filter(player=request.user)
         return Response([presenters.character_json(c, role) for c in rows])
@@ -185,10 +199,17 @@ def characters(request: Request, campaign_id: int) -> Response:
     parameters=[
         OpenApiParameter("version", int, description="the state right after this event version (GM only)")
     ],
-    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY},
+    request={JSON: bodies.CHARACTER_CHANGE},
+    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
 )
-@api_view(["GET"])
+@api_view(["GET", "PATCH", "DELETE"])
 def character_detail(request: Request, character_id: int) -> Response:
+    """The character as the caller may see it. GMs: PATCH `{name?, player?, attributes?}` appends
+    CharacterChanged; DELETE retires it (CharacterRetired), `POST .../restore/` brings it back."""
+    if request.method == "PATCH":
+        return _changed(request, character_id)
+    if request.method == "DELETE":
+        return _retired(request, character_id, retired=True)
     version = _int_param(request, "version")
     if version is None:
         return _current(request, access.character_stamp(request.user, character_id))
@@ -214,8 +235,10 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
     cache = caches[CHARACTER_CACHE]
     cached = cache.get(key)
     if cached is None:
-        character, role = access.character_for(request.user, stamp.character_id)
-        data = presenters.character_json(character, role)
+        # The stamp has answered who may see it, with the player's name: the character's row is all that is left.
+        character = access.stamped_character(stamp)
+        notes = presenters.gm_notes_kept(character, stamp.character_key, character.version) if gm else None
+        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes)
         cached = (data, stamp.etag if gm else access.digest_etag(data))
         cache.set(key, cached)
     data, etag = cached
@@ -231,20 +254,28 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
 )
 @api_view(["POST"])
 def actions(request: Request, character_id: int) -> Response:
-    character, role = access.character_for(request.user, character_id)
-    access.require_gm(role, "act on characters")
+    """The answer is drawn from what the action read under the campaign's lock (the character, its campaign) and
+    wrote; the access check's one query names the player, and the notes are read again only when they changed."""
+    stamp = access.character_stamp(request.user, character_id)
+    access.require_gm(stamp.role, "act on characters")
     result = services.character_act(
-        character_id=character.pk,
+        character_id=stamp.character_id,
         body=request.data,
         actor=request.user.get_username(),
         idempotency_key=_idempotency_key(request),
     )
-    result.character.campaign.refresh_from_db()
+    character, events = result.character, result.events
+    version = events[-1].version
+    notes = presenters.gm_notes_kept(
+        character, stamp.character_key, version, since=events[0].version - 1, events=events
+    )
+    # The player may have changed between the check and the lock (then looked up).
+    player = stamp.player if character.player_id == stamp.player_id else presenters.LOOK_UP
     return Response(
         {
-            "events": presenters.events_json(result.events, GM, result.character.campaign.ruleset),
+            "events": presenters.events_json(events, GM, character.campaign.ruleset),
             "character": presenters.character_json(
-                result.character, GM, state=result.state, version=result.events[-1].version
+                character, GM, state=result.state, version=version, player=player, notes=notes
             ),
             "replayed": result.replayed,
         },
@@ -453,6 +484,39 @@ def rulesets(request: Request) -> Response:
             }
         )
     return Response(out)
+
+
+def _changed(request: Request, character_id: int) -> Response:
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "change characters")
+    result = services.change_character(
+        character_id=character.pk,
+        actor=request.user.get_username(),
+        changes=_body(request, bodies.CHARACTER_CHANGE),
+    )
+    result.character.refresh_from_db()
+    return Response(
+        {
+            "events": presenters.events_json(result.events, GM, result.character.campaign.ruleset),
+            "character": presenters.character_json(result.character, GM),
+        }
+    )
+
+
+def _retired(request: Request, character_id: int, *, retired: bool) -> Response:
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "retire or restore characters")
+    change = services.retire_character if retired else services.restore_character
+    character = change(character_id=character.pk, actor=request.user.get_username())
+    character.refresh_from_db()
+    return Response(presenters.character_json(character, GM))
+
+
+@extend_schema(request=None, responses={200: ANY, 403: ANY, 404: ANY, 409: ANY})
+@api_view(["POST"])
+def character_restore(request: Request, character_id: int) -> Response:
+    """Bring a retired character back (GMs): CharacterRestored."""
+    return _retired(request, character_id, retired=False)
 
 
 # --- table dice: a waiting advance takes the GM's roll ------------------------------------------------------------

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("campaign", "0011_character_player_version"),
+        ("campaign", "0014_character_retired"),
     ]
 
     operations = [

@@ -17,5 +17,9 @@ urlpatterns = [
     path("characters/<id:character_id>/act/<slug:action>/", views.character_act, name="character-act"),
     path("characters/<id:character_id>/forms/<slug:action>/", views.character_form, name="character-form"),
     path("characters/<id:character_id>/history/", views.character_history, name="character-history"),
+    path("characters/<id:character_id>/edit/", views.character_edit, name="character-edit"),
+    path("characters/<id:character_id>/retire/", views.character_retire, name="character-retire"),
+    path("characters/<id:character_id>/restore/", views.character_restore, name="character-restore"),
+    path("campaigns/<id:campaign_id>/options/", views.campaign_options, name="campaign-options"),
     path("campaigns/<id:campaign_id>/clock/roll/", views.campaign_clock_roll, name="campaign-clock-roll"),
 ]

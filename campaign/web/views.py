@@ -274,7 +274,7 @@ def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
 
 
 def _board_characters(campaign: Campaign, role: str, user: Any) -> list[dict[str, Any]]:
-    rows = Character.objects.filter(campaign=campaign).select_related("player", "campaign")
+    rows = Character.objects.filter(campaign=campaign, retired=False).select_related("player", "campaign")
     if role == PLAYER:
         rows = rows.filter(player=user)
     out = []
@@ -323,6 +323,7 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
             for name, value in campaign.options.items()
         ]
         context.setdefault("attribute_fields", forms.attribute_fields(campaign.ruleset))
+        context["retired"] = Character.objects.filter(campaign=campaign, retired=True).values("pk", "name")
     return context
 
 
@@ -836,6 +837,98 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     stamp = access.character_stamp(request.user, character.pk)
     context = _page_context(request, stamp, None, character, open_form=form)
     return render(request, "character.html", context, status=status)
+
+
+# --- characters and campaigns change in play --------------------------------------------------------------------
+
+
+def _changed_text(result: services.ActionResult) -> str:
+    """'Saved: armour 0 -> 2, name Ash -> Ashe.' in the game's words, or that nothing changed."""
+    if not result.events:
+        return "Nothing changed."
+    parts = [
+        f"{display.label(field.removeprefix('attributes.'))} {display.change_text(change)}"
+        for field, change in result.events[0].data["changes"].items()
+    ]
+    return f"Saved: {', '.join(parts)}."
+
+
+def _edit_context(
+    character: Character, data: Any = None, errors: dict[str, str] | None = None
+) -> dict[str, Any]:
+    campaign = character.campaign
+    errors = errors or {}
+    members = Membership.objects.filter(campaign=campaign).select_related("user").order_by("user__username")
+    return {
+        "model": character,
+        "campaign": campaign,
+        "errors": errors,
+        "name": data.get("name", "") if data is not None else character.name,
+        "player": data.get("player", "") if data is not None else presenters.player_name(character) or "",
+        "members": [m.user.get_username() for m in members],
+        "fields": forms.edit_fields(campaign.ruleset, character.state["attributes"], data, errors),
+    }
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
+    """A GM's edit of a character (name, player, the attributes that may change in play), and its retirement or
+    return: the API's PATCH, DELETE and restore."""
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "change characters")
+    ruleset = character.campaign.ruleset
+    if request.method == "GET":
+        return _with_keyed_forms(render(request, "character_edit.html", _edit_context(character)))
+    try:
+        changes = forms.parse_edit(ruleset, request.POST, character.state["attributes"])
+        result = services.change_character(
+            character_id=character.pk, actor=request.user.get_username(), changes=changes
+        )
+    except RuleError as error:
+        errors = forms.place_character_error(ruleset, error.field, error.message)
+        context = _edit_context(character, forms.echoed(request.POST), errors)
+        return _with_keyed_forms(render(request, "character_edit.html", context, status=error.status))
+    messages.success(request, _changed_text(result))
+    return redirect("character", character_id=character.pk)
+
+
+@login_required
+@require_POST
+def character_retire(request: HttpRequest, character_id: int) -> HttpResponse:
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "retire characters")
+    services.retire_character(character_id=character.pk, actor=request.user.get_username())
+    messages.success(
+        request, f"{character.name} is retired: out of the board and the lists, history kept. Restore below."
+    )
+    return redirect("campaign", campaign_id=character.campaign_id)
+
+
+@login_required
+@require_POST
+def character_restore(request: HttpRequest, character_id: int) -> HttpResponse:
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "restore characters")
+    services.restore_character(character_id=character.pk, actor=request.user.get_username())
+    messages.success(request, f"{character.name} is back on the board.")
+    return redirect("character", character_id=character.pk)
+
+
+@login_required
+@require_POST
+def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The board's house-rules form: the campaign's name and options (the API's PATCH)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "change the house rules")
+    names = list(campaign.options)
+    try:
+        changes = {"name": request.POST.get("name", ""), "options": forms.parse_options(request.POST, names)}
+        services.change_campaign(campaign_id=campaign.pk, actor=request.user.get_username(), changes=changes)
+    except RuleError as error:
+        extra = {"options_error": {error.field: error.message}, "options_posted": forms.echoed(request.POST)}
+        return _board_form_response(request, campaign, role, "", extra, error.status)
+    return _board_form_response(request, campaign, role, "", {"success": "House rules saved."}, 200)
 
 
 # --- table dice: the board answers the clock's roll ---------------------------------------------------------------

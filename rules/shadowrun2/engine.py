@@ -23,7 +23,7 @@ from typing import Any
 from rules import kernel
 from rules.dice import Dice, faces_text, roll_expression
 from rules.params import boolean, choice, integer, reject_unknown, require_mapping
-from rules.ruleset import Event, RuleError, State, Timer, copy_state
+from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
 from rules.shadowrun2 import tables as t
 
 SLUG = "shadowrun2"
@@ -969,6 +969,7 @@ EVOLVERS = {
     PHYSICAL_DAMAGE_HEALED: evolve_physical_healed,
     STUN_RECOVERY_ROLLED: evolve_stun_recovery_rolled,
     STUN_BOX_RECOVERED: evolve_stun_box,
+    CHARACTER_CHANGED: lambda state, data, at: kernel.take_attribute_changes(state, data),
 }
 
 
@@ -1158,3 +1159,19 @@ FIRERS = {
     "stun_recovery_roll": fire_stun_recovery_roll,
     "stun_box": fire_stun_box,
 }
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# characters change in play
+
+CHANGEABLE = ("body", "willpower")
+
+
+def change_attributes(state: State, patch: Mapping[str, Any]) -> dict[str, Any]:
+    """Body or Willpower raised (or lowered): every later Body check, healing roll, first aid and overflow count
+    uses the new value. The boxes already marked keep their meaning: no monitor is redrawn, and a character whose
+    overflow is above a lowered Body dies at the next overflow box, not at the edit."""
+    _, changes = kernel.changed_attributes(
+        state, patch, changeable=CHANGEABLE, fixed={}, validate=validate_attributes
+    )
+    return {"changes": changes}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules.ruleset import GM, PLAYER, Event, State, game_time_mark
+from rules.ruleset import CHARACTER_CHANGED, GM, PLAYER, Event, State, game_time_mark
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import (
     CARE_CHANGED,
@@ -269,7 +269,13 @@ def public_event(event: Event) -> dict[str, Any] | None:
         }
     if kind == FIRST_AID_GIVEN:
         return {key: data[key] for key in ("medic", "successes", "boxes_before", "boxes", "stabilized")}
-    if kind in (CRITICAL_HIT_REPLACED, CARE_CHANGED, OVERFLOW_BOX_TAKEN, STUN_BOX_RECOVERED):
+    if kind in (
+        CRITICAL_HIT_REPLACED,
+        CARE_CHANGED,
+        OVERFLOW_BOX_TAKEN,
+        STUN_BOX_RECOVERED,
+        CHARACTER_CHANGED,
+    ):
         return dict(data)
     if kind == CRITICAL_HEALING_ROLLED:
         return (

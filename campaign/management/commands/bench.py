@@ -30,12 +30,14 @@ SIZES = {
     "rebuild": ({"events": 1_000_000}, {"events": 60_000}),
     "clock": ({"characters": 200, "timers": 2000}, {"characters": 50, "timers": 500}),
     "postgres": ({"actions": 5000}, {"actions": 1000}),
+    "http_action": ({"actions": 3000}, {"actions": 600}),
 }
 TARGETS = {
     "actions": ("ratio", 0.30, "action path on SQLite >= 30% of raw sqlite3 inserts of the same rows"),
     "rebuild": ("ratio", 0.50, "rebuild >= 50% of a raw read + json.loads of the same rows"),
     "clock": ("max_seconds", 5.0, "one game year, 200 characters, 2,000 timers, real Celery worker < 5 s"),
     "postgres": ("min_rate", 2000.0, "PostgreSQL >= 2,000 actions/s per process"),
+    "http_action": ("ratio", 0.40, "an action over HTTP (gunicorn, 1 process) >= 40% of the in-process path"),
 }
 BROKER = "redis://127.0.0.1:6379/14"
 
@@ -55,7 +57,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--postgres", help="a PostgreSQL URL for the PostgreSQL row (default: DATABASE_URL)"
         )
-        parser.add_argument("--only", help="comma-separated rows: actions, rebuild, clock, postgres")
+        parser.add_argument("--only", help=f"comma-separated rows: {', '.join(SIZES)}")
         parser.add_argument("--profile", help="a directory: write a pyinstrument profile of each row there")
         parser.add_argument("--row", help="internal: run one row in this (child) process")
         parser.add_argument("--size", help="internal: the row's size as JSON")
