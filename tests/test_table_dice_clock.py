@@ -255,6 +255,15 @@ def test_the_board_shows_the_gm_the_clocks_roll_and_a_player_nothing_of_it(
     page = client.get(board).content.decode()
     assert "waits for a roll" not in page and "Natural healing" not in page and "chest" not in page
 
+    # Once given, the GM's history says the roll was the table's.
+    job = gm.get(f"/api/campaigns/{table['campaign']['id']}/clock/").json()["job"]
+    give(gm, job, {"critical_healing": [1, 1, 1, 1, 1]})
+    give(gm, job, {"ask": False})
+    client.force_login(gm.user)
+    page = client.get(f"/characters/{table['character']['id']}/").content.decode()
+    assert "<dt>rolled at the table</dt><dd>critical healing</dd>" in page
+    assert page.count("rolled at the table") == 1  # the physical healing roll was the server's
+
 
 def test_an_export_with_the_gms_clock_rolls_imports_as_the_same_campaign(gm: Persona) -> None:
     table = campaign_with(gm, "cyberpunk2020", "all", {"body": 6, "luck": 2})
