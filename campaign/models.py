@@ -222,6 +222,15 @@ class Job(JobStatus):
         default=uuid.uuid4,
         help_text="the one queue message allowed to run the job; a resend makes a new one, so the old one stops",
     )
+    stop_on = models.CharField(
+        max_length=16,
+        blank=True,
+        default="",
+        help_text='"status": stop at the first firing that changes a status',
+    )
+    stopped_because = models.CharField(
+        max_length=300, blank=True, default="", help_text="what stopped it early: 'Johnny dies'"
+    )
     # Table dice (campaign option table_dice "all"): the advance stops before a firing that needs a die nobody gave,
     # and waits, still open (so the campaign's actions wait too), until the GM gives it.
     asks = models.BooleanField(default=False, help_text="the advance asks the GM for its dice")
@@ -256,7 +265,8 @@ class Job(JobStatus):
 
     @property
     def stopped_early(self) -> bool:
-        """Done, but short of the time asked for: it reached the most firings one advance may make."""
+        """Done, but short of the time asked for: it reached the most firings one advance may make, or a status
+        changed under `stop_on` (`stopped_because` says whose)."""
         return self.status == self.DONE and self.reached < self.to_time
 
     def stalled_since(self, now: datetime) -> datetime | None:

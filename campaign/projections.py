@@ -20,11 +20,11 @@ from campaign import eventstore
 from campaign.models import Campaign, Character, Event, Timer
 from rules.registry import get_ruleset
 from rules.ruleset import (
-    ACTION_UNDONE,
     CHARACTER_CHANGED,
     CHARACTER_RESTORED,
     CHARACTER_RETIRED,
     INERT_EVENTS,
+    TAKING_BACK,
     Ruleset,
     State,
     replay,
@@ -39,6 +39,7 @@ CAMPAIGN_CREATED = "CampaignCreated"
 CAMPAIGN_CHANGED = "CampaignChanged"
 CHARACTER_CREATED = "CharacterCreated"
 CLOCK_ADVANCED = "ClockAdvanced"
+CLOCK_REWOUND = "ClockRewound"  # an advance taken back: the clock returns to `to`, where the advance began
 
 
 def status_columns(ruleset: Ruleset, state: State) -> dict[str, Any]:
@@ -229,6 +230,8 @@ def _fold_campaign(
                     campaign_version = version
                     if type_ == CLOCK_ADVANCED:
                         game_time = max(game_time, data["to"])
+                    elif type_ == CLOCK_REWOUND:
+                        game_time = data["to"]
                     elif type_ == CAMPAIGN_CREATED:
                         options = data["options"]
                         identity.campaign_name = data["name"]
@@ -248,7 +251,7 @@ def _fold_campaign(
                     continue
                 versions[character_id] = version
                 if type_ in INERT_EVENTS:
-                    if type_ == ACTION_UNDONE:
+                    if type_ in TAKING_BACK:
                         undone.add(character_id)
                     elif type_ in (CHARACTER_RETIRED, CHARACTER_RESTORED):
                         identity.retired[character_id] = type_ == CHARACTER_RETIRED

@@ -41,17 +41,20 @@ from campaign.projections import (
     CAMPAIGN_CREATED,
     CHARACTER_CREATED,
     CLOCK_ADVANCED,
+    CLOCK_REWOUND,
     character_state_at,
     project_character,
     projection_writes,
 )
 from rules import clock
+from rules import ruleset as ruleset_types
 from rules.dice import Dice, RollNeeded, RollRequest
 from rules.event_schema import TABLE_DICE
 from rules.params import choice, reject_unknown, reject_unknown_params
 from rules.registry import get_ruleset
 from rules.ruleset import (
     ACTION_UNDONE,
+    ACTIONS_REVERTED,
     CHARACTER_CHANGED,
     CHARACTER_RESTORED,
     CHARACTER_RETIRED,
@@ -393,12 +396,12 @@ def open_job(campaign: Campaign) -> Job | None:
 
 
 def _undo_events(character: Character, rules: Ruleset, campaign: Campaign) -> tuple[list[RuleEvent], State]:
+    taken_back = eventstore.latest_entry(character.stream)
+    if not taken_back:
+        raise ServiceError("type", NOTHING_TO_UNDO)
+    target = taken_back[0]
     rows = eventstore.stream_events(character.stream)
     voided = eventstore.voided_causes(rows)
-    target = next((r for r in reversed(rows) if r.type not in NOT_UNDONE and r.cause not in voided), None)
-    if target is None:
-        raise ServiceError("type", NOTHING_TO_UNDO)
-    taken_back = [r for r in rows if r.cause == target.cause]
     undo = RuleEvent(
         ACTION_UNDONE,
         {
@@ -413,6 +416,52 @@ def _undo_events(character: Character, rules: Ruleset, campaign: Campaign) -> tu
     return [undo], replay(rules, character.attributes, campaign.options, eventstore.live_events(rows, voided))
 
 
+def _revert_events(
+    character: Character, rules: Ruleset, campaign: Campaign, to_version: Any
+) -> tuple[list[RuleEvent], State]:
+    """One event taking back every entry after `to_version`, and the state it leaves: the state at that version
+    (time travel's), undos after it included (RULES.md, "Every ruleset": revert)."""
+    if isinstance(to_version, bool) or not isinstance(to_version, int) or to_version < 0:
+        raise ServiceError(
+            "to_version", f"expected a version, a whole number of 0 or more, got {to_version!r}"
+        )
+    rows = eventstore.stream_events(character.stream)
+    # Retiring stays as it is: restoring takes it back, as with an undo.
+    after = [
+        row
+        for row in rows
+        if row.version > to_version and row.type not in (CHARACTER_RETIRED, CHARACTER_RESTORED)
+    ]
+    if not after:
+        raise ServiceError(
+            "to_version", f"expected a version before {character.version}: nothing comes after {to_version}"
+        )
+    kept = [row for row in rows if row.version <= to_version]
+    if kept and kept[-1].cause == after[0].cause:
+        start = next(row.version for row in kept if row.cause == after[0].cause)
+        end = max(row.version for row in after if row.cause == after[0].cause)
+        raise ServiceError(
+            "to_version",
+            f"version {to_version} is in the middle of one entry (versions {start} to {end}): expected "
+            f"{start - 1} or {end}",
+        )
+    revert = RuleEvent(
+        ACTIONS_REVERTED,
+        {
+            "to_version": to_version,
+            "causes": list(dict.fromkeys(row.cause for row in after)),
+            "versions": [row.version for row in after],
+            "types": [row.type for row in after],
+        },
+        campaign.game_time,
+    )
+    voided = eventstore.voided_causes(kept)
+    take_back_identity(character, after)
+    return [revert], replay(
+        rules, character.attributes, campaign.options, eventstore.live_events(kept, voided)
+    )
+
+
 def _decide(
     character: Character, rules: Ruleset, campaign: Campaign, action: dict[str, Any], dice: Dice
 ) -> tuple[list[RuleEvent], State, list[RuleTimer]]:
@@ -421,6 +470,9 @@ def _decide(
     state = character.state
     if action["type"] == "undo":
         events, replayed = _undo_events(character, rules, campaign)
+        return events, replayed, rules.timers(state)
+    if action["type"] == "revert":
+        events, replayed = _revert_events(character, rules, campaign, action.get("to_version"))
         return events, replayed, rules.timers(state)
     if action["type"] == "note":
         events = [note_event(action, campaign.game_time)]
@@ -631,13 +683,16 @@ def _too_much_at_once(followed: int) -> str:
 
 
 def clock_advance_request(
-    *, campaign: Campaign, seconds: int, actor: str, idempotency_key: str | None = None
+    *, campaign: Campaign, seconds: int, actor: str, idempotency_key: str | None = None, stop_on: Any = None
 ) -> Job:
     """Create the Job for an advance and enqueue it once the transaction commits. The same `idempotency_key` again
-    returns the job the first request made, finished or not, and advances nothing more."""
+    returns the job the first request made, finished or not, and advances nothing more. `stop_on="status"` ends
+    the advance at the first firing that changes a character's status (`STOP_ON`)."""
     from campaign import tasks
 
-    digest = request_digest({"seconds": seconds})
+    if stop_on not in (None, "", STOP_ON_STATUS):
+        raise ServiceError("stop_on", f'expected "{STOP_ON_STATUS}" or nothing, got {stop_on!r}')
+    digest = request_digest({"seconds": seconds, **({"stop_on": stop_on} if stop_on else {})})
     tasks.ensure_broker()
     try:
         with transaction.atomic():
@@ -665,6 +720,7 @@ def clock_advance_request(
                 asks=asks_the_table(campaign, "clock"),
                 idempotency_key=idempotency_key,
                 request_digest=digest if idempotency_key else "",
+                stop_on=stop_on or "",
             )
             if not settings.CELERY_TASK_ALWAYS_EAGER:
                 transaction.on_commit(lambda: tasks.enqueue_advance(job.pk, job.ticket))
@@ -709,15 +765,22 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
                 if due is None:
                     finished = True
                     break
+                character = characters[due.character_id]
+                before = status_of(rules, character.state) if job.stop_on else None
                 try:
-                    produced, timers = _fire(rules, characters[due.character_id], due, job)
+                    produced, timers = _fire(rules, character, due, job)
                 except RollNeeded as need:
                     # Table dice: the advance stops before this firing, everything before it kept.
-                    _wait_for_roll(job, characters[due.character_id], due, need.request)
+                    _wait_for_roll(job, character, due, need.request)
                     break
                 queue.fired(due, produced > 0, timers)
                 appended += produced
                 fired += 1
+                if before is not None and produced and (change := status_change(before, rules, character)):
+                    job.stopped_because = f"{character.name} {change}"
+                    queue.reached = due.fire_at
+                    finished = True
+                    break
             job.reached = queue.reached
             span = max(1, job.to_time - job.from_time)
             job.timers_fired += fired
@@ -726,7 +789,7 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
             job.heartbeat_at = timezone.now()
             job.skips = sorted([character_id, key] for character_id, key in queue.skip)
             if finished:
-                _finish(campaign, job, end=queue.end)
+                _finish(campaign, job, end=queue.reached if job.stopped_because else queue.end)
             job.save()
         if (
             finished
@@ -772,9 +835,8 @@ def _due_timers(campaign: Campaign, rules: Ruleset, job: Job) -> tuple[dict[int,
     """
     due = Timer.objects.filter(campaign=campaign, due__lte=job.to_time).values_list("character_id", flat=True)
     characters = {character.pk: character for character in Character.objects.filter(pk__in=set(due))}
-    jump = clock.jumps(job.from_time, job.to_time)
     skip = {(character_id, key) for character_id, key in job.skips}
-    queue = clock.DueTimers(job.from_time, job.to_time, jump, skip, reached=job.reached)
+    queue = clock.DueTimers(job.from_time, job.to_time, skip, reached=job.reached)
     for character in characters.values():
         character.campaign = campaign
         queue.set_timers(character.pk, rules.timers(character.state))
@@ -821,7 +883,7 @@ CAMPAIGN_FIELDS = ("name", "options")
 RETIRED = "the character is retired: restore it first"
 NOT_A_MEMBER = "{name} is not a member of this campaign: add them as a player first"
 # Retiring is taken back by restoring, never by an undo (README, "Characters change in play").
-NOT_UNDONE = frozenset((ACTION_UNDONE, CHARACTER_RETIRED, CHARACTER_RESTORED))
+NOT_UNDONE = ruleset_types.NOT_UNDONE
 
 
 def _body_of(changes: Any, fields: tuple[str, ...]) -> Mapping[str, Any]:
@@ -1032,6 +1094,160 @@ def _characters_take_options(campaign: Campaign, rules: Ruleset, options: Mappin
             Character.objects.filter(pk=character.pk).update(state=state)
         else:
             project_character(character, rules, state, character.version)
+
+
+# --- taking back an advance (RULES.md, "Every ruleset") -------------------------------------------------------------
+
+NOTHING_TO_REWIND = "there is no clock advance to take back"
+ACTIONS_SINCE = "the latest advance can no longer be taken back: since it, {actions}"
+
+
+@dataclass
+class Rewind:
+    job: Job
+    characters: int  # how many characters had firings taken back
+    to: int  # the game time the clock is back at
+
+
+def _rewound_jobs(campaign: Campaign) -> set[str]:
+    rows = Event.objects.filter(stream=campaign.stream, type=CLOCK_REWOUND).values_list("data", flat=True)
+    return {data["job"] for data in rows}
+
+
+def _latest_advance(campaign: Campaign) -> Event | None:
+    """The campaign's latest ClockAdvanced that was not taken back."""
+    rewound = _rewound_jobs(campaign)
+    advances = Event.objects.filter(stream=campaign.stream, type=CLOCK_ADVANCED).order_by("-version")
+    return next((row for row in advances.iterator() if row.data["job"] not in rewound), None)
+
+
+def _since(campaign: Campaign, advance: Event) -> list[Event]:
+    """What was recorded after `advance` other than advances taken back (their firings, their ClockAdvanced, the
+    events that took them back): the actions that keep it from being taken back."""
+    rewound = _rewound_jobs(campaign)
+    later = Event.objects.filter(campaign=campaign, position__gt=advance.position).order_by("position")
+    return [
+        row
+        for row in later
+        if not (
+            row.cause.startswith("rewind:")
+            or any(row.cause.startswith(f"timer:{job}:") or row.cause == f"job:{job}" for job in rewound)
+        )
+    ]
+
+
+def _actions_named(campaign: Campaign, rows: list[Event]) -> str:
+    """'Johnny: took 7 points to the torso (2020-01-01 00:10:00); a new character, Ash' for a 409."""
+    rules = get_ruleset(campaign.ruleset)
+    names = dict(Character.objects.filter(campaign=campaign).values_list("pk", "name"))
+    seen: dict[str, str] = {}
+    for row in rows:
+        if row.cause in seen:
+            continue
+        when = game_dates.game_datetime(campaign.options.get("start") or rules.default_start, row.game_time)
+        at = f" ({when:%Y-%m-%d %H:%M:%S})" if when is not None else ""
+        if row.character_id is None:
+            what = f"a new character, {row.data.get('name')}" if row.type == CHARACTER_CREATED else "a change"
+            seen[row.cause] = f"{what}{at}"
+        else:
+            line = rules.summary(eventstore.to_rule_event(row))
+            seen[row.cause] = f"{names.get(row.character_id, 'a character')}: {line}{at}"
+    shown = list(seen.values())
+    more = f"; and {len(shown) - 5} more" if len(shown) > 5 else ""
+    return "; ".join(shown[:5]) + more
+
+
+def clock_rewind(*, campaign: Campaign, actor: str) -> Rewind:
+    """Take back the campaign's latest advance: every firing of it on every character is voided (one revert per
+    character, to the version before its first firing) and the clock returns to where the advance began. Only
+    while nothing else was recorded since; otherwise a 409 naming what was. The one case where time goes back."""
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign.pk)
+        busy = open_job(campaign)
+        if busy is not None:
+            raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))
+        advance = _latest_advance(campaign)
+        if advance is None:
+            raise ServiceError("clock", NOTHING_TO_REWIND)
+        since = _since(campaign, advance)
+        if since:
+            raise Conflict("clock", ACTIONS_SINCE.format(actions=_actions_named(campaign, since)))
+        job = Job.objects.get(pk=advance.data["job"])
+        rules = get_ruleset(campaign.ruleset)
+        fired = Event.objects.filter(campaign=campaign, cause__startswith=f"timer:{job.pk}:")
+        firsts: dict[int, int] = {}
+        for character_id, version in fired.values_list("character_id", "version"):
+            firsts[character_id] = min(version, firsts.get(character_id, version))
+        wrapper = transaction.get_connection()
+        for character in Character.objects.filter(pk__in=firsts).order_by("pk"):
+            character.campaign = campaign
+            events, state = _revert_events(character, rules, campaign, firsts[character.pk] - 1)
+            events = [
+                RuleEvent(event.type, {**event.data, "advance": str(job.pk)}, advance.data["from"])
+                for event in events
+            ]
+            _record(
+                character,
+                rules,
+                events,
+                state,
+                rules.timers(character.state),
+                cause=f"rewind:{job.pk}:{character.pk}",
+                actor=actor,
+                wrapper=wrapper,
+            )
+        back_to = advance.data["from"]
+        eventstore.append(
+            campaign=campaign,
+            stream=campaign.stream,
+            expected_version=campaign.version,
+            events=[
+                RuleEvent(
+                    CLOCK_REWOUND, {"job": str(job.pk), "from": advance.data["to"], "to": back_to}, back_to
+                )
+            ],
+            cause=f"rewind:{job.pk}",
+            actor=actor,
+        )
+        Campaign.objects.filter(pk=campaign.pk).update(game_time=back_to, version=campaign.version + 1)
+    return Rewind(job, len(firsts), back_to)
+
+
+# --- stopping an advance when something happens -----------------------------------------------------------------
+
+STOP_ON_STATUS = "status"
+# A status as the board reads it, and the words for each change: (field, was, now) -> words.
+STATUS_WORDS = {
+    ("alive", True, False): "dies",
+    ("dying", False, True): "starts dying",
+    ("dying", True, False): "stops dying",
+    ("conscious", True, False): "falls unconscious",
+    ("conscious", False, True): "wakes",
+    ("stunned", False, True): "is stunned",
+    ("stunned", True, False): "is no longer stunned",
+}
+
+
+def status_of(rules: Ruleset, state: State) -> dict[str, bool]:
+    """What `stop_on: "status"` watches: alive, dying, conscious (the ruleset's status) and stunned (a state's
+    `stunned`, in the rulesets that have it)."""
+    status = rules.status(state)
+    return {
+        "alive": bool(status["alive"]),
+        "dying": bool(status["dying"]),
+        "conscious": bool(status["conscious"]),
+        "stunned": bool(state.get("stunned")),
+    }
+
+
+def status_change(before: dict[str, bool], rules: Ruleset, character: Character) -> str:
+    """The change a firing made to the character's status, in words ('dies'), or '' for none. A death says only
+    that: it also ends the dying and the consciousness."""
+    after = status_of(rules, character.state)
+    changes = [STATUS_WORDS[(name, was, after[name])] for name, was in before.items() if after[name] != was]
+    if "dies" in changes:
+        return "dies"
+    return " and ".join(changes)
 
 
 # --- table dice: the GM rolls (RULES.md "Dice", campaign option `table_dice`) -------------------------------------

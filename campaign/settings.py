@@ -184,6 +184,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "login": os.environ.get("LOGIN_THROTTLE", "20/min"),
         "signup": os.environ.get("SIGNUP_THROTTLE", "20/hour"),
+        "forecast": os.environ.get("FORECAST_THROTTLE", "60/min"),
     },
     "NUM_PROXIES": TRUSTED_PROXIES,
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",

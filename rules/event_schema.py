@@ -18,6 +18,7 @@ from typing import Any
 
 from rules.ruleset import (
     ACTION_UNDONE,
+    ACTIONS_REVERTED,
     CHARACTER_RESTORED,
     CHARACTER_RETIRED,
     NOTE_ADDED,
@@ -202,11 +203,20 @@ DICE = MapOf(ListOf(Int(0, 1000), max_items=1000))
 DICE_LIST = ListOf(Int(0, 1000), max_items=1000)
 
 
-# The events every ruleset shares (`rules.ruleset`): a GM's note, and an undo naming the cause it took back.
+# The events every ruleset shares (`rules.ruleset`): a GM's note, an undo naming the cause it took back, and a
+# revert naming every cause after its version.
 COMMON_EVENTS = {
     NOTE_ADDED: event(text=Text(NOTE_LENGTH)),
     ACTION_UNDONE: event(
         cause=Text(80),
+        versions=ListOf(Int(1, 2**31 - 1), max_items=100_000),
+        types=ListOf(Text(64), max_items=100_000),
+    ),
+    ACTIONS_REVERTED: event(
+        optional=("advance",),
+        advance=Text(80),
+        to_version=Int(0, 2**31 - 1),
+        causes=ListOf(Text(80), max_items=100_000),
         versions=ListOf(Int(1, 2**31 - 1), max_items=100_000),
         types=ListOf(Text(64), max_items=100_000),
     ),

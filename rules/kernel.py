@@ -6,12 +6,14 @@ A ruleset's folder (`rules/<slug>/`) holds
     engine.py   SLUG; validate_options, validate_attributes, initial_state; DECIDERS (action -> decider),
                 evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer)
     view.py     view, status, public_event, shows: what the GM and a player may see; GM_ONLY, the fields a
-                player never receives a value of
+                player never receives a value of; SUMMARIES (event type -> one line from its data, the GM's)
     forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP,
                 CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
     events.py   EVENTS and STATE: what each event type's data holds and the replayed state's ranges
                 (rules/event_schema.py), against which an import checks a file written elsewhere
+    forecast.py FORECAST: the injuries the recovery forecast follows, what a player may know of them and the GM's
+                what-if menu (rules/forecast.py)
     __init__.py RULESET = assemble(__name__, title=..., default_start=...), which `rules.registry` lists.
 
 A decider is `(state, params, dice, now) -> events`, where `params` are the action's parameters as its form declares
@@ -34,7 +36,9 @@ from rules.ruleset import (
     Ruleset,
     State,
     Timer,
+    common_summary,
     copy_state,
+    type_words,
 )
 
 DEAD = "the character is dead"
@@ -105,12 +109,34 @@ def firer(firers: Mapping[str, Firer]) -> Callable[..., list[Event]]:
     return fire
 
 
+Summarizer = Callable[[Mapping[str, Any]], str]
+
+
+def summarizer(summaries: Mapping[str, Summarizer]) -> Callable[[Event], str]:
+    """summary: the shared entries' words, else the event type's own line (`summaries`, from the event's data),
+    else the type's name in words. Never raises: an entry of an older engine still gets a line."""
+
+    def summary(event: Event) -> str:
+        common = common_summary(event)
+        if common is not None:
+            return common
+        line = summaries.get(event.type)
+        if line is not None:
+            try:
+                return line(event.data)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                pass
+        return type_words(event.type)
+
+    return summary
+
+
 def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
     """The Ruleset of one folder (`package`, its `__name__`), from the names its modules define (this module's
     docstring): every folder has the same files, so none lists them."""
-    engine, view, forms, sheet, events = (
+    engine, view, forms, sheet, events, forecast = (
         importlib.import_module(f"{package}.{name}")
-        for name in ("engine", "view", "forms", "sheet", "events")
+        for name in ("engine", "view", "forms", "sheet", "events", "forecast")
     )
     return Ruleset(
         slug=engine.SLUG,
@@ -128,6 +154,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         view=view.view,
         status=view.status,
         public_event=unretired(view.public_event, None),
+        summary=summarizer(view.SUMMARIES),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
         clock_rolls=forms.CLOCK_ROLLS,
@@ -138,6 +165,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         state_schema=events.STATE,
         change_attributes=engine.change_attributes,
         changeable_attributes=engine.CHANGEABLE,
+        forecast=forecast.FORECAST,
     )
 
 

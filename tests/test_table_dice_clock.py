@@ -281,3 +281,20 @@ def test_an_export_with_the_gms_clock_rolls_imports_as_the_same_campaign(gm: Per
     (save,) = Event.objects.filter(character=copy, type="DeathSaveRolled", data__cause="every turn")
     assert save.data["table_dice"] == ["death_save"]
     assert copy.state == Character.objects.get(pk=table["character"]["id"]).state
+
+
+def test_a_death_save_every_turn_asks_for_each_turns_roll_in_turn(gm: Persona) -> None:
+    table = campaign_with(gm, "cyberpunk2020", "all", {"body": 6, "luck": 2})
+    act(gm, table, CRIPPLED_LEG)
+    job = advance(gm, table, turns=3)
+    asked = []
+    while job["status"] == "waiting":
+        asked.append((job["needs_roll"]["name"], job["needs_roll"]["game_time"]))
+        job = give(gm, job, {"death_save": [3]}, HTTP_IDEMPOTENCY_KEY=f"turn-{len(asked)}").json()
+    assert asked == [("death_save", 30), ("death_save", 60), ("death_save", 90)]
+    saves = Event.objects.filter(character_id=table["character"]["id"], actor="clock").order_by("version")
+    assert [(save.game_time, save.data["roll"], save.data["table_dice"]) for save in saves] == [
+        (30, 3, ["death_save"]),
+        (60, 3, ["death_save"]),
+        (90, 3, ["death_save"]),
+    ]

@@ -94,7 +94,13 @@ CLOCK_ADVANCE = closed(
             "minProperties": 1,
             "maxProperties": 1,
             "additionalProperties": False,
-        }
+        },
+        "stop_on": {
+            "type": "string",
+            "enum": ["status"],
+            "description": "stop at the first firing that changes a character's status (dies, starts dying, "
+            "falls unconscious, wakes, is stunned); the job says where and why",
+        },
     },
     "advance",
 )

@@ -19,7 +19,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, cursors, presenters, services, throttles, transfer
+from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, ImportJob, Job, Membership
@@ -238,7 +238,7 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
         # The stamp has answered who may see it, with the player's name: the character's row is all that is left.
         character = access.stamped_character(stamp)
         notes = presenters.gm_notes_kept(character, stamp.character_key, character.version) if gm else None
-        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes)
+        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes, undo=gm)
         cached = (data, stamp.etag if gm else access.digest_etag(data))
         cache.set(key, cached)
     data, etag = cached
@@ -385,12 +385,14 @@ def clock(request: Request, campaign_id: int) -> Response:
             data["next"] = presenters.upcoming(campaign)
         return Response(data)
     access.require_gm(role, "advance the clock")
-    seconds = services.parse_advance(_body(request, bodies.CLOCK_ADVANCE).get("advance"))
+    body = _body(request, bodies.CLOCK_ADVANCE)
+    seconds = services.parse_advance(body.get("advance"))
     job = services.clock_advance_request(
         campaign=campaign,
         seconds=seconds,
         actor=request.user.get_username(),
         idempotency_key=_idempotency_key(request),
+        stop_on=body.get("stop_on"),
     )
     return Response(
         {"job": str(job.pk), "from": job.from_time, "to": job.to_time, "status": job.status},
@@ -517,6 +519,61 @@ def _retired(request: Request, character_id: int, *, retired: bool) -> Response:
 def character_restore(request: Request, character_id: int) -> Response:
     """Bring a retired character back (GMs): CharacterRestored."""
     return _retired(request, character_id, retired=False)
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter(
+            "runs",
+            int,
+            description=f"futures to simulate, {forecasts.fc.MIN_RUNS:,} to {forecasts.fc.MAX_RUNS:,} "
+            f"(default {forecasts.fc.DEFAULT_RUNS:,})",
+        ),
+        OpenApiParameter(
+            "with",
+            str,
+            description="GMs only: what-ifs of the ruleset's menu, separated by commas (treat_now, ...)",
+        ),
+        OpenApiParameter(
+            "seed",
+            int,
+            description="the simulation's seed (tests); without it, one derived from the state: the same state "
+            "gives the same forecast",
+        ),
+    ],
+    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY},
+)
+@api_view(["GET"])
+@throttle_classes([throttles.ForecastRate])
+def character_forecast(request: Request, character_id: int) -> Response:
+    """When each injury should be healed and the character back to full health (docs/forecast.md): percentiles
+    over simulated futures of the rules' own clock, with game dates; survival odds when a death is in sight."""
+    stamp = access.character_stamp(request.user, character_id)
+    asked = forecasts.read_asked(request.query_params, stamp.ruleset, stamp.role)
+
+    def answer() -> dict[str, Any]:
+        character, role = access.character_for(request.user, character_id)
+        return forecasts.forecast_json(character, role, forecasts.forecast_of(character, role, asked))
+
+    return Response(forecasts.cached(stamp, asked, "api-forecast", answer))
+
+
+@extend_schema(request=None, responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY})
+@api_view(["POST"])
+def clock_rewind(request: Request, campaign_id: int) -> Response:
+    """Take back the latest advance (GM): its firings on every character are voided and the clock goes back to
+    where it began, while nothing was recorded since (409 naming what was)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "take back an advance")
+    rewind = services.clock_rewind(campaign=campaign, actor=request.user.get_username())
+    return Response(
+        {
+            "job": str(rewind.job.pk),
+            "characters": rewind.characters,
+            "game_time": rewind.to,
+            "game_date": presenters.game_date(campaign, rewind.to),
+        }
+    )
 
 
 # --- table dice: a waiting advance takes the GM's roll ------------------------------------------------------------

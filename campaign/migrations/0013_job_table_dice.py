@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("campaign", "0014_character_retired"),
+        ("campaign", "0012_job_stop_on"),
     ]
 
     operations = [

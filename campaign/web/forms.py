@@ -68,6 +68,9 @@ class ActionFormView:
     error: str = ""
     success: str = ""
     errors: dict[str, str] = field(default_factory=dict)
+    undo_text: str = (
+        ""  # the undo form's button: what it takes back ("Undo: death save failed, 00:30 (clock)")
+    )
     # Table dice: the form asks for one roll at a time (`table_dice_form`).
     table_dice: bool = False
     asked: AskedRoll | None = None
@@ -478,7 +481,7 @@ CLOCK_UNITS = ("seconds", "rounds", "turns", "minutes", "hours", "days", "weeks"
 
 def parse_advance(data: QueryDict) -> dict[str, Any]:
     """The posted clock form as the API's `advance` object (the service checks the unit and the amount)."""
-    check_posted(data, {"key": "key", "unit": "advance", "amount": "advance"})
+    check_posted(data, {"key": "key", "unit": "advance", "amount": "advance", "stop_on": "stop_on"})
     unit = data.get("unit", "")
     raw = data.get("amount", "").strip()
     try:

@@ -21,5 +21,9 @@ urlpatterns = [
     path("characters/<id:character_id>/retire/", views.character_retire, name="character-retire"),
     path("characters/<id:character_id>/restore/", views.character_restore, name="character-restore"),
     path("campaigns/<id:campaign_id>/options/", views.campaign_options, name="campaign-options"),
+    path("characters/<id:character_id>/forecast/", views.character_forecast, name="character-forecast"),
+    path(
+        "campaigns/<id:campaign_id>/clock/rewind/", views.campaign_clock_rewind, name="campaign-clock-rewind"
+    ),
     path("campaigns/<id:campaign_id>/clock/roll/", views.campaign_clock_roll, name="campaign-clock-roll"),
 ]

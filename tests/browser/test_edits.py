@@ -4,6 +4,7 @@ Every die is entered. Dark Future: CON 8; a driver does not add the weapon's dam
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -82,7 +83,7 @@ def test_armour_a_driver_on_foot_an_undone_edit_and_a_retirement(
     edit(gm, ash, **{"name": "Asher"})
     expect(gm.get_by_role("heading", name="Asher")).to_be_visible()
     open_action(gm, "undo")
-    gm.locator("#form-undo").get_by_role("button", name="Undo the latest action").click()
+    gm.locator("#form-undo").get_by_role("button", name=re.compile("^Undo: character changed: name")).click()
     expect(gm.locator("#live .event").first).to_contain_text("Action undone")
     gm.goto(ash)
     expect(gm.get_by_role("heading", name="Ash", exact=True)).to_be_visible()
