@@ -34,6 +34,11 @@ class Campaign(models.Model):
         help_text="bumped by every rebuild of the read models: a rebuilt state is news to pages and ETags even "
         "though no event was added",
     )
+    fight_started_at = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="game second the GM's current fight began (the board's round counter); null: no fight",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

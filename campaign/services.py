@@ -306,6 +306,13 @@ def _player_for(campaign: Campaign, player: Any) -> AbstractBaseUser | None:
     return user
 
 
+def _valid_attributes(rules: Ruleset, attributes: Any) -> dict[str, Any]:
+    """A new character's attributes as the ruleset keeps them (its defaults filled in), or a 400 naming one."""
+    if attributes is not None and not isinstance(attributes, Mapping):
+        raise ServiceError("attributes", f"expected an object, got {type(attributes).__name__}")
+    return rules.validate_attributes(attributes or {})
+
+
 def character_create(
     *,
     campaign: Campaign,
@@ -320,9 +327,7 @@ def character_create(
     digest = request_digest({"name": name, "player": player, "attributes": attributes})
     name = _name(name, "the character's name")
     rules = get_ruleset(campaign.ruleset)
-    if attributes is not None and not isinstance(attributes, Mapping):
-        raise ServiceError("attributes", f"expected an object, got {type(attributes).__name__}")
-    attributes = rules.validate_attributes(attributes or {})
+    attributes = _valid_attributes(rules, attributes)
     with transaction.atomic():
         campaign = eventstore.lock_campaign(campaign.pk)
         if idempotency_key:
@@ -874,6 +879,151 @@ def clock_fail(job_id: Any, error: str) -> None:
     Job.objects.filter(pk=job_id, status__in=[Job.QUEUED, Job.RUNNING]).update(
         status=Job.FAILED, error=error[:2000], finished_at=timezone.now()
     )
+
+
+# --- the GM's board: a fight's round counter, NPCs in a hurry (docs/web.md, "The board") -----------------------
+
+MAX_NUMBERED = 20  # characters made at once from one template: a fight's gang, not a city
+PREFIX_LENGTH = 190
+
+
+def fight_start(*, campaign: Campaign, at: Any) -> Campaign:
+    """Start counting a fight's rounds at game second `at` (the game time the GM's board showed): the counter is
+    round 1 there. Setting a moment, not "now", makes a retried request set the same one."""
+    if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= campaign.game_time:
+        # Not echoed: a number of game seconds means nothing to the GM who reads it.
+        raise ServiceError("at", "expected the game time the board showed, not later than the campaign's")
+    Campaign.objects.filter(pk=campaign.pk).update(fight_started_at=at)
+    campaign.fight_started_at = at
+    return campaign
+
+
+def fight_end(*, campaign: Campaign) -> Campaign:
+    """No fight: the board's round counter is hidden until the next one starts."""
+    Campaign.objects.filter(pk=campaign.pk).update(fight_started_at=None)
+    campaign.fight_started_at = None
+    return campaign
+
+
+def characters_create_numbered(
+    *,
+    campaign: Campaign,
+    actor: str,
+    prefix: Any,
+    count: Any,
+    attributes: Any = None,
+    idempotency_key: str | None = None,
+) -> list[Character]:
+    """`count` characters from one template, named "<prefix> N" after the highest N the campaign already has
+    ("Ganger 1" to "Ganger 4", then "Ganger 5"...), all with `attributes` and no player, as one command: the same
+    `idempotency_key` again returns the same characters."""
+    digest = request_digest({"prefix": prefix, "count": count, "attributes": attributes})
+    try:
+        prefix = _name(prefix, "the name the characters share")
+    except ServiceError as error:
+        raise ServiceError("prefix", error.message) from None
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_NUMBERED:
+        raise ServiceError("count", f"expected a whole number of 1 to {MAX_NUMBERED}, got {count!r}")
+    if len(prefix) > PREFIX_LENGTH:  # room for " 12345" in a name's 200 characters
+        raise ServiceError("prefix", f"expected at most {PREFIX_LENGTH} characters, got {len(prefix)}")
+    rules = get_ruleset(campaign.ruleset)
+    attributes = _valid_attributes(rules, attributes)
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign.pk)
+        made = _characters_made_with(campaign, idempotency_key, digest)
+        if made is not None:
+            return made
+        names = _numbered_names(campaign, prefix, count, first=1)
+        return _add_characters(
+            campaign, rules, actor, [(name, attributes) for name in names], idempotency_key, digest
+        )
+
+
+def character_duplicate(*, character: Character, actor: str, idempotency_key: str | None = None) -> Character:
+    """A new character with `character`'s attributes (not its history, injuries or player), named with the next
+    free number: "Ganger 4" -> "Ganger 5", "Ash" -> "Ash 2"."""
+    digest = request_digest({"duplicate": character.pk})
+    rules = get_ruleset(character.campaign.ruleset)
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(character.campaign_id)
+        made = _characters_made_with(campaign, idempotency_key, digest)
+        if made is not None:
+            return made[0]
+        stem, number = _name_and_number(character.name)
+        [name] = _numbered_names(campaign, stem, 1, first=max(number + 1, 2))
+        attributes = rules.validate_attributes(character.attributes)
+        return _add_characters(campaign, rules, actor, [(name, attributes)], idempotency_key, digest)[0]
+
+
+def _name_and_number(name: str) -> tuple[str, int]:
+    """'Ganger 4' -> ('Ganger', 4); 'Ash' -> ('Ash', 0)."""
+    stem, _, last = name.rpartition(" ")
+    return (stem, int(last)) if stem and last.isdigit() else (name, 0)
+
+
+def _numbered_names(campaign: Campaign, stem: str, count: int, *, first: int) -> list[str]:
+    """`count` names "<stem> N", numbered on from the highest the campaign has (at least `first`)."""
+    taken = Character.objects.filter(campaign=campaign, name__startswith=f"{stem} ").values_list(
+        "name", flat=True
+    )
+    highest = max((n for s, n in map(_name_and_number, taken) if s == stem), default=0)
+    start = max(highest, first - 1) + 1
+    return [f"{stem} {n}" for n in range(start, start + count)]
+
+
+def _characters_made_with(
+    campaign: Campaign, idempotency_key: str | None, digest: str
+) -> list[Character] | None:
+    """The characters the command with this key made, if any (a 409 if the key was another request's)."""
+    if not idempotency_key:
+        return None
+    first = _first_with_key(campaign, idempotency_key)
+    if first is None:
+        return None
+    if first.type != CHARACTER_CREATED or first.request_digest != digest:
+        raise Conflict("Idempotency-Key", KEY_REUSED)
+    made = Event.objects.filter(stream=campaign.stream, cause=first.cause).order_by("version")
+    ids = [data["character"] for data in made.values_list("data", flat=True)]
+    found = Character.objects.in_bulk(ids)
+    return [found[pk] for pk in ids]
+
+
+def _add_characters(
+    campaign: Campaign,
+    rules: Ruleset,
+    actor: str,
+    named: list[tuple[str, dict[str, Any]]],
+    idempotency_key: str | None,
+    digest: str,
+) -> list[Character]:
+    """New characters without players under the campaign's lock, their creations one command on the campaign's
+    stream (one cause, the key on the first event), each projected at its start."""
+    characters = [
+        Character.objects.create(campaign=campaign, name=name, attributes=attributes)
+        for name, attributes in named
+    ]
+    events = [
+        RuleEvent(
+            CHARACTER_CREATED,
+            {"character": c.pk, "name": c.name, "attributes": c.attributes},
+            campaign.game_time,
+        )
+        for c in characters
+    ]
+    eventstore.append(
+        campaign=campaign,
+        stream=campaign.stream,
+        expected_version=campaign.version,
+        events=events,
+        cause=f"characters:{uuid.uuid4()}",
+        actor=actor,
+        idempotency_key=idempotency_key,
+        request_digest=digest if idempotency_key else "",
+    )
+    Campaign.objects.filter(pk=campaign.pk).update(version=campaign.version + len(events))
+    for character in characters:
+        project_character(character, rules, start_state(rules, character.attributes, campaign.options), 0)
+    return characters
 
 
 # --- characters and campaigns change in play (RULES.md, "Every ruleset") -----------------------------------------

@@ -260,7 +260,7 @@ def test_an_unknown_action_type_lists_the_valid_ones(sr2: Table) -> None:
     assert response.json() == {
         "type": [
             "unknown action 'resurrect'; expected one of: wound, diagnose, treat, heal_magic, first_aid, replace, "
-            "set_care, note, undo"
+            "set_care, note, undo, revert"
         ]
     }
     assert _event_count() == before
@@ -472,7 +472,7 @@ def test_the_request_schemas_document_what_the_api_accepts(client: Any) -> None:
 def test_the_rulesets_endpoint_lists_actions_and_option_defaults(client: Any) -> None:
     data = {r["slug"]: r for r in client.get("/api/rulesets/").json()}
     assert sorted(data) == ["cyberpunk2020", "darkfuture", "shadowrun2"]
-    assert data["darkfuture"]["actions"] == ["damage", "recover", "note", "undo"]
+    assert data["darkfuture"]["actions"] == ["damage", "recover", "note", "undo", "revert"]
     assert data["cyberpunk2020"]["options"]["hit_location_model"] == "standard"
 
 

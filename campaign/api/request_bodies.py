@@ -105,3 +105,18 @@ CLOCK_ADVANCE = closed(
     "advance",
 )
 IMPORT = closed({"file": {"type": "string", "format": "binary"}}, "file")
+
+
+# --- the GM's board (docs/web.md, "The board") ----------------------------------------------------------------------
+CHARACTERS_NUMBERED = closed(
+    {
+        "prefix": text(
+            services.PREFIX_LENGTH, pattern=NOT_BLANK, description='"Ganger": Ganger 1, Ganger 2...'
+        ),
+        "count": {"type": "integer", "minimum": 1, "maximum": services.MAX_NUMBERED},
+        "attributes": ANY_OBJECT,
+    },
+    "prefix",
+    "count",
+)
+CHARACTER_DUPLICATE = closed({})

@@ -27,6 +27,14 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/docs.html"),
         name="api-docs",
     ),
+    path(
+        "campaigns/<id:campaign_id>/characters/numbered/",
+        views.characters_numbered,
+        name="api-characters-numbered",
+    ),
+    path(
+        "characters/<id:character_id>/duplicate/", views.character_duplicate, name="api-character-duplicate"
+    ),
     path("characters/<id:character_id>/forecast/", views.character_forecast, name="api-character-forecast"),
     path("campaigns/<id:campaign_id>/clock/rewind/", views.clock_rewind, name="api-clock-rewind"),
     path("jobs/<str:job_id>/rolls/", views.job_rolls, name="api-job-rolls"),

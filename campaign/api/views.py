@@ -488,6 +488,52 @@ def rulesets(request: Request) -> Response:
     return Response(out)
 
 
+# --- the GM's board: NPCs in a hurry (docs/web.md, "The board") -------------------------------------------------
+
+
+@extend_schema(
+    request={JSON: bodies.CHARACTERS_NUMBERED},
+    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    parameters=[IDEMPOTENCY_KEY],
+)
+@api_view(["POST"])
+def characters_numbered(request: Request, campaign_id: int) -> Response:
+    """`count` characters without players from one template, named "<prefix> N" numbered on from the campaign's
+    highest: the list of them."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "create characters")
+    body = _body(request, bodies.CHARACTERS_NUMBERED)
+    made = services.characters_create_numbered(
+        campaign=campaign,
+        actor=request.user.get_username(),
+        prefix=body.get("prefix"),
+        count=body.get("count"),
+        attributes=body.get("attributes"),
+        idempotency_key=_idempotency_key(request),
+    )
+    for character in made:
+        character.refresh_from_db()  # as projected
+    return Response([presenters.character_json(c, GM) for c in made], status=status.HTTP_201_CREATED)
+
+
+@extend_schema(
+    request={JSON: bodies.CHARACTER_DUPLICATE},
+    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    parameters=[IDEMPOTENCY_KEY],
+)
+@api_view(["POST"])
+def character_duplicate(request: Request, character_id: int) -> Response:
+    """A new character with this one's attributes (not its history or player), named with the next number."""
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "create characters")
+    _body(request, bodies.CHARACTER_DUPLICATE)
+    copy = services.character_duplicate(
+        character=character, actor=request.user.get_username(), idempotency_key=_idempotency_key(request)
+    )
+    copy.refresh_from_db()  # as projected
+    return Response(presenters.character_json(copy, GM), status=status.HTTP_201_CREATED)
+
+
 def _changed(request: Request, character_id: int) -> Response:
     character, role = access.character_for(request.user, character_id)
     access.require_gm(role, "change characters")

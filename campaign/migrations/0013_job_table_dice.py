@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("campaign", "0012_job_stop_on"),
+        ("campaign", "0017_campaign_fight_started_at"),
     ]
 
     operations = [

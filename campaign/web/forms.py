@@ -23,7 +23,7 @@ from campaign import services
 from campaign.client_input import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
 from rules.registry import get_ruleset
 from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, RuleError
-from rules.sheet import Attribute
+from rules.sheet import Attribute, Board
 from rules.text import without_direction_controls
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
@@ -440,8 +440,11 @@ def place_character_error(ruleset: str, field_name: str, message: str) -> dict[s
     return {"form": message if field_name == "form" else f"{field_name}: {message}"}
 
 
-def parse_attributes(ruleset: str, data: QueryDict) -> dict[str, Any]:
-    check_posted(data, character_inputs(ruleset))
+def parse_attributes(
+    ruleset: str, data: QueryDict, inputs: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The posted attributes as the API's object. `inputs`: the form's whole set (the character form's if None)."""
+    check_posted(data, character_inputs(ruleset) if inputs is None else inputs)
     attributes: dict[str, Any] = {}
     for attribute in _attributes(ruleset):
         name, input_name = attribute.name, _attribute_input(attribute)
@@ -495,6 +498,87 @@ def parse_advance(data: QueryDict) -> dict[str, Any]:
 
 def json_field(name: str, raw: str) -> Any:
     return _json(raw, name, "a JSON object")
+
+
+# --- the GM's board (rules/sheet.py, `Board`) ----------------------------------------------------------------------
+
+
+def board_of(ruleset: str) -> Board | None:
+    """What the ruleset says of its table (rules/sheet.py, `Board`), if it says anything."""
+    sheet = get_ruleset(ruleset).sheet
+    return sheet.board if sheet is not None else None
+
+
+def card_actions(ruleset: str) -> dict[str, str]:
+    """The actions a character's card on the board offers, each with its label: the ruleset's board actions, then
+    the GM note and Undo every ruleset has."""
+    rules = get_ruleset(ruleset)
+    board = board_of(ruleset)
+    labels = {a.action: a.label for a in board.actions} if board is not None else {}
+    return {
+        action: labels.get(action) or rules.action_form(action).label for action in (*labels, "note", "undo")
+    }
+
+
+def _card_inputs(ruleset: str, action: str) -> tuple[str, ...] | None:
+    """The inputs of `action` a card shows (None: all of them, as for the note and Undo)."""
+    board = board_of(ruleset)
+    for card_action in board.actions if board is not None else ():
+        if card_action.action == action:
+            return card_action.inputs
+    return None
+
+
+def card_form(
+    ruleset: str,
+    action: str,
+    *,
+    injuries: list[tuple[str, str]] | None = None,
+    data: QueryDict | None = None,
+    errors: dict[str, str] | None = None,
+) -> ActionFormView:
+    """An action's form as a card shows it: the action's own form (`build_form`) cut down to the inputs the
+    ruleset's board names. An error of an input the card does not show is said on top of the form."""
+    form = build_form(ruleset, action, injuries=injuries, data=data, errors=errors)
+    shown = _card_inputs(ruleset, action)
+    if shown is None:
+        return form
+    hidden = [f.error for f in form.fields if f.name not in shown and f.error]
+    hidden += [r.error for r in form.rolls if f"rolls.{r.name}" not in shown and r.error]
+    form.fields = [f for f in form.fields if f.name in shown]
+    form.rolls = [r for r in form.rolls if f"rolls.{r.name}" in shown]
+    form.error = " ".join(text for text in (form.error, *hidden) if text)
+    return form
+
+
+NUMBERED_INPUTS = {"key": "key", "prefix": "prefix", "count": "count"}
+
+
+def parse_numbered(ruleset: str, data: QueryDict) -> tuple[str, Any, dict[str, Any]]:
+    """The posted "several NPCs" form: the name they share, how many, their attributes (as the API's body)."""
+    inputs = {**NUMBERED_INPUTS, **{k: v for k, v in character_inputs(ruleset).items() if k.startswith("a_")}}
+    attributes = parse_attributes(ruleset, data, inputs)
+    raw = data.get("count", "").strip()
+    try:
+        count: Any = int(raw)
+    except ValueError:
+        raise RuleError(
+            "count", f"expected a whole number of 1 to {services.MAX_NUMBERED}, got {raw!r}"
+        ) from None
+    return data.get("prefix", ""), count, attributes
+
+
+def parse_fight(data: QueryDict) -> int | None:
+    """The posted fight form: the game second a new fight starts at (the game time the board showed), or None
+    to end the fight."""
+    check_posted(data, {"at": "at", "end": "end"})
+    if _ticked(data, "end", "end"):
+        return None
+    raw = data.get("at", "").strip()
+    try:
+        return int(raw)
+    except ValueError:
+        raise RuleError("at", f"expected the game time the fight starts at, got {raw!r}") from None
 
 
 # --- characters and campaigns change in play --------------------------------------------------------------------

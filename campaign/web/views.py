@@ -6,6 +6,7 @@ of the page that refreshes itself, answered with 304 when its ETag has not chang
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import uuid
@@ -33,7 +34,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership
-from campaign.web import display, forecast_panel, forms
+from campaign.web import board, display, forecast_panel, forms
 from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
@@ -271,7 +272,7 @@ def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
             )
     return (
         f'"b{campaign.pk}-{campaign.version}-{campaign.game_time}-e{campaign.projection_epoch}-{totals["v"] or 0}-{totals["n"]}'
-        f'-{job_part}-{role}-{user_id}"'
+        f'-{job_part}-{role}-{user_id}-f{campaign.fight_started_at}"'
     )
 
 
@@ -279,14 +280,41 @@ def _board_characters(campaign: Campaign, role: str, user: Any) -> list[dict[str
     rows = Character.objects.filter(campaign=campaign, retired=False).select_related("player", "campaign")
     if role == PLAYER:
         rows = rows.filter(player=user)
+    return _board_cards(campaign, role, list(rows))
+
+
+def _board_cards(campaign: Campaign, role: str, rows: list[Character]) -> list[dict[str, Any]]:
+    """The cards of the board. Each card's state is rendered once per character version, clock and role (the
+    "pages" cache, as the character page's live region): a refresh after one character changed presents that one
+    alone. What the state shows depends on the role only (no user, no CSRF token)."""
+    ruleset = get_ruleset(campaign.ruleset)
+    cache = caches[LIVE_CACHE]
+    keys = {_card_cache_key(campaign, role, character): character for character in rows}
+    found = cache.get_many(list(keys))
+    fresh: dict[str, str] = {}
     out = []
-    for character in rows:
-        data = presenters.character_json(character, role)
-        if role == GM and data.get("death_at") is not None:
-            data["time_left"] = display.duration_text(data["death_at"] - campaign.game_time)
-            data["death_text"] = display.date_text(data["death_at_date"])
-        out.append(data)
+    for key, character in keys.items():
+        html = found.get(key)
+        if html is None:
+            card = board.card(campaign, ruleset, role, presenters.character_json(character, role))
+            html = render_to_string("web/board_card_state.html", {"c": card, "is_gm": role == GM})
+            fresh[key] = html
+        else:
+            card = board.card_shell(ruleset, role, character.pk)
+        card["state_html"] = _rendered(html)
+        out.append(card)
+    if fresh:
+        cache.set_many(fresh, LIVE_CACHE_SECONDS)
     return out
+
+
+def _card_cache_key(campaign: Campaign, role: str, character: Character) -> str:
+    # The name and player are not events (an edit may change them without a new version): their digest is part.
+    who = hashlib.sha256(f"{character.name}\0{character.player_id}".encode()).hexdigest()[:16]
+    return (
+        f"card{LIVE_CACHE_FORMAT}:{character.pk}:{character.created_at.timestamp()}:v{character.version}"
+        f":t{campaign.game_time}:e{campaign.projection_epoch}:{who}:{role}"
+    )
 
 
 def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[str, Any]:
@@ -298,6 +326,7 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
         "game_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
         "characters": _board_characters(campaign, role, request.user),
         "etag": _board_etag(campaign, role, request.user.pk),
+        "fight": board.fight(campaign, get_ruleset(campaign.ruleset)),
     }
     if role == GM:
         job = services.open_job(campaign)
@@ -347,7 +376,9 @@ def campaign_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
             return not_modified
         context = _board_context(request, campaign, role)
         return _with_etag(render(request, "campaign.html#live", context), etag)
-    return _with_keyed_forms(render(request, "campaign.html", _board_context(request, campaign, role)))
+    context = _board_context(request, campaign, role)
+    _open_card_form(request, campaign, context)
+    return _with_keyed_forms(render(request, "campaign.html", context))
 
 
 def _board_form_response(
@@ -858,13 +889,14 @@ def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
     return render(request, "character_history.html", context)
 
 
-@login_required
-@require_POST
-def character_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
-    character = _gm_acting_on(request, character_id, action)
+def _posted_action(
+    request: HttpRequest, character: Character, action: str
+) -> tuple[services.ActionResult | None, dict[str, str], int, dict[str, Any] | None]:
+    """Run a posted action form (the character page's or a card's): the result, or the errors placed on the
+    form's fields, and the status; the character is read again after it. Table dice: the roll the rules need
+    next (`needs_roll`), when one is missing."""
     ruleset = character.campaign.ruleset
-    errors: dict[str, str] = {}
-    status = 201
+    result, errors, status = None, {}, 201
     needs = None
     try:
         body = forms.parse_action(ruleset, action, request.POST)
@@ -880,6 +912,21 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     except RollNeeded as need:
         needs, status = need.request.as_data(), 422
     character.refresh_from_db()
+    return result, errors, status, needs
+
+
+CARD_NEEDS_ROLL = (
+    "this campaign rolls at the table and the rules need a roll: {prompt}. Enter the dice on the card, or use the "
+    "character's page, which asks for each roll in turn"
+)
+
+
+@login_required
+@require_POST
+def character_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    character = _gm_acting_on(request, character_id, action)
+    ruleset = character.campaign.ruleset
+    result, errors, status, needs = _posted_action(request, character, action)
     injuries = _injury_choices(character)
     if errors or needs:
         form = forms.build_form(
@@ -909,6 +956,92 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     stamp = access.character_stamp(request.user, character.pk)
     context = _page_context(request, stamp, None, character, open_form=form)
     return render(request, "character.html", context, status=status)
+
+
+# --- the GM's board: cards, a fight's rounds, NPCs in a hurry (campaign/web/board.py) ---------------------------
+
+
+def _card_for(request: HttpRequest, character: Character) -> dict[str, Any]:
+    """The card of one character as the GM sees it now (after an action on it)."""
+    campaign = character.campaign
+    data = presenters.character_json(character, GM)
+    return board.card(campaign, get_ruleset(campaign.ruleset), GM, data)
+
+
+@login_required
+@require_POST
+def card_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """An action posted from a character's card on the board: the card's form (`forms.card_form`), parsed and
+    recorded as the character page's. With htmx the answer is the form and, out of band, the card's state; without,
+    the board (a redirect, or the page with the card's form open and its error)."""
+    character = _gm_acting_on(request, character_id, action)
+    ruleset = character.campaign.ruleset
+    labels = forms.card_actions(ruleset)
+    if action not in labels:
+        raise Http404("no such action on a card")
+    result, errors, status, needs = _posted_action(request, character, action)
+    if needs:
+        # A card takes no roll at a time: the character's page walks the GM through them.
+        errors = {"form": CARD_NEEDS_ROLL.format(prompt=needs["prompt"])}
+    card = _card_for(request, character)
+    if errors:
+        form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors)
+    else:
+        form = board.card_form_for(get_ruleset(ruleset), card, action)
+        titles = ", ".join(display.event_title(e.type) for e in result.events)
+        done = "already recorded" if result.replayed else "recorded"
+        form.success = f"{character.name}: {done} {titles.lower()}."
+    if request.htmx:
+        response = render(
+            request,
+            "web/board_card_form.html",
+            {"c": card, "form": form, "label": labels[action], "is_gm": True, "oob": True},
+        )
+        if not errors:
+            response["HX-Trigger"] = "refresh"
+        return response
+    board_url = reverse("campaign", args=[character.campaign_id]) + f"#card-{character.pk}"
+    if not errors:
+        messages.success(request, form.success)
+        return redirect(board_url)
+    context = _board_context(request, character.campaign, GM)
+    board.with_form(context["characters"], character.pk, form)
+    return render(request, "campaign.html", context, status=status)
+
+
+@login_required
+@require_POST
+def character_duplicate(request: HttpRequest, character_id: int) -> HttpResponse:
+    """A new character with this one's attributes (services.character_duplicate), from its card on the board."""
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "create characters")
+    try:
+        forms.check_posted(request.POST, {"key": "key"})
+        copy = services.character_duplicate(
+            character=character,
+            actor=request.user.get_username(),
+            idempotency_key=forms.idempotency_key(request.POST),
+        )
+    except RuleError as error:
+        if request.htmx:
+            return render(
+                request,
+                "web/board_card_duplicate.html",
+                {"c": {"id": character.pk}, "copy_error": error.message},
+            )
+        context = _board_context(request, character.campaign, role)
+        return render(
+            request, "campaign.html", {**context, "board_error": error.message}, status=error.status
+        )
+    text = f"{copy.name} joined the campaign."
+    if request.htmx:
+        response = render(
+            request, "web/board_card_duplicate.html", {"c": {"id": character.pk}, "copied": text}
+        )
+        response["HX-Trigger"] = "refresh"
+        return response
+    messages.success(request, text)
+    return redirect(reverse("campaign", args=[character.campaign_id]) + f"#card-{copy.pk}")
 
 
 # --- characters and campaigns change in play --------------------------------------------------------------------
@@ -967,6 +1100,49 @@ def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+def campaign_npcs(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Several NPCs from one template (services.characters_create_numbered)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "create characters")
+    try:
+        prefix, count, attributes = forms.parse_numbered(campaign.ruleset, request.POST)
+        made = services.characters_create_numbered(
+            campaign=campaign,
+            actor=request.user.get_username(),
+            prefix=prefix,
+            count=count,
+            attributes=attributes,
+            idempotency_key=forms.idempotency_key(request.POST),
+        )
+    except RuleError as error:
+        if error.field in ("prefix", "count"):
+            errors = {error.field: error.message}
+        else:  # an attribute, or the form as a whole
+            errors = forms.place_character_error(campaign.ruleset, error.field, error.message)
+        extra = {
+            "npc_errors": errors,
+            "npc_prefix": without_direction_controls(request.POST.get("prefix", "")),
+            "npc_count": without_direction_controls(request.POST.get("count", "")),
+            "npc_fields": forms.attribute_fields(campaign.ruleset, forms.echoed(request.POST), errors),
+        }
+        return _npcs_response(request, campaign, role, extra, error.status)
+    names = made[0].name if len(made) == 1 else f"{made[0].name} to {made[-1].name}"
+    success = f"{names} joined the campaign."
+    return _npcs_response(request, campaign, role, {"npc_success": success, "success": success}, 201)
+
+
+def _npcs_response(
+    request: HttpRequest, campaign: Campaign, role: str, extra: dict[str, Any], status: int
+) -> HttpResponse:
+    if not request.htmx:
+        return _board_form_response(request, campaign, role, "", extra, status)
+    context = {"campaign": campaign, "attribute_fields": forms.attribute_fields(campaign.ruleset), **extra}
+    response = render(request, "web/board_npcs.html", context)
+    if status < 400:
+        response["HX-Trigger"] = "refresh"
+    return response
+
+
 def character_retire(request: HttpRequest, character_id: int) -> HttpResponse:
     character, role = access.character_for(request.user, character_id)
     access.require_gm(role, "retire characters")
@@ -979,6 +1155,75 @@ def character_retire(request: HttpRequest, character_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+def campaign_fight(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Start a new fight at the game time the board showed (the round counter's round 1), or end it."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "count a fight's rounds")
+    error = ""
+    try:
+        at = forms.parse_fight(request.POST)
+        if at is None:
+            services.fight_end(campaign=campaign)
+            success = "The fight is over."
+        else:
+            services.fight_start(campaign=campaign, at=at)
+            success = "A new fight: round 1."
+    except RuleError as refused:
+        error, status = refused.message, refused.status
+    else:
+        status = 200
+    ruleset = get_ruleset(campaign.ruleset)
+    if request.htmx:
+        context = {
+            "campaign": campaign,
+            "is_gm": True,
+            "fight": board.fight(campaign, ruleset),
+            "fight_error": error,
+        }
+        response = render(request, "web/board_round.html", context)
+        if not error:
+            response["HX-Trigger"] = "refresh"
+        return response
+    if not error:
+        messages.success(request, success)
+        return redirect("campaign", campaign_id=campaign.pk)
+    context = {**_board_context(request, campaign, role), "fight_error": error}
+    return render(request, "campaign.html", context, status=status)
+
+
+def _open_card_form(request: HttpRequest, campaign: Campaign, context: dict[str, Any]) -> None:
+    """`?card=<id>&form=<action>`: the board with that card's form open (a card's form without JavaScript)."""
+    raw_id, action = request.GET.get("card", "").strip(), request.GET.get("form", "").strip()
+    if not raw_id and not action:
+        return
+    ruleset = get_ruleset(campaign.ruleset)
+    character = Character.objects.filter(
+        campaign=campaign, pk=int(raw_id) if raw_id.isdigit() and len(raw_id) < 19 else None
+    ).first()
+    if character is None or action not in forms.card_actions(ruleset.slug):
+        raise Http404("no such card or action")
+    data = presenters.character_json(character, GM)
+    board.with_form(context["characters"], character.pk, board.card_form_for(ruleset, data, action))
+
+
+@login_required
+def card_form(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """One card's form (GM only), fetched by the board when its <details> opens; without htmx the board with it
+    open."""
+    character = _gm_acting_on(request, character_id, action)
+    ruleset = get_ruleset(character.campaign.ruleset)
+    labels = forms.card_actions(ruleset.slug)
+    if action not in labels:
+        raise Http404("no such action on a card")
+    if not request.htmx:
+        board_url = reverse("campaign", args=[character.campaign_id])
+        return redirect(f"{board_url}?card={character.pk}&form={action}#card-{character.pk}")
+    card = _card_for(request, character)
+    form = board.card_form_for(ruleset, card, action)
+    context = {"c": card, "form": form, "label": labels[action], "is_gm": True}
+    return _with_keyed_forms(render(request, "web/board_card_form.html", context))
+
+
 def character_restore(request: HttpRequest, character_id: int) -> HttpResponse:
     character, role = access.character_for(request.user, character_id)
     access.require_gm(role, "restore characters")

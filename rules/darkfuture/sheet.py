@@ -9,6 +9,8 @@ from typing import Any
 from rules.sheet import (
     Attribute,
     Block,
+    Board,
+    CardAction,
     Character,
     CharacterSheet,
     Demo,
@@ -103,6 +105,18 @@ DEMO = Demo(
     ),
 )
 
+# The board: the pedestrian rules give a turn no length, so a fight counts the campaign clock's 3 s rounds (called
+# rounds: "+1 turn" is the clock's 30 s); a card takes the weapon's damage and the Critical Table die, and a recovery
+# from a KO roll (Dark Future has no saves).
+BOARD = Board(
+    round_seconds=3,
+    round_name="round",
+    actions=(
+        CardAction("damage", ("weapon_damage", "rolls.damage")),
+        CardAction("recover", ("knocked_out", "limbs")),
+    ),
+)
+
 SHEET = CharacterSheet(
-    attributes=ATTRIBUTES, monitors=monitors, body_marks=body_marks, severity=severity, demo=DEMO
+    attributes=ATTRIBUTES, monitors=monitors, body_marks=body_marks, severity=severity, demo=DEMO, board=BOARD
 )

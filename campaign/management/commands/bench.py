@@ -200,7 +200,8 @@ def render_table(rows: dict[str, dict[str, Any]]) -> str:
         measured = _figure(result["seconds"] if unit == "s" else result["rate"], unit)
         if "timers_fired" in result:
             measured += (
-                f" ({result['timers_fired']:,} timers fired, {result['timers']:,} pending at the start)"
+                f" ({result['timers_fired']:,} timers fired, {result['timers']:,} pending at the start, "
+                f"{result['stun_saves_by_the_clock']:,} stun saves rolled round by round)"
             )
         if "threads" in result:
             measured += f" ({result['threads']} threads; 1 thread: {result['sequential_rate']:,.0f})"
