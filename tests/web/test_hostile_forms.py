@@ -365,7 +365,7 @@ BOARD_CASES = [
     (
         "clock/",
         {"unit": "hours", "amount": "1", "amont": "2"},
-        "amont: unknown field; expected one of amount, key, unit",
+        "amont: unknown field; expected one of amount, key, stop_on, unit",
     ),
     # members
     ("members/", {"username": "stranger", "role": "admin"}, "expected one of gm, player, got 'admin'"),
