@@ -25,6 +25,21 @@ from rules.ruleset import Timer as RuleTimer
 CAMPAIGN_CREATED = "CampaignCreated"
 CHARACTER_CREATED = "CharacterCreated"
 CLOCK_ADVANCED = "ClockAdvanced"
+# Who joined and left: the campaign's history of its members (docs/members.md). They change no read model.
+MEMBER_INVITED = "MemberInvited"
+INVITATION_ACCEPTED = "InvitationAccepted"
+INVITATION_DECLINED = "InvitationDeclined"
+INVITATION_CANCELLED = "InvitationCancelled"
+MEMBER_REMOVED = "MemberRemoved"
+MEMBER_LEFT = "MemberLeft"
+MEMBERSHIP_EVENTS = (
+    MEMBER_INVITED,
+    INVITATION_ACCEPTED,
+    INVITATION_DECLINED,
+    INVITATION_CANCELLED,
+    MEMBER_REMOVED,
+    MEMBER_LEFT,
+)
 
 
 def status_columns(ruleset: Ruleset, state: State) -> dict[str, Any]:

@@ -101,6 +101,9 @@ class Persona:
     def post(self, path: str, data: Any = None, **kw: Any) -> Any:
         return self.client.post(path, data, format="json", **kw)
 
+    def delete(self, path: str, **kw: Any) -> Any:
+        return self.client.delete(path, **kw)
+
 
 def make_persona(django_user_model: Any, name: str) -> Persona:
     user = django_user_model.objects.create_user(username=name, password="correct horse battery")
@@ -132,6 +135,14 @@ class Table:
         return self.gm.post(f"/api/campaigns/{self.campaign['id']}/clock/", {"advance": advance})
 
 
+def join(gm: Persona, campaign_id: int, who: Persona, role: str) -> None:
+    """`gm` invites `who` to the campaign and `who` accepts: a member from then on (docs/members.md)."""
+    invited = gm.post(f"/api/campaigns/{campaign_id}/members/", {"username": who.name, "role": role})
+    assert invited.status_code == 201, invited.content
+    accepted = who.post(f"/api/invitations/{invited.json()['id']}/accept/")
+    assert accepted.status_code == 200, accepted.content
+
+
 def make_table(
     django_user_model: Any, ruleset: str, attributes: dict[str, Any], options: Any = None
 ) -> Table:
@@ -145,17 +156,15 @@ def make_table(
     )
     assert campaign.status_code == 201, campaign.content
     campaign_id = campaign.json()["id"]
-    assert (
-        gm.post(f"/api/campaigns/{campaign_id}/members/", {"username": "gm2", "role": "gm"}).status_code
-        == 201
-    )
+    join(gm, campaign_id, gm2, "gm")
+    join(gm, campaign_id, player, "player")
     character = gm.post(
         f"/api/campaigns/{campaign_id}/characters/",
         {"name": "Ash", "player": "player", "attributes": attributes},
     )
     assert character.status_code == 201, character.content
     other = gm.post("/api/campaigns/", {"name": "Elsewhere", "ruleset": ruleset}).json()
-    gm.post(f"/api/campaigns/{other['id']}/members/", {"username": "other_player", "role": "player"})
+    join(gm, other["id"], other_player, "player")
     return Table(campaign.json(), character.json(), gm, gm2, player, other_player, stranger, APIClient())
 
 

@@ -26,4 +26,8 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/docs.html"),
         name="api-docs",
     ),
+    path("campaigns/<id:campaign_id>/members/<str:username>/", views.member_detail, name="api-member"),
+    path("invitations/", views.invitations, name="api-invitations"),
+    path("invitations/<id:invitation_id>/accept/", views.invitation_accept, name="api-invitation-accept"),
+    path("invitations/<id:invitation_id>/decline/", views.invitation_decline, name="api-invitation-decline"),
 ]

@@ -17,4 +17,8 @@ urlpatterns = [
     path("characters/<id:character_id>/act/<slug:action>/", views.character_act, name="character-act"),
     path("characters/<id:character_id>/forms/<slug:action>/", views.character_form, name="character-form"),
     path("characters/<id:character_id>/history/", views.character_history, name="character-history"),
+    path(
+        "campaigns/<id:campaign_id>/members/<str:username>/remove/", views.member_remove, name="member-remove"
+    ),
+    path("invitations/<id:invitation_id>/<slug:answer>/", views.invitation_answer, name="invitation-answer"),
 ]

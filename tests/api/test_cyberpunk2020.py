@@ -27,7 +27,7 @@ from rules.cyberpunk2020 import engine
 from rules.cyberpunk2020 import view as cp_view
 from rules.dice import Dice
 from rules.params import RuleError
-from tests.conftest import Table
+from tests.conftest import Table, join
 from tests.rules.cyberpunk2020.helpers import (
     CRIPPLE_LEFT_LEG,
     DESTROY_HEAD,
@@ -102,6 +102,7 @@ def with_character(table: Table, attributes: dict[str, Any], options: dict[str, 
         )
         assert response.status_code == 201, response.content
         campaign = response.json()
+        join(table.gm, campaign["id"], table.player, "player")
     response = table.gm.post(
         f"/api/campaigns/{campaign['id']}/characters/",
         {"name": "Rache", "player": "player", "attributes": attributes},
