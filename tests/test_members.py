@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.test import Client
 
 from campaign.models import Character, Event, Invitation, Membership
 from tests.conftest import Table
@@ -251,3 +252,19 @@ def test_removing_someone_who_is_not_a_member_names_the_field(sr2: Table) -> Non
     response = sr2.gm.delete(members_url(sr2, "stranger"))
     assert response.status_code == 400
     assert response.json() == {"username": ["stranger is not a member of this campaign, nor invited to it"]}
+
+
+def test_a_players_feed_and_pages_never_show_who_came_and_went(sr2: Table) -> None:
+    """The history of members is the GMs': a player's campaign feed shows their own characters and the clock."""
+    invitation = invite(sr2, "stranger").json()
+    assert sr2.stranger.post(f"/api/invitations/{invitation['id']}/decline/").status_code == 200
+    gm_feed = sr2.gm.get(f"/api/campaigns/{sr2.campaign['id']}/events/").json()["events"]
+    assert "InvitationDeclined" in [e["type"] for e in gm_feed]
+    player_feed = sr2.player.get(f"/api/campaigns/{sr2.campaign['id']}/events/").json()["events"]
+    membership = {"MemberInvited", "InvitationAccepted", "InvitationDeclined", "MemberRemoved", "MemberLeft"}
+    assert not membership & {e["type"] for e in player_feed}
+    client = Client()
+    client.force_login(sr2.player.user)
+    page = client.get(f"/campaigns/{sr2.campaign['id']}/").content.decode()
+    assert "Who came and went" not in page and "stranger" not in page
+    assert sr2.player.get(members_url(sr2)).status_code == 403
