@@ -51,6 +51,7 @@ from rules.event_schema import (
     Int,
     Limits,
     ListOf,
+    Maybe,
     Obj,
     OneOf,
     SchemaError,
@@ -136,6 +137,9 @@ ANY_OBJECT = Obj({}, open=True)
 USERNAME = Text(150)
 ROLE = OneOf((GM, PLAYER))
 HANDED = ListOf(Text(200), max_items=100_000)  # the names of the characters handed to a GM
+# A character handed to a GM when its player left (services, "members"): the player change alone, where the
+# ruleset does not describe CharacterChanged itself (the character edits do, with the attributes too).
+PLAYER_HANDED_OVER = event(changes=Obj({"player": Obj({"old": Maybe(Text(150)), "new": Maybe(Text(150))})}))
 ENVELOPE = Obj(
     {
         "format": OneOf((FORMAT,)),
@@ -300,6 +304,8 @@ def _check_events(
         try:
             if name == "campaign":
                 _check_campaign_event(line_no, item, rules, characters, streams)
+            elif kind == services.CHARACTER_CHANGED and kind not in rules.event_schemas:
+                PLAYER_HANDED_OVER.check(payload, "data", LIMITS)
             else:
                 check_event(rules, kind, item["schema_version"], payload, LIMITS)
         except (SchemaError, RuleError) as error:
