@@ -19,6 +19,7 @@ urlpatterns = [
     path("characters/<id:character_id>/actions/", views.actions, name="api-actions"),
     path("characters/<id:character_id>/events/", views.character_events, name="api-character-events"),
     path("jobs/<str:job_id>/", views.job_detail, name="api-job"),
+    path("characters/<id:character_id>/restore/", views.character_restore, name="api-character-restore"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script as a file of its own (?script): no inline script.
     path(
@@ -30,4 +31,6 @@ urlpatterns = [
     path("invitations/", views.invitations, name="api-invitations"),
     path("invitations/<id:invitation_id>/accept/", views.invitation_accept, name="api-invitation-accept"),
     path("invitations/<id:invitation_id>/decline/", views.invitation_decline, name="api-invitation-decline"),
+    path("characters/<id:character_id>/forecast/", views.character_forecast, name="api-character-forecast"),
+    path("campaigns/<id:campaign_id>/clock/rewind/", views.clock_rewind, name="api-clock-rewind"),
 ]

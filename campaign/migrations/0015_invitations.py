@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("campaign", "0011_character_player_version"),
+        ("campaign", "0012_job_stop_on"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

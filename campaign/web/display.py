@@ -67,10 +67,24 @@ def option_text(value: Any) -> str:
     return json.dumps(value, separators=(", ", ": "))
 
 
+def _changed_value(value: Any) -> str:
+    if isinstance(value, dict):  # armour by location, skills: 'head 12, torso 0'
+        return ", ".join(f"{label(key)} {_value_text(item)}" for key, item in value.items()) or "none"
+    return _value_text(value)
+
+
+def change_text(change: dict[str, Any]) -> str:
+    """An edit's old and new value: 'from 0 to 2'."""
+    return f"from {_changed_value(change['old'])} to {_changed_value(change['new'])}"
+
+
 def event_details(data: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """The event's data as (label, value) pairs, in the order the engine wrote them."""
+    """The event's data as (label, value) pairs, in the order the engine wrote them; an edit's changes (a
+    CharacterChanged's, a CampaignChanged's) one per line."""
     if not data:
         return []
+    if isinstance(data.get("changes"), dict):
+        return [(label(key.split(".")[-1]), change_text(change)) for key, change in data["changes"].items()]
     return [(label(key), _value_text(value)) for key, value in data.items()]
 
 

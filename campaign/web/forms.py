@@ -68,6 +68,9 @@ class ActionFormView:
     error: str = ""
     success: str = ""
     errors: dict[str, str] = field(default_factory=dict)
+    undo_text: str = (
+        ""  # the undo form's button: what it takes back ("Undo: death save failed, 00:30 (clock)")
+    )
 
 
 def check_posted(data: QueryDict, inputs: Mapping[str, str]) -> None:
@@ -465,7 +468,7 @@ CLOCK_UNITS = ("seconds", "rounds", "turns", "minutes", "hours", "days", "weeks"
 
 def parse_advance(data: QueryDict) -> dict[str, Any]:
     """The posted clock form as the API's `advance` object (the service checks the unit and the amount)."""
-    check_posted(data, {"key": "key", "unit": "advance", "amount": "advance"})
+    check_posted(data, {"key": "key", "unit": "advance", "amount": "advance", "stop_on": "stop_on"})
     unit = data.get("unit", "")
     raw = data.get("amount", "").strip()
     try:
@@ -479,3 +482,73 @@ def parse_advance(data: QueryDict) -> dict[str, Any]:
 
 def json_field(name: str, raw: str) -> Any:
     return _json(raw, name, "a JSON object")
+
+
+# --- characters and campaigns change in play --------------------------------------------------------------------
+
+
+def _current_inputs(ruleset: str, attributes: Mapping[str, Any]) -> QueryDict:
+    """The character form's inputs filled with the character's current attributes, as a GM would type them."""
+    data = QueryDict(mutable=True)
+    for attribute in _attributes(ruleset):
+        group, _, key = attribute.name.partition(".")
+        value = attributes.get(group)
+        if key:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        if value is None or value is False:
+            continue
+        if attribute.kind == "bool":
+            data[_attribute_input(attribute)] = "on"
+        elif isinstance(value, dict | list):
+            data[_attribute_input(attribute)] = json.dumps(value)
+        else:
+            data[_attribute_input(attribute)] = str(value)
+    return data
+
+
+def edit_fields(
+    ruleset: str,
+    attributes: Mapping[str, Any],
+    data: QueryDict | None = None,
+    errors: dict[str, str] | None = None,
+) -> list[Field]:
+    """The attribute inputs of a character's edit: those the ruleset lets change in play, filled with the current
+    values (or with what was posted, to correct it)."""
+    changeable = get_ruleset(ruleset).changeable_attributes
+    shown = data if data is not None else _current_inputs(ruleset, attributes)
+    return [f for f in attribute_fields(ruleset, shown, errors) if f.name.split(".")[0] in changeable]
+
+
+def parse_edit(ruleset: str, data: QueryDict, attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """The posted edit as the API's PATCH body. The form shows every value, so a map it shows whole (skills) is
+    what the GM wants: a key left out of it is dropped."""
+    changeable = get_ruleset(ruleset).changeable_attributes
+    posted = parse_attributes(ruleset, data)
+    patch: dict[str, Any] = {}
+    for name, value in posted.items():
+        if name not in changeable:
+            continue
+        current = attributes.get(name)
+        shown_whole = isinstance(value, dict) and any(
+            attribute.name == name and attribute.kind == "map" for attribute in _attributes(ruleset)
+        )
+        if shown_whole and isinstance(current, dict):
+            value = {**dict.fromkeys(current), **value}
+        patch[name] = value
+    return {
+        "name": data.get("name", ""),
+        "player": data.get("player", "").strip() or None,
+        "attributes": patch,
+    }
+
+
+def parse_options(data: QueryDict, names: list[str]) -> dict[str, Any]:
+    """The house-rules form's options: each input holds its option's value as JSON (`true`, `7`, `"standard"`),
+    as the board shows it."""
+    check_posted(data, {"key": "key", "name": "name", **{f"o_{name}": f"options.{name}" for name in names}})
+    options = {}
+    for name in names:
+        raw = data.get(f"o_{name}", "").strip()
+        if raw:
+            options[name] = _json(raw, f"options.{name}", 'a JSON value, e.g. true, 7 or "standard"')
+    return options

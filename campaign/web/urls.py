@@ -21,4 +21,12 @@ urlpatterns = [
         "campaigns/<id:campaign_id>/members/<str:username>/remove/", views.member_remove, name="member-remove"
     ),
     path("invitations/<id:invitation_id>/<slug:answer>/", views.invitation_answer, name="invitation-answer"),
+    path("characters/<id:character_id>/edit/", views.character_edit, name="character-edit"),
+    path("characters/<id:character_id>/retire/", views.character_retire, name="character-retire"),
+    path("characters/<id:character_id>/restore/", views.character_restore, name="character-restore"),
+    path("campaigns/<id:campaign_id>/options/", views.campaign_options, name="campaign-options"),
+    path("characters/<id:character_id>/forecast/", views.character_forecast, name="character-forecast"),
+    path(
+        "campaigns/<id:campaign_id>/clock/rewind/", views.campaign_clock_rewind, name="campaign-clock-rewind"
+    ),
 ]

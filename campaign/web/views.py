@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import uuid
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -29,9 +31,9 @@ from django.utils.html import escapejs
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign import access, cursors, presenters, services, throttles, transfer
-from campaign.models import GM, PLAYER, Campaign, Character, ImportJob, Invitation, Membership
-from campaign.web import display, forms
+from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
+from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Invitation, Job, Membership
+from campaign.web import display, forecast_panel, forms
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
 from rules.text import without_direction_controls
@@ -270,7 +272,7 @@ def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
 
 
 def _board_characters(campaign: Campaign, role: str, user: Any) -> list[dict[str, Any]]:
-    rows = Character.objects.filter(campaign=campaign).select_related("player", "campaign")
+    rows = Character.objects.filter(campaign=campaign, retired=False).select_related("player", "campaign")
     if role == PLAYER:
         rows = rows.filter(player=user)
     out = []
@@ -320,6 +322,7 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
             for name, value in campaign.options.items()
         ]
         context.setdefault("attribute_fields", forms.attribute_fields(campaign.ruleset))
+        context["retired"] = Character.objects.filter(campaign=campaign, retired=True).values("pk", "name")
     return context
 
 
@@ -374,6 +377,7 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
             seconds=seconds,
             actor=request.user.get_username(),
             idempotency_key=forms.idempotency_key(request.POST),
+            stop_on=request.POST.get("stop_on") or None,
         )
     except RuleError as error:
         status = error.status
@@ -512,7 +516,55 @@ def _history(
         item["future"] = version is not None and item["version"] > version
         if decorate:
             _decorate_entry(item, campaign)
+    _group_entries(page.entries, page.rows, campaign)
     return page.entries, page.next
+
+
+def _advance_of(row: Event) -> str | None:
+    """The clock job whose firing made the row ('timer:<job>:<character>:<key>:<second>'), if the clock did (an
+    imported log may hold any cause: only a job id counts)."""
+    if not row.cause.startswith("timer:"):
+        return None
+    try:
+        return str(uuid.UUID(row.cause.split(":")[1]))
+    except ValueError:
+        return None
+
+
+def _group_entries(entries: list[dict[str, Any]], rows: list[Event], campaign: Campaign) -> None:
+    """Runs of two or more entries that belong together are drawn as one expandable entry: a clock advance's
+    firings ("Clock, 2020-01-01 00:00 to 2020-01-08 00:00: 7 entries, 7 damage healed") and entries taken back
+    together (a revert's, "Taken back: 5 entries"). Marks the run's first entry (newest: `group_open`, the
+    title) and last (`group_close`)."""
+    keys = [
+        ("taken back", None) if item["voided"] else ("clock", _advance_of(row)) if _advance_of(row) else None
+        for item, row in zip(entries, rows, strict=True)
+    ]
+    jobs = {key[1] for key in keys if key and key[1]}
+    spans = {str(job.pk): job for job in Job.objects.filter(pk__in=sorted(jobs))} if jobs else {}
+    start = 0
+    while start < len(entries):
+        end = start
+        while end + 1 < len(entries) and keys[start] is not None and keys[end + 1] == keys[start]:
+            end += 1
+        if end > start:
+            run = entries[start : end + 1]
+            kinds = Counter(display.event_title(item["type"]).lower() for item in run)
+            counted = ", ".join(f"{count} {kind}" for kind, count in kinds.most_common())
+            what = f"{len(run)} entries: {counted}"
+            kind, job_id = keys[start]
+            if kind == "clock":
+                job = spans.get(job_id)
+                low, high = (
+                    (job.from_time, job.to_time) if job else (run[-1]["game_time"], run[0]["game_time"])
+                )
+                dates = [display.date_text(presenters.game_date(campaign, t))[:16] for t in (low, high)]
+                run[0]["group_open"] = f"Clock, {dates[0]} to {dates[1]}: {what}"
+            else:
+                run[0]["group_open"] = f"Taken back: {what}"
+                run[0]["group_voided"] = True
+            run[-1]["group_close"] = True
+        start = end + 1
 
 
 def _decorate_entry(item: dict[str, Any], campaign: Campaign) -> None:
@@ -689,7 +741,7 @@ def _page_context(
 def _require_action(ruleset: str, role: str, action: str) -> None:
     """A GM's action of the campaign's ruleset (403 for a player, 404 for an action the ruleset does not have)."""
     access.require_gm(role, "act on characters")
-    if action not in (*forms.action_forms(ruleset), "undo"):
+    if action not in (*forms.action_forms(ruleset), "undo", "revert"):
         raise Http404("no such action")
 
 
@@ -723,10 +775,30 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
     open_form = None
     if action:
         assert character is not None
-        open_form = forms.build_form(stamp.ruleset, action, injuries=_injury_choices(character))
+        open_form = _named_undo(
+            forms.build_form(stamp.ruleset, action, injuries=_injury_choices(character)), character
+        )
     return _with_keyed_forms(
         render(request, "character.html", _page_context(request, stamp, version, character, open_form))
     )
+
+
+def _named_undo(form: forms.ActionFormView, character: Character) -> forms.ActionFormView:
+    """The undo form's button names what it takes back (RULES.md, "Every ruleset"): "Undo: death save failed,
+    00:00:30 (clock)"; the time of day when the entry is from the campaign's day, else the whole date."""
+    if form.action != "undo":
+        return form
+    target = presenters.undo_target(character)
+    if target is None:
+        form.undo_text = ""
+        return form
+    campaign = character.campaign
+    when = display.date_text(presenters.game_date(campaign, target["game_time"]))
+    today = display.date_text(presenters.game_date(campaign, campaign.game_time))
+    when = when[11:] if when[:10] == today[:10] else when
+    clock = " (clock)" if target["by_clock"] else ""
+    form.undo_text = f"Undo: {target['summary']}, {when}{clock}"
+    return form
 
 
 def _gm_acting_on(request: HttpRequest, character_id: int, action: str) -> Character:
@@ -743,7 +815,7 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
     ruleset = character.campaign.ruleset
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
-    form = forms.build_form(ruleset, action, injuries=_injury_choices(character))
+    form = _named_undo(forms.build_form(ruleset, action, injuries=_injury_choices(character)), character)
     return _with_keyed_forms(
         render(request, "character.html#action-form", {"form": form, "model": character})
     )
@@ -809,6 +881,7 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         form = forms.build_form(ruleset, action, injuries=injuries)
         titles = ", ".join(display.event_title(e.type) for e in result.events)
         form.success = f"Recorded: {titles}." if not result.replayed else f"Already recorded: {titles}."
+    _named_undo(form, character)
     if request.htmx:
         response = render(request, "character.html#action-form", {"form": form, "model": character})
         if not errors:
@@ -820,6 +893,154 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     stamp = access.character_stamp(request.user, character.pk)
     context = _page_context(request, stamp, None, character, open_form=form)
     return render(request, "character.html", context, status=status)
+
+
+# --- characters and campaigns change in play --------------------------------------------------------------------
+
+
+def _changed_text(result: services.ActionResult) -> str:
+    """'Saved: armour 0 -> 2, name Ash -> Ashe.' in the game's words, or that nothing changed."""
+    if not result.events:
+        return "Nothing changed."
+    parts = [
+        f"{display.label(field.removeprefix('attributes.'))} {display.change_text(change)}"
+        for field, change in result.events[0].data["changes"].items()
+    ]
+    return f"Saved: {', '.join(parts)}."
+
+
+def _edit_context(
+    character: Character, data: Any = None, errors: dict[str, str] | None = None
+) -> dict[str, Any]:
+    campaign = character.campaign
+    errors = errors or {}
+    members = Membership.objects.filter(campaign=campaign).select_related("user").order_by("user__username")
+    return {
+        "model": character,
+        "campaign": campaign,
+        "errors": errors,
+        "name": data.get("name", "") if data is not None else character.name,
+        "player": data.get("player", "") if data is not None else presenters.player_name(character) or "",
+        "members": [m.user.get_username() for m in members],
+        "fields": forms.edit_fields(campaign.ruleset, character.state["attributes"], data, errors),
+    }
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
+    """A GM's edit of a character (name, player, the attributes that may change in play), and its retirement or
+    return: the API's PATCH, DELETE and restore."""
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "change characters")
+    ruleset = character.campaign.ruleset
+    if request.method == "GET":
+        return _with_keyed_forms(render(request, "character_edit.html", _edit_context(character)))
+    try:
+        changes = forms.parse_edit(ruleset, request.POST, character.state["attributes"])
+        result = services.change_character(
+            character_id=character.pk, actor=request.user.get_username(), changes=changes
+        )
+    except RuleError as error:
+        errors = forms.place_character_error(ruleset, error.field, error.message)
+        context = _edit_context(character, forms.echoed(request.POST), errors)
+        return _with_keyed_forms(render(request, "character_edit.html", context, status=error.status))
+    messages.success(request, _changed_text(result))
+    return redirect("character", character_id=character.pk)
+
+
+@login_required
+@require_POST
+def character_retire(request: HttpRequest, character_id: int) -> HttpResponse:
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "retire characters")
+    services.retire_character(character_id=character.pk, actor=request.user.get_username())
+    messages.success(
+        request, f"{character.name} is retired: out of the board and the lists, history kept. Restore below."
+    )
+    return redirect("campaign", campaign_id=character.campaign_id)
+
+
+@login_required
+@require_POST
+def character_restore(request: HttpRequest, character_id: int) -> HttpResponse:
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "restore characters")
+    services.restore_character(character_id=character.pk, actor=request.user.get_username())
+    messages.success(request, f"{character.name} is back on the board.")
+    return redirect("character", character_id=character.pk)
+
+
+@login_required
+@require_POST
+def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The board's house-rules form: the campaign's name and options (the API's PATCH)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "change the house rules")
+    names = list(campaign.options)
+    try:
+        changes = {"name": request.POST.get("name", ""), "options": forms.parse_options(request.POST, names)}
+        services.change_campaign(campaign_id=campaign.pk, actor=request.user.get_username(), changes=changes)
+    except RuleError as error:
+        extra = {"options_error": {error.field: error.message}, "options_posted": forms.echoed(request.POST)}
+        context = {**_board_context(request, campaign, role), **extra}
+        return render(request, "campaign.html", context, status=error.status)
+    messages.success(request, "House rules saved.")
+    return redirect("campaign", campaign_id=campaign.pk)
+
+
+# --- the recovery forecast ----------------------------------------------------------------------------------------
+
+
+@login_required
+def character_forecast(request: HttpRequest, character_id: int) -> HttpResponse:
+    """The forecast panel (docs/forecast.md): a fragment for the character page, which fetches it when its live
+    region is shown; a page of its own without htmx. Rendered once per character state and role (no request in
+    its context: every GM shares one rendering, every player another)."""
+    stamp = access.character_stamp(request.user, character_id)
+
+    def panel() -> str:
+        character, role = access.character_for(request.user, character_id)
+        return render_to_string("web/forecast.html", forecast_panel.panel_context(character, role))
+
+    html = _rendered(forecasts.cached(stamp, forecasts.Asked(), "forecast-panel", panel))
+    if request.htmx:
+        return HttpResponse(html)
+    context = {
+        "panel": html,
+        "name": stamp.name,
+        "character_id": stamp.character_id,
+        "campaign_id": stamp.campaign_id,
+        "campaign_name": stamp.campaign_name,
+    }
+    return render(request, "character_forecast.html", context)
+
+
+@login_required
+@require_POST
+def campaign_clock_rewind(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The board's "take back the latest advance" (RULES.md, "Every ruleset")."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "take back an advance")
+    try:
+        forms.check_posted(request.POST, {})
+        rewind = services.clock_rewind(campaign=campaign, actor=request.user.get_username())
+    except RuleError as error:
+        return _board_form_response(
+            request,
+            campaign,
+            role,
+            "clock-form",
+            {"clock_error": error.message, "clock_field": "form"},
+            error.status,
+        )
+    campaign.refresh_from_db()
+    back = display.date_text(presenters.game_date(campaign, rewind.to))
+    who = "1 character" if rewind.characters == 1 else f"{rewind.characters} characters"
+    success = f"Advance taken back: the clock is back at {back}; the clock's entries on {who} are taken back."
+    return _board_form_response(
+        request, campaign, role, "clock-form", {"clock_success": success, "success": success}, 200
+    )
 
 
 # --- members and invitations (docs/members.md) ------------------------------------------------------------------

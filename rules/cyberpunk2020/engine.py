@@ -21,7 +21,7 @@ from typing import Any
 from rules import kernel, params
 from rules.cyberpunk2020 import tables
 from rules.dice import Dice
-from rules.ruleset import Event, RuleError, State, Timer, copy_state
+from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
 
 SLUG = "cyberpunk2020"
 
@@ -865,6 +865,7 @@ EVOLVERS = {
     BONE_SETTING_FAILED: _bone_setting_failed,
     BONES_MENDED: _bones_mended,
     LIMB_REPLACED: _limb_replaced,
+    CHARACTER_CHANGED: lambda state, data, at: kernel.take_attribute_changes(state, data),
 }
 
 
@@ -995,3 +996,27 @@ FIRERS = {
     HEAL: _fire_heal,
     BONE_MEND: _fire_bone_mend,
 }
+
+
+# --- characters change in play -------------------------------------------------------------------------------
+
+CHANGEABLE = ("body", "luck", "armor", "btm", "stun_save_bonus")
+
+
+def change_attributes(state: State, patch: Mapping[str, Any]) -> dict[str, Any]:
+    """Armour bought or lost (SP per location), BODY or LUCK raised, cyberware that moves the BTM: the saves,
+    armour and BTM of every later attack and clock roll use the new values; wounds already on the track stay.
+
+    A BTM that followed BODY (the table's value) follows a new BODY; one the GM set for cyberware stays unless the
+    edit names it."""
+    patch = params.require_mapping(patch, "attributes")
+    current = state["attributes"]
+    body = patch.get("body")
+    follows = current["btm"] == btm_for_body(current["body"])
+    named = "btm" in patch and patch["btm"] != current["btm"]
+    if not named and follows and isinstance(body, int) and not isinstance(body, bool) and body >= 1:
+        patch = {**patch, "btm": btm_for_body(body)}
+    _, changes = kernel.changed_attributes(
+        state, patch, changeable=CHANGEABLE, fixed={}, validate=validate_attributes
+    )
+    return {"changes": changes}

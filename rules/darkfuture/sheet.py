@@ -65,8 +65,17 @@ def monitors(character: Character, audience: str) -> list[Block]:
                 "Disabled limbs",
                 ", ".join(label(limb) for limb in sheet.get("disabled_limbs") or []) or "none",
             ),
+            # What the next wound is rolled with (they change in play: armour bought, a driver on foot).
+            ("Body armour", str(sheet.get("armour", 0))),
+            ("Takes wounds as", _role(sheet)),
         ),
     ]
+
+
+def _role(sheet: Mapping[str, Any]) -> str:
+    """A pedestrian adds the weapon's damage to the roll; a driver does not (RULES.md section 3)."""
+    roles = [name for name in ("pedestrian", "driver") if sheet.get(name, name == "pedestrian")]
+    return " and ".join(roles) or "neither pedestrian nor driver"
 
 
 def body_marks(sheet: Mapping[str, Any]) -> list[Mark]:

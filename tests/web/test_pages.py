@@ -130,10 +130,12 @@ def test_history_details_read_yes_and_no_rather_than_python_booleans(sr2_web: We
 
 def test_the_board_shows_the_options_as_the_campaign_form_takes_them(sr2_web: Web) -> None:
     html = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
-    assert "<dt>critical_category</dt><dd><code>true</code>" in html
-    assert "<code>{&quot;mortal&quot;: {&quot;tn&quot;: 8, &quot;base_seconds&quot;: 600}" in html
+    # The house-rules form (web/board_house_rules.html) holds each option's value as JSON, ready to change.
+    assert 'name="o_critical_category" value="true"' in html
+    assert 'value="{&quot;mortal&quot;: {&quot;tn&quot;: 8, &quot;base_seconds&quot;: 600}' in html
     assert "True" not in html and "{&#x27;mortal" not in html
-    assert '<dt>time_scale</dt><dd><code>0</code> <span class="muted">game seconds per real second' in html
+    assert 'name="o_time_scale" value="0"' in html
+    assert '<span class="muted" id="help-o-time_scale">game seconds per real second' in html
 
 
 def test_a_gm_adds_a_player_and_a_character_from_the_board(sr2_web: Web, django_user_model: Any) -> None:
