@@ -383,7 +383,7 @@ ERRORS = [
         [],
         {"type": "heal"},
         "type",
-        "unknown action 'heal'; expected one of: damage, stabilize, treat, save, set_bones, replace_limb, note, undo",
+        "unknown action 'heal'; expected one of: damage, stabilize, treat, save, set_bones, replace_limb, note, undo, revert",
     ),
     ([DESTROY_HEAD], {"type": "damage", "damage": 1}, "type", engine.DEAD),
     ([DESTROY_HEAD], {"type": "save", "kind": "death", "rolls": {"save": [1]}}, "type", engine.DEAD),
