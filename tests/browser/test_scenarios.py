@@ -138,7 +138,7 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     expect(undo_button).to_contain_text("critical hit to the chest")
     undo_button.click()
     expect(gm.locator("#form-undo .ok")).to_contain_text("Recorded: Action undone")
-    expect(gm.locator("#live .timeline .voided")).to_have_count(2)
+    expect(gm.locator("#live .timeline .event.voided")).to_have_count(2)  # in one "taken back" group
     expect(player.locator("#symptoms")).to_contain_text("No symptoms", timeout=REFRESH_MS)
 
     # The wound again, then time travel back to before it.
