@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("campaign", "0013_job_table_dice"),
+        ("campaign", "0015_job_table_dice"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
