@@ -211,6 +211,8 @@ def test_only_a_gm_edits_retires_or_restores(df: Table) -> None:
 
 def test_a_new_player_must_be_a_member_and_the_old_one_loses_the_character(df: Table) -> None:
     df.gm.post(f"/api/campaigns/{df.campaign['id']}/members/", {"username": "stranger", "role": "player"})
+    invitation = df.stranger.get("/api/invitations/").json()[0]
+    assert df.stranger.post(f"/api/invitations/{invitation['id']}/accept/").status_code == 200
     response = patch(df, {"player": "stranger"})
     assert response.json()["events"][0]["data"]["changes"] == {"player": {"old": "player", "new": "stranger"}}
     assert df.player.get(df.character_url()).status_code == 404

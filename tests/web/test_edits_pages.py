@@ -69,13 +69,14 @@ def test_retire_and_restore_from_the_pages(df_web: Web) -> None:
     assert "Ash is retired: out of the board and the lists, history kept." in page
     assert "Restore Ash" in page
     assert "Ash</a>" in page.split('id="retired-h"')[1]  # only among the retired
-    assert 'class="name">Ash<' not in page
+    card = f'id="card-{df_web.character_id}-name"'
+    assert card not in page
     assert "Ash" not in df_web.player.get(board).content.decode()
     character_page = df_web.gm.get(reverse("character", args=[df_web.character_id])).content.decode()
     assert "Retired: out of the board and the lists" in character_page
     assert df_web.player.post(reverse("character-restore", args=[df_web.character_id])).status_code == 403
     df_web.gm.post(reverse("character-restore", args=[df_web.character_id]))
-    assert 'class="name">Ash<' in df_web.gm.get(board).content.decode()
+    assert card in df_web.gm.get(board).content.decode()
 
 
 def test_the_board_shows_the_house_rules_and_a_gm_changes_them(df_web: Web) -> None:
