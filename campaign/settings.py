@@ -59,7 +59,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before whitenoise, so that what it serves carries the policy too (an SVG or HTML file opened on its own).
-    "csp.middleware.CSPMiddleware",
+    "campaign.middleware.ContentSecurityPolicy",  # django-csp's CSPMiddleware, its policy built once
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
