@@ -181,6 +181,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "EXCEPTION_HANDLER": "campaign.api.errors.exception_handler",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "campaign.api.negotiation.ContentNegotiation",
     "DEFAULT_THROTTLE_RATES": {
         "login": os.environ.get("LOGIN_THROTTLE", "20/min"),
         "signup": os.environ.get("SIGNUP_THROTTLE", "20/hour"),
