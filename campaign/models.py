@@ -67,6 +67,36 @@ class Membership(models.Model):
         constraints = [models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user")]
 
 
+class Invitation(models.Model):
+    """An invitation to a campaign: the invitee becomes a member only by accepting it (DESIGN.md, issue 19).
+
+    At most one pending invitation per person and campaign; answered ones stay as the record of who was asked. A
+    character may name a pending invitee as its player: it waits, unseen, for the acceptance (docs/members.md)."""
+
+    PENDING, ACCEPTED, DECLINED, CANCELLED = "pending", "accepted", "declined", "cancelled"
+    STATUS_CHOICES = [(s, s) for s in (PENDING, ACCEPTED, DECLINED, CANCELLED)]
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=8, choices=ROLE_CHOICES)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=STATUS_CHOICES, default=PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            # A repeated invitation (a double click, a retried request) finds the pending one instead.
+            models.UniqueConstraint(
+                fields=["campaign", "user"], condition=Q(status="pending"), name="one_pending_invitation"
+            )
+        ]
+        indexes = [models.Index(fields=["user", "status"], name="invitation_inbox")]
+
+
 class Character(models.Model):
     """Read model: the character's state after the latest event of its stream (`version`).
 
@@ -236,6 +266,17 @@ class Job(JobStatus):
     stopped_because = models.CharField(
         max_length=300, blank=True, default="", help_text="what stopped it early: 'Johnny dies'"
     )
+    # Table dice (campaign option table_dice "all"): the advance stops before a firing that needs a die nobody gave,
+    # and waits, still open (so the campaign's actions wait too), until the GM gives it.
+    asks = models.BooleanField(default=False, help_text="the advance asks the GM for its dice")
+    needs_roll = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="the roll the advance waits for (and the firing that needs it), or null",
+    )
+    rolls = models.JSONField(
+        default=dict, blank=True, help_text="the GM's dice for the firing the advance stopped before"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -253,6 +294,11 @@ class Job(JobStatus):
         ]
 
     @property
+    def waiting(self) -> bool:
+        """Open, and stopped before a firing until the GM gives its roll."""
+        return self.open and self.needs_roll is not None
+
+    @property
     def stopped_early(self) -> bool:
         """Done, but short of the time asked for: it reached the most firings one advance may make, or a status
         changed under `stop_on` (`stopped_because` says whose)."""
@@ -260,8 +306,8 @@ class Job(JobStatus):
 
     def stalled_since(self, now: datetime) -> datetime | None:
         """When an open job last showed a sign of life, if that is longer ago than the stall threshold."""
-        if not self.open:
-            return None
+        if not self.open or self.needs_roll is not None:
+            return None  # a job waiting for the GM's roll is quiet, not stalled
         last = self.heartbeat_at or self.created_at
         if last is None or now - last < timedelta(seconds=settings.CLOCK_STALLED_AFTER_SECONDS):
             return None

@@ -7,7 +7,8 @@ A ruleset's folder (`rules/<slug>/`) holds
                 evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer)
     view.py     view, status, public_event, shows: what the GM and a player may see; GM_ONLY, the fields a
                 player never receives a value of; SUMMARIES (event type -> one line from its data, the GM's)
-    forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP
+    forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP,
+                CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
     events.py   EVENTS and STATE: what each event type's data holds and the replayed state's ranges
                 (rules/event_schema.py), against which an import checks a file written elsewhere
@@ -62,7 +63,9 @@ def decider(deciders: Mapping[str, Decider], forms: Mapping[str, Any]) -> Callab
             raise RuleError("type", f"{unknown}, got {kind!r}")
         if not state["alive"]:
             raise RuleError("type", DEAD)
-        return deciders[kind](state, read_params(forms[kind], action), dice, now)
+        events = deciders[kind](state, read_params(forms[kind], action), dice, now)
+        dice.check_unused(forms[kind].rolls)
+        return events
 
     return decide
 
@@ -154,6 +157,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         summary=summarizer(view.SUMMARIES),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
+        clock_rolls=forms.CLOCK_ROLLS,
         forms=forms.FORMS,
         option_help=forms.OPTION_HELP,
         sheet=sheet.SHEET,

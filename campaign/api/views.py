@@ -22,7 +22,8 @@ from rest_framework.response import Response
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
-from campaign.models import GM, PLAYER, Character, Event, ImportJob, Job, Membership
+from campaign.models import GM, PLAYER, Character, Event, ImportJob, Invitation, Job, Membership
+from rules.dice import TABLE_DICE_HELP
 from rules.params import reject_unknown
 from rules.registry import get_ruleset, ruleset_slugs
 
@@ -155,12 +156,18 @@ def members(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
     if request.method == "GET":
         access.require_gm(role, "see the members")
-        rows = Membership.objects.filter(campaign=campaign).select_related("user").order_by("id")
-        return Response([{"username": m.user.get_username(), "role": m.role} for m in rows])
+        return Response(presenters.members_json(campaign))
     access.require_gm(role, "add members")
     body = _body(request, bodies.MEMBER_ADD)
-    membership = services.member_add(campaign=campaign, username=body.get("username"), role=body.get("role"))
-    return Response({"username": membership.user.get_username(), "role": membership.role}, status=201)
+    done = services.member_invite(
+        campaign=campaign, username=body.get("username"), role=body.get("role"), by=request.user
+    )
+    if done.membership is not None:  # a member's role changed: nobody is asked
+        membership = done.membership
+        return Response(
+            {"username": membership.user.get_username(), "role": membership.role, "status": "member"}
+        )
+    return Response(presenters.invitation_json(done.invitation), status=201 if done.created else 200)
 
 
 @extend_schema(
@@ -470,7 +477,7 @@ def rulesets(request: Request) -> Response:
                 "title": rules.title,
                 "actions": list(rules.all_actions),
                 "options": services.validate_campaign_options(rules, {}),
-                "option_help": dict(rules.option_help),
+                "option_help": {**dict(rules.option_help), "table_dice": TABLE_DICE_HELP},
                 "forms": {
                     name: {
                         "label": form.label,
@@ -480,6 +487,8 @@ def rulesets(request: Request) -> Response:
                     }
                     for name, form in ((name, rules.action_form(name)) for name in rules.all_actions)
                 },
+                # What the clock rolls (asked of the GM with table_dice "all").
+                "clock_rolls": [vars(r) for r in rules.clock_rolls],
             }
         )
     return Response(out)
@@ -617,3 +626,84 @@ def clock_rewind(request: Request, campaign_id: int) -> Response:
             "game_date": presenters.game_date(campaign, rewind.to),
         }
     )
+
+
+# --- table dice: a waiting advance takes the GM's roll ------------------------------------------------------------
+
+
+@extend_schema(
+    request={
+        JSON: {
+            "type": "object",
+            "description": "the dice of the roll the job waits for, by its name (`needs_roll.name`), e.g. "
+            '{"death_save": [4]}; or {"ask": false}: the server rolls the rest of this advance',
+            "properties": {"ask": {"type": "boolean"}},
+            "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+        }
+    },
+    parameters=[IDEMPOTENCY_KEY],
+    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+)
+@api_view(["POST"])
+def job_rolls(request: Request, job_id: str) -> Response:
+    """Give the roll a waiting clock advance asks for (table dice); the advance goes on."""
+    try:
+        key = uuid.UUID(job_id)
+    except ValueError:
+        raise Http404 from None
+    job = Job.objects.filter(pk=key).first()
+    if job is None:
+        raise Http404
+    _, role = access.campaign_for(request.user, job.campaign_id)
+    access.require_gm(role, "roll for the clock")
+    job = services.clock_give_roll(
+        job_id=job.pk, body=request.data, idempotency_key=_idempotency_key(request)
+    )
+    return Response(presenters.job_json(job))
+
+
+# --- members and invitations (docs/members.md) ------------------------------------------------------------------
+
+
+@extend_schema(responses={204: None, 400: ANY, 403: ANY, 404: ANY, 409: ANY})
+@api_view(["DELETE"])
+def member_detail(request: Request, campaign_id: int, username: str) -> Response:
+    """A GM removes a member (or withdraws an invitation); a member leaves with their own name. Never the last GM
+    (409). The member's characters become a GM's; the campaign's history keeps it."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    services.member_remove(campaign=campaign, username=username, by=request.user, role=role)
+    return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema(responses={200: ANY})
+@api_view(["GET"])
+def invitations(request: Request) -> Response:
+    """The caller's pending invitations, oldest first."""
+    rows = (
+        Invitation.objects.filter(user=request.user, status=Invitation.PENDING)
+        .select_related("campaign", "user", "invited_by")
+        .order_by("id")
+    )
+    return Response([presenters.invitation_json(invitation) for invitation in rows])
+
+
+def _answer(request: Request, invitation_id: int, accept: bool) -> Response:
+    try:
+        invitation = services.invitation_answer(invitation_id=invitation_id, user=request.user, accept=accept)
+    except Invitation.DoesNotExist:
+        raise Http404("no such invitation") from None
+    return Response(presenters.invitation_json(invitation))
+
+
+@extend_schema(request=None, responses={200: ANY, 404: ANY, 409: ANY})
+@api_view(["POST"])
+def invitation_accept(request: Request, invitation_id: int) -> Response:
+    """Accept: a member of the campaign from now on, in the role offered."""
+    return _answer(request, invitation_id, accept=True)
+
+
+@extend_schema(request=None, responses={200: ANY, 404: ANY, 409: ANY})
+@api_view(["POST"])
+def invitation_decline(request: Request, invitation_id: int) -> Response:
+    """Decline: the characters that waited for the invitee become the inviting GM's."""
+    return _answer(request, invitation_id, accept=False)

@@ -11,6 +11,8 @@ import re
 from datetime import datetime
 from typing import Any
 
+from rules.dice import TABLE_DICE_HELP
+from rules.event_schema import TABLE_DICE
 from rules.ruleset import Ruleset
 from rules.sheet import BODY_REGIONS, CharacterSheet, Severity, label, worse
 
@@ -58,6 +60,7 @@ def _value_text(value: Any) -> str:
 SHARED_OPTION_HELP = {
     "start": "the game date and time the campaign's clock starts at",
     "time_scale": "game seconds per real second for a clock that runs on its own; 0: the GM advances it",
+    "table_dice": TABLE_DICE_HELP,
 }
 
 
@@ -85,7 +88,13 @@ def event_details(data: dict[str, Any] | None) -> list[tuple[str, str]]:
         return []
     if isinstance(data.get("changes"), dict):
         return [(label(key.split(".")[-1]), change_text(change)) for key, change in data["changes"].items()]
-    return [(label(key), _value_text(value)) for key, value in data.items()]
+    return [
+        # Table dice: the rolls the GM gave a clock firing, in words (never the list).
+        ("rolled at the table", ", ".join(label(name) for name in value))
+        if key == TABLE_DICE
+        else (label(key), _value_text(value))
+        for key, value in data.items()
+    ]
 
 
 # --- body diagram and monitors: what the ruleset draws (rules/sheet.py) ----------------------------------------
@@ -122,3 +131,8 @@ def _sheet(ruleset: Ruleset) -> CharacterSheet:
     if ruleset.sheet is None:
         raise LookupError(f"the ruleset {ruleset.slug} does not say how its characters are drawn")
     return ruleset.sheet
+
+
+def role_words(role: str) -> str:
+    """'gm' -> 'a GM', 'player' -> 'a player'."""
+    return "a GM" if role == "gm" else "a player"

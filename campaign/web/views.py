@@ -33,8 +33,9 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
-from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership
+from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Invitation, Job, Membership
 from campaign.web import board, display, forecast_panel, forms
+from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
 from rules.text import without_direction_controls
@@ -197,6 +198,7 @@ def _home_page(
         "home.html",
         {
             "memberships": memberships,
+            "invitations": _invitations_of(request.user),
             "rulesets": rulesets,
             "values": {key: without_direction_controls(value) for key, value in values.items()},
             "errors": errors,
@@ -265,6 +267,10 @@ def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
     if job is not None and role == GM:
         # A job going quiet changes nothing else: the board must still learn that it has stalled.
         job_part = f"{job.pk}:{job.progress:.3f}:{job.stalled_since(timezone.now()) is not None}"
+        if job.waiting:  # table dice: each roll the clock asks for is a new board
+            job_part += (
+                f":{job.needs_roll['character']}:{job.needs_roll['name']}:{job.needs_roll['game_time']}"
+            )
     return (
         f'"b{campaign.pk}-{campaign.version}-{campaign.game_time}-e{campaign.projection_epoch}-{totals["v"] or 0}-{totals["n"]}'
         f'-{job_part}-{role}-{user_id}-f{campaign.fight_started_at}"'
@@ -341,6 +347,7 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
             .select_related("user")
             .order_by("role", "user__username")
         )
+        context.update(_members_context(campaign))
         context["clock_buttons"] = forms.CLOCK_BUTTONS
         context["clock_units"] = forms.CLOCK_UNITS
         help_texts = {**display.SHARED_OPTION_HELP, **context["ruleset"].option_help}
@@ -441,7 +448,9 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
     username = request.POST.get("username", "").strip()
     try:
         forms.check_posted(request.POST, {"username": "username", "role": "role"})
-        membership = services.member_add(campaign=campaign, username=username, role=request.POST.get("role"))
+        done = services.member_invite(
+            campaign=campaign, username=username, role=request.POST.get("role"), by=request.user
+        )
     except RuleError as error:
         return _board_form_response(
             request,
@@ -454,7 +463,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
             },
             error.status,
         )
-    success = f"{membership.user.get_username()} joined as {membership.get_role_display().lower()}."
+    success = _invited_text(done)
     return _board_form_response(
         request, campaign, role, "members", {"member_success": success, "success": success}, 201
     )
@@ -805,6 +814,8 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
         open_form = _named_undo(
             forms.build_form(stamp.ruleset, action, injuries=_injury_choices(character)), character
         )
+        if services.asks_the_table(character.campaign, "actions"):
+            open_form = forms.table_dice_form(open_form, stamp.ruleset, None, None)
     return _with_keyed_forms(
         render(request, "character.html", _page_context(request, stamp, version, character, open_form))
     )
@@ -843,6 +854,8 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
     form = _named_undo(forms.build_form(ruleset, action, injuries=_injury_choices(character)), character)
+    if services.asks_the_table(character.campaign, "actions"):
+        form = forms.table_dice_form(form, ruleset, None, None)
     return _with_keyed_forms(
         render(request, "character.html#action-form", {"form": form, "model": character})
     )
@@ -882,11 +895,13 @@ def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
 
 def _posted_action(
     request: HttpRequest, character: Character, action: str
-) -> tuple[services.ActionResult | None, dict[str, str], int]:
+) -> tuple[services.ActionResult | None, dict[str, str], int, dict[str, Any] | None]:
     """Run a posted action form (the character page's or a card's): the result, or the errors placed on the
-    form's fields, and the status; the character is read again after it."""
+    form's fields, and the status; the character is read again after it. Table dice: the roll the rules need
+    next (`needs_roll`), when one is missing."""
     ruleset = character.campaign.ruleset
     result, errors, status = None, {}, 201
+    needs = None
     try:
         body = forms.parse_action(ruleset, action, request.POST)
         result = services.character_act(
@@ -898,8 +913,16 @@ def _posted_action(
     except RuleError as error:
         errors = forms.place_error(ruleset, action, error.field, error.message)
         status = error.status
+    except RollNeeded as need:
+        needs, status = need.request.as_data(), 422
     character.refresh_from_db()
-    return result, errors, status
+    return result, errors, status, needs
+
+
+CARD_NEEDS_ROLL = (
+    "this campaign rolls at the table and the rules need a roll: {prompt}. Enter the dice on the card, or use the "
+    "character's page, which asks for each roll in turn"
+)
 
 
 @login_required
@@ -907,23 +930,31 @@ def _posted_action(
 def character_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
     character = _gm_acting_on(request, character_id, action)
     ruleset = character.campaign.ruleset
-    result, errors, status = _posted_action(request, character, action)
+    result, errors, status, needs = _posted_action(request, character, action)
     injuries = _injury_choices(character)
-    if errors:
+    if errors or needs:
         form = forms.build_form(
             ruleset, action, injuries=injuries, data=forms.echoed(request.POST), errors=errors
         )
+        if needs:
+            form.key = (
+                request.POST.get("key") or form.key
+            )  # nothing was written: the key is the final write's
     else:
         form = forms.build_form(ruleset, action, injuries=injuries)
         titles = ", ".join(display.event_title(e.type) for e in result.events)
         form.success = f"Recorded: {titles}." if not result.replayed else f"Already recorded: {titles}."
     _named_undo(form, character)
+    if services.asks_the_table(character.campaign, "actions"):
+        form = forms.table_dice_form(
+            form, ruleset, forms.echoed(request.POST) if errors or needs else None, needs
+        )
     if request.htmx:
         response = render(request, "character.html#action-form", {"form": form, "model": character})
-        if not errors:
+        if not errors and not needs:
             response["HX-Trigger"] = "refresh"
         return response
-    if not errors:
+    if not errors and not needs:
         messages.success(request, form.success)
         return redirect(reverse("character", args=[character.pk]) + f"#form-{action}")
     stamp = access.character_stamp(request.user, character.pk)
@@ -952,7 +983,10 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
     labels = forms.card_actions(ruleset)
     if action not in labels:
         raise Http404("no such action on a card")
-    result, errors, status = _posted_action(request, character, action)
+    result, errors, status, needs = _posted_action(request, character, action)
+    if needs:
+        # A card takes no roll at a time: the character's page walks the GM through them.
+        errors = {"form": CARD_NEEDS_ROLL.format(prompt=needs["prompt"])}
     card = _card_for(request, character)
     if errors:
         form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors)
@@ -1272,3 +1306,128 @@ def campaign_clock_rewind(request: HttpRequest, campaign_id: int) -> HttpRespons
     return _board_form_response(
         request, campaign, role, "clock-form", {"clock_success": success, "success": success}, 200
     )
+
+
+# --- table dice: the board answers the clock's roll ---------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def campaign_clock_roll(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The GM's roll for a waiting clock (or: let the server roll the rest of this advance); the board again."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "roll for the clock")
+    try:
+        job = services.open_job(campaign)
+        if job is None or not job.waiting:
+            raise RuleError("job", services.NOT_WAITING)
+        body = forms.parse_clock_roll(request.POST)
+        services.clock_give_roll(
+            job_id=job.pk, body=body, idempotency_key=forms.idempotency_key(request.POST)
+        )
+    except RuleError as error:
+        message = error.message if error.field in ("job", "form") else f"{error.field}: {error.message}"
+        return _board_form_response(request, campaign, role, "live", {"roll_error": message}, error.status)
+    campaign.refresh_from_db()
+    return _board_form_response(request, campaign, role, "live", {"success": "Roll given."}, 200)
+
+
+# --- members and invitations (docs/members.md) ------------------------------------------------------------------
+
+
+def _invited_text(done: services.Invited) -> str:
+    """What the GM is told after adding someone, in words."""
+    if done.membership is not None:
+        return f"{done.membership.user.get_username()} is now {display.role_words(done.membership.role)}."
+    invitation = done.invitation
+    name = invitation.user.get_username()
+    again = "" if done.created else " (already invited)"
+    return (
+        f"{name} is invited as {display.role_words(invitation.role)}{again}: a member once they accept it on "
+        "their home page."
+    )
+
+
+def _members_context(campaign: Campaign) -> dict[str, Any]:
+    """The GM's members card: who is invited and not yet answering, and the history of who came and went."""
+    pending = (
+        Invitation.objects.filter(campaign=campaign, status=Invitation.PENDING)
+        .select_related("user")
+        .order_by("user__username")
+    )
+    history = [
+        {**entry, "when": timezone.localtime(entry["recorded_at"]).strftime("%Y-%m-%d %H:%M")}
+        for entry in presenters.member_history(campaign)
+    ]
+    return {
+        "pending_invitations": pending,
+        "invited_names": {invitation.user.get_username() for invitation in pending},
+        "member_history": history,
+    }
+
+
+def _invitations_of(user: Any) -> list[dict[str, Any]]:
+    rows = (
+        Invitation.objects.filter(user=user, status=Invitation.PENDING)
+        .select_related("campaign", "user", "invited_by")
+        .order_by("id")
+    )
+    return [
+        {**presenters.invitation_json(invitation), "role_words": display.role_words(invitation.role)}
+        for invitation in rows
+    ]
+
+
+@login_required
+@require_POST
+def member_remove(request: HttpRequest, campaign_id: int, username: str) -> HttpResponse:
+    """A GM removes a member or withdraws an invitation; anyone leaves with their own name. A member who left is
+    sent home (the campaign is no longer theirs to see)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    try:
+        forms.check_posted(request.POST, {})
+        kind = services.member_remove(campaign=campaign, username=username, by=request.user, role=role)
+    except RuleError as error:
+        if role != GM:
+            messages.error(request, error.message)
+            return redirect("campaign", campaign_id=campaign.pk)
+        extra = {"member_errors": {"form": error.message}}
+        return _board_form_response(request, campaign, role, "members", extra, error.status)
+    if username == request.user.get_username():
+        messages.success(request, f"You left {campaign.name}.")
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = reverse("home")
+            return response
+        return redirect("home")
+    campaign.refresh_from_db()
+    what = "withdrew the invitation of" if kind == "InvitationCancelled" else "removed"
+    success = f"You {what} {username}."
+    return _board_form_response(
+        request, campaign, role, "members", {"member_success": success, "success": success}, 200
+    )
+
+
+@login_required
+@require_POST
+def invitation_answer(request: HttpRequest, invitation_id: int, answer: str) -> HttpResponse:
+    """Accept (then the campaign's page) or decline (back home) an invitation from the home page."""
+    if answer not in ("accept", "decline"):
+        raise Http404
+    try:
+        forms.check_posted(request.POST, {})
+        invitation = services.invitation_answer(
+            invitation_id=invitation_id, user=request.user, accept=answer == "accept"
+        )
+    except Invitation.DoesNotExist:
+        raise Http404 from None
+    except RuleError as error:
+        messages.error(request, error.message)
+        return redirect("home")
+    if answer == "accept":
+        messages.success(
+            request, f"You joined {invitation.campaign.name} as {display.role_words(invitation.role)}."
+        )
+        return redirect("campaign", campaign_id=invitation.campaign_id)
+    messages.success(request, f"You declined the invitation to {invitation.campaign.name}.")
+    return redirect("home")

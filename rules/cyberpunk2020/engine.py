@@ -20,7 +20,7 @@ from typing import Any
 
 from rules import kernel, params
 from rules.cyberpunk2020 import tables
-from rules.dice import Dice
+from rules.dice import Dice, faces_text
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
 
 SLUG = "cyberpunk2020"
@@ -40,6 +40,10 @@ TREATMENT_FAILED = "TreatmentFailed"
 STUN_DAMAGE_HEALED = "StunDamageHealed"
 MINOR_WOUND_HEALED = "MinorWoundHealed"
 DAMAGE_HEALED = "DamageHealed"
+BONES_SET = "BonesSet"
+BONE_SETTING_FAILED = "BoneSettingFailed"
+BONES_MENDED = "BonesMended"
+LIMB_REPLACED = "LimbReplaced"
 
 # Timer kinds.
 DEATH = "death"
@@ -48,6 +52,7 @@ STUN_SAVE = "stun_save"
 STUN_HEAL = "stun_heal"
 MINOR_WOUND = "minor_wound"
 HEAL = "heal"
+BONE_MEND = "bone_mend"
 
 # Error messages the tests (and the API tests) assert on.
 DEAD = kernel.DEAD
@@ -72,6 +77,17 @@ NO_DEATH_SAVE_PENDING = (
     "no death save is pending (no crippled limb awaits stabilization, and the character is awake)"
 )
 DYING_NEEDS_STABILIZATION = "a dying character cannot save their way out: stabilize them (medical_tech)"
+SEVERED_HAS_NO_BONES_TO_SET = (
+    "the {location} is severed: there are no bones to set; replace it (replace_limb)"
+)
+SET_BONES_NEEDS_STABILIZATION = (
+    "the {location} still bleeds: stabilize it first (stabilize, target limb:{limb})"
+)
+BONES_ALREADY_SET = "the {location}'s bones are already set: they mend on their own"
+BONE_SETTING_RETRY_TOO_SOON = (
+    "a failed bone setting may be tried again one game day after it failed: in {wait} of game time"
+)
+NOTHING_TO_REPLACE = "the {location} is neither severed nor crippled: there is nothing to replace"
 
 KINDS = ("normal", "stun", "blunt", "explosion")
 
@@ -81,10 +97,12 @@ KINDS = ("normal", "stun", "blunt", "explosion")
 
 def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     raw = dict(params.require_mapping(options, "options"))
-    for shared in ("start", "time_scale"):
+    for shared in ("start", "time_scale", "table_dice"):
         raw.pop(shared, None)
     params.reject_unknown(
-        raw, ("hit_location_model", "treatment_difficulty", "treatment_retry_days"), prefix="options"
+        raw,
+        ("hit_location_model", "treatment_difficulty", "treatment_retry_days", "bone_mend_weeks"),
+        prefix="options",
     )
     return {
         "hit_location_model": params.choice(
@@ -105,6 +123,9 @@ def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
             minimum=0,
             maximum=365,
             prefix="options",
+        ),
+        "bone_mend_weeks": params.integer(
+            raw, "bone_mend_weeks", default=tables.BONE_MEND_WEEKS, minimum=0, maximum=104, prefix="options"
         ),
     }
 
@@ -225,13 +246,30 @@ def limbs_awaiting_stabilization(state: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def save_roll(dice: Dice, name: str, target: int) -> dict[str, Any]:
-    """A save succeeds when the d10 is equal to or less than the target (the seed)."""
-    roll = dice.die(name, 10)
+SAVE_WHY = {
+    "stun": "whether {name} stays in action (failed: stunned, out of action)",
+    "death": "whether {name} stays alive and awake (failed: unconscious, and dying from real damage)",
+}
+
+
+def save_roll(dice: Dice, name: str, target: int, kind: str, who: str = "the character") -> dict[str, Any]:
+    """A save succeeds when the d10 is equal to or less than the target (the seed). `kind`: stun or death."""
+    roll = dice.die(
+        name,
+        10,
+        label=f"{kind.capitalize()} save",
+        why=SAVE_WHY[kind].format(name=who),
+        target=target,
+        reading=f"succeeds on {target} or less",
+    )
     return {"roll": roll, "target": target, "success": roll <= target}
 
 
 # --- damage -------------------------------------------------------------------------------------------------
+
+
+def _location_why(table: Mapping[int, tuple[str, str]]) -> str:
+    return "where the hit lands: " + faces_text({roll: part for roll, (_, part) in table.items()})
 
 
 def hit_location(state: State, p: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
@@ -250,16 +288,18 @@ def hit_location(state: State, p: Mapping[str, Any], dice: Dice) -> dict[str, An
             "side": None,
         }
     if center_of_mass:
-        roll = dice.die("location", 6)
+        roll = dice.die(
+            "location", 6, label="Hit location (center of mass)", why=_location_why(tables.CENTER_OF_MASS_D6)
+        )
         location, part = tables.CENTER_OF_MASS_D6[roll]
         return {"location": location, "part": part, "how": "center_of_mass", "roll": roll, "side": None}
     model = "standard" if cover else state["options"]["hit_location_model"]
     sides, table = tables.HIT_LOCATION_MODELS[model]
-    roll = dice.die("location", sides)
+    roll = dice.die("location", sides, label=f"Hit location ({model} table)", why=_location_why(table))
     location, part = table[roll]
     side = None
     if location == tables.LEG_NEEDS_SIDE:
-        side = dice.die("side", 10)
+        side = dice.die("side", 10, label="Side of a groin hit", why="which leg: 1-5 left, 6-10 right")
         location = tables.MODIFIED_SIDE_D10[side]
     how = "cover" if cover else model
     return {"location": location, "part": part, "how": how, "roll": roll, "side": side}
@@ -307,8 +347,17 @@ def minor_wounds_added(state: Mapping[str, Any], wounds: list[int], kind: str) -
 
 def sever_check(state: Mapping[str, Any], location_damage: int, dice: Dice) -> dict[str, Any]:
     """Body + Luck + d10 against the location damage: less means severed (or the head destroyed)."""
-    roll = dice.die("sever", 10)
     attributes = state["attributes"]
+    needed = location_damage - attributes["body"] - attributes["luck"]
+    roll = dice.die(
+        "sever",
+        10,
+        label="Sever check",
+        why=f"whether the part is kept (broken bones) or severed: Body {attributes['body']} + Luck "
+        f"{attributes['luck']} + d10 against {location_damage}",
+        target=max(1, needed),
+        reading=f"keeps it on {max(1, needed)} or more",
+    )
     total = attributes["body"] + attributes["luck"] + roll
     return {
         "body": attributes["body"],
@@ -455,7 +504,7 @@ def after_the_wound(
     saves: list[Event] = []
     # Already unconscious: a stun save could change nothing.
     if after["conscious"]:
-        stun = save_roll(dice, "stun_save", stun_save_target(after))
+        stun = save_roll(dice, "stun_save", stun_save_target(after), "stun")
         saves.append(Event(STUN_SAVE_ROLLED, {**stun, "cause": "damage"}, now))
     if after["dying"]:
         return saves  # already bleeding out: only stabilization helps
@@ -478,7 +527,7 @@ def after_the_wound(
             )
         )
     elif in_mortal_condition(after) or death_save_needed_by_crippling:
-        death = save_roll(dice, "death_save", death_save_target(after))
+        death = save_roll(dice, "death_save", death_save_target(after), "death")
         if death["success"]:
             outcome = "survived" if after["conscious"] else "stayed_unconscious"
         else:
@@ -508,14 +557,24 @@ def with_dice(events: list[Event], dice: Dice) -> list[Event]:
 # --- stabilize, treat, save ----------------------------------------------------------------------------------
 
 
-def skill_total(p: Mapping[str, Any], dice: Dice, roll_name: str) -> dict[str, Any]:
-    """TECH + skill + d10, entered as a total or as its parts with the d10 roll."""
+def skill_total(
+    p: Mapping[str, Any], dice: Dice, roll_name: str, difficulty: int, why: str
+) -> dict[str, Any]:
+    """TECH + skill + d10, entered as a total or as its parts with the d10 roll, against `difficulty`."""
     total, tech, skill_level = p["total"], p["tech"], p["skill_level"]
     if total is not None:
         return {"total": total, "tech": None, "skill_level": None, "roll": None}
     if tech is None or skill_level is None:
         raise RuleError("total", TOTAL_EXPECTED)
-    roll = dice.die(roll_name, 10)
+    needed = difficulty - tech - skill_level
+    roll = dice.die(
+        roll_name,
+        10,
+        label=f"{roll_name.capitalize()} d10",
+        why=f"{why}: TECH {tech} + skill {skill_level} + d10 against {difficulty}",
+        target=max(1, needed),
+        reading=f"succeeds on {max(1, needed)} or more",
+    )
     return {"total": tech + skill_level + roll, "tech": tech, "skill_level": skill_level, "roll": roll}
 
 
@@ -537,7 +596,10 @@ def decide_stabilize(state: State, p: Mapping[str, Any], dice: Dice, now: int) -
         difficulty = tables.LIMB_STABILIZATION_DIFFICULTY
     else:
         raise RuleError("target", TARGET_EXPECTED)
-    result = skill_total(p, dice, "stabilize")
+    patient = (
+        "the dying character" if target == "dying" else f"the {target[len('limb:') :].replace('_', ' ')}"
+    )
+    result = skill_total(p, dice, "stabilize", difficulty, f"whether {medic} stabilizes {patient}")
     success = result["total"] >= difficulty
     data = {
         "target": target,
@@ -559,8 +621,8 @@ def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> li
     days = state["options"]["treatment_retry_days"]
     if failed_at is not None and now < failed_at + days * tables.DAY:
         raise RuleError("type", TREATMENT_RETRY_TOO_SOON.format(at=failed_at + days * tables.DAY, days=days))
-    result = skill_total(p, dice, "treatment")
     difficulty = state["options"]["treatment_difficulty"]
+    result = skill_total(p, dice, "treatment", difficulty, f"whether {medic}'s care starts the healing")
     success = result["total"] >= difficulty
     # Medical tech replaces first aid and never adds to it; first aid never lowers a medical tech rate.
     better = max(skill, state["healing_skill"], key=lambda name: tables.SKILL_RANK[name])
@@ -590,7 +652,7 @@ def death_save_pending(state: Mapping[str, Any]) -> bool:
 
 def death_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
     """A per-turn death save: success wakes; failure with a limb awaiting stabilization starts the dying."""
-    death = save_roll(dice, "death_save" if cause != "table" else "save", death_save_target(state))
+    death = save_roll(dice, "death_save" if cause != "table" else "save", death_save_target(state), "death")
     limbs = limbs_awaiting_stabilization(state)
     if death["success"]:
         outcome = "survived" if state["conscious"] else "woke"
@@ -614,7 +676,7 @@ def death_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
 
 
 def stun_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
-    stun = save_roll(dice, "stun_save" if cause != "table" else "save", stun_save_target(state))
+    stun = save_roll(dice, "stun_save" if cause != "table" else "save", stun_save_target(state), "stun")
     return Event(STUN_SAVE_ROLLED, {**stun, "cause": cause, "dice": dict(dice.used)}, now)
 
 
@@ -631,11 +693,68 @@ def decide_save(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> lis
     return [death_save_event(state, dice, now, "table")]
 
 
+# --- set_bones, replace_limb (house) ------------------------------------------------------------------------
+
+
+def _wait_words(seconds: int) -> str:
+    """A short wait in game time as people say it: '20 h 30 min', '45 min'."""
+    minutes = -(-seconds // 60)  # a part of a minute still to wait is a minute
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
+
+
+def decide_set_bones(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    """A crippled, unsevered, stabilized limb's broken bones set and immobilized: on success the limb mends after
+    `bone_mend_weeks` of game time (a clock timer), on failure it may be tried again a game day later."""
+    limb = p["limb"]
+    spoken = limb.replace("_", " ")
+    place = state["locations"][limb]
+    if place["severed"]:
+        raise RuleError("limb", SEVERED_HAS_NO_BONES_TO_SET.format(location=spoken))
+    if not place["crippled"]:
+        raise RuleError("limb", NOT_CRIPPLED.format(location=spoken))
+    if place.get("mends_at") is not None:
+        raise RuleError("limb", BONES_ALREADY_SET.format(location=spoken))
+    if not place["stabilized"]:
+        raise RuleError("limb", SET_BONES_NEEDS_STABILIZATION.format(location=spoken, limb=limb))
+    failed_at = place.get("bone_setting_failed_at")
+    if failed_at is not None and now < failed_at + tables.BONE_SETTING_RETRY:
+        wait = _wait_words(failed_at + tables.BONE_SETTING_RETRY - now)
+        raise RuleError("limb", BONE_SETTING_RETRY_TOO_SOON.format(wait=wait))
+    result = skill_total(p, dice, "set_bones")
+    success = result["total"] >= tables.BONE_SETTING_DIFFICULTY
+    data = {
+        "limb": limb,
+        "medic": p["medic"],
+        **result,
+        "difficulty": tables.BONE_SETTING_DIFFICULTY,
+        "success": success,
+        "dice": dict(dice.used),
+    }
+    if not success:
+        return [Event(BONE_SETTING_FAILED, data, now)]
+    weeks = state["options"].get("bone_mend_weeks", tables.BONE_MEND_WEEKS)
+    return [Event(BONES_SET, {**data, "mend_weeks": weeks, "mends_at": now + weeks * tables.WEEK}, now)]
+
+
+def decide_replace_limb(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    """A severed or crippled limb replaced (cyberware, a clone, magic): usable at once; its points stay on the
+    track until healed."""
+    limb = p["limb"]
+    place = state["locations"][limb]
+    if not place["severed"] and not place["crippled"]:
+        raise RuleError("limb", NOTHING_TO_REPLACE.format(location=limb.replace("_", " ")))
+    was = "severed" if place["severed"] else "crippled"
+    return [Event(LIMB_REPLACED, {"limb": limb, "replacement": p["replacement"], "was": was}, now)]
+
+
 DECIDERS = {
     "damage": decide_damage,
     "stabilize": decide_stabilize,
     "treat": decide_treat,
     "save": decide_save,
+    "set_bones": decide_set_bones,
+    "replace_limb": decide_replace_limb,
 }
 
 
@@ -661,6 +780,7 @@ def _limb_crippled(state: State, data: Mapping[str, Any], at: int) -> None:
         place["stabilized"] = False  # a new crippling or a severing bleeds again
     place["crippled"] = True
     place["severed"] = place["severed"] or not data["sever_check"]["kept"]
+    place.pop("mends_at", None)  # broken again: bones set before must be set anew
     if data["location"] != "head":
         state["next_death_save_at"] = at + tables.TURN
 
@@ -742,6 +862,34 @@ def _damage_healed(state: State, data: Mapping[str, Any], at: int) -> None:
         state["minor_wounds"] = state["minor_wounds"][excess:]
 
 
+def _bones_set(state: State, data: Mapping[str, Any], at: int) -> None:
+    place = state["locations"][data["limb"]]
+    place["mends_at"] = data["mends_at"]
+    place.pop("bone_setting_failed_at", None)
+
+
+def _bone_setting_failed(state: State, data: Mapping[str, Any], at: int) -> None:
+    state["locations"][data["limb"]]["bone_setting_failed_at"] = at
+
+
+def _usable_again(place: dict[str, Any]) -> None:
+    place["crippled"] = False
+    place["severed"] = False
+    place["stabilized"] = False
+    place.pop("mends_at", None)
+    place.pop("bone_setting_failed_at", None)
+
+
+def _bones_mended(state: State, data: Mapping[str, Any], at: int) -> None:
+    _usable_again(state["locations"][data["limb"]])
+
+
+def _limb_replaced(state: State, data: Mapping[str, Any], at: int) -> None:
+    place = state["locations"][data["limb"]]
+    _usable_again(place)
+    place["replacement"] = data["replacement"]
+
+
 EVOLVERS = {
     DAMAGE_TAKEN: _damage_taken,
     LIMB_CRIPPLED: _limb_crippled,
@@ -754,6 +902,10 @@ EVOLVERS = {
     STUN_DAMAGE_HEALED: _stun_damage_healed,
     MINOR_WOUND_HEALED: _minor_wound_healed,
     DAMAGE_HEALED: _damage_healed,
+    BONES_SET: _bones_set,
+    BONE_SETTING_FAILED: _bone_setting_failed,
+    BONES_MENDED: _bones_mended,
+    LIMB_REPLACED: _limb_replaced,
     CHARACTER_CHANGED: lambda state, data, at: kernel.take_attribute_changes(state, data),
 }
 
@@ -816,6 +968,18 @@ def timers(state: State) -> list[Timer]:
     if state["healing_skill"] is not None and state["damage"] > 0:
         due = max(state["heal_anchor"] + state["healing_seconds_per_point"], now)
         found.append(Timer(due=due, kind=HEAL, key=HEAL, priority=40))
+    for limb in tables.LIMBS:
+        mends_at = state["locations"][limb].get("mends_at")
+        if mends_at is not None:
+            found.append(
+                Timer(
+                    due=max(mends_at, now),
+                    kind=BONE_MEND,
+                    key=f"{BONE_MEND}:{limb}",
+                    priority=45,
+                    data={"limb": limb},
+                )
+            )
     return found
 
 
@@ -857,6 +1021,13 @@ def _fire_heal(state: State, timer: Timer, dice: Dice) -> list[Event]:
     return [Event(DAMAGE_HEALED, data, timer.due)]
 
 
+def _fire_bone_mend(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    limb = timer.data.get("limb")
+    if limb not in tables.LIMBS or state["locations"][limb].get("mends_at") is None:
+        return []
+    return [Event(BONES_MENDED, {"limb": limb}, timer.due)]
+
+
 FIRERS = {
     DEATH: _fire_death,
     DEATH_SAVE: _fire_death_save,
@@ -864,6 +1035,7 @@ FIRERS = {
     STUN_HEAL: _fire_stun_heal,
     MINOR_WOUND: _fire_minor_wound,
     HEAL: _fire_heal,
+    BONE_MEND: _fire_bone_mend,
 }
 
 

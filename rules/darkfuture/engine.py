@@ -29,7 +29,7 @@ from typing import Any
 
 from rules import kernel, params
 from rules.darkfuture import tables
-from rules.dice import Dice
+from rules.dice import Dice, faces_text
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
 from rules.text import unreadable
 
@@ -66,10 +66,12 @@ OPTION_NAMES = (
     "ko_pass_means_stun",
     "con_recovery_days",
     "limb_check_target",
+    "limb_arm_up_to",
+    "limb_left_up_to",
     "stun_lasts_seconds",
     "ko_lasts_seconds",
 )
-SHARED_OPTIONS = ("start", "time_scale")
+SHARED_OPTIONS = ("start", "time_scale", "table_dice")
 ATTRIBUTE_NAMES = ("con", "skills", "move", "armour", "pedestrian", "driver")
 
 
@@ -98,6 +100,23 @@ def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
             options,
             "limb_check_target",
             default=tables.LIMB_CHECK_TARGET,
+            minimum=0,
+            maximum=tables.DAMAGE_DIE_SIDES,
+            prefix="options",
+        ),
+        # Which limb and side: a 1d6 at or below the value is an arm (a left), above it a leg (a right).
+        "limb_arm_up_to": params.integer(
+            options,
+            "limb_arm_up_to",
+            default=tables.LIMB_ARM_UP_TO,
+            minimum=0,
+            maximum=tables.DAMAGE_DIE_SIDES,
+            prefix="options",
+        ),
+        "limb_left_up_to": params.integer(
+            options,
+            "limb_left_up_to",
+            default=tables.LIMB_LEFT_UP_TO,
             minimum=0,
             maximum=tables.DAMAGE_DIE_SIDES,
             prefix="options",
@@ -257,6 +276,17 @@ def vehicle_driverless(state: State) -> bool:
 # --- decide --------------------------------------------------------------------------------------------------
 
 
+def _knock_roll(dice: Dice, name: str, label: str, does: str) -> int:
+    """A KO or stun roll: 1d6, over the target number (4 or more) it does what it says."""
+    return dice.die(
+        name,
+        label=label,
+        why=f"whether the wound {does}",
+        target=tables.KO_STUN_TARGET,
+        reading=f"{tables.KO_STUN_TARGET + 1} or more {does.split()[0]}",
+    )
+
+
 def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
     """KO first; only if not knocked out, stun. A character already out cold makes neither roll."""
     effects = tables.BAND_EFFECTS[band]["effects"]
@@ -264,7 +294,7 @@ def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], d
     if already_out:
         return outcome
     if tables.EFFECT_KO in effects:
-        roll = dice.die("ko")
+        roll = _knock_roll(dice, "ko", "KO roll", "knocks them out")
         outcome["ko"] = {"roll": roll, "target": tables.KO_STUN_TARGET}
         if roll > tables.KO_STUN_TARGET:
             outcome["knocked_out"] = True
@@ -275,7 +305,7 @@ def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], d
             outcome["stunned"] = True
             return outcome
     if tables.EFFECT_STUN in effects:
-        roll = dice.die("stun")
+        roll = _knock_roll(dice, "stun", "Stun roll", "stuns them")
         outcome["stun"] = {"roll": roll, "target": tables.KO_STUN_TARGET, "automatic": False}
         outcome["stunned"] = roll > tables.KO_STUN_TARGET
     return outcome
@@ -283,7 +313,13 @@ def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], d
 
 def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
     target = options.get("limb_check_target", tables.LIMB_CHECK_TARGET)
-    check = dice.die("limb_check")
+    check = dice.die(
+        "limb_check",
+        label="Limb disablement",
+        why="whether the wound disables a limb",
+        target=target,
+        reading=f"{target + 1} or more disables a limb",
+    )
     outcome: dict[str, Any] = {
         "roll": check,
         "target": target,
@@ -291,12 +327,19 @@ def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, A
         "limb": None,
     }
     if check > target:
-        limb_roll, side_roll = dice.die("limb"), dice.die("side")
+        limbs = tables.limb_by_roll(options.get("limb_arm_up_to", tables.LIMB_ARM_UP_TO))
+        sides = tables.side_by_roll(options.get("limb_left_up_to", tables.LIMB_LEFT_UP_TO))
+        limb_roll = dice.die(
+            "limb", label="Which limb", why="which limb is disabled", reading=faces_text(limbs)
+        )
+        side_roll = dice.die(
+            "side", label="Which side", why="which side's limb is disabled", reading=faces_text(sides)
+        )
         outcome.update(
             disabled=True,
             limb_roll=limb_roll,
             side_roll=side_roll,
-            limb=f"{tables.SIDE_BY_ROLL[side_roll]}_{tables.LIMB_BY_ROLL[limb_roll]}",
+            limb=f"{sides[side_roll]}_{limbs[limb_roll]}",
         )
     return outcome
 
@@ -304,8 +347,14 @@ def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, A
 def take_damage(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     weapon_damage = p["weapon_damage"]
     attributes = state["attributes"]
-    roll = dice.die("damage", tables.DAMAGE_DIE_SIDES)
     added = weapon_damage if attributes["pedestrian"] else 0
+    roll = dice.die(
+        "damage",
+        tables.DAMAGE_DIE_SIDES,
+        label="Pedestrian Critical Table",
+        why=f"the CON lost: the die + {added} (weapon, pedestrians only) - {attributes['armour']} (armour) on the "
+        "Pedestrian Critical Table",
+    )
     result = roll + added - attributes["armour"]
     row, con_lost = critical_table_row(result)
     attack = {

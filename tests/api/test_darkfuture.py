@@ -25,7 +25,7 @@ from campaign.projections import character_state_at, rebuild_campaign
 from rules.darkfuture import engine, tables
 from rules.dice import Dice
 from rules.params import RuleError
-from tests.conftest import Table
+from tests.conftest import Table, join
 from tests.rules.darkfuture.helpers import ash_sheet as ash
 
 pytestmark = pytest.mark.django_db
@@ -43,8 +43,8 @@ class _NoServerRolls:
 class EnteredDiceOnly(Dice):
     """The service's dice, except that a roll nobody entered fails the test instead of rolling."""
 
-    def __init__(self, entered: Any = None, rng: Any = None) -> None:
-        super().__init__(entered, rng=_NoServerRolls())
+    def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+        super().__init__(entered, rng=_NoServerRolls(), ask=ask)
 
 
 @pytest.fixture(autouse=True)
@@ -73,6 +73,7 @@ def add_character(df: Table, attributes: dict[str, Any], campaign_id: int | None
 def add_campaign(df: Table, options: dict[str, Any]) -> int:
     response = df.gm.post("/api/campaigns/", {"name": "Options", "ruleset": "darkfuture", "options": options})
     assert response.status_code == 201, response.content
+    join(df.gm, response.json()["id"], df.player, "player")
     return response.json()["id"]
 
 
@@ -400,9 +401,29 @@ def test_restoring_a_limb_that_is_not_disabled_is_refused_even_beside_a_disabled
     assert gm_character(df)["sheet"]["disabled_limbs"] == ["right_leg"]
 
 
-def test_rolls_the_action_does_not_need_are_ignored_even_out_of_range(df: Table) -> None:
-    answer = hit(df, {"damage": [2], "ko": [9], "stun": [0], "limb": ["x"], "unknown": [1]}, 0)
+def test_rolls_the_action_does_not_need_are_ignored_when_they_could_be_right(df: Table) -> None:
+    answer = hit(df, {"damage": [2], "ko": [6], "stun": [1], "limb": [3]}, 0)
     assert wound(answer)["dice"] == {"damage": [2]}
+
+
+@pytest.mark.parametrize(
+    ("rolls", "field", "message"),
+    [
+        ({"ko": [9]}, "rolls.ko", "rolls.ko: expected 1 die of 1-6, got [9]"),
+        ({"stun": [0]}, "rolls.stun", "rolls.stun: expected 1 die of 1-6, got [0]"),
+        ({"limb": ["x"]}, "rolls.limb", "rolls.limb: expected a list of whole numbers, got ['x']"),
+        (
+            {"unknown": [1]},
+            "rolls.unknown",
+            "rolls.unknown: unknown roll; expected one of damage, ko, stun, limb_check, limb, side",
+        ),
+    ],
+)
+def test_a_typo_in_a_roll_the_action_does_not_need_is_refused(
+    df: Table, rolls: dict[str, Any], field: str, message: str
+) -> None:
+    body = {"type": "damage", "weapon_damage": 0, "rolls": {"damage": [2], **rolls}}
+    assert_refused(df, body, field, message, df.character)
 
 
 @pytest.mark.parametrize(

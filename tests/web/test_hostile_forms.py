@@ -17,7 +17,7 @@ from django.test import Client
 from django.utils.html import escape
 
 from campaign import services
-from campaign.models import Campaign, Character, Event, Job, Membership
+from campaign.models import Campaign, Character, Event, Invitation, Job, Membership
 from tests.test_hostile_input import HIDDEN_IDS, HIDDEN_TEXTS, OVERRIDE, crippling_hit
 from tests.web.conftest import Web, logged_in
 
@@ -57,8 +57,8 @@ def form_error(message: str) -> str:
 
 ALLOCATION = '{"physical": 3, "ch1": 6}; diagnosed hits only'
 WOUND_INPUTS = (
-    "key, p_combat_pool, p_damage, p_open_wound, p_severity, r_body_check, r_critical_0, r_death_time,"
-    " r_location_0, r_location_1"
+    "ask, d_body_check, key, p_combat_pool, p_damage, p_open_wound, p_severity, r_body_check, r_critical_0,"
+    " r_death_time, r_location_0, r_location_1"
 )
 ACTION_CASES = [
     # text the database cannot store (PostgreSQL refuses a NUL: a 500 there, stored as is on SQLite)
@@ -365,7 +365,7 @@ BOARD_CASES = [
     (
         "clock/",
         {"unit": "hours", "amount": "1", "amont": "2"},
-        "amont: unknown field; expected one of amount, key, unit",
+        "amont: unknown field; expected one of amount, key, stop_on, unit",
     ),
     # members
     ("members/", {"username": "stranger", "role": "admin"}, "expected one of gm, player, got 'admin'"),
@@ -441,12 +441,12 @@ def test_a_bad_attribute_is_a_400_on_its_field_and_writes_nothing(
     refused(response, before, shown)
 
 
-def test_a_member_added_twice_is_one_membership(sr2_web: Web) -> None:
+def test_a_member_invited_twice_is_one_invitation(sr2_web: Web) -> None:
     url = f"/campaigns/{sr2_web.campaign_id}/members/"
-    before = Membership.objects.count()
+    before = Membership.objects.count(), Invitation.objects.count()
     for _ in range(2):
         assert sr2_web.gm.post(url, {"username": "stranger", "role": "player"}).status_code == 302
-    assert Membership.objects.count() == before + 1
+    assert (Membership.objects.count(), Invitation.objects.count()) == (before[0], before[1] + 1)
 
 
 # --- starting a campaign, signing up, logging in ---------------------------------------------------------------
