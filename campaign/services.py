@@ -1046,7 +1046,7 @@ def _add_characters(
 CHARACTER_FIELDS = ("name", "player", "attributes")
 CAMPAIGN_FIELDS = ("name", "options")
 RETIRED = "the character is retired: restore it first"
-NOT_A_MEMBER = "{name} is not a member of this campaign: add them as a player first"
+NOT_A_MEMBER = "{name} is neither a member of this campaign nor invited to it: invite them first"
 # Retiring is taken back by restoring, never by an undo (README, "Characters change in play").
 NOT_UNDONE = ruleset_types.NOT_UNDONE
 
@@ -1059,15 +1059,21 @@ def _body_of(changes: Any, fields: tuple[str, ...]) -> Mapping[str, Any]:
 
 
 def _member(campaign: Campaign, player: Any) -> AbstractBaseUser | None:
-    """A character's new player: a member of the campaign (or nobody)."""
+    """A character's new player: a member of the campaign or someone invited to it (the character waits for their
+    answer, docs/members.md), or nobody."""
     if player is None or player == "":
         return None
     if not isinstance(player, str):
         raise ServiceError("player", f"expected a user name or null, got {player!r}")
     user = _user_named("player", player)
-    if not Membership.objects.filter(campaign=campaign, user=user).exists():
+    member = Membership.objects.filter(campaign=campaign, user=user).exists()
+    if not member and not _invited(campaign, user):
         raise ServiceError("player", NOT_A_MEMBER.format(name=player))
     return user
+
+
+def _invited(campaign: Campaign, user: AbstractBaseUser) -> bool:
+    return Invitation.objects.filter(campaign=campaign, user=user, status=Invitation.PENDING).exists()
 
 
 def _username(user_id: int | None) -> str | None:

@@ -303,6 +303,7 @@ def _board_cards(campaign: Campaign, role: str, rows: list[Character]) -> list[d
         else:
             card = board.card_shell(ruleset, role, character.pk)
         card["state_html"] = _rendered(html)
+        card["player_username"] = presenters.player_name(character)  # outside the cached state: an invitation
         out.append(card)
     if fresh:
         cache.set_many(fresh, LIVE_CACHE_SECONDS)
@@ -1067,14 +1068,22 @@ def _edit_context(
 ) -> dict[str, Any]:
     campaign = character.campaign
     errors = errors or {}
-    members = Membership.objects.filter(campaign=campaign).select_related("user").order_by("user__username")
+    members = sorted(
+        {m.user.get_username() for m in Membership.objects.filter(campaign=campaign).select_related("user")}
+        | {
+            invitation.user.get_username()
+            for invitation in Invitation.objects.filter(
+                campaign=campaign, status=Invitation.PENDING
+            ).select_related("user")
+        }
+    )
     return {
         "model": character,
         "campaign": campaign,
         "errors": errors,
         "name": data.get("name", "") if data is not None else character.name,
         "player": data.get("player", "") if data is not None else presenters.player_name(character) or "",
-        "members": [m.user.get_username() for m in members],
+        "members": members,
         "fields": forms.edit_fields(campaign.ruleset, character.state["attributes"], data, errors),
     }
 

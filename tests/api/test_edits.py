@@ -178,7 +178,7 @@ def test_an_edit_that_changes_nothing_writes_nothing(df: Table) -> None:
         (
             {"player": "stranger"},
             "player",
-            "stranger is not a member of this campaign: add them as a player first",
+            "stranger is neither a member of this campaign nor invited to it: invite them first",
         ),
         ({"player": "nobody"}, "player", "there is no user named 'nobody'"),
         ({"nmae": "Ashe"}, "nmae", "unknown field; expected one of attributes, name, player"),

@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.test_scenarios import (
     REFRESH_MS,
+    accept_invitation,
     add_character,
     add_player,
     create_campaign,
@@ -90,6 +91,7 @@ def test_armour_a_driver_on_foot_an_undone_edit_and_a_retirement(
     screenshot(gm, "gm-character-edited")
 
     # The player sees Ash on their page of the campaign; retired, Ash is gone from it and from the board.
+    accept_invitation(player, base, "Highway 2025")
     player.goto(f"{base}/")
     player.get_by_role("link", name="Highway 2025").click()
     expect(player.locator("#live").get_by_role("link", name="Ash")).to_be_visible()

@@ -37,7 +37,9 @@ def test_an_invitation_accepted_then_declined_and_a_removed_player_loses_access_
     character_url = gm.url
     character_id = character_url.rstrip("/").rsplit("/", 1)[1]
     gm.goto(board)
-    expect(gm.locator("#live")).to_contain_text("played by jo_player (invited, not yet accepted)")
+    expect(gm.locator("#live")).to_contain_text(
+        "jo_player is invited, not yet accepted: the character waits for them."
+    )
 
     # Jo sees the invitation at home, with Kit waiting, and accepts it.
     player.goto(f"{base}/")
