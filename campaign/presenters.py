@@ -20,6 +20,7 @@ from campaign.models import Campaign, Character, Event, ImportJob, Job
 from campaign.projections import CLOCK_ADVANCED
 from rules.registry import get_ruleset
 from rules.ruleset import ACTION_UNDONE, GAME_TIME_MARK, GM, NOTE_ADDED, PLAYER, State
+from rules.ruleset import Event as RuleEvent
 
 BEYOND_THE_CALENDAR = "after 9999-12-31"
 
@@ -362,3 +363,21 @@ def upcoming(campaign: Campaign, limit: int = 10) -> list[dict[str, Any]]:
         }
         for t in rows
     ]
+
+
+# --- the game's words (rules/words.py) ---------------------------------------------------------------------------
+
+
+def event_words(campaign: Campaign, kind: str, data: Any, game_time: int) -> str:
+    """One history entry as a sentence, from the data its reader holds (a player's entry carries the public data
+    only, so the sentence tells no more), its moments written as the campaign's dates."""
+    rules = get_ruleset(campaign.ruleset)
+    assert rules.describe is not None  # every ruleset's view.py defines it (rules/kernel.py)
+    return _dated(campaign, rules.describe(RuleEvent(kind, data or {}, game_time)))
+
+
+def action_said(campaign: Campaign, rows: list[Event], state: State) -> str:
+    """The GM's answer to an action: what its events did and what now threatens the character, in dates."""
+    rules = get_ruleset(campaign.ruleset)
+    assert rules.said is not None
+    return _dated(campaign, rules.said([eventstore.to_rule_event(row) for row in rows], state))

@@ -6,7 +6,7 @@ A ruleset's folder (`rules/<slug>/`) holds
     engine.py   SLUG; validate_options, validate_attributes, initial_state; DECIDERS (action -> decider),
                 evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer)
     view.py     view, status, public_event, shows: what the GM and a player may see; GM_ONLY, the fields a
-                player never receives a value of
+                player never receives a value of; describe and said: events in the game's words
     forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
     events.py   EVENTS and STATE: what each event type's data holds and the replayed state's ranges
@@ -119,6 +119,8 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         public_event=view.public_event,
         shows=view.shows,
         gm_only=view.GM_ONLY,
+        describe=view.describe,
+        said=view.said,
         forms=forms.FORMS,
         option_help=forms.OPTION_HELP,
         sheet=sheet.SHEET,

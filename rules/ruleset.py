@@ -11,6 +11,8 @@ A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
     view(state, audience) -> dict                     "gm" or "player" (secrets removed)
     status(state) -> dict                             view(state, "gm")'s alive, conscious, dying and death_at
     public_event(event) -> dict | None                what a player may read of one history entry
+    describe(event) -> str                            one history entry in the game's words (rules/words.py)
+    said(events, state) -> str                        the GM's answer to an action, in the game's words
     shows(event) -> bool                              optional: public_event(event) is not None, cheaply
 
 `evolve(state, event)` equals `new = copy_state(state)` after `evolve_into(new, event)`: each engine writes its
@@ -121,6 +123,10 @@ class Ruleset:
     # The fields RULES.md keeps for the GM: at any depth of a player's view or of a public event such a field is
     # absent or null (tests/rules/test_contract.py holds every ruleset to it).
     gm_only: frozenset[str] = frozenset()
+    # The game's words (rules/words.py): one history entry as a sentence, from the data its reader holds, and the
+    # GM's answer to an action from its events and the state after them. Dates are `game_time_mark`s.
+    describe: Callable[[Event], str] | None = None
+    said: Callable[[list[Event], State], str] | None = None
 
     @property
     def all_actions(self) -> tuple[str, ...]:

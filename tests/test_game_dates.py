@@ -111,12 +111,12 @@ def test_an_action_whose_answer_fails_to_render_writes_nothing(
 def test_a_web_action_whose_page_fails_to_render_writes_nothing(
     sr2: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from campaign.web import display
+    from campaign import presenters
 
     gm = Client(raise_request_exception=False)
     gm.force_login(sr2.gm.user)
     before = _written(sr2)
-    monkeypatch.setattr(display, "event_title", broken)
+    monkeypatch.setattr(presenters, "action_said", broken)
     answer = gm.post(f"/characters/{sr2.character['id']}/act/note/", {"p_text": "the sniper was Lone Star"})
     assert answer.status_code == 500
     assert _written(sr2) == before

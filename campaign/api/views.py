@@ -246,6 +246,7 @@ def actions(request: Request, character_id: int) -> Response:
                 result.character, GM, state=result.state, version=result.events[-1].version
             ),
             "replayed": result.replayed,
+            "said": presenters.action_said(result.character.campaign, result.events, result.state),
         },
         status=status.HTTP_201_CREATED,
     )

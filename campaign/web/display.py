@@ -7,10 +7,10 @@ player's page can never show more than the player's view holds.
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from typing import Any
 
+from rules import words
 from rules.ruleset import Ruleset
 from rules.sheet import BODY_REGIONS, CharacterSheet, Severity, label, worse
 
@@ -23,35 +23,15 @@ def date_text(iso: str | None) -> str:
 
 
 def duration_text(seconds: int | None) -> str:
-    """Game seconds as '2d 4h', '14m 30s', '3s'."""
+    """Game seconds as people say them: '3 h 20 min', '2 days 4 h', '45 s' (rules/words.py); before now, '-'."""
     if seconds is None:
         return ""
-    sign = "-" if seconds < 0 else ""
-    seconds = abs(int(seconds))
-    parts = []
-    for unit, size in (("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)):
-        if seconds >= size or (unit == "s" and not parts):
-            parts.append(f"{seconds // size}{unit}")
-            seconds %= size
-        if len(parts) == 2:
-            break
-    return sign + " ".join(parts)
+    return ("-" if seconds < 0 else "") + words.duration(seconds)
 
 
 def event_title(kind: str) -> str:
-    """'CriticalHitTaken' -> 'Critical hit taken'."""
-    words = re.sub(r"(?<!^)(?=[A-Z])", " ", kind).lower()
-    return words[:1].upper() + words[1:]
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, dict | list):
-        return option_text(value)
-    if value is None:
-        return "-"
-    return str(value)
+    """'CriticalHitTaken' -> 'Critical hit taken'; the entries every ruleset shares by their names (rules/words.py)."""
+    return words.title_of(kind)
 
 
 # The options every ruleset shares (`services.validate_campaign_options`); each ruleset explains its own.
@@ -65,13 +45,6 @@ def option_text(value: Any) -> str:
     """A campaign option's value as the JSON the campaign form's options field takes (`true`, not `True`); also
     how a history entry shows a nested value."""
     return json.dumps(value, separators=(", ", ": "))
-
-
-def event_details(data: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """The event's data as (label, value) pairs, in the order the engine wrote them."""
-    if not data:
-        return []
-    return [(label(key), _value_text(value)) for key, value in data.items()]
 
 
 # --- body diagram and monitors: what the ruleset draws (rules/sheet.py) ----------------------------------------

@@ -40,7 +40,7 @@ HISTORY_LIMIT = 50
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
 LIVE_CACHE = "pages"
 LIVE_CACHE_SECONDS = 300
-LIVE_CACHE_FORMAT = 5  # bump when the live region's template or context changes
+LIVE_CACHE_FORMAT = 6  # bump when the live region's template or context changes
 # Where a player's live region holds its own ETag while it is rendered: the ETag is the digest of the region
 # with this in its place (`_sealed_live`). Letters and digits only, so no filter changes it.
 ETAG_PENDING = "etagpendingf3c9a1"
@@ -515,7 +515,7 @@ def _decorate_entry(item: dict[str, Any], campaign: Campaign) -> None:
     """What a history entry shows besides its facts: title, game date, details."""
     item["title"] = display.event_title(item["type"])
     item["date"] = display.date_text(presenters.game_date(campaign, item["game_time"]))
-    item["details"] = display.event_details(item["data"])
+    item["said"] = presenters.event_words(campaign, item["type"], item["data"], item["game_time"])
 
 
 def _live_context(
@@ -803,8 +803,8 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         )
     else:
         form = forms.build_form(ruleset, action, injuries=injuries)
-        titles = ", ".join(display.event_title(e.type) for e in result.events)
-        form.success = f"Recorded: {titles}." if not result.replayed else f"Already recorded: {titles}."
+        said = presenters.action_said(character.campaign, result.events, result.state)
+        form.success = said if not result.replayed else f"Already recorded: {said}"
     if request.htmx:
         response = render(request, "character.html#action-form", {"form": form, "model": character})
         if not errors:

@@ -110,9 +110,9 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     fill_dice(gm, "wound", "critical", [2])
     gm.locator("#wound-r_death_time").fill("3")
     gm.locator("#form-wound").get_by_role("button", name="Wound").click()
-    expect(gm.locator("#form-wound .ok")).to_contain_text("Recorded: Wound taken, Critical hit taken")
+    expect(gm.locator("#form-wound .ok")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
     expect(gm.locator("#live")).to_contain_text("ribs")
-    expect(gm.locator("#live .chip.dying")).to_contain_text("30m left")
+    expect(gm.locator("#live .chip.dying")).to_contain_text("30 min left")
     screenshot(gm, "gm-character-shadowrun2")
 
     # The player's page shows the symptoms by itself, and no secret.
@@ -125,7 +125,7 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     # Undo takes the wound back for everyone.
     open_action(gm, "undo")
     gm.locator("#form-undo").get_by_role("button", name="Undo the latest action").click()
-    expect(gm.locator("#form-undo .ok")).to_contain_text("Recorded: Action undone")
+    expect(gm.locator("#form-undo .ok")).to_contain_text("Took back: wound taken, critical hit taken")
     expect(gm.locator("#live .timeline .voided")).to_have_count(2)
     expect(player.locator("#symptoms")).to_contain_text("No symptoms", timeout=REFRESH_MS)
 
@@ -178,7 +178,7 @@ def test_cyberpunk_and_dark_future_tables_show_their_tracks_death_and_healing(
     gm.locator("#form-damage").get_by_role("button", name="Damage").click()
     expect(gm.locator("#form-damage .ok")).to_contain_text("Damage taken")
     expect(gm.locator("#live .track .box.real")).to_have_count(28)
-    expect(gm.locator("#live .chip.dying")).to_contain_text("30s left")
+    expect(gm.locator("#live .chip.dying")).to_contain_text("30 s left")
     screenshot(gm, "gm-character-cyberpunk2020")
 
     player.goto(f"{base}/")
