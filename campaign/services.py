@@ -23,7 +23,7 @@ from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from campaign import eventstore, game_dates, secrecy
+from campaign import eventstore, game_dates, presenters, secrecy
 from campaign.models import (
     GM,
     IDEMPOTENCY_KEY_LENGTH,
@@ -397,7 +397,10 @@ def _decide(
     if action["type"] == "note":
         events = [note_event(action, campaign.game_time)]
     else:
-        events = rules.decide(state, action, Dice(rolls), campaign.game_time)
+        try:
+            events = rules.decide(state, action, Dice(rolls), campaign.game_time)
+        except RuleError as error:
+            raise _refusal_in_dates(campaign, error) from None
     return events, *_evolved_in_place(rules, character, events)
 
 
@@ -765,3 +768,13 @@ def clock_fail(job_id: Any, error: str) -> None:
     Job.objects.filter(pk=job_id, status__in=[Job.QUEUED, Job.RUNNING]).update(
         status=Job.FAILED, error=error[:2000], finished_at=timezone.now()
     )
+
+
+# --- the game's words in refusals (issue 18) ---------------------------------------------------------------------
+
+
+def _refusal_in_dates(campaign: Campaign, error: RuleError) -> RuleError:
+    """A rule's refusal with its marked game seconds written as the campaign's dates ("may try again from
+    2053-01-01 00:01:00"): the engines cannot know the calendar (rules.ruleset.GAME_TIME_MARK)."""
+    message = presenters.dated(campaign, error.message)
+    return error if message == error.message else type(error)(error.field, message)

@@ -75,7 +75,7 @@ def test_a_victims_pages_still_work_when_a_campaign_holds_a_time_past_the_calend
     assert player.get(f"/characters/{sr2.character['id']}/").status_code == 200
     assert player.get("/").status_code == 200
     assert (
-        presenters._dated(Campaign.objects.get(pk=campaign.pk), "kills at [t=5]")
+        presenters.dated(Campaign.objects.get(pk=campaign.pk), "kills at [t=5]")
         == "kills at after 9999-12-31"
     )
 

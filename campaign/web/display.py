@@ -6,7 +6,6 @@ player's page can never show more than the player's view holds.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -41,10 +40,30 @@ SHARED_OPTION_HELP = {
 }
 
 
-def option_text(value: Any) -> str:
-    """A campaign option's value as the JSON the campaign form's options field takes (`true`, not `True`); also
-    how a history entry shows a nested value."""
-    return json.dumps(value, separators=(", ", ": "))
+def option_words(name: str, value: Any) -> str:
+    """A campaign option as people read it: 'yes', '10 min', 'mortal: TN 8, 10 min; critical: TN 4, 20 min'. The
+    unit is the option's name's (`_seconds`, `_minutes`, `_days`), so every ruleset's options read alike."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if name == "start" and isinstance(value, str):
+        return date_text(value)
+    if isinstance(value, dict):
+        return "; ".join(f"{label(key)}: {_option_part(key, item)}" for key, item in value.items())
+    if isinstance(value, int | float):
+        for suffix, size in (("seconds", 1), ("minutes", 60), ("days", 86_400)):
+            if name.endswith(suffix):
+                return words.duration(value * size) if value else "off"
+    if isinstance(value, list):
+        return ", ".join(label(str(item)) for item in value) or "none"
+    return label(str(value))
+
+
+def _option_part(key: str, value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(
+            option_words(inner, item) if inner != "tn" else f"TN {item}" for inner, item in value.items()
+        )
+    return option_words(key, value)
 
 
 # --- body diagram and monitors: what the ruleset draws (rules/sheet.py) ----------------------------------------

@@ -34,6 +34,7 @@ from campaign.models import GM, PLAYER, Campaign, Character, ImportJob, Membersh
 from campaign.web import display, forms
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
+from rules.sheet import label
 from rules.text import without_direction_controls
 
 HISTORY_LIMIT = 50
@@ -314,7 +315,7 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
         context["clock_units"] = forms.CLOCK_UNITS
         help_texts = {**display.SHARED_OPTION_HELP, **context["ruleset"].option_help}
         context["options"] = [
-            (name, display.option_text(value), help_texts.get(name, ""))
+            (label(name), display.option_words(name, value), help_texts.get(name, ""))
             for name, value in campaign.options.items()
         ]
         context.setdefault("attribute_fields", forms.attribute_fields(campaign.ruleset))

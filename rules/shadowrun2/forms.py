@@ -118,6 +118,6 @@ OPTION_HELP = {
     "critical_category": "false deletes the Critical category: 2 Body-check successes already mean no critical hit",
     "combat_pool_on_body_check": "allow combat pool dice on the Body check (the seed's optional rule)",
     "stun_causes_critical_hits": "stun wounds make the Body check too (house: off)",
-    "treatment_table": "(house) treatment TN and base time: mortal TN 8 / 600 s, critical TN 4 / 1200 s",
+    "treatment_table": "(house) treatment TN and base time: mortal TN 8 / 10 min, critical TN 4 / 20 min",
     "deadly_overflow_minutes": "(house, SRII core) minutes per overflow box while physical is full; 0 disables",
 }

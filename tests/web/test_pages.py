@@ -129,12 +129,18 @@ def test_history_entries_read_as_sentences_rather_than_python_values(sr2_web: We
     assert '<p class="said">Taken into hospital.</p>' in html and "True" not in html
 
 
-def test_the_board_shows_the_options_as_the_campaign_form_takes_them(sr2_web: Web) -> None:
+def test_the_board_shows_the_options_in_words(sr2_web: Web) -> None:
     html = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
-    assert "<dt>critical_category</dt><dd><code>true</code>" in html
-    assert "<code>{&quot;mortal&quot;: {&quot;tn&quot;: 8, &quot;base_seconds&quot;: 600}" in html
-    assert "True" not in html and "{&#x27;mortal" not in html
-    assert '<dt>time_scale</dt><dd><code>0</code> <span class="muted">game seconds per real second' in html
+    assert "<dt>critical category</dt><dd><strong>yes</strong>" in html
+    assert "<dd><strong>mortal: TN 8, 10 min; critical: TN 4, 20 min</strong>" in html
+    assert "<dt>deadly overflow minutes</dt><dd><strong>10 min</strong>" in html
+    assert "<dt>start</dt><dd><strong>2053-01-01 00:00:00</strong>" in html
+    assert (
+        "True" not in html and "{&#x27;mortal" not in html and "&quot;" not in html and "RULES.md" not in html
+    )
+    assert (
+        '<dt>time scale</dt><dd><strong>0</strong> <span class="muted">game seconds per real second' in html
+    )
 
 
 def test_a_gm_adds_a_player_and_a_character_from_the_board(sr2_web: Web, django_user_model: Any) -> None:
