@@ -111,23 +111,39 @@ def request_digest(payload: Any) -> str:
 # --- users and campaigns -------------------------------------------------------------------------------------
 
 
-def user_sign_up(*, username: Any, password: Any) -> AbstractBaseUser:
-    if not isinstance(username, str) or not username.strip():
-        raise ServiceError("username", "expected a user name (letters, digits and @/./+/-/_)")
-    if not isinstance(password, str) or not password:
-        raise ServiceError("password", "expected a password")
+def sign_up_problems(*, username: Any, password: Any) -> dict[str, str]:
+    """Every reason the user name and the password would be refused, at once (the sign-up form shows them all);
+    empty when there is none. A name already taken is found only by saving (`user_sign_up`)."""
+    problems: dict[str, str] = {}
+    name = username.strip() if isinstance(username, str) else ""
+    user = User(username=name)
+    if not name:
+        problems["username"] = "expected a user name (letters, digits and @/./+/-/_)"
     # Django's validator takes any letter, a Hangul filler (U+3164) that draws nothing included.
-    readable("username", username.strip(), "a user name")
+    elif problem := unreadable(name, "a user name"):
+        problems["username"] = problem
+    else:
+        try:
+            user.full_clean(exclude=["password"])
+        except ValidationError as error:
+            field, messages = next(iter(error.message_dict.items()))
+            problems[field] = " ".join(messages)
+    if not isinstance(password, str) or not password:
+        problems["password"] = "expected a password"
+    else:
+        try:
+            validate_password(password, user)
+        except ValidationError as error:
+            problems["password"] = " ".join(error.messages)
+    return problems
+
+
+def user_sign_up(*, username: Any, password: Any) -> AbstractBaseUser:
+    problems = sign_up_problems(username=username, password=password)
+    if problems:
+        field, message = next(iter(problems.items()))
+        raise ServiceError(field, message)
     user = User(username=username.strip())
-    try:
-        user.full_clean(exclude=["password"])
-    except ValidationError as error:
-        field, messages = next(iter(error.message_dict.items()))
-        raise ServiceError(field, " ".join(messages)) from None
-    try:
-        validate_password(password, user)
-    except ValidationError as error:
-        raise ServiceError("password", " ".join(error.messages)) from None
     user.set_password(password)
     try:
         with transaction.atomic():

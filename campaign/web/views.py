@@ -131,24 +131,35 @@ def signup(request: HttpRequest) -> HttpResponse:
         try:
             # A NUL would be hashed, but the log-in form refuses it: an account no one could log in to.
             forms.check_posted(request.POST, {name: name for name in ("username", "password", "password2")})
-            # Without a password at all, the service's own message ("expected a password") says more.
-            if password and password2 != password:
-                raise RuleError(
-                    "password2",
-                    "the two passwords differ" if password2 is not None else "expected the password again",
-                )
-            user = services.user_sign_up(username=username, password=password)
         except RuleError as error:
             errors[error.field] = error.message
         else:
-            login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
-            return redirect("home")
+            errors = _sign_up_errors(username, password, password2)
+        if not errors:
+            try:
+                user = services.user_sign_up(username=username, password=password)
+            except RuleError as error:  # a name taken meanwhile
+                errors[error.field] = error.message
+            else:
+                login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
+                return redirect("home")
     return render(
         request,
         "registration/signup.html",
         {"errors": errors, "username": without_direction_controls(username)},
         status=400 if errors else 200,
     )
+
+
+def _sign_up_errors(username: str, password: str, password2: str | None) -> dict[str, str]:
+    """Everything wrong with a sign-up at once: the name, the password and the repeated password."""
+    errors = services.sign_up_problems(username=username, password=password)
+    # Without a password at all, the service's own message ("expected a password") says more.
+    if password and password2 != password:
+        errors["password2"] = (
+            "the two passwords differ" if password2 is not None else "expected the password again"
+        )
+    return errors
 
 
 # --- campaigns --------------------------------------------------------------------------------------------------
@@ -507,9 +518,35 @@ def _history(
     for item, row in zip(page.entries, page.rows, strict=True):
         item["event"] = row.position  # the cache key of its rendering; never shown
         item["future"] = version is not None and item["version"] > version
+        item["by_clock"] = row.cause.startswith("timer:")  # folded into runs (`_runs`); never shown
         if decorate:
             _decorate_entry(item, campaign)
     return page.entries, page.next
+
+
+# Consecutive entries of one kind that the clock wrote (the daily healing rolls) fold into one <details> from
+# this many on: a week of rolls is one line until the reader opens it.
+CLOCK_RUN = 2
+
+
+def _runs(history: list[dict[str, Any]], campaign: Any) -> list[dict[str, Any]]:
+    """The history (newest first) as runs: each clock-written run of one kind folded, everything else alone."""
+    runs: list[dict[str, Any]] = []
+    for item in history:
+        last = runs[-1] if runs else None
+        if last and item["by_clock"] and last["by_clock"] and last["kind"] == item["type"]:
+            last["entries"].append(item)
+        else:
+            runs.append({"kind": item["type"], "by_clock": item["by_clock"], "entries": [item]})
+    for run in runs:
+        run["folded"] = len(run["entries"]) >= CLOCK_RUN
+        if run["folded"]:
+            newest, oldest = run["entries"][0], run["entries"][-1]
+            run["title"] = display.event_title(run["kind"])
+            run["key"] = oldest["version"]  # the same <details> from one refresh to the next (morph)
+            run["newest"] = display.date_text(presenters.game_date(campaign, newest["game_time"]))
+            run["oldest"] = display.date_text(presenters.game_date(campaign, oldest["game_time"]))
+    return runs
 
 
 def _decorate_entry(item: dict[str, Any], campaign: Campaign) -> None:
@@ -548,6 +585,7 @@ def _live_context(
         "overall": display.overall_severity(ruleset, data),
         "monitors": display.monitors(ruleset, data, role),
         "history": history,
+        "history_runs": _runs(history, campaign),
         "older": older,
         "character_url": reverse("character", args=[character.pk]),
         # A player's is the digest of the region (`_sealed_live`), put in its place once it is rendered.
@@ -770,6 +808,7 @@ def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
         "is_gm": role == GM,
         "version": None,
         "history": history,
+        "history_runs": _runs(history, character.campaign),
         "older": older,
         "character_url": reverse("character", args=[character.pk]),
     }
