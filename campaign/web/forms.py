@@ -148,13 +148,17 @@ def build_form(
     injuries: list[tuple[str, str]] | None = None,
     data: QueryDict | None = None,
     errors: dict[str, str] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> ActionFormView:
     """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed.
-    `injuries`: what a parameter of kind `critical_hit` may name (`CharacterSheet.injury_choices`)."""
+    `injuries`: what a parameter of kind `critical_hit` may name (`CharacterSheet.injury_choices`); `options`:
+    the campaign's, whose switched-off options leave their parameters out (`Param.option`)."""
     spec = get_ruleset(ruleset).action_form(action)
     errors = dict(errors or {})
     fields: list[Field] = []
     for param in spec.params:
+        if param.option is not None and options is not None and not options.get(param.option):
+            continue
         kind = param.kind if param.kind in (*KNOWN_KINDS, "textarea") else "text"
         name = f"p_{param.name}"
         if data is not None:

@@ -6,7 +6,6 @@ of the page that refreshes itself, answered with 304 when its ETag has not chang
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -210,13 +209,17 @@ def _home_page(
             "values": {key: without_direction_controls(value) for key, value in values.items()},
             "errors": errors,
             "import_error": import_error,
-            "option_defaults": {
-                slug: json.dumps(services.validate_campaign_options(rules, {})) for slug, rules in rulesets
-            },
+            "option_defaults": [(rules.title, _options_in_words(rules)) for _slug, rules in rulesets],
         },
         status=400 if errors or import_error else 200,
     )
     return _with_keyed_forms(response)
+
+
+def _options_in_words(rules: Any) -> str:
+    """A ruleset's house rules, as the campaign form lists them: 'critical category: yes; ...'."""
+    options = services.validate_campaign_options(rules, {})
+    return "; ".join(f"{label(name)}: {display.option_words(name, value)}" for name, value in options.items())
 
 
 def _new_campaign() -> dict[str, str]:
@@ -758,7 +761,9 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
     open_form = None
     if action:
         assert character is not None
-        open_form = forms.build_form(stamp.ruleset, action, injuries=_injury_choices(character))
+        open_form = forms.build_form(
+            stamp.ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
+        )
     return _with_keyed_forms(
         render(request, "character.html", _page_context(request, stamp, version, character, open_form))
     )
@@ -778,7 +783,9 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
     ruleset = character.campaign.ruleset
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
-    form = forms.build_form(ruleset, action, injuries=_injury_choices(character))
+    form = forms.build_form(
+        ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
+    )
     return _with_keyed_forms(
         render(request, "character.html#action-form", {"form": form, "model": character})
     )
@@ -839,10 +846,15 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     injuries = _injury_choices(character)
     if errors:
         form = forms.build_form(
-            ruleset, action, injuries=injuries, data=forms.echoed(request.POST), errors=errors
+            ruleset,
+            action,
+            injuries=injuries,
+            data=forms.echoed(request.POST),
+            errors=errors,
+            options=character.campaign.options,
         )
     else:
-        form = forms.build_form(ruleset, action, injuries=injuries)
+        form = forms.build_form(ruleset, action, injuries=injuries, options=character.campaign.options)
         said = presenters.action_said(character.campaign, result.events, result.state)
         form.success = said if not result.replayed else f"Already recorded: {said}"
     if request.htmx:

@@ -47,7 +47,8 @@ FORMS = {
                 "Combat pool",
                 minimum=0,
                 maximum=MAX_ATTRIBUTE,
-                help="only with option combat_pool_on_body_check",
+                help="Combat pool dice added to the Body check.",
+                option="combat_pool_on_body_check",
             ),
         ),
         rolls=(
