@@ -136,7 +136,7 @@ def action_forms(ruleset: str) -> dict[str, ActionForm]:
 
 
 def _choices(param: Param, injuries: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    if param.kind == "critical_hit":
+    if param.kind == "critical_hit" or param.picker:
         return injuries
     return [(choice, choice.replace("_", " ")) for choice in param.choices]
 
@@ -158,8 +158,12 @@ def build_form(
     fields: list[Field] = []
     for param in spec.params:
         if param.option is not None and options is not None and not options.get(param.option):
+            if param.name in errors:  # posted all the same: its error goes on top of the form, named
+                errors[param.name] = f"{param.label}: {errors[param.name]}"
             continue
         kind = param.kind if param.kind in (*KNOWN_KINDS, "textarea") else "text"
+        if param.picker:
+            kind = "critical_hit"  # drawn as a choice of the character's injuries, posted as the text
         name = f"p_{param.name}"
         if data is not None:
             if kind == "bool":

@@ -60,7 +60,14 @@ FORMS = {
     "stabilize": ActionForm(
         "Stabilize",
         params=(
-            Param("target", "text", "Target", required=True, help="dying, or limb:left_arm and so on."),
+            Param(
+                "target",
+                "text",
+                "Target",
+                required=True,
+                picker=True,
+                help="A crippled limb, or the dying character.",
+            ),
             Param("medic", "text", "Medic", what="a name"),
             Param("skill", "choice", "Skill", required=True, choices=tables.SKILLS),
             *_TOTAL_PARAMS,

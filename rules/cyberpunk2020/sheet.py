@@ -109,6 +109,22 @@ DEMO = Demo(
     ),
 )
 
+
+def injury_choices(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """What a stabilization may name: each crippled limb not yet stabilized, and the dying character."""
+    limbs = [
+        (f"limb:{where}", f"{label(where)} (crippled)")
+        for where, place in (sheet.get("locations") or {}).items()
+        if place.get("crippled") and not place.get("stabilized") and not place.get("severed")
+    ]
+    return [*limbs, ("dying", "the dying character (medical tech)")]
+
+
 SHEET = CharacterSheet(
-    attributes=ATTRIBUTES, monitors=monitors, body_marks=body_marks, severity=severity, demo=DEMO
+    attributes=ATTRIBUTES,
+    monitors=monitors,
+    body_marks=body_marks,
+    severity=severity,
+    injury_choices=injury_choices,
+    demo=DEMO,
 )

@@ -47,7 +47,7 @@ FORMS = {
                 "Combat pool",
                 minimum=0,
                 maximum=MAX_ATTRIBUTE,
-                help="Combat pool dice added to the Body check.",
+                help="Combat pool dice added to the Body check (when the campaign option combat pool on Body check is on).",
                 option="combat_pool_on_body_check",
             ),
         ),

@@ -27,7 +27,7 @@ def create_campaign(page: Page, base: str, name: str, ruleset: str) -> None:
     page.locator("#c-name").fill(name)
     page.locator("#c-ruleset").select_option(ruleset)
     page.get_by_role("button", name="Create campaign").click()
-    expect(page.get_by_role("heading", name=name)).to_be_visible()
+    expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible()
 
 
 def add_player(page: Page, username: str) -> None:
@@ -46,7 +46,7 @@ def add_character(page: Page, name: str, player: str, attributes: dict[str, str]
     expect(page.locator("#character-form")).to_contain_text(f"{name} joined the campaign")
     # The board refreshes itself: the new character appears in the roster.
     page.locator("#live").get_by_role("link", name=name).click()
-    expect(page.get_by_role("heading", name=name)).to_be_visible()
+    expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible()
     # Forms answer through htmx only once it has processed the page; a click before that is a plain POST.
     page.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
 
@@ -176,7 +176,9 @@ def test_cyberpunk_and_dark_future_tables_show_their_tracks_death_and_healing(
     fill_dice(gm, "damage", "stun_save", [9])
     fill_dice(gm, "damage", "death_save", [9])
     gm.locator("#form-damage").get_by_role("button", name="Damage").click()
-    expect(gm.locator("#form-damage .ok")).to_contain_text("Damage taken")
+    expect(gm.locator("#form-damage .ok")).to_contain_text(
+        "30 normal damage to the torso (SP 0, BTM -2): 28 points on the track."
+    )
     expect(gm.locator("#live .track .box.real")).to_have_count(28)
     expect(gm.locator("#live .chip.dying")).to_contain_text("30 s left")
     screenshot(gm, "gm-character-cyberpunk2020")

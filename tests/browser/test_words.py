@@ -90,11 +90,10 @@ def _table(django_user_model: Any, ruleset: str) -> Table:
     return table
 
 
-# Typed text where a picker belongs, not yet replaced (docs/web.md, "The game's words"): the help of these two
+# Typed text where a picker belongs, not yet replaced (docs/web.md, "The game's words"): the help of these
 # fields shows what to type.
 NOT_YET_PICKERS = (
     '{"physical": 3, "ch1": 6}; diagnosed hits only',  # Shadowrun heal_magic allocation, typed as JSON
-    "dying, or limb:left_arm and so on.",  # Cyberpunk stabilize target, typed as text
     'JSON such as {"driver": 3, "gunner": 4}',  # Dark Future skills of a new character, typed as JSON
 )
 
