@@ -96,6 +96,7 @@ class CharacterStamp:
     player: str | None
     campaign_name: str
     ruleset: str
+    player_id: int | None = None
 
     @property
     def etag(self) -> str:
@@ -103,12 +104,17 @@ class CharacterStamp:
         return character_etag(self.character_id, self.version, self.game_time, self.epoch, self.role)
 
     @property
-    def audience_key(self) -> str:
-        """Who a rendering of this character is for: this character (not an earlier one with the same id) as this
-        role sees it. What a page or answer shows depends on the role, never on which user holds it, so every GM
-        of a campaign shares one rendering and every player another (tested: tests/web/test_read_cache.py)."""
+    def character_key(self) -> str:
+        """This character, not an earlier one with the same id: for what is cached of it whoever reads it."""
         born = re.sub(r"\W", "", self.created)
-        return f"c{self.character_id}@{born}:{self.role}"
+        return f"c{self.character_id}@{born}"
+
+    @property
+    def audience_key(self) -> str:
+        """Who a rendering of this character is for: this character (`character_key`) as this role sees it. What
+        a page or answer shows depends on the role, never on which user holds it, so every GM of a campaign
+        shares one rendering and every player another (tested: tests/web/test_read_cache.py)."""
+        return f"{self.character_key}:{self.role}"
 
     def cache_key(self, kind: str) -> str:
         """A rendering of this character as it is now for its audience: any new event, clock advance or campaign
@@ -140,9 +146,27 @@ def character_stamp(user: AbstractBaseUser | AnonymousUser, character_id: int) -
     version, created, player_id, campaign_id, game_time, campaign_version, epoch, role, *names = row
     if may_see_character(role, player_id, user):
         return CharacterStamp(
-            character_id, version, str(created), campaign_id, game_time, campaign_version, epoch, role, *names
+            character_id,
+            version,
+            str(created),
+            campaign_id,
+            game_time,
+            campaign_version,
+            epoch,
+            role,
+            *names,
+            player_id=player_id,
         )
     raise Http404("no such character")
+
+
+def stamped_character(stamp: CharacterStamp) -> Character:
+    """The character a stamp let through, with its campaign: the stamp has answered who may see it (a read model
+    and its state, nothing of the viewer, is left to load)."""
+    character = Character.objects.select_related("campaign").filter(pk=stamp.character_id).first()
+    if character is None:
+        raise Http404("no such character")
+    return character
 
 
 def require_gm(role: str, what: str) -> None:

@@ -23,7 +23,8 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from campaign.models import Campaign, Character, Event, Job
-from rules.ruleset import ACTION_UNDONE
+from rules import ruleset as rules_ruleset
+from rules.ruleset import NOT_UNDONE, TAKING_BACK
 from rules.ruleset import Event as RuleEvent
 
 
@@ -228,6 +229,19 @@ def _loader(model: type, wrapper: Any) -> tuple[list[str], Any]:
 
 
 # Per database connection object: converters are bound to a connection, and each thread has its own.
+_ROW_LOADERS: weakref.WeakKeyDictionary[Any, dict[type, tuple[list[str], Any]]] = weakref.WeakKeyDictionary()
+
+
+def row_loader(model: type, wrapper: Any) -> tuple[list[str], Any]:
+    """`_loader` of `model` on this connection, made once: the columns to select (timestamps left out, loaded on
+    first access) and the function building an instance from a raw row of them. For a hot read whose ORM query
+    costs more to build than to run."""
+    loaders = _ROW_LOADERS.setdefault(wrapper, {})
+    if model not in loaders:
+        loaders[model] = _loader(model, wrapper)
+    return loaders[model]
+
+
 _COMMAND_READS: weakref.WeakKeyDictionary[Any, tuple[str, Any]] = weakref.WeakKeyDictionary()
 
 
@@ -509,10 +523,37 @@ def to_rule_event(row: Event) -> RuleEvent:
 
 
 def voided_causes(rows: Iterable[Event]) -> set[str]:
-    """Causes taken back by `ActionUndone` events among `rows`."""
-    return {row.data["cause"] for row in rows if row.type == ACTION_UNDONE}
+    """Causes taken back by the undos and reverts among `rows` (in version order; a revert needs the stream's
+    undos before it among them: `rules.ruleset.voided_causes`)."""
+    return rules_ruleset.voided_causes(
+        (row.type, row.version, row.data) for row in rows if row.type in TAKING_BACK
+    )
+
+
+def stream_voided(stream: str) -> set[str]:
+    """Every cause of the stream taken back so far, read by the (stream, type) index."""
+    rows = Event.objects.filter(stream=stream, type__in=sorted(TAKING_BACK)).order_by("version")
+    return voided_causes(rows.only("type", "version", "data"))
 
 
 def live_events(rows: Iterable[Event], voided: set[str]) -> list[RuleEvent]:
-    """The events that shape the state: neither an undo nor taken back by one."""
-    return [to_rule_event(row) for row in rows if row.type != ACTION_UNDONE and row.cause not in voided]
+    """The events that shape the state: neither an undo or a revert nor taken back by one."""
+    return [to_rule_event(row) for row in rows if row.type not in TAKING_BACK and row.cause not in voided]
+
+
+def latest_entry(stream: str) -> list[Event]:
+    """The rows of the stream's latest entry not taken back, GM action or clock firing (one cause; never an undo, a
+    revert or a retirement: `NOT_UNDONE`), oldest first:
+    what an undo would take back next; [] when there is none. Reads the undos by the (stream, type) index, then
+    the newest other row, so it costs the same at any history length."""
+    voided = stream_voided(stream)
+    latest = (
+        Event.objects.filter(stream=stream)
+        .exclude(type__in=sorted(NOT_UNDONE))
+        .exclude(cause__in=sorted(voided))
+        .order_by("-version")
+        .first()
+    )
+    if latest is None:
+        return []
+    return list(Event.objects.filter(stream=stream, cause=latest.cause).order_by("version"))

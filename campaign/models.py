@@ -34,6 +34,11 @@ class Campaign(models.Model):
         help_text="bumped by every rebuild of the read models: a rebuilt state is news to pages and ETags even "
         "though no event was added",
     )
+    fight_started_at = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="game second the GM's current fight began (the board's round counter); null: no fight",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -65,6 +70,9 @@ class Membership(models.Model):
 class Character(models.Model):
     """Read model: the character's state after the latest event of its stream (`version`).
 
+    `attributes` are those the character was created with: a replay starts from them, and the CharacterChanged
+    events of the stream change them in the state (`state["attributes"]` holds the current ones).
+
     The status columns are copied out of `state` so that the board can filter and sort without decoding JSON.
     """
 
@@ -87,6 +95,11 @@ class Character(models.Model):
     dying = models.BooleanField(default=False)
     death_at = models.BigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    retired = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="retired by a GM (CharacterRetired): out of the board and the lists, no timers, history kept",
+    )
 
     class Meta:
         ordering = ["id"]
@@ -214,6 +227,15 @@ class Job(JobStatus):
         default=uuid.uuid4,
         help_text="the one queue message allowed to run the job; a resend makes a new one, so the old one stops",
     )
+    stop_on = models.CharField(
+        max_length=16,
+        blank=True,
+        default="",
+        help_text='"status": stop at the first firing that changes a status',
+    )
+    stopped_because = models.CharField(
+        max_length=300, blank=True, default="", help_text="what stopped it early: 'Johnny dies'"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -232,7 +254,8 @@ class Job(JobStatus):
 
     @property
     def stopped_early(self) -> bool:
-        """Done, but short of the time asked for: it reached the most firings one advance may make."""
+        """Done, but short of the time asked for: it reached the most firings one advance may make, or a status
+        changed under `stop_on` (`stopped_because` says whose)."""
         return self.status == self.DONE and self.reached < self.to_time
 
     def stalled_since(self, now: datetime) -> datetime | None:

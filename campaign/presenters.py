@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import caches
 from django.utils import timezone
 
 from campaign import cursors, eventstore, secrecy
@@ -19,7 +20,7 @@ from campaign.game_dates import game_datetime
 from campaign.models import Campaign, Character, Event, ImportJob, Job
 from campaign.projections import CLOCK_ADVANCED
 from rules.registry import get_ruleset
-from rules.ruleset import ACTION_UNDONE, GAME_TIME_MARK, GM, NOTE_ADDED, PLAYER, State
+from rules.ruleset import GAME_TIME_MARK, GM, NOTE_ADDED, PLAYER, TAKING_BACK, State
 from rules.ruleset import Event as RuleEvent
 
 BEYOND_THE_CALENDAR = "after 9999-12-31"
@@ -66,14 +67,27 @@ def player_name(character: Character) -> str | None:
     return character.player.get_username() if character.player_id else None
 
 
+class _LookUp:
+    """A `player` not given: read from the database (None is a character without a player)."""
+
+
+LOOK_UP = _LookUp()
+
+
 def character_json(
     character: Character,
     audience: str,
     *,
     state: State | None = None,
     version: int | None = None,
+    player: str | None | _LookUp = LOOK_UP,
+    notes: list[dict[str, Any]] | None = None,
+    undo: bool = False,
 ) -> dict[str, Any]:
     """The character JSON of DESIGN.md, as `audience` may see it. `state`/`version`: a past state (time travel).
+    `player` (the player's name) and `notes` (`gm_notes` at that version): what the caller already has at hand.
+    `undo`: a GM's answer names what undo would take back (`undo_target`, a few queries: the character's own
+    answer has it, lists and action answers do not).
 
     A player's `version` is the count of entries in the player's history (`Character.player_version`), not the
     stream's, which counts GM notes and hidden rolls."""
@@ -84,7 +98,7 @@ def character_json(
     data: dict[str, Any] = {
         "id": character.pk,
         "name": character.name,
-        "player": player_name(character),
+        "player": player_name(character) if isinstance(player, _LookUp) else player,
         "ruleset": campaign.ruleset,
         "version": (character.version if version is None else version)
         if audience == GM
@@ -92,7 +106,9 @@ def character_json(
         "alive": view["alive"],
         "conscious": view["conscious"],
         "dying": view["dying"],
-        "attributes": character.attributes,
+        # The current attributes (`Character.attributes` are those it was created with).
+        "attributes": state["attributes"],
+        "retired": character.retired,
         "sheet": view["sheet"],
         "status": view.get("status", []),
         "symptoms": view.get("symptoms", []),
@@ -103,21 +119,54 @@ def character_json(
         ],
         "game_time": campaign.game_time,
     }
+    # Now, a time the state has in the past is due now (an undo or a revert took back the events that had passed
+    # it): it fires at the next advance, so it never shows as time gone by. A past state keeps its own times.
+    now = version is None or version == character.version
+    due = (lambda seconds: not_before(campaign, seconds)) if now else (lambda seconds: seconds)
+    for item in data["recovery"]:
+        if item.get("ends_at") is not None:
+            item["ends_at"] = due(item["ends_at"])
+            item["ends_at_date"] = game_date(campaign, item["ends_at"])
     if audience == GM:
-        data["death_at"] = view["death_at"]
-        data["death_at_date"] = game_date(campaign, view["death_at"])
+        death_at = None if view["death_at"] is None else due(view["death_at"])
+        data["death_at"] = death_at
+        data["death_at_date"] = game_date(campaign, death_at)
         data["timers"] = [
             {
-                "due": t.due,
-                "due_date": game_date(campaign, t.due),
+                "due": due(t.due),
+                "due_date": game_date(campaign, due(t.due)),
                 "kind": t.kind,
                 "key": t.key,
                 "data": t.data,
             }
             for t in sorted(rules.timers(state), key=lambda t: (t.due, t.priority, t.key))
         ]
-        data["notes"] = gm_notes(character, version)
+        data["notes"] = gm_notes(character, version) if notes is None else notes
+        if undo:
+            data["undo"] = undo_target(character) if now else None
     return data
+
+
+def not_before(campaign: Campaign, seconds: int) -> int:
+    """A time the clock must still reach: one in the past is due now, at the campaign's game time."""
+    return max(seconds, campaign.game_time)
+
+
+def undo_target(character: Character) -> dict[str, Any] | None:
+    """What `undo` would take back now (GM only), named: the entry's first version and type, its game time, one
+    line in the game's words, and whether the clock made it. None when there is nothing to take back."""
+    rows = eventstore.latest_entry(character.stream)
+    if not rows:
+        return None
+    rules = get_ruleset(character.campaign.ruleset)
+    lines = list(dict.fromkeys(rules.summary(eventstore.to_rule_event(row)) for row in rows))
+    return {
+        "version": rows[0].version,
+        "type": rows[0].type,
+        "game_time": rows[0].game_time,
+        "summary": "; ".join(lines),
+        "by_clock": rows[0].actor == "clock",
+    }
 
 
 GM_NOTES_SHOWN = 50
@@ -128,10 +177,44 @@ def gm_notes(character: Character, version: int | None = None) -> list[dict[str,
     rows = Event.objects.filter(stream=character.stream)
     if version is not None:
         rows = rows.filter(version__lte=version)
-    voided = {data["cause"] for data in rows.filter(type=ACTION_UNDONE).values_list("data", flat=True)}
+    voided = eventstore.voided_causes(rows.filter(type__in=sorted(TAKING_BACK)).order_by("version"))
     notes = rows.filter(type=NOTE_ADDED).exclude(cause__in=voided).order_by("-version")
     latest = list(notes.values_list("data", "game_time")[:GM_NOTES_SHOWN])
     return [{"text": data["text"], "game_time": game_time} for data, game_time in reversed(latest)]
+
+
+NOTES_CACHE = "pages"
+
+
+def _notes_key(character_key: str, version: int) -> str:
+    return f"gm-notes:v{version}:{character_key}"
+
+
+def gm_notes_kept(
+    character: Character, character_key: str, version: int, *, since: int | None = None, events: Any = ()
+) -> list[dict[str, Any]]:
+    """`gm_notes` at `version`, kept in the pages cache: the log is append-only, so the notes of a character
+    (`CharacterStamp.character_key`) at a version never change. `since`: the version before `events`, the stream's
+    events after it. The notes kept at `since` and the notes among `events` are the notes at `version` unless an
+    undo or a revert is among them (it may take a note back): an action reads the notes only then, or when none
+    were kept."""
+    cache, key = caches[NOTES_CACHE], _notes_key(character_key, version)
+    notes = cache.get(key)
+    if notes is not None:
+        return notes
+    if since is not None and not any(row.type in TAKING_BACK for row in events):
+        notes = cache.get(_notes_key(character_key, since))
+        if notes is not None:
+            added = [
+                {"text": row.data["text"], "game_time": row.game_time}
+                for row in events
+                if row.type == NOTE_ADDED
+            ]
+            notes = (notes + added)[-GM_NOTES_SHOWN:]
+    if notes is None:
+        notes = gm_notes(character, version)
+    cache.set(key, notes)
+    return notes
 
 
 def _entry(row: Event, audience: str, data: Any, voided: bool, version: int | None) -> dict[str, Any]:
@@ -186,17 +269,10 @@ def history_scope(character_id: int) -> str:
 
 
 def _voided_among(stream: str, rows: list[Event]) -> set[str]:
-    """The causes of `rows` taken back by an undo anywhere later in the stream (by the (stream, type) index)."""
+    """The causes of `rows` taken back by an undo or a revert of the stream (by the (stream, type) index)."""
     if not rows:
         return set()
-    causes = {row.cause for row in rows}
-    undos = Event.objects.filter(
-        stream=stream,
-        type=ACTION_UNDONE,
-        version__gt=min(row.version for row in rows),
-        data__cause__in=sorted(causes),
-    )
-    return {data["cause"] for data in undos.values_list("data", flat=True)}
+    return eventstore.stream_voided(stream) & {row.cause for row in rows}
 
 
 def history_page(character: Character, audience: str, *, before: int | str | None, limit: int) -> HistoryPage:
@@ -225,11 +301,12 @@ def history_page(character: Character, audience: str, *, before: int | str | Non
         below, ordinal = cursors.unseal(scope, str(before), 2)
     rules = get_ruleset(character.campaign.ruleset)
     picked: list[tuple[Event, Any, int]] = []
-    batch, exhausted = limit + limit // 4 + 1, False
+    batch, exhausted, read = limit + limit // 4 + 1, False, 0
     while len(picked) < limit and ordinal > 0 and not exhausted:
         rows = list(
             Event.objects.filter(stream=character.stream, version__lt=below).order_by("-version")[:batch]
         )
+        read += len(rows)
         exhausted = len(rows) < batch
         for row, data in zip(rows, secrecy.shown_data(rules, rows), strict=True):
             below = row.version
@@ -239,7 +316,10 @@ def history_page(character: Character, audience: str, *, before: int | str | Non
                 if len(picked) == limit:
                     exhausted = False
                     break
-        batch = min(2 * batch, _SCAN_MAX)
+        # The rows the entries still missing take at the share of rows shown so far, and a quarter more: a page deep
+        # in a long history reads about what a page of a short one does.
+        missing = limit - len(picked)
+        batch = min(_SCAN_MAX, missing * read // len(picked) + missing // 4 + 1 if picked else 2 * batch)
     window = [row for row, _, _ in picked]
     voided = _voided_among(character.stream, window)
     entries = [_entry(row, PLAYER, data, row.cause in voided, n) for row, data, n in picked]
@@ -288,6 +368,7 @@ def player_feed(campaign: Campaign, user_id: int, after: str | None) -> dict[str
 
 
 JOB_STALLED = "the worker stopped answering at {at}; the job will be resumed"
+JOB_STOPPED_BECAUSE = "stopped at {date}: {why}"
 JOB_STOPPED = (
     "stopped at {date} after {fired:,} timer firings, the most one advance may make; advance again to go on"
 )
@@ -299,6 +380,10 @@ def job_json(job: Job) -> dict[str, Any]:
     stalled = job.stalled_since(timezone.now())
     if stalled is not None:
         message = JOB_STALLED.format(at=timezone.localtime(stalled).strftime("%Y-%m-%d %H:%M:%S %Z"))
+    elif job.stopped_because:
+        message = JOB_STOPPED_BECAUSE.format(
+            date=_date_words(job.campaign, job.reached), why=job.stopped_because
+        )
     elif job.stopped_early:
         message = JOB_STOPPED.format(date=_date_words(job.campaign, job.reached), fired=job.timers_fired)
     else:
@@ -314,6 +399,8 @@ def job_json(job: Job) -> dict[str, Any]:
         "progress": round(job.progress, 4),
         "events_appended": job.events_appended,
         "timers_fired": job.timers_fired,
+        "stop_on": job.stop_on or None,
+        "stopped_because": job.stopped_because or None,
         "error": job.error,
         "created_at": job.created_at.isoformat() if job.created_at else None,
         "heartbeat_at": job.heartbeat_at.isoformat() if job.heartbeat_at else None,
@@ -357,9 +444,9 @@ def upcoming(campaign: Campaign, limit: int = 10) -> list[dict[str, Any]]:
             "name": t.character.name,
             "kind": t.kind,
             "what": timer_phrase(t.kind),
-            "due": t.due,
-            "due_date": game_date(campaign, t.due),
-            "in_seconds": t.due - campaign.game_time,
+            "due": not_before(campaign, t.due),
+            "due_date": game_date(campaign, not_before(campaign, t.due)),
+            "in_seconds": not_before(campaign, t.due) - campaign.game_time,
         }
         for t in rows
     ]

@@ -10,6 +10,7 @@ import gc
 import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection, transaction
@@ -18,13 +19,27 @@ from django.db.models import F
 from campaign import eventstore
 from campaign.models import Campaign, Character, Event, Timer
 from rules.registry import get_ruleset
-from rules.ruleset import ACTION_UNDONE, INERT_EVENTS, Ruleset, State, replay, shown_by, start_state
+from rules.ruleset import (
+    CHARACTER_CHANGED,
+    CHARACTER_RESTORED,
+    CHARACTER_RETIRED,
+    INERT_EVENTS,
+    TAKING_BACK,
+    Ruleset,
+    State,
+    replay,
+    set_options,
+    shown_by,
+    start_state,
+)
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Timer as RuleTimer
 
 CAMPAIGN_CREATED = "CampaignCreated"
+CAMPAIGN_CHANGED = "CampaignChanged"
 CHARACTER_CREATED = "CharacterCreated"
 CLOCK_ADVANCED = "ClockAdvanced"
+CLOCK_REWOUND = "ClockRewound"  # an advance taken back: the clock returns to `to`, where the advance began
 
 
 def status_columns(ruleset: Ruleset, state: State) -> dict[str, Any]:
@@ -93,6 +108,7 @@ _PROJECTED = [
 _PROJECTION_UPDATE = 'UPDATE {} SET {} WHERE "id" = %s'.format(
     Character._meta.db_table, ", ".join(f'"{field.column}" = %s' for field in _PROJECTED)
 )
+_IDENTITY_UPDATE = f'UPDATE {Character._meta.db_table} SET "name" = %s, "retired" = %s WHERE "id" = %s'
 _TIMER_FIELDS = [field for field in Timer._meta.concrete_fields if not field.primary_key]
 _TIMER_INSERT_INTO = "INSERT INTO {} ({})".format(
     Timer._meta.db_table, ", ".join(f'"{field.column}"' for field in _TIMER_FIELDS)
@@ -152,11 +168,34 @@ def _decode(data: Any) -> Any:
     return json.loads(data) if isinstance(data, str | bytes) else data
 
 
+@dataclass
+class Identity:
+    """What a rebuild gives back besides the states: names and retirement, which are no ruleset's state but are
+    kept by the log (CampaignChanged, CharacterChanged, CharacterRetired and CharacterRestored)."""
+
+    campaign_name: str
+    names: dict[int, str] = field(default_factory=dict)
+    retired: dict[int, bool] = field(default_factory=dict)
+
+    def renamed(self, character_id: int, changes: Any) -> None:
+        if "name" in changes:
+            self.names[character_id] = changes["name"]["new"]
+
+
+def _changed_options(options: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """The options after a CampaignChanged: its `options.<name>` changes applied."""
+    new = dict(options)
+    for key, change in changes.items():
+        if key.startswith("options."):
+            new[key.removeprefix("options.")] = change["new"]
+    return new
+
+
 def _fold_campaign(
-    campaign: Campaign, ruleset: Ruleset
+    campaign: Campaign, ruleset: Ruleset, identity: Identity | None = None
 ) -> tuple[int, dict[int, State], dict[int, int], dict[int, int], int, int, dict[str, Any]]:
     """One streaming pass over the campaign's log: every character's state, version and player version (the
-    events a player's history shows, `secrecy`), and the clock.
+    events a player's history shows, `secrecy`), and the clock; names and retirement into `identity`.
 
     Each character's state is a fresh `start_state`, owned here, so its events are folded in place
     (`evolve_into`): no copy per event. Notes and undos change no state: they are counted, not decoded.
@@ -174,6 +213,8 @@ def _fold_campaign(
     created: dict[int, tuple[Any, Any]] = {}
     undone: set[int] = set()
     game_time, campaign_version, options = 0, 0, campaign.options
+    identity = identity or Identity(campaign.name)
+    options_changed = False
     count = 0
     with connection.cursor() as cursor:
         cursor.execute(
@@ -189,19 +230,31 @@ def _fold_campaign(
                     campaign_version = version
                     if type_ == CLOCK_ADVANCED:
                         game_time = max(game_time, data["to"])
+                    elif type_ == CLOCK_REWOUND:
+                        game_time = data["to"]
                     elif type_ == CAMPAIGN_CREATED:
                         options = data["options"]
+                        identity.campaign_name = data["name"]
+                    elif type_ == CAMPAIGN_CHANGED:
+                        options = _changed_options(options, data["changes"])
+                        options_changed = True
+                        if "name" in data["changes"]:
+                            identity.campaign_name = data["changes"]["name"]["new"]
                     elif type_ == CHARACTER_CREATED:
                         character_id = data["character"]
                         states[character_id] = start_state(ruleset, data["attributes"], options)
                         versions[character_id] = 0
                         seen[character_id] = 0
                         created[character_id] = (data["attributes"], options)
+                        identity.names[character_id] = data["name"]
+                        identity.retired[character_id] = False
                     continue
                 versions[character_id] = version
                 if type_ in INERT_EVENTS:
-                    if type_ == ACTION_UNDONE:
+                    if type_ in TAKING_BACK:
                         undone.add(character_id)
+                    elif type_ in (CHARACTER_RETIRED, CHARACTER_RESTORED):
+                        identity.retired[character_id] = type_ == CHARACTER_RETIRED
                     continue
                 if undone and character_id in undone:
                     continue  # replayed below
@@ -210,15 +263,24 @@ def _fold_campaign(
                 event = RuleEvent(type_, data, event_game_time, schema_version)
                 evolve_into(states[character_id], event)
                 seen[character_id] += shows(event)
+                if type_ == CHARACTER_CHANGED:
+                    identity.renamed(character_id, data["changes"])
     from campaign.secrecy import stream_entries  # secrecy reads this module's event names
 
     for character_id in undone:
         rows = eventstore.stream_events(f"character:{character_id}")
         attributes, created_options = created[character_id]
-        states[character_id] = replay(
-            ruleset, attributes, created_options, eventstore.live_events(rows, eventstore.voided_causes(rows))
-        )
+        live = eventstore.live_events(rows, eventstore.voided_causes(rows))
+        states[character_id] = replay(ruleset, attributes, created_options, live)
         seen[character_id] = stream_entries(ruleset, rows)
+        for event in live:
+            if event.type == CHARACTER_CHANGED:
+                identity.renamed(character_id, event.data["changes"])
+    if options_changed:
+        # The options in force now, as the command path gives every character when they change (no evolver
+        # reads them, so a state folded under older options differs in nothing else).
+        for state in states.values():
+            set_options(ruleset, state, options)
     return count, states, versions, seen, game_time, campaign_version, options
 
 
@@ -249,7 +311,10 @@ def rebuild_campaign(campaign: Campaign) -> int:
 
 def _rebuild_campaign(campaign: Campaign) -> int:
     ruleset = get_ruleset(campaign.ruleset)
-    count, states, versions, seen, game_time, campaign_version, options = _fold_campaign(campaign, ruleset)
+    identity = Identity(campaign.name)
+    count, states, versions, seen, game_time, campaign_version, options = _fold_campaign(
+        campaign, ruleset, identity
+    )
     ids = list(Character.objects.filter(campaign=campaign).values_list("pk", flat=True))
     unknown = states.keys() - set(ids)
     if unknown:
@@ -281,14 +346,20 @@ def _rebuild_campaign(campaign: Campaign) -> int:
                 character.death_at,
             )
         updates.append((stored, version, player_version, alive, conscious, dying, death_at, pk))
-        timers.extend(_timer_row(campaign.pk, pk, timer, wrapper) for timer in ruleset.timers(state))
+        if not identity.retired.get(pk, False):
+            timers.extend(_timer_row(campaign.pk, pk, timer, wrapper) for timer in ruleset.timers(state))
     Timer.objects.filter(campaign=campaign).delete()
     # Prepared statements through executemany: Django's bulk_update builds CASE WHEN expressions, and building a
     # model instance per row costs more than the writes themselves.
     with connection.cursor() as cursor:
         cursor.executemany(_PROJECTION_UPDATE, updates)
         cursor.executemany(_TIMER_INSERT, timers)
+        cursor.executemany(
+            _IDENTITY_UPDATE,
+            [(identity.names[pk], identity.retired[pk], pk) for pk in ids if pk in identity.names],
+        )
     Campaign.objects.filter(pk=campaign.pk).update(
+        name=identity.campaign_name,
         game_time=game_time,
         version=campaign_version,
         options=options,

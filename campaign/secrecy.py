@@ -7,7 +7,7 @@ not an ETag, not a number (README, "Security").
 
 - An event of a character's stream shows when the ruleset's `public_event` gives it (`rules.ruleset.player_sees`):
   never a GM note; in Shadowrun never a healing roll or healing of an undiagnosed critical hit.
-- An undo shows exactly when what it takes back showed, listing only the types that showed.
+- An undo or a revert shows exactly when something it takes back showed, listing only the types that showed.
 - Of the campaign's own stream a player sees the clock's advances (from and to), nothing else: the creation of
   characters they cannot see and the count of timers fired (hidden ones among them) stay with the GM.
 """
@@ -20,7 +20,7 @@ from typing import Any
 from campaign import eventstore
 from campaign.models import Event
 from campaign.projections import CLOCK_ADVANCED
-from rules.ruleset import ACTION_UNDONE, Ruleset, player_sees
+from rules.ruleset import TAKING_BACK, Ruleset, player_sees, taken_back
 from rules.ruleset import Event as RuleEvent
 
 
@@ -35,28 +35,34 @@ def shown_types(rules: Ruleset, rows: Iterable[Event]) -> dict[tuple[str, str], 
     """(stream, cause) -> the types of its events that show, for the causes among `rows` that have any."""
     out: dict[tuple[str, str], list[str]] = {}
     for row in rows:
-        if row.type != ACTION_UNDONE and _plain_shown(rules, row):
+        if row.type not in TAKING_BACK and _plain_shown(rules, row):
             out.setdefault((row.stream, row.cause), []).append(row.type)
     return out
 
 
 def _taken_back(rules: Ruleset, undos: Sequence[Event]) -> dict[tuple[str, str], list[str]]:
     """What the undos among a page took back and showed: the causes' events, found by their index."""
-    causes = {undo.data["cause"] for undo in undos}
+    causes = {cause for undo in undos for cause in taken_back(undo.data)}
     streams = {undo.stream for undo in undos}
     if not causes:
         return {}
-    rows = Event.objects.filter(cause__in=causes, stream__in=streams).exclude(type=ACTION_UNDONE)
+    rows = Event.objects.filter(cause__in=causes, stream__in=streams).exclude(type__in=sorted(TAKING_BACK))
     return shown_types(rules, rows)
+
+
+def _shown_of(shown: dict[tuple[str, str], list[str]], stream: str, data: dict[str, Any]) -> list[str] | None:
+    """The types that showed among what an undo or a revert took back; None when none showed."""
+    types = [kind for cause in taken_back(data) for kind in shown.get((stream, cause), [])]
+    return types or None
 
 
 def shown_data(rules: Ruleset, rows: Sequence[Event]) -> list[dict[str, Any] | None]:
     """What a player reads of each row: its public data, or None where the row does not show."""
-    taken_back = _taken_back(rules, [row for row in rows if row.type == ACTION_UNDONE])
+    shown = _taken_back(rules, [row for row in rows if row.type in TAKING_BACK])
     out: list[dict[str, Any] | None] = []
     for row in rows:
-        if row.type == ACTION_UNDONE:
-            types = taken_back.get((row.stream, row.data["cause"]))
+        if row.type in TAKING_BACK:
+            types = _shown_of(shown, row.stream, row.data)
             out.append(None if types is None else {"types": types})
         elif row.character_id is None:
             out.append(
@@ -72,8 +78,10 @@ def new_entries(rules: Ruleset, stream: str, events: Sequence[RuleEvent]) -> int
     looks up what it takes back; nothing else reads the database."""
     count = 0
     for event in events:
-        if event.type == ACTION_UNDONE:
-            taken = Event.objects.filter(stream=stream, cause=event.data["cause"]).exclude(type=ACTION_UNDONE)
+        if event.type in TAKING_BACK:
+            taken = Event.objects.filter(stream=stream, cause__in=taken_back(event.data)).exclude(
+                type__in=sorted(TAKING_BACK)
+            )
             count += any(_plain_shown(rules, row) for row in taken)
         else:
             count += player_sees(rules, event)
@@ -86,8 +94,8 @@ def stream_entries(rules: Ruleset, rows: Iterable[Any]) -> int:
     shown_causes: set[str] = set()
     count = 0
     for row in rows:
-        if row.type == ACTION_UNDONE:
-            count += row.data["cause"] in shown_causes
+        if row.type in TAKING_BACK:
+            count += any(cause in shown_causes for cause in taken_back(row.data))
         elif player_sees(rules, RuleEvent(row.type, row.data, row.game_time, row.schema_version)):
             shown_causes.add(row.cause)
             count += 1

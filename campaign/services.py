@@ -20,7 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, OperationalError, transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from campaign import eventstore, game_dates, presenters, secrecy
@@ -37,18 +37,36 @@ from campaign.models import (
     Timer,
 )
 from campaign.projections import (
+    CAMPAIGN_CHANGED,
     CAMPAIGN_CREATED,
     CHARACTER_CREATED,
     CLOCK_ADVANCED,
+    CLOCK_REWOUND,
     character_state_at,
     project_character,
     projection_writes,
 )
 from rules import clock
+from rules import ruleset as ruleset_types
 from rules.dice import Dice
-from rules.params import reject_unknown_params
+from rules.params import reject_unknown, reject_unknown_params
 from rules.registry import get_ruleset
-from rules.ruleset import ACTION_UNDONE, RuleError, Ruleset, State, fold_into, note_event, replay, start_state
+from rules.ruleset import (
+    ACTION_UNDONE,
+    ACTIONS_REVERTED,
+    CHARACTER_CHANGED,
+    CHARACTER_RESTORED,
+    CHARACTER_RETIRED,
+    RuleError,
+    Ruleset,
+    State,
+    copy_state,
+    fold_into,
+    note_event,
+    replay,
+    set_options,
+    start_state,
+)
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Timer as RuleTimer
 from rules.text import unreadable
@@ -298,6 +316,13 @@ def _player_for(campaign: Campaign, player: Any) -> AbstractBaseUser | None:
     return user
 
 
+def _valid_attributes(rules: Ruleset, attributes: Any) -> dict[str, Any]:
+    """A new character's attributes as the ruleset keeps them (its defaults filled in), or a 400 naming one."""
+    if attributes is not None and not isinstance(attributes, Mapping):
+        raise ServiceError("attributes", f"expected an object, got {type(attributes).__name__}")
+    return rules.validate_attributes(attributes or {})
+
+
 def character_create(
     *,
     campaign: Campaign,
@@ -312,9 +337,7 @@ def character_create(
     digest = request_digest({"name": name, "player": player, "attributes": attributes})
     name = _name(name, "the character's name")
     rules = get_ruleset(campaign.ruleset)
-    if attributes is not None and not isinstance(attributes, Mapping):
-        raise ServiceError("attributes", f"expected an object, got {type(attributes).__name__}")
-    attributes = rules.validate_attributes(attributes or {})
+    attributes = _valid_attributes(rules, attributes)
     with transaction.atomic():
         campaign = eventstore.lock_campaign(campaign.pk)
         if idempotency_key:
@@ -383,12 +406,12 @@ def open_job(campaign: Campaign) -> Job | None:
 
 
 def _undo_events(character: Character, rules: Ruleset, campaign: Campaign) -> tuple[list[RuleEvent], State]:
+    taken_back = eventstore.latest_entry(character.stream)
+    if not taken_back:
+        raise ServiceError("type", NOTHING_TO_UNDO)
+    target = taken_back[0]
     rows = eventstore.stream_events(character.stream)
     voided = eventstore.voided_causes(rows)
-    target = next((r for r in reversed(rows) if r.type != ACTION_UNDONE and r.cause not in voided), None)
-    if target is None:
-        raise ServiceError("type", NOTHING_TO_UNDO)
-    taken_back = [r for r in rows if r.cause == target.cause]
     undo = RuleEvent(
         ACTION_UNDONE,
         {
@@ -399,7 +422,54 @@ def _undo_events(character: Character, rules: Ruleset, campaign: Campaign) -> tu
         campaign.game_time,
     )
     voided.add(target.cause)
+    take_back_identity(character, taken_back)
     return [undo], replay(rules, character.attributes, campaign.options, eventstore.live_events(rows, voided))
+
+
+def _revert_events(
+    character: Character, rules: Ruleset, campaign: Campaign, to_version: Any
+) -> tuple[list[RuleEvent], State]:
+    """One event taking back every entry after `to_version`, and the state it leaves: the state at that version
+    (time travel's), undos after it included (RULES.md, "Every ruleset": revert)."""
+    if isinstance(to_version, bool) or not isinstance(to_version, int) or to_version < 0:
+        raise ServiceError(
+            "to_version", f"expected a version, a whole number of 0 or more, got {to_version!r}"
+        )
+    rows = eventstore.stream_events(character.stream)
+    # Retiring stays as it is: restoring takes it back, as with an undo.
+    after = [
+        row
+        for row in rows
+        if row.version > to_version and row.type not in (CHARACTER_RETIRED, CHARACTER_RESTORED)
+    ]
+    if not after:
+        raise ServiceError(
+            "to_version", f"expected a version before {character.version}: nothing comes after {to_version}"
+        )
+    kept = [row for row in rows if row.version <= to_version]
+    if kept and kept[-1].cause == after[0].cause:
+        start = next(row.version for row in kept if row.cause == after[0].cause)
+        end = max(row.version for row in after if row.cause == after[0].cause)
+        raise ServiceError(
+            "to_version",
+            f"version {to_version} is in the middle of one entry (versions {start} to {end}): expected "
+            f"{start - 1} or {end}",
+        )
+    revert = RuleEvent(
+        ACTIONS_REVERTED,
+        {
+            "to_version": to_version,
+            "causes": list(dict.fromkeys(row.cause for row in after)),
+            "versions": [row.version for row in after],
+            "types": [row.type for row in after],
+        },
+        campaign.game_time,
+    )
+    voided = eventstore.voided_causes(kept)
+    take_back_identity(character, after)
+    return [revert], replay(
+        rules, character.attributes, campaign.options, eventstore.live_events(kept, voided)
+    )
 
 
 def _decide(
@@ -409,6 +479,9 @@ def _decide(
     state = character.state
     if action["type"] == "undo":
         events, replayed = _undo_events(character, rules, campaign)
+        return events, replayed, rules.timers(state)
+    if action["type"] == "revert":
+        events, replayed = _revert_events(character, rules, campaign, action.get("to_version"))
         return events, replayed, rules.timers(state)
     if action["type"] == "note":
         events = [note_event(action, campaign.game_time)]
@@ -505,6 +578,8 @@ def _character_act_once(
         action, rolls, expected = _parse_action(rules, body)
         if open_job_id is not None:
             raise Conflict("clock", CLOCK_BUSY.format(job=open_job_id))
+        if character.retired:
+            raise ServiceError("type", RETIRED)
         if expected is not None and expected != character.version:
             raise Conflict(
                 "expected_version", VERSION_CONFLICT.format(actual=character.version, expected=expected)
@@ -619,13 +694,16 @@ def _too_much_at_once(followed: int) -> str:
 
 
 def clock_advance_request(
-    *, campaign: Campaign, seconds: int, actor: str, idempotency_key: str | None = None
+    *, campaign: Campaign, seconds: int, actor: str, idempotency_key: str | None = None, stop_on: Any = None
 ) -> Job:
     """Create the Job for an advance and enqueue it once the transaction commits. The same `idempotency_key` again
-    returns the job the first request made, finished or not, and advances nothing more."""
+    returns the job the first request made, finished or not, and advances nothing more. `stop_on="status"` ends
+    the advance at the first firing that changes a character's status (`STOP_ON`)."""
     from campaign import tasks
 
-    digest = request_digest({"seconds": seconds})
+    if stop_on not in (None, "", STOP_ON_STATUS):
+        raise ServiceError("stop_on", f'expected "{STOP_ON_STATUS}" or nothing, got {stop_on!r}')
+    digest = request_digest({"seconds": seconds, **({"stop_on": stop_on} if stop_on else {})})
     tasks.ensure_broker()
     try:
         with transaction.atomic():
@@ -652,6 +730,7 @@ def clock_advance_request(
                 actor=actor,
                 idempotency_key=idempotency_key,
                 request_digest=digest if idempotency_key else "",
+                stop_on=stop_on or "",
             )
             if not settings.CELERY_TASK_ALWAYS_EAGER:
                 transaction.on_commit(lambda: tasks.enqueue_advance(job.pk, job.ticket))
@@ -696,10 +775,17 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
                 if due is None:
                     finished = True
                     break
-                produced, timers = _fire(rules, characters[due.character_id], due, job)
+                character = characters[due.character_id]
+                before = status_of(rules, character.state) if job.stop_on else None
+                produced, timers = _fire(rules, character, due, job)
                 queue.fired(due, produced > 0, timers)
                 appended += produced
                 fired += 1
+                if before is not None and produced and (change := status_change(before, rules, character)):
+                    job.stopped_because = f"{character.name} {change}"
+                    queue.reached = due.fire_at
+                    finished = True
+                    break
             job.reached = queue.reached
             span = max(1, job.to_time - job.from_time)
             job.timers_fired += fired
@@ -708,7 +794,7 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
             job.heartbeat_at = timezone.now()
             job.skips = sorted([character_id, key] for character_id, key in queue.skip)
             if finished:
-                _finish(campaign, job, end=queue.end)
+                _finish(campaign, job, end=queue.reached if job.stopped_because else queue.end)
             job.save()
         if finished or (slice_seconds is not None and time.monotonic() - began >= slice_seconds):
             return job
@@ -750,9 +836,8 @@ def _due_timers(campaign: Campaign, rules: Ruleset, job: Job) -> tuple[dict[int,
     """
     due = Timer.objects.filter(campaign=campaign, due__lte=job.to_time).values_list("character_id", flat=True)
     characters = {character.pk: character for character in Character.objects.filter(pk__in=set(due))}
-    jump = clock.jumps(job.from_time, job.to_time)
     skip = {(character_id, key) for character_id, key in job.skips}
-    queue = clock.DueTimers(job.from_time, job.to_time, jump, skip, reached=job.reached)
+    queue = clock.DueTimers(job.from_time, job.to_time, skip, reached=job.reached)
     for character in characters.values():
         character.campaign = campaign
         queue.set_timers(character.pk, rules.timers(character.state))
@@ -784,6 +869,525 @@ def clock_fail(job_id: Any, error: str) -> None:
     Job.objects.filter(pk=job_id, status__in=[Job.QUEUED, Job.RUNNING]).update(
         status=Job.FAILED, error=error[:2000], finished_at=timezone.now()
     )
+
+
+# --- the GM's board: a fight's round counter, NPCs in a hurry (docs/web.md, "The board") -----------------------
+
+MAX_NUMBERED = 20  # characters made at once from one template: a fight's gang, not a city
+PREFIX_LENGTH = 190
+
+
+def fight_start(*, campaign: Campaign, at: Any) -> Campaign:
+    """Start counting a fight's rounds at game second `at` (the game time the GM's board showed): the counter is
+    round 1 there. Setting a moment, not "now", makes a retried request set the same one."""
+    if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= campaign.game_time:
+        # Not echoed: a number of game seconds means nothing to the GM who reads it.
+        raise ServiceError("at", "expected the game time the board showed, not later than the campaign's")
+    Campaign.objects.filter(pk=campaign.pk).update(fight_started_at=at)
+    campaign.fight_started_at = at
+    return campaign
+
+
+def fight_end(*, campaign: Campaign) -> Campaign:
+    """No fight: the board's round counter is hidden until the next one starts."""
+    Campaign.objects.filter(pk=campaign.pk).update(fight_started_at=None)
+    campaign.fight_started_at = None
+    return campaign
+
+
+def characters_create_numbered(
+    *,
+    campaign: Campaign,
+    actor: str,
+    prefix: Any,
+    count: Any,
+    attributes: Any = None,
+    idempotency_key: str | None = None,
+) -> list[Character]:
+    """`count` characters from one template, named "<prefix> N" after the highest N the campaign already has
+    ("Ganger 1" to "Ganger 4", then "Ganger 5"...), all with `attributes` and no player, as one command: the same
+    `idempotency_key` again returns the same characters."""
+    digest = request_digest({"prefix": prefix, "count": count, "attributes": attributes})
+    try:
+        prefix = _name(prefix, "the name the characters share")
+    except ServiceError as error:
+        raise ServiceError("prefix", error.message) from None
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_NUMBERED:
+        raise ServiceError("count", f"expected a whole number of 1 to {MAX_NUMBERED}, got {count!r}")
+    if len(prefix) > PREFIX_LENGTH:  # room for " 12345" in a name's 200 characters
+        raise ServiceError("prefix", f"expected at most {PREFIX_LENGTH} characters, got {len(prefix)}")
+    rules = get_ruleset(campaign.ruleset)
+    attributes = _valid_attributes(rules, attributes)
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign.pk)
+        made = _characters_made_with(campaign, idempotency_key, digest)
+        if made is not None:
+            return made
+        names = _numbered_names(campaign, prefix, count, first=1)
+        return _add_characters(
+            campaign, rules, actor, [(name, attributes) for name in names], idempotency_key, digest
+        )
+
+
+def character_duplicate(*, character: Character, actor: str, idempotency_key: str | None = None) -> Character:
+    """A new character with `character`'s attributes (not its history, injuries or player), named with the next
+    free number: "Ganger 4" -> "Ganger 5", "Ash" -> "Ash 2"."""
+    digest = request_digest({"duplicate": character.pk})
+    rules = get_ruleset(character.campaign.ruleset)
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(character.campaign_id)
+        made = _characters_made_with(campaign, idempotency_key, digest)
+        if made is not None:
+            return made[0]
+        stem, number = _name_and_number(character.name)
+        [name] = _numbered_names(campaign, stem, 1, first=max(number + 1, 2))
+        attributes = rules.validate_attributes(character.attributes)
+        return _add_characters(campaign, rules, actor, [(name, attributes)], idempotency_key, digest)[0]
+
+
+def _name_and_number(name: str) -> tuple[str, int]:
+    """'Ganger 4' -> ('Ganger', 4); 'Ash' -> ('Ash', 0)."""
+    stem, _, last = name.rpartition(" ")
+    return (stem, int(last)) if stem and last.isdigit() else (name, 0)
+
+
+def _numbered_names(campaign: Campaign, stem: str, count: int, *, first: int) -> list[str]:
+    """`count` names "<stem> N", numbered on from the highest the campaign has (at least `first`)."""
+    taken = Character.objects.filter(campaign=campaign, name__startswith=f"{stem} ").values_list(
+        "name", flat=True
+    )
+    highest = max((n for s, n in map(_name_and_number, taken) if s == stem), default=0)
+    start = max(highest, first - 1) + 1
+    return [f"{stem} {n}" for n in range(start, start + count)]
+
+
+def _characters_made_with(
+    campaign: Campaign, idempotency_key: str | None, digest: str
+) -> list[Character] | None:
+    """The characters the command with this key made, if any (a 409 if the key was another request's)."""
+    if not idempotency_key:
+        return None
+    first = _first_with_key(campaign, idempotency_key)
+    if first is None:
+        return None
+    if first.type != CHARACTER_CREATED or first.request_digest != digest:
+        raise Conflict("Idempotency-Key", KEY_REUSED)
+    made = Event.objects.filter(stream=campaign.stream, cause=first.cause).order_by("version")
+    ids = [data["character"] for data in made.values_list("data", flat=True)]
+    found = Character.objects.in_bulk(ids)
+    return [found[pk] for pk in ids]
+
+
+def _add_characters(
+    campaign: Campaign,
+    rules: Ruleset,
+    actor: str,
+    named: list[tuple[str, dict[str, Any]]],
+    idempotency_key: str | None,
+    digest: str,
+) -> list[Character]:
+    """New characters without players under the campaign's lock, their creations one command on the campaign's
+    stream (one cause, the key on the first event), each projected at its start."""
+    characters = [
+        Character.objects.create(campaign=campaign, name=name, attributes=attributes)
+        for name, attributes in named
+    ]
+    events = [
+        RuleEvent(
+            CHARACTER_CREATED,
+            {"character": c.pk, "name": c.name, "attributes": c.attributes},
+            campaign.game_time,
+        )
+        for c in characters
+    ]
+    eventstore.append(
+        campaign=campaign,
+        stream=campaign.stream,
+        expected_version=campaign.version,
+        events=events,
+        cause=f"characters:{uuid.uuid4()}",
+        actor=actor,
+        idempotency_key=idempotency_key,
+        request_digest=digest if idempotency_key else "",
+    )
+    Campaign.objects.filter(pk=campaign.pk).update(version=campaign.version + len(events))
+    for character in characters:
+        project_character(character, rules, start_state(rules, character.attributes, campaign.options), 0)
+    return characters
+
+
+# --- characters and campaigns change in play (RULES.md, "Every ruleset") -----------------------------------------
+
+CHARACTER_FIELDS = ("name", "player", "attributes")
+CAMPAIGN_FIELDS = ("name", "options")
+RETIRED = "the character is retired: restore it first"
+NOT_A_MEMBER = "{name} is not a member of this campaign: add them as a player first"
+# Retiring is taken back by restoring, never by an undo (README, "Characters change in play").
+NOT_UNDONE = ruleset_types.NOT_UNDONE
+
+
+def _body_of(changes: Any, fields: tuple[str, ...]) -> Mapping[str, Any]:
+    if not isinstance(changes, Mapping):
+        raise ServiceError("body", f"expected a JSON object with any of {', '.join(fields)}")
+    reject_unknown(changes, fields)
+    return changes
+
+
+def _member(campaign: Campaign, player: Any) -> AbstractBaseUser | None:
+    """A character's new player: a member of the campaign (or nobody)."""
+    if player is None or player == "":
+        return None
+    if not isinstance(player, str):
+        raise ServiceError("player", f"expected a user name or null, got {player!r}")
+    user = _user_named("player", player)
+    if not Membership.objects.filter(campaign=campaign, user=user).exists():
+        raise ServiceError("player", NOT_A_MEMBER.format(name=player))
+    return user
+
+
+def _username(user_id: int | None) -> str | None:
+    return None if user_id is None else User.objects.get(pk=user_id).get_username()
+
+
+def change_character(*, character_id: int, actor: str, changes: Any) -> ActionResult:
+    """A GM's edit of a character in play. `changes` holds any of `name`, `player` (a member's user name, or null
+    for none) and `attributes` (only those that change; the ruleset says which may). Appends CharacterChanged with
+    the old and new values of what differs; the rules use the new attributes from then on and recompute nothing
+    already decided. When nothing differs nothing is written (a retried edit writes once): `events` is empty.
+
+    Usable for a player change alone, e.g. a removed player's characters handed to the GM:
+    `change_character(character_id=..., actor=gm, changes={"player": gm})`."""
+    changes = _body_of(changes, CHARACTER_FIELDS)
+    name = _name(changes["name"], "the character's name") if "name" in changes else None
+    attributes = changes.get("attributes")
+    if attributes is not None and not isinstance(attributes, Mapping):
+        raise ServiceError("attributes", f"expected an object, got {type(attributes).__name__}")
+    try:
+        return _change_character_once(character_id, actor, changes, name, attributes or {})
+    except eventstore.VersionConflict:
+        raise Conflict("version", "another change was being saved at the same time; retry") from None
+
+
+def _change_character_once(
+    character_id: int, actor: str, changes: Mapping[str, Any], name: str | None, attributes: Mapping[str, Any]
+) -> ActionResult:
+    with transaction.atomic():
+        wrapper = transaction.get_connection()
+        character, open_job_id = eventstore.lock_for_character(character_id, wrapper)
+        campaign = character.campaign
+        rules = get_ruleset(campaign.ruleset)
+        if open_job_id is not None:
+            raise Conflict("clock", CLOCK_BUSY.format(job=open_job_id))
+        if character.retired:
+            raise ServiceError("character", RETIRED)
+        if rules.change_attributes is None:
+            raise ServiceError("attributes", f"{rules.title} characters cannot change in play")
+        data = rules.change_attributes(character.state, attributes)
+        identity: dict[str, Any] = {}
+        told: dict[str, Any] = {}
+        if name is not None and name != character.name:
+            told["name"] = {"old": character.name, "new": name}
+            identity["name"] = name
+        if "player" in changes:
+            user = _member(campaign, changes["player"])
+            old, new = _username(character.player_id), None if user is None else user.get_username()
+            if old != new:
+                told["player"] = {"old": old, "new": new}
+                identity["player"] = user
+        data["changes"] = {**told, **data["changes"]}
+        if not data["changes"]:
+            return ActionResult([], character, character.state)
+        events = [RuleEvent(CHARACTER_CHANGED, data, campaign.game_time)]
+        state, previous_timers = _evolved_in_place(rules, character, events)
+        rows, _ = _record(
+            character,
+            rules,
+            events,
+            state,
+            previous_timers,
+            cause=f"change:{uuid.uuid4()}",
+            actor=actor,
+            wrapper=wrapper,
+        )
+        if identity:
+            Character.objects.filter(pk=character.pk).update(**identity)
+            for field, value in identity.items():
+                setattr(character, field, value)
+    return ActionResult(rows, character, state)
+
+
+def take_back_identity(character: Character, rows: list[Event]) -> None:
+    """Give the read model back the name and player that the taken-back CharacterChanged `rows` replaced: each
+    change's old value, newest change first (an undo takes back one command, a revert everything after a version)."""
+    identity: dict[str, Any] = {}
+    for row in sorted(rows, key=lambda row: row.version, reverse=True):
+        if row.type != CHARACTER_CHANGED:
+            continue
+        changes = row.data["changes"]
+        if "name" in changes:
+            identity["name"] = changes["name"]["old"]
+        if "player" in changes:
+            old = changes["player"]["old"]
+            identity["player"] = None if old is None else User.objects.filter(username=old).first()
+    if identity:
+        Character.objects.filter(pk=character.pk).update(**identity)
+        for field, value in identity.items():
+            setattr(character, field, value)
+
+
+def retire_character(*, character_id: int, actor: str) -> Character:
+    """Retire a character: CharacterRetired; out of the board and the lists, its timers gone (the clock no longer
+    fires for it), its history kept. Retiring a retired character writes nothing."""
+    return _set_retired(character_id, actor, retired=True)
+
+
+def restore_character(*, character_id: int, actor: str) -> Character:
+    """Bring a retired character back: CharacterRestored; its timers return, and one that fell due while it was
+    retired fires at the next advance, at the campaign's current time (as after an undo). Restoring an active
+    character writes nothing."""
+    return _set_retired(character_id, actor, retired=False)
+
+
+def _set_retired(character_id: int, actor: str, *, retired: bool) -> Character:
+    with transaction.atomic():
+        wrapper = transaction.get_connection()
+        character, open_job_id = eventstore.lock_for_character(character_id, wrapper)
+        if open_job_id is not None:
+            raise Conflict("clock", CLOCK_BUSY.format(job=open_job_id))
+        if character.retired == retired:
+            return character
+        campaign = character.campaign
+        rules = get_ruleset(campaign.ruleset)
+        event = RuleEvent(CHARACTER_RETIRED if retired else CHARACTER_RESTORED, {}, campaign.game_time)
+        eventstore.append(
+            campaign=campaign,
+            stream=character.stream,
+            character=character,
+            expected_version=character.version,
+            events=[event],
+            cause=f"{'retire' if retired else 'restore'}:{uuid.uuid4()}",
+            actor=actor,
+            wrapper=wrapper,
+        )
+        character.retired = retired
+        if retired:
+            character.version += 1
+            Character.objects.filter(pk=character.pk).update(retired=True, version=character.version)
+            Timer.objects.filter(character=character).delete()
+        else:
+            Character.objects.filter(pk=character.pk).update(retired=False)
+            project_character(character, rules, character.state, character.version + 1, previous_timers=[])
+    return character
+
+
+def change_campaign(*, campaign_id: int, actor: str, changes: Any) -> Campaign:
+    """A GM's edit of a campaign: its name, and options (only those named change; checked as at creation). Appends
+    CampaignChanged with the old and new values; every character's rules use the new options from then on (their
+    states take them, their timers are indexed anew), nothing already decided is recomputed. When nothing differs
+    nothing is written."""
+    changes = _body_of(changes, CAMPAIGN_FIELDS)
+    name = _name(changes["name"], "the campaign's name") if "name" in changes else None
+    patch = changes.get("options")
+    if patch is not None and not isinstance(patch, Mapping):
+        raise ServiceError("options", f"expected an object, got {type(patch).__name__}")
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign_id)
+        busy = open_job(campaign)
+        if busy is not None:
+            raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))
+        rules = get_ruleset(campaign.ruleset)
+        options = validate_campaign_options(rules, {**campaign.options, **(patch or {})})
+        told: dict[str, Any] = {}
+        if name is not None and name != campaign.name:
+            told["name"] = {"old": campaign.name, "new": name}
+        for option, value in options.items():
+            if value != campaign.options.get(option):
+                told[f"options.{option}"] = {"old": campaign.options.get(option), "new": value}
+        if not told:
+            return campaign
+        eventstore.append(
+            campaign=campaign,
+            stream=campaign.stream,
+            expected_version=campaign.version,
+            events=[RuleEvent(CAMPAIGN_CHANGED, {"changes": told}, campaign.game_time)],
+            cause=f"campaign:{uuid.uuid4()}",
+            actor=actor,
+        )
+        Campaign.objects.filter(pk=campaign.pk).update(
+            name=name or campaign.name,
+            options=options,
+            version=campaign.version + 1,
+            projection_epoch=F("projection_epoch") + 1,
+        )
+        if options != campaign.options:
+            _characters_take_options(campaign, rules, options)
+    return Campaign.objects.get(pk=campaign.pk)
+
+
+def _characters_take_options(campaign: Campaign, rules: Ruleset, options: Mapping[str, Any]) -> None:
+    """Every character's state takes the campaign's new options, and the active ones' timers are indexed anew
+    (a rest period or a stun's length may have changed). Their versions stay: no character event happened."""
+    for character in Character.objects.filter(campaign=campaign).select_related("campaign"):
+        state = copy_state(character.state)
+        set_options(rules, state, options)
+        if character.retired:
+            Character.objects.filter(pk=character.pk).update(state=state)
+        else:
+            project_character(character, rules, state, character.version)
+
+
+# --- taking back an advance (RULES.md, "Every ruleset") -------------------------------------------------------------
+
+NOTHING_TO_REWIND = "there is no clock advance to take back"
+ACTIONS_SINCE = "the latest advance can no longer be taken back: since it, {actions}"
+
+
+@dataclass
+class Rewind:
+    job: Job
+    characters: int  # how many characters had firings taken back
+    to: int  # the game time the clock is back at
+
+
+def _rewound_jobs(campaign: Campaign) -> set[str]:
+    rows = Event.objects.filter(stream=campaign.stream, type=CLOCK_REWOUND).values_list("data", flat=True)
+    return {data["job"] for data in rows}
+
+
+def _latest_advance(campaign: Campaign) -> Event | None:
+    """The campaign's latest ClockAdvanced that was not taken back."""
+    rewound = _rewound_jobs(campaign)
+    advances = Event.objects.filter(stream=campaign.stream, type=CLOCK_ADVANCED).order_by("-version")
+    return next((row for row in advances.iterator() if row.data["job"] not in rewound), None)
+
+
+def _since(campaign: Campaign, advance: Event) -> list[Event]:
+    """What was recorded after `advance` other than advances taken back (their firings, their ClockAdvanced, the
+    events that took them back): the actions that keep it from being taken back."""
+    rewound = _rewound_jobs(campaign)
+    later = Event.objects.filter(campaign=campaign, position__gt=advance.position).order_by("position")
+    return [
+        row
+        for row in later
+        if not (
+            row.cause.startswith("rewind:")
+            or any(row.cause.startswith(f"timer:{job}:") or row.cause == f"job:{job}" for job in rewound)
+        )
+    ]
+
+
+def _actions_named(campaign: Campaign, rows: list[Event]) -> str:
+    """'Johnny: took 7 points to the torso (2020-01-01 00:10:00); a new character, Ash' for a 409."""
+    rules = get_ruleset(campaign.ruleset)
+    names = dict(Character.objects.filter(campaign=campaign).values_list("pk", "name"))
+    seen: dict[str, str] = {}
+    for row in rows:
+        if row.cause in seen:
+            continue
+        when = game_dates.game_datetime(campaign.options.get("start") or rules.default_start, row.game_time)
+        at = f" ({when:%Y-%m-%d %H:%M:%S})" if when is not None else ""
+        if row.character_id is None:
+            what = f"a new character, {row.data.get('name')}" if row.type == CHARACTER_CREATED else "a change"
+            seen[row.cause] = f"{what}{at}"
+        else:
+            line = rules.summary(eventstore.to_rule_event(row))
+            seen[row.cause] = f"{names.get(row.character_id, 'a character')}: {line}{at}"
+    shown = list(seen.values())
+    more = f"; and {len(shown) - 5} more" if len(shown) > 5 else ""
+    return "; ".join(shown[:5]) + more
+
+
+def clock_rewind(*, campaign: Campaign, actor: str) -> Rewind:
+    """Take back the campaign's latest advance: every firing of it on every character is voided (one revert per
+    character, to the version before its first firing) and the clock returns to where the advance began. Only
+    while nothing else was recorded since; otherwise a 409 naming what was. The one case where time goes back."""
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign.pk)
+        busy = open_job(campaign)
+        if busy is not None:
+            raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))
+        advance = _latest_advance(campaign)
+        if advance is None:
+            raise ServiceError("clock", NOTHING_TO_REWIND)
+        since = _since(campaign, advance)
+        if since:
+            raise Conflict("clock", ACTIONS_SINCE.format(actions=_actions_named(campaign, since)))
+        job = Job.objects.get(pk=advance.data["job"])
+        rules = get_ruleset(campaign.ruleset)
+        fired = Event.objects.filter(campaign=campaign, cause__startswith=f"timer:{job.pk}:")
+        firsts: dict[int, int] = {}
+        for character_id, version in fired.values_list("character_id", "version"):
+            firsts[character_id] = min(version, firsts.get(character_id, version))
+        wrapper = transaction.get_connection()
+        for character in Character.objects.filter(pk__in=firsts).order_by("pk"):
+            character.campaign = campaign
+            events, state = _revert_events(character, rules, campaign, firsts[character.pk] - 1)
+            events = [
+                RuleEvent(event.type, {**event.data, "advance": str(job.pk)}, advance.data["from"])
+                for event in events
+            ]
+            _record(
+                character,
+                rules,
+                events,
+                state,
+                rules.timers(character.state),
+                cause=f"rewind:{job.pk}:{character.pk}",
+                actor=actor,
+                wrapper=wrapper,
+            )
+        back_to = advance.data["from"]
+        eventstore.append(
+            campaign=campaign,
+            stream=campaign.stream,
+            expected_version=campaign.version,
+            events=[
+                RuleEvent(
+                    CLOCK_REWOUND, {"job": str(job.pk), "from": advance.data["to"], "to": back_to}, back_to
+                )
+            ],
+            cause=f"rewind:{job.pk}",
+            actor=actor,
+        )
+        Campaign.objects.filter(pk=campaign.pk).update(game_time=back_to, version=campaign.version + 1)
+    return Rewind(job, len(firsts), back_to)
+
+
+# --- stopping an advance when something happens -----------------------------------------------------------------
+
+STOP_ON_STATUS = "status"
+# A status as the board reads it, and the words for each change: (field, was, now) -> words.
+STATUS_WORDS = {
+    ("alive", True, False): "dies",
+    ("dying", False, True): "starts dying",
+    ("dying", True, False): "stops dying",
+    ("conscious", True, False): "falls unconscious",
+    ("conscious", False, True): "wakes",
+    ("stunned", False, True): "is stunned",
+    ("stunned", True, False): "is no longer stunned",
+}
+
+
+def status_of(rules: Ruleset, state: State) -> dict[str, bool]:
+    """What `stop_on: "status"` watches: alive, dying, conscious (the ruleset's status) and stunned (a state's
+    `stunned`, in the rulesets that have it)."""
+    status = rules.status(state)
+    return {
+        "alive": bool(status["alive"]),
+        "dying": bool(status["dying"]),
+        "conscious": bool(status["conscious"]),
+        "stunned": bool(state.get("stunned")),
+    }
+
+
+def status_change(before: dict[str, bool], rules: Ruleset, character: Character) -> str:
+    """The change a firing made to the character's status, in words ('dies'), or '' for none. A death says only
+    that: it also ends the dying and the consciousness."""
+    after = status_of(rules, character.state)
+    changes = [STATUS_WORDS[(name, was, after[name])] for name, was in before.items() if after[name] != was]
+    if "dies" in changes:
+        return "dies"
+    return " and ".join(changes)
 
 
 # --- the game's words in refusals (issue 18) ---------------------------------------------------------------------

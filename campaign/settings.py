@@ -171,7 +171,7 @@ IMPORT_MAX_LINES = int(os.environ.get("IMPORT_MAX_LINES", "300000"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "campaign.api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -184,6 +184,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "login": os.environ.get("LOGIN_THROTTLE", "20/min"),
         "signup": os.environ.get("SIGNUP_THROTTLE", "20/hour"),
+        "forecast": os.environ.get("FORECAST_THROTTLE", "60/min"),
     },
     "NUM_PROXIES": TRUSTED_PROXIES,
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",

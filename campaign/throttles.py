@@ -27,7 +27,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest
-from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle, UserRateThrottle
 
 FAILURES_PER_NAME = 5
 FAILURES_PER_ADDRESS = 20
@@ -138,3 +138,10 @@ class LoginRate(AddressRateThrottle):
 
 class SignUpRate(AddressRateThrottle):
     scope = "signup"
+
+
+class ForecastRate(UserRateThrottle):
+    """A forecast costs a simulation (up to 5,000 futures): each user may ask for so many a minute (FORECAST_THROTTLE,
+    docs/forecast.md). Answers are cached per state and parameters, but a new seed is a new simulation."""
+
+    scope = "forecast"

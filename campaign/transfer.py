@@ -31,11 +31,19 @@ from campaign import game_dates, services
 from campaign.client_input import check_text, no_constants
 from campaign.eventstore import json_text, json_value
 from campaign.models import GM, Campaign, Character, Event, ImportJob, Membership
-from campaign.projections import CAMPAIGN_CREATED, CHARACTER_CREATED, CLOCK_ADVANCED, rebuild_campaign
+from campaign.projections import (
+    CAMPAIGN_CHANGED,
+    CAMPAIGN_CREATED,
+    CHARACTER_CREATED,
+    CLOCK_ADVANCED,
+    CLOCK_REWOUND,
+    rebuild_campaign,
+)
 from campaign.services import Conflict, ServiceError, readable, validate_campaign_options
 from rules.event_schema import (
     Int,
     Limits,
+    MapOf,
     Obj,
     OneOf,
     SchemaError,
@@ -45,7 +53,17 @@ from rules.event_schema import (
     event,
 )
 from rules.registry import get_ruleset
-from rules.ruleset import ACTION_UNDONE, INERT_EVENTS, RuleError, Ruleset, State, start_state
+from rules.ruleset import (
+    ACTION_UNDONE,
+    ACTIONS_REVERTED,
+    CHARACTER_CHANGED,
+    INERT_EVENTS,
+    RuleError,
+    Ruleset,
+    State,
+    start_state,
+    voided_causes,
+)
 from rules.ruleset import Event as RuleEvent
 
 FORMAT = "wound-ledger/1"
@@ -118,6 +136,17 @@ class GameTime:
 
 
 ANY_OBJECT = Obj({}, open=True)
+
+
+@dataclass(frozen=True)
+class AnyValue:
+    """Any JSON value: an option's old or new value, which the campaign's options check as a whole."""
+
+    def check(self, value: Any, path: str, limits: Limits) -> None:
+        return None
+
+
+ANY_VALUE = AnyValue()
 ENVELOPE = Obj(
     {
         "format": OneOf((FORMAT,)),
@@ -142,6 +171,9 @@ CAMPAIGN_EVENTS = {
     CLOCK_ADVANCED: event(
         **{"from": GameTime(), "to": GameTime()}, job=Text(64), timers_fired=Int(0, 2**31 - 1)
     ),
+    CLOCK_REWOUND: event(**{"from": GameTime(), "to": GameTime()}, job=Text(64)),
+    # A GM's edit of the campaign: `name` and `options.<name>`, each with its old and new value.
+    CAMPAIGN_CHANGED: event(changes=MapOf(Obj({"old": ANY_VALUE, "new": ANY_VALUE}), max_items=200)),
 }
 
 
@@ -153,6 +185,7 @@ class _Stream:
     game_time: int = 0
     causes: dict[str, list[int]] = field(default_factory=dict)
     voided: set[str] = field(default_factory=set)
+    takebacks: list[tuple[str, int, dict[str, Any]]] = field(default_factory=list)  # undos and reverts
 
 
 @dataclass
@@ -265,7 +298,7 @@ def _check_events(
         if item["version"] != stream.version + 1:
             raise _fail(line_no, f"version: expected {stream.version + 1} in {name}, got {item['version']}")
         stream.version = item["version"]
-        if item["game_time"] < stream.game_time:
+        if item["game_time"] < stream.game_time and not _takes_back_an_advance(kind, payload):
             raise _fail(
                 line_no,
                 f"game_time: expected {stream.game_time} or later (the time of {name}'s event before), "
@@ -273,14 +306,24 @@ def _check_events(
             )
         stream.game_time = item["game_time"]
         try:
-            if name == "campaign":
+            if name == "campaign" and kind == CAMPAIGN_CHANGED:
+                options = _check_campaign_changed(payload, rules, options)
+            elif name == "campaign":
                 _check_campaign_event(line_no, item, rules, characters, streams)
             else:
                 check_event(rules, kind, item["schema_version"], payload, LIMITS)
+                if kind == CHARACTER_CHANGED and "name" in payload["changes"]:
+                    _check_name(payload["changes"]["name"]["new"], "data.changes.name.new")
         except (SchemaError, RuleError) as error:
             raise _fail(line_no, f"{error.field}: {error.message}") from None
         if kind == ACTION_UNDONE:
             _check_undo(line_no, stream, payload)
+            stream.takebacks.append((kind, item["version"], payload))
+        elif kind == ACTIONS_REVERTED:
+            if payload["to_version"] >= item["version"]:
+                raise _fail(line_no, f"data.to_version: expected a version before {item['version']}")
+            stream.takebacks.append((kind, item["version"], payload))
+            stream.voided = voided_causes(stream.takebacks)
         elif name != "campaign":
             stream.causes.setdefault(item["cause"], []).append(item["version"])
     if rules is None:
@@ -319,9 +362,15 @@ def _check_campaign_event(
     spec = CAMPAIGN_EVENTS.get(kind)
     if spec is None:
         raise ServiceError(
-            "type", f"expected {CHARACTER_CREATED} or {CLOCK_ADVANCED} on the campaign stream, got {kind!r}"
+            "type",
+            f"expected {CHARACTER_CREATED}, {CLOCK_ADVANCED} or {CLOCK_REWOUND} on the campaign stream, got "
+            f"{kind!r}",
         )
     spec.check(payload, "data", LIMITS)
+    if kind == CLOCK_REWOUND:
+        if item["game_time"] != payload["to"] or payload["to"] > payload["from"]:
+            raise ServiceError("game_time", f"expected the time the clock went back to ({payload['to']})")
+        return
     if kind == CLOCK_ADVANCED:
         if payload["to"] < payload["from"]:
             raise ServiceError(
@@ -343,6 +392,40 @@ def _check_campaign_event(
     except RuleError as error:
         raise ServiceError(f"data.{error.field}", error.message) from None
     streams[stream] = _Stream(game_time=item["game_time"])
+
+
+def _takes_back_an_advance(kind: str, payload: Any) -> bool:
+    """The one case where a stream's time goes back: an advance taken back (the clock, and each character's
+    revert of that advance's firings, return to where it began)."""
+    return kind == CLOCK_REWOUND or (
+        kind == ACTIONS_REVERTED and isinstance(payload, dict) and bool(payload.get("advance"))
+    )
+
+
+def _check_name(name: str, field: str) -> None:
+    if not name.strip():
+        raise ServiceError(field, "expected the character's name (a non-empty text)")
+    readable(field, name.strip(), "a name")
+
+
+def _check_campaign_changed(
+    payload: dict[str, Any], rules: Ruleset, options: dict[str, Any]
+) -> dict[str, Any]:
+    """A CampaignChanged: a new name as a created campaign's, new options checked as a PATCH checks them. Returns
+    the options from then on."""
+    CAMPAIGN_EVENTS[CAMPAIGN_CHANGED].check(payload, "data", LIMITS)
+    changes = payload["changes"]
+    if "name" in changes:
+        _check_name(changes["name"]["new"], "data.changes.name.new")
+    named = {
+        key.removeprefix("options."): change["new"]
+        for key, change in changes.items()
+        if key.startswith("options.")
+    }
+    try:
+        return validate_campaign_options(rules, {**options, **named})
+    except RuleError as error:
+        raise ServiceError(f"data.changes.{error.field}", error.message) from None
 
 
 def _check_undo(line_no: int, stream: _Stream, payload: dict[str, Any]) -> None:

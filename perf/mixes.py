@@ -43,3 +43,35 @@ CLOCK_WOUNDS: list[dict[str, Any]] = [
     {"type": "damage", "damage": 8, "location": "torso"},
     {"type": "treat", "skill": "medical_tech", "total": 18},
 ]
+
+# The richest injuries of each ruleset for the forecast row: what makes a future long and full of rolls.
+# shadowrun2: a Serious wound with an untreated Critical hit to the chest outside hospital (a Body test every eight
+# weeks against TN 11, the Rule of Six), the physical healing stages and a Moderate stun wound (hourly boxes).
+# cyberpunk2020: the clock row's wounds (four minor wounds, stun, a torso wound, medical tech).
+# darkfuture: two wounds, down to a quarter of CON (a point back a week), a leg disabled.
+FORECAST_INJURIES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], dict[str, Any]]]]] = {
+    "shadowrun2": (
+        SHADOWRUN2_ATTRIBUTES,
+        [
+            (
+                {"type": "wound", "severity": "S"},
+                {"body_check": [6, 6, 1, 1, 1], "location": [3, 4], "critical": 2},
+            ),
+            ({"type": "wound", "severity": "M", "damage": "stun"}, {}),
+        ],
+    ),
+    "cyberpunk2020": (
+        CYBERPUNK2020_ATTRIBUTES,
+        [(action, {"stun_save": [1], "death_save": [1]}) for action in CLOCK_WOUNDS],
+    ),
+    "darkfuture": (
+        {"con": 12, "skills": {"driver": 3}},
+        [
+            ({"type": "damage", "weapon_damage": 5}, {"damage": [6], "ko": [1], "stun": [1]}),
+            (
+                {"type": "damage", "weapon_damage": 6},
+                {"damage": [6], "ko": [1], "stun": [1], "limb_check": [6], "limb": [5], "side": [2]},
+            ),
+        ],
+    ),
+}

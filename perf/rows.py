@@ -31,7 +31,7 @@ from campaign.eventstore import json_text
 from campaign.models import Campaign, Character, Event, Job, Timer
 from campaign.projections import timer_changes
 from perf import postgres_execute, with_database
-from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, MIXES
+from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, FORECAST_INJURIES, MIXES
 from rules.params import RuleError
 from rules.registry import get_ruleset
 
@@ -631,7 +631,7 @@ def clock_year(characters: int, timers: int, profile: str | None = None) -> dict
     for character in people:
         for body in CLOCK_WOUNDS:
             with suppress(services.ServiceError):
-                services.character_act(character_id=character.pk, body=body, actor="bench")
+                services.character_act(character_id=character.pk, body=_stunning(body), actor="bench")
                 wounds += 1
     timer_count = Timer.objects.filter(campaign=campaign).count()
     if timer_count < characters:
@@ -651,8 +651,12 @@ def clock_year(characters: int, timers: int, profile: str | None = None) -> dict
         _stop_worker(worker)
     if job.status != Job.DONE:
         raise RuntimeError(f"the clock job ended {job.status}: {job.error}")
+    stun_saves = Event.objects.filter(
+        campaign=campaign, type="StunSaveRolled", cause__startswith="timer:"
+    ).count()
     return {
         "seconds": seconds,
+        "stun_saves_by_the_clock": stun_saves,
         "unit": "s",
         "characters": characters,
         "timers": timer_count,
@@ -661,6 +665,14 @@ def clock_year(characters: int, timers: int, profile: str | None = None) -> dict
         "events_appended": job.events_appended,
         "wounds_dealt": wounds,
     }
+
+
+def _stunning(body: dict[str, Any]) -> dict[str, Any]:
+    """The torso wound's stun save fails (a 10 on the d10): every character starts the year stunned, so the clock
+    rolls a stun save each round until one succeeds (RULES.md: never collapsed into one roll)."""
+    if body.get("location") == "torso":
+        return {**body, "rolls": {"stun_save": [10]}}
+    return body
 
 
 def _start_worker(profile: str | None) -> subprocess.Popen:
@@ -704,9 +716,361 @@ def _stop_worker(worker: subprocess.Popen) -> None:
             worker.wait()
 
 
+# --- the action over HTTP ---------------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _cpu_of_children(pid: int) -> float:
+    """CPU seconds spent so far by the processes `pid` has started (Linux /proc; 0 elsewhere)."""
+    ticks = 0
+    with suppress(OSError):
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        for child in children:
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def _gunicorn(workers: int) -> Iterator[tuple[int, int]]:
+    """gunicorn serving this (throwaway) database on loopback with `workers` processes, one thread each, keep-alive
+    on (gthread: a sync worker closes every connection); yields its port and pid and stops it, workers and all."""
+    import signal
+    import urllib.request
+
+    port = _free_port()
+    env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "DEBUG": "0"}
+    command = [sys.executable, "-m", "gunicorn", "campaign.wsgi", "-w", str(workers)]
+    command += [
+        "-b",
+        f"127.0.0.1:{port}",
+        "-k",
+        "gthread",
+        "--threads",
+        "1",
+        "--keep-alive",
+        "30",
+        "--graceful-timeout",
+        "1",
+    ]
+    log = open(Path(_sqlite_path()).with_suffix(".gunicorn.log"), "w")  # noqa: SIM115 - closed with the server
+    server = subprocess.Popen(
+        command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=settings.BASE_DIR, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rulesets/", timeout=2).read()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"gunicorn did not start; see {log.name}") from None
+                time.sleep(0.1)
+        yield port, server.pid
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        log.close()
+
+
+def _post_all(port: int, token: str, plan: list[tuple[int, dict[str, Any]]]) -> tuple[float, dict[int, int]]:
+    """Post the plan's actions one after the other on one keep-alive connection, each answer read in full.
+    Returns the seconds taken and the count of answers by status."""
+    import http.client
+
+    client = http.client.HTTPConnection("127.0.0.1", port)
+    headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+    statuses: dict[int, int] = {}
+    bodies = [(f"/api/characters/{character_id}/actions/", json.dumps(body)) for character_id, body in plan]
+    clock = time.perf_counter
+    began = clock()
+    for path, body in bodies:
+        client.request("POST", path, body, headers)
+        answer = client.getresponse()
+        answer.read()
+        statuses[answer.status] = statuses.get(answer.status, 0) + 1
+    seconds = clock() - began
+    client.close()
+    return seconds, statuses
+
+
+def _posted_in_process(token: str, plan: list[tuple[int, dict[str, Any]]]) -> None:
+    """The plan posted through Django's test client in this process: what `--profile` profiles (a profiler in the
+    server's worker would measure the profiler)."""
+    from django.test import Client, override_settings
+
+    client = Client(HTTP_AUTHORIZATION=f"Token {token}")
+    with override_settings(ALLOWED_HOSTS=["testserver"]):
+        for character_id, body in plan:
+            client.post(f"/api/characters/{character_id}/actions/", body, content_type="application/json")
+
+
+ROUNDS = (
+    6  # the two sides take turns, a sixth of the actions each time: the machine's other work weighs on both
+)
+
+
+def http_action(actions: int, profile: str | None = None) -> dict[str, Any]:
+    """The actions row's mix posted to the API (token auth, the full answer read) through gunicorn with one
+    process, as the in-process row runs in one, from a client on loopback; vs `services.character_act` in this
+    process on characters of their own (the same mix), in the same run, the two sides taking turns (`ROUNDS`).
+    Each side's rate counts every action it was given, those the rules refused (a 400) included."""
+    from rest_framework.authtoken.models import Token
+
+    local = {ruleset: _characters(ruleset, 25, f"bench {ruleset}")[1] for ruleset in MIXES}
+    served = {ruleset: _characters(ruleset, 25, f"served {ruleset}")[1] for ruleset in MIXES}
+    _act_all(_plan(local, 100))
+    token = Token.objects.get_or_create(user=_gm())[0].key
+    local_plan, served_plan = _plan(local, actions), _plan(served, actions)
+    in_process = seconds = in_process_cpu = server_cpu = client_cpu = 0.0
+    statuses: dict[int, int] = {}
+    connection.close()  # the server's process writes the same SQLite file
+    with _gunicorn(workers=1) as (port, server_pid):
+        _post_all(port, token, _plan(served, 100))  # warm up: the worker's imports, caches, connection
+        step = -(-actions // ROUNDS)
+        for start in range(0, actions, step):
+            began = _process_cpu()
+            in_process += _act_all(local_plan[start : start + step])[0]
+            in_process_cpu += _process_cpu() - began
+            server, began = _cpu_of_children(server_pid), _process_cpu()
+            took, answered = _post_all(port, token, served_plan[start : start + step])
+            client_cpu += _process_cpu() - began
+            server_cpu += _cpu_of_children(server_pid) - server
+            seconds += took
+            for status, count in answered.items():
+                statuses[status] = statuses.get(status, 0) + count
+    if profile:
+        with profiled(profile):
+            _posted_in_process(token, _plan(served, min(actions, 300)))
+    unexpected = {status: count for status, count in statuses.items() if status not in (201, 400)}
+    if unexpected:
+        log = Path(_sqlite_path()).with_suffix(".gunicorn.log")
+        raise RuntimeError(f"the API answered {unexpected}; see {log}")
+    return {
+        "rate": actions / seconds,
+        "baseline": actions / in_process,
+        "unit": "actions/s",
+        "actions": actions,
+        "answered": {str(status): count for status, count in sorted(statuses.items())},
+        "ms_per_action": 1000 * seconds / actions,
+        "baseline_ms_per_action": 1000 * in_process / actions,
+        "server_processes": 1,
+        # CPU per action, which the machine's load does not change as it does wall time: the server's worker, the
+        # client's, and this process's on the in-process path.
+        "server_cpu_ms_per_action": 1000 * server_cpu / actions,
+        "client_cpu_ms_per_action": 1000 * client_cpu / actions,
+        "baseline_cpu_ms_per_action": 1000 * in_process_cpu / actions,
+        "baseline_what": "services.character_act in this process, one transaction each, the same mix",
+    }
+
+
+# --- import ----------------------------------------------------------------------------------------------------
+
+
+def _states_of(campaign: Campaign) -> list[Any]:
+    return list(Character.objects.filter(campaign=campaign).order_by("pk").values_list("state", flat=True))
+
+
+def import_rate(events: int, profile: str | None = None) -> dict[str, Any]:
+    """An export imported as a new campaign (`transfer.import_file`: every line checked, written in bulk, the read
+    models built by the rebuild's path), vs `rebuild_campaign` over the same events, in the same run."""
+    from campaign import transfer
+    from campaign.projections import rebuild_campaign
+
+    exports, sources = [], []
+    for ruleset in MIXES:
+        campaign, templates = _templates(ruleset, 20, 40)
+        _copy_streams(campaign, templates, events // len(MIXES))
+        sources.append(campaign)
+        exports.append("".join(transfer.export_text(campaign)).encode())
+    started = time.perf_counter()
+    read = sum(rebuild_campaign(Campaign.objects.get(pk=campaign.pk)) for campaign in sources)
+    rebuild_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    with profiled(profile):
+        imported = [transfer.import_file(data, user=_gm()) for data in exports]
+    seconds = time.perf_counter() - started
+    # The imported characters end as the sources' do.
+    for source, copy in zip(sources, imported, strict=True):
+        assert _states_of(source) == _states_of(copy), f"the import of {source.name} diverged"
+    return {
+        "rate": read / seconds,
+        "baseline": read / rebuild_seconds,
+        "unit": "events/s",
+        "events": read,
+        "bytes": sum(len(data) for data in exports),
+        "seconds": seconds,
+        "baseline_seconds": rebuild_seconds,
+        "baseline_what": "rebuild_campaign over the same events (the import's last step is one)",
+    }
+
+
+# --- history pages ---------------------------------------------------------------------------------------------
+
+
+def _long_history(events: int, tag: str) -> tuple[int, Any, Any]:
+    """A shadowrun2 character with `events` events (raw INSERTs: three care changes its player sees, then a GM note
+    they do not), its read model rebuilt. Returns its id and API clients of its GM and its player."""
+    from django.test import Client
+    from rest_framework.authtoken.models import Token
+
+    from campaign.projections import rebuild_campaign
+
+    gm, _ = get_user_model().objects.get_or_create(username=f"gm-{tag}")
+    player, _ = get_user_model().objects.get_or_create(username=f"player-{tag}")
+    campaign = services.campaign_create(user=gm, name=f"history {tag}", ruleset="shadowrun2")
+    character = services.character_create(
+        campaign=campaign, actor="gm", name="Long", player=player.username, attributes={"body": 5}
+    )
+    columns = (
+        "campaign_id, stream, character_id, version, type, schema_version, data, game_time, recorded_at, "
+    )
+    columns += "actor, cause, request_digest"
+    rows = []
+    for version in range(1, events + 1):
+        if version % 4:
+            kind, data = "CareChanged", f'{{"in_hospital": {"true" if version % 2 else "false"}}}'
+        else:
+            kind, data = "NoteAdded", f'{{"text": "GM note {version}"}}'
+        rows.append(
+            (campaign.pk, character.stream, character.pk, version, kind, 1, data, 0, "2026-01-01 00:00:00+00")
+            + ("gm", f"action:{tag}:{version}", "")
+        )
+    insert = f"INSERT INTO campaign_event ({columns}) VALUES ({', '.join(['%s'] * 12)})"
+    for start in range(0, len(rows), 5000):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.executemany(insert, rows[start : start + 5000])
+    rebuild_campaign(Campaign.objects.get(pk=campaign.pk))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # fresh statistics, as a database that grew this much would have
+    tokens = [Token.objects.get_or_create(user=user)[0].key for user in (gm, player)]
+    return character.pk, *(Client(HTTP_AUTHORIZATION=f"Token {key}") for key in tokens)
+
+
+PAGE = 50  # entries: a full page of the short history as its player sees it (75 of its 100 events)
+
+
+def _page_times(readers: list[tuple[Any, int, bool]], pages: int) -> list[list[float]]:
+    """Milliseconds per page, for each (client, character id, walks), over `pages` pages of a history (Django's test
+    client, the whole request, `PAGE` entries): down the history page after page if it `walks` (from the newest
+    again after the oldest), else its newest page each time. The readers take turns, a page each, so that what
+    else the machine does weighs on each alike."""
+    times: list[list[float]] = [[] for _ in readers]
+    before: list[Any] = [None for _ in readers]
+    for _ in range(pages):
+        for n, (client, character_id, walks) in enumerate(readers):
+            url = f"/api/characters/{character_id}/events/?limit={PAGE}"
+            began = time.perf_counter()
+            response = client.get(f"{url}&before={before[n]}" if before[n] else url)
+            times[n].append(1000 * (time.perf_counter() - began))
+            if response.status_code != 200 or len(response.json()["events"]) != PAGE:
+                raise RuntimeError(
+                    f"history page answered {response.status_code}: {response.content[:300]!r}"
+                )
+            before[n] = response.json()["next"] if walks else None
+    return times
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def history_page(events: int, pages: int, profile: str | None = None) -> dict[str, Any]:
+    """p99 of a history page at `events` events against that at 100, as the GM and as the player, in this process
+    through the whole request: the long history read page after page, the short one's newest page again and again
+    (`_page_times`); the worse of the two ratios is judged."""
+    from django.test import override_settings
+
+    short, long = _long_history(100, "short"), _long_history(events, "long")
+    figures: dict[str, dict[str, float]] = {}
+    with override_settings(ALLOWED_HOSTS=["testserver"]):
+        for n, who in enumerate(("gm", "player"), start=1):
+            readers = [(short[n], short[0], False), (long[n], long[0], True)]
+            _page_times(readers, 20)  # warm up
+            with profiled(profile if who == "player" else None):
+                times = dict(zip(("short", "long"), _page_times(readers, pages), strict=True))
+            figures[who] = {f"{size}_p99_ms": _quantile(t, 0.99) for size, t in times.items()}
+            figures[who] |= {f"{size}_p50_ms": _quantile(t, 0.5) for size, t in times.items()}
+    worse = max(figures.values(), key=lambda f: f["long_p99_ms"] / f["short_p99_ms"])
+    return {
+        "rate": worse["long_p99_ms"],
+        "baseline": worse["short_p99_ms"],
+        "unit": "ms",
+        "events": events,
+        "pages": pages,
+        **{f"{who}_{name}": value for who, f in figures.items() for name, value in f.items()},
+        "baseline_what": "p99 of a page of a character with 100 events, read the same way in the same run",
+    }
+
+
+def _forecast_state(ruleset: str) -> tuple[Any, dict[str, Any]]:
+    """The richest injuries of `ruleset` (perf.mixes.FORECAST_INJURIES), every die entered."""
+    from rules.dice import Dice
+    from rules.ruleset import fold_into, start_state
+
+    rules = get_ruleset(ruleset)
+    attributes, steps = FORECAST_INJURIES[ruleset]
+    state = start_state(rules, rules.validate_attributes(attributes), rules.validate_options({}))
+    for action, rolls in steps:
+        fold_into(rules, state, rules.decide(state, action, Dice(rolls), 0))
+    return rules, state
+
+
+def forecast(runs: int, repeats: int, profile: str | None = None) -> dict[str, Any]:
+    """`runs` futures of each ruleset's richest injuries (rules.forecast, as the API and the page run it, the chart
+    included), the median of `repeats` runs each with a new seed. The figure is the slowest ruleset's."""
+    from rules import forecast as fc
+
+    per_ruleset: dict[str, Any] = {}
+    with profiled(profile):
+        for ruleset in FORECAST_INJURIES:
+            rules, state = _forecast_state(ruleset)
+            times, cpu, futures = [], [], 0
+            for seed in range(repeats):
+                started, started_cpu = time.perf_counter(), time.process_time()
+                result = fc.forecast(rules, state, 0, player=False, runs=runs, seed=seed)
+                fc.chart(result)
+                times.append(time.perf_counter() - started)
+                cpu.append(time.process_time() - started_cpu)
+                futures = len(result.untreated.futures)
+            per_ruleset[ruleset] = {
+                "seconds": sorted(times)[len(times) // 2],
+                "cpu_seconds": sorted(cpu)[len(cpu) // 2],
+                "injuries": [item.what for item in result.untreated.items],
+                "distinct_futures": futures,
+            }
+    slowest = max(per_ruleset.values(), key=lambda row: row["seconds"])
+    return {
+        "unit": "s",
+        "seconds": slowest["seconds"],
+        "cpu_seconds": slowest["cpu_seconds"],
+        "runs": runs,
+        "repeats": repeats,
+        "rulesets": per_ruleset,
+    }
+
+
 ROWS: dict[str, Callable[..., dict[str, Any]]] = {
     "actions": action_path,
     "rebuild": rebuild,
     "clock": clock_year,
     "postgres": postgres_actions,
+    "http_action": http_action,
+    "import": import_rate,
+    "history_page": history_page,
+    "forecast": forecast,
 }

@@ -5,9 +5,11 @@ One advance runs from `from_time` to `to_time`. `DueTimers` holds its due timers
 changes only its own character's state, so after each one the queue takes that character's timers again (a
 treatment finishing cancels a death) and queues the entries that changed.
 
-An advance longer than a turn (`JUMP_SECONDS`) jumps: combat-round checks (`Timer.per_round`) come after everything
-else and are rolled once, where the jump lands, instead of every round the GM skipped. A timer whose firing changed
-nothing, and in a jump a combat-round check that has had its one roll, waits for the next advance.
+Combat-round checks (`Timer.per_round`: a save every round or every turn) fire at their own second like any
+timer, so an advance of ten minutes rolls a crippled limb's death save for each of its twenty turns until one
+fails (RULES.md: never collapsed into one roll). A timer the state has in the past (an undo or a revert rebuilt
+it) is due now: it fires at the advance's start, never before it, so no event is dated before the clock. A timer
+whose firing changed nothing waits for the next advance.
 
 Two loops follow this queue: `run` below, over one character's state (the rule tests use it), and the service's
 `clock_run`, which interleaves a campaign's characters and writes each firing's events in batches. Both fire with
@@ -25,13 +27,6 @@ from typing import NamedTuple
 from rules.dice import Dice
 from rules.ruleset import Event, Ruleset, State, Timer, fold
 
-JUMP_SECONDS = 30  # an advance longer than a turn "jumps": combat-round checks fire once, not every round
-
-
-def jumps(from_time: int, to_time: int) -> bool:
-    """Whether an advance from `from_time` to `to_time` jumps (rolls each combat-round check once)."""
-    return to_time - from_time > JUMP_SECONDS
-
 
 @dataclass(frozen=True)
 class Due:
@@ -45,8 +40,7 @@ class Due:
 class DueTimers:
     """The due timers of one advance (`from_time` to `to_time`) in firing order.
 
-    `skip` holds (character id, key) pairs that wait for the next advance: a timer that changed nothing, and in a
-    jump, a combat-round check that has had its one roll. `reached` is the latest game second fired at (the
+    `skip` holds (character id, key) pairs that wait for the next advance: a timer that changed nothing. `reached` is the latest game second fired at (the
     advance's start before any firing); `stopped` says that `next` ended the advance early at its firing limit.
     """
 
@@ -54,11 +48,10 @@ class DueTimers:
         self,
         from_time: int,
         to_time: int,
-        jump: bool,
         skip: set[tuple[int, str]],
         reached: int | None = None,
     ) -> None:
-        self.from_time, self.to_time, self.jump, self.skip = from_time, to_time, jump, skip
+        self.from_time, self.to_time, self.skip = from_time, to_time, skip
         self.reached = from_time if reached is None else reached
         self.stopped = False
         self._heap: list[tuple[tuple, int, int, str, Timer]] = []
@@ -77,9 +70,12 @@ class DueTimers:
                 heapq.heappush(self._heap, entry)
 
     def _order(self, character_id: int, timer: Timer) -> tuple:
-        if self.jump and timer.per_round:
-            return (1, 0, character_id, timer.priority, timer.key)
-        return (0, timer.due, character_id, timer.priority, timer.key)
+        return (self.fires_at(timer), character_id, timer.priority, timer.key)
+
+    def fires_at(self, timer: Timer) -> int:
+        """The second a timer fires at: its own `due`, or the advance's start for one the state has in the past
+        (undo and revert take back events, never time: RULES.md, "Every ruleset")."""
+        return max(timer.due, self.from_time)
 
     def peek(self) -> Due | None:
         """The next timer to fire, left in the queue; None when nothing more is due up to `to_time`."""
@@ -89,9 +85,7 @@ class DueTimers:
                 # Replaced or cancelled by a firing since it was queued, or waiting for the next advance.
                 heapq.heappop(self._heap)
                 continue
-            if self.jump and timer.per_round:
-                return Due(character_id, timer, self.to_time)
-            return Due(character_id, timer, max(timer.due, self.from_time) if timer.per_round else timer.due)
+            return Due(character_id, timer, self.fires_at(timer))
         return None
 
     def pop(self) -> Due | None:
@@ -113,9 +107,8 @@ class DueTimers:
     def fired(self, due: Due, changed: bool, timers: Iterable[Timer]) -> None:
         """Follow a firing: the character's timers after it, and whether it appended any event."""
         self.set_timers(due.character_id, timers)
-        # A timer that changed nothing would be found again at once; a combat-round check fires once per jump.
-        # Either way it waits for the next advance.
-        if not changed or (self.jump and due.timer.per_round):
+        # A timer that changed nothing would be found again at once: it waits for the next advance.
+        if not changed:
             self.skip.add((due.character_id, due.timer.key))
         self.reached = max(self.reached, due.fire_at)
 
@@ -126,7 +119,7 @@ class DueTimers:
 
 
 def fire(ruleset: Ruleset, state: State, due: Due, dice: Dice) -> list[Event]:
-    """The events of one due timer, at the second it fires at (a combat-round check rolled where a jump lands)."""
+    """The events of one due timer, at the second it fires at (the advance's start for one overdue)."""
     timer = due.timer if due.fire_at == due.timer.due else dataclasses.replace(due.timer, due=due.fire_at)
     return ruleset.fire(state, timer, dice)
 
@@ -161,17 +154,15 @@ def run(
     end: int,
     dice: Callable[[], Dice] = Dice,
     *,
-    jump: bool | None = None,
     limit: int | None = None,
 ) -> Run:
     """Advance one character's clock from `start` to `end`, firing its due timers in the service's order. Pure.
 
-    `dice()` gives the dice of one firing; it is called once per firing, in firing order (the default rolls them).
-    `jump` defaults to the service's rule (`jumps`); False steps every combat round, as a GM advancing a round at a
-    time would. After `limit` firings the run ends after the game second it has reached, as the service does at
+    `dice()` gives the dice of one firing; it is called once per firing, in firing order (the default rolls them):
+    a save every turn asks for its one die when its turn comes. After `limit` firings the run ends after the game second it has reached, as the service does at
     CLOCK_MAX_FIRINGS_PER_ADVANCE.
     """
-    queue = DueTimers(start, end, jumps(start, end) if jump is None else jump, set())
+    queue = DueTimers(start, end, set())
     queue.set_timers(CHARACTER, ruleset.timers(state))
     fired: list[Firing] = []
     while (due := queue.next(at_limit=limit is not None and len(fired) >= limit)) is not None:

@@ -16,7 +16,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.ruleset import ACTION_UNDONE, NOTE_ADDED, NOTE_LENGTH, RuleError, Ruleset, State
+from rules.ruleset import (
+    ACTION_UNDONE,
+    ACTIONS_REVERTED,
+    CHARACTER_RESTORED,
+    CHARACTER_RETIRED,
+    NOTE_ADDED,
+    NOTE_LENGTH,
+    RuleError,
+    Ruleset,
+    State,
+)
 
 # Numbers an event only reports (dice, targets, modifiers): bounded, so that no file can hold a number no column or
 # page can take, but wide enough for any table a campaign may configure.
@@ -193,7 +203,8 @@ DICE = MapOf(ListOf(Int(0, 1000), max_items=1000))
 DICE_LIST = ListOf(Int(0, 1000), max_items=1000)
 
 
-# The events every ruleset shares (`rules.ruleset`): a GM's note, and an undo naming the cause it took back.
+# The events every ruleset shares (`rules.ruleset`): a GM's note, an undo naming the cause it took back, and a
+# revert naming every cause after its version.
 COMMON_EVENTS = {
     NOTE_ADDED: event(text=Text(NOTE_LENGTH)),
     ACTION_UNDONE: event(
@@ -201,7 +212,29 @@ COMMON_EVENTS = {
         versions=ListOf(Int(1, 2**31 - 1), max_items=100_000),
         types=ListOf(Text(64), max_items=100_000),
     ),
+    ACTIONS_REVERTED: event(
+        optional=("advance",),
+        advance=Text(80),
+        to_version=Int(0, 2**31 - 1),
+        causes=ListOf(Text(80), max_items=100_000),
+        versions=ListOf(Int(1, 2**31 - 1), max_items=100_000),
+        types=ListOf(Text(64), max_items=100_000),
+    ),
+    CHARACTER_RETIRED: event(),
+    CHARACTER_RESTORED: event(),
 }
+
+
+def character_changed(attributes: Mapping[str, Any], **extra: Any) -> Obj:
+    """A CharacterChanged event's data (`rules.kernel.changed_attributes`): the changes, old and new, of the name,
+    the player and each attribute that may change (described by `attributes`), and what the ruleset's state takes
+    from them (`extra`)."""
+    changes = {
+        "name": Obj({"old": Text(200), "new": Text(200)}),
+        "player": Obj({"old": Maybe(Text(150)), "new": Maybe(Text(150))}),
+        **{f"attributes.{name}": Obj({"old": spec, "new": spec}) for name, spec in attributes.items()},
+    }
+    return event(changes=Obj(changes, optional=frozenset(changes)), **extra)
 
 
 def check_event(ruleset: Ruleset, type_: Any, schema_version: Any, data: Any, limits: Limits) -> None:

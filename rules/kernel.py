@@ -6,11 +6,14 @@ A ruleset's folder (`rules/<slug>/`) holds
     engine.py   SLUG; validate_options, validate_attributes, initial_state; DECIDERS (action -> decider),
                 evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer)
     view.py     view, status, public_event, shows: what the GM and a player may see; GM_ONLY, the fields a
-                player never receives a value of; describe and said: events in the game's words
+                player never receives a value of; SUMMARIES (event type -> one line from its data, the GM's);
+                describe and said: events in the game's words (rules/words.py)
     forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
     events.py   EVENTS and STATE: what each event type's data holds and the replayed state's ranges
                 (rules/event_schema.py), against which an import checks a file written elsewhere
+    forecast.py FORECAST: the injuries the recovery forecast follows, what a player may know of them and the GM's
+                what-if menu (rules/forecast.py)
     __init__.py RULESET = assemble(__name__, title=..., default_start=...), which `rules.registry` lists.
 
 A decider is `(state, params, dice, now) -> events`, where `params` are the action's parameters as its form declares
@@ -26,7 +29,17 @@ from typing import Any
 
 from rules.dice import Dice
 from rules.params import RuleError, read_params, require_mapping
-from rules.ruleset import Event, Ruleset, State, Timer, copy_state
+from rules.ruleset import (
+    CHARACTER_RESTORED,
+    CHARACTER_RETIRED,
+    Event,
+    Ruleset,
+    State,
+    Timer,
+    common_summary,
+    copy_state,
+    type_words,
+)
 
 DEAD = "the character is dead"
 
@@ -94,12 +107,34 @@ def firer(firers: Mapping[str, Firer]) -> Callable[..., list[Event]]:
     return fire
 
 
+Summarizer = Callable[[Mapping[str, Any]], str]
+
+
+def summarizer(summaries: Mapping[str, Summarizer]) -> Callable[[Event], str]:
+    """summary: the shared entries' words, else the event type's own line (`summaries`, from the event's data),
+    else the type's name in words. Never raises: an entry of an older engine still gets a line."""
+
+    def summary(event: Event) -> str:
+        common = common_summary(event)
+        if common is not None:
+            return common
+        line = summaries.get(event.type)
+        if line is not None:
+            try:
+                return line(event.data)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                pass
+        return type_words(event.type)
+
+    return summary
+
+
 def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
     """The Ruleset of one folder (`package`, its `__name__`), from the names its modules define (this module's
     docstring): every folder has the same files, so none lists them."""
-    engine, view, forms, sheet, events = (
+    engine, view, forms, sheet, events, forecast = (
         importlib.import_module(f"{package}.{name}")
-        for name in ("engine", "view", "forms", "sheet", "events")
+        for name in ("engine", "view", "forms", "sheet", "events", "forecast")
     )
     return Ruleset(
         slug=engine.SLUG,
@@ -116,8 +151,9 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         fire=firer(engine.FIRERS),
         view=view.view,
         status=view.status,
-        public_event=view.public_event,
-        shows=view.shows,
+        public_event=unretired(view.public_event, None),
+        summary=summarizer(view.SUMMARIES),
+        shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
         describe=view.describe,
         said=view.said,
@@ -126,4 +162,72 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         sheet=sheet.SHEET,
         event_schemas=events.EVENTS,
         state_schema=events.STATE,
+        change_attributes=engine.change_attributes,
+        changeable_attributes=engine.CHANGEABLE,
+        forecast=forecast.FORECAST,
     )
+
+
+# --- characters change in play (RULES.md, "Every ruleset") -------------------------------------------------------
+
+ATTRIBUTE = "attributes."
+RETIREMENT = frozenset((CHARACTER_RETIRED, CHARACTER_RESTORED))
+
+
+def unretired(public: Callable[[Event], Any], hidden: Any) -> Callable[[Event], Any]:
+    """A view's `public_event` (`hidden` None) or `shows` (`hidden` False), with retiring and restoring kept for
+    the GM: they are the GM's bookkeeping, not something that happened to the character."""
+
+    def shown(event: Event) -> Any:
+        return hidden if event.type in RETIREMENT else public(event)
+
+    return shown
+
+
+def changed_attributes(
+    state: State,
+    patch: Any,
+    *,
+    changeable: tuple[str, ...],
+    fixed: Mapping[str, str],
+    validate: Callable[[Mapping[str, Any]], dict[str, Any]],
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """A GM's edit of the attributes: the new attributes and the `changes` of the CharacterChanged event,
+    `{"attributes.<name>": {"old", "new"}}` for each attribute whose value differs.
+
+    `patch` names only what changes. An attribute that is an object (armour by location, skills) takes the named
+    keys and keeps the rest; a key given null is dropped (a skill forgotten; a location's SP back to its default).
+    An attribute outside `changeable` is refused, naming it, unless it is given its current value (a form sends
+    every field): with the reason in `fixed`, or as unknown.
+    """
+    patch = require_mapping(patch, "attributes")
+    current = state["attributes"]
+    merged = copy_state(current)
+    for name, value in patch.items():
+        field = f"{ATTRIBUTE}{name}"
+        unchanged = name in current and value == current[name]
+        if name not in changeable and not unchanged:
+            may = ", ".join(changeable)
+            if name in current:
+                raise RuleError(field, f"{fixed.get(name, 'it is fixed')}; in play only {may} may change")
+            raise RuleError(field, f"unknown attribute; expected one of {may}")
+        if isinstance(current.get(name), dict) and isinstance(value, Mapping):
+            joined = {**current[name], **value}
+            merged[name] = {key: item for key, item in joined.items() if item is not None}
+        else:
+            merged[name] = copy_state(value)
+    new = validate(merged)
+    changes = {
+        f"{ATTRIBUTE}{name}": {"old": copy_state(current.get(name)), "new": copy_state(value)}
+        for name, value in new.items()
+        if value != current.get(name)
+    }
+    return new, changes
+
+
+def take_attribute_changes(state: State, data: Mapping[str, Any]) -> None:
+    """The state's attributes take the new values of a CharacterChanged event (name and player are the read
+    model's, not the state's)."""
+    for key, change in data["changes"].items():
+        if key.startswith(ATTRIBUTE):
+            state["attributes"][key.removeprefix(ATTRIBUTE)] = copy_state(change["new"])

@@ -11,6 +11,7 @@ A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
     view(state, audience) -> dict                     "gm" or "player" (secrets removed)
     status(state) -> dict                             view(state, "gm")'s alive, conscious, dying and death_at
     public_event(event) -> dict | None                what a player may read of one history entry
+    summary(event) -> str                             one line in the game's words ("death save failed"), GM's
     describe(event) -> str                            one history entry in the game's words (rules/words.py)
     said(events, state) -> str                        the GM's answer to an action, in the game's words
     shows(event) -> bool                              optional: public_event(event) is not None, cheaply
@@ -31,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # Re-exported: the protocol's users import these from here.
 from rules.params import ActionForm as ActionForm
@@ -41,6 +42,9 @@ from rules.params import RuleError as RuleError
 from rules.sheet import CharacterSheet
 from rules.text import unreadable
 
+if TYPE_CHECKING:
+    from rules.forecast import ForecastRules
+
 State = dict[str, Any]
 Audience = str  # "gm" or "player"
 GM = "gm"
@@ -48,7 +52,14 @@ PLAYER = "player"
 
 NOTE_ADDED = "NoteAdded"
 ACTION_UNDONE = "ActionUndone"
-COMMON_ACTIONS = ("note", "undo")
+ACTIONS_REVERTED = "ActionsReverted"
+TAKING_BACK = frozenset((ACTION_UNDONE, ACTIONS_REVERTED))  # events that void other entries of their stream
+# A GM's edit of a character in play (its name, player or attributes: RULES.md, "Every ruleset"), and its
+# retirement and return. Every ruleset evolves CharacterChanged (its attributes); retiring changes no state.
+CHARACTER_CHANGED = "CharacterChanged"
+CHARACTER_RETIRED = "CharacterRetired"
+CHARACTER_RESTORED = "CharacterRestored"
+COMMON_ACTIONS = ("note", "undo", "revert")
 NOTE_LENGTH = 10_000
 
 
@@ -69,7 +80,7 @@ class Timer:
     `key` identifies the timer within the character (the same pending effect keeps the same key as the state
     evolves). Ties at the same `due` fire in `priority` order (lower first), so a treatment that completes at the
     same second as a death saves the patient. `per_round` timers are combat-round checks (saves every 3 s or every
-    turn): when the clock jumps by more than a turn they fire once per advance, not once per round.
+    turn): the clock fires them at their own second like any timer, one roll for each round or turn it passes.
     """
 
     due: int
@@ -89,7 +100,21 @@ UNDO_FORM = ActionForm(
     label="Undo",
     help="Take back the latest action that is not already taken back. Repeat to go further back.",
 )
-COMMON_FORMS = {"note": NOTE_FORM, "undo": UNDO_FORM}
+REVERT_FORM = ActionForm(
+    label="Make this the present",
+    params=(
+        Param(
+            "to_version",
+            "int",
+            "Version",
+            required=True,
+            minimum=0,
+            help="Every entry after this version is taken back, in one entry.",
+        ),
+    ),
+    help="Take back every entry after a version (time travel shows that version's state first).",
+)
+COMMON_FORMS = {"note": NOTE_FORM, "undo": UNDO_FORM, "revert": REVERT_FORM}
 
 
 @dataclass(frozen=True)
@@ -109,6 +134,8 @@ class Ruleset:
     view: Callable[[State, Audience], dict[str, Any]]
     status: Callable[[State], dict[str, Any]]
     public_event: Callable[[Event], dict[str, Any] | None]
+    # One line naming an entry for the GM (the Undo button, grouped history): no ids, seconds or JSON.
+    summary: Callable[[Event], str] = field(default=lambda event: type_words(event.type))
     forms: Mapping[str, ActionForm] = field(default_factory=dict)
     option_help: Mapping[str, str] = field(default_factory=dict)
     # How a character is created and drawn, and the ruleset's demo (rules/sheet.py); the web app asks nothing else.
@@ -123,6 +150,14 @@ class Ruleset:
     # The fields RULES.md keeps for the GM: at any depth of a player's view or of a public event such a field is
     # absent or null (tests/rules/test_contract.py holds every ruleset to it).
     gm_only: frozenset[str] = frozenset()
+    # A GM's edit of the attributes in play: `(state, patch) -> data` of the CharacterChanged event (its `changes`,
+    # old and new, and whatever else the state takes from them); a RuleError names an attribute that may not change.
+    change_attributes: Callable[[State, Mapping[str, Any]], dict[str, Any]] | None = None
+    # The attributes `change_attributes` takes (the rest are fixed once the character is made).
+    changeable_attributes: tuple[str, ...] = ()
+    # The recovery forecast's part (`rules.forecast.ForecastRules`): the injuries it follows, what a player may know
+    # of them, the GM's what-if menu.
+    forecast: ForecastRules | None = None
     # The game's words (rules/words.py): one history entry as a sentence, from the data its reader holds, and the
     # GM's answer to an action from its events and the state after them. Dates are `game_time_mark`s.
     describe: Callable[[Event], str] | None = None
@@ -146,6 +181,51 @@ def game_time_mark(seconds: int) -> str:
     return f"[t={int(seconds)}]"
 
 
+def type_words(kind: str) -> str:
+    """'CriticalHitTaken' -> 'critical hit taken': the summary of an entry a ruleset has no words of its own for."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", kind).lower()
+
+
+def common_summary(event: Event) -> str | None:
+    """The summary of the entries every ruleset shares (a note, an undo), or None for a ruleset's own."""
+    if event.type == NOTE_ADDED:
+        text = " ".join(str(event.data.get("text", "")).split())
+        return f"GM note: {text[:60]}{'...' if len(text) > 60 else ''}"
+    if event.type == ACTION_UNDONE:
+        return "undo"
+    if event.type == CHARACTER_CHANGED:
+        changed = (
+            str(key).removeprefix("attributes.").replace("_", " ") for key in event.data.get("changes", {})
+        )
+        return f"character changed: {', '.join(changed)}"
+    if event.type == ACTIONS_REVERTED:
+        if event.data.get("advance"):
+            return "clock advance taken back"
+        count = len(event.data.get("causes", ()))
+        return f"reverted to version {event.data.get('to_version')}: {count} entr{'y' if count == 1 else 'ies'} taken back"
+    return None
+
+
+def taken_back(data: Mapping[str, Any]) -> list[str]:
+    """The causes an undo (one) or a revert (every one after its version) takes back."""
+    return list(data["causes"]) if "causes" in data else [data["cause"]]
+
+
+def voided_causes(takebacks: Iterable[tuple[str, int, Mapping[str, Any]]]) -> set[str]:
+    """The causes taken back by a stream's undos and reverts, given as (type, version, data) in version order.
+
+    An undo voids its cause. A revert to version N makes the stream what it was at N: what was taken back then,
+    plus every entry after N, undos and reverts among them (an undo after N no longer counts)."""
+    seen: list[tuple[str, int, Mapping[str, Any]]] = []
+    voided: set[str] = set()
+    for kind, version, data in takebacks:
+        if kind == ACTIONS_REVERTED:
+            voided = voided_causes(item for item in seen if item[1] <= data["to_version"])
+        voided.update(taken_back(data))
+        seen.append((kind, version, data))
+    return voided
+
+
 def copy_state(value: Any) -> Any:
     """A deep copy of JSON-shaped data (dicts, lists, scalars), several times faster than copy.deepcopy.
 
@@ -162,10 +242,20 @@ def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mappin
     return ruleset.initial_state(attributes, options)
 
 
+def set_options(ruleset: Ruleset, state: State, options: Mapping[str, Any]) -> None:
+    """The state takes a campaign's new options (CampaignChanged), as a character created now would hold them.
+    No evolver reads the options (events carry every outcome): only later decisions, timers and firings do."""
+    state["options"] = start_state(ruleset, state["attributes"], options)["options"]
+
+
 # Events every ruleset shares that change no character state. GM notes stay in the history (the presenters read
 # the latest ones from there), so a campaign with a hundred thousand notes still has a small state to load, copy
 # and replay. An undo is applied by the service, which rebuilds the state without the voided events.
-INERT_EVENTS = frozenset((NOTE_ADDED, ACTION_UNDONE))
+# Retiring and restoring a character change no state either: the service keeps the read model's `retired` flag.
+INERT_EVENTS = frozenset((NOTE_ADDED, *TAKING_BACK, CHARACTER_RETIRED, CHARACTER_RESTORED))
+# What an undo never takes back: an undo or a revert, and retiring (taken back by restoring: README, "Characters
+# change in play"). A revert leaves retiring alone too.
+NOT_UNDONE = frozenset((*TAKING_BACK, CHARACTER_RETIRED, CHARACTER_RESTORED))
 
 
 def shown_by(ruleset: Ruleset) -> Callable[[Event], bool]:

@@ -98,6 +98,8 @@ class CharacterSheet:
     # The injuries an action's parameter of kind `critical_hit` may name, as (id, words), from the GM's sheet.
     injury_choices: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
     demo: Demo | None = None
+    # What the GM's board offers on each character's card and how long its combat round is (see `Board`).
+    board: Board | None = None
 
 
 def label(name: str) -> str:
@@ -123,3 +125,28 @@ def boxes_severity(boxes: int) -> int:
 
 def stats(*rows: tuple[str, Any]) -> Block:
     return {"kind": "stats", "rows": [(term, str(value)) for term, value in rows]}
+
+
+# --- the GM's board ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardAction:
+    """An action the GM's board offers on every character's card, with only the inputs a fight needs: parameters by
+    name, rolls as `rolls.<name>`. Every other parameter takes its default and every other die is rolled by the
+    server; the character page keeps the whole form."""
+
+    action: str
+    inputs: tuple[str, ...]
+    label: str = ""  # a shorter name for a small card than the action form's own; empty: the form's
+
+
+@dataclass(frozen=True)
+class Board:
+    """The ruleset's table: the length of its combat round in game seconds and what the game calls it ("round",
+    "combat turn"), which the board's "+1" button advances and its fight counter counts; and the card actions (a
+    wound, a save) that come before the GM note and Undo every card has."""
+
+    round_seconds: int
+    round_name: str
+    actions: tuple[CardAction, ...]

@@ -86,3 +86,48 @@ def test_what_the_bench_keeps_of_each_action_gives_the_garbage_collector_nothing
     walked = [field for field in fields if gc.is_tracked(field)]
     assert walked == []
     assert json.loads(acted[-1].state)["alive"] is True
+
+
+def test_the_http_action_row_compares_gunicorn_with_the_in_process_path(tmp_path: Path) -> None:
+    report, table = _bench(tmp_path, "--only", "http_action")
+    row = report["rows"]["http_action"]
+    assert row["actions"] == 600 and row["server_processes"] == 1
+    assert sum(row["answered"].values()) == 600 and set(row["answered"]) <= {"201", "400"}
+    assert row["rate"] > 0 and row["baseline"] > 0 and row["server_cpu_ms_per_action"] > 0
+    assert row["ratio"] == pytest.approx(row["rate"] / row["baseline"])
+    assert row["met"] is (row["ratio"] >= 0.40)
+    assert "http_action" in table and f"{row['ratio']:.1%}" in table
+
+
+def test_the_import_row_compares_an_import_with_the_rebuild_of_the_same_events(tmp_path: Path) -> None:
+    report, _ = _bench(tmp_path, "--only", "import")
+    row = report["rows"]["import"]
+    assert row["events"] >= 30_000 and row["bytes"] > 0
+    assert row["ratio"] == pytest.approx(row["rate"] / row["baseline"])
+    assert row["met"] is (row["ratio"] >= 0.50)
+
+
+def test_the_history_page_row_compares_a_long_history_with_a_short_one(tmp_path: Path) -> None:
+    report, table = _bench(tmp_path, "--only", "history_page")
+    row = report["rows"]["history_page"]
+    assert row["events"] == 100_000 and row["pages"] == 200
+    for who in ("gm", "player"):
+        assert row[f"{who}_long_p99_ms"] > 0 and row[f"{who}_short_p99_ms"] > 0
+    assert row["ratio"] == pytest.approx(row["rate"] / row["baseline"])
+    assert row["met"] is (row["ratio"] <= 1.2)
+    assert f"{row['ratio']:.2f} x" in table
+
+
+def test_the_forecast_row_times_each_rulesets_richest_injuries(tmp_path: Path) -> None:
+    report, table = _bench(tmp_path, "--only", "forecast")
+    row = report["rows"]["forecast"]
+    assert list(row["rulesets"]) == ["shadowrun2", "cyberpunk2020", "darkfuture"]
+    assert row["runs"] == 1000 and row["repeats"] == 3
+    assert row["seconds"] == max(entry["seconds"] for entry in row["rulesets"].values())
+    assert row["rulesets"]["shadowrun2"]["injuries"] == [
+        "chest, ribs (critical)",
+        "physical damage (Serious, 6 boxes)",
+        "stun damage (Moderate, 3 boxes)",
+    ]
+    assert row["met"] is (row["seconds"] < 0.2)
+    assert "forecast" in table and "richest injuries" in table

@@ -38,6 +38,18 @@ CRIPPLED_LEFT_ARM = {
 SeededDice = seeded_dice(7)
 
 
+def dice_in_sequence(seed: int) -> type[Dice]:
+    """Server dice that go on through one seeded sequence from firing to firing (`seeded_dice` starts it again for
+    each, so a save every round would roll the same face for ever): two such classes of one seed roll the same."""
+    generator = Random(seed)
+
+    class SequenceDice(Dice):
+        def __init__(self, entered: Any = None, rng: Any = None) -> None:
+            super().__init__(entered, rng or generator)
+
+    return SequenceDice
+
+
 class LowRandom(Random):
     def randint(self, a: int, b: int) -> int:
         return a
@@ -243,7 +255,7 @@ def test_running_a_finished_job_again_does_nothing(sr2: Table) -> None:
     assert Event.objects.count() == before
 
 
-def test_combat_round_checks_fire_once_when_the_clock_jumps(
+def test_combat_round_checks_fire_every_turn_of_a_long_advance(
     cp2020: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(services, "Dice", LowDice)
@@ -253,7 +265,8 @@ def test_combat_round_checks_fire_once_when_the_clock_jumps(
     assert [t.kind for t in timers] == ["death_save"]
     _job(cp2020.advance(hours=1))
     saves = Event.objects.filter(character_id=cp2020.character["id"], type="DeathSaveRolled", actor="clock")
-    assert [(s.game_time, s.data["success"]) for s in saves] == [(3600, True)]  # once, where the jump lands
+    # Never collapsed into one roll (RULES.md, cyberpunk2020 step 8): one save for each of the hour's 120 turns.
+    assert [(s.game_time, s.data["success"]) for s in saves] == [(turn, True) for turn in range(30, 3601, 30)]
 
 
 def test_combat_round_checks_fire_every_turn_while_the_clock_steps_by_turns(
@@ -276,9 +289,11 @@ def test_the_service_fires_one_characters_timers_as_the_pure_clock_loop_does(
         {"type": "damage", "damage": 6, "kind": "stun", "location": "torso", "rolls": {"stun_save": [9]}}
     )
     state = Character.objects.get(pk=cp2020.character["id"]).state
+    monkeypatch.setattr(services, "Dice", dice_in_sequence(7))
+    pure_dice = dice_in_sequence(7)
     expected, now = [], 0
     for unit, seconds in (("rounds", 3), ("turns", 30), ("hours", 3600), ("days", 86_400)):
-        ran = clock.run(get_ruleset("cyberpunk2020"), state, now, now + seconds, SeededDice)
+        ran = clock.run(get_ruleset("cyberpunk2020"), state, now, now + seconds, pure_dice)
         expected += [
             (event.type, event.data, event.game_time) for firing in ran.fired for event in firing.events
         ]
@@ -286,19 +301,12 @@ def test_the_service_fires_one_characters_timers_as_the_pure_clock_loop_does(
         _job(cp2020.advance(**{unit: 1}))
     fired = Event.objects.filter(character_id=cp2020.character["id"], actor="clock").order_by("version")
     assert [(event.type, event.data, event.game_time) for event in fired] == expected
-    assert [(event.type, event.game_time) for event in fired] == [
-        *[("StunSaveRolled", second) for second in range(3, 31, 3)],  # a round, then a turn: every round
-        ("DeathSaveRolled", 30),  # and the arm's death save every turn
-        ("StunSaveRolled", 33),
-        ("StunDamageHealed", 3633),  # an hour jumps: what falls due on the way fires at its second,
-        ("StunSaveRolled", 3633),  # then each combat-round check once where the jump lands
-        ("DeathSaveRolled", 3633),
-        ("StunDamageHealed", 7233),
-        ("StunDamageHealed", 10833),
-        ("StunDamageHealed", 14433),
-        ("StunSaveRolled", 90033),
-        ("DeathSaveRolled", 90033),
-    ]
+    stun = [(event.game_time, event.data["success"]) for event in fired if event.type == "StunSaveRolled"]
+    # Every round passed rolls its save, none collapsed, until the first that succeeds.
+    assert [second for second, _ in stun] == list(range(3, 3 * len(stun) + 1, 3))
+    assert [success for _, success in stun] == [False] * (len(stun) - 1) + [True]
+    deaths = [event.game_time for event in fired if event.type == "DeathSaveRolled"]
+    assert deaths == list(range(30, 30 * len(deaths) + 1, 30))  # and the arm's every turn
 
 
 @override_settings(CELERY_TASK_ALWAYS_EAGER=False, CELERY_BROKER_URL="redis://127.0.0.1:1/0")

@@ -14,7 +14,7 @@ def drain(queue: DueTimers) -> list[tuple[int, str, int]]:
 
 
 def test_earliest_first_then_character_then_priority_then_key() -> None:
-    queue = DueTimers(0, 1000, jump=False, skip=set())
+    queue = DueTimers(0, 1000, skip=set())
     queue.set_timers(
         2, [Timer(100, "death", "death", 90), Timer(100, "heal", "b", 30), Timer(100, "heal", "a", 30)]
     )
@@ -29,13 +29,13 @@ def test_earliest_first_then_character_then_priority_then_key() -> None:
 
 
 def test_timers_due_after_the_advance_are_left_for_later() -> None:
-    queue = DueTimers(0, 1000, jump=False, skip=set())
+    queue = DueTimers(0, 1000, skip=set())
     queue.set_timers(1, [Timer(1001, "heal", "heal")])
     assert queue.pop() is None
 
 
 def test_a_firing_that_cancels_or_moves_a_timer_is_followed() -> None:
-    queue = DueTimers(0, 1000, jump=False, skip=set())
+    queue = DueTimers(0, 1000, skip=set())
     queue.set_timers(1, [Timer(60, "treatment_complete", "treatment", 10), Timer(120, "death", "death", 90)])
     assert queue.pop() == Due(1, Timer(60, "treatment_complete", "treatment", 10), 60)
     # The treatment saved the patient: the death is gone and healing is due later.
@@ -44,7 +44,7 @@ def test_a_firing_that_cancels_or_moves_a_timer_is_followed() -> None:
 
 
 def test_an_unchanged_timer_is_not_queued_twice() -> None:
-    queue = DueTimers(0, 1000, jump=False, skip=set())
+    queue = DueTimers(0, 1000, skip=set())
     heal = Timer(500, "heal", "heal", 40)
     queue.set_timers(1, [Timer(100, "stun_heal", "stun", 30), heal])
     assert queue.pop() == Due(1, Timer(100, "stun_heal", "stun", 30), 100)
@@ -53,28 +53,35 @@ def test_an_unchanged_timer_is_not_queued_twice() -> None:
 
 
 def test_skipped_timers_wait_for_the_next_advance() -> None:
-    queue = DueTimers(0, 1000, jump=False, skip={(1, "stun_save")})
+    queue = DueTimers(0, 1000, skip={(1, "stun_save")})
     queue.set_timers(1, [Timer(3, "stun_save", "stun_save", 55, per_round=True), Timer(9, "heal", "heal")])
     assert drain(queue) == [(1, "heal", 9)]
 
 
 def test_a_round_check_due_before_the_advance_fires_at_its_start() -> None:
-    queue = DueTimers(30, 60, jump=False, skip=set())
+    queue = DueTimers(30, 60, skip=set())
     queue.set_timers(1, [Timer(27, "stun_save", "stun_save", 55, per_round=True)])
     assert drain(queue) == [(1, "stun_save", 30)]
 
 
-def test_a_jump_rolls_round_checks_once_at_the_landing_point_after_everything_else() -> None:
-    queue = DueTimers(0, 86_400, jump=True, skip=set())
+def test_round_checks_fire_at_their_own_second_however_long_the_advance() -> None:
+    queue = DueTimers(0, 86_400, skip=set())
     queue.set_timers(2, [Timer(3, "stun_save", "stun_save", 55, per_round=True)])
     queue.set_timers(
         1, [Timer(30, "death_save", "death_save", 60, per_round=True), Timer(3600, "heal", "heal")]
     )
-    assert drain(queue) == [(1, "heal", 3600), (1, "death_save", 86_400), (2, "stun_save", 86_400)]
+    assert drain(queue) == [(2, "stun_save", 3), (1, "death_save", 30), (1, "heal", 3600)]
+
+
+def test_any_timer_the_state_has_in_the_past_fires_at_the_advance_start() -> None:
+    # An undo rebuilt a death the clock had already passed: it is due now, not at its old second.
+    queue = DueTimers(600, 601, skip=set())
+    queue.set_timers(1, [Timer(90, "death", "death", 90), Timer(300, "heal", "heal", 40)])
+    assert drain(queue) == [(1, "heal", 600), (1, "death", 600)]
 
 
 def test_a_timer_whose_data_changed_at_the_same_second_fires_once_with_the_new_data() -> None:
-    queue = DueTimers(0, 1000, jump=False, skip=set())
+    queue = DueTimers(0, 1000, skip=set())
     queue.set_timers(
         1, [Timer(10, "stun_heal", "stun", 30), Timer(500, "minor", "minor:1", 35, data={"id": 1})]
     )

@@ -180,7 +180,8 @@ def _changed(events: list[dict[str, Any]], index: int, **changes: Any) -> list[d
             "DeathOccurred, DiagnosisMade, TreatmentStarted, TreatmentFailed, TreatmentCompleted, "
             "MagicHealingApplied, FirstAidGiven, CriticalHitReplaced, CareChanged, OverflowBoxTaken, "
             "CriticalHealingRolled, CriticalHitHealed, PhysicalHealingRolled, PhysicalDamageHealed, "
-            "StunRecoveryRolled, StunBoxRecovered, NoteAdded, ActionUndone), got 'WoundHealedByMagic'",
+            "StunRecoveryRolled, StunBoxRecovered, CharacterChanged, NoteAdded, ActionUndone, ActionsReverted, "
+            "CharacterRetired, CharacterRestored), got 'WoundHealedByMagic'",
         ),
         (
             2,

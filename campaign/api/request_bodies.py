@@ -61,6 +61,27 @@ CHARACTER_CREATE = closed(
     },
     "name",
 )
+CHARACTER_CHANGE = closed(
+    {
+        "name": text(200, pattern=NOT_BLANK),
+        "player": text(150, nullable=True, description="a member's user name; empty or null: no player"),
+        "attributes": {
+            "type": "object",
+            "additionalProperties": True,
+            "description": "only the attributes that change, among those the ruleset lets change in play",
+        },
+    }
+)
+CAMPAIGN_CHANGE = closed(
+    {
+        "name": text(200, pattern=NOT_BLANK),
+        "options": {
+            "type": "object",
+            "additionalProperties": True,
+            "description": "only the options that change; the rest keep their values",
+        },
+    }
+)
 CLOCK_ADVANCE = closed(
     {
         "advance": {
@@ -73,8 +94,29 @@ CLOCK_ADVANCE = closed(
             "minProperties": 1,
             "maxProperties": 1,
             "additionalProperties": False,
-        }
+        },
+        "stop_on": {
+            "type": "string",
+            "enum": ["status"],
+            "description": "stop at the first firing that changes a character's status (dies, starts dying, "
+            "falls unconscious, wakes, is stunned); the job says where and why",
+        },
     },
     "advance",
 )
 IMPORT = closed({"file": {"type": "string", "format": "binary"}}, "file")
+
+
+# --- the GM's board (docs/web.md, "The board") ----------------------------------------------------------------------
+CHARACTERS_NUMBERED = closed(
+    {
+        "prefix": text(
+            services.PREFIX_LENGTH, pattern=NOT_BLANK, description='"Ganger": Ganger 1, Ganger 2...'
+        ),
+        "count": {"type": "integer", "minimum": 1, "maximum": services.MAX_NUMBERED},
+        "attributes": ANY_OBJECT,
+    },
+    "prefix",
+    "count",
+)
+CHARACTER_DUPLICATE = closed({})

@@ -19,6 +19,7 @@ urlpatterns = [
     path("characters/<id:character_id>/actions/", views.actions, name="api-actions"),
     path("characters/<id:character_id>/events/", views.character_events, name="api-character-events"),
     path("jobs/<str:job_id>/", views.job_detail, name="api-job"),
+    path("characters/<id:character_id>/restore/", views.character_restore, name="api-character-restore"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script as a file of its own (?script): no inline script.
     path(
@@ -26,4 +27,14 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/docs.html"),
         name="api-docs",
     ),
+    path(
+        "campaigns/<id:campaign_id>/characters/numbered/",
+        views.characters_numbered,
+        name="api-characters-numbered",
+    ),
+    path(
+        "characters/<id:character_id>/duplicate/", views.character_duplicate, name="api-character-duplicate"
+    ),
+    path("characters/<id:character_id>/forecast/", views.character_forecast, name="api-character-forecast"),
+    path("campaigns/<id:campaign_id>/clock/rewind/", views.clock_rewind, name="api-clock-rewind"),
 ]

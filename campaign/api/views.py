@@ -19,7 +19,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, cursors, presenters, services, throttles, transfer
+from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, ImportJob, Job, Membership
@@ -129,10 +129,20 @@ def campaigns(request: Request) -> Response:
     return _made(request, campaign)
 
 
-@extend_schema(responses={200: ANY, 404: ANY})
-@api_view(["GET"])
+@extend_schema(
+    request={JSON: bodies.CAMPAIGN_CHANGE}, responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY}
+)
+@api_view(["GET", "PATCH"])
 def campaign_detail(request: Request, campaign_id: int) -> Response:
+    """The campaign; PATCH (GMs): `{name?, options?}` appends CampaignChanged, the options apply from then on."""
     campaign, role = access.campaign_for(request.user, campaign_id)
+    if request.method == "PATCH":
+        access.require_gm(role, "change the campaign")
+        campaign = services.change_campaign(
+            campaign_id=campaign.pk,
+            actor=request.user.get_username(),
+            changes=_body(request, bodies.CAMPAIGN_CHANGE),
+        )
     return Response(presenters.campaign_json(campaign, role))
 
 
@@ -162,7 +172,11 @@ def members(request: Request, campaign_id: int) -> Response:
 def characters(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
     if request.method == "GET":
-        rows = Character.objects.filter(campaign=campaign).select_related("player", "campaign")
+        # Retired characters are out of the lists; a GM lists them apart with ?retired=true.
+        retired = request.query_params.get("retired") == "true" and role == GM
+        rows = Character.objects.filter(campaign=campaign, retired=retired).select_related(
+            "player", "campaign"
+        )
         if role == PLAYER:
             rows = rows.filter(player=request.user)
         return Response([presenters.character_json(c, role) for c in rows])
@@ -184,10 +198,17 @@ def characters(request: Request, campaign_id: int) -> Response:
     parameters=[
         OpenApiParameter("version", int, description="the state right after this event version (GM only)")
     ],
-    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY},
+    request={JSON: bodies.CHARACTER_CHANGE},
+    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
 )
-@api_view(["GET"])
+@api_view(["GET", "PATCH", "DELETE"])
 def character_detail(request: Request, character_id: int) -> Response:
+    """The character as the caller may see it. GMs: PATCH `{name?, player?, attributes?}` appends
+    CharacterChanged; DELETE retires it (CharacterRetired), `POST .../restore/` brings it back."""
+    if request.method == "PATCH":
+        return _changed(request, character_id)
+    if request.method == "DELETE":
+        return _retired(request, character_id, retired=True)
     version = _int_param(request, "version")
     if version is None:
         return _current(request, access.character_stamp(request.user, character_id))
@@ -213,8 +234,10 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
     cache = caches[CHARACTER_CACHE]
     cached = cache.get(key)
     if cached is None:
-        character, role = access.character_for(request.user, stamp.character_id)
-        data = presenters.character_json(character, role)
+        # The stamp has answered who may see it, with the player's name: the character's row is all that is left.
+        character = access.stamped_character(stamp)
+        notes = presenters.gm_notes_kept(character, stamp.character_key, character.version) if gm else None
+        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes, undo=gm)
         cached = (data, stamp.etag if gm else access.digest_etag(data))
         cache.set(key, cached)
     data, etag = cached
@@ -230,20 +253,28 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
 )
 @api_view(["POST"])
 def actions(request: Request, character_id: int) -> Response:
-    character, role = access.character_for(request.user, character_id)
-    access.require_gm(role, "act on characters")
+    """The answer is drawn from what the action read under the campaign's lock (the character, its campaign) and
+    wrote; the access check's one query names the player, and the notes are read again only when they changed."""
+    stamp = access.character_stamp(request.user, character_id)
+    access.require_gm(stamp.role, "act on characters")
     result = services.character_act(
-        character_id=character.pk,
+        character_id=stamp.character_id,
         body=request.data,
         actor=request.user.get_username(),
         idempotency_key=_idempotency_key(request),
     )
-    result.character.campaign.refresh_from_db()
+    character, events = result.character, result.events
+    version = events[-1].version
+    notes = presenters.gm_notes_kept(
+        character, stamp.character_key, version, since=events[0].version - 1, events=events
+    )
+    # The player may have changed between the check and the lock (then looked up).
+    player = stamp.player if character.player_id == stamp.player_id else presenters.LOOK_UP
     return Response(
         {
-            "events": presenters.events_json(result.events, GM, result.character.campaign.ruleset),
+            "events": presenters.events_json(events, GM, character.campaign.ruleset),
             "character": presenters.character_json(
-                result.character, GM, state=result.state, version=result.events[-1].version
+                character, GM, state=result.state, version=version, player=player, notes=notes
             ),
             "replayed": result.replayed,
             "said": presenters.action_said(result.character.campaign, result.events, result.state),
@@ -354,12 +385,14 @@ def clock(request: Request, campaign_id: int) -> Response:
             data["next"] = presenters.upcoming(campaign)
         return Response(data)
     access.require_gm(role, "advance the clock")
-    seconds = services.parse_advance(_body(request, bodies.CLOCK_ADVANCE).get("advance"))
+    body = _body(request, bodies.CLOCK_ADVANCE)
+    seconds = services.parse_advance(body.get("advance"))
     job = services.clock_advance_request(
         campaign=campaign,
         seconds=seconds,
         actor=request.user.get_username(),
         idempotency_key=_idempotency_key(request),
+        stop_on=body.get("stop_on"),
     )
     return Response(
         {"job": str(job.pk), "from": job.from_time, "to": job.to_time, "status": job.status},
@@ -451,3 +484,137 @@ def rulesets(request: Request) -> Response:
             }
         )
     return Response(out)
+
+
+# --- the GM's board: NPCs in a hurry (docs/web.md, "The board") -------------------------------------------------
+
+
+@extend_schema(
+    request={JSON: bodies.CHARACTERS_NUMBERED},
+    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    parameters=[IDEMPOTENCY_KEY],
+)
+@api_view(["POST"])
+def characters_numbered(request: Request, campaign_id: int) -> Response:
+    """`count` characters without players from one template, named "<prefix> N" numbered on from the campaign's
+    highest: the list of them."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "create characters")
+    body = _body(request, bodies.CHARACTERS_NUMBERED)
+    made = services.characters_create_numbered(
+        campaign=campaign,
+        actor=request.user.get_username(),
+        prefix=body.get("prefix"),
+        count=body.get("count"),
+        attributes=body.get("attributes"),
+        idempotency_key=_idempotency_key(request),
+    )
+    for character in made:
+        character.refresh_from_db()  # as projected
+    return Response([presenters.character_json(c, GM) for c in made], status=status.HTTP_201_CREATED)
+
+
+@extend_schema(
+    request={JSON: bodies.CHARACTER_DUPLICATE},
+    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    parameters=[IDEMPOTENCY_KEY],
+)
+@api_view(["POST"])
+def character_duplicate(request: Request, character_id: int) -> Response:
+    """A new character with this one's attributes (not its history or player), named with the next number."""
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "create characters")
+    _body(request, bodies.CHARACTER_DUPLICATE)
+    copy = services.character_duplicate(
+        character=character, actor=request.user.get_username(), idempotency_key=_idempotency_key(request)
+    )
+    copy.refresh_from_db()  # as projected
+    return Response(presenters.character_json(copy, GM), status=status.HTTP_201_CREATED)
+
+
+def _changed(request: Request, character_id: int) -> Response:
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "change characters")
+    result = services.change_character(
+        character_id=character.pk,
+        actor=request.user.get_username(),
+        changes=_body(request, bodies.CHARACTER_CHANGE),
+    )
+    result.character.refresh_from_db()
+    return Response(
+        {
+            "events": presenters.events_json(result.events, GM, result.character.campaign.ruleset),
+            "character": presenters.character_json(result.character, GM),
+        }
+    )
+
+
+def _retired(request: Request, character_id: int, *, retired: bool) -> Response:
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "retire or restore characters")
+    change = services.retire_character if retired else services.restore_character
+    character = change(character_id=character.pk, actor=request.user.get_username())
+    character.refresh_from_db()
+    return Response(presenters.character_json(character, GM))
+
+
+@extend_schema(request=None, responses={200: ANY, 403: ANY, 404: ANY, 409: ANY})
+@api_view(["POST"])
+def character_restore(request: Request, character_id: int) -> Response:
+    """Bring a retired character back (GMs): CharacterRestored."""
+    return _retired(request, character_id, retired=False)
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter(
+            "runs",
+            int,
+            description=f"futures to simulate, {forecasts.fc.MIN_RUNS:,} to {forecasts.fc.MAX_RUNS:,} "
+            f"(default {forecasts.fc.DEFAULT_RUNS:,})",
+        ),
+        OpenApiParameter(
+            "with",
+            str,
+            description="GMs only: what-ifs of the ruleset's menu, separated by commas (treat_now, ...)",
+        ),
+        OpenApiParameter(
+            "seed",
+            int,
+            description="the simulation's seed (tests); without it, one derived from the state: the same state "
+            "gives the same forecast",
+        ),
+    ],
+    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY},
+)
+@api_view(["GET"])
+@throttle_classes([throttles.ForecastRate])
+def character_forecast(request: Request, character_id: int) -> Response:
+    """When each injury should be healed and the character back to full health (docs/forecast.md): percentiles
+    over simulated futures of the rules' own clock, with game dates; survival odds when a death is in sight."""
+    stamp = access.character_stamp(request.user, character_id)
+    asked = forecasts.read_asked(request.query_params, stamp.ruleset, stamp.role)
+
+    def answer() -> dict[str, Any]:
+        character, role = access.character_for(request.user, character_id)
+        return forecasts.forecast_json(character, role, forecasts.forecast_of(character, role, asked))
+
+    return Response(forecasts.cached(stamp, asked, "api-forecast", answer))
+
+
+@extend_schema(request=None, responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY})
+@api_view(["POST"])
+def clock_rewind(request: Request, campaign_id: int) -> Response:
+    """Take back the latest advance (GM): its firings on every character are voided and the clock goes back to
+    where it began, while nothing was recorded since (409 naming what was)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "take back an advance")
+    rewind = services.clock_rewind(campaign=campaign, actor=request.user.get_username())
+    return Response(
+        {
+            "job": str(rewind.job.pk),
+            "characters": rewind.characters,
+            "game_time": rewind.to,
+            "game_date": presenters.game_date(campaign, rewind.to),
+        }
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django import template
 from django.utils.html import format_html
@@ -25,3 +26,9 @@ def idempotency_key() -> SafeString:
 def ruleset_title(slug: str) -> str:
     """A ruleset's name as players know it ("Shadowrun 2nd Edition: ..."), not its slug."""
     return get_ruleset(slug).title
+
+
+@register.filter
+def get(mapping: Any, key: str) -> Any:
+    """`mapping|get:key`: a value whose key is built in the template (a form's posted input, an error's field)."""
+    return mapping.get(key, "") if mapping else ""

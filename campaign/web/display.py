@@ -6,6 +6,7 @@ player's page can never show more than the player's view holds.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -64,6 +65,32 @@ def _option_part(key: str, value: Any) -> str:
             option_words(inner, item) if inner != "tn" else f"TN {item}" for inner, item in value.items()
         )
     return option_words(key, value)
+
+
+def option_text(value: Any) -> str:
+    """A campaign option's value as the JSON the house-rules form's field takes (`true`, not `True`)."""
+    return json.dumps(value, separators=(", ", ": "))
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict | list):
+        return option_text(value)
+    if value is None:
+        return "-"
+    return str(value)
+
+
+def _changed_value(value: Any) -> str:
+    if isinstance(value, dict):  # armour by location, skills: 'head 12, torso 0'
+        return ", ".join(f"{label(key)} {_value_text(item)}" for key, item in value.items()) or "none"
+    return _value_text(value)
+
+
+def change_text(change: dict[str, Any]) -> str:
+    """An edit's old and new value: 'from 0 to 2'."""
+    return f"from {_changed_value(change['old'])} to {_changed_value(change['new'])}"
 
 
 # --- body diagram and monitors: what the ruleset draws (rules/sheet.py) ----------------------------------------

@@ -23,7 +23,7 @@ from campaign import services
 from campaign.client_input import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
 from rules.registry import get_ruleset
 from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, RuleError
-from rules.sheet import Attribute
+from rules.sheet import Attribute, Board
 from rules.text import without_direction_controls
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
@@ -68,6 +68,9 @@ class ActionFormView:
     error: str = ""
     success: str = ""
     errors: dict[str, str] = field(default_factory=dict)
+    undo_text: str = (
+        ""  # the undo form's button: what it takes back ("Undo: death save failed, 00:30 (clock)")
+    )
 
 
 def check_posted(data: QueryDict, inputs: Mapping[str, str]) -> None:
@@ -432,8 +435,11 @@ def place_character_error(ruleset: str, field_name: str, message: str) -> dict[s
     return {"form": message if field_name == "form" else f"{field_name}: {message}"}
 
 
-def parse_attributes(ruleset: str, data: QueryDict) -> dict[str, Any]:
-    check_posted(data, character_inputs(ruleset))
+def parse_attributes(
+    ruleset: str, data: QueryDict, inputs: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The posted attributes as the API's object. `inputs`: the form's whole set (the character form's if None)."""
+    check_posted(data, character_inputs(ruleset) if inputs is None else inputs)
     attributes: dict[str, Any] = {}
     for attribute in _attributes(ruleset):
         name, input_name = attribute.name, _attribute_input(attribute)
@@ -473,7 +479,7 @@ CLOCK_UNITS = ("seconds", "rounds", "turns", "minutes", "hours", "days", "weeks"
 
 def parse_advance(data: QueryDict) -> dict[str, Any]:
     """The posted clock form as the API's `advance` object (the service checks the unit and the amount)."""
-    check_posted(data, {"key": "key", "unit": "advance", "amount": "advance"})
+    check_posted(data, {"key": "key", "unit": "advance", "amount": "advance", "stop_on": "stop_on"})
     unit = data.get("unit", "")
     raw = data.get("amount", "").strip()
     try:
@@ -487,3 +493,154 @@ def parse_advance(data: QueryDict) -> dict[str, Any]:
 
 def json_field(name: str, raw: str) -> Any:
     return _json(raw, name, "a JSON object")
+
+
+# --- the GM's board (rules/sheet.py, `Board`) ----------------------------------------------------------------------
+
+
+def board_of(ruleset: str) -> Board | None:
+    """What the ruleset says of its table (rules/sheet.py, `Board`), if it says anything."""
+    sheet = get_ruleset(ruleset).sheet
+    return sheet.board if sheet is not None else None
+
+
+def card_actions(ruleset: str) -> dict[str, str]:
+    """The actions a character's card on the board offers, each with its label: the ruleset's board actions, then
+    the GM note and Undo every ruleset has."""
+    rules = get_ruleset(ruleset)
+    board = board_of(ruleset)
+    labels = {a.action: a.label for a in board.actions} if board is not None else {}
+    return {
+        action: labels.get(action) or rules.action_form(action).label for action in (*labels, "note", "undo")
+    }
+
+
+def _card_inputs(ruleset: str, action: str) -> tuple[str, ...] | None:
+    """The inputs of `action` a card shows (None: all of them, as for the note and Undo)."""
+    board = board_of(ruleset)
+    for card_action in board.actions if board is not None else ():
+        if card_action.action == action:
+            return card_action.inputs
+    return None
+
+
+def card_form(
+    ruleset: str,
+    action: str,
+    *,
+    injuries: list[tuple[str, str]] | None = None,
+    data: QueryDict | None = None,
+    errors: dict[str, str] | None = None,
+) -> ActionFormView:
+    """An action's form as a card shows it: the action's own form (`build_form`) cut down to the inputs the
+    ruleset's board names. An error of an input the card does not show is said on top of the form."""
+    form = build_form(ruleset, action, injuries=injuries, data=data, errors=errors)
+    shown = _card_inputs(ruleset, action)
+    if shown is None:
+        return form
+    hidden = [f.error for f in form.fields if f.name not in shown and f.error]
+    hidden += [r.error for r in form.rolls if f"rolls.{r.name}" not in shown and r.error]
+    form.fields = [f for f in form.fields if f.name in shown]
+    form.rolls = [r for r in form.rolls if f"rolls.{r.name}" in shown]
+    form.error = " ".join(text for text in (form.error, *hidden) if text)
+    return form
+
+
+NUMBERED_INPUTS = {"key": "key", "prefix": "prefix", "count": "count"}
+
+
+def parse_numbered(ruleset: str, data: QueryDict) -> tuple[str, Any, dict[str, Any]]:
+    """The posted "several NPCs" form: the name they share, how many, their attributes (as the API's body)."""
+    inputs = {**NUMBERED_INPUTS, **{k: v for k, v in character_inputs(ruleset).items() if k.startswith("a_")}}
+    attributes = parse_attributes(ruleset, data, inputs)
+    raw = data.get("count", "").strip()
+    try:
+        count: Any = int(raw)
+    except ValueError:
+        raise RuleError(
+            "count", f"expected a whole number of 1 to {services.MAX_NUMBERED}, got {raw!r}"
+        ) from None
+    return data.get("prefix", ""), count, attributes
+
+
+def parse_fight(data: QueryDict) -> int | None:
+    """The posted fight form: the game second a new fight starts at (the game time the board showed), or None
+    to end the fight."""
+    check_posted(data, {"at": "at", "end": "end"})
+    if _ticked(data, "end", "end"):
+        return None
+    raw = data.get("at", "").strip()
+    try:
+        return int(raw)
+    except ValueError:
+        raise RuleError("at", f"expected the game time the fight starts at, got {raw!r}") from None
+
+
+# --- characters and campaigns change in play --------------------------------------------------------------------
+
+
+def _current_inputs(ruleset: str, attributes: Mapping[str, Any]) -> QueryDict:
+    """The character form's inputs filled with the character's current attributes, as a GM would type them."""
+    data = QueryDict(mutable=True)
+    for attribute in _attributes(ruleset):
+        group, _, key = attribute.name.partition(".")
+        value = attributes.get(group)
+        if key:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        if value is None or value is False:
+            continue
+        if attribute.kind == "bool":
+            data[_attribute_input(attribute)] = "on"
+        elif isinstance(value, dict | list):
+            data[_attribute_input(attribute)] = json.dumps(value)
+        else:
+            data[_attribute_input(attribute)] = str(value)
+    return data
+
+
+def edit_fields(
+    ruleset: str,
+    attributes: Mapping[str, Any],
+    data: QueryDict | None = None,
+    errors: dict[str, str] | None = None,
+) -> list[Field]:
+    """The attribute inputs of a character's edit: those the ruleset lets change in play, filled with the current
+    values (or with what was posted, to correct it)."""
+    changeable = get_ruleset(ruleset).changeable_attributes
+    shown = data if data is not None else _current_inputs(ruleset, attributes)
+    return [f for f in attribute_fields(ruleset, shown, errors) if f.name.split(".")[0] in changeable]
+
+
+def parse_edit(ruleset: str, data: QueryDict, attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """The posted edit as the API's PATCH body. The form shows every value, so a map it shows whole (skills) is
+    what the GM wants: a key left out of it is dropped."""
+    changeable = get_ruleset(ruleset).changeable_attributes
+    posted = parse_attributes(ruleset, data)
+    patch: dict[str, Any] = {}
+    for name, value in posted.items():
+        if name not in changeable:
+            continue
+        current = attributes.get(name)
+        shown_whole = isinstance(value, dict) and any(
+            attribute.name == name and attribute.kind == "map" for attribute in _attributes(ruleset)
+        )
+        if shown_whole and isinstance(current, dict):
+            value = {**dict.fromkeys(current), **value}
+        patch[name] = value
+    return {
+        "name": data.get("name", ""),
+        "player": data.get("player", "").strip() or None,
+        "attributes": patch,
+    }
+
+
+def parse_options(data: QueryDict, names: list[str]) -> dict[str, Any]:
+    """The house-rules form's options: each input holds its option's value as JSON (`true`, `7`, `"standard"`),
+    as the board shows it."""
+    check_posted(data, {"key": "key", "name": "name", **{f"o_{name}": f"options.{name}" for name in names}})
+    options = {}
+    for name in names:
+        raw = data.get(f"o_{name}", "").strip()
+        if raw:
+            options[name] = _json(raw, f"options.{name}", 'a JSON value, e.g. true, 7 or "standard"')
+    return options

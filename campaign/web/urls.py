@@ -17,4 +17,17 @@ urlpatterns = [
     path("characters/<id:character_id>/act/<slug:action>/", views.character_act, name="character-act"),
     path("characters/<id:character_id>/forms/<slug:action>/", views.character_form, name="character-form"),
     path("characters/<id:character_id>/history/", views.character_history, name="character-history"),
+    path("characters/<id:character_id>/card/<slug:action>/", views.card_act, name="card-act"),
+    path("characters/<id:character_id>/duplicate/", views.character_duplicate, name="character-duplicate"),
+    path("campaigns/<id:campaign_id>/npcs/", views.campaign_npcs, name="campaign-npcs"),
+    path("campaigns/<id:campaign_id>/fight/", views.campaign_fight, name="campaign-fight"),
+    path("characters/<id:character_id>/card/<slug:action>/form/", views.card_form, name="card-form"),
+    path("characters/<id:character_id>/edit/", views.character_edit, name="character-edit"),
+    path("characters/<id:character_id>/retire/", views.character_retire, name="character-retire"),
+    path("characters/<id:character_id>/restore/", views.character_restore, name="character-restore"),
+    path("campaigns/<id:campaign_id>/options/", views.campaign_options, name="campaign-options"),
+    path("characters/<id:character_id>/forecast/", views.character_forecast, name="character-forecast"),
+    path(
+        "campaigns/<id:campaign_id>/clock/rewind/", views.campaign_clock_rewind, name="campaign-clock-rewind"
+    ),
 ]

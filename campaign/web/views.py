@@ -6,7 +6,10 @@ of the page that refreshes itself, answered with 304 when its ETag has not chang
 
 from __future__ import annotations
 
+import hashlib
 import math
+import uuid
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -28,9 +31,9 @@ from django.utils.html import escapejs
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign import access, cursors, presenters, services, throttles, transfer
-from campaign.models import GM, PLAYER, Campaign, Character, ImportJob, Membership
-from campaign.web import display, forms
+from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
+from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership
+from campaign.web import board, display, forecast_panel, forms
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
 from rules.sheet import label
@@ -279,22 +282,49 @@ def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
         job_part = f"{job.pk}:{job.progress:.3f}:{job.stalled_since(timezone.now()) is not None}"
     return (
         f'"b{campaign.pk}-{campaign.version}-{campaign.game_time}-e{campaign.projection_epoch}-{totals["v"] or 0}-{totals["n"]}'
-        f'-{job_part}-{role}-{user_id}"'
+        f'-{job_part}-{role}-{user_id}-f{campaign.fight_started_at}"'
     )
 
 
 def _board_characters(campaign: Campaign, role: str, user: Any) -> list[dict[str, Any]]:
-    rows = Character.objects.filter(campaign=campaign).select_related("player", "campaign")
+    rows = Character.objects.filter(campaign=campaign, retired=False).select_related("player", "campaign")
     if role == PLAYER:
         rows = rows.filter(player=user)
+    return _board_cards(campaign, role, list(rows))
+
+
+def _board_cards(campaign: Campaign, role: str, rows: list[Character]) -> list[dict[str, Any]]:
+    """The cards of the board. Each card's state is rendered once per character version, clock and role (the
+    "pages" cache, as the character page's live region): a refresh after one character changed presents that one
+    alone. What the state shows depends on the role only (no user, no CSRF token)."""
+    ruleset = get_ruleset(campaign.ruleset)
+    cache = caches[LIVE_CACHE]
+    keys = {_card_cache_key(campaign, role, character): character for character in rows}
+    found = cache.get_many(list(keys))
+    fresh: dict[str, str] = {}
     out = []
-    for character in rows:
-        data = presenters.character_json(character, role)
-        if role == GM and data.get("death_at") is not None:
-            data["time_left"] = display.duration_text(data["death_at"] - campaign.game_time)
-            data["death_text"] = display.date_text(data["death_at_date"])
-        out.append(data)
+    for key, character in keys.items():
+        html = found.get(key)
+        if html is None:
+            card = board.card(campaign, ruleset, role, presenters.character_json(character, role))
+            html = render_to_string("web/board_card_state.html", {"c": card, "is_gm": role == GM})
+            fresh[key] = html
+        else:
+            card = board.card_shell(ruleset, role, character.pk)
+        card["state_html"] = _rendered(html)
+        out.append(card)
+    if fresh:
+        cache.set_many(fresh, LIVE_CACHE_SECONDS)
     return out
+
+
+def _card_cache_key(campaign: Campaign, role: str, character: Character) -> str:
+    # The name and player are not events (an edit may change them without a new version): their digest is part.
+    who = hashlib.sha256(f"{character.name}\0{character.player_id}".encode()).hexdigest()[:16]
+    return (
+        f"card{LIVE_CACHE_FORMAT}:{character.pk}:{character.created_at.timestamp()}:v{character.version}"
+        f":t{campaign.game_time}:e{campaign.projection_epoch}:{who}:{role}"
+    )
 
 
 def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[str, Any]:
@@ -306,6 +336,7 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
         "game_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
         "characters": _board_characters(campaign, role, request.user),
         "etag": _board_etag(campaign, role, request.user.pk),
+        "fight": board.fight(campaign, get_ruleset(campaign.ruleset)),
     }
     if role == GM:
         job = services.open_job(campaign)
@@ -329,10 +360,18 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
         context["clock_units"] = forms.CLOCK_UNITS
         help_texts = {**display.SHARED_OPTION_HELP, **context["ruleset"].option_help}
         context["options"] = [
-            (label(name), display.option_words(name, value), help_texts.get(name, ""))
+            # The field's value is what the form takes back (JSON); the reader sees the label and the words.
+            (
+                name,
+                display.option_text(value),
+                help_texts.get(name, ""),
+                label(name),
+                display.option_words(name, value),
+            )
             for name, value in campaign.options.items()
         ]
         context.setdefault("attribute_fields", forms.attribute_fields(campaign.ruleset))
+        context["retired"] = Character.objects.filter(campaign=campaign, retired=True).values("pk", "name")
     return context
 
 
@@ -354,7 +393,9 @@ def campaign_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
             return not_modified
         context = _board_context(request, campaign, role)
         return _with_etag(render(request, "campaign.html#live", context), etag)
-    return _with_keyed_forms(render(request, "campaign.html", _board_context(request, campaign, role)))
+    context = _board_context(request, campaign, role)
+    _open_card_form(request, campaign, context)
+    return _with_keyed_forms(render(request, "campaign.html", context))
 
 
 def _board_form_response(
@@ -387,6 +428,7 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
             seconds=seconds,
             actor=request.user.get_username(),
             idempotency_key=forms.idempotency_key(request.POST),
+            stop_on=request.POST.get("stop_on") or None,
         )
     except RuleError as error:
         status = error.status
@@ -521,35 +563,60 @@ def _history(
     for item, row in zip(page.entries, page.rows, strict=True):
         item["event"] = row.position  # the cache key of its rendering; never shown
         item["future"] = version is not None and item["version"] > version
-        item["by_clock"] = row.cause.startswith("timer:")  # folded into runs (`_runs`); never shown
         if decorate:
             _decorate_entry(item, campaign)
+    _group_entries(page.entries, page.rows, campaign)
     return page.entries, page.next
 
 
-# Consecutive entries of one kind that the clock wrote (the daily healing rolls) fold into one <details> from
-# this many on: a week of rolls is one line until the reader opens it.
-CLOCK_RUN = 2
+def _advance_of(row: Event) -> str | None:
+    """The clock job whose firing made the row ('timer:<job>:<character>:<key>:<second>'), if the clock did (an
+    imported log may hold any cause: only a job id counts)."""
+    if not row.cause.startswith("timer:"):
+        return None
+    try:
+        return str(uuid.UUID(row.cause.split(":")[1]))
+    except ValueError:
+        return None
 
 
-def _runs(history: list[dict[str, Any]], campaign: Any) -> list[dict[str, Any]]:
-    """The history (newest first) as runs: each clock-written run of one kind folded, everything else alone."""
-    runs: list[dict[str, Any]] = []
-    for item in history:
-        last = runs[-1] if runs else None
-        if last and item["by_clock"] and last["by_clock"] and last["kind"] == item["type"]:
-            last["entries"].append(item)
-        else:
-            runs.append({"kind": item["type"], "by_clock": item["by_clock"], "entries": [item]})
-    for run in runs:
-        run["folded"] = len(run["entries"]) >= CLOCK_RUN
-        if run["folded"]:
-            newest, oldest = run["entries"][0], run["entries"][-1]
-            run["title"] = display.event_title(run["kind"])
-            run["key"] = oldest["version"]  # the same <details> from one refresh to the next (morph)
-            run["newest"] = display.date_text(presenters.game_date(campaign, newest["game_time"]))
-            run["oldest"] = display.date_text(presenters.game_date(campaign, oldest["game_time"]))
-    return runs
+def _group_entries(entries: list[dict[str, Any]], rows: list[Event], campaign: Campaign) -> None:
+    """Runs of two or more entries that belong together are drawn as one expandable entry: a clock advance's
+    firings ("Clock, 2020-01-01 00:00 to 2020-01-08 00:00: 7 entries, 7 damage healed") and entries taken back
+    together (a revert's, "Taken back: 5 entries"). Marks the run's first entry (newest: `group_open`, the
+    title) and last (`group_close`)."""
+    keys = [
+        ("taken back", None) if item["voided"] else ("clock", _advance_of(row)) if _advance_of(row) else None
+        for item, row in zip(entries, rows, strict=True)
+    ]
+    jobs = {key[1] for key in keys if key and key[1]}
+    spans = {str(job.pk): job for job in Job.objects.filter(pk__in=sorted(jobs))} if jobs else {}
+    start = 0
+    while start < len(entries):
+        end = start
+        while end + 1 < len(entries) and keys[start] is not None and keys[end + 1] == keys[start]:
+            end += 1
+        if end > start:
+            run = entries[start : end + 1]
+            kinds = Counter(display.event_title(item["type"]).lower() for item in run)
+            counted = ", ".join(f"{count} {kind}" for kind, count in kinds.most_common())
+            what = f"{len(run)} entries: {counted}"
+            kind, job_id = keys[start]
+            if kind == "clock":
+                job = spans.get(job_id)
+                low, high = (
+                    (job.from_time, job.to_time) if job else (run[-1]["game_time"], run[0]["game_time"])
+                )
+                dates = [display.date_text(presenters.game_date(campaign, t))[:16] for t in (low, high)]
+                run[0]["group_open"] = f"Clock, {dates[0]} to {dates[1]}: {what}"
+            else:
+                run[0]["group_open"] = f"Taken back: {what}"
+                run[0]["group_voided"] = True
+            run[0]["group_key"] = run[-1][
+                "version"
+            ]  # the same <details> from one refresh to the next (morph)
+            run[-1]["group_close"] = True
+        start = end + 1
 
 
 def _decorate_entry(item: dict[str, Any], campaign: Campaign) -> None:
@@ -588,7 +655,6 @@ def _live_context(
         "overall": display.overall_severity(ruleset, data),
         "monitors": display.monitors(ruleset, data, role),
         "history": history,
-        "history_runs": _runs(history, campaign),
         "older": older,
         "character_url": reverse("character", args=[character.pk]),
         # A player's is the digest of the region (`_sealed_live`), put in its place once it is rendered.
@@ -727,7 +793,7 @@ def _page_context(
 def _require_action(ruleset: str, role: str, action: str) -> None:
     """A GM's action of the campaign's ruleset (403 for a player, 404 for an action the ruleset does not have)."""
     access.require_gm(role, "act on characters")
-    if action not in (*forms.action_forms(ruleset), "undo"):
+    if action not in (*forms.action_forms(ruleset), "undo", "revert"):
         raise Http404("no such action")
 
 
@@ -761,12 +827,33 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
     open_form = None
     if action:
         assert character is not None
-        open_form = forms.build_form(
-            stamp.ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
+        open_form = _named_undo(
+            forms.build_form(
+                stamp.ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
+            ),
+            character,
         )
     return _with_keyed_forms(
         render(request, "character.html", _page_context(request, stamp, version, character, open_form))
     )
+
+
+def _named_undo(form: forms.ActionFormView, character: Character) -> forms.ActionFormView:
+    """The undo form's button names what it takes back (RULES.md, "Every ruleset"): "Undo: death save failed,
+    00:00:30 (clock)"; the time of day when the entry is from the campaign's day, else the whole date."""
+    if form.action != "undo":
+        return form
+    target = presenters.undo_target(character)
+    if target is None:
+        form.undo_text = ""
+        return form
+    campaign = character.campaign
+    when = display.date_text(presenters.game_date(campaign, target["game_time"]))
+    today = display.date_text(presenters.game_date(campaign, campaign.game_time))
+    when = when[11:] if when[:10] == today[:10] else when
+    clock = " (clock)" if target["by_clock"] else ""
+    form.undo_text = f"Undo: {target['summary']}, {when}{clock}"
+    return form
 
 
 def _gm_acting_on(request: HttpRequest, character_id: int, action: str) -> Character:
@@ -783,8 +870,11 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
     ruleset = character.campaign.ruleset
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
-    form = forms.build_form(
-        ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
+    form = _named_undo(
+        forms.build_form(
+            ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
+        ),
+        character,
     )
     return _with_keyed_forms(
         render(request, "character.html#action-form", {"form": form, "model": character})
@@ -815,7 +905,6 @@ def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
         "is_gm": role == GM,
         "version": None,
         "history": history,
-        "history_runs": _runs(history, character.campaign),
         "older": older,
         "character_url": reverse("character", args=[character.pk]),
     }
@@ -824,13 +913,13 @@ def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
     return render(request, "character_history.html", context)
 
 
-@login_required
-@require_POST
-def character_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
-    character = _gm_acting_on(request, character_id, action)
+def _posted_action(
+    request: HttpRequest, character: Character, action: str
+) -> tuple[services.ActionResult | None, dict[str, str], int]:
+    """Run a posted action form (the character page's or a card's): the result, or the errors placed on the
+    form's fields, and the status; the character is read again after it."""
     ruleset = character.campaign.ruleset
-    errors: dict[str, str] = {}
-    status = 201
+    result, errors, status = None, {}, 201
     try:
         body = forms.parse_action(ruleset, action, request.POST)
         result = services.character_act(
@@ -843,6 +932,15 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         errors = forms.place_error(ruleset, action, error.field, error.message)
         status = error.status
     character.refresh_from_db()
+    return result, errors, status
+
+
+@login_required
+@require_POST
+def character_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    character = _gm_acting_on(request, character_id, action)
+    ruleset = character.campaign.ruleset
+    result, errors, status = _posted_action(request, character, action)
     injuries = _injury_choices(character)
     if errors:
         form = forms.build_form(
@@ -857,6 +955,7 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         form = forms.build_form(ruleset, action, injuries=injuries, options=character.campaign.options)
         said = presenters.action_said(character.campaign, result.events, result.state)
         form.success = said if not result.replayed else f"Already recorded: {said}"
+    _named_undo(form, character)
     if request.htmx:
         response = render(request, "character.html#action-form", {"form": form, "model": character})
         if not errors:
@@ -868,3 +967,346 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     stamp = access.character_stamp(request.user, character.pk)
     context = _page_context(request, stamp, None, character, open_form=form)
     return render(request, "character.html", context, status=status)
+
+
+# --- the GM's board: cards, a fight's rounds, NPCs in a hurry (campaign/web/board.py) ---------------------------
+
+
+def _card_for(request: HttpRequest, character: Character) -> dict[str, Any]:
+    """The card of one character as the GM sees it now (after an action on it)."""
+    campaign = character.campaign
+    data = presenters.character_json(character, GM)
+    return board.card(campaign, get_ruleset(campaign.ruleset), GM, data)
+
+
+@login_required
+@require_POST
+def card_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """An action posted from a character's card on the board: the card's form (`forms.card_form`), parsed and
+    recorded as the character page's. With htmx the answer is the form and, out of band, the card's state; without,
+    the board (a redirect, or the page with the card's form open and its error)."""
+    character = _gm_acting_on(request, character_id, action)
+    ruleset = character.campaign.ruleset
+    labels = forms.card_actions(ruleset)
+    if action not in labels:
+        raise Http404("no such action on a card")
+    result, errors, status = _posted_action(request, character, action)
+    card = _card_for(request, character)
+    if errors:
+        form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors)
+    else:
+        form = board.card_form_for(get_ruleset(ruleset), card, action)
+        titles = ", ".join(display.event_title(e.type) for e in result.events)
+        done = "already recorded" if result.replayed else "recorded"
+        form.success = f"{character.name}: {done} {titles.lower()}."
+    if request.htmx:
+        response = render(
+            request,
+            "web/board_card_form.html",
+            {"c": card, "form": form, "label": labels[action], "is_gm": True, "oob": True},
+        )
+        if not errors:
+            response["HX-Trigger"] = "refresh"
+        return response
+    board_url = reverse("campaign", args=[character.campaign_id]) + f"#card-{character.pk}"
+    if not errors:
+        messages.success(request, form.success)
+        return redirect(board_url)
+    context = _board_context(request, character.campaign, GM)
+    board.with_form(context["characters"], character.pk, form)
+    return render(request, "campaign.html", context, status=status)
+
+
+@login_required
+@require_POST
+def character_duplicate(request: HttpRequest, character_id: int) -> HttpResponse:
+    """A new character with this one's attributes (services.character_duplicate), from its card on the board."""
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "create characters")
+    try:
+        forms.check_posted(request.POST, {"key": "key"})
+        copy = services.character_duplicate(
+            character=character,
+            actor=request.user.get_username(),
+            idempotency_key=forms.idempotency_key(request.POST),
+        )
+    except RuleError as error:
+        if request.htmx:
+            return render(
+                request,
+                "web/board_card_duplicate.html",
+                {"c": {"id": character.pk}, "copy_error": error.message},
+            )
+        context = _board_context(request, character.campaign, role)
+        return render(
+            request, "campaign.html", {**context, "board_error": error.message}, status=error.status
+        )
+    text = f"{copy.name} joined the campaign."
+    if request.htmx:
+        response = render(
+            request, "web/board_card_duplicate.html", {"c": {"id": character.pk}, "copied": text}
+        )
+        response["HX-Trigger"] = "refresh"
+        return response
+    messages.success(request, text)
+    return redirect(reverse("campaign", args=[character.campaign_id]) + f"#card-{copy.pk}")
+
+
+# --- characters and campaigns change in play --------------------------------------------------------------------
+
+
+def _changed_text(result: services.ActionResult) -> str:
+    """'Saved: armour 0 -> 2, name Ash -> Ashe.' in the game's words, or that nothing changed."""
+    if not result.events:
+        return "Nothing changed."
+    parts = [
+        f"{display.label(field.removeprefix('attributes.'))} {display.change_text(change)}"
+        for field, change in result.events[0].data["changes"].items()
+    ]
+    return f"Saved: {', '.join(parts)}."
+
+
+def _edit_context(
+    character: Character, data: Any = None, errors: dict[str, str] | None = None
+) -> dict[str, Any]:
+    campaign = character.campaign
+    errors = errors or {}
+    members = Membership.objects.filter(campaign=campaign).select_related("user").order_by("user__username")
+    return {
+        "model": character,
+        "campaign": campaign,
+        "errors": errors,
+        "name": data.get("name", "") if data is not None else character.name,
+        "player": data.get("player", "") if data is not None else presenters.player_name(character) or "",
+        "members": [m.user.get_username() for m in members],
+        "fields": forms.edit_fields(campaign.ruleset, character.state["attributes"], data, errors),
+    }
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
+    """A GM's edit of a character (name, player, the attributes that may change in play), and its retirement or
+    return: the API's PATCH, DELETE and restore."""
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "change characters")
+    ruleset = character.campaign.ruleset
+    if request.method == "GET":
+        return _with_keyed_forms(render(request, "character_edit.html", _edit_context(character)))
+    try:
+        changes = forms.parse_edit(ruleset, request.POST, character.state["attributes"])
+        result = services.change_character(
+            character_id=character.pk, actor=request.user.get_username(), changes=changes
+        )
+    except RuleError as error:
+        errors = forms.place_character_error(ruleset, error.field, error.message)
+        context = _edit_context(character, forms.echoed(request.POST), errors)
+        return _with_keyed_forms(render(request, "character_edit.html", context, status=error.status))
+    messages.success(request, _changed_text(result))
+    return redirect("character", character_id=character.pk)
+
+
+@login_required
+@require_POST
+def campaign_npcs(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Several NPCs from one template (services.characters_create_numbered)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "create characters")
+    try:
+        prefix, count, attributes = forms.parse_numbered(campaign.ruleset, request.POST)
+        made = services.characters_create_numbered(
+            campaign=campaign,
+            actor=request.user.get_username(),
+            prefix=prefix,
+            count=count,
+            attributes=attributes,
+            idempotency_key=forms.idempotency_key(request.POST),
+        )
+    except RuleError as error:
+        if error.field in ("prefix", "count"):
+            errors = {error.field: error.message}
+        else:  # an attribute, or the form as a whole
+            errors = forms.place_character_error(campaign.ruleset, error.field, error.message)
+        extra = {
+            "npc_errors": errors,
+            "npc_prefix": without_direction_controls(request.POST.get("prefix", "")),
+            "npc_count": without_direction_controls(request.POST.get("count", "")),
+            "npc_fields": forms.attribute_fields(campaign.ruleset, forms.echoed(request.POST), errors),
+        }
+        return _npcs_response(request, campaign, role, extra, error.status)
+    names = made[0].name if len(made) == 1 else f"{made[0].name} to {made[-1].name}"
+    success = f"{names} joined the campaign."
+    return _npcs_response(request, campaign, role, {"npc_success": success, "success": success}, 201)
+
+
+def _npcs_response(
+    request: HttpRequest, campaign: Campaign, role: str, extra: dict[str, Any], status: int
+) -> HttpResponse:
+    if not request.htmx:
+        return _board_form_response(request, campaign, role, "", extra, status)
+    context = {"campaign": campaign, "attribute_fields": forms.attribute_fields(campaign.ruleset), **extra}
+    response = render(request, "web/board_npcs.html", context)
+    if status < 400:
+        response["HX-Trigger"] = "refresh"
+    return response
+
+
+def character_retire(request: HttpRequest, character_id: int) -> HttpResponse:
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "retire characters")
+    services.retire_character(character_id=character.pk, actor=request.user.get_username())
+    messages.success(
+        request, f"{character.name} is retired: out of the board and the lists, history kept. Restore below."
+    )
+    return redirect("campaign", campaign_id=character.campaign_id)
+
+
+@login_required
+@require_POST
+def campaign_fight(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Start a new fight at the game time the board showed (the round counter's round 1), or end it."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "count a fight's rounds")
+    error = ""
+    try:
+        at = forms.parse_fight(request.POST)
+        if at is None:
+            services.fight_end(campaign=campaign)
+            success = "The fight is over."
+        else:
+            services.fight_start(campaign=campaign, at=at)
+            success = "A new fight: round 1."
+    except RuleError as refused:
+        error, status = refused.message, refused.status
+    else:
+        status = 200
+    ruleset = get_ruleset(campaign.ruleset)
+    if request.htmx:
+        context = {
+            "campaign": campaign,
+            "is_gm": True,
+            "fight": board.fight(campaign, ruleset),
+            "fight_error": error,
+        }
+        response = render(request, "web/board_round.html", context)
+        if not error:
+            response["HX-Trigger"] = "refresh"
+        return response
+    if not error:
+        messages.success(request, success)
+        return redirect("campaign", campaign_id=campaign.pk)
+    context = {**_board_context(request, campaign, role), "fight_error": error}
+    return render(request, "campaign.html", context, status=status)
+
+
+def _open_card_form(request: HttpRequest, campaign: Campaign, context: dict[str, Any]) -> None:
+    """`?card=<id>&form=<action>`: the board with that card's form open (a card's form without JavaScript)."""
+    raw_id, action = request.GET.get("card", "").strip(), request.GET.get("form", "").strip()
+    if not raw_id and not action:
+        return
+    ruleset = get_ruleset(campaign.ruleset)
+    character = Character.objects.filter(
+        campaign=campaign, pk=int(raw_id) if raw_id.isdigit() and len(raw_id) < 19 else None
+    ).first()
+    if character is None or action not in forms.card_actions(ruleset.slug):
+        raise Http404("no such card or action")
+    data = presenters.character_json(character, GM)
+    board.with_form(context["characters"], character.pk, board.card_form_for(ruleset, data, action))
+
+
+@login_required
+def card_form(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """One card's form (GM only), fetched by the board when its <details> opens; without htmx the board with it
+    open."""
+    character = _gm_acting_on(request, character_id, action)
+    ruleset = get_ruleset(character.campaign.ruleset)
+    labels = forms.card_actions(ruleset.slug)
+    if action not in labels:
+        raise Http404("no such action on a card")
+    if not request.htmx:
+        board_url = reverse("campaign", args=[character.campaign_id])
+        return redirect(f"{board_url}?card={character.pk}&form={action}#card-{character.pk}")
+    card = _card_for(request, character)
+    form = board.card_form_for(ruleset, card, action)
+    context = {"c": card, "form": form, "label": labels[action], "is_gm": True}
+    return _with_keyed_forms(render(request, "web/board_card_form.html", context))
+
+
+def character_restore(request: HttpRequest, character_id: int) -> HttpResponse:
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "restore characters")
+    services.restore_character(character_id=character.pk, actor=request.user.get_username())
+    messages.success(request, f"{character.name} is back on the board.")
+    return redirect("character", character_id=character.pk)
+
+
+@login_required
+@require_POST
+def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The board's house-rules form: the campaign's name and options (the API's PATCH)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "change the house rules")
+    names = list(campaign.options)
+    try:
+        changes = {"name": request.POST.get("name", ""), "options": forms.parse_options(request.POST, names)}
+        services.change_campaign(campaign_id=campaign.pk, actor=request.user.get_username(), changes=changes)
+    except RuleError as error:
+        extra = {"options_error": {error.field: error.message}, "options_posted": forms.echoed(request.POST)}
+        context = {**_board_context(request, campaign, role), **extra}
+        return render(request, "campaign.html", context, status=error.status)
+    messages.success(request, "House rules saved.")
+    return redirect("campaign", campaign_id=campaign.pk)
+
+
+# --- the recovery forecast ----------------------------------------------------------------------------------------
+
+
+@login_required
+def character_forecast(request: HttpRequest, character_id: int) -> HttpResponse:
+    """The forecast panel (docs/forecast.md): a fragment for the character page, which fetches it when its live
+    region is shown; a page of its own without htmx. Rendered once per character state and role (no request in
+    its context: every GM shares one rendering, every player another)."""
+    stamp = access.character_stamp(request.user, character_id)
+
+    def panel() -> str:
+        character, role = access.character_for(request.user, character_id)
+        return render_to_string("web/forecast.html", forecast_panel.panel_context(character, role))
+
+    html = _rendered(forecasts.cached(stamp, forecasts.Asked(), "forecast-panel", panel))
+    if request.htmx:
+        return HttpResponse(html)
+    context = {
+        "panel": html,
+        "name": stamp.name,
+        "character_id": stamp.character_id,
+        "campaign_id": stamp.campaign_id,
+        "campaign_name": stamp.campaign_name,
+    }
+    return render(request, "character_forecast.html", context)
+
+
+@login_required
+@require_POST
+def campaign_clock_rewind(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The board's "take back the latest advance" (RULES.md, "Every ruleset")."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "take back an advance")
+    try:
+        forms.check_posted(request.POST, {})
+        rewind = services.clock_rewind(campaign=campaign, actor=request.user.get_username())
+    except RuleError as error:
+        return _board_form_response(
+            request,
+            campaign,
+            role,
+            "clock-form",
+            {"clock_error": error.message, "clock_field": "form"},
+            error.status,
+        )
+    campaign.refresh_from_db()
+    back = display.date_text(presenters.game_date(campaign, rewind.to))
+    who = "1 character" if rewind.characters == 1 else f"{rewind.characters} characters"
+    success = f"Advance taken back: the clock is back at {back}; the clock's entries on {who} are taken back."
+    return _board_form_response(
+        request, campaign, role, "clock-form", {"clock_success": success, "success": success}, 200
+    )

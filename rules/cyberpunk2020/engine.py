@@ -21,7 +21,7 @@ from typing import Any
 from rules import kernel, params, words
 from rules.cyberpunk2020 import tables
 from rules.dice import Dice
-from rules.ruleset import Event, RuleError, State, Timer, copy_state, game_time_mark
+from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
 
 SLUG = "cyberpunk2020"
 
@@ -757,6 +757,7 @@ EVOLVERS = {
     STUN_DAMAGE_HEALED: _stun_damage_healed,
     MINOR_WOUND_HEALED: _minor_wound_healed,
     DAMAGE_HEALED: _damage_healed,
+    CHARACTER_CHANGED: lambda state, data, at: kernel.take_attribute_changes(state, data),
 }
 
 
@@ -867,3 +868,27 @@ FIRERS = {
     MINOR_WOUND: _fire_minor_wound,
     HEAL: _fire_heal,
 }
+
+
+# --- characters change in play -------------------------------------------------------------------------------
+
+CHANGEABLE = ("body", "luck", "armor", "btm", "stun_save_bonus")
+
+
+def change_attributes(state: State, patch: Mapping[str, Any]) -> dict[str, Any]:
+    """Armour bought or lost (SP per location), BODY or LUCK raised, cyberware that moves the BTM: the saves,
+    armour and BTM of every later attack and clock roll use the new values; wounds already on the track stay.
+
+    A BTM that followed BODY (the table's value) follows a new BODY; one the GM set for cyberware stays unless the
+    edit names it."""
+    patch = params.require_mapping(patch, "attributes")
+    current = state["attributes"]
+    body = patch.get("body")
+    follows = current["btm"] == btm_for_body(current["body"])
+    named = "btm" in patch and patch["btm"] != current["btm"]
+    if not named and follows and isinstance(body, int) and not isinstance(body, bool) and body >= 1:
+        patch = {**patch, "btm": btm_for_body(body)}
+    _, changes = kernel.changed_attributes(
+        state, patch, changeable=CHANGEABLE, fixed={}, validate=validate_attributes
+    )
+    return {"changes": changes}

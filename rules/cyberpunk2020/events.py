@@ -4,7 +4,20 @@ fields (`engine.py`, decide and fire); an imported file must hold the same, with
 from __future__ import annotations
 
 from rules.cyberpunk2020 import tables
-from rules.event_schema import DICE, Bool, Int, ListOf, Maybe, Num, Obj, OneOf, Text, Time, event
+from rules.event_schema import (
+    DICE,
+    Bool,
+    Int,
+    ListOf,
+    Maybe,
+    Num,
+    Obj,
+    OneOf,
+    Text,
+    Time,
+    character_changed,
+    event,
+)
 
 KINDS = ("normal", "stun", "blunt", "explosion")
 # A hit takes at most 1,000 damage (the action's limit), doubled on the head: no track holds more.
@@ -110,6 +123,15 @@ EVENTS = {
     "StunDamageHealed": event(points=POINTS, stun_damage=POINTS),
     "MinorWoundHealed": event(id=Int(1, 10**9)),
     "DamageHealed": event(points=POINTS, damage=POINTS, healing_skill=SKILL),
+    "CharacterChanged": character_changed(
+        {
+            "body": Int(1, 30),
+            "luck": Int(0, 30),
+            "armor": Obj({location: Int(0, 100) for location in tables.LOCATIONS}),
+            "btm": Int(-10, 0),
+            "stun_save_bonus": Int(-10, 10),
+        }
+    ),
 }
 
 # The replayed state, checked after every event of an import: the wound track the pages draw.

@@ -7,7 +7,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules.cyberpunk2020 import tables
-from rules.sheet import Attribute, Block, Character, CharacterSheet, Demo, Mark, label, stats, title
+from rules.sheet import (
+    Attribute,
+    Block,
+    Board,
+    CardAction,
+    Character,
+    CharacterSheet,
+    Demo,
+    Mark,
+    label,
+    stats,
+    title,
+)
 
 ATTRIBUTES = (
     Attribute("body", "int", "Body Type", required=True, minimum=1, maximum=30),
@@ -49,7 +61,7 @@ def monitors(character: Character, audience: str) -> list[Block]:
         {
             "kind": "track",
             "text": f"Wound track: {sheet['track']} of {tables.TRACK_MAX} points ({sheet['damage']} real,"
-            f" {sheet['stun_damage']} stun), level {sheet['wound_level']}",
+            f" {sheet['stun_damage']} stun), level {label(sheet['wound_level'] or 'none')}",
             "groups": track(sheet),
             "legend": [("real", "real damage"), ("stun", "stun damage")],
         },
@@ -120,6 +132,17 @@ def injury_choices(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [*limbs, ("dying", "the dying character (medical tech)")]
 
 
+# The board: a round is 3 s and a turn 10 rounds (RULES.md); a card takes the attack's damage, where it was aimed
+# (empty: rolled) and the target's stun and death saves (empty: rolled), and a save rolled at the table.
+BOARD = Board(
+    round_seconds=3,
+    round_name="round",
+    actions=(
+        CardAction("damage", ("damage", "location", "rolls.stun_save", "rolls.death_save")),
+        CardAction("save", ("kind", "rolls.save"), label="Save"),
+    ),
+)
+
 SHEET = CharacterSheet(
     attributes=ATTRIBUTES,
     monitors=monitors,
@@ -127,4 +150,5 @@ SHEET = CharacterSheet(
     severity=severity,
     injury_choices=injury_choices,
     demo=DEMO,
+    board=BOARD,
 )

@@ -9,8 +9,11 @@ Events carry every die, the table row, CON and band before and after and the res
 limit, so `evolve` never reads a table.
 
 Clock decisions (the loop "fire the earliest timer, re-read the timers" always ends):
-- `stun_ends` (priority 20): stun lasts until the next clock advance, so its timer is due one second after the
-  wound that stunned; firing it clears the stun and no stun timer is left.
+- `stun_ends` (priority 20): stun lasts until the next clock advance (house), so its timer is due one second after
+  the wound that stunned; firing it clears the stun and no stun timer is left. Option `stun_lasts_seconds` makes it
+  last that many game seconds instead.
+- `ko_ends` (priority 30): only with option `ko_lasts_seconds` above 0 (house default 0: a KO from a roll ends by
+  action `recover` alone), that many game seconds after the wound that knocked the character out.
 - `con_recovery` (priority 50): one CON point per `con_recovery_days` of rest, counted from the latest wound
   (a wound interrupts rest) or the latest point regained. Each firing moves the next one a full period on, and the
   timer disappears once CON is back at its initial value or the character is dead, so a game year costs at most
@@ -27,7 +30,7 @@ from typing import Any
 from rules import kernel, params
 from rules.darkfuture import tables
 from rules.dice import Dice
-from rules.ruleset import Event, RuleError, State, Timer
+from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
 from rules.text import unreadable
 
 SLUG = "darkfuture"
@@ -43,8 +46,10 @@ CON_RECOVERED = "ConRecovered"
 
 # Timer kinds.
 STUN_ENDS = "stun_ends"
+KO_ENDS = "ko_ends"
 CON_RECOVERY = "con_recovery"
 STUN_ENDS_PRIORITY = 20
+KO_ENDS_PRIORITY = 30
 CON_RECOVERY_PRIORITY = 50
 
 # Error messages the API and tests rely on.
@@ -55,8 +60,15 @@ KNOCKED_OUT_BY_ZERO_CON = "a knock-out at 0 CON ends only when CON rises above 0
 LIMBS_EXPECTED = "expected a list of limbs among left_arm, right_arm, left_leg, right_leg"
 LIMB_TWICE = "expected each limb once, got {value} twice"
 MAX_SKILL_NAME = 40
+MAX_LASTING = 365 * 86_400
 
-OPTION_NAMES = ("ko_pass_means_stun", "con_recovery_days")
+OPTION_NAMES = (
+    "ko_pass_means_stun",
+    "con_recovery_days",
+    "limb_check_target",
+    "stun_lasts_seconds",
+    "ko_lasts_seconds",
+)
 SHARED_OPTIONS = ("start", "time_scale")
 ATTRIBUTE_NAMES = ("con", "skills", "move", "armour", "pedestrian", "driver")
 
@@ -80,6 +92,21 @@ def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
             minimum=1,
             maximum=3650,
             prefix="options",
+        ),
+        # The house rules RULES.md marks (section 3, "KO and stun rolls" and "Recovery"), each a default.
+        "limb_check_target": params.integer(
+            options,
+            "limb_check_target",
+            default=tables.LIMB_CHECK_TARGET,
+            minimum=0,
+            maximum=tables.DAMAGE_DIE_SIDES,
+            prefix="options",
+        ),
+        "stun_lasts_seconds": params.integer(
+            options, "stun_lasts_seconds", default=0, minimum=0, maximum=MAX_LASTING, prefix="options"
+        ),
+        "ko_lasts_seconds": params.integer(
+            options, "ko_lasts_seconds", default=0, minimum=0, maximum=MAX_LASTING, prefix="options"
         ),
     }
 
@@ -209,6 +236,7 @@ def initial_state(attributes: Mapping[str, Any], options: Mapping[str, Any]) -> 
         "move": {"base": attributes["move"], "current": attributes["move"]},
         "safety_limit_mph": safety_limit_mph(band, attributes["driver"]),
         "knocked_out_by_roll": False,
+        "knocked_out_at": None,
         "stunned": False,
         "stunned_at": None,
         "disabled_limbs": [],
@@ -253,15 +281,16 @@ def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], d
     return outcome
 
 
-def roll_limb_disablement(dice: Dice) -> dict[str, Any]:
+def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
+    target = options.get("limb_check_target", tables.LIMB_CHECK_TARGET)
     check = dice.die("limb_check")
     outcome: dict[str, Any] = {
         "roll": check,
-        "target": tables.LIMB_CHECK_TARGET,
+        "target": target,
         "disabled": False,
         "limb": None,
     }
-    if check > tables.LIMB_CHECK_TARGET:
+    if check > target:
         limb_roll, side_roll = dice.die("limb"), dice.die("side")
         outcome.update(
             disabled=True,
@@ -296,7 +325,7 @@ def take_damage(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> lis
     band = con_band(con_after, state["con"]["initial"])
     effects = tables.BAND_EFFECTS[band]["effects"]
     checks = roll_ko_and_stun(band, knocked_out(state), state["options"], dice)
-    limb_check = roll_limb_disablement(dice) if tables.EFFECT_LIMB in effects else None
+    limb_check = roll_limb_disablement(state["options"], dice) if tables.EFFECT_LIMB in effects else None
     disabled_limbs = list(state["disabled_limbs"])
     if limb_check and limb_check["disabled"] and limb_check["limb"] not in disabled_limbs:
         disabled_limbs = sorted([*disabled_limbs, limb_check["limb"]])
@@ -386,12 +415,23 @@ def _set_band(state: State, data: Mapping[str, Any]) -> None:
 
 
 def _die(state: State) -> None:
-    state.update(alive=False, stunned=False, stunned_at=None, knocked_out_by_roll=False, resting_since=None)
+    state.update(
+        alive=False,
+        stunned=False,
+        stunned_at=None,
+        knocked_out_by_roll=False,
+        knocked_out_at=None,
+        resting_since=None,
+    )
 
 
 def _wound_taken(state: State, data: Mapping[str, Any], at: int) -> None:
     _set_band(state, data)
     state["knocked_out_by_roll"] = data["knocked_out_by_roll_after"]
+    if data["knocked_out_by_roll"]:
+        state["knocked_out_at"] = at
+    elif not state["knocked_out_by_roll"]:
+        state["knocked_out_at"] = None
     if data["stunned_by_wound"]:
         state["stunned_at"] = at
     state["stunned"] = data["stunned_after"]
@@ -410,6 +450,7 @@ def _death_occurred(state: State, data: Mapping[str, Any], at: int) -> None:
 
 def _knock_out_ended(state: State, data: Mapping[str, Any], at: int) -> None:
     state["knocked_out_by_roll"] = False
+    state["knocked_out_at"] = None
 
 
 def _limbs_restored(state: State, data: Mapping[str, Any], at: int) -> None:
@@ -427,6 +468,13 @@ def _con_recovered(state: State, data: Mapping[str, Any], at: int) -> None:
     state["resting_since"] = at
 
 
+def _character_changed(state: State, data: Mapping[str, Any], at: int) -> None:
+    kernel.take_attribute_changes(state, data)
+    state["skills"] = copy_state(data["skills_after"])
+    state["move"] = dict(data["move_after"])
+    state["safety_limit_mph"] = data["safety_limit_mph_after"]
+
+
 # NearMissTaken changes nothing; unknown types are ignored so that evolve stays total.
 EVOLVERS = {
     WOUND_TAKEN: _wound_taken,
@@ -435,6 +483,7 @@ EVOLVERS = {
     LIMBS_RESTORED: _limbs_restored,
     STUN_ENDED: _stun_ended,
     CON_RECOVERED: _con_recovered,
+    CHARACTER_CHANGED: _character_changed,
 }
 
 
@@ -452,8 +501,13 @@ def timers(state: State) -> list[Timer]:
     if not state["alive"]:
         return []
     pending = []
+    options = state["options"]
     if state["stunned"]:
-        pending.append(Timer(state["stunned_at"] + 1, STUN_ENDS, "stun", STUN_ENDS_PRIORITY))
+        lasts = max(1, options.get("stun_lasts_seconds", 0))
+        pending.append(Timer(state["stunned_at"] + lasts, STUN_ENDS, "stun", STUN_ENDS_PRIORITY))
+    ko_lasts = options.get("ko_lasts_seconds", 0)
+    if ko_lasts and state["knocked_out_by_roll"] and state.get("knocked_out_at") is not None:
+        pending.append(Timer(state["knocked_out_at"] + ko_lasts, KO_ENDS, "ko", KO_ENDS_PRIORITY))
     con = state["con"]
     if con["current"] < con["initial"] and state["resting_since"] is not None:
         pending.append(
@@ -472,6 +526,19 @@ def _stun_ends(state: State, timer: Timer, dice: Dice | None) -> list[Event]:
     return [Event(STUN_ENDED, {}, timer.due)] if state["stunned"] else []
 
 
+def _ko_ends(state: State, timer: Timer, dice: Dice | None) -> list[Event]:
+    """A KO from a roll wears off by itself (option `ko_lasts_seconds`); at 0 CON the character stays out."""
+    if not state["knocked_out_by_roll"]:
+        return []
+    still_out = state["band"] == tables.BAND_ZERO
+    data = {
+        "ended_by": "clock",
+        "still_out_at_zero_con": still_out,
+        "vehicle_driverless_after": state["attributes"]["driver"] and still_out,
+    }
+    return [Event(KNOCK_OUT_ENDED, data, timer.due)]
+
+
 def _con_recovery(state: State, timer: Timer, dice: Dice | None) -> list[Event]:
     con = state["con"]
     if con["current"] >= con["initial"]:
@@ -488,4 +555,31 @@ def _con_recovery(state: State, timer: Timer, dice: Dice | None) -> list[Event]:
     return [Event(CON_RECOVERED, data, timer.due)]
 
 
-FIRERS = {STUN_ENDS: _stun_ends, CON_RECOVERY: _con_recovery}
+FIRERS = {STUN_ENDS: _stun_ends, KO_ENDS: _ko_ends, CON_RECOVERY: _con_recovery}
+
+
+# --- characters change in play -------------------------------------------------------------------------------
+
+CHANGEABLE = ("armour", "pedestrian", "driver", "skills", "move")
+FIXED = {"con": "the initial CON cannot change: the CON bands are counted from it"}
+
+
+def change_attributes(state: State, patch: Mapping[str, Any]) -> dict[str, Any]:
+    """Armour bought, a driver who leaves the car, a skill learnt: the new attributes apply from now on. Skills and
+    move take the current band's modifiers at once; nothing already rolled changes."""
+    new, changes = kernel.changed_attributes(
+        state, patch, changeable=CHANGEABLE, fixed=FIXED, validate=validate_attributes
+    )
+    band = state["band"]
+    return {
+        "changes": changes,
+        "skills_after": {
+            name: {"base": rating, "current": reduced_skill(rating, band)}
+            for name, rating in new["skills"].items()
+        },
+        "move_after": {
+            "base": new["move"],
+            "current": current_move(new["move"], band, state["disabled_limbs"]),
+        },
+        "safety_limit_mph_after": safety_limit_mph(band, new["driver"]),
+    }

@@ -4,7 +4,19 @@ fields (`engine.py`, decide and fire); an imported file must hold the same, with
 from __future__ import annotations
 
 from rules.darkfuture import tables
-from rules.event_schema import DICE, Bool, Int, ListOf, MapOf, Maybe, Obj, OneOf, Text, event
+from rules.event_schema import (
+    DICE,
+    Bool,
+    Int,
+    ListOf,
+    MapOf,
+    Maybe,
+    Obj,
+    OneOf,
+    Text,
+    character_changed,
+    event,
+)
 
 # CON starts at 1 to 1,000 (the attribute's limit) and falls below 0 on the killing wound: a wound takes at most
 # the whole table's continuation for a 1,000-point weapon.
@@ -33,6 +45,8 @@ BAND_OUTCOME = {
     "safety_limit_mph_after": Maybe(Int(0, 1000)),
 }
 TARGET = Int(1, tables.DAMAGE_DIE_SIDES)
+LIMB_TARGET = Int(0, tables.DAMAGE_DIE_SIDES)  # option `limb_check_target`
+BASE_AND_CURRENT = Obj({"base": Int(0, 1000), "current": Int(0, 1000)})
 EFFECTS = (
     tables.EFFECT_STUN,
     tables.EFFECT_KO,
@@ -54,7 +68,7 @@ EVENTS = {
             Obj(
                 {
                     "roll": D6,
-                    "target": TARGET,
+                    "target": LIMB_TARGET,
                     "disabled": Bool(),
                     "limb": Maybe(LIMB),
                     "limb_roll": D6,
@@ -74,7 +88,7 @@ EVENTS = {
     "NearMissTaken": event(**ATTACK),
     "DeathOccurred": event(cause=OneOf(("con",)), con=CON),
     "KnockOutEnded": event(
-        ended_by=OneOf(("recover",)), still_out_at_zero_con=Bool(), vehicle_driverless_after=Bool()
+        ended_by=OneOf(("recover", "clock")), still_out_at_zero_con=Bool(), vehicle_driverless_after=Bool()
     ),
     "LimbsRestored": event(limbs=LIMBS, disabled_limbs_after=LIMBS, move_after=MOVE),
     "StunEnded": event(),
@@ -84,6 +98,18 @@ EVENTS = {
         **BAND_OUTCOME,
         rest_days=Int(0, 1000),
         zero_con_ko_ended=Bool(),
+    ),
+    "CharacterChanged": character_changed(
+        {
+            "armour": Int(0, 1000),
+            "pedestrian": Bool(),
+            "driver": Bool(),
+            "skills": MapOf(Int(0, 100)),
+            "move": MOVE,
+        },
+        skills_after=MapOf(BASE_AND_CURRENT),
+        move_after=Obj({"base": MOVE, "current": MOVE}),
+        safety_limit_mph_after=Maybe(Int(0, 1000)),
     ),
 }
 

@@ -25,7 +25,11 @@ FORMS = {
             RollSpec("ko", 1, 6, "KO roll", "4 or more knocks out (26-50% and 01-25% bands)."),
             RollSpec("stun", 1, 6, "Stun roll", "4 or more stuns (51-75% and lower bands)."),
             RollSpec(
-                "limb_check", 1, 6, "Limb disablement", "01-25% band: 4 or more disables a limb (house)."
+                "limb_check",
+                1,
+                6,
+                "Limb disablement",
+                "01-25% band: 4 or more disables a limb (house; option limb_check_target).",
             ),
             RollSpec("limb", 1, 6, "Which limb", "1-3 arm, 4-6 leg."),
             RollSpec("side", 1, 6, "Which side", "1-3 left, 4-6 right."),
@@ -52,4 +56,9 @@ FORMS = {
 OPTION_HELP = {
     "ko_pass_means_stun": "The seed's optional rule: a passed KO roll is an automatic stun, no stun roll (default off).",
     "con_recovery_days": "(house) Game days of rest for each CON point to come back (default 7).",
+    "limb_check_target": "(house) In the 01-25% band a 1d6 above this disables a limb (default 3: 4 or more; "
+    "0: always, 6: never).",
+    "stun_lasts_seconds": "(house) Game seconds a stun lasts; 0 (default): until the next clock advance.",
+    "ko_lasts_seconds": "(house) Game seconds until a KO from a roll wears off by itself; 0 (default): only the "
+    "GM's Recover ends it.",
 }

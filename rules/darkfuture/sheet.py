@@ -10,6 +10,8 @@ from rules.darkfuture import tables
 from rules.sheet import (
     Attribute,
     Block,
+    Board,
+    CardAction,
     Character,
     CharacterSheet,
     Demo,
@@ -75,8 +77,17 @@ def monitors(character: Character, audience: str) -> list[Block]:
                 "Disabled limbs",
                 ", ".join(label(limb) for limb in sheet.get("disabled_limbs") or []) or "none",
             ),
+            # What the next wound is rolled with (they change in play: armour bought, a driver on foot).
+            ("Body armour", str(sheet.get("armour", 0))),
+            ("Takes wounds as", _role(sheet)),
         ),
     ]
+
+
+def _role(sheet: Mapping[str, Any]) -> str:
+    """A pedestrian adds the weapon's damage to the roll; a driver does not (RULES.md section 3)."""
+    roles = [name for name in ("pedestrian", "driver") if sheet.get(name, name == "pedestrian")]
+    return " and ".join(roles) or "neither pedestrian nor driver"
 
 
 def body_marks(sheet: Mapping[str, Any]) -> list[Mark]:
@@ -104,6 +115,18 @@ DEMO = Demo(
     ),
 )
 
+# The board: the pedestrian rules give a turn no length, so a fight counts the campaign clock's 3 s rounds (called
+# rounds: "+1 turn" is the clock's 30 s); a card takes the weapon's damage and the Critical Table die, and a recovery
+# from a KO roll (Dark Future has no saves).
+BOARD = Board(
+    round_seconds=3,
+    round_name="round",
+    actions=(
+        CardAction("damage", ("weapon_damage", "rolls.damage")),
+        CardAction("recover", ("knocked_out", "limbs")),
+    ),
+)
+
 SHEET = CharacterSheet(
-    attributes=ATTRIBUTES, monitors=monitors, body_marks=body_marks, severity=severity, demo=DEMO
+    attributes=ATTRIBUTES, monitors=monitors, body_marks=body_marks, severity=severity, demo=DEMO, board=BOARD
 )

@@ -23,7 +23,7 @@ from typing import Any
 from rules import kernel
 from rules.dice import Dice, roll_expression
 from rules.params import boolean, choice, integer, reject_unknown, require_mapping
-from rules.ruleset import Event, RuleError, State, Timer, copy_state, game_time_mark
+from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
 from rules.shadowrun2 import tables as t
 
 SLUG = "shadowrun2"
@@ -79,6 +79,11 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "stun_causes_critical_hits": False,
     "treatment_table": copy.deepcopy(t.TREATMENT_TABLE),
     "deadly_overflow_minutes": t.DEADLY_OVERFLOW_MINUTES,
+    "first_aid_tn": dict(t.FIRST_AID_TN),
+    "physical_healing_table": {
+        level: {"tn": row["tn"], "base_seconds": row["base_seconds"]}
+        for level, row in t.PHYSICAL_HEALING.items()
+    },
 }
 SHARED_OPTIONS = ("start", "time_scale")  # handled by the campaign, not by this engine
 
@@ -100,7 +105,12 @@ def _treatment_table(value: Any) -> dict[str, dict[str, int]]:
         result[lethality] = {
             "tn": integer(row, "tn", default=default["tn"], minimum=2, maximum=30, prefix=row_field),
             "base_seconds": integer(
-                row, "base_seconds", default=default["base_seconds"], minimum=1, prefix=row_field
+                row,
+                "base_seconds",
+                default=default["base_seconds"],
+                minimum=1,
+                maximum=10 * 366 * t.DAY,
+                prefix=row_field,
             ),
         }
     return result
@@ -132,7 +142,43 @@ def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
             maximum=10_000,
             prefix="options",
         ),
+        # The house tables of RULES.md's first aid and natural healing, each row a default the GM may change.
+        "first_aid_tn": _first_aid_tn(raw.get("first_aid_tn")),
+        "physical_healing_table": _physical_healing_table(raw.get("physical_healing_table")),
     }
+
+
+def _first_aid_tn(value: Any) -> dict[str, int]:
+    field = "options.first_aid_tn"
+    override = require_mapping(value, field)
+    reject_unknown(override, t.FIRST_AID_TN, prefix=field)
+    return {
+        level: integer(override, level, default=tn, minimum=2, maximum=30, prefix=field)
+        for level, tn in t.FIRST_AID_TN.items()
+    }
+
+
+def _physical_healing_table(value: Any) -> dict[str, dict[str, int]]:
+    field = "options.physical_healing_table"
+    override = require_mapping(value, field)
+    reject_unknown(override, t.PHYSICAL_HEALING, prefix=field)
+    result = {}
+    for level, default in t.PHYSICAL_HEALING.items():
+        row_field = f"{field}.{level}"
+        row = require_mapping(override.get(level), row_field)
+        reject_unknown(row, ("tn", "base_seconds"), prefix=row_field)
+        result[level] = {
+            "tn": integer(row, "tn", default=default["tn"], minimum=2, maximum=30, prefix=row_field),
+            "base_seconds": integer(
+                row,
+                "base_seconds",
+                default=default["base_seconds"],
+                minimum=1,
+                maximum=10 * 366 * t.DAY,
+                prefix=row_field,
+            ),
+        }
+    return result
 
 
 MAX_ATTRIBUTE = t.MAX_ATTRIBUTE
@@ -255,7 +301,7 @@ def natural_healing_target(state: Mapping[str, Any], hit: Mapping[str, Any]) -> 
 
 
 def first_aid_target(state: Mapping[str, Any], medkit: bool, defaulting: bool) -> int:
-    tn = t.FIRST_AID_TN[level(state["physical"])]
+    tn = state["options"].get("first_aid_tn", t.FIRST_AID_TN)[level(state["physical"])]
     tn += body_range_modifier(state["attributes"]["body"], t.FIRST_AID_BODY)
     if not medkit:
         tn += t.FIRST_AID_WITHOUT_MEDKIT
@@ -920,6 +966,7 @@ EVOLVERS = {
     PHYSICAL_DAMAGE_HEALED: evolve_physical_healed,
     STUN_RECOVERY_ROLLED: evolve_stun_recovery_rolled,
     STUN_BOX_RECOVERED: evolve_stun_box,
+    CHARACTER_CHANGED: lambda state, data, at: kernel.take_attribute_changes(state, data),
 }
 
 
@@ -1041,7 +1088,8 @@ def fire_overflow(state: State, timer: Timer, dice: Dice) -> list[Event]:
 def fire_physical_healing_roll(state: State, timer: Timer, dice: Dice) -> list[Event]:
     now = timer.due
     stage_level = level(state["physical"])
-    row = t.PHYSICAL_HEALING[stage_level]
+    table = state["options"].get("physical_healing_table", t.PHYSICAL_HEALING)
+    row = {**t.PHYSICAL_HEALING[stage_level], **table[stage_level]}
     test = dice.success_test("physical_healing", state["attributes"]["body"], row["tn"])
     data = {"level": stage_level, "to_boxes": row["to_boxes"], **test.as_data()}
     if test.successes:
@@ -1090,3 +1138,19 @@ FIRERS = {
     "stun_recovery_roll": fire_stun_recovery_roll,
     "stun_box": fire_stun_box,
 }
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# characters change in play
+
+CHANGEABLE = ("body", "willpower")
+
+
+def change_attributes(state: State, patch: Mapping[str, Any]) -> dict[str, Any]:
+    """Body or Willpower raised (or lowered): every later Body check, healing roll, first aid and overflow count
+    uses the new value. The boxes already marked keep their meaning: no monitor is redrawn, and a character whose
+    overflow is above a lowered Body dies at the next overflow box, not at the edit."""
+    _, changes = kernel.changed_attributes(
+        state, patch, changeable=CHANGEABLE, fixed={}, validate=validate_attributes
+    )
+    return {"changes": changes}

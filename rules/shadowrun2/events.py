@@ -3,7 +3,20 @@ fields (`engine.py`, decide and fire); an imported file must hold the same, with
 
 from __future__ import annotations
 
-from rules.event_schema import DICE_LIST, Bool, Int, ListOf, MapOf, Maybe, Obj, OneOf, Text, Time, event
+from rules.event_schema import (
+    DICE_LIST,
+    Bool,
+    Int,
+    ListOf,
+    MapOf,
+    Maybe,
+    Obj,
+    OneOf,
+    Text,
+    Time,
+    character_changed,
+    event,
+)
 from rules.shadowrun2 import tables as t
 
 BOXES = Int(0, t.MONITOR_BOXES)
@@ -155,6 +168,9 @@ EVENTS = {
         next_roll_at=Maybe(Time()),
     ),
     "StunBoxRecovered": event(stun=BOXES),
+    "CharacterChanged": character_changed(
+        {"body": Int(1, t.MAX_ATTRIBUTE), "willpower": Int(1, t.MAX_ATTRIBUTE)}
+    ),
 }
 
 # The replayed state, checked after every event of an import: the monitors the pages draw as boxes.

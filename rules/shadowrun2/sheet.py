@@ -13,6 +13,8 @@ from rules.sheet import (
     SEVERITY_LABELS,
     Attribute,
     Block,
+    Board,
+    CardAction,
     Character,
     CharacterSheet,
     Demo,
@@ -179,6 +181,18 @@ DEMO = Demo(
     ),
 )
 
+# The board: a combat turn is 3 s; a card takes a wound's severity, damage and hit location (the Body check is rolled
+# by the server unless the full page gives it), and first aid, Shadowrun's way to save a Deadly wound.
+BOARD = Board(
+    round_seconds=3,
+    round_name="combat turn",
+    actions=(
+        CardAction("wound", ("severity", "damage", "rolls.location")),
+        CardAction("first_aid", ("medic", "skill", "rolls.first_aid")),
+    ),
+)
+
+
 SHEET = CharacterSheet(
     attributes=ATTRIBUTES,
     monitors=monitors,
@@ -187,4 +201,5 @@ SHEET = CharacterSheet(
     legend=(*LEGEND, ("unknown", "not diagnosed"), ("replaced", "replaced")),
     injury_choices=injury_choices,
     demo=DEMO,
+    board=BOARD,
 )

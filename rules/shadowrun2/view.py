@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import words
-from rules.ruleset import GM, PLAYER, Event, State, game_time_mark
+from rules.ruleset import CHARACTER_CHANGED, GM, PLAYER, Event, State, game_time_mark
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import (
     CARE_CHANGED,
@@ -270,7 +270,13 @@ def public_event(event: Event) -> dict[str, Any] | None:
         }
     if kind == FIRST_AID_GIVEN:
         return {key: data[key] for key in ("medic", "successes", "boxes_before", "boxes", "stabilized")}
-    if kind in (CRITICAL_HIT_REPLACED, CARE_CHANGED, OVERFLOW_BOX_TAKEN, STUN_BOX_RECOVERED):
+    if kind in (
+        CRITICAL_HIT_REPLACED,
+        CARE_CHANGED,
+        OVERFLOW_BOX_TAKEN,
+        STUN_BOX_RECOVERED,
+        CHARACTER_CHANGED,
+    ):
         return dict(data)
     if kind == CRITICAL_HEALING_ROLLED:
         return (
@@ -298,6 +304,35 @@ def shows(event: Event) -> bool:
     if event.type in _SHOWN_IF_DIAGNOSED:
         return bool(event.data["diagnosed"])
     return event.type in EVOLVERS
+
+
+# --- one line per entry, for the GM (the Undo button, a clock advance's group in the history) ------------------
+
+
+def _hit_line(data: Mapping[str, Any]) -> str:
+    return f"{data['lethality']} critical hit to the {data['location'].replace('_', ' ')}"
+
+
+SUMMARIES = {
+    "WoundTaken": lambda d: f"{d['damage']} wound ({d['severity']})",
+    "CriticalHitTaken": _hit_line,
+    "DeathOccurred": lambda d: "died" + (" of a critical hit" if d.get("critical_hit") else ""),
+    "DiagnosisMade": lambda d: f"diagnosis by {d['medic']}",
+    "TreatmentStarted": lambda d: f"treatment by {d['medic']} started",
+    "TreatmentFailed": lambda d: f"treatment by {d['medic']} failed",
+    "TreatmentCompleted": lambda d: f"treatment completed: now {d['lethality']}",
+    "MagicHealingApplied": lambda d: f"healing spell, {d['successes']} successes",
+    "FirstAidGiven": lambda d: f"first aid by {d['medic']}",
+    "CriticalHitReplaced": lambda d: f"replaced: {d['replacement']}",
+    "CareChanged": lambda d: "in hospital" if d["in_hospital"] else "out of hospital",
+    "OverflowBoxTaken": lambda d: "bleeding: an overflow box",
+    "CriticalHealingRolled": lambda d: f"critical hit healing roll, {d['successes']} successes",
+    "CriticalHitHealed": lambda d: "a critical hit healed",
+    "PhysicalHealingRolled": lambda d: f"healing roll, {d['successes']} successes",
+    "PhysicalDamageHealed": lambda d: "physical damage healed a level",
+    "StunRecoveryRolled": lambda d: f"stun recovery roll, {d['successes']} successes",
+    "StunBoxRecovered": lambda d: "a stun box recovered",
+}
 
 
 # ----------------------------------------------------------------------------------------------------------------

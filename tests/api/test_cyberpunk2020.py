@@ -93,6 +93,27 @@ def fixed_clock_dice(monkeypatch: pytest.MonkeyPatch, face: int) -> None:
     monkeypatch.setattr(services, "Dice", FixedDice)
 
 
+class _Faces(random.Random):
+    def __init__(self, faces: Any) -> None:
+        super().__init__(0)
+        self.faces = faces
+
+    def randint(self, a: int, b: int) -> int:
+        return next(self.faces)
+
+
+def clock_dice_in_turn(monkeypatch: pytest.MonkeyPatch, *faces: int, then: int) -> None:
+    """The clock's own dice show `faces` one after another, in firing order, then always `then`."""
+    shown = iter([*faces])
+    rolled = iter(lambda: next(shown, then), None)
+
+    class InTurnDice(Dice):
+        def __init__(self, entered: Any = None, rng: Any = None) -> None:
+            super().__init__(entered, rng=_Faces(rolled))
+
+    monkeypatch.setattr(services, "Dice", InTurnDice)
+
+
 def with_character(table: Table, attributes: dict[str, Any], options: dict[str, Any] | None = None) -> Table:
     """The same people with a new character (in a new campaign when `options` are given)."""
     campaign = table.campaign
@@ -361,7 +382,7 @@ ERRORS = [
         [],
         {"type": "heal"},
         "type",
-        "unknown action 'heal'; expected one of: damage, stabilize, treat, save, note, undo",
+        "unknown action 'heal'; expected one of: damage, stabilize, treat, save, note, undo, revert",
     ),
     ([DESTROY_HEAD], {"type": "damage", "damage": 1}, "type", engine.DEAD),
     ([DESTROY_HEAD], {"type": "save", "kind": "death", "rolls": {"save": [1]}}, "type", engine.DEAD),
@@ -686,8 +707,8 @@ def test_stabilized_one_second_before_the_end_of_the_turn_they_live(
     (woke,) = [
         e for e in history(cp2020) if e["type"] == "DeathSaveRolled" and e["data"]["cause"] == "every turn"
     ]
-    # The one-minute advance jumps (more than a turn): the waking save is rolled where it lands, 29 + 60.
-    assert (woke["game_time"], woke["data"]["outcome"]) == (89, "woke")
+    # Stabilized at 29: the waking save comes a turn later, at 59, and succeeds.
+    assert (woke["game_time"], woke["data"]["outcome"]) == (59, "woke")
 
 
 def test_waking_from_stun_unconsciousness_takes_a_death_save_each_turn(
@@ -716,42 +737,60 @@ def test_waking_from_stun_unconsciousness_takes_a_death_save_each_turn(
     assert saves == [(0, "unconscious"), (30, "stayed_unconscious"), (60, "stayed_unconscious"), (90, "woke")]
 
 
-def test_the_stunned_roll_a_stun_save_every_round_and_once_when_the_clock_jumps(
+def test_the_stunned_roll_a_stun_save_every_round_until_one_succeeds_in_a_one_minute_advance(
     cp2020: Table, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     act(cp2020, STUN)  # 2 points, stun save target 6, rolled 10: stunned
-    fixed_clock_dice(monkeypatch, 7)  # the clock's d10 always shows 7: the stun saves fail
-    advance(cp2020, django_capture_on_commit_callbacks, seconds=2)
-    advance(cp2020, django_capture_on_commit_callbacks, seconds=1)
-    advance(cp2020, django_capture_on_commit_callbacks, seconds=3)
-    assert fetch(cp2020)["sheet"]["stunned"] is True
-    advance(cp2020, django_capture_on_commit_callbacks, hours=1)  # a jump: one save, not 1,200
-    assert fetch(cp2020)["sheet"]["stunned"] is True
+    clock_dice_in_turn(monkeypatch, 7, 7, 7, 7, 6, then=10)  # four saves fail, the fifth round's succeeds
+    advance(cp2020, django_capture_on_commit_callbacks, minutes=1)
+    assert fetch(cp2020)["sheet"]["stunned"] is False
     saves = [
-        (e["game_time"], e["data"]["cause"], e["data"]["success"])
+        (e["game_time"], e["data"]["cause"], e["data"]["roll"], e["data"]["success"])
         for e in history(cp2020)
         if e["type"] == "StunSaveRolled"
     ]
     assert saves == [
-        (0, "damage", False),
-        (3, "every round", False),
-        (6, "every round", False),
-        (3606, "every round", False),  # the jump's one save, rolled where the jump lands
+        (0, "damage", 10, False),
+        (3, "every round", 7, False),
+        (6, "every round", 7, False),
+        (9, "every round", 7, False),
+        (12, "every round", 7, False),
+        (15, "every round", 6, True),  # the fifth round ends it: no more saves in the minute
     ]
 
 
-def test_after_a_jump_the_next_turn_rolls_one_death_save_within_that_turn(
+def test_an_untended_crippled_leg_rolls_every_turn_of_a_ten_minute_advance_until_a_save_fails(
     cp2020: Table, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    act(cp2020, CRIPPLE_LEFT_LEG)
-    fixed_clock_dice(monkeypatch, 6)  # the clock's d10 always shows 6: target 6, every save succeeds
-    advance(cp2020, django_capture_on_commit_callbacks, minutes=10)  # a jump: one save, where it lands
-    before = [e["game_time"] for e in history(cp2020) if e["type"] == "DeathSaveRolled"]
-    assert before == [0, 600]
-    advance(cp2020, django_capture_on_commit_callbacks, turns=1)  # 600 -> 630: one turn, one save
-    after = [e["game_time"] for e in history(cp2020) if e["type"] == "DeathSaveRolled"][2:]
-    assert len(after) == 1
-    assert 600 <= after[0] <= 630
+    # Body 1 (BTM 0), Luck 10: 16 to the left leg is 8 after halving, crippled; 1 + 10 + d10 >= 8 keeps it.
+    table = with_character(cp2020, {"body": 1, "luck": 10})
+    hit = act(
+        table,
+        {
+            "type": "damage",
+            "damage": 16,
+            "location": "left_leg",
+            "rolls": {"sever": [1], "stun_save": [1], "death_save": [1]},
+        },
+    )
+    assert hit["character"]["sheet"]["locations"]["left_leg"]["crippled"] is True
+    clock_dice_in_turn(monkeypatch, 1, 1, 2, then=1)  # target 1: the third turn's 2 fails
+    advance(table, django_capture_on_commit_callbacks, minutes=10)
+    character = fetch(table)
+    assert (character["alive"], character["game_time"]) == (False, 600)
+    clock = [(e["type"], e["game_time"]) for e in history(table) if e["actor"] == "clock"]
+    assert clock == [
+        ("DeathSaveRolled", 30),
+        ("DeathSaveRolled", 60),
+        ("DeathSaveRolled", 90),
+        ("DeathOccurred", 120),  # dying from the failed save, dead at the end of that turn
+    ]
+    saves = [
+        (e["data"]["roll"], e["data"]["outcome"])
+        for e in history(table)
+        if e["actor"] == "clock" and e["type"] == "DeathSaveRolled"
+    ]
+    assert saves == [(1, "survived"), (1, "survived"), (2, "dying")]
 
 
 def test_a_minor_wound_stops_counting_one_day_after_it_was_taken(

@@ -271,8 +271,12 @@ LIMBS = engine.LIMBS_EXPECTED
 @pytest.mark.parametrize(
     ("body", "field", "message"),
     [
-        ({"type": "heal"}, "type", "unknown action 'heal'; expected one of: damage, recover, note, undo"),
-        ({}, "type", "unknown action None; expected one of: damage, recover, note, undo"),
+        (
+            {"type": "heal"},
+            "type",
+            "unknown action 'heal'; expected one of: damage, recover, note, undo, revert",
+        ),
+        ({}, "type", "unknown action None; expected one of: damage, recover, note, undo, revert"),
         (
             {"type": "damage", "range": 3},
             "range",

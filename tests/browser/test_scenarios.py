@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -124,9 +125,12 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
 
     # Undo takes the wound back for everyone.
     open_action(gm, "undo")
-    gm.locator("#form-undo").get_by_role("button", name="Undo the latest action").click()
+    # The button names what it takes back (issue 16): the wound action's entries.
+    undo_button = gm.locator("#form-undo").get_by_role("button", name=re.compile("^Undo: "))
+    expect(undo_button).to_contain_text("critical hit to the chest")
+    undo_button.click()
     expect(gm.locator("#form-undo .ok")).to_contain_text("Took back: wound taken, critical hit taken")
-    expect(gm.locator("#live .timeline .voided")).to_have_count(2)
+    expect(gm.locator("#live .timeline .event.voided")).to_have_count(2)  # in one "taken back" group
     expect(player.locator("#symptoms")).to_contain_text("No symptoms", timeout=REFRESH_MS)
 
     # The wound again, then time travel back to before it.

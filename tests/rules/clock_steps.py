@@ -10,14 +10,14 @@ from rules.ruleset import Ruleset, State
 
 
 def step_clock(ruleset: Ruleset, state: State, to: int, dice: Callable[[], Dice], limit: int) -> clock.Run:
-    """Fire every timer due by game second `to`, as the service does, but never jumping: a combat-round check fires
-    every round or turn, as if the GM advanced a round at a time, so the tests see each roll.
+    """Fire every timer due by game second `to`, as the service does: a combat-round check fires every round or
+    turn, so the tests see each roll.
 
     Fails the test unless the clock settles within `limit` firings, every firing appends events at its own second,
     and the clock never goes back in time: no firing leaves its own timer due at or before its second (the service
     would fire it again at the next advance) or makes a later firing happen at an earlier second.
     """
-    ran = clock.run(ruleset, state, 0, to, dice, jump=False, limit=limit)
+    ran = clock.run(ruleset, state, 0, to, dice, limit=limit)
     assert ran.reached == to, "the clock did not settle"
     for firing in ran.fired:
         assert firing.events, f"{firing.timer} fired nothing: the clock would wait for the next advance"

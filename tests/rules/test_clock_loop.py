@@ -1,4 +1,5 @@
-"""One character's clock (`rules.clock.run`): the service's order, jumps, skips and firing limit (docs/clock.md)."""
+"""One character's clock (`rules.clock.run`): the service's order, per-round checks, skips and firing limit
+(docs/clock.md)."""
 
 from __future__ import annotations
 
@@ -116,7 +117,7 @@ def test_the_firing_limit_ends_the_run_after_the_game_second_it_has_reached() ->
     assert _timers(ran.state) == [Timer(30, "alarm", "d")]
 
 
-def test_in_a_jump_combat_round_checks_come_after_everything_else_due_on_the_way() -> None:
+def test_combat_round_checks_fire_at_their_own_second_among_everything_else() -> None:
     state = alarms(
         {**alarm(3, "stun_save", 55), "per_round": True},
         {**alarm(30, "death_save", 60), "per_round": True},
@@ -124,9 +125,9 @@ def test_in_a_jump_combat_round_checks_come_after_everything_else_due_on_the_way
     )
     ran = clock.run(ALARMS, state, 0, 3600)
     assert [(firing.timer.key, firing.at) for firing in ran.fired] == [
+        ("stun_save", 3),
+        ("death_save", 30),
         ("heal", 3000),
-        ("stun_save", 3600),
-        ("death_save", 3600),
     ]
 
 
@@ -140,12 +141,18 @@ def crippled_arm() -> State:
     return state
 
 
-def test_a_jump_rolls_each_combat_round_check_once_where_it_lands() -> None:
+def test_a_long_advance_rolls_a_death_save_every_turn_until_one_fails() -> None:
     state = crippled_arm()
     assert [(t.kind, t.due, t.per_round) for t in CYBERPUNK2020.timers(state)] == [("death_save", 30, True)]
-    ran = clock.run(CYBERPUNK2020, state, 0, 3600, lambda: strict_dice({"death_save": [1]}))
-    assert [(firing.timer.kind, firing.at) for firing in ran.fired] == [("death_save", 3600)]
-    assert [(event.type, event.game_time) for event in ran.fired[0].events] == [("DeathSaveRolled", 3600)]
+    rolls = iter([1, 1, 10])  # the third turn's save fails: dying, dead at the end of that turn
+    ran = clock.run(CYBERPUNK2020, state, 0, 3600, lambda: strict_dice({"death_save": [next(rolls, 1)]}))
+    assert [(event.type, event.game_time) for firing in ran.fired for event in firing.events] == [
+        ("DeathSaveRolled", 30),
+        ("DeathSaveRolled", 60),
+        ("DeathSaveRolled", 90),
+        ("DeathOccurred", 120),
+    ]
+    assert ran.state["alive"] is False
 
 
 def test_an_advance_of_a_turn_or_less_rolls_every_turn() -> None:
@@ -163,7 +170,7 @@ def test_a_combat_round_check_due_before_the_advance_fires_at_its_start() -> Non
 
 def test_stepping_a_round_at_a_time_over_a_long_span_rolls_every_turn() -> None:
     state = crippled_arm()
-    ran = clock.run(CYBERPUNK2020, state, 0, 120, lambda: strict_dice({"death_save": [1]}), jump=False)
+    ran = clock.run(CYBERPUNK2020, state, 0, 120, lambda: strict_dice({"death_save": [1]}))
     assert [(firing.timer.kind, firing.at) for firing in ran.fired] == [
         ("death_save", 30),
         ("death_save", 60),

@@ -279,4 +279,6 @@ def test_dark_future_stats_name_skills_and_limbs_in_words() -> None:
         ("Move", "2/4"),
         ("Safety limit", "40 mph"),
         ("Disabled limbs", "left arm, right leg"),
+        ("Body armour", "0"),
+        ("Takes wounds as", "pedestrian"),
     ]

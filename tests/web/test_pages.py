@@ -131,16 +131,17 @@ def test_history_entries_read_as_sentences_rather_than_python_values(sr2_web: We
 
 def test_the_board_shows_the_options_in_words(sr2_web: Web) -> None:
     html = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
-    assert "<dt>critical category</dt><dd><strong>yes</strong>" in html
-    assert "<dd><strong>mortal: TN 8, 10 min; critical: TN 4, 20 min</strong>" in html
-    assert "<dt>deadly overflow minutes</dt><dd><strong>10 min</strong>" in html
-    assert "<dt>start</dt><dd><strong>2053-01-01 00:00:00</strong>" in html
-    assert (
-        "True" not in html and "{&#x27;mortal" not in html and "&quot;" not in html and "RULES.md" not in html
-    )
-    assert (
-        '<dt>time scale</dt><dd><strong>0</strong> <span class="muted">game seconds per real second' in html
-    )
+    # The house-rules form (web/board_house_rules.html) holds each option's value as JSON, ready to change.
+    assert 'name="o_critical_category" value="true"' in html
+    assert 'value="{&quot;mortal&quot;: {&quot;tn&quot;: 8, &quot;base_seconds&quot;: 600}' in html
+    assert "True" not in html and "{&#x27;mortal" not in html
+    assert 'name="o_time_scale" value="0"' in html
+    assert '<span class="muted" id="help-o-time_scale">game seconds per real second' in html
+    # The reader sees each option's name and value in words beside the field.
+    assert '<label for="o-critical_category">critical category</label>' in html
+    assert "Now: mortal: TN 8, 10 min; critical: TN 4, 20 min." in html
+    assert "Now: 10 min." in html and "Now: 2053-01-01 00:00:00." in html
+    assert "RULES.md" not in html
 
 
 def test_a_gm_adds_a_player_and_a_character_from_the_board(sr2_web: Web, django_user_model: Any) -> None:

@@ -33,6 +33,7 @@ def pages(web: Web) -> list[tuple[str, dict[str, str]]]:
         (f"/campaigns/{web.campaign_id}/", LIVE),
         (f"/characters/{web.character_id}/", {}),
         (f"/characters/{web.character_id}/", LIVE),
+        (f"/characters/{web.character_id}/forecast/", {"HTTP_HX_REQUEST": "true"}),
     ]
 
 

@@ -13,7 +13,13 @@ def error_of(function, value):
 
 
 def test_options_default_to_the_seed_and_the_house_rules():
-    assert RULESET.validate_options(None) == {"ko_pass_means_stun": False, "con_recovery_days": 7}
+    assert RULESET.validate_options(None) == {
+        "ko_pass_means_stun": False,
+        "con_recovery_days": 7,
+        "limb_check_target": 3,
+        "stun_lasts_seconds": 0,
+        "ko_lasts_seconds": 0,
+    }
 
 
 def test_the_shared_start_and_time_scale_options_are_ignored():
@@ -22,13 +28,17 @@ def test_the_shared_start_and_time_scale_options_are_ignored():
     ) == {
         "ko_pass_means_stun": False,
         "con_recovery_days": 3,
+        "limb_check_target": 3,
+        "stun_lasts_seconds": 0,
+        "ko_lasts_seconds": 0,
     }
 
 
 def test_an_unknown_option_is_refused():
     assert error_of(RULESET.validate_options, {"gentle": True}) == (
         "options.gentle",
-        "unknown field; expected one of con_recovery_days, ko_pass_means_stun, start, time_scale",
+        "unknown field; expected one of con_recovery_days, ko_lasts_seconds, ko_pass_means_stun, "
+        "limb_check_target, start, stun_lasts_seconds, time_scale",
     )
 
 
@@ -109,7 +119,13 @@ def test_the_initial_state_copies_attributes_and_options():
         {"con": 8, "skills": {"gunner": 4}, "driver": True}, {"con_recovery_days": 2}
     )
     assert state["attributes"]["driver"] is True
-    assert state["options"] == {"ko_pass_means_stun": False, "con_recovery_days": 2}
+    assert state["options"] == {
+        "ko_pass_means_stun": False,
+        "con_recovery_days": 2,
+        "limb_check_target": 3,
+        "stun_lasts_seconds": 0,
+        "ko_lasts_seconds": 0,
+    }
     assert state["alive"] is True
     assert state["con"] == {"initial": 8, "current": 8}
     assert state["skills"] == {"gunner": {"base": 4, "current": 4}}
@@ -129,5 +145,6 @@ def test_the_ruleset_describes_itself():
         "side",
     ]
     assert [param.name for param in RULESET.forms["recover"].params] == ["knocked_out", "limbs"]
-    assert RULESET.option_help["con_recovery_days"].startswith("(house)")
-    assert set(RULESET.option_help) == {"ko_pass_means_stun", "con_recovery_days"}
+    house = ("con_recovery_days", "limb_check_target", "stun_lasts_seconds", "ko_lasts_seconds")
+    assert all(RULESET.option_help[name].startswith("(house)") for name in house)
+    assert set(RULESET.option_help) == {"ko_pass_means_stun", *house}

@@ -219,3 +219,12 @@ def test_every_timer_kind_has_its_priority():
     assert (
         engine.PRIORITY_TREATMENT < engine.PRIORITY_HEALED < engine.PRIORITY_OVERFLOW < engine.PRIORITY_DEATH
     )
+
+
+def test_the_physical_healing_table_option_overrides_the_house_table():
+    options = {"physical_healing_table": {"S": {"tn": 4, "base_seconds": DAY}}}
+    state = wounded([6, 6, 6, 6], severity="S", state=character(**options))  # no critical hit, 6 boxes
+    clock = Clock({"physical_healing": [[4, 1, 1, 1]]})
+    clock.advance(state, 60)
+    [roll] = [event for event in clock.events if event.type == "PhysicalHealingRolled"]
+    assert (roll.data["target"], roll.data["successes"], roll.data["heals_at"]) == (4, 1, DAY)

@@ -177,6 +177,12 @@ def test_first_aid_heals_at_most_one_level(severity, dice, target, boxes):
     assert (events[0].data["target"], state["physical"]) == (target, boxes)
 
 
+def test_the_first_aid_tn_option_overrides_the_house_table():
+    state = wounded([6, 6, 6, 6], severity="S", state=character(first_aid_tn={"S": 5}))  # body 4: TN -1
+    _, events = act(state, {"type": "first_aid", **MEDIC}, {"first_aid": [4, 1, 1]}, now=60)
+    assert (events[0].data["target"], events[0].data["successes"]) == (4, 1)
+
+
 def test_first_aid_heals_one_box_per_success():
     state = wounded([6, 6, 6, 6], severity="S")
     state, _ = act(state, {"type": "first_aid", **MEDIC}, {"first_aid": [7, 1, 1]})

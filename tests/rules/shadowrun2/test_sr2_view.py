@@ -218,6 +218,13 @@ def test_options_default_to_the_rules_and_house_values_and_ignore_the_shared_one
             "critical": {"tn": 4, "base_seconds": 1200},
         },
         "deadly_overflow_minutes": 10,
+        "first_aid_tn": {"L": 4, "M": 6, "S": 8, "D": 10},
+        "physical_healing_table": {
+            "D": {"tn": 10, "base_seconds": 30 * 86_400},
+            "S": {"tn": 8, "base_seconds": 20 * 86_400},
+            "M": {"tn": 6, "base_seconds": 10 * 86_400},
+            "L": {"tn": 4, "base_seconds": 86_400},
+        },
     }
     assert validate_options(None) == validate_options({})
 

@@ -1,0 +1,183 @@
+"""The recovery forecast for the API and the character page (docs/forecast.md): the query's parameters read and
+checked, the forecast run once per character state and parameters (cached), and its answer with game dates.
+
+The simulation itself is pure (`rules.forecast`); this module only knows who asks. A player's forecast is made from
+what the player may know (`ForecastRules.known`), so it can be cached and served like any of the player's readings:
+nothing in it depends on what the GM alone sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.cache import caches
+
+from campaign import access, presenters, services
+from campaign.models import GM, Character
+from rules import forecast as fc
+from rules.registry import get_ruleset
+
+CACHE = "pages"
+CACHE_SECONDS = 300
+CACHE_FORMAT = 1  # bump when the answer's shape changes
+SEED_MAX = 2**63 - 1
+WHAT_IFS_FOR_GM = "ask what-ifs"
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A forecast's parameters: how many futures, which what-ifs (keys of the ruleset's menu), the seed (None:
+    derived from the state, the same forecast on every reload)."""
+
+    runs: int = fc.DEFAULT_RUNS
+    what_ifs: tuple[str, ...] = ()
+    seed: int | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.runs}:{','.join(self.what_ifs)}:{self.seed}"
+
+
+def _whole(query: Mapping[str, str], name: str, low: int, high: int) -> int | None:
+    raw = query.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise services.ServiceError(
+            name, f"expected a whole number from {low:,} to {high:,}, got {raw[:40]!r}"
+        )
+    return value
+
+
+def read_asked(query: Mapping[str, str], ruleset: str, role: str) -> Asked:
+    """`?runs=`, `?with=` (comma-separated what-ifs, GMs only: a player asking gets a 403) and `?seed=`."""
+    runs = _whole(query, "runs", fc.MIN_RUNS, fc.MAX_RUNS)
+    seed = _whole(query, "seed", 0, SEED_MAX)
+    raw = query.get("with", "").strip()
+    what_ifs: tuple[str, ...] = ()
+    if raw:
+        access.require_gm(role, WHAT_IFS_FOR_GM)
+        menu = get_ruleset(ruleset).forecast.what_ifs
+        what_ifs = tuple(dict.fromkeys(part.strip() for part in raw.split(",") if part.strip()))
+        unknown = [key for key in what_ifs if key not in menu]
+        if unknown:
+            raise services.ServiceError(
+                "with", f"expected some of {', '.join(menu)}, separated by commas, got {unknown[0][:40]!r}"
+            )
+    return Asked(fc.DEFAULT_RUNS if runs is None else runs, what_ifs, seed)
+
+
+def forecast_of(character: Character, role: str, asked: Asked) -> fc.Forecast:
+    """The forecast of the character as it is now, as `role` may know it."""
+    rules = get_ruleset(character.campaign.ruleset)
+    return fc.forecast(
+        rules,
+        character.state,
+        character.campaign.game_time,
+        player=role != GM,
+        runs=asked.runs,
+        seed=asked.seed,
+        what_ifs=asked.what_ifs,
+    )
+
+
+def cached(stamp: access.CharacterStamp, asked: Asked, kind: str, make: Callable[[], Any]) -> Any:
+    """`make()` once per character state, role and parameters (`CharacterStamp.cache_key`)."""
+    cache = caches[CACHE]
+    key = f"{stamp.cache_key(f'{kind}{CACHE_FORMAT}')}:{asked.key}"
+    found = cache.get(key)
+    if found is None:
+        found = make()
+        cache.set(key, found, CACHE_SECONDS)
+    return found
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The answer
+
+
+def _dated(campaign: Any, name: str, seconds: int | None) -> dict[str, Any]:
+    return {name: seconds, f"{name}_date": presenters.game_date(campaign, seconds)}
+
+
+def _spread_json(campaign: Any, spread: fc.Spread | None, names: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in names:
+        out.update(_dated(campaign, name, None if spread is None else getattr(spread, name)))
+    out["healed_share"] = None if spread is None else round(spread.share, 4)
+    return out
+
+
+def _item_json(campaign: Any, item: fc.Item) -> dict[str, Any]:
+    return {
+        "what": item.what,
+        "injury": item.key,
+        **_spread_json(campaign, item.when, ("p10", "p50", "p90")),
+        "note": item.note,
+        "care": item.care,
+    }
+
+
+def _unknown_json(what: str) -> dict[str, Any]:
+    spread = dict.fromkeys(("p10", "p10_date", "p50", "p50_date", "p90", "p90_date", "healed_share"))
+    return {"what": what, "injury": None, **spread, "note": fc.UNKNOWN_UNTIL_DIAGNOSED, "care": None}
+
+
+def _full_health_json(campaign: Any, result: fc.Forecast, outlook: fc.Outlook) -> dict[str, Any] | None:
+    if not outlook.items and not result.unknown:
+        return None
+    note = fc.UNKNOWN_UNTIL_DIAGNOSED if result.unknown and outlook is result.untreated else None
+    return {**_spread_json(campaign, outlook.full_health, ("p50", "p90")), "note": note}
+
+
+def percent(share: float) -> str:
+    """A share as people read odds: 94%, and never 0% or 100% for what happened in some futures but not all."""
+    value = round(share * 100)
+    if value == 0 and share > 0:
+        return "under 1%"
+    if value == 100 and share < 1:
+        return "over 99%"
+    return f"{value}%"
+
+
+def survival_text(survival: list[tuple[str, str, float]]) -> str:
+    """'treated now: 94%, treated in 5 min: 71%, untreated: 8%'."""
+    return ", ".join(f"{label}: {percent(share)}" for _key, label, share in survival)
+
+
+def forecast_json(character: Character, role: str, result: fc.Forecast) -> dict[str, Any]:
+    """The API's answer (README, "Recovery forecast"): seconds and game dates side by side."""
+    campaign = character.campaign
+    untreated = result.untreated
+    data: dict[str, Any] = {
+        **_dated(campaign, "as_of", result.as_of),
+        "runs": result.runs,
+        **_dated(campaign, "horizon", result.as_of + result.horizon),
+        "items": [_item_json(campaign, item) for item in untreated.items]
+        + [_unknown_json(what) for what in result.unknown],
+        "full_health": _full_health_json(campaign, result, untreated),
+    }
+    survival = result.survival
+    if survival is not None:
+        data["survival"] = {key: round(share, 4) for key, _label, share in survival}
+        data["survival_text"] = survival_text(survival)
+    if role == GM:
+        menu = get_ruleset(campaign.ruleset).forecast.what_ifs
+        data["what_if_menu"] = [{"with": key, "label": what.label} for key, what in menu.items()]
+        data["what_ifs"] = [
+            {
+                "with": outlook.key,
+                "label": outlook.label,
+                "items": [_item_json(campaign, item) for item in outlook.items],
+                "full_health": _full_health_json(campaign, result, outlook),
+                "survival": round(outlook.survival, 4),
+            }
+            for outlook in result.what_ifs
+        ]
+    return data

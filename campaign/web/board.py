@@ -1,0 +1,94 @@
+"""The GM's board is the table: every character as a card (its monitors drawn small, status chips, the next thing the
+clock will do to it and, for a GM, the forms a fight needs) and the fight's round counter.
+
+Built, as the character page is, from what `campaign.presenters` gave the audience: a player's card can never show
+more than the player's view holds, and has no forms.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaign import presenters, services
+from campaign.models import GM, Campaign
+from campaign.web import display, forms
+from rules.ruleset import Ruleset
+from rules.sheet import Board
+
+# A ruleset that says nothing of its table counts the clock's own round (services.ADVANCE_UNITS).
+DEFAULT_BOARD = Board(round_seconds=services.ADVANCE_UNITS["rounds"], round_name="round", actions=())
+
+
+def board_of(ruleset: Ruleset) -> Board:
+    return forms.board_of(ruleset.slug) or DEFAULT_BOARD
+
+
+def card(campaign: Campaign, ruleset: Ruleset, role: str, data: dict[str, Any]) -> dict[str, Any]:
+    """One character's card: `data` is the character as `role` may see it (`presenters.character_json`)."""
+    shown = {
+        **data,
+        **card_shell(ruleset, role, data["id"]),
+        "monitors": display.monitors(ruleset, data, role),
+    }
+    if role != GM:
+        return shown
+    if data.get("death_at") is not None:
+        shown["time_left"] = display.duration_text(data["death_at"] - campaign.game_time)
+        shown["death_text"] = display.date_text(data["death_at_date"])
+    shown["next"] = next_on_the_clock(campaign, data["timers"])
+    return shown
+
+
+def card_shell(ruleset: Ruleset, role: str, character_id: int) -> dict[str, Any]:
+    """What a card needs besides its state: its id, what its inputs' ids start with (unique on the page) and, for a
+    GM, its actions, each a closed <details> whose form is fetched when it opens (`card_form_for`)."""
+    shell: dict[str, Any] = {"id": character_id, "fid": f"c{character_id}"}
+    if role == GM:
+        shell["forms"] = [
+            {"action": action, "label": label, "form": None}
+            for action, label in forms.card_actions(ruleset.slug).items()
+        ]
+    return shell
+
+
+def card_form_for(ruleset: Ruleset, data: dict[str, Any], action: str) -> forms.ActionFormView:
+    """A fresh form of `action` for the card of `data` (the character as the GM sees it)."""
+    sheet = ruleset.sheet
+    injuries = sheet.injury_choices(data["sheet"]) if sheet is not None and sheet.injury_choices else []
+    return forms.card_form(ruleset.slug, action, injuries=injuries)
+
+
+def next_on_the_clock(campaign: Campaign, timers: list[dict[str, Any]]) -> dict[str, str] | None:
+    """The first thing the clock will do to a character (its timers come sorted by when), in words."""
+    if not timers:
+        return None
+    first = timers[0]
+    return {
+        "what": display.label(first["kind"]),
+        "due_text": display.date_text(first["due_date"]),
+        "in_text": display.duration_text(first["due"] - campaign.game_time),
+    }
+
+
+def with_form(cards: list[dict[str, Any]], character_id: int, form: forms.ActionFormView) -> None:
+    """Put a refused form (its values and errors) on its card, open, in place of the fresh one."""
+    for shown in cards:
+        if shown["id"] == character_id:
+            for item in shown.get("forms", []):
+                if item["action"] == form.action:
+                    item["form"] = form
+                    item["open"] = True
+
+
+def fight(campaign: Campaign, ruleset: Ruleset) -> dict[str, Any]:
+    """The round counter: which round of the fight the game clock is in (round 1 from the moment the GM started
+    it), and what "+1" advances by."""
+    board = board_of(ruleset)
+    shown: dict[str, Any] = {"round_name": board.round_name, "round_seconds": board.round_seconds}
+    # A fight "started" after the game time (the clock was taken back past it) is no fight.
+    if campaign.fight_started_at is not None and campaign.fight_started_at <= campaign.game_time:
+        elapsed = campaign.game_time - campaign.fight_started_at
+        shown["round"] = elapsed // board.round_seconds + 1
+        shown["elapsed_text"] = display.duration_text(elapsed)
+        shown["since_text"] = display.date_text(presenters.game_date(campaign, campaign.fight_started_at))
+    return shown

@@ -1,0 +1,117 @@
+"""The forecast's chart, drawn on the server as SVG geometry the template places (`templates/web/forecast.html`).
+
+One lane per injury, all on the same time axis (the game's dates): what is left of the injury (boxes, points) from
+the top of the lane down to healed at its bottom, the median as a line and the 10-90% range of the futures as a
+band. Plain shapes with classes (static/css/app.css colours them): no inline style, which the CSP forbids, and no
+script; a phone draws it as it draws the body diagram. Every text is in the game's words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rules import forecast as fc
+
+WIDTH = 320
+LEFT = 8
+RIGHT = 312
+LANE = 44  # the height of one lane's plot
+LABEL = 16  # the lane's title above it
+AXIS = 30  # the dates under the last lane
+TICKS = 4
+
+
+@dataclass(frozen=True)
+class Lane:
+    what: str
+    top: int  # the y of its title
+    plot_top: int
+    plot_bottom: int
+    band: str  # polygon points: the 90th percentile forward, the 10th back
+    median: str  # polyline points
+    most_text: str
+
+
+@dataclass(frozen=True)
+class Tick:
+    x: float
+    text: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    width: int
+    height: int
+    lanes: list[Lane]
+    ticks: list[Tick]
+    axis_y: int
+    summary: str  # what the picture shows, for screen readers
+    left: int = LEFT
+    plot_width: int = RIGHT - LEFT
+    lane_height: int = LANE
+
+
+def _x(moment: int, start: int, end: int) -> float:
+    return round(LEFT + (RIGHT - LEFT) * (moment - start) / max(1, end - start), 1)
+
+
+def _y(amount: int, most: int, top: int, bottom: int) -> float:
+    share = min(amount, most) / max(1, most)
+    return round(bottom - (bottom - top) * share, 1)
+
+
+def _points(pairs: list[tuple[float, float]]) -> str:
+    return " ".join(f"{x},{y}" for x, y in pairs)
+
+
+def _lane(line: fc.Line, index: int, start: int, end: int) -> Lane:
+    top = index * (LABEL + LANE + 8)
+    plot_top, plot_bottom = top + LABEL, top + LABEL + LANE
+    xs = [_x(moment, start, end) for moment, *_ in line.points]
+    high = [
+        (x, _y(p90, line.most, plot_top, plot_bottom))
+        for x, (_, _, _, p90) in zip(xs, line.points, strict=True)
+    ]
+    low = [
+        (x, _y(p10, line.most, plot_top, plot_bottom))
+        for x, (_, p10, _, _) in zip(xs, line.points, strict=True)
+    ]
+    median = [
+        (x, _y(p50, line.most, plot_top, plot_bottom))
+        for x, (_, _, p50, _) in zip(xs, line.points, strict=True)
+    ]
+    return Lane(
+        line.what, top, plot_top, plot_bottom, _points(high + low[::-1]), _points(median), str(line.most)
+    )
+
+
+def draw(result: fc.Forecast, lines: list[fc.Line], dated: list[tuple[int, str]]) -> Chart | None:
+    """The chart of the untreated futures; None when there is nothing to draw. `dated`: the tick seconds with
+    their game dates (the campaign's calendar), from the start of the axis to its end."""
+    if not lines:
+        return None
+    start, end = dated[0][0], dated[-1][0]
+    lanes = [_lane(line, index, start, end) for index, line in enumerate(lines)]
+    axis_y = lanes[-1].plot_bottom + 4
+    ticks = [
+        Tick(_x(moment, start, end), text, "start" if n == 0 else "end" if n == len(dated) - 1 else "middle")
+        for n, (moment, text) in enumerate(dated)
+    ]
+    summary = (
+        f"What is left of each injury from {dated[0][1]} to {dated[-1][1]}: the median of the futures as a line, "
+        "the range of 10% to 90% of them as a band."
+    )
+    return Chart(WIDTH, axis_y + AXIS, lanes, ticks, axis_y, summary)
+
+
+def tick_seconds(start: int, end: int) -> list[int]:
+    """Where the axis's dates go: its start, its end and evenly between."""
+    return [start + (end - start) * n // (TICKS - 1) for n in range(TICKS)]
+
+
+def tick_text(iso: str | None, span: int) -> str:
+    """A tick's game date: the day, or the day and time over a span of under three days."""
+    if not iso:
+        return ""
+    return iso[:10] if span >= 3 * 86_400 else iso[5:16].replace("T", " ")

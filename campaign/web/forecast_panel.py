@@ -1,0 +1,82 @@
+"""The recovery forecast's panel on the character page (templates/web/forecast.html): each injury's dates in
+words, back to full health, the survival odds and the chart (docs/forecast.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaign import presenters
+from campaign.forecasts import percent, survival_text
+from campaign.models import GM, Character
+from campaign.web import display, forecast_chart
+from rules import forecast as fc
+from rules.registry import get_ruleset
+
+
+def _when_words(campaign: Any, seconds: int | None, horizon: str) -> str:
+    return (
+        display.date_text(presenters.game_date(campaign, seconds))
+        if seconds is not None
+        else f"after {horizon}"
+    )
+
+
+def spread_words(campaign: Any, spread: fc.Spread, now: int, horizon: str) -> dict[str, Any]:
+    """When something happens, in words: the median date and how far off it is, the 10-90% range; or how seldom it
+    happens at all within the horizon (the other futures die first, or heal later)."""
+    if spread.p50 is None:
+        seldom = "in no future" if spread.share == 0 else f"in only {percent(spread.share)} of the futures"
+        return {"median": None, "seldom": f"{seldom} by {horizon}"}
+    return {
+        "median": _when_words(campaign, spread.p50, horizon),
+        "median_in": display.duration_text(spread.p50 - now),
+        "low": _when_words(campaign, spread.p10, horizon),
+        "high": None if spread.p90 is None else _when_words(campaign, spread.p90, horizon),
+    }
+
+
+def _row(campaign: Any, item: fc.Item, now: int, horizon: str) -> dict[str, Any]:
+    row: dict[str, Any] = {"what": item.what, "note": item.note, "care": item.care}
+    if item.when is not None:
+        row.update(spread_words(campaign, item.when, now, horizon))
+    return row
+
+
+def _ticks(campaign: Any, start: int, end: int) -> list[tuple[int, str]]:
+    moments = forecast_chart.tick_seconds(start, end)
+    return [(m, forecast_chart.tick_text(presenters.game_date(campaign, m), end - start)) for m in moments]
+
+
+def panel_context(character: Character, role: str) -> dict[str, Any]:
+    """What the panel shows: each injury's dates in words, back to full health, the survival odds (for a GM, of
+    every what-if of the menu when a death is in sight) and the chart."""
+    campaign = character.campaign
+    rules = get_ruleset(campaign.ruleset)
+    gm = role == GM
+    result = fc.forecast(
+        rules,
+        character.state,
+        campaign.game_time,
+        player=not gm,
+        what_ifs=tuple(rules.forecast.what_ifs) if gm else (),
+        what_ifs_only_if_death_in_sight=True,
+    )
+    now = result.as_of
+    horizon = display.date_text(presenters.game_date(campaign, now + result.horizon))
+    rows = [_row(campaign, item, now, horizon) for item in result.untreated.items]
+    rows += [{"what": what, "note": fc.UNKNOWN_UNTIL_DIAGNOSED, "care": None} for what in result.unknown]
+    full = result.untreated.full_health
+    lines = fc.chart(result)
+    end = fc.chart_end(result)
+    survival = result.survival
+    return {
+        "as_of": display.date_text(presenters.game_date(campaign, now)),
+        "runs": f"{result.runs:,}",
+        "horizon": horizon,
+        "rows": rows,
+        "unknown": bool(result.unknown),
+        "full": None if full is None else spread_words(campaign, full, now, horizon),
+        "full_needs_care": any(item.note == fc.NOT_WITHOUT_CARE for item in result.untreated.items),
+        "survival_text": None if survival is None else survival_text(survival),
+        "chart": forecast_chart.draw(result, lines, _ticks(campaign, now, end)),
+    }

@@ -1,0 +1,545 @@
+"""The recovery forecast: many futures of one character's clock, run on copies of its state with seeded dice.
+
+Pure, like the rest of `rules/`: no Django, no I/O. Each future is the rules' own clock (`rules.clock.DueTimers`
+and `rules.clock.fire`, the loop the service follows), rolling every combat round's save as the service's clock
+does, with no GM action unless a what-if asks for one. What an injury is, and the what-if menu,
+come from the ruleset's own `forecast.py` (`ForecastRules`, assembled by `rules.kernel`): this module names no
+ruleset.
+
+A future stops when the character is back to full health (every injury at 0), dead, out of timers, or at the
+horizon (`HORIZON`, a game year after `now`). Percentiles are nearest-rank over the futures: the 10th is the
+`ceil(0.10 * runs)`-th soonest. A future that never heals an injury (dead, or not healed by its end) counts as later
+than any date, so a percentile that falls among those has no date (None).
+
+docs/forecast.md says the same for people, with the secrecy rules (what a player's forecast leaves out).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+import math
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from random import Random
+from typing import Any
+
+from rules.clock import CHARACTER, Due, DueTimers, fire
+from rules.dice import Dice
+from rules.params import RuleError
+from rules.ruleset import Event, Ruleset, State, fold_into
+
+MINUTE = 60
+DAY = 86_400
+HORIZON = 365 * DAY  # how far a future runs at most (docs/forecast.md, "Horizon")
+DEFAULT_RUNS = 1000
+MIN_RUNS = 10
+MAX_RUNS = 5000
+PERCENTILES = (10, 50, 90)
+CHART_SAMPLES = 40  # points per line of the chart: enough for a phone's width, cheap over 1,000 futures
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# What a ruleset declares (its `forecast.py`)
+
+
+@dataclass(frozen=True)
+class Injury:
+    """One injury the forecast follows. `amount(state)` is what is left of it (boxes, points; 0 is healed) out of
+    `most`; `care` says why the rules never let it heal untreated in this state ("not without care"), or None."""
+
+    key: str
+    what: str
+    amount: Callable[[State], int]
+    most: int
+    care: str | None = None
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """A GM's what-if: after `delay` game seconds of the clock, the actions `actions(state)` names, in order (an
+    action the rules refuse then is skipped: the medic arrived too late, or found nothing to do)."""
+
+    label: str
+    delay: int
+    actions: Callable[[State], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Known:
+    """What a player may know of a state: the state to simulate (hidden things removed) and, in the game's words,
+    the injuries left out of it ("chest: unknown until diagnosed")."""
+
+    state: State
+    unknown: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ForecastRules:
+    """A ruleset's part of the forecast: its injuries, what a player may know, its what-if menu (key -> WhatIf)."""
+
+    injuries: Callable[[State], list[Injury]]
+    known: Callable[[State], Known]
+    what_ifs: Mapping[str, WhatIf]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The futures
+#
+# Futures are simulated together while they are the same: a branch is one state shared by `count` futures. A firing
+# that rolls no die happens once for the whole branch. A firing that rolls is fired once per future, each with its
+# own dice, and the futures split by what happened: two futures whose events differ only in the dice (the same
+# number of successes, the same save passed) are the same future from then on, since evolve never keeps a die in
+# the state (docs/RULESETS.md). So 1,000 futures of a Shadowrun healing stage cost 1,000 rolls but at most a
+# handful of states, timers and copies.
+
+
+@dataclass
+class Future:
+    """Futures that went the same way (`count` of them): when each injury was healed (None: never, within it),
+    when all were, whether the character died, and the amounts after each change (`path`) for the chart."""
+
+    healed_at: list[int | None]
+    full_at: int | None
+    died: bool
+    path: list[tuple[int, tuple[int, ...]]]
+    count: int
+
+
+class _Follow:
+    """The injuries' amounts along one branch."""
+
+    def __init__(self, injuries: Sequence[Injury], state: State, start: int) -> None:
+        self.injuries, self.start = injuries, start
+        amounts = self._amounts(state)
+        self.path = [(start, amounts)]
+        self.healed_at: list[int | None] = [start if amount == 0 else None for amount in amounts]
+
+    def copy(self) -> _Follow:
+        twin = object.__new__(_Follow)
+        twin.injuries, twin.start, twin.path, twin.healed_at = (
+            self.injuries,
+            self.start,
+            list(self.path),
+            list(self.healed_at),
+        )
+        return twin
+
+    def _amounts(self, state: State) -> tuple[int, ...]:
+        return tuple(injury.amount(state) for injury in self.injuries)
+
+    def healed(self) -> bool:
+        return not any(self.path[-1][1])
+
+    def note(self, state: State, at: int) -> bool:
+        """After a change at game second `at`: True once every injury is healed."""
+        amounts = self._amounts(state)
+        if amounts != self.path[-1][1]:
+            at = max(at, self.start)  # a timer left in the past by an undo fires now (RULES.md, "undo")
+            self.path.append((at, amounts))
+            for index, amount in enumerate(amounts):
+                if amount == 0 and self.healed_at[index] is None:
+                    self.healed_at[index] = at
+                elif amount > 0:
+                    self.healed_at[index] = None
+        return not any(amounts)
+
+
+@dataclass
+class _Branch:
+    state: State
+    follow: _Follow
+    count: int
+    queue: DueTimers
+
+    def over(self) -> bool:
+        return self.follow.healed() or not self.state["alive"]
+
+    def future(self) -> Future:
+        healed = self.follow.healed_at
+        full = None if None in healed else max(healed, default=self.follow.start)  # type: ignore[type-var]
+        return Future(list(healed), full, not self.state["alive"], self.follow.path, self.count)
+
+
+def _copy(state: State) -> State:
+    """A deep copy of a JSON-shaped state, as `copy_state` makes it but in C: a forecast copies a state at every
+    split, and that recursion was an eighth of its time (the bench's Shadowrun state: about 100 us against 140)."""
+    return marshal.loads(marshal.dumps(state))
+
+
+def _branch(rules: Ruleset, state: State, follow: _Follow, count: int, start: int, end: int) -> _Branch:
+    """A branch whose clock runs from `start` to `end` (every round's save rolled, as the service's clock does)."""
+    queue = DueTimers(start, end, set())
+    queue.set_timers(CHARACTER, rules.timers(state))
+    return _Branch(state, follow, count, queue)
+
+
+def _outcome_key(events: list[Event], dice: Dice) -> Hashable:
+    """What a firing did, its dice left out: the fields of its events' data that record the dice it used (a die
+    list, the whole named record). A die nested deeper stays in, which only keeps two futures apart."""
+    used = [dice.used, *dice.used.values()]
+    key = tuple(
+        (event.type, event.game_time, *(v for v in event.data.values() if not (v and v in used)))
+        for event in events
+    )
+    try:
+        hash(key)
+    except TypeError:  # a mapping or list among the data (a modifiers table): its text is as good a key
+        return repr(key)
+    return key
+
+
+class SimulationRandom(Random):
+    """Python's seeded generator with a quicker `randint` (one `random()` call instead of rejection sampling, the
+    bulk of a forecast's time): fair to far better than a die needs, and the same under the same seed."""
+
+    def randint(self, a: int, b: int) -> int:
+        return a + int(self.random() * (b - a + 1))
+
+
+def _roll_for_each(
+    rules: Ruleset, branch: _Branch, due: Due, first: list[Event], dice: Dice, rng: Random
+) -> list[tuple[list[Event], int]]:
+    """The firing's events for every future of the branch, each with its own dice, grouped by what happened."""
+    outcomes: dict[Hashable, list[Any]] = {_outcome_key(first, dice): [first, 1]}
+    for _ in range(branch.count - 1):
+        dice = Dice(rng=rng)
+        events = fire(rules, branch.state, due, dice)
+        key = _outcome_key(events, dice)
+        if key in outcomes:
+            outcomes[key][1] += 1
+        else:
+            outcomes[key] = [events, 1]
+    return [(events, count) for events, count in outcomes.values()]
+
+
+def _split(
+    rules: Ruleset, branch: _Branch, due: Due, outcomes: list[tuple[list[Event], int]]
+) -> list[_Branch]:
+    """A branch for each outcome of a roll, its clock going on from the second the roll was made."""
+    children = []
+    for index, (events, count) in enumerate(outcomes):
+        last = index == len(outcomes) - 1  # the branch ends here: its own state goes on with the last outcome
+        state = fold_into(rules, branch.state if last else _copy(branch.state), events)
+        child = _branch(rules, state, branch.follow.copy(), count, due.fire_at, branch.queue.to_time)
+        child.queue.skip = set(branch.queue.skip)
+        if not events:
+            child.queue.skip.add((due.character_id, due.timer.key))
+        child.follow.note(state, due.fire_at)
+        children.append(child)
+    return children
+
+
+def _run_clock(rules: Ruleset, branch: _Branch, rng: Random) -> list[_Branch]:
+    """The branch's clock until it ends or a roll splits it: the branches the roll made, or [] when it ended (over,
+    or out of timers up to the end of its clock)."""
+    queue, state, follow = branch.queue, branch.state, branch.follow
+    while (due := queue.pop()) is not None:
+        dice = Dice(rng=rng)
+        events = fire(rules, state, due, dice)
+        if dice.used and branch.count > 1:
+            outcomes = _roll_for_each(rules, branch, due, events, dice, rng)
+            if len(outcomes) > 1:
+                return _split(rules, branch, due, outcomes)
+        fold_into(rules, state, events)
+        queue.fired(due, bool(events), rules.timers(state))
+        if events and (follow.note(state, due.fire_at) or not state["alive"]):
+            return []
+    return []
+
+
+def _grow(rules: Ruleset, branches: list[_Branch], rng: Random) -> tuple[list[Future], list[_Branch]]:
+    """Every branch's clock to its end: the futures that are over (healed or dead), and the branches still
+    going when their clock ran out."""
+    over, going = [], []
+    stack = list(reversed(branches))
+    while stack:
+        branch = stack.pop()
+        if branch.over():
+            over.append(branch.future())
+            continue
+        children = _run_clock(rules, branch, rng)
+        if children:
+            stack.extend(reversed(children))
+        elif branch.over():
+            over.append(branch.future())
+        else:
+            going.append(branch)
+    return over, going
+
+
+def _act(rules: Ruleset, state: State, actions: list[dict[str, Any]], now: int, rng: Random) -> bool:
+    """A what-if's actions through the rules' own `decide`; one the rules refuse is skipped. True when some die
+    was rolled (else every future of the branch would do the same)."""
+    rolled = False
+    for action in actions:
+        if not state["alive"]:
+            break
+        dice = Dice(rng=rng)
+        try:
+            events = rules.decide(state, action, dice, now)
+        except RuleError:
+            continue
+        finally:
+            rolled = rolled or bool(dice.used)
+        fold_into(rules, state, events)
+    return rolled
+
+
+def _act_for_each(
+    rules: Ruleset, branch: _Branch, what_if: WhatIf, now: int, end: int, rng: Random
+) -> list[_Branch]:
+    """The what-if's actions in every future of the branch, each with its own dice, grouped by the state after.
+    Actions that roll nothing (a move to hospital) are taken once for the branch."""
+    outcomes: list[list[Any]] = []
+    for member in range(branch.count):
+        state = _copy(branch.state)
+        if not _act(rules, state, what_if.actions(state), now, rng) and member == 0:
+            outcomes.append([state, branch.count])
+            break
+        for outcome in outcomes:
+            if outcome[0] == state:
+                outcome[1] += 1
+                break
+        else:
+            outcomes.append([state, 1])
+    children = []
+    for state, count in outcomes:
+        child = _branch(rules, state, branch.follow.copy(), count, now, end)
+        child.follow.note(state, now)
+        children.append(child)
+    return children
+
+
+def simulate(
+    rules: Ruleset,
+    state: State,
+    now: int,
+    injuries: Sequence[Injury],
+    *,
+    runs: int,
+    rng: Random,
+    what_if: WhatIf | None = None,
+    horizon: int = HORIZON,
+) -> list[Future]:
+    """`runs` futures of `state` from game second `now` (each `Future` counts the futures that went its way)."""
+    end = now + horizon
+    acted_at = now if what_if is None else now + what_if.delay
+    start = _copy(state)
+    first = _branch(rules, start, _Follow(injuries, start, now), runs, now, acted_at)
+    futures, going = _grow(rules, [first], rng) if acted_at > now else ([], [first])
+    if what_if is not None:
+        going = [child for b in going for child in _act_for_each(rules, b, what_if, acted_at, end, rng)]
+    else:
+        going = [_branch(rules, b.state, b.follow, b.count, acted_at, end) for b in going]
+    done, still = _grow(rules, going, rng)
+    return futures + done + [branch.future() for branch in still]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# What the futures say
+
+
+def _later(value: int | None) -> float:
+    return math.inf if value is None else value
+
+
+def percentile(values: Sequence[tuple[int | None, int]], p: int) -> int | None:
+    """Nearest-rank percentile of (value, how many futures) pairs, None standing for "never" (later than any
+    date): the value of the `ceil(p% of the futures)`-th soonest."""
+    rank = max(1, math.ceil(p * sum(count for _, count in values) / 100))
+    seen = 0
+    for value, count in sorted(values, key=lambda pair: _later(pair[0])):
+        seen += count
+        if seen >= rank:
+            return value
+    raise ValueError("no futures")
+
+
+@dataclass(frozen=True)
+class Spread:
+    """When something happens across the futures: the 10th, 50th and 90th percentiles (None: not in that share
+    of the futures), and the share of futures where it happens at all."""
+
+    p10: int | None
+    p50: int | None
+    p90: int | None
+    share: float
+
+
+def spread(values: Sequence[tuple[int | None, int]]) -> Spread:
+    p10, p50, p90 = (percentile(values, p) for p in PERCENTILES)
+    total = sum(count for _, count in values)
+    return Spread(p10, p50, p90, sum(count for value, count in values if value is not None) / total)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One injury's outlook. `note`: "not without care" (its `care` says why) or "unknown until diagnosed"."""
+
+    key: str | None
+    what: str
+    when: Spread | None
+    note: str | None = None
+    care: str | None = None
+
+
+@dataclass(frozen=True)
+class Line:
+    """One injury on the chart: at each sample second, the 10th, 50th and 90th percentile of what is left."""
+
+    what: str
+    most: int
+    points: list[tuple[int, int, int, int]]  # (game second, p10, p50, p90)
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """One scenario (untreated, or a what-if): its items, back to full health, and the share that survives."""
+
+    key: str
+    label: str
+    items: list[Item]
+    full_health: Spread | None
+    survival: float
+    futures: list[Future] = field(repr=False)
+
+
+NOT_WITHOUT_CARE = "not without care"
+UNKNOWN_UNTIL_DIAGNOSED = "unknown until diagnosed"
+UNTREATED = "untreated"
+
+
+def outlook(
+    key: str, label: str, injuries: Sequence[Injury], futures: list[Future], *, untreated: bool
+) -> Outlook:
+    """The futures summed up. Untreated, an injury the rules never heal without care is said so, not dated."""
+    items = []
+    for index, injury in enumerate(injuries):
+        if untreated and injury.care is not None:
+            items.append(Item(injury.key, injury.what, None, NOT_WITHOUT_CARE, injury.care))
+        else:
+            items.append(
+                Item(injury.key, injury.what, spread([(f.healed_at[index], f.count) for f in futures]))
+            )
+    full = spread([(future.full_at, future.count) for future in futures]) if injuries else None
+    runs = sum(future.count for future in futures)
+    survival = sum(future.count for future in futures if not future.died) / runs
+    return Outlook(key, label, items, full, survival, futures)
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """The whole answer: `as_of` (game second), `runs`, the untreated outlook, the injuries left out for this
+    audience (`unknown`, words), and the what-ifs asked for, in menu order."""
+
+    as_of: int
+    runs: int
+    horizon: int
+    untreated: Outlook
+    unknown: list[str]
+    what_ifs: list[Outlook]
+    dying: bool
+    injuries: list[Injury] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def survival(self) -> list[tuple[str, str, float]] | None:
+        """(key, label, share) side by side, what-ifs first: only when a death is in sight (dying now, or some
+        future dies)."""
+        scenarios = [*self.what_ifs, self.untreated]
+        if not self.untreated.items:
+            return None
+        if not self.dying and not any(future.died for o in scenarios for future in o.futures):
+            return None
+        return [(o.key, o.label, o.survival) for o in scenarios]
+
+
+def default_seed(state: State, now: int, runs: int, what_ifs: Sequence[str]) -> int:
+    """The seed when none is given: a digest of exactly what is simulated, so the same state gives the same
+    forecast on every reload (and a player's depends on nothing the player may not know)."""
+    text = json.dumps([state, now, runs, list(what_ifs)], sort_keys=True, separators=(",", ":"))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
+def forecast(
+    rules: Ruleset,
+    state: State,
+    now: int,
+    *,
+    player: bool,
+    runs: int = DEFAULT_RUNS,
+    seed: int | None = None,
+    what_ifs: Sequence[str] = (),
+    what_ifs_only_if_death_in_sight: bool = False,
+    horizon: int = HORIZON,
+) -> Forecast:
+    """The forecast of `state` at game second `now`. A player's simulates only what the player may know
+    (`ForecastRules.known`) and has no what-ifs. `what_ifs`: keys of the ruleset's menu (checked by the caller);
+    with `what_ifs_only_if_death_in_sight`, they are run only when the untreated futures show a death in sight
+    (the character page asks the whole menu that way: odds matter to a GM only for someone who may die)."""
+    declared: ForecastRules = rules.forecast
+    known = declared.known(state) if player else Known(state)
+    state = known.state
+    asked = [] if player else [key for key in declared.what_ifs if key in what_ifs]
+    rng = SimulationRandom(default_seed(state, now, runs, asked) if seed is None else seed)
+    injuries = declared.injuries(state) if state["alive"] else []  # the dead have nothing left to heal
+    base = simulate(rules, state, now, injuries, runs=runs, rng=rng, horizon=horizon)
+    untreated = outlook(UNTREATED, UNTREATED, injuries, base, untreated=True)
+    if known.unknown:
+        # Back to full health depends on what the player may not know: it is unknown too.
+        untreated = Outlook(untreated.key, untreated.label, untreated.items, None, untreated.survival, base)
+    dying = bool(rules.status(state)["dying"])
+    if what_ifs_only_if_death_in_sight and not (dying or any(future.died for future in base)):
+        asked = []
+    others = []
+    for key in asked:
+        what = declared.what_ifs[key]
+        futures = simulate(rules, state, now, injuries, runs=runs, rng=rng, what_if=what, horizon=horizon)
+        others.append(outlook(key, what.label, injuries, futures, untreated=False))
+    return Forecast(now, runs, horizon, untreated, known.unknown, others, dying, injuries)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The chart's lines
+
+
+def chart_end(result: Forecast) -> int:
+    """Where the chart's time axis ends: the latest dated median or 90th percentile (of an injury's healing, or of
+    back to full health), at least an hour on; the horizon when nothing is dated. Never a time of death."""
+    spreads = [item.when for item in result.untreated.items if item.when is not None]
+    if result.untreated.full_health is not None:
+        spreads.append(result.untreated.full_health)
+    dated = [at for spread in spreads for at in (spread.p50, spread.p90) if at is not None]
+    end = max(dated) if dated else result.as_of + result.horizon
+    return max(end, result.as_of + 60 * MINUTE)
+
+
+def _amounts_at(path: list[tuple[int, tuple[int, ...]]], times: Sequence[int]) -> list[tuple[int, ...]]:
+    """The amounts in force at each of `times` (ascending), walking the path once."""
+    out, step = [], 0
+    for moment in times:
+        while step + 1 < len(path) and path[step + 1][0] <= moment:
+            step += 1
+        out.append(path[step][1])
+    return out
+
+
+def chart(result: Forecast, samples: int = CHART_SAMPLES) -> list[Line]:
+    """Per injury, what is left over game time (untreated): the median and the 10-90% band at `samples` points."""
+    start, end = result.as_of, chart_end(result)
+    times = [start + (end - start) * n // (samples - 1) for n in range(samples)]
+    futures = result.untreated.futures
+    per_future = [_amounts_at(future.path, times) for future in futures]
+    lines = []
+    for index, injury in enumerate(result.injuries):
+        points = []
+        for sample, moment in enumerate(times):
+            counts: dict[int, int] = {}
+            for amounts, future in zip(per_future, futures, strict=True):
+                amount = amounts[sample][index]
+                counts[amount] = counts.get(amount, 0) + future.count
+            low, mid, high = (percentile(list(counts.items()), p) or 0 for p in PERCENTILES)
+            points.append((moment, low, mid, high))
+        lines.append(Line(injury.what, injury.most, points))
+    return lines

@@ -1,0 +1,131 @@
+"""Shadowrun 2: what the recovery forecast follows (`rules.forecast`), what a player may know of it, and the GM's
+what-if menu.
+
+Injuries: every active critical hit (its own monitor), the physical monitor (with overflow) and the stun monitor.
+A player's forecast leaves out every undiagnosed hit ("unknown until diagnosed"): its healing time or odds would
+tell its lethality (RULES.md, "Player view"), and a diagnosed Mortal hit's time of death is never simulated for a
+player. The what-ifs' medic is the forecast's own (house): Biotech `MEDIC_SKILL`, a medkit, one diagnosis and up to
+`TREATMENT_TRIES` tries at each treatment (a failed one may be tried again at once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rules.forecast import ForecastRules, Injury, Known, WhatIf
+from rules.ruleset import State, copy_state
+from rules.shadowrun2 import tables as t
+from rules.shadowrun2.engine import is_active, level, physical_healing_possible
+
+MEDIC = "the forecast's medic"
+MEDIC_SKILL = 4
+TREATMENT_TRIES = 3
+LEVEL_WORDS = {"L": "Light", "M": "Moderate", "S": "Serious", "D": "Deadly"}
+CARE = {
+    "mortal": "a mortal hit kills unless it is treated",
+    "crippling": "a crippling hit never heals on its own: it needs a replacement or healing magic",
+}
+DEADLY_CARE = "deadly damage heals only in hospital, once stabilized"
+
+
+def _boxes(count: int) -> str:
+    return f"{count} {'box' if count == 1 else 'boxes'}"
+
+
+def _monitor_words(name: str, boxes: int) -> str:
+    return f"{name} damage ({LEVEL_WORDS[level(boxes)]}, {_boxes(boxes)})"
+
+
+def _where(hit: dict[str, Any]) -> str:
+    return hit["location"].replace("_", " ")
+
+
+def _hit_boxes(hit_id: str) -> Callable[[State], int]:
+    def amount(state: State) -> int:
+        for hit in state["critical_hits"]:
+            if hit["id"] == hit_id:
+                return hit["boxes"] if is_active(hit) else 0
+        return 0
+
+    return amount
+
+
+def _physical(state: State) -> int:
+    return state["physical"] + state["physical_overflow"]
+
+
+def _stun(state: State) -> int:
+    return state["stun"]
+
+
+def injuries(state: State) -> list[Injury]:
+    found = [
+        Injury(
+            hit["id"],
+            f"{_where(hit)}, {hit['part']} ({hit['lethality']})",
+            _hit_boxes(hit["id"]),
+            t.MONITOR_BOXES,
+            CARE.get(hit["lethality"]),
+        )
+        for hit in state["critical_hits"]
+        if is_active(hit)
+    ]
+    if _physical(state):
+        care = None if physical_healing_possible(state) else DEADLY_CARE
+        found.append(
+            Injury(
+                "physical", _monitor_words("physical", state["physical"]), _physical, t.MONITOR_BOXES, care
+            )
+        )
+    if state["stun"]:
+        found.append(Injury("stun", _monitor_words("stun", state["stun"]), _stun, t.MONITOR_BOXES))
+    return found
+
+
+def known(state: State) -> Known:
+    """The state without what a player may not know: undiagnosed hits (named by their location only) and any time
+    of death (a diagnosed Mortal hit shows "not without care", never when it kills)."""
+    mine = copy_state(state)
+    hidden = [hit for hit in mine["critical_hits"] if not hit["diagnosed"]]
+    mine["critical_hits"] = [hit for hit in mine["critical_hits"] if hit["diagnosed"]]
+    for hit in mine["critical_hits"]:
+        hit["death_at"] = None
+    mine["failed_diagnoses"] = []
+    unknown = [f"a critical hit to the {_where(hit)}" for hit in hidden if is_active(hit)]
+    return Known(mine, unknown)
+
+
+def _medic(**extra: Any) -> dict[str, Any]:
+    return {"medic": MEDIC, "skill": MEDIC_SKILL, **extra}
+
+
+def _first_aid(state: State) -> list[dict[str, Any]]:
+    return [_medic(type="first_aid")]
+
+
+def _treatment(state: State) -> list[dict[str, Any]]:
+    """Diagnose every hit, treat each Mortal and Critical one (the rules refuse what the medic cannot do), and give
+    first aid to the physical damage."""
+    treat = [
+        _medic(type="treat", critical_hit=hit["id"])
+        for hit in state["critical_hits"]
+        if is_active(hit) and hit["lethality"] in ("mortal", "critical")
+        for _ in range(TREATMENT_TRIES)
+    ]
+    return [_medic(type="diagnose"), *treat, *_first_aid(state)]
+
+
+def _hospital(state: State) -> list[dict[str, Any]]:
+    return [{"type": "set_care", "in_hospital": True}]
+
+
+WHAT_IFS = {
+    "treat_now": WhatIf("treated now", 0, _treatment),
+    "treat_in_5_min": WhatIf("treated in 5 min", 5 * t.MINUTE, _treatment),
+    "treat_in_10_min": WhatIf("treated in 10 min", 10 * t.MINUTE, _treatment),
+    "first_aid_now": WhatIf("first aid now", 0, _first_aid),
+    "in_hospital": WhatIf("in hospital from now", 0, _hospital),
+}
+
+FORECAST = ForecastRules(injuries=injuries, known=known, what_ifs=WHAT_IFS)

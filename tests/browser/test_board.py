@@ -1,0 +1,144 @@
+"""The GM runs a fight of six characters from the board alone: NPCs in a hurry, wounds, a save, a note, an undo and the
+round counter, each answered on its card, on a desk screen and on a phone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from tests.browser.test_scenarios import REFRESH_MS, create_campaign, sign_up
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def card(page: Page, name: str) -> Locator:
+    return page.locator("article.board-card").filter(has=page.get_by_role("link", name=name, exact=True))
+
+
+def open_card_action(page: Page, name: str, action: str) -> Locator:
+    """The form of `action` on `name`'s card (its <details> opened)."""
+    details = card(page, name).locator(f"details.card-action[id$='-{action}']")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    expect(details.locator("form button[type=submit]")).to_be_visible()  # fetched when it opens
+    return details.locator("form")
+
+
+def damage(page: Page, name: str, points: int, where: str, stun_save: int, death_save: int) -> None:
+    form = open_card_action(page, name, "damage")
+    form.get_by_label("Weapon damage rolled").fill(str(points))
+    form.get_by_label("Aimed at").select_option(where)
+    form.get_by_label("Stun save die 1").fill(str(stun_save))
+    form.get_by_label("Death save die 1").fill(str(death_save))
+    form.get_by_role("button", name="Damage").click()
+    expect(form.locator(".ok")).to_contain_text(f"{name}: recorded damage taken")
+
+
+def save(page: Page, name: str, kind: str, die: int) -> Locator:
+    form = open_card_action(page, name, "save")
+    form.locator("select[name=p_kind]").select_option(kind)
+    form.get_by_label("Save d10 die 1").fill(str(die))
+    form.get_by_role("button", name="Save", exact=True).click()
+    return page.locator(f"#{form.locator('xpath=..').get_attribute('id')}")
+
+
+def htmx_ready(page: Page) -> None:
+    page.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)], ids=["desk", "phone"])
+def test_a_six_character_fight_run_from_the_board(
+    live_server: Any, browser: Any, screenshot: Any, width: int, height: int
+) -> None:
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=width < 640)
+    gm = context.new_page()
+    sign_up(gm, live_server.url, "gm_on_the_board")
+    create_campaign(gm, live_server.url, "Night City", "cyberpunk2020")
+    htmx_ready(gm)
+
+    # NPCs in a hurry: four gangers from one template, a fifth duplicated from the fourth, and Vex.
+    gm.locator("#npc-prefix").fill("Ganger")
+    gm.locator("#npc-count").fill("4")
+    gm.locator("#npc-a_body").fill("6")
+    gm.get_by_role("button", name="Add NPCs").click()
+    expect(gm.locator("#npcs .ok")).to_have_text("Ganger 1 to Ganger 4 joined the campaign.")
+    expect(card(gm, "Ganger 4")).to_be_visible(timeout=REFRESH_MS)
+    card(gm, "Ganger 4").get_by_role("button", name="Duplicate").click()
+    expect(card(gm, "Ganger 4").locator(".card-duplicate .ok")).to_have_text("Ganger 5 joined the campaign.")
+    gm.locator("#ch-name").fill("Vex")
+    gm.locator("#ch-a_body").fill("8")
+    gm.get_by_role("button", name="Add character").click()
+    expect(gm.locator("article.board-card")).to_have_count(6, timeout=REFRESH_MS)
+    for name in ("Ganger 1", "Ganger 2", "Ganger 3", "Ganger 4", "Ganger 5", "Vex"):
+        expect(card(gm, name).locator(".chips")).to_have_text("on their feet")
+        expect(card(gm, name)).to_contain_text("Wound track: 0 of 40 points (0 real, 0 stun), level none")
+
+    if width >= 1280:
+        # Six cards and the clock on one screen: from the game time down to the last card is within 800 pixels.
+        gm.evaluate("window.scrollTo(0, 0)")
+        clock = gm.locator("#game-date").bounding_box()
+        bottoms = [
+            box["y"] + box["height"]
+            for box in gm.locator("article.board-card").evaluate_all(
+                "cards => cards.map(c => { const r = c.getBoundingClientRect(); return {y: r.y, height: r.height}; })"
+            )
+        ]
+        assert clock["y"] >= 0
+        assert max(bottoms) <= height, (clock, bottoms)
+
+    # A fight starts: round 1.
+    gm.get_by_role("button", name="Start a fight").click()
+    expect(gm.locator("#round-number")).to_have_text("1")
+
+    # Ganger 1 takes 12 to the torso (10 after BTM -2: Critical) and fails the stun save: stunned, a save each round.
+    damage(gm, "Ganger 1", 12, "torso", stun_save=10, death_save=1)
+    ganger1 = card(gm, "Ganger 1")
+    expect(ganger1.locator(".chips")).to_have_text("stunned")
+    expect(ganger1).to_contain_text("Wound track: 10 of 40 points (10 real, 0 stun), level critical")
+    expect(ganger1.locator(".next")).to_have_text("Next: stun save at 2020-01-01 00:00:03 (in 3s)")
+
+    # Ganger 2 takes 30 to the torso and fails the death save: mortal, dying at the end of the turn.
+    damage(gm, "Ganger 2", 30, "torso", stun_save=1, death_save=10)
+    ganger2 = card(gm, "Ganger 2")
+    expect(ganger2.locator(".chip.dying")).to_have_text("dying: 30s left (dies 2020-01-01 00:00:30)")
+    expect(ganger2.locator(".next")).to_have_text("Next: death at 2020-01-01 00:00:30 (in 30s)")
+
+    # Ganger 3 takes a light wound to the leg, which the GM then takes back from the card.
+    damage(gm, "Ganger 3", 6, "right_leg", stun_save=1, death_save=1)
+    ganger3 = card(gm, "Ganger 3")
+    expect(ganger3).to_contain_text("Wound track: 1 of 40 points (1 real, 0 stun), level light")
+    undo = open_card_action(gm, "Ganger 3", "undo")
+    undo.get_by_role("button", name="Undo the latest action").click()
+    expect(undo.locator(".ok")).to_have_text("Ganger 3: recorded action undone.")
+    expect(ganger3).to_contain_text("Wound track: 0 of 40 points (0 real, 0 stun), level none")
+    expect(ganger3.locator(".chips")).to_have_text("on their feet")
+
+    # A stun save for Vex, who is not stunned, is refused on the card and records nothing.
+    refused = save(gm, "Vex", "stun", 1)
+    expect(refused.locator(".error")).to_have_text("the character is not stunned: no stun save is pending")
+    expect(card(gm, "Vex").locator(".chips")).to_have_text("on their feet")
+
+    # Ganger 1 makes the stun save: no longer stunned, nothing left on the clock.
+    save(gm, "Ganger 1", "stun", 1)
+    expect(ganger1.locator(".chips")).to_have_text("on their feet")
+    expect(ganger1.locator(".next")).to_have_text("Nothing on the clock.")
+
+    # A note on Ganger 4.
+    note = open_card_action(gm, "Ganger 4", "note")
+    note.get_by_label("Note").fill("Hides behind the van")
+    note.get_by_role("button", name="GM note").click()
+    expect(note.locator(".ok")).to_have_text("Ganger 4: recorded note added.")
+
+    # The next round: round 2, three seconds less for Ganger 2.
+    gm.get_by_role("button", name="Next round").click()
+    expect(gm.locator("#clock-form .ok")).to_have_text("Advanced 3s to 2020-01-01 00:00:03.")
+    expect(gm.locator("#round-number")).to_have_text("2", timeout=REFRESH_MS)
+    expect(ganger2.locator(".chip.dying")).to_have_text("dying: 27s left (dies 2020-01-01 00:00:30)")
+    assert "/characters/" not in gm.url
+    # The picture for docs/web.md: the board as the fight goes on, its forms closed.
+    gm.evaluate("document.querySelectorAll('details[open]').forEach(d => { d.open = false; })")
+    gm.evaluate("window.scrollTo(0, 0)")
+    screenshot(gm, "gm-board-fight" if width >= 1280 else "gm-board-fight-phone")
+    context.close()

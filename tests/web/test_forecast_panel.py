@@ -1,0 +1,105 @@
+"""The forecast panel of the character page: fetched by the live region, drawn as SVG on the server, the same for
+a player whatever the hidden lethality."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
+from tests.web.conftest import Web
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def test_the_character_page_fetches_the_forecast_panel_once_shown(sr2_web: Web) -> None:
+    html = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    url = f"/characters/{sr2_web.character_id}/forecast/"
+    assert f'hx-get="{url}" hx-trigger="load"' in html and f'<a href="{url}">' in html
+
+
+def test_the_gm_panel_draws_each_injury_as_a_lane_with_a_median_and_a_band(sr2_web: Web) -> None:
+    sr2_web.table.act(chest_hit(CRITICAL))
+    html = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/forecast/", **HTMX).content.decode()
+    assert html.count('class="lane"') == 2 and html.count('class="median"') == 2
+    assert html.count('class="band"') == 2
+    assert "chest, spine (critical)" in html and "physical damage (Serious, 6 boxes)" in html
+    assert "style=" not in html  # the CSP forbids inline styles
+    assert re.search(r'class="tick"[^>]*>2053-01-01<', html)
+    assert "healed by 2053-" in html and "Back to full health:</strong>\n    not without care" not in html
+    assert "<html" not in html  # a fragment
+
+
+def test_the_gm_sees_survival_odds_of_the_whole_menu_for_a_dying_character(sr2_web: Web) -> None:
+    sr2_web.table.act(chest_hit(MORTAL))
+    html = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/forecast/", **HTMX).content.decode()
+    odds = re.search(r"<strong>Survives:</strong> ([^<]*)</p>", html)
+    assert odds is not None
+    assert odds.group(1).startswith("treated now: ") and odds.group(1).endswith(", untreated: 0%")
+    assert "in hospital from now: 0%" in odds.group(1)
+
+
+def test_a_players_panel_is_byte_identical_for_a_mortal_and_a_critical_undiagnosed_hit(sr2_web: Web) -> None:
+    table = sr2_web.table
+    twin = table.gm.post(
+        f"/api/campaigns/{sr2_web.campaign_id}/characters/",
+        {"name": "Ash", "player": "player", "attributes": {"body": 5}},
+    ).json()
+    table.act(chest_hit(MORTAL))
+    table.gm.post(f"/api/characters/{twin['id']}/actions/", chest_hit(CRITICAL))
+    mortal = sr2_web.player.get(f"/characters/{sr2_web.character_id}/forecast/", **HTMX)
+    critical = sr2_web.player.get(f"/characters/{twin['id']}/forecast/", **HTMX)
+    assert mortal.status_code == critical.status_code == 200
+    assert mortal.content == critical.content
+    html = mortal.content.decode()
+    assert "a critical hit to the chest</strong>:\n      unknown until diagnosed" in html
+    assert "spine" not in html and "mortal" not in html and "Survives" not in html
+
+
+@pytest.mark.parametrize("fixture", ["cp2020_web", "df_web"])
+def test_without_javascript_the_forecast_is_a_page_of_its_own(
+    fixture: str, request: pytest.FixtureRequest
+) -> None:
+    web: Web = request.getfixturevalue(fixture)
+    page = web.player.get(f"/characters/{web.character_id}/forecast/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "<h1>Recovery forecast</h1>" in html and "Nothing to heal." in html
+    assert web.other_player.get(f"/characters/{web.character_id}/forecast/").status_code == 404
+
+
+def test_the_chart_draws_the_median_and_the_band_in_each_lane_against_the_dates() -> None:
+    from campaign.web import forecast_chart
+    from rules import forecast as fc
+
+    hour = 3600
+    line = fc.Line(
+        "stun damage (Moderate, 3 boxes)", 10, [(0, 0, 3, 6), (2 * hour, 0, 0, 3), (4 * hour, 0, 0, 0)]
+    )
+    outlook = fc.Outlook("untreated", "untreated", [], None, 1.0, [])
+    result = fc.Forecast(0, 10, fc.HORIZON, outlook, [], [], False)
+    chart = forecast_chart.draw(result, [line], [(0, "01-01 00:00"), (4 * hour, "01-01 04:00")])
+    assert chart is not None
+    (lane,) = chart.lanes
+    # x from 8 to 312 over four hours; y from 60 (healed) up to 16 (10 boxes): 3 boxes is 60 - 44 * 0.3 = 46.8.
+    assert lane.median == "8.0,46.8 160.0,60.0 312.0,60.0"
+    assert lane.band == "8.0,33.6 160.0,46.8 312.0,60.0 312.0,60.0 160.0,60.0 8.0,60.0"
+    assert [(t.x, t.text, t.anchor) for t in chart.ticks] == [
+        (8.0, "01-01 00:00", "start"),
+        (312.0, "01-01 04:00", "end"),
+    ]
+    assert forecast_chart.draw(result, [], [(0, ""), (1, "")]) is None
+
+
+def test_the_charts_axis_ends_at_the_latest_dated_median_or_90th_percentile_never_before_an_hour() -> None:
+    from rules import forecast as fc
+
+    def ending(*spreads: fc.Spread | None) -> int:
+        items = [fc.Item("x", "x", spread) for spread in spreads]
+        outlook = fc.Outlook("untreated", "untreated", items, None, 1.0, [])
+        return fc.chart_end(fc.Forecast(100, 10, fc.HORIZON, outlook, [], [], False))
+
+    assert ending(fc.Spread(200, 5000, None, 0.8), fc.Spread(300, 400, 9000, 1.0)) == 9000
+    assert ending(fc.Spread(200, 300, 400, 1.0)) == 100 + 3600
+    assert ending(None) == 100 + fc.HORIZON  # nothing dated: the horizon
