@@ -236,6 +236,17 @@ class Job(JobStatus):
     stopped_because = models.CharField(
         max_length=300, blank=True, default="", help_text="what stopped it early: 'Johnny dies'"
     )
+    # Table dice (campaign option table_dice "all"): the advance stops before a firing that needs a die nobody gave,
+    # and waits, still open (so the campaign's actions wait too), until the GM gives it.
+    asks = models.BooleanField(default=False, help_text="the advance asks the GM for its dice")
+    needs_roll = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="the roll the advance waits for (and the firing that needs it), or null",
+    )
+    rolls = models.JSONField(
+        default=dict, blank=True, help_text="the GM's dice for the firing the advance stopped before"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -253,6 +264,11 @@ class Job(JobStatus):
         ]
 
     @property
+    def waiting(self) -> bool:
+        """Open, and stopped before a firing until the GM gives its roll."""
+        return self.open and self.needs_roll is not None
+
+    @property
     def stopped_early(self) -> bool:
         """Done, but short of the time asked for: it reached the most firings one advance may make, or a status
         changed under `stop_on` (`stopped_because` says whose)."""
@@ -260,8 +276,8 @@ class Job(JobStatus):
 
     def stalled_since(self, now: datetime) -> datetime | None:
         """When an open job last showed a sign of life, if that is longer ago than the stall threshold."""
-        if not self.open:
-            return None
+        if not self.open or self.needs_roll is not None:
+            return None  # a job waiting for the GM's roll is quiet, not stalled
         last = self.heartbeat_at or self.created_at
         if last is None or now - last < timedelta(seconds=settings.CLOCK_STALLED_AFTER_SECONDS):
             return None

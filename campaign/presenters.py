@@ -391,7 +391,7 @@ def job_json(job: Job) -> dict[str, Any]:
     return {
         "id": str(job.pk),
         "campaign": job.campaign_id,
-        "status": "stalled" if stalled is not None else job.status,
+        "status": "stalled" if stalled is not None else "waiting" if job.waiting else job.status,
         "message": message,
         "from": job.from_time,
         "to": job.to_time,
@@ -405,7 +405,18 @@ def job_json(job: Job) -> dict[str, Any]:
         "created_at": job.created_at.isoformat() if job.created_at else None,
         "heartbeat_at": job.heartbeat_at.isoformat() if job.heartbeat_at else None,
         "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+        # Table dice: the roll the advance waits for (`POST /api/jobs/{id}/rolls/` gives it), or null.
+        "needs_roll": job_roll_json(job) if job.waiting else None,
     }
+
+
+def job_roll_json(job: Job) -> dict[str, Any]:
+    """What a waiting advance asks the GM: the roll (name, dice, label, target, why), for whom, what fires and
+    when, in the game's words beside the numbers."""
+    need = dict(job.needs_roll or {})
+    need.pop("firing", None)
+    need["date"] = _date_words(job.campaign, need["game_time"])
+    return need
 
 
 def import_job_json(job: ImportJob) -> dict[str, Any]:

@@ -48,8 +48,9 @@ from campaign.projections import (
 )
 from rules import clock
 from rules import ruleset as ruleset_types
-from rules.dice import Dice
-from rules.params import reject_unknown, reject_unknown_params
+from rules.dice import Dice, RollNeeded, RollRequest
+from rules.event_schema import TABLE_DICE
+from rules.params import choice, reject_unknown, reject_unknown_params
 from rules.registry import get_ruleset
 from rules.ruleset import (
     ACTION_UNDONE,
@@ -82,6 +83,10 @@ KEY_REUSED = "this Idempotency-Key was already used for a different request"
 LAST_GM = "{name} is the campaign's only GM: make someone else a GM first, or nobody could run the campaign"
 NOTHING_TO_UNDO = "there is nothing to undo on this character"
 MAX_ADVANCE_SECONDS = 100 * 366 * 86_400
+SHARED_OPTIONS = ("start", "time_scale", "table_dice")
+# Who rolls the dice the GM did not give (RULES.md "Every ruleset"): the server; the table for actions (each action
+# asks for each die it needs); the table for actions and for the clock (an advance waits for the GM's roll).
+TABLE_DICE_CHOICES = ("none", "actions", "all")
 COMMAND_ATTEMPTS = 3
 
 
@@ -172,7 +177,7 @@ def user_sign_up(*, username: Any, password: Any) -> AbstractBaseUser:
 
 
 def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
-    """The ruleset's options plus the shared ones (`start`, `time_scale`), defaults filled in."""
+    """The ruleset's options plus the shared ones (`start`, `time_scale`, `table_dice`), defaults filled in."""
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
@@ -193,7 +198,8 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
             f"expected game seconds per real second, 0 to 86400 (0: manual), got {time_scale!r}",
         )
     shared["time_scale"] = time_scale
-    rest = {name: value for name, value in options.items() if name not in ("start", "time_scale")}
+    shared["table_dice"] = choice(options, "table_dice", TABLE_DICE_CHOICES, default="none", prefix="options")
+    rest = {name: value for name, value in options.items() if name not in SHARED_OPTIONS}
     return {**ruleset.validate_options(rest), **shared}
 
 
@@ -380,7 +386,9 @@ class ActionResult:
     replayed: bool = False
 
 
-def _parse_action(rules: Ruleset, body: Any) -> tuple[dict[str, Any], Mapping[str, Any], int | None]:
+def _parse_action(
+    rules: Ruleset, body: Any
+) -> tuple[dict[str, Any], Mapping[str, Any], int | None, bool | None]:
     if not isinstance(body, Mapping):
         raise ServiceError("body", "expected a JSON object with a `type`")
     kind = body.get("type")
@@ -396,9 +404,12 @@ def _parse_action(rules: Ruleset, body: Any) -> tuple[dict[str, Any], Mapping[st
     expected = body.get("expected_version")
     if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 0):
         raise ServiceError("expected_version", f"expected a whole number of 0 or more, got {expected!r}")
-    action = {name: value for name, value in body.items() if name not in ("rolls", "expected_version")}
+    ask = body.get("ask")
+    if ask is not None and not isinstance(ask, bool):
+        raise ServiceError("ask", f"expected true or false, got {ask!r}")
+    action = {name: value for name, value in body.items() if name not in ("rolls", "expected_version", "ask")}
     reject_unknown_params(rules.action_form(kind), action)
-    return action, rolls, expected
+    return action, rolls, expected, ask
 
 
 def open_job(campaign: Campaign) -> Job | None:
@@ -473,9 +484,10 @@ def _revert_events(
 
 
 def _decide(
-    character: Character, rules: Ruleset, campaign: Campaign, action: dict[str, Any], rolls: Mapping[str, Any]
+    character: Character, rules: Ruleset, campaign: Campaign, action: dict[str, Any], dice: Dice
 ) -> tuple[list[RuleEvent], State, list[RuleTimer]]:
-    """The command's events, the state after them and the timers of the state before."""
+    """The command's events, the state after them and the timers of the state before. With table dice a roll
+    nobody gave raises `RollNeeded` here, before anything is written."""
     state = character.state
     if action["type"] == "undo":
         events, replayed = _undo_events(character, rules, campaign)
@@ -487,7 +499,7 @@ def _decide(
         events = [note_event(action, campaign.game_time)]
     else:
         try:
-            events = rules.decide(state, action, Dice(rolls), campaign.game_time)
+            events = rules.decide(state, action, dice, campaign.game_time)
         except RuleError as error:
             raise _refusal_in_dates(campaign, error) from None
     return events, *_evolved_in_place(rules, character, events)
@@ -575,16 +587,17 @@ def _character_act_once(
             if first is not None:
                 return _replayed(character, first, digest)
         rules = get_ruleset(campaign.ruleset)
-        action, rolls, expected = _parse_action(rules, body)
+        action, rolls, expected, ask = _parse_action(rules, body)
         if open_job_id is not None:
-            raise Conflict("clock", CLOCK_BUSY.format(job=open_job_id))
+            raise Conflict("clock", clock_busy(open_job_id))
         if character.retired:
             raise ServiceError("type", RETIRED)
         if expected is not None and expected != character.version:
             raise Conflict(
                 "expected_version", VERSION_CONFLICT.format(actual=character.version, expected=expected)
             )
-        events, state, previous_timers = _decide(character, rules, campaign, action, rolls)
+        dice = Dice(rolls, ask=ask is not False and asks_the_table(campaign, "actions"))
+        events, state, previous_timers = _decide(character, rules, campaign, action, dice)
         rows, _ = _record(
             character,
             rules,
@@ -716,7 +729,7 @@ def clock_advance_request(
                     return first
             busy = open_job(campaign)
             if busy is not None:
-                raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))
+                raise Conflict("clock", clock_busy(busy.pk))
             if campaign.game_time + seconds > game_dates.MAX_GAME_SECONDS:
                 raise ServiceError("advance", _past_the_calendar(campaign))
             followed = Timer.objects.filter(campaign=campaign).values("character_id").distinct().count()
@@ -728,6 +741,7 @@ def clock_advance_request(
                 to_time=campaign.game_time + seconds,
                 reached=campaign.game_time,
                 actor=actor,
+                asks=asks_the_table(campaign, "clock"),
                 idempotency_key=idempotency_key,
                 request_digest=digest if idempotency_key else "",
                 stop_on=stop_on or "",
@@ -756,7 +770,7 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
     Once the job has fired CLOCK_MAX_FIRINGS_PER_ADVANCE timers it ends at the game second it has reached.
     """
     job = Job.objects.get(pk=job_id)
-    if not job.open or not _holds(job, ticket):
+    if not job.open or not _holds(job, ticket) or job.waiting:
         return job
     Job.objects.filter(pk=job.pk, status=Job.QUEUED).update(status=Job.RUNNING, started_at=timezone.now())
     began = time.monotonic()
@@ -764,7 +778,7 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
         with transaction.atomic():
             campaign = eventstore.lock_campaign(job.campaign_id)
             job = Job.objects.get(pk=job.pk)
-            if not job.open or not _holds(job, ticket):
+            if not job.open or not _holds(job, ticket) or job.waiting:
                 return job
             rules = get_ruleset(campaign.ruleset)
             fired = appended = 0
@@ -777,7 +791,12 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
                     break
                 character = characters[due.character_id]
                 before = status_of(rules, character.state) if job.stop_on else None
-                produced, timers = _fire(rules, character, due, job)
+                try:
+                    produced, timers = _fire(rules, character, due, job)
+                except RollNeeded as need:
+                    # Table dice: the advance stops before this firing, everything before it kept.
+                    _wait_for_roll(job, character, due, need.request)
+                    break
                 queue.fired(due, produced > 0, timers)
                 appended += produced
                 fired += 1
@@ -796,7 +815,11 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
             if finished:
                 _finish(campaign, job, end=queue.reached if job.stopped_because else queue.end)
             job.save()
-        if finished or (slice_seconds is not None and time.monotonic() - began >= slice_seconds):
+        if (
+            finished
+            or job.waiting
+            or (slice_seconds is not None and time.monotonic() - began >= slice_seconds)
+        ):
             return job
 
 
@@ -845,8 +868,14 @@ def _due_timers(campaign: Campaign, rules: Ruleset, job: Job) -> tuple[dict[int,
 
 
 def _fire(rules: Ruleset, character: Character, due: clock.Due, job: Job) -> tuple[int, list[RuleTimer]]:
-    """Fire one timer. Returns how many events it appended and the character's timers after it."""
-    events = clock.fire(rules, character.state, due, Dice())
+    """Fire one timer. Returns how many events it appended and the character's timers after it. With table dice,
+    the firing takes the GM's dice given for it (`Job.rolls`) and raises `RollNeeded` for one nobody gave."""
+    given = _given_for(job, character, due)
+    dice = Dice(given, ask=job.asks)
+    events = clock.fire(rules, character.state, due, dice)
+    job.rolls = {"answered": job.rolls.get("answered", [])} if job.rolls else {}
+    if given and events:
+        events[0].data[TABLE_DICE] = sorted(name for name in given if name in dice.used)
     state, previous_timers = _evolved_in_place(rules, character, events)
     if not events:
         return 0, project_character(
@@ -1077,7 +1106,7 @@ def _change_character_once(
         campaign = character.campaign
         rules = get_ruleset(campaign.ruleset)
         if open_job_id is not None:
-            raise Conflict("clock", CLOCK_BUSY.format(job=open_job_id))
+            raise Conflict("clock", clock_busy(open_job_id))
         if character.retired:
             raise ServiceError("character", RETIRED)
         if rules.change_attributes is None:
@@ -1153,7 +1182,7 @@ def _set_retired(character_id: int, actor: str, *, retired: bool) -> Character:
         wrapper = transaction.get_connection()
         character, open_job_id = eventstore.lock_for_character(character_id, wrapper)
         if open_job_id is not None:
-            raise Conflict("clock", CLOCK_BUSY.format(job=open_job_id))
+            raise Conflict("clock", clock_busy(open_job_id))
         if character.retired == retired:
             return character
         campaign = character.campaign
@@ -1194,7 +1223,7 @@ def change_campaign(*, campaign_id: int, actor: str, changes: Any) -> Campaign:
         campaign = eventstore.lock_campaign(campaign_id)
         busy = open_job(campaign)
         if busy is not None:
-            raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))
+            raise Conflict("clock", clock_busy(busy.pk))
         rules = get_ruleset(campaign.ruleset)
         options = validate_campaign_options(rules, {**campaign.options, **(patch or {})})
         told: dict[str, Any] = {}
@@ -1388,6 +1417,105 @@ def status_change(before: dict[str, bool], rules: Ruleset, character: Character)
     if "dies" in changes:
         return "dies"
     return " and ".join(changes)
+
+
+# --- table dice: the GM rolls (RULES.md "Dice", campaign option `table_dice`) -------------------------------------
+
+CLOCK_WAITS = (
+    "the game clock waits for a roll: {character_name}'s {what} ({count}d{sides}); give it on the board, or let the "
+    "server roll the rest of the advance"
+)
+NOT_WAITING = "this advance is not waiting for a roll"
+ROLL_EXPECTED = "expected the roll the clock waits for, {name} ({count}d{sides}), or ask: false"
+ANOTHER_ROLL = "the clock waits for {name}, not this roll"
+
+
+def asks_the_table(campaign: Campaign, what: str) -> bool:
+    """Whether the campaign asks the GM for the dice of `what`: "actions" (with `table_dice` actions or all) or
+    "clock" (all)."""
+    table_dice = campaign.options.get("table_dice", "none")
+    return table_dice == "all" or (what == "actions" and table_dice == "actions")
+
+
+def clock_busy(job_id: Any) -> str:
+    """Why the campaign's actions wait (409): the clock is advancing, or it waits for the GM's roll, and which."""
+    needs = Job.objects.filter(pk=job_id).values_list("needs_roll", flat=True).first()
+    if not needs:
+        return CLOCK_BUSY.format(job=job_id)
+    return CLOCK_WAITS.format(**needs, what=needs["label"][:1].lower() + needs["label"][1:])
+
+
+def _firing(character: Character, due: clock.Due) -> dict[str, Any]:
+    """Which firing of an advance a roll is for: the character, the timer and the game second it fires at."""
+    return {"character": character.pk, "key": due.timer.key, "at": due.fire_at}
+
+
+def _given_for(job: Job, character: Character, due: clock.Due) -> dict[str, Any]:
+    """The GM's dice given for this firing, if the advance stopped before it."""
+    if job.rolls.get("firing") != _firing(character, due):
+        return {}
+    return dict(job.rolls.get("dice", {}))
+
+
+def _wait_for_roll(job: Job, character: Character, due: clock.Due, request: RollRequest) -> None:
+    """Stop the advance before a firing that needs a roll nobody gave: the job stays open (the campaign's actions
+    wait), saying which roll, for whom and why; `clock_give_roll` goes on."""
+    firing = _firing(character, due)
+    job.needs_roll = {
+        **request.as_data(),
+        "character": character.pk,
+        "character_name": character.name,
+        "kind": due.timer.kind,
+        "game_time": due.fire_at,
+        "firing": firing,
+    }
+    dice = job.rolls.get("dice", {}) if job.rolls.get("firing") == firing else {}
+    job.rolls = {**job.rolls, "firing": firing, "dice": dice}
+
+
+def clock_give_roll(*, job_id: Any, body: Any, idempotency_key: str | None = None) -> Job:
+    """The GM's roll for the firing a waiting advance stopped before (`{name: [dice]}`), or `{"ask": false}`: the
+    server rolls the rest of this advance. The job goes on in the worker. The same Idempotency-Key again changes
+    nothing: a retried request must not answer the next roll the clock asks for (a death save every turn asks for
+    the same roll again)."""
+    from campaign import tasks
+
+    if not isinstance(body, Mapping):
+        raise ServiceError("body", "expected a JSON object of the roll's dice")
+    ask = body.get("ask")
+    if ask is not None and not isinstance(ask, bool):
+        raise ServiceError("ask", f"expected true or false, got {ask!r}")
+    rolls = {name: value for name, value in body.items() if name != "ask"}
+    with transaction.atomic():
+        job = Job.objects.get(pk=job_id)
+        eventstore.lock_campaign(job.campaign_id)
+        job = Job.objects.get(pk=job_id)
+        if idempotency_key and idempotency_key in job.rolls.get("answered", []):
+            return job
+        if not job.waiting:
+            raise Conflict("job", NOT_WAITING)
+        need = job.needs_roll
+        for name in rolls:
+            if name != need["name"]:
+                raise ServiceError(f"rolls.{name}", ANOTHER_ROLL.format(name=need["name"]))
+        dice = dict(job.rolls.get("dice", {}))
+        if need["name"] in rolls:
+            dice[need["name"]] = RollRequest.from_data(need).check(rolls[need["name"]])
+        elif ask is not False:
+            raise ServiceError(need["name"], ROLL_EXPECTED.format(**need))
+        answered = [*job.rolls.get("answered", []), *([idempotency_key] if idempotency_key else [])]
+        job.rolls = {**job.rolls, "dice": dice, "answered": answered[-20:]}
+        job.asks = job.asks and ask is not False
+        job.needs_roll = None
+        job.ticket = uuid.uuid4()
+        job.heartbeat_at = timezone.now()
+        job.save(update_fields=["rolls", "asks", "needs_roll", "ticket", "heartbeat_at"])
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            transaction.on_commit(lambda: tasks.enqueue_advance(job.pk, job.ticket))
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        tasks.enqueue_advance(job.pk, job.ticket)
+    job.refresh_from_db()
+    return job
 
 
 # --- the game's words in refusals (issue 18) ---------------------------------------------------------------------

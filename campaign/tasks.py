@@ -87,7 +87,7 @@ def advance_clock(job_id: str, ticket: str | None = None) -> None:
             services.clock_run(job_id, ticket=ticket)  # in-process: nobody else to take turns with
             return
         job = services.clock_run(job_id, ticket=ticket, slice_seconds=settings.CLOCK_SLICE_SECONDS)
-        if job.open and str(job.ticket) == str(ticket or job.ticket):
+        if job.open and not job.waiting and str(job.ticket) == str(ticket or job.ticket):
             enqueue_advance(job.pk, job.ticket)
     except Job.DoesNotExist:
         log.warning("job %s does not exist", job_id)
@@ -135,7 +135,9 @@ def resume_stalled_jobs() -> int:
     """Resend open jobs, advances and imports, whose worker went quiet (killed, or the message was lost while
     Redis was down)."""
     cutoff = timezone.now() - timedelta(seconds=settings.CLOCK_STALLED_AFTER_SECONDS)
-    stalled = Job.objects.filter(status__in=[Job.QUEUED, Job.RUNNING]).exclude(heartbeat_at__gt=cutoff)
+    # A job waiting for the GM's roll (table dice) is quiet on purpose: the roll resends it.
+    stalled = Job.objects.filter(status__in=[Job.QUEUED, Job.RUNNING], needs_roll__isnull=True)
+    stalled = stalled.exclude(heartbeat_at__gt=cutoff)
     stalled = stalled.filter(created_at__lt=cutoff)
     count = 0
     for job_id in stalled.values_list("pk", flat=True):

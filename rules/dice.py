@@ -3,19 +3,31 @@
 Every roll an engine makes goes through a `Dice` object under a name (`location`, `body_check`, ...). A GM may
 enter any of them in the action's `rolls` object; whatever is not entered is rolled by the server. `Dice.used`
 records every die actually used so that events can store outcomes and replays never roll again.
+
+Table dice (RULES.md "Dice"): a `Dice` made with `ask=True` never rolls. A roll that is needed and was not entered
+raises `RollNeeded` with what the GM must roll (`RollRequest`: its name, dice, what it decides, its target), at the
+moment the rules need it, so the rolls are asked for in the rules' own order and a roll whose size depends on
+earlier dice (a death-time expression) is asked for once they are known. Deciding and firing are pure, so a
+`RollNeeded` leaves nothing behind: the caller gives the roll and decides again from scratch.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from random import Random
 from typing import Any
 
-from rules.params import RuleError
+from rules.params import RollSpec, RuleError
+
+# The campaign option `table_dice` (every ruleset), as the GM reads it beside the option.
+TABLE_DICE_HELP = (
+    "who rolls the dice the GM does not give: none (the server), actions (every action asks the GM for each die it "
+    "needs), all (the clock asks too, and an advance waits for the GM's roll)"
+)
 
 
 class DiceError(RuleError):
@@ -30,6 +42,92 @@ class DiceError(RuleError):
 
 def _dice_word(count: int) -> str:
     return "die" if count == 1 else "dice"
+
+
+@dataclass(frozen=True)
+class RollRequest:
+    """A roll the rules need from the table: `count` dice of `sides` faces under `name`. `label` names it, `why`
+    says what it decides, `target` is the number the dice are read against (if any) and `reading` how ("each 4+ is
+    a success; 6s roll again and add"). `success_test`: a pool read die by die against the target; `open_ended`:
+    the Rule of Six applies to it, and each die is entered as its total (6 then 4 is 10)."""
+
+    name: str
+    count: int
+    sides: int
+    label: str
+    why: str = ""
+    target: int | None = None
+    reading: str = ""
+    open_ended: bool = False
+    success_test: bool = False
+
+    def as_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "name": self.name,
+            "count": self.count,
+            "sides": self.sides,
+            "label": self.label,
+            "why": self.why,
+            "reading": self.reading,
+            "open_ended": self.open_ended,
+            "success_test": self.success_test,
+            "prompt": self.prompt,
+        }
+        if self.target is not None:
+            data["target"] = self.target
+        return data
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> RollRequest:
+        """The request `as_data` wrote (kept while the clock waits for it)."""
+        return cls(
+            data["name"],
+            data["count"],
+            data["sides"],
+            data["label"],
+            data.get("why", ""),
+            data.get("target"),
+            data.get("reading", ""),
+            data.get("open_ended", False),
+            data.get("success_test", False),
+        )
+
+    @property
+    def prompt(self) -> str:
+        """What the GM reads: "Body check: roll 4d6, each 4+ is a success; 6s roll again and add"."""
+        reading = f", {self.reading}" if self.reading else ""
+        return f"{self.label}: roll {self.count}d{self.sides}{reading}"
+
+    def check(self, values: Any) -> list[int]:
+        """The dice the GM gives for this request, as `Dice` would accept them (DiceError otherwise)."""
+        dice = Dice({self.name: values})
+        if self.success_test:
+            return list(dice.success_test(self.name, self.count, self.target or 2).dice)
+        return dice.roll(self.name, self.count, self.sides)
+
+
+class RollNeeded(Exception):  # noqa: N818 (it is a request to the table, not an error of the user)
+    """A roll the rules need and nobody gave, in table-dice mode: the action is refused before anything is written,
+    the clock waits. Not a RuleError: nothing is wrong with the request."""
+
+    def __init__(self, request: RollRequest) -> None:
+        super().__init__(request.prompt)
+        self.request = request
+
+
+def faces_text(table: Mapping[int, str]) -> str:
+    """A table read off a die, for a GM: {1: "arm", 2: "arm", 3: "arm", 4: "leg", ...} -> "1-3 arm, 4-6 leg"."""
+    runs: list[tuple[int, int, str]] = []
+    for face in sorted(table):
+        if runs and runs[-1][2] == table[face] and runs[-1][1] == face - 1:
+            runs[-1] = (runs[-1][0], face, table[face])
+        else:
+            runs.append((face, face, table[face]))
+    return ", ".join(f"{low}-{high} {what}" if low != high else f"{low} {what}" for low, high, what in runs)
+
+
+def _label(name: str) -> str:
+    return name.split(":", 1)[0].replace("_", " ").capitalize()
 
 
 @dataclass(frozen=True)
@@ -62,12 +160,20 @@ def count_successes(totals: list[int] | tuple[int, ...], target: int) -> int:
 class Dice:
     """Named rolls: entered ones are validated and used, missing ones are rolled."""
 
-    def __init__(self, entered: Mapping[str, Any] | None = None, rng: Random | None = None) -> None:
+    def __init__(
+        self, entered: Mapping[str, Any] | None = None, rng: Random | None = None, *, ask: bool = False
+    ) -> None:
         if entered is not None and not isinstance(entered, Mapping):
             raise DiceError("", "expected an object of named lists of dice")
         self.entered: dict[str, Any] = dict(entered or {})
         self.rng: Random = rng if rng is not None else secrets.SystemRandom()
         self.used: dict[str, list[int]] = {}
+        self.ask = ask  # table dice: a missing roll raises RollNeeded instead of being rolled
+
+    def _missing(self, request: RollRequest) -> None:
+        """A needed roll nobody entered: asked for at the table, or rolled (the caller rolls when this returns)."""
+        if self.ask and request.count > 0:
+            raise RollNeeded(request)
 
     def _entered_list(self, name: str) -> list[int] | None:
         if name not in self.entered or self.entered[name] is None:
@@ -87,22 +193,33 @@ class Dice:
         """True when the GM typed this roll in."""
         return self._entered_list(name) is not None
 
-    def roll(self, name: str, count: int, sides: int = 6) -> list[int]:
-        """`count` dice of `sides` faces under `name`."""
+    def roll(
+        self,
+        name: str,
+        count: int,
+        sides: int = 6,
+        *,
+        label: str = "",
+        why: str = "",
+        target: int | None = None,
+        reading: str = "",
+    ) -> list[int]:
+        """`count` dice of `sides` faces under `name`. The keywords describe the roll to a GM asked for it."""
         values = self._entered_list(name)
         if values is not None:
             if len(values) != count or any(v < 1 or v > sides for v in values):
                 raise DiceError(name, f"expected {count} {_dice_word(count)} of 1-{sides}, got {values}")
         else:
+            self._missing(RollRequest(name, count, sides, label or _label(name), why, target, reading))
             values = [self.rng.randint(1, sides) for _ in range(count)]
         self.used[name] = values
         return values
 
-    def die(self, name: str, sides: int = 6) -> int:
+    def die(self, name: str, sides: int = 6, **described: Any) -> int:
         """One die."""
-        return self.roll(name, 1, sides)[0]
+        return self.roll(name, 1, sides, **described)[0]
 
-    def success_test(self, name: str, pool: int, tn: int) -> SuccessTest:
+    def success_test(self, name: str, pool: int, tn: int, *, label: str = "", why: str = "") -> SuccessTest:
         """Roll `pool` d6 against `tn` (minimum 2). Rule of Six only when the target is above 6.
 
         Entered dice are die totals: a 6 followed by a 4 is entered as 10. With the Rule of Six a total that is a
@@ -126,11 +243,48 @@ class Dice:
             elif any(v < 1 or v > 6 for v in values):
                 raise DiceError(name, f"expected {pool} {_dice_word(pool)} of 1-6, got {values}")
         else:
+            reading = f"each {target}+ is a success" + ("; 6s roll again and add" if rule_of_six else "")
+            self._missing(
+                RollRequest(
+                    name,
+                    pool,
+                    6,
+                    label or _label(name),
+                    why,
+                    target,
+                    reading,
+                    open_ended=rule_of_six,
+                    success_test=True,
+                )
+            )
             values = [self._roll_open_ended() if rule_of_six else self.rng.randint(1, 6) for _ in range(pool)]
         self.used[name] = values
         return SuccessTest(
             pool=pool, target=target, dice=tuple(values), successes=count_successes(values, target)
         )
+
+    def check_unused(self, specs: Iterable[RollSpec]) -> None:
+        """Entered rolls the action did not use are ignored, but only when they could be right (RULES.md "Dice": a
+        typo is never accepted in silence): a roll the action's form names (`diagnosis:<id>` is a `diagnosis`),
+        with its dice (any number for a roll whose size varies), each within the die's faces (a Rule-of-Six
+        total for an open-ended pool)."""
+        known = {spec.name: spec for spec in specs}
+        for name in self.entered:
+            if name in self.used or self.entered[name] is None:
+                continue
+            spec = known.get(str(name).split(":", 1)[0])
+            if spec is None:
+                expected = ", ".join(known) or "none (this action rolls no dice)"
+                raise DiceError(str(name), f"unknown roll; expected one of {expected}")
+            values = self._entered_list(name) or []
+            if spec.open_ended:
+                if any(v < 1 or (v > spec.sides and v % 6 == 0) for v in values):
+                    raise DiceError(
+                        name, f"expected die totals of 1 or more, not a multiple of 6 above 6, got {values}"
+                    )
+            elif spec.count and len(values) != spec.count or any(v < 1 or v > spec.sides for v in values):
+                count = spec.count or len(values)
+                raise DiceError(name, f"expected {count} {_dice_word(count)} of 1-{spec.sides}, got {values}")
 
     def _roll_open_ended(self) -> int:
         total = 0
@@ -170,8 +324,8 @@ def parse_expression(text: str) -> Expression:
     return Expression(count, sides)
 
 
-def roll_expression(dice: Dice, name: str, text: str) -> tuple[Fraction, list[int]]:
+def roll_expression(dice: Dice, name: str, text: str, **described: Any) -> tuple[Fraction, list[int]]:
     """Roll a table expression under `name`; returns the exact value and the dice used."""
     expression = parse_expression(text)
-    faces = dice.roll(name, expression.count, expression.sides)
+    faces = dice.roll(name, expression.count, expression.sides, **described)
     return expression.value(faces), faces

@@ -225,6 +225,12 @@ COMMON_EVENTS = {
 }
 
 
+# The names of the rolls of a clock firing that the GM gave at the table (campaign option table_dice "all"), on the
+# firing's first event: what tells a GM's roll from a server's in the history.
+TABLE_DICE = "table_dice"
+TABLE_DICE_SPEC = ListOf(Text(64), max_items=100)
+
+
 def character_changed(attributes: Mapping[str, Any], **extra: Any) -> Obj:
     """A CharacterChanged event's data (`rules.kernel.changed_attributes`): the changes, old and new, of the name,
     the player and each attribute that may change (described by `attributes`), and what the ruleset's state takes
@@ -247,6 +253,10 @@ def check_event(ruleset: Ruleset, type_: Any, schema_version: Any, data: Any, li
     if isinstance(schema_version, bool) or schema_version not in SCHEMA_VERSIONS:
         versions = ", ".join(str(version) for version in sorted(SCHEMA_VERSIONS))
         raise SchemaError("schema_version", f"expected one of {versions}, got {_got(schema_version)}")
+    if isinstance(data, dict) and TABLE_DICE in data:
+        # Any firing of the clock may carry the names of the rolls the GM gave it (table dice).
+        TABLE_DICE_SPEC.check(data[TABLE_DICE], f"data.{TABLE_DICE}", limits)
+        data = {name: value for name, value in data.items() if name != TABLE_DICE}
     spec.check(data, "data", limits)
 
 

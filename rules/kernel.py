@@ -8,7 +8,8 @@ A ruleset's folder (`rules/<slug>/`) holds
     view.py     view, status, public_event, shows: what the GM and a player may see; GM_ONLY, the fields a
                 player never receives a value of; SUMMARIES (event type -> one line from its data, the GM's);
                 describe and said: events in the game's words (rules/words.py)
-    forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP
+    forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP,
+                CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
     events.py   EVENTS and STATE: what each event type's data holds and the replayed state's ranges
                 (rules/event_schema.py), against which an import checks a file written elsewhere
@@ -63,7 +64,9 @@ def decider(deciders: Mapping[str, Decider], forms: Mapping[str, Any]) -> Callab
             raise RuleError("type", f"{unknown}, got {kind!r}")
         if not state["alive"]:
             raise RuleError("type", DEAD)
-        return deciders[kind](state, read_params(forms[kind], action), dice, now)
+        events = deciders[kind](state, read_params(forms[kind], action), dice, now)
+        dice.check_unused(forms[kind].rolls)
+        return events
 
     return decide
 
@@ -157,6 +160,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         gm_only=view.GM_ONLY,
         describe=view.describe,
         said=view.said,
+        clock_rolls=forms.CLOCK_ROLLS,
         forms=forms.FORMS,
         option_help=forms.OPTION_HELP,
         sheet=sheet.SHEET,

@@ -84,13 +84,17 @@ class Param:
 
 @dataclass(frozen=True)
 class RollSpec:
-    """A named roll an action may take from the GM: `count` dice of `sides` faces (count 0: the pool varies)."""
+    """A named roll an action may take from the GM: `count` dice of `sides` faces (count 0: the pool varies, and
+    `size` says how its size is found). `open_ended`: a success-test pool, where with a target above 6 the Rule of
+    Six applies and each die is entered as its total."""
 
     name: str
     count: int
     sides: int
     label: str
     help: str = ""
+    size: str = ""
+    open_ended: bool = False
 
 
 @dataclass(frozen=True)

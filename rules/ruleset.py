@@ -150,6 +150,9 @@ class Ruleset:
     # The fields RULES.md keeps for the GM: at any depth of a player's view or of a public event such a field is
     # absent or null (tests/rules/test_contract.py holds every ruleset to it).
     gm_only: frozenset[str] = frozenset()
+    # The rolls the game clock makes (a campaign with table_dice "all" asks the GM for them): name, dice, and for a
+    # pool how its size is found.
+    clock_rolls: tuple[RollSpec, ...] = ()
     # A GM's edit of the attributes in play: `(state, patch) -> data` of the CharacterChanged event (its `changes`,
     # old and new, and whatever else the state takes from them); a RuleError names an attribute that may not change.
     change_attributes: Callable[[State, Mapping[str, Any]], dict[str, Any]] | None = None

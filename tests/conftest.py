@@ -195,7 +195,7 @@ def seeded_dice(seed: int) -> type[Dice]:
     `services.Dice`)."""
 
     class SeededDice(Dice):
-        def __init__(self, entered: Any = None, rng: Any = None) -> None:
-            super().__init__(entered, rng or Random(seed))
+        def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+            super().__init__(entered, rng or Random(seed), ask=ask)
 
     return SeededDice

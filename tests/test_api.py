@@ -541,7 +541,7 @@ def test_the_action_schema_has_each_rulesets_actions_with_their_parameters_and_d
     assert wound["required"] == ["type", "severity"]
     assert wound["additionalProperties"] is False
     assert sorted(wound["properties"]) == sorted(
-        ["type", "severity", "damage", "open_wound", "combat_pool", "rolls", "expected_version"]
+        ["type", "severity", "damage", "open_wound", "combat_pool", "rolls", "ask", "expected_version"]
     )
     assert wound["properties"]["type"] == {"type": "string", "enum": ["wound"]}
     assert wound["properties"]["severity"] == {
@@ -573,6 +573,7 @@ def test_the_action_schema_has_each_rulesets_actions_with_their_parameters_and_d
         "right_leg",
     ]
     assert sorted(branches["darkfuture damage"]["properties"]) == [
+        "ask",
         "expected_version",
         "rolls",
         "type",

@@ -44,8 +44,8 @@ def dice_in_sequence(seed: int) -> type[Dice]:
     generator = Random(seed)
 
     class SequenceDice(Dice):
-        def __init__(self, entered: Any = None, rng: Any = None) -> None:
-            super().__init__(entered, rng or generator)
+        def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+            super().__init__(entered, rng or generator, ask=ask)
 
     return SequenceDice
 
@@ -58,8 +58,8 @@ class LowRandom(Random):
 class LowDice(Dice):
     """Server dice that always roll 1: every CP2020 save (d10 at or under the target) succeeds."""
 
-    def __init__(self, entered: Any = None, rng: Any = None) -> None:
-        super().__init__(entered, LowRandom())
+    def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+        super().__init__(entered, LowRandom(), ask=ask)
 
 
 def _job(response: Any) -> dict[str, Any]:

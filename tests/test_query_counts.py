@@ -20,6 +20,11 @@ from tests.conftest import Table
 
 TRANSACTION = ("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT", "BEGIN", "COMMIT")
 NOTES_READ = 2  # the undos and the notes of the stream (`presenters.gm_notes`)
+UNDO_TARGET = 3  # a GM's own answer names what undo would take back (`presenters.undo_target`)
+
+
+def _notes_reads(sent: list[str]) -> int:
+    return sum(sql.startswith("SELECT") and "'NoteAdded'" in sql for sql in sent)
 
 
 @contextmanager
@@ -58,9 +63,10 @@ def test_a_note_is_added_to_the_notes_kept_and_an_undo_reads_them_again(sr2: Tab
     sent, answer = _answer(sr2, {"type": "note", "text": "second"})
     assert len(sent) == 3 + _write(), sent
     assert [note["text"] for note in answer["character"]["notes"]] == ["first", "second"]
+    assert _notes_reads(sent) == 0
     sent, answer = _answer(sr2, {"type": "undo"})
-    # + the undo's own reads of the stream (the service's, not the answer's)
-    assert len(sent) == 3 + _write() + NOTES_READ + 2, sent
+    # The undo's own reads of the stream are the service's; the answer reads the notes again, once.
+    assert _notes_reads(sent) == 1, sent
     assert [note["text"] for note in answer["character"]["notes"]] == ["first"]
     assert sr2.gm.get(sr2.character_url()).json()["notes"] == answer["character"]["notes"]
 
@@ -86,12 +92,14 @@ def test_an_action_whose_notes_were_not_kept_reads_them(sr2: Table) -> None:
 @pytest.mark.parametrize("who", ["gm", "player"])
 def test_a_character_read_asks_only_what_the_etag_query_has_not_answered(sr2: Table, who: str) -> None:
     """A 304 or a kept answer: the token and the stamp. A new answer: the character's row (its campaign
-    joined) on top; a GM's notes come from the action's answer that kept them."""
+    joined) on top; a GM's notes come from the action's answer that kept them, and a GM's answer names what undo
+    would take back."""
     persona = getattr(sr2, who)
     sr2.act({"type": "note", "text": "GM only"})
     with statements() as sent:
         first = persona.get(sr2.character_url())
-    assert first.status_code == 200 and len(sent) == 3, sent
+    assert first.status_code == 200 and len(sent) == 3 + (UNDO_TARGET if who == "gm" else 0), sent
+    assert _notes_reads(sent) == 0
     with statements() as sent:
         again = persona.get(sr2.character_url())
     assert again.json() == first.json() and len(sent) == 2, sent
@@ -109,7 +117,7 @@ def test_a_gm_read_in_a_process_that_kept_no_notes_reads_them(sr2: Table) -> Non
     caches[presenters.NOTES_CACHE].clear()
     with statements() as sent:
         read = sr2.gm.get(sr2.character_url())
-    assert len(sent) == 3 + NOTES_READ, sent
+    assert len(sent) == 3 + NOTES_READ + UNDO_TARGET, sent
     assert read.json()["notes"] == [{"text": "GM only", "game_time": 0}]
 
 

@@ -71,8 +71,9 @@ def action_schema(ruleset: str, action: str, form: ActionForm) -> dict[str, Any]
     rolls: dict[str, Any] = {
         "type": "object",
         "properties": {roll.name: roll_schema(roll) for roll in form.rolls},
-        "description": "The GM's dice by roll name; a roll not given is rolled by the server, and one the action "
-        "does not need is ignored.",
+        "description": "The GM's dice by roll name; a roll not given is rolled by the server (with the campaign's "
+        "table_dice, asked for: a 422 names the next roll needed), and one the action does not need is ignored "
+        "if it could be right (a 400 otherwise).",
     }
     return {
         "title": f"{ruleset} {action}",
@@ -82,6 +83,10 @@ def action_schema(ruleset: str, action: str, form: ActionForm) -> dict[str, Any]
             "type": {"type": "string", "enum": [action]},
             **{param.name: param_schema(param) for param in form.params},
             "rolls": rolls,
+            "ask": {
+                "type": "boolean",
+                "description": "false: with table_dice, the server rolls what is not given instead of asking",
+            },
             "expected_version": {
                 "type": "integer",
                 "minimum": 0,

@@ -1,4 +1,5 @@
-"""Every error is JSON: 400 `{field: [message]}`, 403/404/409/503 `{field or detail: [message]}`."""
+"""Every error is JSON: 400 `{field: [message]}`, 403/404/409/503 `{field or detail: [message]}`; 422
+`{"needs_roll": {...}}` when a table-dice campaign needs a roll the GM did not give."""
 
 import logging
 from typing import Any
@@ -10,6 +11,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from rules.dice import RollNeeded
 from rules.params import RuleError
 
 log = logging.getLogger(__name__)
@@ -18,6 +20,9 @@ DATABASE_REFUSED = "the database refused the write; nothing was saved, try again
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, RollNeeded):
+        # Table dice: the next roll the rules need, for the GM to roll and send with the action again.
+        return Response({"needs_roll": exc.request.as_data()}, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
     if isinstance(exc, RuleError):
         return Response(
             {exc.field: [exc.message]}, status=getattr(exc, "status", status.HTTP_400_BAD_REQUEST)

@@ -37,4 +37,5 @@ urlpatterns = [
     ),
     path("characters/<id:character_id>/forecast/", views.character_forecast, name="api-character-forecast"),
     path("campaigns/<id:campaign_id>/clock/rewind/", views.clock_rewind, name="api-clock-rewind"),
+    path("jobs/<str:job_id>/rolls/", views.job_rolls, name="api-job-rolls"),
 ]

@@ -23,6 +23,7 @@ from campaign import access, cursors, forecasts, presenters, services, throttles
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, ImportJob, Job, Membership
+from rules.dice import TABLE_DICE_HELP
 from rules.params import reject_unknown
 from rules.registry import get_ruleset, ruleset_slugs
 
@@ -471,7 +472,7 @@ def rulesets(request: Request) -> Response:
                 "title": rules.title,
                 "actions": list(rules.all_actions),
                 "options": services.validate_campaign_options(rules, {}),
-                "option_help": dict(rules.option_help),
+                "option_help": {**dict(rules.option_help), "table_dice": TABLE_DICE_HELP},
                 "forms": {
                     name: {
                         "label": form.label,
@@ -481,6 +482,8 @@ def rulesets(request: Request) -> Response:
                     }
                     for name, form in ((name, rules.action_form(name)) for name in rules.all_actions)
                 },
+                # What the clock rolls (asked of the GM with table_dice "all").
+                "clock_rolls": [vars(r) for r in rules.clock_rolls],
             }
         )
     return Response(out)
@@ -618,3 +621,37 @@ def clock_rewind(request: Request, campaign_id: int) -> Response:
             "game_date": presenters.game_date(campaign, rewind.to),
         }
     )
+
+
+# --- table dice: a waiting advance takes the GM's roll ------------------------------------------------------------
+
+
+@extend_schema(
+    request={
+        JSON: {
+            "type": "object",
+            "description": "the dice of the roll the job waits for, by its name (`needs_roll.name`), e.g. "
+            '{"death_save": [4]}; or {"ask": false}: the server rolls the rest of this advance',
+            "properties": {"ask": {"type": "boolean"}},
+            "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+        }
+    },
+    parameters=[IDEMPOTENCY_KEY],
+    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+)
+@api_view(["POST"])
+def job_rolls(request: Request, job_id: str) -> Response:
+    """Give the roll a waiting clock advance asks for (table dice); the advance goes on."""
+    try:
+        key = uuid.UUID(job_id)
+    except ValueError:
+        raise Http404 from None
+    job = Job.objects.filter(pk=key).first()
+    if job is None:
+        raise Http404
+    _, role = access.campaign_for(request.user, job.campaign_id)
+    access.require_gm(role, "roll for the clock")
+    job = services.clock_give_roll(
+        job_id=job.pk, body=request.data, idempotency_key=_idempotency_key(request)
+    )
+    return Response(presenters.job_json(job))

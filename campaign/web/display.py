@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from rules import words
+from rules.dice import TABLE_DICE_HELP
 from rules.ruleset import Ruleset
 from rules.sheet import BODY_REGIONS, CharacterSheet, Severity, label, worse
 
@@ -38,6 +39,7 @@ def event_title(kind: str) -> str:
 SHARED_OPTION_HELP = {
     "start": "the game date and time the campaign's clock starts at",
     "time_scale": "game seconds per real second for a clock that runs on its own; 0: the GM advances it",
+    "table_dice": TABLE_DICE_HELP,
 }
 
 

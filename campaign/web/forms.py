@@ -71,6 +71,10 @@ class ActionFormView:
     undo_text: str = (
         ""  # the undo form's button: what it takes back ("Undo: death save failed, 00:30 (clock)")
     )
+    # Table dice: the form asks for one roll at a time (`table_dice_form`).
+    table_dice: bool = False
+    asked: AskedRoll | None = None
+    given: list[GivenRoll] = field(default_factory=list)
 
 
 def check_posted(data: QueryDict, inputs: Mapping[str, str]) -> None:
@@ -226,8 +230,12 @@ def action_inputs(ruleset: str, action: str) -> dict[str, str]:
     """The inputs an action's form posts, each with the field of the API's body its errors name."""
     spec = get_ruleset(ruleset).action_form(action)
     inputs = {"key": "key", **{f"p_{param.name}": param.name for param in spec.params}}
+    if spec.rolls:
+        inputs["ask"] = "ask"  # table dice: "let the server roll the rest"
     for roll in spec.rolls:
         names = [f"r_{roll.name}_{i}" for i in range(roll.count)] if roll.count > 0 else [f"r_{roll.name}"]
+        if roll.open_ended:
+            names.append(f"d_{roll.name}")  # the dice as rolled (table dice)
         inputs.update(dict.fromkeys(names, f"rolls.{roll.name}"))
     return inputs
 
@@ -268,6 +276,9 @@ def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
                 where, f"fill all {roll.count} dice or leave them all empty for the server to roll them"
             )
         return [_die(value, where) for value in raw]
+    as_rolled = data.get(f"d_{roll.name}", "").strip() if roll.open_ended else ""
+    if as_rolled:
+        return dice_as_rolled(as_rolled, where)
     text = data.get(f"r_{roll.name}", "").replace(",", " ").strip()
     if not text:
         return None
@@ -366,6 +377,8 @@ def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
             rolls[roll.name] = dice
     if rolls:
         body["rolls"] = rolls
+    if data.get("ask") == "server":
+        body["ask"] = False  # "roll the rest for me": the server rolls what the table did not
     return body
 
 
@@ -644,3 +657,111 @@ def parse_options(data: QueryDict, names: list[str]) -> dict[str, Any]:
         if raw:
             options[name] = _json(raw, f"options.{name}", 'a JSON value, e.g. true, 7 or "standard"')
     return options
+
+
+# --- table dice: the action form asks for one roll at a time ------------------------------------------------------
+
+UNFINISHED_CHAIN = (
+    "the last die is a 6: roll it again and type that die too (Rule of Six: a 6 is rolled again and added)"
+)
+
+
+@dataclass
+class AskedRoll:
+    """The roll the rules need next (the service's `needs_roll`), with the inputs the GM types it in."""
+
+    name: str
+    prompt: str
+    why: str
+    inputs: list[str]  # one input per die, or one text input of the dice as rolled
+    sides: int
+    as_rolled: bool  # a Rule-of-Six pool: the dice are typed as rolled, each 6 followed by its next die
+    pool: bool  # one text input of all the dice (a pool), not one input per die
+
+
+@dataclass
+class GivenRoll:
+    """A roll already given, kept on screen and posted again with the next one."""
+
+    label: str
+    text: str
+    hidden: list[tuple[str, str]]
+
+
+def dice_as_rolled(raw: str, where: str) -> list[int]:
+    """A Rule-of-Six pool typed die by die as rolled, as the die totals the rules read: "6 4 3 6 6 1" -> [10, 3,
+    13]. A 6 is rolled again and added, so a 6 at the end is a chain not finished."""
+    totals: list[int] = []
+    chain = 0
+    for text in raw.replace(",", " ").split():
+        face = _die(text, where)
+        if not 1 <= face <= 6:
+            raise RuleError(where, f"expected dice of 1-6 as rolled, got {face}")
+        chain += face
+        if face != 6:
+            totals.append(chain)
+            chain = 0
+    if chain:
+        raise RuleError(where, UNFINISHED_CHAIN)
+    return totals
+
+
+def _given_rolls(spec: ActionForm, data: QueryDict) -> list[GivenRoll]:
+    """The rolls the form holds (each as the rules read it), to show and to post again."""
+    given = []
+    for roll in spec.rolls:
+        try:
+            dice = _roll(roll, data)
+        except RuleError:
+            continue  # shown with its error on the asked roll
+        if dice is None:
+            continue
+        text = " ".join(str(die) for die in dice)
+        if roll.count > 0 and len(dice) == roll.count:
+            hidden = [(f"r_{roll.name}_{i}", str(die)) for i, die in enumerate(dice)]
+        else:
+            hidden = [(f"r_{roll.name}", text)]
+        shown = ", ".join(str(die) for die in dice)
+        as_rolled = data.get(f"d_{roll.name}", "").strip() if roll.open_ended else ""
+        if as_rolled:
+            shown = f"{' '.join(as_rolled.replace(',', ' ').split())}, totals {shown}"
+        given.append(GivenRoll(roll.label, shown, hidden))
+    return given
+
+
+def table_dice_form(
+    form: ActionFormView, ruleset: str, data: QueryDict | None, needs: Mapping[str, Any] | None
+) -> ActionFormView:
+    """The action's form in a table-dice campaign: its parameters, the rolls given so far and, when the rules need
+    one more, that roll alone with what it decides and its target."""
+    spec = get_ruleset(ruleset).action_form(form.action)
+    form.table_dice = True
+    form.given = _given_rolls(spec, data) if data is not None else []
+    if needs is None:
+        return form
+    name = needs["name"]
+    roll = next((r for r in spec.rolls if r.name == name.split(":", 1)[0]), None)
+    fixed = roll is not None and roll.count > 0 and roll.count == needs["count"]
+    as_rolled = bool(needs.get("open_ended"))
+    if fixed:
+        inputs = [f"r_{name}_{i}" for i in range(needs["count"])]
+    else:
+        inputs = [f"d_{name}" if as_rolled else f"r_{name}"]
+    form.asked = AskedRoll(name, needs["prompt"], needs["why"], inputs, needs["sides"], as_rolled, not fixed)
+    return form
+
+
+def parse_clock_roll(data: QueryDict) -> dict[str, Any]:
+    """The board's answer to a waiting clock as the API's body: `{name: dice}`, or `{"ask": false}`."""
+    check_posted(data, {"key": "key", "roll": "roll", "dice": "dice", "as_rolled": "dice", "ask": "ask"})
+    if data.get("ask") == "server":
+        return {"ask": False}
+    name = data.get("roll", "")
+    where = f"rolls.{name}"
+    as_rolled = data.get("as_rolled", "").strip()
+    if as_rolled:
+        return {name: dice_as_rolled(as_rolled, where)}
+    text = data.get("dice", "").replace(",", " ").strip()
+    if not text:
+        raise RuleError(where, "expected the dice rolled, separated by spaces")
+    return {name: [_die(value, where) for value in text.split()]}

@@ -30,4 +30,5 @@ urlpatterns = [
     path(
         "campaigns/<id:campaign_id>/clock/rewind/", views.campaign_clock_rewind, name="campaign-clock-rewind"
     ),
+    path("campaigns/<id:campaign_id>/clock/roll/", views.campaign_clock_roll, name="campaign-clock-roll"),
 ]

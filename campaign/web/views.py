@@ -34,6 +34,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership
 from campaign.web import board, display, forecast_panel, forms
+from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
 from rules.sheet import label
@@ -280,6 +281,10 @@ def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
     if job is not None and role == GM:
         # A job going quiet changes nothing else: the board must still learn that it has stalled.
         job_part = f"{job.pk}:{job.progress:.3f}:{job.stalled_since(timezone.now()) is not None}"
+        if job.waiting:  # table dice: each roll the clock asks for is a new board
+            job_part += (
+                f":{job.needs_roll['character']}:{job.needs_roll['name']}:{job.needs_roll['game_time']}"
+            )
     return (
         f'"b{campaign.pk}-{campaign.version}-{campaign.game_time}-e{campaign.projection_epoch}-{totals["v"] or 0}-{totals["n"]}'
         f'-{job_part}-{role}-{user_id}-f{campaign.fight_started_at}"'
@@ -833,6 +838,8 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
             ),
             character,
         )
+        if services.asks_the_table(character.campaign, "actions"):
+            open_form = forms.table_dice_form(open_form, stamp.ruleset, None, None)
     return _with_keyed_forms(
         render(request, "character.html", _page_context(request, stamp, version, character, open_form))
     )
@@ -876,6 +883,8 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
         ),
         character,
     )
+    if services.asks_the_table(character.campaign, "actions"):
+        form = forms.table_dice_form(form, ruleset, None, None)
     return _with_keyed_forms(
         render(request, "character.html#action-form", {"form": form, "model": character})
     )
@@ -915,11 +924,13 @@ def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
 
 def _posted_action(
     request: HttpRequest, character: Character, action: str
-) -> tuple[services.ActionResult | None, dict[str, str], int]:
+) -> tuple[services.ActionResult | None, dict[str, str], int, dict[str, Any] | None]:
     """Run a posted action form (the character page's or a card's): the result, or the errors placed on the
-    form's fields, and the status; the character is read again after it."""
+    form's fields, and the status; the character is read again after it. Table dice: the roll the rules need
+    next (`needs_roll`), when one is missing."""
     ruleset = character.campaign.ruleset
     result, errors, status = None, {}, 201
+    needs = None
     try:
         body = forms.parse_action(ruleset, action, request.POST)
         result = services.character_act(
@@ -931,8 +942,16 @@ def _posted_action(
     except RuleError as error:
         errors = forms.place_error(ruleset, action, error.field, error.message)
         status = error.status
+    except RollNeeded as need:
+        needs, status = need.request.as_data(), 422
     character.refresh_from_db()
-    return result, errors, status
+    return result, errors, status, needs
+
+
+CARD_NEEDS_ROLL = (
+    "this campaign rolls at the table and the rules need a roll: {prompt}. Enter the dice on the card, or use the "
+    "character's page, which asks for each roll in turn"
+)
 
 
 @login_required
@@ -940,9 +959,9 @@ def _posted_action(
 def character_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
     character = _gm_acting_on(request, character_id, action)
     ruleset = character.campaign.ruleset
-    result, errors, status = _posted_action(request, character, action)
+    result, errors, status, needs = _posted_action(request, character, action)
     injuries = _injury_choices(character)
-    if errors:
+    if errors or needs:
         form = forms.build_form(
             ruleset,
             action,
@@ -951,17 +970,25 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
             errors=errors,
             options=character.campaign.options,
         )
+        if needs:
+            form.key = (
+                request.POST.get("key") or form.key
+            )  # nothing was written: the key is the final write's
     else:
         form = forms.build_form(ruleset, action, injuries=injuries, options=character.campaign.options)
         said = presenters.action_said(character.campaign, result.events, result.state)
         form.success = said if not result.replayed else f"Already recorded: {said}"
     _named_undo(form, character)
+    if services.asks_the_table(character.campaign, "actions"):
+        form = forms.table_dice_form(
+            form, ruleset, forms.echoed(request.POST) if errors or needs else None, needs
+        )
     if request.htmx:
         response = render(request, "character.html#action-form", {"form": form, "model": character})
-        if not errors:
+        if not errors and not needs:
             response["HX-Trigger"] = "refresh"
         return response
-    if not errors:
+    if not errors and not needs:
         messages.success(request, form.success)
         return redirect(reverse("character", args=[character.pk]) + f"#form-{action}")
     stamp = access.character_stamp(request.user, character.pk)
@@ -990,7 +1017,10 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
     labels = forms.card_actions(ruleset)
     if action not in labels:
         raise Http404("no such action on a card")
-    result, errors, status = _posted_action(request, character, action)
+    result, errors, status, needs = _posted_action(request, character, action)
+    if needs:
+        # A card takes no roll at a time: the character's page walks the GM through them.
+        errors = {"form": CARD_NEEDS_ROLL.format(prompt=needs["prompt"])}
     card = _card_for(request, character)
     if errors:
         form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors)
@@ -1310,3 +1340,27 @@ def campaign_clock_rewind(request: HttpRequest, campaign_id: int) -> HttpRespons
     return _board_form_response(
         request, campaign, role, "clock-form", {"clock_success": success, "success": success}, 200
     )
+
+
+# --- table dice: the board answers the clock's roll ---------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def campaign_clock_roll(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The GM's roll for a waiting clock (or: let the server roll the rest of this advance); the board again."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "roll for the clock")
+    try:
+        job = services.open_job(campaign)
+        if job is None or not job.waiting:
+            raise RuleError("job", services.NOT_WAITING)
+        body = forms.parse_clock_roll(request.POST)
+        services.clock_give_roll(
+            job_id=job.pk, body=body, idempotency_key=forms.idempotency_key(request.POST)
+        )
+    except RuleError as error:
+        message = error.message if error.field in ("job", "form") else f"{error.field}: {error.message}"
+        return _board_form_response(request, campaign, role, "live", {"roll_error": message}, error.status)
+    campaign.refresh_from_db()
+    return _board_form_response(request, campaign, role, "live", {"success": "Roll given."}, 200)

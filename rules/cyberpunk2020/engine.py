@@ -20,7 +20,7 @@ from typing import Any
 
 from rules import kernel, params, words
 from rules.cyberpunk2020 import tables
-from rules.dice import Dice
+from rules.dice import Dice, faces_text
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
 
 SLUG = "cyberpunk2020"
@@ -79,7 +79,7 @@ KINDS = ("normal", "stun", "blunt", "explosion")
 
 def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     raw = dict(params.require_mapping(options, "options"))
-    for shared in ("start", "time_scale"):
+    for shared in ("start", "time_scale", "table_dice"):
         raw.pop(shared, None)
     params.reject_unknown(
         raw, ("hit_location_model", "treatment_difficulty", "treatment_retry_days"), prefix="options"
@@ -223,13 +223,30 @@ def limbs_awaiting_stabilization(state: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def save_roll(dice: Dice, name: str, target: int) -> dict[str, Any]:
-    """A save succeeds when the d10 is equal to or less than the target (the seed)."""
-    roll = dice.die(name, 10)
+SAVE_WHY = {
+    "stun": "whether {name} stays in action (failed: stunned, out of action)",
+    "death": "whether {name} stays alive and awake (failed: unconscious, and dying from real damage)",
+}
+
+
+def save_roll(dice: Dice, name: str, target: int, kind: str, who: str = "the character") -> dict[str, Any]:
+    """A save succeeds when the d10 is equal to or less than the target (the seed). `kind`: stun or death."""
+    roll = dice.die(
+        name,
+        10,
+        label=f"{kind.capitalize()} save",
+        why=SAVE_WHY[kind].format(name=who),
+        target=target,
+        reading=f"succeeds on {target} or less",
+    )
     return {"roll": roll, "target": target, "success": roll <= target}
 
 
 # --- damage -------------------------------------------------------------------------------------------------
+
+
+def _location_why(table: Mapping[int, tuple[str, str]]) -> str:
+    return "where the hit lands: " + faces_text({roll: part for roll, (_, part) in table.items()})
 
 
 def hit_location(state: State, p: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
@@ -248,16 +265,18 @@ def hit_location(state: State, p: Mapping[str, Any], dice: Dice) -> dict[str, An
             "side": None,
         }
     if center_of_mass:
-        roll = dice.die("location", 6)
+        roll = dice.die(
+            "location", 6, label="Hit location (center of mass)", why=_location_why(tables.CENTER_OF_MASS_D6)
+        )
         location, part = tables.CENTER_OF_MASS_D6[roll]
         return {"location": location, "part": part, "how": "center_of_mass", "roll": roll, "side": None}
     model = "standard" if cover else state["options"]["hit_location_model"]
     sides, table = tables.HIT_LOCATION_MODELS[model]
-    roll = dice.die("location", sides)
+    roll = dice.die("location", sides, label=f"Hit location ({model} table)", why=_location_why(table))
     location, part = table[roll]
     side = None
     if location == tables.LEG_NEEDS_SIDE:
-        side = dice.die("side", 10)
+        side = dice.die("side", 10, label="Side of a groin hit", why="which leg: 1-5 left, 6-10 right")
         location = tables.MODIFIED_SIDE_D10[side]
     how = "cover" if cover else model
     return {"location": location, "part": part, "how": how, "roll": roll, "side": side}
@@ -305,8 +324,17 @@ def minor_wounds_added(state: Mapping[str, Any], wounds: list[int], kind: str) -
 
 def sever_check(state: Mapping[str, Any], location_damage: int, dice: Dice) -> dict[str, Any]:
     """Body + Luck + d10 against the location damage: less means severed (or the head destroyed)."""
-    roll = dice.die("sever", 10)
     attributes = state["attributes"]
+    needed = location_damage - attributes["body"] - attributes["luck"]
+    roll = dice.die(
+        "sever",
+        10,
+        label="Sever check",
+        why=f"whether the part is kept (broken bones) or severed: Body {attributes['body']} + Luck "
+        f"{attributes['luck']} + d10 against {location_damage}",
+        target=max(1, needed),
+        reading=f"keeps it on {max(1, needed)} or more",
+    )
     total = attributes["body"] + attributes["luck"] + roll
     return {
         "body": attributes["body"],
@@ -453,7 +481,7 @@ def after_the_wound(
     saves: list[Event] = []
     # Already unconscious: a stun save could change nothing.
     if after["conscious"]:
-        stun = save_roll(dice, "stun_save", stun_save_target(after))
+        stun = save_roll(dice, "stun_save", stun_save_target(after), "stun")
         saves.append(Event(STUN_SAVE_ROLLED, {**stun, "cause": "damage"}, now))
     if after["dying"]:
         return saves  # already bleeding out: only stabilization helps
@@ -476,7 +504,7 @@ def after_the_wound(
             )
         )
     elif in_mortal_condition(after) or death_save_needed_by_crippling:
-        death = save_roll(dice, "death_save", death_save_target(after))
+        death = save_roll(dice, "death_save", death_save_target(after), "death")
         if death["success"]:
             outcome = "survived" if after["conscious"] else "stayed_unconscious"
         else:
@@ -506,14 +534,24 @@ def with_dice(events: list[Event], dice: Dice) -> list[Event]:
 # --- stabilize, treat, save ----------------------------------------------------------------------------------
 
 
-def skill_total(p: Mapping[str, Any], dice: Dice, roll_name: str) -> dict[str, Any]:
-    """TECH + skill + d10, entered as a total or as its parts with the d10 roll."""
+def skill_total(
+    p: Mapping[str, Any], dice: Dice, roll_name: str, difficulty: int, why: str
+) -> dict[str, Any]:
+    """TECH + skill + d10, entered as a total or as its parts with the d10 roll, against `difficulty`."""
     total, tech, skill_level = p["total"], p["tech"], p["skill_level"]
     if total is not None:
         return {"total": total, "tech": None, "skill_level": None, "roll": None}
     if tech is None or skill_level is None:
         raise RuleError("total", TOTAL_EXPECTED)
-    roll = dice.die(roll_name, 10)
+    needed = difficulty - tech - skill_level
+    roll = dice.die(
+        roll_name,
+        10,
+        label=f"{roll_name.capitalize()} d10",
+        why=f"{why}: TECH {tech} + skill {skill_level} + d10 against {difficulty}",
+        target=max(1, needed),
+        reading=f"succeeds on {max(1, needed)} or more",
+    )
     return {"total": tech + skill_level + roll, "tech": tech, "skill_level": skill_level, "roll": roll}
 
 
@@ -535,7 +573,10 @@ def decide_stabilize(state: State, p: Mapping[str, Any], dice: Dice, now: int) -
         difficulty = tables.LIMB_STABILIZATION_DIFFICULTY
     else:
         raise RuleError("target", TARGET_EXPECTED)
-    result = skill_total(p, dice, "stabilize")
+    patient = (
+        "the dying character" if target == "dying" else f"the {target[len('limb:') :].replace('_', ' ')}"
+    )
+    result = skill_total(p, dice, "stabilize", difficulty, f"whether {medic} stabilizes {patient}")
     success = result["total"] >= difficulty
     data = {
         "target": target,
@@ -562,8 +603,8 @@ def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> li
                 at=game_time_mark(failed_at + days * tables.DAY), days=words.count(days, "game day")
             ),
         )
-    result = skill_total(p, dice, "treatment")
     difficulty = state["options"]["treatment_difficulty"]
+    result = skill_total(p, dice, "treatment", difficulty, f"whether {medic}'s care starts the healing")
     success = result["total"] >= difficulty
     # Medical tech replaces first aid and never adds to it; first aid never lowers a medical tech rate.
     better = max(skill, state["healing_skill"], key=lambda name: tables.SKILL_RANK[name])
@@ -593,7 +634,7 @@ def death_save_pending(state: Mapping[str, Any]) -> bool:
 
 def death_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
     """A per-turn death save: success wakes; failure with a limb awaiting stabilization starts the dying."""
-    death = save_roll(dice, "death_save" if cause != "table" else "save", death_save_target(state))
+    death = save_roll(dice, "death_save" if cause != "table" else "save", death_save_target(state), "death")
     limbs = limbs_awaiting_stabilization(state)
     if death["success"]:
         outcome = "survived" if state["conscious"] else "woke"
@@ -617,7 +658,7 @@ def death_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
 
 
 def stun_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
-    stun = save_roll(dice, "stun_save" if cause != "table" else "save", stun_save_target(state))
+    stun = save_roll(dice, "stun_save" if cause != "table" else "save", stun_save_target(state), "stun")
     return Event(STUN_SAVE_ROLLED, {**stun, "cause": cause, "dice": dict(dice.used)}, now)
 
 

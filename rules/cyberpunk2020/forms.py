@@ -98,3 +98,10 @@ OPTION_HELP = {
     "treatment_difficulty": "Difficulty of a healing treatment roll (house: 15).",
     "treatment_retry_days": "Game days before a failed treatment may be retried (house: 1).",
 }
+
+CLOCK_ROLLS = (
+    RollSpec(
+        "death_save", 1, 10, "Death save", "every turn while a crippled limb is not stabilized, or to wake"
+    ),
+    RollSpec("stun_save", 1, 10, "Stun save", "every round while stunned"),
+)

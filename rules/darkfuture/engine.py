@@ -29,7 +29,7 @@ from typing import Any
 
 from rules import kernel, params
 from rules.darkfuture import tables
-from rules.dice import Dice
+from rules.dice import Dice, faces_text
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
 from rules.text import unreadable
 
@@ -69,7 +69,7 @@ OPTION_NAMES = (
     "stun_lasts_seconds",
     "ko_lasts_seconds",
 )
-SHARED_OPTIONS = ("start", "time_scale")
+SHARED_OPTIONS = ("start", "time_scale", "table_dice")
 ATTRIBUTE_NAMES = ("con", "skills", "move", "armour", "pedestrian", "driver")
 
 
@@ -257,6 +257,17 @@ def vehicle_driverless(state: State) -> bool:
 # --- decide --------------------------------------------------------------------------------------------------
 
 
+def _knock_roll(dice: Dice, name: str, label: str, does: str) -> int:
+    """A KO or stun roll: 1d6, over the target number (4 or more) it does what it says."""
+    return dice.die(
+        name,
+        label=label,
+        why=f"whether the wound {does}",
+        target=tables.KO_STUN_TARGET,
+        reading=f"{tables.KO_STUN_TARGET + 1} or more {does.split()[0]}",
+    )
+
+
 def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
     """KO first; only if not knocked out, stun. A character already out cold makes neither roll."""
     effects = tables.BAND_EFFECTS[band]["effects"]
@@ -264,7 +275,7 @@ def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], d
     if already_out:
         return outcome
     if tables.EFFECT_KO in effects:
-        roll = dice.die("ko")
+        roll = _knock_roll(dice, "ko", "KO roll", "knocks them out")
         outcome["ko"] = {"roll": roll, "target": tables.KO_STUN_TARGET}
         if roll > tables.KO_STUN_TARGET:
             outcome["knocked_out"] = True
@@ -275,15 +286,25 @@ def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], d
             outcome["stunned"] = True
             return outcome
     if tables.EFFECT_STUN in effects:
-        roll = dice.die("stun")
+        roll = _knock_roll(dice, "stun", "Stun roll", "stuns them")
         outcome["stun"] = {"roll": roll, "target": tables.KO_STUN_TARGET, "automatic": False}
         outcome["stunned"] = roll > tables.KO_STUN_TARGET
     return outcome
 
 
+LIMB_READING = faces_text(tables.LIMB_BY_ROLL)
+SIDE_READING = faces_text(tables.SIDE_BY_ROLL)
+
+
 def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
     target = options.get("limb_check_target", tables.LIMB_CHECK_TARGET)
-    check = dice.die("limb_check")
+    check = dice.die(
+        "limb_check",
+        label="Limb disablement",
+        why="whether the wound disables a limb",
+        target=target,
+        reading=f"{target + 1} or more disables a limb",
+    )
     outcome: dict[str, Any] = {
         "roll": check,
         "target": target,
@@ -291,7 +312,10 @@ def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, A
         "limb": None,
     }
     if check > target:
-        limb_roll, side_roll = dice.die("limb"), dice.die("side")
+        limb_roll = dice.die("limb", label="Which limb", why="which limb is disabled", reading=LIMB_READING)
+        side_roll = dice.die(
+            "side", label="Which side", why="which side's limb is disabled", reading=SIDE_READING
+        )
         outcome.update(
             disabled=True,
             limb_roll=limb_roll,
@@ -304,8 +328,14 @@ def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, A
 def take_damage(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     weapon_damage = p["weapon_damage"]
     attributes = state["attributes"]
-    roll = dice.die("damage", tables.DAMAGE_DIE_SIDES)
     added = weapon_damage if attributes["pedestrian"] else 0
+    roll = dice.die(
+        "damage",
+        tables.DAMAGE_DIE_SIDES,
+        label="Pedestrian Critical Table",
+        why=f"the CON lost: the die + {added} (weapon, pedestrians only) - {attributes['armour']} (armour) on the "
+        "Pedestrian Critical Table",
+    )
     result = roll + added - attributes["armour"]
     row, con_lost = critical_table_row(result)
     attack = {

@@ -62,3 +62,5 @@ OPTION_HELP = {
     "ko_lasts_seconds": "(house) Game seconds until a KO from a roll wears off by itself; 0 (default): only the "
     "GM's Recover ends it.",
 }
+
+CLOCK_ROLLS: tuple[RollSpec, ...] = ()  # Dark Future's clock rolls no dice: stun ends, CON comes back

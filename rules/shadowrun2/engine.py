@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import kernel
-from rules.dice import Dice, roll_expression
+from rules.dice import Dice, faces_text, roll_expression
 from rules.params import boolean, choice, integer, reject_unknown, require_mapping
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
 from rules.shadowrun2 import tables as t
@@ -85,7 +85,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
         for level, row in t.PHYSICAL_HEALING.items()
     },
 }
-SHARED_OPTIONS = ("start", "time_scale")  # handled by the campaign, not by this engine
+SHARED_OPTIONS = ("start", "time_scale", "table_dice")  # handled by the campaign, not by this engine
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -280,9 +280,35 @@ def conscious(state: Mapping[str, Any]) -> bool:
 def death_time_seconds(expression: str, dice: Dice) -> tuple[int, list[int]]:
     """`1d6x10 min` -> seconds, with the dice used (the `death_time` roll)."""
     dice_part, unit = expression.split(" ")
-    value, faces = roll_expression(dice, "death_time", dice_part)
+    value, faces = roll_expression(
+        dice, "death_time", dice_part, label="Time before death", why=f"how long until death: {expression}"
+    )
     seconds = value * t.TIME_UNIT_SECONDS[unit]
     return int(seconds), faces
+
+
+LOCATION_WHY = "where the critical hit lands: " + faces_text(
+    {roll: location.replace("_", " ") for roll, location in t.HIT_LOCATION.items()}
+)
+
+
+def body_check_why(options: Mapping[str, Any]) -> str:
+    """What the Body check's successes decide, under the campaign's options."""
+    table = (
+        t.LETHALITY_BY_SUCCESSES
+        if options["critical_category"]
+        else t.LETHALITY_BY_SUCCESSES_WITHOUT_CRITICAL
+    )
+    spoken = ", ".join(f"{n} {lethality}" for n, lethality in table.items())
+    return f"whether the wound is a critical hit: successes {spoken}, {len(table)} or more none"
+
+
+def _critical_entries(table: str) -> str:
+    return ", ".join(f"{roll} {entry[0]}" for roll, entry in t.CRITICAL_HIT_TABLE[table].items())
+
+
+def spoken(name: str) -> str:
+    return name.replace("_", " ")
 
 
 def natural_healing_target(state: Mapping[str, Any], hit: Mapping[str, Any]) -> tuple[int, dict[str, int]]:
@@ -377,7 +403,7 @@ def decide_wound(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> li
     if checks and tn is not None and not dies:
         # Each wound is checked on its own: no wound modifiers apply to this test.
         pool = state["attributes"]["body"] + combat_pool
-        test = dice.success_test("body_check", pool, tn)
+        test = dice.success_test("body_check", pool, tn, label="Body check", why=body_check_why(options))
         body_check = {**test.as_data(), "combat_pool": combat_pool}
         lethality = lethality_for_successes(test.successes, options["critical_category"])
 
@@ -407,10 +433,15 @@ def decide_wound(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> li
 
 
 def _critical_hit_taken(state: State, lethality: str, open_wound: bool, dice: Dice, now: int) -> Event:
-    location_roll = dice.roll("location", 2, 6)
+    location_roll = dice.roll("location", 2, 6, label="Hit location", why=LOCATION_WHY)
     location = t.HIT_LOCATION[sum(location_roll)]
     table = t.TABLE_FOR_LOCATION[location]
-    critical_roll = dice.die("critical", 6)
+    critical_roll = dice.die(
+        "critical",
+        6,
+        label="Critical hit table",
+        why=f"the entry of the {table.lower()} table: {_critical_entries(table)}",
+    )
     part, reason, time_expression, diagnose_tn, asterisk = t.CRITICAL_HIT_TABLE[table][critical_roll]
     death_after = None
     death_dice: list[int] = []
@@ -514,7 +545,13 @@ def decide_diagnose(state: State, p: Mapping[str, Any], dice: Dice, now: int) ->
                 + (t.DEFAULTING_TN if defaulting else 0)
                 + (t.ASSENSING_TN if assensing else 0)
             )
-            test = dice.success_test(roll_name, skill, tn)
+            test = dice.success_test(
+                roll_name,
+                skill,
+                tn,
+                label="Diagnosis",
+                why=f"whether {medic} finds critical hit {hit['id']} ({spoken(hit['location'])}): one success",
+            )
             result.update(
                 automatic=False,
                 target=test.target,
@@ -546,7 +583,13 @@ def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> li
         raise RuleError("critical_hit", TREATMENT_UNDER_WAY)
     row = state["options"]["treatment_table"][hit["lethality"]]
     tn = row["tn"] + (t.DEFAULTING_TN if defaulting else 0)
-    test = dice.success_test("treatment", skill, tn)
+    test = dice.success_test(
+        "treatment",
+        skill,
+        tn,
+        label="Treatment",
+        why=f"how long {medic}'s treatment of critical hit {hit['id']} takes: base time / successes; none fails",
+    )
     data: dict[str, Any] = {
         "critical_hit": hit["id"],
         "medic": medic,
@@ -652,7 +695,13 @@ def decide_first_aid(state: State, p: Mapping[str, Any], dice: Dice, now: int) -
     if state["first_aid_given"]:
         raise RuleError("type", FIRST_AID_ALREADY_GIVEN)
     wound_level = level(state["physical"])
-    test = dice.success_test("first_aid", skill, first_aid_target(state, medkit, defaulting))
+    test = dice.success_test(
+        "first_aid",
+        skill,
+        first_aid_target(state, medkit, defaulting),
+        label="First aid",
+        why="boxes healed, one per success and at most one level; on a Deadly monitor one success stabilizes",
+    )
     boxes = state["physical"]
     stabilized = state["stabilized"]
     if wound_level == "D":
@@ -1063,7 +1112,14 @@ def fire_critical_healing_roll(state: State, timer: Timer, dice: Dice) -> list[E
     now = timer.due
     hit = _timer_hit(state, timer)
     tn, mods = natural_healing_target(state, hit)
-    test = dice.success_test("critical_healing", state["attributes"]["body"], tn)
+    test = dice.success_test(
+        "critical_healing",
+        state["attributes"]["body"],
+        tn,
+        label="Natural healing (Body)",
+        why=f"when critical hit {hit['id']} ({spoken(hit['location'])}) heals: 8 weeks / successes; none: roll "
+        "again in 8 weeks",
+    )
     data = {"critical_hit": hit["id"], "diagnosed": hit["diagnosed"], "modifiers": mods, **test.as_data()}
     if test.successes:
         data.update(heals_at=now + t.NATURAL_HEALING_BASE_TIME // test.successes, next_roll_at=None)
@@ -1090,7 +1146,13 @@ def fire_physical_healing_roll(state: State, timer: Timer, dice: Dice) -> list[E
     stage_level = level(state["physical"])
     table = state["options"].get("physical_healing_table", t.PHYSICAL_HEALING)
     row = {**t.PHYSICAL_HEALING[stage_level], **table[stage_level]}
-    test = dice.success_test("physical_healing", state["attributes"]["body"], row["tn"])
+    test = dice.success_test(
+        "physical_healing",
+        state["attributes"]["body"],
+        row["tn"],
+        label="Physical healing (Body)",
+        why=f"when the {stage_level} physical damage heals one level: base time / successes; none: roll again",
+    )
     data = {"level": stage_level, "to_boxes": row["to_boxes"], **test.as_data()}
     if test.successes:
         data.update(heals_at=now + row["base_seconds"] // test.successes, next_roll_at=None)
@@ -1113,7 +1175,13 @@ def fire_stun_recovery_roll(state: State, timer: Timer, dice: Dice) -> list[Even
     now = timer.due
     attributes = state["attributes"]
     pool = max(attributes["body"], attributes["willpower"])
-    test = dice.success_test("stun_recovery", pool, t.STUN_RECOVERY_BASE_TN + general_modifier(state))
+    test = dice.success_test(
+        "stun_recovery",
+        pool,
+        t.STUN_RECOVERY_BASE_TN + general_modifier(state),
+        label="Stun recovery (Body or Willpower)",
+        why="how fast stun boxes come back: one box per 60 minutes / successes; none: roll again in an hour",
+    )
     data = test.as_data()
     if test.successes:
         interval = t.STUN_RECOVERY_BASE_SECONDS // test.successes

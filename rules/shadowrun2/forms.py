@@ -28,6 +28,8 @@ _MEDIC = (
     Param("defaulting", "bool", "Defaulting", default=False, help="no Biotech: Intelligence dice, TN +4"),
 )
 
+_SKILL_POOL = "the medic's skill: Biotech rating, or Intelligence when defaulting"
+
 FORMS = {
     "wound": ActionForm(
         "Wound",
@@ -52,10 +54,25 @@ FORMS = {
             ),
         ),
         rolls=(
-            RollSpec("body_check", 0, 6, "Body check", "body (+ combat pool) dice; GM only"),
+            RollSpec(
+                "body_check",
+                0,
+                6,
+                "Body check",
+                "body (+ combat pool) dice; GM only",
+                size="Body, plus the combat pool given (option combat_pool_on_body_check)",
+                open_ended=True,
+            ),
             RollSpec("location", 2, 6, "Hit location"),
             RollSpec("critical", 1, 6, "Critical hit table"),
-            RollSpec("death_time", 0, 6, "Time before death", "the dice of the entry's expression (1 or 2)"),
+            RollSpec(
+                "death_time",
+                0,
+                6,
+                "Time before death",
+                "the dice of the entry's expression (1 or 2)",
+                size="the Mortal entry's time expression (1d6 or 2d6), known once location and critical are rolled",
+            ),
         ),
         help="Adds boxes; a Body check decides whether it is a critical hit.",
     ),
@@ -68,13 +85,23 @@ FORMS = {
                 "critical_hit", "critical_hit", "Critical hit", help="empty: roll for every undiagnosed hit"
             ),
         ),
-        rolls=(RollSpec("diagnosis", 0, 6, "Diagnosis", "one hit; per hit: diagnosis:<id>"),),
+        rolls=(
+            RollSpec(
+                "diagnosis",
+                0,
+                6,
+                "Diagnosis",
+                "one hit; per hit: diagnosis:<id>",
+                size=_SKILL_POOL,
+                open_ended=True,
+            ),
+        ),
         help="One success diagnoses a hit; * entries on open wounds need no roll. Retry after 1 game minute.",
     ),
     "treat": ActionForm(
         "Treat a critical hit",
         params=(Param("critical_hit", "critical_hit", "Critical hit", required=True), *_MEDIC),
-        rolls=(RollSpec("treatment", 0, 6, "Treatment"),),
+        rolls=(RollSpec("treatment", 0, 6, "Treatment", size=_SKILL_POOL, open_ended=True),),
         help="Diagnosed Mortal or Critical hits only; duration = base time / successes.",
     ),
     "heal_magic": ActionForm(
@@ -91,7 +118,7 @@ FORMS = {
     "first_aid": ActionForm(
         "First aid",
         params=(*_MEDIC, Param("medkit", "bool", "Medkit", default=True, help="without: TN +4")),
-        rolls=(RollSpec("first_aid", 0, 6, "First aid"),),
+        rolls=(RollSpec("first_aid", 0, 6, "First aid", size=_SKILL_POOL, open_ended=True),),
         help="Within one game hour of the latest physical wound; heals at most one level; stabilizes a Deadly one.",
     ),
     "replace": ActionForm(
@@ -125,3 +152,33 @@ OPTION_HELP = {
     "physical_healing_table": "(house, SRII core) natural healing of physical damage, each level's TN and base "
     "time: D TN 10 / 30 days, S TN 8 / 20 days, M TN 6 / 10 days, L TN 4 / 24 hours (base_seconds)",
 }
+
+CLOCK_ROLLS = (
+    RollSpec(
+        "critical_healing",
+        0,
+        6,
+        "Natural healing (Body)",
+        "a Critical hit's healing period: Body vs TN 6 + modifiers; 8 weeks / successes",
+        size="the character's Body",
+        open_ended=True,
+    ),
+    RollSpec(
+        "physical_healing",
+        0,
+        6,
+        "Physical healing (Body)",
+        "one healing stage of the physical monitor: Body vs the level's TN; base time / successes",
+        size="the character's Body",
+        open_ended=True,
+    ),
+    RollSpec(
+        "stun_recovery",
+        0,
+        6,
+        "Stun recovery",
+        "TN 2 + general modifier; one box per 60 minutes / successes",
+        size="the higher of the character's Body and Willpower",
+        open_ended=True,
+    ),
+)

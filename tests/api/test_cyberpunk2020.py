@@ -54,8 +54,8 @@ class _RefusingRandom(random.Random):
 class StrictDice(Dice):
     """Every die must be entered."""
 
-    def __init__(self, entered: Any = None, rng: Any = None) -> None:
-        super().__init__(entered, rng=_RefusingRandom())
+    def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+        super().__init__(entered, rng=_RefusingRandom(), ask=ask)
 
 
 class _OneFace(random.Random):
@@ -77,8 +77,8 @@ def seeded_dice(seed: int) -> type[Dice]:
     generator = random.Random(seed)
 
     class SeededDice(Dice):
-        def __init__(self, entered: Any = None, rng: Any = None) -> None:
-            super().__init__(entered, rng=generator)
+        def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+            super().__init__(entered, rng=generator, ask=ask)
 
     return SeededDice
 
@@ -87,8 +87,8 @@ def fixed_clock_dice(monkeypatch: pytest.MonkeyPatch, face: int) -> None:
     """The clock's own dice (timers) always show `face`."""
 
     class FixedDice(Dice):
-        def __init__(self, entered: Any = None, rng: Any = None) -> None:
-            super().__init__(entered, rng=_OneFace(face))
+        def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+            super().__init__(entered, rng=_OneFace(face), ask=ask)
 
     monkeypatch.setattr(services, "Dice", FixedDice)
 
@@ -108,8 +108,8 @@ def clock_dice_in_turn(monkeypatch: pytest.MonkeyPatch, *faces: int, then: int) 
     rolled = iter(lambda: next(shown, then), None)
 
     class InTurnDice(Dice):
-        def __init__(self, entered: Any = None, rng: Any = None) -> None:
-            super().__init__(entered, rng=_Faces(rolled))
+        def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+            super().__init__(entered, rng=_Faces(rolled), ask=ask)
 
     monkeypatch.setattr(services, "Dice", InTurnDice)
 

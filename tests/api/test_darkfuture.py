@@ -43,8 +43,8 @@ class _NoServerRolls:
 class EnteredDiceOnly(Dice):
     """The service's dice, except that a roll nobody entered fails the test instead of rolling."""
 
-    def __init__(self, entered: Any = None, rng: Any = None) -> None:
-        super().__init__(entered, rng=_NoServerRolls())
+    def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+        super().__init__(entered, rng=_NoServerRolls(), ask=ask)
 
 
 @pytest.fixture(autouse=True)
@@ -400,9 +400,29 @@ def test_restoring_a_limb_that_is_not_disabled_is_refused_even_beside_a_disabled
     assert gm_character(df)["sheet"]["disabled_limbs"] == ["right_leg"]
 
 
-def test_rolls_the_action_does_not_need_are_ignored_even_out_of_range(df: Table) -> None:
-    answer = hit(df, {"damage": [2], "ko": [9], "stun": [0], "limb": ["x"], "unknown": [1]}, 0)
+def test_rolls_the_action_does_not_need_are_ignored_when_they_could_be_right(df: Table) -> None:
+    answer = hit(df, {"damage": [2], "ko": [6], "stun": [1], "limb": [3]}, 0)
     assert wound(answer)["dice"] == {"damage": [2]}
+
+
+@pytest.mark.parametrize(
+    ("rolls", "field", "message"),
+    [
+        ({"ko": [9]}, "rolls.ko", "rolls.ko: expected 1 die of 1-6, got [9]"),
+        ({"stun": [0]}, "rolls.stun", "rolls.stun: expected 1 die of 1-6, got [0]"),
+        ({"limb": ["x"]}, "rolls.limb", "rolls.limb: expected a list of whole numbers, got ['x']"),
+        (
+            {"unknown": [1]},
+            "rolls.unknown",
+            "rolls.unknown: unknown roll; expected one of damage, ko, stun, limb_check, limb, side",
+        ),
+    ],
+)
+def test_a_typo_in_a_roll_the_action_does_not_need_is_refused(
+    df: Table, rolls: dict[str, Any], field: str, message: str
+) -> None:
+    body = {"type": "damage", "weapon_damage": 0, "rolls": {"damage": [2], **rolls}}
+    assert_refused(df, body, field, message, df.character)
 
 
 @pytest.mark.parametrize(

@@ -112,8 +112,14 @@ def clock_dice(monkeypatch: pytest.MonkeyPatch, **rolls: list[int]) -> None:
     rolls anything else from a seeded generator. Dice entered in an action's body still win."""
 
     class ClockDice(Dice):
-        def __init__(self, entered: Any = None, rng: Any = None) -> None:
-            super().__init__({**rolls, **dict(entered or {})}, rng or Random(2053))
+        def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+            super().__init__({**rolls, **dict(entered or {})}, rng or Random(2053), ask=ask)
+            self.body = dict(entered or {})
+
+        def check_unused(self, specs: Any) -> None:
+            # The timer rolls are entered into every Dice here, the actions' too: only the body's are the GM's.
+            self.entered = self.body
+            super().check_unused(specs)
 
     monkeypatch.setattr(services, "Dice", ClockDice)
 

@@ -57,8 +57,8 @@ def form_error(message: str) -> str:
 
 ALLOCATION = '{"physical": 3, "ch1": 6}; diagnosed hits only'
 WOUND_INPUTS = (
-    "key, p_combat_pool, p_damage, p_open_wound, p_severity, r_body_check, r_critical_0, r_death_time,"
-    " r_location_0, r_location_1"
+    "ask, d_body_check, key, p_combat_pool, p_damage, p_open_wound, p_severity, r_body_check, r_critical_0,"
+    " r_death_time, r_location_0, r_location_1"
 )
 ACTION_CASES = [
     # text the database cannot store (PostgreSQL refuses a NUL: a 500 there, stored as is on SQLite)
@@ -365,7 +365,7 @@ BOARD_CASES = [
     (
         "clock/",
         {"unit": "hours", "amount": "1", "amont": "2"},
-        "amont: unknown field; expected one of amount, key, unit",
+        "amont: unknown field; expected one of amount, key, stop_on, unit",
     ),
     # members
     ("members/", {"username": "stranger", "role": "admin"}, "expected one of gm, player, got 'admin'"),

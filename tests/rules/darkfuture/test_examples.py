@@ -191,7 +191,7 @@ def test_a_wound_into_01_25_rolls_ko_stun_and_a_limb_check(limb, side, disabled)
 
 
 def test_a_limb_check_below_4_disables_nothing_and_rolls_no_limb():
-    rolls = {"damage": [6], "ko": [1], "stun": [1], "limb_check": [3], "limb": [9], "side": [9]}
+    rolls = {"damage": [6], "ko": [1], "stun": [1], "limb_check": [3], "limb": [6], "side": [6]}
     state, events = hit(ash(), rolls, 8)
     data = wound_of(events)
     assert data["limb_check"] == {"roll": 3, "target": 3, "disabled": False, "limb": None}

@@ -38,7 +38,7 @@ def test_an_unknown_option_is_refused():
     assert error_of(RULESET.validate_options, {"gentle": True}) == (
         "options.gentle",
         "unknown field; expected one of con_recovery_days, ko_lasts_seconds, ko_pass_means_stun, "
-        "limb_check_target, start, stun_lasts_seconds, time_scale",
+        "limb_check_target, start, stun_lasts_seconds, table_dice, time_scale",
     )
 
 

@@ -1,0 +1,116 @@
+"""Table dice in the browser: an action's form asks for each roll at a time, and a waiting clock is answered from
+the board (campaign option `table_dice`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from campaign import services
+from campaign.models import Character, Event
+from tests.browser.test_scenarios import add_character, open_action, sign_up
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def create_campaign(page: Page, base: str, name: str, ruleset: str, options: str) -> None:
+    page.goto(f"{base}/")
+    page.locator("#c-name").fill(name)
+    page.locator("#c-ruleset").select_option(ruleset)
+    page.locator("summary", has_text="House rules").click()
+    page.locator("#c-options").fill(options)
+    page.get_by_role("button", name="Create campaign").click()
+    expect(page.get_by_role("heading", name=name)).to_be_visible()
+
+
+def gm_at_a_new_table(live_server: Any, browser: Any, name: str, ruleset: str, table_dice: str) -> Page:
+    """The GM signed up, on the board of a new campaign with this `table_dice`."""
+    gm = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    sign_up(gm, live_server.url, "anna_gm")
+    create_campaign(gm, live_server.url, name, ruleset, f'{{"table_dice": "{table_dice}"}}')
+    return gm
+
+
+def send(page: Page) -> None:
+    page.locator("#form-wound").get_by_role("button", name="Wound").click()
+
+
+def test_a_shadowrun_wound_is_entered_die_by_die_as_the_form_asks(live_server: Any, browser: Any) -> None:
+    gm = gm_at_a_new_table(live_server, browser, "Seattle 2053", "shadowrun2", "actions")
+    add_character(gm, "Ash", "", {"body": "5"})
+    form = gm.locator("#form-wound")
+
+    # A Deadly wound without dice: the form asks for the Body check first, its pool, target and Rule of Six.
+    open_action(gm, "wound")
+    gm.locator("#wound-p_severity").select_option("D")
+    send(gm)
+    expect(form).to_contain_text("Body check: roll 5d6, each 10+ is a success; 6s roll again and add")
+    expect(form).to_contain_text("Decides whether the wound is a critical hit")
+    # The dice as rolled: a 6 and the 3 rolled after it are one die of 9.
+    form.get_by_label("Dice as rolled").fill("6 3 1 2 3 1")
+    send(gm)
+    expect(form).to_contain_text("Body check: 6 3 1 2 3 1, totals 9, 1, 2, 3, 1")
+    expect(form).to_contain_text("Hit location: roll 2d6")
+
+    # No success: Mortal. The location, then the entry, each asked in turn; earlier rolls stay on screen.
+    gm.locator("#wound-r_location_0").fill("3")
+    gm.locator("#wound-r_location_1").fill("4")
+    send(gm)
+    expect(form).to_contain_text("Critical hit table: roll 1d6")
+    expect(form).to_contain_text("Hit location: 3, 4")
+    gm.locator("#wound-r_critical_0").fill("4")
+    send(gm)
+    # Diaphragm, "2d6 min": the death-time pool is two dice, known only now.
+    expect(form).to_contain_text("Time before death: roll 2d6")
+    expect(form).to_contain_text("Critical hit table: 4")
+    assert Event.objects.filter(type="WoundTaken").count() == 0  # nothing written yet
+    gm.locator("#wound-r_death_time").fill("2 3")
+    send(gm)
+    expect(form.locator(".ok")).to_contain_text("Recorded: Wound taken, Critical hit taken.")
+
+    (hit,) = Event.objects.filter(type="CriticalHitTaken")
+    assert (hit.data["part"], hit.data["death_time_dice"], hit.data["death_after_seconds"]) == (
+        "diaphragm",
+        [2, 3],
+        300,
+    )
+    (wound,) = Event.objects.filter(type="WoundTaken")
+    assert wound.data["body_check"]["dice"] == [9, 1, 2, 3, 1]
+
+
+def test_a_waiting_clock_is_answered_from_the_board(live_server: Any, browser: Any) -> None:
+    gm = gm_at_a_new_table(live_server, browser, "Night City", "cyberpunk2020", "all")
+    board_url = gm.url
+    add_character(gm, "Ash", "", {"body": "6", "luck": "2"})
+    ash = Character.objects.get(name="Ash")
+    # A crippled left leg, not stabilized: a death save every turn.
+    services.character_act(
+        character_id=ash.pk,
+        body={
+            "type": "damage",
+            "damage": 20,
+            "rolls": {"location": [7], "sever": [5], "stun_save": [3], "death_save": [4]},
+        },
+        actor="anna_gm",
+    )
+
+    gm.goto(board_url)
+    gm.get_by_role("button", name="+1 turn", exact=True).click()
+    prompt = gm.locator("#clock-roll")
+    expect(prompt).to_contain_text("The clock waits for a roll")
+    expect(prompt).to_contain_text("Ash")
+    expect(prompt).to_contain_text("Death save: roll 1d10, succeeds on 6 or less")
+    expect(prompt).to_contain_text("Decides whether the character stays alive and awake")
+
+    prompt.get_by_label("The die").fill("11")
+    prompt.get_by_role("button", name="Give the roll").click()
+    expect(gm.locator("#clock-roll .error")).to_contain_text("expected 1 die of 1-10, got [11]")
+    gm.locator("#clock-roll").get_by_label("The die").fill("3")
+    gm.locator("#clock-roll").get_by_role("button", name="Give the roll").click()
+    expect(gm.locator("#clock-roll")).to_have_count(0)
+    expect(gm.locator("#game-date")).to_contain_text("00:00:30")
+
+    (save,) = Event.objects.filter(type="DeathSaveRolled", actor="clock")
+    assert (save.game_time, save.data["roll"], save.data["table_dice"]) == (30, 3, ["death_save"])

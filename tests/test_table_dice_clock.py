@@ -1,0 +1,300 @@
+"""Table dice on the clock (campaign option `table_dice: all`): an advance stops before a firing that needs a die,
+waits for the GM's roll (`POST /api/jobs/{id}/rolls/`), and ends as the same dice rolled by the server would end it.
+Celery runs in-process here; tests/test_table_dice_worker.py runs the same through a real worker."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from campaign import services
+from campaign.models import Character, Event, Job
+from rules.dice import Dice
+from tests.conftest import Persona, make_persona
+
+pytestmark = pytest.mark.django_db
+
+CRIPPLED_LEG = {
+    # Body 6, Luck 2: 20 to the left leg, halved 10, BTM -2: 8, crippled and kept; the saves pass. The leg is not
+    # stabilized: a death save every turn (target 6).
+    "type": "damage",
+    "damage": 20,
+    "rolls": {"location": [7], "sever": [5], "stun_save": [3], "death_save": [4]},
+}
+CRITICAL_CHEST_HIT = {
+    # Body 5, Serious: two successes against 6, Critical; 7 chest, 1 lung. The hit's healing period and the
+    # physical damage's healing stage both start now: the clock rolls Body for each.
+    "type": "wound",
+    "severity": "S",
+    "rolls": {"body_check": [6, 6, 1, 1, 1], "location": [3, 4], "critical": [1]},
+}
+
+
+class Faces:
+    """A generator that gives these faces in turn: the server's dice, made known."""
+
+    def __init__(self, faces: list[int]) -> None:
+        self.faces = faces  # the caller's list: faces added to it later are rolled later
+
+    def randint(self, low: int, high: int) -> int:
+        assert self.faces, "the server rolled more dice than the test gave it"
+        return self.faces.pop(0)
+
+
+@pytest.fixture
+def gm(db: None, django_user_model: Any) -> Persona:
+    return make_persona(django_user_model, "gm")
+
+
+def campaign_with(gm: Persona, ruleset: str, table_dice: str, attributes: dict[str, Any]) -> dict[str, Any]:
+    """A campaign and its one character, Ash."""
+    campaign = gm.post(
+        "/api/campaigns/",
+        {"name": f"Table {table_dice}", "ruleset": ruleset, "options": {"table_dice": table_dice}},
+    ).json()
+    character = gm.post(
+        f"/api/campaigns/{campaign['id']}/characters/", {"name": "Ash", "attributes": attributes}
+    ).json()
+    return {"campaign": campaign, "character": character}
+
+
+def act(gm: Persona, table: dict[str, Any], body: dict[str, Any]) -> Any:
+    return gm.post(f"/api/characters/{table['character']['id']}/actions/", body)
+
+
+def advance(gm: Persona, table: dict[str, Any], **amount: int) -> dict[str, Any]:
+    answer = gm.post(f"/api/campaigns/{table['campaign']['id']}/clock/", {"advance": amount})
+    assert answer.status_code == 202, answer.content
+    return gm.get(f"/api/jobs/{answer.json()['job']}/").json()
+
+
+def give(gm: Persona, job: dict[str, Any], body: dict[str, Any], **headers: Any) -> Any:
+    return gm.post(f"/api/jobs/{job['id']}/rolls/", body, **headers)
+
+
+def history(table: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
+    """The character's clock entries, without the mark of the GM's dice."""
+    rows = Event.objects.filter(character_id=table["character"]["id"], actor="clock").order_by("version")
+    return [
+        (row.type, row.game_time, {k: v for k, v in row.data.items() if k != "table_dice"}) for row in rows
+    ]
+
+
+def state_of(table: dict[str, Any]) -> dict[str, Any]:
+    """The character's state but for the campaign options it carries (the two campaigns differ in table_dice)."""
+    state = Character.objects.get(pk=table["character"]["id"]).state
+    return {key: value for key, value in state.items() if key != "options"}
+
+
+@pytest.fixture
+def server_faces(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The faces the server rolls, in order, for a campaign whose clock the server rolls."""
+    faces: list[int] = []
+
+    class KnownDice(Dice):
+        def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+            super().__init__(entered, rng or Faces(faces), ask=ask)
+
+    monkeypatch.setattr(services, "Dice", KnownDice)
+    yield faces
+
+
+def test_a_cyberpunk_death_save_waits_for_the_gm_and_ends_as_the_server_rolling_it(
+    gm: Persona, server_faces: list[int]
+) -> None:
+    table = campaign_with(gm, "cyberpunk2020", "all", {"body": 6, "luck": 2})
+    assert act(gm, table, CRIPPLED_LEG).status_code == 201
+    job = advance(gm, table, turns=1)
+    assert job["status"] == "waiting"
+    need = job["needs_roll"]
+    assert {
+        key: need[key] for key in ("name", "count", "sides", "label", "target", "character_name", "kind")
+    } == {
+        "name": "death_save",
+        "count": 1,
+        "sides": 10,
+        "label": "Death save",
+        "target": 6,
+        "character_name": "Ash",
+        "kind": "death_save",
+    }
+    assert need["character"] == table["character"]["id"] and need["game_time"] == 30
+    assert history(table) == []  # nothing fired yet
+
+    # While it waits, the campaign's actions wait too, and say for what.
+    refused = act(gm, table, {"type": "save", "kind": "death", "rolls": {"save": [1]}})
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "clock": [
+            "the game clock waits for a roll: Ash's death save (1d10); give it on the board, or let the server "
+            "roll the rest of the advance"
+        ]
+    }
+
+    done = give(gm, job, {"death_save": [3]})
+    assert done.status_code == 200, done.content
+    assert done.json()["status"] == "done"
+    (save,) = Event.objects.filter(character_id=table["character"]["id"], actor="clock")
+    assert save.data["table_dice"] == ["death_save"]  # the GM's roll, told apart from a server's
+
+    # The same dice rolled by the server: the same firing, the same state.
+    served = campaign_with(gm, "cyberpunk2020", "none", {"body": 6, "luck": 2})
+    act(gm, served, CRIPPLED_LEG)
+    server_faces.append(3)
+    assert advance(gm, served, turns=1)["status"] == "done"
+    assert "table_dice" not in Event.objects.get(character_id=served["character"]["id"], actor="clock").data
+    assert history(served) == history(table)
+    assert state_of(table) == state_of(served)
+
+
+def test_a_shadowrun_natural_healing_roll_waits_for_the_gm_and_ends_as_the_server_rolling_it(
+    gm: Persona, server_faces: list[int]
+) -> None:
+    table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
+    assert act(gm, table, CRITICAL_CHEST_HIT).status_code == 201
+    job = advance(gm, table, minutes=1)
+    need = job["needs_roll"]
+    # TN 6 + 2 (not in hospital) + 4 (not treated) - 1 (body 5): 11, so the Rule of Six applies.
+    assert (need["name"], need["count"], need["target"], need["open_ended"]) == (
+        "critical_healing",
+        5,
+        11,
+        True,
+    )
+    assert need["prompt"] == "Natural healing (Body): roll 5d6, each 11+ is a success; 6s roll again and add"
+    assert "critical hit ch1 (chest)" in need["why"]
+
+    wrong = give(gm, job, {"critical_healing": [12, 1, 1, 1, 1]})
+    assert wrong.status_code == 400
+    assert "rolls.critical_healing" in wrong.json()
+    other = give(gm, job, {"physical_healing": [1, 1, 1, 1, 1]})
+    assert other.json() == {"rolls.physical_healing": ["the clock waits for critical_healing, not this roll"]}
+
+    # 6 then 5 is entered as 11: one success. Then the physical damage's stage asks for its own roll.
+    job = give(gm, job, {"critical_healing": [11, 2, 3, 4, 5]}).json()
+    assert job["status"] == "waiting"
+    assert (job["needs_roll"]["name"], job["needs_roll"]["target"]) == ("physical_healing", 8)
+    job = give(gm, job, {"physical_healing": [8, 1, 1, 1, 1]}).json()
+    assert job["status"] == "done"
+    marks = Event.objects.filter(character_id=table["character"]["id"], actor="clock").values_list(
+        "type", "data__table_dice"
+    )
+    assert list(marks) == [
+        ("CriticalHealingRolled", ["critical_healing"]),
+        ("PhysicalHealingRolled", ["physical_healing"]),
+    ]
+
+    served = campaign_with(gm, "shadowrun2", "none", {"body": 5})
+    act(gm, served, CRITICAL_CHEST_HIT)
+    server_faces.extend([6, 5, 2, 3, 4, 5, 6, 2, 1, 1, 1, 1])
+    assert advance(gm, served, minutes=1)["status"] == "done"
+    assert history(served) == history(table)
+    assert state_of(table) == state_of(served)
+
+
+def test_the_gm_may_let_the_server_roll_the_rest_of_the_advance(gm: Persona) -> None:
+    table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
+    act(gm, table, CRITICAL_CHEST_HIT)
+    job = advance(gm, table, minutes=1)
+    done = give(gm, job, {"ask": False})
+    assert done.json()["status"] == "done"
+    rows = Event.objects.filter(character_id=table["character"]["id"], actor="clock")
+    assert [row.type for row in rows] == ["CriticalHealingRolled", "PhysicalHealingRolled"]
+    assert all("table_dice" not in row.data for row in rows)
+    assert Job.objects.get(pk=job["id"]).asks is False
+
+
+def test_a_retried_roll_is_not_taken_for_the_next_one(gm: Persona) -> None:
+    table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
+    act(gm, table, CRITICAL_CHEST_HIT)
+    job = advance(gm, table, minutes=1)
+    first = give(gm, job, {"critical_healing": [1, 1, 1, 1, 1]}, HTTP_IDEMPOTENCY_KEY="r1").json()
+    again = give(gm, job, {"critical_healing": [1, 1, 1, 1, 1]}, HTTP_IDEMPOTENCY_KEY="r1").json()
+    assert again["needs_roll"] == first["needs_roll"]
+    assert first["needs_roll"]["name"] == "physical_healing"
+
+
+def test_a_job_that_does_not_wait_refuses_rolls(gm: Persona) -> None:
+    table = campaign_with(gm, "shadowrun2", "actions", {"body": 5})
+    act(gm, table, {**CRITICAL_CHEST_HIT})
+    job = advance(gm, table, minutes=1)
+    assert job["status"] == "done"  # `actions`: the clock rolls its own dice
+    refused = give(gm, job, {"critical_healing": [1, 1, 1, 1, 1]})
+    assert refused.status_code == 409
+    assert refused.json() == {"job": ["this advance is not waiting for a roll"]}
+
+
+def test_a_player_never_sees_or_answers_the_clocks_roll(gm: Persona, django_user_model: Any) -> None:
+    player = make_persona(django_user_model, "player")
+    table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
+    gm.post(f"/api/campaigns/{table['campaign']['id']}/members/", {"username": "player", "role": "player"})
+    act(gm, table, CRITICAL_CHEST_HIT)
+    job = advance(gm, table, minutes=1)
+    assert player.get(f"/api/campaigns/{table['campaign']['id']}/clock/").json()["job"] is None
+    assert player.get(f"/api/jobs/{job['id']}/").status_code == 403
+    assert give(player, job, {"critical_healing": [1, 1, 1, 1, 1]}).status_code == 403
+
+
+def test_the_board_shows_the_gm_the_clocks_roll_and_a_player_nothing_of_it(
+    gm: Persona, django_user_model: Any, client: Any
+) -> None:
+    player = make_persona(django_user_model, "player")
+    table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
+    gm.post(f"/api/campaigns/{table['campaign']['id']}/members/", {"username": "player", "role": "player"})
+    act(gm, table, CRITICAL_CHEST_HIT)
+    advance(gm, table, minutes=1)
+    board = f"/campaigns/{table['campaign']['id']}/"
+    client.force_login(gm.user)
+    page = client.get(board).content.decode()
+    assert "The clock waits for a roll" in page
+    assert "Natural healing (Body): roll 5d6, each 11+ is a success; 6s roll again and add" in page
+    assert "critical hit ch1 (chest)" in page
+    client.force_login(player.user)
+    page = client.get(board).content.decode()
+    assert "waits for a roll" not in page and "Natural healing" not in page and "chest" not in page
+
+    # Once given, the GM's history says the roll was the table's.
+    job = gm.get(f"/api/campaigns/{table['campaign']['id']}/clock/").json()["job"]
+    give(gm, job, {"critical_healing": [1, 1, 1, 1, 1]})
+    give(gm, job, {"ask": False})
+    client.force_login(gm.user)
+    page = client.get(f"/characters/{table['character']['id']}/").content.decode()
+    assert "<dt>rolled at the table</dt><dd>critical healing</dd>" in page
+    assert page.count("rolled at the table") == 1  # the physical healing roll was the server's
+
+
+def test_an_export_with_the_gms_clock_rolls_imports_as_the_same_campaign(gm: Persona) -> None:
+    table = campaign_with(gm, "cyberpunk2020", "all", {"body": 6, "luck": 2})
+    act(gm, table, CRIPPLED_LEG)
+    give(gm, advance(gm, table, turns=1), {"death_save": [3]})
+    exported = b"".join(gm.get(f"/api/campaigns/{table['campaign']['id']}/export/").streaming_content)
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    upload = SimpleUploadedFile("campaign.jsonl", exported, content_type="application/jsonl")
+    answer = gm.client.post("/api/campaigns/import/", {"file": upload}, format="multipart")
+    assert answer.status_code == 202, answer.content
+    job = gm.get(f"/api/jobs/{answer.json()['id']}/").json()
+    assert job["status"] == "done", job
+    copy = Character.objects.get(campaign_id=job["campaign"])
+    (save,) = Event.objects.filter(character=copy, type="DeathSaveRolled", data__cause="every turn")
+    assert save.data["table_dice"] == ["death_save"]
+    assert copy.state == Character.objects.get(pk=table["character"]["id"]).state
+
+
+def test_a_death_save_every_turn_asks_for_each_turns_roll_in_turn(gm: Persona) -> None:
+    table = campaign_with(gm, "cyberpunk2020", "all", {"body": 6, "luck": 2})
+    act(gm, table, CRIPPLED_LEG)
+    job = advance(gm, table, turns=3)
+    asked = []
+    while job["status"] == "waiting":
+        asked.append((job["needs_roll"]["name"], job["needs_roll"]["game_time"]))
+        job = give(gm, job, {"death_save": [3]}, HTTP_IDEMPOTENCY_KEY=f"turn-{len(asked)}").json()
+    assert asked == [("death_save", 30), ("death_save", 60), ("death_save", 90)]
+    saves = Event.objects.filter(character_id=table["character"]["id"], actor="clock").order_by("version")
+    assert [(save.game_time, save.data["roll"], save.data["table_dice"]) for save in saves] == [
+        (30, 3, ["death_save"]),
+        (60, 3, ["death_save"]),
+        (90, 3, ["death_save"]),
+    ]
