@@ -13,7 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from rules.ruleset import ACTION_UNDONE, NOTE_ADDED, Event, game_time_mark
+from rules.ruleset import (
+    ACTION_UNDONE,
+    ACTIONS_REVERTED,
+    CHARACTER_CHANGED,
+    CHARACTER_RESTORED,
+    CHARACTER_RETIRED,
+    NOTE_ADDED,
+    Event,
+    game_time_mark,
+)
 
 MINUTE = 60
 HOUR = 3600
@@ -30,10 +39,18 @@ UNITS = (
 
 # The events every ruleset shares (rules/ruleset.py, the services' clock and campaign streams).
 CLOCK_ADVANCED = "ClockAdvanced"
+CLOCK_REWOUND = "ClockRewound"  # campaign.projections: an advance taken back
+CAMPAIGN_CHANGED = "CampaignChanged"
 SHARED_TITLES = {
     NOTE_ADDED: "GM note",
     ACTION_UNDONE: "Taken back",
+    ACTIONS_REVERTED: "Reverted",
+    CHARACTER_CHANGED: "Character changed",
+    CHARACTER_RETIRED: "Retired",
+    CHARACTER_RESTORED: "Restored",
     CLOCK_ADVANCED: "Clock advanced",
+    CLOCK_REWOUND: "Clock taken back",
+    CAMPAIGN_CHANGED: "House rules changed",
     "CampaignCreated": "Campaign started",
     "CharacterCreated": "Character created",
 }
@@ -87,15 +104,73 @@ def _lower(title: str) -> str:
     return title if title[1:2].isupper() else title[:1].lower() + title[1:]
 
 
+def value_words(value: Any) -> str:
+    """An edited value as read aloud: 'yes', 'none', 'head 12, torso 0', 'pistol, knife'."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None or value == "":
+        return "none"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{spoken(str(key))} {value_words(item)}" for key, item in value.items()) or "none"
+    if isinstance(value, list | tuple):
+        return ", ".join(value_words(item) for item in value) or "none"
+    return spoken(str(value)) if isinstance(value, str) else str(value)
+
+
+def changes_words(changes: Mapping[str, Any]) -> str:
+    """An edit's changes: 'name from Ash to Asha; armour from 0 to 2' (an attribute by its own name)."""
+    return "; ".join(
+        f"{spoken(str(key).split('.')[-1])} from {value_words(change.get('old'))} to {value_words(change.get('new'))}"
+        for key, change in changes.items()
+        if isinstance(change, Mapping)
+    )
+
+
+def _taken_back(data: Mapping[str, Any]) -> str:
+    """What an undo or a revert took back: 'wound taken, critical hit taken'."""
+    return ", ".join(_lower(title_of(kind)) for kind in data.get("types", []))
+
+
+def _edit(event: Event) -> str | None:
+    """The sentences of the edits every ruleset shares (a character's, the house rules'), retiring, restoring."""
+    if event.type in (CHARACTER_CHANGED, CAMPAIGN_CHANGED):
+        said = changes_words(event.data.get("changes") or {})
+        heading = "Changed" if event.type == CHARACTER_CHANGED else "House rules changed"
+        return f"{heading}: {said}." if said else f"{heading}."
+    if event.type == CHARACTER_RETIRED:
+        return "Retired from play: off the board, and the clock no longer runs for the character."
+    if event.type == CHARACTER_RESTORED:
+        return "Back in play."
+    return None
+
+
+def _going_back(event: Event) -> str | None:
+    """The sentences of taking back: a revert (by hand, or the clock's advance rewound) and the clock rewound."""
+    data = event.data
+    if event.type == ACTIONS_REVERTED:
+        taken = _taken_back(data)
+        if data.get("advance"):
+            return f"The clock's advance taken back{f': {taken}' if taken else ''}."
+        back = f"Back to how it was after entry {data.get('to_version')}"
+        return f"{back}: took back {taken}." if taken else f"{back}."
+    if event.type == CLOCK_REWOUND:
+        return f"The clock went back {duration(data['from'] - data['to'])} to {game_time_mark(data['to'])}."
+    return None
+
+
 def shared(event: Event) -> str | None:
     """The sentence of an event every ruleset shares, or None for a ruleset's own."""
     data = event.data
+    if event.type in (CHARACTER_CHANGED, CAMPAIGN_CHANGED, CHARACTER_RETIRED, CHARACTER_RESTORED):
+        return _edit(event)
+    if event.type in (ACTIONS_REVERTED, CLOCK_REWOUND):
+        return _going_back(event)
     if event.type == NOTE_ADDED:
         text = str(data.get("text", "")).strip()
         return f"GM note: {text}{'' if text[-1:] in '.!?' else '.'}" if text else "A GM note."
     if event.type == ACTION_UNDONE:
-        taken = [_lower(title_of(kind)) for kind in data.get("types", [])]
-        return f"Took back: {', '.join(taken)}." if taken else "Took back an earlier action."
+        taken = _taken_back(data)
+        return f"Took back: {taken}." if taken else "Took back an earlier action."
     if event.type == CLOCK_ADVANCED:
         return f"The clock moved on {duration(data['to'] - data['from'])} to {game_time_mark(data['to'])}."
     if event.type == "CampaignCreated":

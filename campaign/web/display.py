@@ -74,27 +74,6 @@ def option_text(value: Any) -> str:
     return json.dumps(value, separators=(", ", ": "))
 
 
-def _value_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, dict | list):
-        return option_text(value)
-    if value is None:
-        return "-"
-    return str(value)
-
-
-def _changed_value(value: Any) -> str:
-    if isinstance(value, dict):  # armour by location, skills: 'head 12, torso 0'
-        return ", ".join(f"{label(key)} {_value_text(item)}" for key, item in value.items()) or "none"
-    return _value_text(value)
-
-
-def change_text(change: dict[str, Any]) -> str:
-    """An edit's old and new value: 'from 0 to 2'."""
-    return f"from {_changed_value(change['old'])} to {_changed_value(change['new'])}"
-
-
 # --- body diagram and monitors: what the ruleset draws (rules/sheet.py) ----------------------------------------
 
 

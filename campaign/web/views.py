@@ -34,6 +34,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership
 from campaign.web import board, display, forecast_panel, forms
+from rules import words
 from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
@@ -1026,9 +1027,8 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
         form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors)
     else:
         form = board.card_form_for(get_ruleset(ruleset), card, action)
-        titles = ", ".join(display.event_title(e.type) for e in result.events)
-        done = "already recorded" if result.replayed else "recorded"
-        form.success = f"{character.name}: {done} {titles.lower()}."
+        said = presenters.action_said(character.campaign, result.events, result.state)
+        form.success = f"{character.name}: {'already recorded: ' if result.replayed else ''}{said}"
     if request.htmx:
         response = render(
             request,
@@ -1086,14 +1086,10 @@ def character_duplicate(request: HttpRequest, character_id: int) -> HttpResponse
 
 
 def _changed_text(result: services.ActionResult) -> str:
-    """'Saved: armour 0 -> 2, name Ash -> Ashe.' in the game's words, or that nothing changed."""
+    """'Saved: armour from 0 to 2; name from Ash to Ashe.' (as the history says it), or that nothing changed."""
     if not result.events:
         return "Nothing changed."
-    parts = [
-        f"{display.label(field.removeprefix('attributes.'))} {display.change_text(change)}"
-        for field, change in result.events[0].data["changes"].items()
-    ]
-    return f"Saved: {', '.join(parts)}."
+    return f"Saved: {words.changes_words(result.events[0].data['changes'])}."
 
 
 def _edit_context(

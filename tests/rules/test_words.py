@@ -116,3 +116,35 @@ def test_a_treatment_at_first_aid_heals_half_a_point_a_day() -> None:
     }
     text = get_ruleset("cyberpunk2020").describe(Event("TreatmentSucceeded", data, 0))
     assert text == "Doc (first aid) rolled 18 against 15: treated; heals 0.5 point a day."
+
+
+@pytest.mark.parametrize("slug", ["shadowrun2", "cyberpunk2020", "darkfuture"])
+def test_edits_retiring_and_taking_back_read_as_sentences_in_every_ruleset(slug: str) -> None:
+    describe = get_ruleset(slug).describe
+    assert describe is not None
+    changed = {
+        "changes": {
+            "name": {"old": "Ash", "new": "Asha"},
+            "player": {"old": "bob", "new": None},
+            "attributes.armour": {"old": {"head": 0, "torso": 12}, "new": {"head": 2, "torso": 12}},
+            "attributes.pedestrian": {"old": True, "new": False},
+        }
+    }
+    assert describe(Event("CharacterChanged", changed, 0)) == (
+        "Changed: name from Ash to Asha; player from bob to none; armour from head 0, torso 12 to head 2, "
+        "torso 12; pedestrian from yes to no."
+    )
+    assert describe(Event("CampaignChanged", {"changes": {"time_scale": {"old": 0, "new": 60}}}, 0)) == (
+        "House rules changed: time scale from 0 to 60."
+    )
+    assert describe(Event("CharacterRetired", {}, 0)).startswith("Retired from play")
+    assert describe(Event("CharacterRestored", {}, 0)) == "Back in play."
+    reverted = {"to_version": 3, "causes": ["a", "b"], "types": ["NoteAdded", "ActionUndone"]}
+    assert describe(Event("ActionsReverted", reverted, 0)) == (
+        "Back to how it was after entry 3: took back GM note, taken back."
+    )
+    rewound = {**reverted, "advance": "job", "types": ["NoteAdded"]}
+    assert describe(Event("ActionsReverted", rewound, 0)) == "The clock's advance taken back: GM note."
+    assert describe(Event("ClockRewound", {"job": "j", "from": 7200, "to": 3600}, 3600)) == (
+        f"The clock went back 1 h to {words.game_time_mark(3600)}."
+    )

@@ -23,13 +23,16 @@ def test_a_history_entry_reads_as_a_sentence_and_a_players_tells_no_secret(sr2_w
         assert secret not in player, secret
 
 
-def test_the_clocks_recoveries_fold_into_one_run(df_web: Web) -> None:
+def test_the_clocks_recoveries_are_one_group_of_their_advance(df_web: Web) -> None:
     assert (
         df_web.table.act({"type": "damage", "weapon_damage": 6, "rolls": {"damage": [2]}}).status_code == 201
     )
     df_web.table.advance(weeks=3)
     html = df_web.player.get(f"/characters/{df_web.character_id}/").content.decode()
-    assert re.search(r'<details class="run" id="run-\d+"><summary><strong>Con recovered</strong> ×3', html)
+    assert re.search(
+        r'<details id="group-\d+"><summary>Clock, 2020-01-01 00:00 to 2020-01-22 00:00: 4 entries: 3 con recovered, 1 stun ended<',
+        html,
+    )
     assert "7 days of rest: CON 5 to 6, 51-75% of CON; skills driver 2, gunner 3." in html
 
 
