@@ -67,6 +67,36 @@ class Membership(models.Model):
         constraints = [models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user")]
 
 
+class Invitation(models.Model):
+    """An invitation to a campaign: the invitee becomes a member only by accepting it (DESIGN.md, issue 19).
+
+    At most one pending invitation per person and campaign; answered ones stay as the record of who was asked. A
+    character may name a pending invitee as its player: it waits, unseen, for the acceptance (docs/members.md)."""
+
+    PENDING, ACCEPTED, DECLINED, CANCELLED = "pending", "accepted", "declined", "cancelled"
+    STATUS_CHOICES = [(s, s) for s in (PENDING, ACCEPTED, DECLINED, CANCELLED)]
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=8, choices=ROLE_CHOICES)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=STATUS_CHOICES, default=PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            # A repeated invitation (a double click, a retried request) finds the pending one instead.
+            models.UniqueConstraint(
+                fields=["campaign", "user"], condition=Q(status="pending"), name="one_pending_invitation"
+            )
+        ]
+        indexes = [models.Index(fields=["user", "status"], name="invitation_inbox")]
+
+
 class Character(models.Model):
     """Read model: the character's state after the latest event of its stream (`version`).
 

@@ -17,8 +17,17 @@ from django.utils import timezone
 
 from campaign import cursors, eventstore, secrecy
 from campaign.game_dates import game_datetime
-from campaign.models import Campaign, Character, Event, ImportJob, Job
-from campaign.projections import CLOCK_ADVANCED
+from campaign.models import Campaign, Character, Event, ImportJob, Invitation, Job, Membership
+from campaign.projections import (
+    CLOCK_ADVANCED,
+    INVITATION_ACCEPTED,
+    INVITATION_CANCELLED,
+    INVITATION_DECLINED,
+    MEMBER_INVITED,
+    MEMBER_LEFT,
+    MEMBER_REMOVED,
+    MEMBERSHIP_EVENTS,
+)
 from rules.registry import get_ruleset
 from rules.ruleset import GAME_TIME_MARK, GM, NOTE_ADDED, PLAYER, TAKING_BACK, State
 from rules.ruleset import Event as RuleEvent
@@ -461,6 +470,88 @@ def upcoming(campaign: Campaign, limit: int = 10) -> list[dict[str, Any]]:
         }
         for t in rows
     ]
+
+
+# --- members and invitations (docs/members.md) ------------------------------------------------------------------
+
+
+def invitation_json(invitation: Invitation) -> dict[str, Any]:
+    """An invitation as its invitee and the campaign's GMs see it: the campaign's name (the invitee is no member
+    yet, this is all they learn of it), the role offered, who asked, and the characters that wait for the answer."""
+    campaign = invitation.campaign
+    waiting = []
+    if invitation.status == Invitation.PENDING:
+        waiting = list(
+            Character.objects.filter(campaign=campaign, player_id=invitation.user_id)
+            .order_by("id")
+            .values_list("name", flat=True)
+        )
+    return {
+        "id": invitation.pk,
+        "campaign": {
+            "id": campaign.pk,
+            "name": campaign.name,
+            "ruleset": get_ruleset(campaign.ruleset).title,
+        },
+        "username": invitation.user.get_username(),
+        "role": invitation.role,
+        "status": invitation.status,
+        "invited_by": invitation.invited_by.get_username() if invitation.invited_by_id else None,
+        "created_at": invitation.created_at.isoformat(),
+        "characters": waiting,
+    }
+
+
+def members_json(campaign: Campaign) -> list[dict[str, Any]]:
+    """A campaign's members, then the people invited and not yet answering (`status` says which)."""
+    rows = Membership.objects.filter(campaign=campaign).select_related("user").order_by("id")
+    pending = (
+        Invitation.objects.filter(campaign=campaign, status=Invitation.PENDING)
+        .select_related("user")
+        .order_by("id")
+    )
+    return [
+        *({"username": m.user.get_username(), "role": m.role, "status": "member"} for m in rows),
+        *(
+            {"username": i.user.get_username(), "role": i.role, "status": "invited", "invitation": i.pk}
+            for i in pending
+        ),
+    ]
+
+
+MEMBER_SENTENCES = {
+    MEMBER_INVITED: "{actor} invited {username} as {role}",
+    INVITATION_ACCEPTED: "{username} accepted the invitation and joined as {role}",
+    INVITATION_DECLINED: "{username} declined the invitation",
+    INVITATION_CANCELLED: "{actor} withdrew the invitation of {username}",
+    MEMBER_REMOVED: "{actor} removed {username} ({role}) from the campaign",
+    MEMBER_LEFT: "{username} ({role}) left the campaign",
+}
+ROLE_WORDS = {GM: "GM", PLAYER: "player"}
+
+
+def member_history(campaign: Campaign, limit: int = 20) -> list[dict[str, Any]]:
+    """The latest entries of the campaign's history of its members, newest first, as sentences: who invited,
+    joined, declined, left or was removed, and which characters changed hands (the GM's campaign page)."""
+    rows = (
+        Event.objects.filter(campaign=campaign, character__isnull=True, type__in=MEMBERSHIP_EVENTS)
+        .order_by("-position")
+        .only("type", "data", "actor", "recorded_at", "game_time")[:limit]
+    )
+    out = []
+    for row in rows:
+        data = row.data
+        text = MEMBER_SENTENCES[row.type].format(
+            actor=row.actor,
+            username=data["username"],
+            role=ROLE_WORDS.get(data.get("role"), data.get("role")),
+        )
+        if data.get("characters"):
+            text += f"; {', '.join(data['characters'])} now played by {data['to']}"
+        out.append(
+            {"text": text, "recorded_at": row.recorded_at, "game_date": game_date(campaign, row.game_time)}
+        )
+    return out
 
 
 # --- the game's words (rules/words.py) ---------------------------------------------------------------------------

@@ -39,6 +39,21 @@ CAMPAIGN_CREATED = "CampaignCreated"
 CAMPAIGN_CHANGED = "CampaignChanged"
 CHARACTER_CREATED = "CharacterCreated"
 CLOCK_ADVANCED = "ClockAdvanced"
+# Who joined and left: the campaign's history of its members (docs/members.md). They change no read model.
+MEMBER_INVITED = "MemberInvited"
+INVITATION_ACCEPTED = "InvitationAccepted"
+INVITATION_DECLINED = "InvitationDeclined"
+INVITATION_CANCELLED = "InvitationCancelled"
+MEMBER_REMOVED = "MemberRemoved"
+MEMBER_LEFT = "MemberLeft"
+MEMBERSHIP_EVENTS = (
+    MEMBER_INVITED,
+    INVITATION_ACCEPTED,
+    INVITATION_DECLINED,
+    INVITATION_CANCELLED,
+    MEMBER_REMOVED,
+    MEMBER_LEFT,
+)
 CLOCK_REWOUND = "ClockRewound"  # an advance taken back: the clock returns to `to`, where the advance began
 
 

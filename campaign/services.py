@@ -18,7 +18,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
@@ -32,6 +32,7 @@ from campaign.models import (
     Character,
     Event,
     ImportJob,
+    Invitation,
     Job,
     Membership,
     Timer,
@@ -42,6 +43,12 @@ from campaign.projections import (
     CHARACTER_CREATED,
     CLOCK_ADVANCED,
     CLOCK_REWOUND,
+    INVITATION_ACCEPTED,
+    INVITATION_CANCELLED,
+    INVITATION_DECLINED,
+    MEMBER_INVITED,
+    MEMBER_LEFT,
+    MEMBER_REMOVED,
     character_state_at,
     project_character,
     projection_writes,
@@ -280,11 +287,7 @@ def campaign_create(
 
 
 def member_add(*, campaign: Campaign, username: Any, role: Any) -> Membership:
-    if role not in (GM, PLAYER):
-        raise ServiceError("role", f"expected one of gm, player, got {role!r}")
-    if not isinstance(username, str) or not username:
-        raise ServiceError("username", "expected a user name")
-    user = _user_named("username", username)
+    user = _role_and_user(role, username)
     with transaction.atomic():
         # Under the campaign's lock: two GMs making each other players at once must not leave it with none.
         campaign = eventstore.lock_campaign(campaign.pk)
@@ -297,6 +300,15 @@ def member_add(*, campaign: Campaign, username: Any, role: Any) -> Membership:
             campaign=campaign, user=user, defaults={"role": role}
         )
     return membership
+
+
+def _role_and_user(role: Any, username: Any) -> AbstractBaseUser:
+    """A member's role and user as a request names them: a 400 naming the field for either that is wrong."""
+    if role not in (GM, PLAYER):
+        raise ServiceError("role", f"expected one of gm, player, got {role!r}")
+    if not isinstance(username, str) or not username:
+        raise ServiceError("username", "expected a user name")
+    return _user_named("username", username)
 
 
 def _user_named(field: str, name: str) -> AbstractBaseUser:
@@ -316,9 +328,12 @@ def _player_for(campaign: Campaign, player: Any) -> AbstractBaseUser | None:
     if not isinstance(player, str):
         raise ServiceError("player", f"expected a user name or null, got {player!r}")
     user = _user_named("player", player)
-    membership = Membership.objects.filter(campaign=campaign, user=user).first()
-    if membership is None:
-        Membership.objects.create(campaign=campaign, user=user, role=PLAYER)
+    # A pending invitee may be named: the character waits, unseen by them, for the acceptance (docs/members.md).
+    if not (
+        Membership.objects.filter(campaign=campaign, user=user).exists()
+        or Invitation.objects.filter(campaign=campaign, user=user, status=Invitation.PENDING).exists()
+    ):
+        raise ServiceError("player", NOT_A_MEMBER_OR_INVITED.format(name=player))
     return user
 
 
@@ -1516,6 +1531,159 @@ def clock_give_roll(*, job_id: Any, body: Any, idempotency_key: str | None = Non
         tasks.enqueue_advance(job.pk, job.ticket)
     job.refresh_from_db()
     return job
+
+
+# --- members: invitations, leaving, removal (issue 19; docs/members.md) -----------------------------------------
+
+NOT_A_MEMBER_OR_INVITED = "{name} is neither a member of this campaign nor invited to it: invite them first (members and invitations)"
+NOT_IN_CAMPAIGN = "{name} is not a member of this campaign, nor invited to it"
+ONLY_GMS_REMOVE = "only a GM of this campaign may remove other members"
+LAST_GM_LEAVING = (
+    "{name} is the campaign's only GM and cannot leave or be removed: make someone else a GM first, or nobody "
+    "could run the campaign"
+)
+INVITATION_ANSWERED = "this invitation was already {status}"
+
+
+@dataclass
+class Invited:
+    """What a POST to a campaign's members did: invited someone (`created`), found the pending invitation a
+    retried request made, or changed a member's role (`membership`, no invitation: members are not asked again)."""
+
+    invitation: Any = None
+    membership: Membership | None = None
+    created: bool = False
+
+
+def member_invite(*, campaign: Campaign, username: Any, role: Any, by: AbstractBaseUser) -> Invited:
+    """A GM adds someone to a campaign: a pending invitation they accept or decline, and `MemberInvited` in the
+    campaign's history. A member's role changes at once (the last GM's never to player). The same request again
+    finds the pending invitation (its role updated) and writes nothing more."""
+    user = _role_and_user(role, username)
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign.pk)
+        if Membership.objects.filter(campaign=campaign, user=user).exists():
+            return Invited(membership=member_add(campaign=campaign, username=username, role=role))
+        pending = Invitation.objects.filter(campaign=campaign, user=user, status=Invitation.PENDING).first()
+        if pending is not None:
+            if pending.role != role:
+                Invitation.objects.filter(pk=pending.pk).update(role=role)
+                pending.role = role
+            return Invited(invitation=pending)
+        invitation = Invitation.objects.create(campaign=campaign, user=user, role=role, invited_by=by)
+        _member_history(campaign, MEMBER_INVITED, {"username": user.get_username(), "role": role}, by)
+    return Invited(invitation=invitation, created=True)
+
+
+def invitation_answer(*, invitation_id: int, user: AbstractBaseUser, accept: bool) -> Any:
+    """The invitee accepts (a member from now on, `InvitationAccepted`) or declines (`InvitationDeclined`; the
+    characters that waited for them become the inviting GM's). Answering again the same way changes nothing; the
+    other way is a 409. Raises Invitation.DoesNotExist for an invitation that is not the user's."""
+    wanted = Invitation.ACCEPTED if accept else Invitation.DECLINED
+    campaign_id = Invitation.objects.values_list("campaign_id", flat=True).get(pk=invitation_id, user=user)
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign_id)
+        invitation = Invitation.objects.select_related("invited_by").get(pk=invitation_id, user=user)
+        if invitation.status == wanted:
+            return invitation
+        if invitation.status != Invitation.PENDING:
+            raise Conflict("invitation", INVITATION_ANSWERED.format(status=invitation.status))
+        invitation.status = wanted
+        invitation.answered_at = timezone.now()
+        invitation.save(update_fields=["status", "answered_at"])
+        name = user.get_username()
+        if accept:
+            Membership.objects.update_or_create(
+                campaign=campaign, user=user, defaults={"role": invitation.role}
+            )
+            _member_history(campaign, INVITATION_ACCEPTED, {"username": name, "role": invitation.role}, user)
+        else:
+            owner = _new_owner(campaign, invitation.invited_by)
+            handed = _characters_handed_over(campaign, user, owner, name)
+            data = {"username": name, "characters": handed, "to": owner.get_username()}
+            _member_history(campaign, INVITATION_DECLINED, data, user)
+    return invitation
+
+
+def member_remove(*, campaign: Campaign, username: Any, by: AbstractBaseUser, role: str) -> str:
+    """A GM removes a member (or withdraws a pending invitation); a member leaves (their own name). Never the last
+    GM. The member's characters become a GM's, each by a CharacterChanged event, and `MemberRemoved` or
+    `MemberLeft` goes into the campaign's history. Returns the campaign event's type."""
+    if not isinstance(username, str) or not username:
+        raise ServiceError("username", "expected a user name")
+    leaving = username == by.get_username()
+    if not leaving and role != GM:
+        raise PermissionDenied(ONLY_GMS_REMOVE)
+    user = _user_named("username", username)
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign.pk)
+        busy = open_job(campaign)
+        if busy is not None:
+            raise Conflict("clock", CLOCK_BUSY.format(job=busy.pk))
+        membership = Membership.objects.filter(campaign=campaign, user=user).first()
+        if membership is None:
+            pending = Invitation.objects.filter(campaign=campaign, user=user, status=Invitation.PENDING)
+            if leaving or not pending.exists():
+                raise ServiceError("username", NOT_IN_CAMPAIGN.format(name=username))
+            pending.update(status=Invitation.CANCELLED, answered_at=timezone.now())
+            handed = _characters_handed_over(campaign, user, by, by.get_username())
+            data = {"username": username, "characters": handed, "to": by.get_username()}
+            _member_history(campaign, INVITATION_CANCELLED, data, by)
+            return INVITATION_CANCELLED
+        if (
+            membership.role == GM
+            and not Membership.objects.filter(campaign=campaign, role=GM).exclude(user=user).exists()
+        ):
+            raise Conflict("username", LAST_GM_LEAVING.format(name=username))
+        membership.delete()
+        owner = by if not leaving else _new_owner(campaign, None)
+        handed = _characters_handed_over(campaign, user, owner, by.get_username())
+        kind = MEMBER_LEFT if leaving else MEMBER_REMOVED
+        data = {
+            "username": username,
+            "role": membership.role,
+            "characters": handed,
+            "to": owner.get_username(),
+        }
+        _member_history(campaign, kind, data, by)
+    return kind
+
+
+def _new_owner(campaign: Campaign, preferred: AbstractBaseUser | None) -> AbstractBaseUser:
+    """The GM who takes over characters nobody plays any more: `preferred` while a GM, else the longest-standing
+    GM."""
+    gms = Membership.objects.filter(campaign=campaign, role=GM).select_related("user").order_by("id")
+    if preferred is not None and gms.filter(user=preferred).exists():
+        return preferred
+    return gms.first().user
+
+
+def _characters_handed_over(
+    campaign: Campaign, player: AbstractBaseUser, owner: AbstractBaseUser, actor: str
+) -> list[str]:
+    """Every character `player` plays in the campaign becomes `owner`'s, by the character edits' own
+    CharacterChanged (`change_character`). Returns their names. A retired character keeps its player: it changes
+    in play no more (`RETIRED`), nobody but the GMs sees it, and restoring it lets a GM give it to someone."""
+    names = []
+    rows = Character.objects.filter(campaign=campaign, player=player, retired=False).order_by("id")
+    for character_id, name in rows.values_list("id", "name"):
+        change_character(character_id=character_id, actor=actor, changes={"player": owner.get_username()})
+        names.append(name)
+    return names
+
+
+def _member_history(campaign: Campaign, kind: str, data: dict[str, Any], by: AbstractBaseUser) -> None:
+    """One entry of the campaign's history of its members, on the campaign's stream (exported with it)."""
+    eventstore.append(
+        campaign=campaign,
+        stream=campaign.stream,
+        expected_version=campaign.version,
+        events=[RuleEvent(kind, data, campaign.game_time)],
+        cause=f"members:{uuid.uuid4()}",
+        actor=by.get_username(),
+    )
+    campaign.version += 1
+    Campaign.objects.filter(pk=campaign.pk).update(version=campaign.version)
 
 
 # --- the game's words in refusals (issue 18) ---------------------------------------------------------------------

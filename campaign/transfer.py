@@ -3,6 +3,8 @@
 Streams are written as `campaign` and `character:<id in the file>`; import gives the characters new ids and
 replays the log into fresh read models, so the imported characters end in the same states. Players, members,
 the file's idempotency keys and jobs are not part of the log and are not carried over: the importer becomes the GM.
+The log's history of members (invitations, who joined, left or was removed, CharacterChanged of a character handed
+to a GM) comes along as history, user names as text: they name people of the server the file was written on.
 
 An export ends with a trailer: the count and the SHA-256 of the lines before it. An import refuses a file whose
 trailer is missing or does not match (cut short, or changed by hand), then checks every line before anything is
@@ -30,19 +32,27 @@ from django.utils import timezone
 from campaign import game_dates, services
 from campaign.client_input import check_text, no_constants
 from campaign.eventstore import json_text, json_value
-from campaign.models import GM, Campaign, Character, Event, ImportJob, Membership
+from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Membership
 from campaign.projections import (
     CAMPAIGN_CHANGED,
     CAMPAIGN_CREATED,
     CHARACTER_CREATED,
     CLOCK_ADVANCED,
     CLOCK_REWOUND,
+    INVITATION_ACCEPTED,
+    INVITATION_CANCELLED,
+    INVITATION_DECLINED,
+    MEMBER_INVITED,
+    MEMBER_LEFT,
+    MEMBER_REMOVED,
+    MEMBERSHIP_EVENTS,
     rebuild_campaign,
 )
 from campaign.services import Conflict, ServiceError, readable, validate_campaign_options
 from rules.event_schema import (
     Int,
     Limits,
+    ListOf,
     MapOf,
     Obj,
     OneOf,
@@ -136,6 +146,9 @@ class GameTime:
 
 
 ANY_OBJECT = Obj({}, open=True)
+USERNAME = Text(150)
+ROLE = OneOf((GM, PLAYER))
+HANDED = ListOf(Text(200), max_items=100_000)  # the names of the characters handed to a GM
 
 
 @dataclass(frozen=True)
@@ -174,6 +187,13 @@ CAMPAIGN_EVENTS = {
     CLOCK_REWOUND: event(**{"from": GameTime(), "to": GameTime()}, job=Text(64)),
     # A GM's edit of the campaign: `name` and `options.<name>`, each with its old and new value.
     CAMPAIGN_CHANGED: event(changes=MapOf(Obj({"old": ANY_VALUE, "new": ANY_VALUE}), max_items=200)),
+    # Who joined and left (docs/members.md): history only, the importer is the new campaign's one member.
+    MEMBER_INVITED: event(username=USERNAME, role=ROLE),
+    INVITATION_ACCEPTED: event(username=USERNAME, role=ROLE),
+    INVITATION_DECLINED: event(username=USERNAME, characters=HANDED, to=USERNAME),
+    INVITATION_CANCELLED: event(username=USERNAME, characters=HANDED, to=USERNAME),
+    MEMBER_REMOVED: event(username=USERNAME, role=ROLE, characters=HANDED, to=USERNAME),
+    MEMBER_LEFT: event(username=USERNAME, role=ROLE, characters=HANDED, to=USERNAME),
 }
 
 
@@ -361,12 +381,11 @@ def _check_campaign_event(
         return
     spec = CAMPAIGN_EVENTS.get(kind)
     if spec is None:
-        raise ServiceError(
-            "type",
-            f"expected {CHARACTER_CREATED}, {CLOCK_ADVANCED} or {CLOCK_REWOUND} on the campaign stream, got "
-            f"{kind!r}",
-        )
+        expected = ", ".join((CHARACTER_CREATED, CLOCK_ADVANCED, CLOCK_REWOUND, *MEMBERSHIP_EVENTS))
+        raise ServiceError("type", f"expected one of {expected} on the campaign stream, got {kind!r}")
     spec.check(payload, "data", LIMITS)
+    if kind in MEMBERSHIP_EVENTS:
+        return
     if kind == CLOCK_REWOUND:
         if item["game_time"] != payload["to"] or payload["to"] > payload["from"]:
             raise ServiceError("game_time", f"expected the time the clock went back to ({payload['to']})")

@@ -9,7 +9,7 @@ import pytest
 from django.test import override_settings
 
 from campaign.models import Campaign, Character, Event, Membership
-from tests.conftest import Table
+from tests.conftest import Table, join
 
 pytestmark = pytest.mark.django_db
 
@@ -191,7 +191,8 @@ def test_the_last_gm_cannot_be_made_a_player_but_one_of_two_can(sr2: Table) -> N
     def roles() -> dict[str, str]:
         return {m.user.username: m.role for m in Membership.objects.filter(campaign_id=sr2.campaign["id"])}
 
-    assert sr2.gm2.post(members, {"username": "gm", "role": "player"}).status_code == 201
+    # A member's role changes at once (200: no invitation is made, docs/members.md).
+    assert sr2.gm2.post(members, {"username": "gm", "role": "player"}).status_code == 200
     assert roles()["gm"] == "player"
     refused = sr2.gm2.post(members, {"username": "gm2", "role": "player"})
     assert refused.status_code == 400
@@ -201,8 +202,8 @@ def test_the_last_gm_cannot_be_made_a_player_but_one_of_two_can(sr2: Table) -> N
         ]
     }
     assert roles()["gm2"] == "gm"
-    assert sr2.gm2.post(members, {"username": "gm", "role": "gm"}).status_code == 201
-    assert sr2.gm2.post(members, {"username": "gm2", "role": "player"}).status_code == 201
+    assert sr2.gm2.post(members, {"username": "gm", "role": "gm"}).status_code == 200
+    assert sr2.gm2.post(members, {"username": "gm2", "role": "player"}).status_code == 200
     assert roles() == {"gm": "gm", "gm2": "player", "player": "player"}
 
 
@@ -654,9 +655,8 @@ def test_a_players_key_never_returns_the_campaign_a_gm_made_with_it(sr2: Table) 
     campaign of their own, and never receives the GM's answer; so does another GM of it."""
     body = {"name": "Mine", "ruleset": "shadowrun2"}
     made = _with_key(sr2.gm, "/api/campaigns/", body, "same-key").json()
-    members = f"/api/campaigns/{made['id']}/members/"
-    assert sr2.gm.post(members, {"username": "player", "role": "player"}).status_code == 201
-    assert sr2.gm.post(members, {"username": "gm2", "role": "gm"}).status_code == 201
+    join(sr2.gm, made["id"], sr2.player, "player")
+    join(sr2.gm, made["id"], sr2.gm2, "gm")
     theirs = _with_key(sr2.player, "/api/campaigns/", body, "same-key")
     assert theirs.status_code == 201 and theirs.json()["id"] != made["id"]
     other_gms = _with_key(sr2.gm2, "/api/campaigns/", body, "same-key")
@@ -667,8 +667,8 @@ def test_a_creator_made_a_player_since_gets_the_campaign_back_as_a_player(sr2: T
     body = {"name": "Mine", "ruleset": "shadowrun2"}
     made = _with_key(sr2.gm, "/api/campaigns/", body, "retry").json()
     members = f"/api/campaigns/{made['id']}/members/"
-    assert sr2.gm.post(members, {"username": "gm2", "role": "gm"}).status_code == 201
-    assert sr2.gm2.post(members, {"username": "gm", "role": "player"}).status_code == 201
+    join(sr2.gm, made["id"], sr2.gm2, "gm")
+    assert sr2.gm2.post(members, {"username": "gm", "role": "player"}).status_code == 200
     before = Campaign.objects.count()
     retried = _with_key(sr2.gm, "/api/campaigns/", body, "retry")
     assert retried.status_code == 201

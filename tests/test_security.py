@@ -74,6 +74,8 @@ def test_responses_carry_the_security_headers(sr2: Table) -> None:
         ("/campaigns/{campaign}/characters/", {"name": "Forged", "attributes": "{}"}),
         ("/characters/{character}/act/note/", {"text": "forged"}),
         ("/", {"name": "Forged", "ruleset": "shadowrun2"}),
+        ("/campaigns/{campaign}/members/player/remove/", {}),
+        ("/campaigns/{campaign}/members/gm/remove/", {}),
     ],
 )
 def test_every_web_form_refuses_a_post_without_the_csrf_token(sr2: Table, path: str, data: dict) -> None:

@@ -35,6 +35,10 @@ urlpatterns = [
     path(
         "characters/<id:character_id>/duplicate/", views.character_duplicate, name="api-character-duplicate"
     ),
+    path("campaigns/<id:campaign_id>/members/<str:username>/", views.member_detail, name="api-member"),
+    path("invitations/", views.invitations, name="api-invitations"),
+    path("invitations/<id:invitation_id>/accept/", views.invitation_accept, name="api-invitation-accept"),
+    path("invitations/<id:invitation_id>/decline/", views.invitation_decline, name="api-invitation-decline"),
     path("characters/<id:character_id>/forecast/", views.character_forecast, name="api-character-forecast"),
     path("campaigns/<id:campaign_id>/clock/rewind/", views.clock_rewind, name="api-clock-rewind"),
     path("jobs/<str:job_id>/rolls/", views.job_rolls, name="api-job-rolls"),

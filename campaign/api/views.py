@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
-from campaign.models import GM, PLAYER, Character, Event, ImportJob, Job, Membership
+from campaign.models import GM, PLAYER, Character, Event, ImportJob, Invitation, Job, Membership
 from rules.dice import TABLE_DICE_HELP
 from rules.params import reject_unknown
 from rules.registry import get_ruleset, ruleset_slugs
@@ -156,12 +156,18 @@ def members(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
     if request.method == "GET":
         access.require_gm(role, "see the members")
-        rows = Membership.objects.filter(campaign=campaign).select_related("user").order_by("id")
-        return Response([{"username": m.user.get_username(), "role": m.role} for m in rows])
+        return Response(presenters.members_json(campaign))
     access.require_gm(role, "add members")
     body = _body(request, bodies.MEMBER_ADD)
-    membership = services.member_add(campaign=campaign, username=body.get("username"), role=body.get("role"))
-    return Response({"username": membership.user.get_username(), "role": membership.role}, status=201)
+    done = services.member_invite(
+        campaign=campaign, username=body.get("username"), role=body.get("role"), by=request.user
+    )
+    if done.membership is not None:  # a member's role changed: nobody is asked
+        membership = done.membership
+        return Response(
+            {"username": membership.user.get_username(), "role": membership.role, "status": "member"}
+        )
+    return Response(presenters.invitation_json(done.invitation), status=201 if done.created else 200)
 
 
 @extend_schema(
@@ -655,3 +661,50 @@ def job_rolls(request: Request, job_id: str) -> Response:
         job_id=job.pk, body=request.data, idempotency_key=_idempotency_key(request)
     )
     return Response(presenters.job_json(job))
+
+
+# --- members and invitations (docs/members.md) ------------------------------------------------------------------
+
+
+@extend_schema(responses={204: None, 400: ANY, 403: ANY, 404: ANY, 409: ANY})
+@api_view(["DELETE"])
+def member_detail(request: Request, campaign_id: int, username: str) -> Response:
+    """A GM removes a member (or withdraws an invitation); a member leaves with their own name. Never the last GM
+    (409). The member's characters become a GM's; the campaign's history keeps it."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    services.member_remove(campaign=campaign, username=username, by=request.user, role=role)
+    return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema(responses={200: ANY})
+@api_view(["GET"])
+def invitations(request: Request) -> Response:
+    """The caller's pending invitations, oldest first."""
+    rows = (
+        Invitation.objects.filter(user=request.user, status=Invitation.PENDING)
+        .select_related("campaign", "user", "invited_by")
+        .order_by("id")
+    )
+    return Response([presenters.invitation_json(invitation) for invitation in rows])
+
+
+def _answer(request: Request, invitation_id: int, accept: bool) -> Response:
+    try:
+        invitation = services.invitation_answer(invitation_id=invitation_id, user=request.user, accept=accept)
+    except Invitation.DoesNotExist:
+        raise Http404("no such invitation") from None
+    return Response(presenters.invitation_json(invitation))
+
+
+@extend_schema(request=None, responses={200: ANY, 404: ANY, 409: ANY})
+@api_view(["POST"])
+def invitation_accept(request: Request, invitation_id: int) -> Response:
+    """Accept: a member of the campaign from now on, in the role offered."""
+    return _answer(request, invitation_id, accept=True)
+
+
+@extend_schema(request=None, responses={200: ANY, 404: ANY, 409: ANY})
+@api_view(["POST"])
+def invitation_decline(request: Request, invitation_id: int) -> Response:
+    """Decline: the characters that waited for the invitee become the inviting GM's."""
+    return _answer(request, invitation_id, accept=False)

@@ -108,3 +108,8 @@ def _sheet(ruleset: Ruleset) -> CharacterSheet:
     if ruleset.sheet is None:
         raise LookupError(f"the ruleset {ruleset.slug} does not say how its characters are drawn")
     return ruleset.sheet
+
+
+def role_words(role: str) -> str:
+    """'gm' -> 'a GM', 'player' -> 'a player'."""
+    return "a GM" if role == "gm" else "a player"

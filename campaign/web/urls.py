@@ -22,6 +22,10 @@ urlpatterns = [
     path("campaigns/<id:campaign_id>/npcs/", views.campaign_npcs, name="campaign-npcs"),
     path("campaigns/<id:campaign_id>/fight/", views.campaign_fight, name="campaign-fight"),
     path("characters/<id:character_id>/card/<slug:action>/form/", views.card_form, name="card-form"),
+    path(
+        "campaigns/<id:campaign_id>/members/<str:username>/remove/", views.member_remove, name="member-remove"
+    ),
+    path("invitations/<id:invitation_id>/<slug:answer>/", views.invitation_answer, name="invitation-answer"),
     path("characters/<id:character_id>/edit/", views.character_edit, name="character-edit"),
     path("characters/<id:character_id>/retire/", views.character_retire, name="character-retire"),
     path("characters/<id:character_id>/restore/", views.character_restore, name="character-restore"),

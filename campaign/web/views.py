@@ -32,7 +32,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
-from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Job, Membership
+from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Invitation, Job, Membership
 from campaign.web import board, display, forecast_panel, forms
 from rules import words
 from rules.dice import RollNeeded
@@ -210,6 +210,7 @@ def _home_page(
         "home.html",
         {
             "memberships": memberships,
+            "invitations": _invitations_of(request.user),
             "rulesets": rulesets,
             "values": {key: without_direction_controls(value) for key, value in values.items()},
             "errors": errors,
@@ -362,6 +363,7 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
             .select_related("user")
             .order_by("role", "user__username")
         )
+        context.update(_members_context(campaign))
         context["clock_buttons"] = forms.CLOCK_BUTTONS
         context["clock_units"] = forms.CLOCK_UNITS
         help_texts = {**display.SHARED_OPTION_HELP, **context["ruleset"].option_help}
@@ -469,7 +471,9 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
     username = request.POST.get("username", "").strip()
     try:
         forms.check_posted(request.POST, {"username": "username", "role": "role"})
-        membership = services.member_add(campaign=campaign, username=username, role=request.POST.get("role"))
+        done = services.member_invite(
+            campaign=campaign, username=username, role=request.POST.get("role"), by=request.user
+        )
     except RuleError as error:
         return _board_form_response(
             request,
@@ -482,7 +486,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
             },
             error.status,
         )
-    success = f"{membership.user.get_username()} joined as {membership.get_role_display().lower()}."
+    success = _invited_text(done)
     return _board_form_response(
         request, campaign, role, "members", {"member_success": success, "success": success}, 201
     )
@@ -1360,3 +1364,104 @@ def campaign_clock_roll(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return _board_form_response(request, campaign, role, "live", {"roll_error": message}, error.status)
     campaign.refresh_from_db()
     return _board_form_response(request, campaign, role, "live", {"success": "Roll given."}, 200)
+
+
+# --- members and invitations (docs/members.md) ------------------------------------------------------------------
+
+
+def _invited_text(done: services.Invited) -> str:
+    """What the GM is told after adding someone, in words."""
+    if done.membership is not None:
+        return f"{done.membership.user.get_username()} is now {display.role_words(done.membership.role)}."
+    invitation = done.invitation
+    name = invitation.user.get_username()
+    again = "" if done.created else " (already invited)"
+    return (
+        f"{name} is invited as {display.role_words(invitation.role)}{again}: a member once they accept it on "
+        "their home page."
+    )
+
+
+def _members_context(campaign: Campaign) -> dict[str, Any]:
+    """The GM's members card: who is invited and not yet answering, and the history of who came and went."""
+    pending = (
+        Invitation.objects.filter(campaign=campaign, status=Invitation.PENDING)
+        .select_related("user")
+        .order_by("user__username")
+    )
+    history = [
+        {**entry, "when": timezone.localtime(entry["recorded_at"]).strftime("%Y-%m-%d %H:%M")}
+        for entry in presenters.member_history(campaign)
+    ]
+    return {
+        "pending_invitations": pending,
+        "invited_names": {invitation.user.get_username() for invitation in pending},
+        "member_history": history,
+    }
+
+
+def _invitations_of(user: Any) -> list[dict[str, Any]]:
+    rows = (
+        Invitation.objects.filter(user=user, status=Invitation.PENDING)
+        .select_related("campaign", "user", "invited_by")
+        .order_by("id")
+    )
+    return [
+        {**presenters.invitation_json(invitation), "role_words": display.role_words(invitation.role)}
+        for invitation in rows
+    ]
+
+
+@login_required
+@require_POST
+def member_remove(request: HttpRequest, campaign_id: int, username: str) -> HttpResponse:
+    """A GM removes a member or withdraws an invitation; anyone leaves with their own name. A member who left is
+    sent home (the campaign is no longer theirs to see)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    try:
+        forms.check_posted(request.POST, {})
+        kind = services.member_remove(campaign=campaign, username=username, by=request.user, role=role)
+    except RuleError as error:
+        if role != GM:
+            messages.error(request, error.message)
+            return redirect("campaign", campaign_id=campaign.pk)
+        extra = {"member_errors": {"form": error.message}}
+        return _board_form_response(request, campaign, role, "members", extra, error.status)
+    if username == request.user.get_username():
+        messages.success(request, f"You left {campaign.name}.")
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = reverse("home")
+            return response
+        return redirect("home")
+    campaign.refresh_from_db()
+    what = "withdrew the invitation of" if kind == "InvitationCancelled" else "removed"
+    success = f"You {what} {username}."
+    return _board_form_response(
+        request, campaign, role, "members", {"member_success": success, "success": success}, 200
+    )
+
+
+@login_required
+@require_POST
+def invitation_answer(request: HttpRequest, invitation_id: int, answer: str) -> HttpResponse:
+    """Accept (then the campaign's page) or decline (back home) an invitation from the home page."""
+    if answer not in ("accept", "decline"):
+        raise Http404
+    try:
+        forms.check_posted(request.POST, {})
+        invitation = services.invitation_answer(
+            invitation_id=invitation_id, user=request.user, accept=answer == "accept"
+        )
+    except Invitation.DoesNotExist:
+        raise Http404 from None
+    except RuleError as error:
+        messages.error(request, error.message)
+        return redirect("home")
+    if answer == "accept":
+        messages.success(
+            request, f"You joined {invitation.campaign.name} as {display.role_words(invitation.role)}."
+        )
+        return redirect("campaign", campaign_id=invitation.campaign_id)
+    messages.success(request, f"You declined the invitation to {invitation.campaign.name}.")
+    return redirect("home")

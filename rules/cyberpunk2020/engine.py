@@ -40,6 +40,10 @@ TREATMENT_FAILED = "TreatmentFailed"
 STUN_DAMAGE_HEALED = "StunDamageHealed"
 MINOR_WOUND_HEALED = "MinorWoundHealed"
 DAMAGE_HEALED = "DamageHealed"
+BONES_SET = "BonesSet"
+BONE_SETTING_FAILED = "BoneSettingFailed"
+BONES_MENDED = "BonesMended"
+LIMB_REPLACED = "LimbReplaced"
 
 # Timer kinds.
 DEATH = "death"
@@ -48,6 +52,7 @@ STUN_SAVE = "stun_save"
 STUN_HEAL = "stun_heal"
 MINOR_WOUND = "minor_wound"
 HEAL = "heal"
+BONE_MEND = "bone_mend"
 
 # Error messages the tests (and the API tests) assert on.
 DEAD = kernel.DEAD
@@ -70,6 +75,17 @@ NO_DEATH_SAVE_PENDING = (
     "no death save is pending (no crippled limb awaits stabilization, and the character is awake)"
 )
 DYING_NEEDS_STABILIZATION = "a dying character cannot save their way out: stabilize them (medical_tech)"
+SEVERED_HAS_NO_BONES_TO_SET = (
+    "the {location} is severed: there are no bones to set; replace it (replace_limb)"
+)
+SET_BONES_NEEDS_STABILIZATION = (
+    "the {location} still bleeds: stabilize it first (stabilize, target limb:{limb})"
+)
+BONES_ALREADY_SET = "the {location}'s bones are already set: they mend on their own"
+BONE_SETTING_RETRY_TOO_SOON = (
+    "a failed bone setting may be tried again one game day after it failed: in {wait} of game time"
+)
+NOTHING_TO_REPLACE = "the {location} is neither severed nor crippled: there is nothing to replace"
 
 KINDS = ("normal", "stun", "blunt", "explosion")
 
@@ -82,7 +98,9 @@ def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     for shared in ("start", "time_scale", "table_dice"):
         raw.pop(shared, None)
     params.reject_unknown(
-        raw, ("hit_location_model", "treatment_difficulty", "treatment_retry_days"), prefix="options"
+        raw,
+        ("hit_location_model", "treatment_difficulty", "treatment_retry_days", "bone_mend_weeks"),
+        prefix="options",
     )
     return {
         "hit_location_model": params.choice(
@@ -103,6 +121,9 @@ def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
             minimum=0,
             maximum=365,
             prefix="options",
+        ),
+        "bone_mend_weeks": params.integer(
+            raw, "bone_mend_weeks", default=tables.BONE_MEND_WEEKS, minimum=0, maximum=104, prefix="options"
         ),
     }
 
@@ -675,11 +696,68 @@ def decide_save(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> lis
     return [death_save_event(state, dice, now, "table")]
 
 
+# --- set_bones, replace_limb (house) ------------------------------------------------------------------------
+
+
+def _wait_words(seconds: int) -> str:
+    """A short wait in game time as people say it: '20 h 30 min', '45 min'."""
+    minutes = -(-seconds // 60)  # a part of a minute still to wait is a minute
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
+
+
+def decide_set_bones(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    """A crippled, unsevered, stabilized limb's broken bones set and immobilized: on success the limb mends after
+    `bone_mend_weeks` of game time (a clock timer), on failure it may be tried again a game day later."""
+    limb = p["limb"]
+    spoken = limb.replace("_", " ")
+    place = state["locations"][limb]
+    if place["severed"]:
+        raise RuleError("limb", SEVERED_HAS_NO_BONES_TO_SET.format(location=spoken))
+    if not place["crippled"]:
+        raise RuleError("limb", NOT_CRIPPLED.format(location=spoken))
+    if place.get("mends_at") is not None:
+        raise RuleError("limb", BONES_ALREADY_SET.format(location=spoken))
+    if not place["stabilized"]:
+        raise RuleError("limb", SET_BONES_NEEDS_STABILIZATION.format(location=spoken, limb=limb))
+    failed_at = place.get("bone_setting_failed_at")
+    if failed_at is not None and now < failed_at + tables.BONE_SETTING_RETRY:
+        wait = _wait_words(failed_at + tables.BONE_SETTING_RETRY - now)
+        raise RuleError("limb", BONE_SETTING_RETRY_TOO_SOON.format(wait=wait))
+    result = skill_total(p, dice, "set_bones")
+    success = result["total"] >= tables.BONE_SETTING_DIFFICULTY
+    data = {
+        "limb": limb,
+        "medic": p["medic"],
+        **result,
+        "difficulty": tables.BONE_SETTING_DIFFICULTY,
+        "success": success,
+        "dice": dict(dice.used),
+    }
+    if not success:
+        return [Event(BONE_SETTING_FAILED, data, now)]
+    weeks = state["options"].get("bone_mend_weeks", tables.BONE_MEND_WEEKS)
+    return [Event(BONES_SET, {**data, "mend_weeks": weeks, "mends_at": now + weeks * tables.WEEK}, now)]
+
+
+def decide_replace_limb(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    """A severed or crippled limb replaced (cyberware, a clone, magic): usable at once; its points stay on the
+    track until healed."""
+    limb = p["limb"]
+    place = state["locations"][limb]
+    if not place["severed"] and not place["crippled"]:
+        raise RuleError("limb", NOTHING_TO_REPLACE.format(location=limb.replace("_", " ")))
+    was = "severed" if place["severed"] else "crippled"
+    return [Event(LIMB_REPLACED, {"limb": limb, "replacement": p["replacement"], "was": was}, now)]
+
+
 DECIDERS = {
     "damage": decide_damage,
     "stabilize": decide_stabilize,
     "treat": decide_treat,
     "save": decide_save,
+    "set_bones": decide_set_bones,
+    "replace_limb": decide_replace_limb,
 }
 
 
@@ -705,6 +783,7 @@ def _limb_crippled(state: State, data: Mapping[str, Any], at: int) -> None:
         place["stabilized"] = False  # a new crippling or a severing bleeds again
     place["crippled"] = True
     place["severed"] = place["severed"] or not data["sever_check"]["kept"]
+    place.pop("mends_at", None)  # broken again: bones set before must be set anew
     if data["location"] != "head":
         state["next_death_save_at"] = at + tables.TURN
 
@@ -786,6 +865,34 @@ def _damage_healed(state: State, data: Mapping[str, Any], at: int) -> None:
         state["minor_wounds"] = state["minor_wounds"][excess:]
 
 
+def _bones_set(state: State, data: Mapping[str, Any], at: int) -> None:
+    place = state["locations"][data["limb"]]
+    place["mends_at"] = data["mends_at"]
+    place.pop("bone_setting_failed_at", None)
+
+
+def _bone_setting_failed(state: State, data: Mapping[str, Any], at: int) -> None:
+    state["locations"][data["limb"]]["bone_setting_failed_at"] = at
+
+
+def _usable_again(place: dict[str, Any]) -> None:
+    place["crippled"] = False
+    place["severed"] = False
+    place["stabilized"] = False
+    place.pop("mends_at", None)
+    place.pop("bone_setting_failed_at", None)
+
+
+def _bones_mended(state: State, data: Mapping[str, Any], at: int) -> None:
+    _usable_again(state["locations"][data["limb"]])
+
+
+def _limb_replaced(state: State, data: Mapping[str, Any], at: int) -> None:
+    place = state["locations"][data["limb"]]
+    _usable_again(place)
+    place["replacement"] = data["replacement"]
+
+
 EVOLVERS = {
     DAMAGE_TAKEN: _damage_taken,
     LIMB_CRIPPLED: _limb_crippled,
@@ -798,6 +905,10 @@ EVOLVERS = {
     STUN_DAMAGE_HEALED: _stun_damage_healed,
     MINOR_WOUND_HEALED: _minor_wound_healed,
     DAMAGE_HEALED: _damage_healed,
+    BONES_SET: _bones_set,
+    BONE_SETTING_FAILED: _bone_setting_failed,
+    BONES_MENDED: _bones_mended,
+    LIMB_REPLACED: _limb_replaced,
     CHARACTER_CHANGED: lambda state, data, at: kernel.take_attribute_changes(state, data),
 }
 
@@ -860,6 +971,18 @@ def timers(state: State) -> list[Timer]:
     if state["healing_skill"] is not None and state["damage"] > 0:
         due = max(state["heal_anchor"] + state["healing_seconds_per_point"], now)
         found.append(Timer(due=due, kind=HEAL, key=HEAL, priority=40))
+    for limb in tables.LIMBS:
+        mends_at = state["locations"][limb].get("mends_at")
+        if mends_at is not None:
+            found.append(
+                Timer(
+                    due=max(mends_at, now),
+                    kind=BONE_MEND,
+                    key=f"{BONE_MEND}:{limb}",
+                    priority=45,
+                    data={"limb": limb},
+                )
+            )
     return found
 
 
@@ -901,6 +1024,13 @@ def _fire_heal(state: State, timer: Timer, dice: Dice) -> list[Event]:
     return [Event(DAMAGE_HEALED, data, timer.due)]
 
 
+def _fire_bone_mend(state: State, timer: Timer, dice: Dice) -> list[Event]:
+    limb = timer.data.get("limb")
+    if limb not in tables.LIMBS or state["locations"][limb].get("mends_at") is None:
+        return []
+    return [Event(BONES_MENDED, {"limb": limb}, timer.due)]
+
+
 FIRERS = {
     DEATH: _fire_death,
     DEATH_SAVE: _fire_death_save,
@@ -908,6 +1038,7 @@ FIRERS = {
     STUN_HEAL: _fire_stun_heal,
     MINOR_WOUND: _fire_minor_wound,
     HEAL: _fire_heal,
+    BONE_MEND: _fire_bone_mend,
 }
 
 

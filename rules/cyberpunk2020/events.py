@@ -64,6 +64,8 @@ SKILL_ROLL = {
     "success": Bool(),
     "dice": DICE,
 }
+# set_bones (house): no skill is named, first aid and medical tech both do.
+BONE_SETTING = {"limb": LIMB, **{name: spec for name, spec in SKILL_ROLL.items() if name != "skill"}}
 SAVE = {"roll": Maybe(Int(1, 10)), "target": Int(-1000, 1000), "success": Bool(), "dice": DICE}
 
 EVENTS = {
@@ -123,6 +125,10 @@ EVENTS = {
     "StunDamageHealed": event(points=POINTS, stun_damage=POINTS),
     "MinorWoundHealed": event(id=Int(1, 10**9)),
     "DamageHealed": event(points=POINTS, damage=POINTS, healing_skill=SKILL),
+    "BonesSet": event(**BONE_SETTING, mend_weeks=Int(0, 104), mends_at=Time()),
+    "BoneSettingFailed": event(**BONE_SETTING),
+    "BonesMended": event(limb=LIMB),
+    "LimbReplaced": event(limb=LIMB, replacement=Text(200), was=OneOf(("severed", "crippled"))),
     "CharacterChanged": character_changed(
         {
             "body": Int(1, 30),

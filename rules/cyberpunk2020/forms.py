@@ -91,12 +91,43 @@ FORMS = {
         rolls=(RollSpec("save", 1, 10, "Save d10", help="Succeeds when equal to or less than the target."),),
         help="A stun save to end being stunned, or a death save for a crippled limb or to wake up.",
     ),
+    "set_bones": ActionForm(
+        "Set bones",
+        params=(
+            Param("limb", "choice", "Limb", required=True, choices=tables.LIMBS),
+            Param("medic", "text", "Medic", what="a name"),
+            *_TOTAL_PARAMS,
+        ),
+        rolls=(RollSpec("set_bones", 1, 10, "Bone setting d10"),),
+        help="House: a crippled, stabilized limb's broken bones set and immobilized, difficulty 15 (first aid or "
+        "medical tech). Success: the limb mends and is usable again after the campaign's bone_mend_weeks of game "
+        "time. Failure: try again one game day later.",
+    ),
+    "replace_limb": ActionForm(
+        "Replace limb",
+        params=(
+            Param("limb", "choice", "Limb", required=True, choices=tables.LIMBS),
+            Param(
+                "replacement",
+                "text",
+                "Replacement",
+                required=True,
+                max_length=200,
+                blank="expected what replaces the limb, e.g. cyberarm",
+                what="a replacement",
+                help="What replaces it, e.g. cyberarm, clone, regrown by magic.",
+            ),
+        ),
+        help="House: a severed or crippled limb replaced; usable again at once. Its points stay on the wound track "
+        "until healed.",
+    ),
 }
 
 OPTION_HELP = {
     "hit_location_model": "Hit location table: standard (d10), d8 (a d8 on the standard table) or modified (d10).",
     "treatment_difficulty": "Difficulty of a healing treatment roll (house: 15).",
     "treatment_retry_days": "Game days before a failed treatment may be retried (house: 1).",
+    "bone_mend_weeks": "Game weeks before set bones mend and the limb is usable again (house: 6).",
 }
 
 CLOCK_ROLLS = (

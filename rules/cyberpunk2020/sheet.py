@@ -80,11 +80,14 @@ def monitors(character: Character, audience: str) -> list[Block]:
 
 
 def body_marks(sheet: Mapping[str, Any]) -> list[Mark]:
-    """Crippled (3) or severed (4) locations; a crippled limb that is stabilized is no longer serious (2)."""
+    """Crippled (3) or severed (4) locations; a crippled limb that is stabilized or whose bones are set is no
+    longer serious (2). A replaced limb is whole again: no mark."""
     marks = []
     for where, state in (sheet.get("locations") or {}).items():
         if state.get("severed"):
             severity, text = 4, "severed"
+        elif state.get("crippled") and state.get("mends_at") is not None:
+            severity, text = 2, "crippled, bones set"
         elif state.get("crippled") and state.get("stabilized"):
             severity, text = 2, "crippled, stabilized"
         elif state.get("crippled"):

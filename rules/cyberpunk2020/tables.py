@@ -100,6 +100,10 @@ EXPLOSION_SECONDARY_HEAD = 4
 LIMB_STABILIZATION_DIFFICULTY = 15  # the seed: "skill roll target 15", first aid is enough
 TREATMENT_DIFFICULTY = 15  # (house) healing care
 TREATMENT_RETRY_DAYS = 1  # (house) a failed treatment may be retried after one game day
+BONE_SETTING_DIFFICULTY = 15  # (house) setting a crippled limb's broken bones, first aid or medical tech
+BONE_SETTING_RETRY = DAY  # (house) a failed setting may be tried again one game day later
+BONE_MEND_WEEKS = 6  # (house, option bone_mend_weeks) set bones mend and the limb is usable again
+WEEK = 7 * DAY
 
 # Healing.
 STUN_HEALS_EVERY = HOUR  # 1 point per hour

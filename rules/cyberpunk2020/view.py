@@ -108,9 +108,13 @@ def symptoms(state: Mapping[str, Any]) -> list[str]:
             texts.append(
                 f"{_spoken(location).capitalize()} {'destroyed' if location == 'head' else 'severed'}."
             )
+        elif place["crippled"] and place.get("mends_at") is not None:
+            texts.append(f"{_spoken(location).capitalize()} crippled (bones set): unusable until they mend.")
         elif place["crippled"]:
             what = "cracked skull or broken jaw" if location == "head" else "broken bones"
             texts.append(f"{_spoken(location).capitalize()} crippled ({what}): unusable.")
+        if place.get("replacement") and not place["severed"]:
+            texts.append(f"{_spoken(location).capitalize()} replaced: {place['replacement']}.")
     if state["minor_wounds"]:
         texts.append(f"{words.count(len(state['minor_wounds']), 'minor wound')}: dings, bruises and scrapes.")
     return texts
@@ -157,6 +161,9 @@ def recovery(state: Mapping[str, Any], audience: str) -> list[dict[str, Any]]:
         if state["healing_skill"] is not None:
             ends_at = state["heal_anchor"] + state["damage"] * state["healing_seconds_per_point"]
         items.append({"what": f"real damage ({state['damage']} points)", "ends_at": ends_at})
+    for location, place in state["locations"].items():
+        if place.get("mends_at") is not None:
+            items.append({"what": f"{_spoken(location)}: set bones mend", "ends_at": place["mends_at"]})
     if state["stunned"]:
         items.append({"what": "stunned", "ends_at": None})
     if state["dying"]:

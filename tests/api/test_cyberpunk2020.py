@@ -27,7 +27,7 @@ from rules.cyberpunk2020 import engine
 from rules.cyberpunk2020 import view as cp_view
 from rules.dice import Dice
 from rules.params import RuleError
-from tests.conftest import Table
+from tests.conftest import Table, join
 from tests.rules.cyberpunk2020.helpers import (
     CRIPPLE_LEFT_LEG,
     DESTROY_HEAD,
@@ -123,6 +123,7 @@ def with_character(table: Table, attributes: dict[str, Any], options: dict[str, 
         )
         assert response.status_code == 201, response.content
         campaign = response.json()
+        join(table.gm, campaign["id"], table.player, "player")
     response = table.gm.post(
         f"/api/campaigns/{campaign['id']}/characters/",
         {"name": "Rache", "player": "player", "attributes": attributes},
@@ -382,7 +383,7 @@ ERRORS = [
         [],
         {"type": "heal"},
         "type",
-        "unknown action 'heal'; expected one of: damage, stabilize, treat, save, note, undo, revert",
+        "unknown action 'heal'; expected one of: damage, stabilize, treat, save, set_bones, replace_limb, note, undo, revert",
     ),
     ([DESTROY_HEAD], {"type": "damage", "damage": 1}, "type", engine.DEAD),
     ([DESTROY_HEAD], {"type": "save", "kind": "death", "rolls": {"save": [1]}}, "type", engine.DEAD),
@@ -578,6 +579,50 @@ ERRORS = [
     ),
     ([], {"type": "note", "text": "  "}, "text", "expected the note's text (a non-empty string)"),
     ([], {"type": "undo"}, "type", services.NOTHING_TO_UNDO),
+    # set_bones and replace_limb (house)
+    (
+        [SEVER_RIGHT_ARM],
+        {"type": "set_bones", "limb": "right_arm", "total": 20},
+        "limb",
+        "the right arm is severed: there are no bones to set; replace it (replace_limb)",
+    ),
+    (
+        [CRIPPLE_LEFT_LEG],
+        {"type": "set_bones", "limb": "left_leg", "total": 20},
+        "limb",
+        "the left leg still bleeds: stabilize it first (stabilize, target limb:left_leg)",
+    ),
+    (
+        [*STABILIZED_LEG, {"type": "set_bones", "limb": "left_leg", "total": 15}],
+        {"type": "set_bones", "limb": "left_leg", "total": 20},
+        "limb",
+        "the left leg's bones are already set: they mend on their own",
+    ),
+    (
+        [*STABILIZED_LEG, {"type": "set_bones", "limb": "left_leg", "total": 14}],
+        {"type": "set_bones", "limb": "left_leg", "total": 20},
+        "limb",
+        engine.BONE_SETTING_RETRY_TOO_SOON.format(wait="24 h 0 min"),
+    ),
+    ([], {"type": "set_bones", "limb": "left_arm", "total": 20}, "limb", "the left arm is not crippled"),
+    (
+        [],
+        {"type": "set_bones", "limb": "torso", "total": 20},
+        "limb",
+        "expected one of left_arm, right_arm, left_leg, right_leg, got 'torso'",
+    ),
+    (
+        [],
+        {"type": "replace_limb", "limb": "left_arm", "replacement": "cyberarm"},
+        "limb",
+        "the left arm is neither severed nor crippled: there is nothing to replace",
+    ),
+    (
+        [SEVER_RIGHT_ARM],
+        {"type": "replace_limb", "limb": "right_arm", "replacement": "  "},
+        "replacement",
+        "expected what replaces the limb, e.g. cyberarm",
+    ),
 ]
 
 
@@ -610,6 +655,11 @@ def test_every_error_constant_of_the_engine_is_covered_above() -> None:
         "NOT_CRIPPLED": "the left arm is not crippled",
         "ALREADY_STABILIZED": "the left leg is already stabilized",
         "TREATMENT_RETRY_TOO_SOON": RETRY_TOO_SOON,
+        "SEVERED_HAS_NO_BONES_TO_SET": "the right arm is severed: there are no bones to set; replace it (replace_limb)",
+        "SET_BONES_NEEDS_STABILIZATION": "the left leg still bleeds: stabilize it first (stabilize, target limb:left_leg)",
+        "BONES_ALREADY_SET": "the left leg's bones are already set: they mend on their own",
+        "BONE_SETTING_RETRY_TOO_SOON": engine.BONE_SETTING_RETRY_TOO_SOON.format(wait="24 h 0 min"),
+        "NOTHING_TO_REPLACE": "the left arm is neither severed nor crippled: there is nothing to replace",
     }
     missing = [
         name

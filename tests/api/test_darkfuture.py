@@ -25,7 +25,7 @@ from campaign.projections import character_state_at, rebuild_campaign
 from rules.darkfuture import engine, tables
 from rules.dice import Dice
 from rules.params import RuleError
-from tests.conftest import Table
+from tests.conftest import Table, join
 from tests.rules.darkfuture.helpers import ash_sheet as ash
 
 pytestmark = pytest.mark.django_db
@@ -73,6 +73,7 @@ def add_character(df: Table, attributes: dict[str, Any], campaign_id: int | None
 def add_campaign(df: Table, options: dict[str, Any]) -> int:
     response = df.gm.post("/api/campaigns/", {"name": "Options", "ruleset": "darkfuture", "options": options})
     assert response.status_code == 201, response.content
+    join(df.gm, response.json()["id"], df.player, "player")
     return response.json()["id"]
 
 

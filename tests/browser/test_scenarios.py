@@ -32,10 +32,17 @@ def create_campaign(page: Page, base: str, name: str, ruleset: str) -> None:
 
 
 def add_player(page: Page, username: str) -> None:
+    """The GM invites a player; they are a member once they accept (`accept_invitation`)."""
     page.locator("#m-username").fill(username)
     page.locator("#m-role").select_option("player")
-    page.get_by_role("button", name="Add member").click()
-    expect(page.locator("#members")).to_contain_text(f"{username} joined as player")
+    page.get_by_role("button", name="Invite").click()
+    expect(page.locator("#members")).to_contain_text(f"{username} is invited as a player")
+
+
+def accept_invitation(page: Page, base: str, campaign: str) -> None:
+    page.goto(f"{base}/")
+    page.get_by_role("button", name=f"Accept the invitation to {campaign}").click()
+    expect(page.get_by_role("heading", name=campaign)).to_be_visible()
 
 
 def add_character(page: Page, name: str, player: str, attributes: dict[str, str]) -> None:
@@ -87,7 +94,8 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     add_character(gm, "Ash", "bo_player", {"body": "5"})
     character_url = gm.url
 
-    # The player opens Ash's page (on a phone) and sees nothing wrong yet.
+    # The player accepts the invitation, then opens Ash's page (on a phone) and sees nothing wrong yet.
+    accept_invitation(player, base, "Seattle 2053")
     player.goto(f"{base}/")
     player.get_by_role("link", name="Seattle 2053").click()
     player.locator("#live").get_by_role("link", name="Ash").click()
@@ -187,6 +195,7 @@ def test_cyberpunk_and_dark_future_tables_show_their_tracks_death_and_healing(
     expect(gm.locator("#live .chip.dying")).to_contain_text("30 s left")
     screenshot(gm, "gm-character-cyberpunk2020")
 
+    accept_invitation(player, base, "Night City")
     player.goto(f"{base}/")
     player.get_by_role("link", name="Night City").click()
     player.locator("#live").get_by_role("link", name="Rogue").click()

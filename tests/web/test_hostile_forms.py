@@ -17,7 +17,7 @@ from django.test import Client
 from django.utils.html import escape
 
 from campaign import services
-from campaign.models import Campaign, Character, Event, Job, Membership
+from campaign.models import Campaign, Character, Event, Invitation, Job, Membership
 from tests.test_hostile_input import HIDDEN_IDS, HIDDEN_TEXTS, OVERRIDE, crippling_hit
 from tests.web.conftest import Web, logged_in
 
@@ -441,12 +441,12 @@ def test_a_bad_attribute_is_a_400_on_its_field_and_writes_nothing(
     refused(response, before, shown)
 
 
-def test_a_member_added_twice_is_one_membership(sr2_web: Web) -> None:
+def test_a_member_invited_twice_is_one_invitation(sr2_web: Web) -> None:
     url = f"/campaigns/{sr2_web.campaign_id}/members/"
-    before = Membership.objects.count()
+    before = Membership.objects.count(), Invitation.objects.count()
     for _ in range(2):
         assert sr2_web.gm.post(url, {"username": "stranger", "role": "player"}).status_code == 302
-    assert Membership.objects.count() == before + 1
+    assert (Membership.objects.count(), Invitation.objects.count()) == (before[0], before[1] + 1)
 
 
 # --- starting a campaign, signing up, logging in ---------------------------------------------------------------

@@ -37,6 +37,8 @@ class Command(BaseCommand):
                 continue
             campaign = services.campaign_create(user=users["gm"], name=demo.title, ruleset=ruleset.slug)
             for name, player, attributes, actions in demo.characters:
+                # The demo's players are members without being asked (an invitation waits for an answer).
+                services.member_add(campaign=campaign, username=player, role="player")
                 character = services.character_create(
                     campaign=campaign, actor="gm", name=name, player=player, attributes=attributes
                 )

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("campaign", "0014_character_retired")]
+    dependencies = [("campaign", "0012_character_retired")]
 
     operations = [
         migrations.AddField(

@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("campaign", "0012_job_stop_on")]
+    dependencies = [("campaign", "0013_job_stop_on")]
 
     operations = [
         migrations.AddField(

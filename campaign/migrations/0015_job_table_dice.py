@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("campaign", "0017_campaign_fight_started_at"),
+        ("campaign", "0014_campaign_fight_started_at"),
     ]
 
     operations = [
