@@ -10,6 +10,9 @@ from typing import Any
 from rules import words
 from rules.cyberpunk2020 import tables
 from rules.cyberpunk2020.engine import (
+    BONE_SETTING_FAILED,
+    BONES_MENDED,
+    BONES_SET,
     DAMAGE_HEALED,
     DAMAGE_STOPPED_BY_ARMOR,
     DAMAGE_TAKEN,
@@ -17,6 +20,7 @@ from rules.cyberpunk2020.engine import (
     DEATH_SAVE_ROLLED,
     HIT_MISSED_SEVERED_LIMB,
     LIMB_CRIPPLED,
+    LIMB_REPLACED,
     MINOR_WOUND_HEALED,
     STABILIZATION_FAILED,
     STABILIZATION_SUCCEEDED,
@@ -33,7 +37,7 @@ from rules.cyberpunk2020.engine import (
     track,
     wound_level_of,
 )
-from rules.ruleset import GM, NOTE_ADDED, Event, State
+from rules.ruleset import GM, NOTE_ADDED, Event, State, game_time_mark
 
 # The moment of death is the GM's alone (README): everything else about their character is the player's.
 GM_ONLY = frozenset(("death_at",))
@@ -319,9 +323,26 @@ def _own_words(event: Event) -> str | None:  # noqa: C901, PLR0911 (one case per
         return f"{words.count(data['points'], 'stun point')} healed; {data['stun_damage']} left."
     if kind == MINOR_WOUND_HEALED:
         return "A minor wound stopped counting."
+    if kind in (BONES_SET, BONE_SETTING_FAILED, BONES_MENDED, LIMB_REPLACED):
+        return _limb_words(event)
     if kind == DAMAGE_HEALED:
         return f"{words.count(data['points'], 'point')} healed; {words.count(data['damage'], 'point')} of damage left."
     return None
+
+
+def _limb_words(event: Event) -> str:
+    """Setting a crippled limb's bones, their mending, a limb replaced (house rules: RULES.md)."""
+    data, kind = event.data, event.type
+    limb = _spoken(data["limb"])
+    if kind == BONES_MENDED:
+        return f"The {limb}'s bones mended: the limb works again."
+    if kind == LIMB_REPLACED:
+        return f"The {data['was']} {limb} replaced ({data['replacement']}): usable at once."
+    roll = f"{data.get('medic') or 'The medic'} rolled {data['total']} against {data['difficulty']}"
+    if kind == BONE_SETTING_FAILED:
+        return f"{roll}: could not set the {limb}'s bones."
+    weeks = words.count(data["mend_weeks"], "week")
+    return f"{roll}: the {limb}'s bones set; they mend in {weeks} ({game_time_mark(data['mends_at'])})."
 
 
 # The sentences of one entry and the GM's answer to an action (rules/words.py).

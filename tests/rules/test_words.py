@@ -148,3 +148,21 @@ def test_edits_retiring_and_taking_back_read_as_sentences_in_every_ruleset(slug:
     assert describe(Event("ClockRewound", {"job": "j", "from": 7200, "to": 3600}, 3600)) == (
         f"The clock went back 1 h to {words.game_time_mark(3600)}."
     )
+
+
+def test_cyberpunk_bones_set_mended_and_a_limb_replaced_read_as_sentences() -> None:
+    describe = get_ruleset("cyberpunk2020").describe
+    assert describe is not None
+    roll = {"limb": "left_arm", "medic": "Doc", "total": 17, "difficulty": 15}
+    set_ = Event("BonesSet", {**roll, "success": True, "mend_weeks": 6, "mends_at": 3_628_800}, 0)
+    assert describe(set_) == (
+        f"Doc rolled 17 against 15: the left arm's bones set; they mend in 6 weeks ({words.game_time_mark(3_628_800)})."
+    )
+    failed = Event("BoneSettingFailed", {**roll, "total": 9, "success": False}, 0)
+    assert describe(failed) == "Doc rolled 9 against 15: could not set the left arm's bones."
+    assert (
+        describe(Event("BonesMended", {"limb": "left_arm"}, 0))
+        == "The left arm's bones mended: the limb works again."
+    )
+    replaced = Event("LimbReplaced", {"limb": "right_leg", "replacement": "cyberleg", "was": "severed"}, 0)
+    assert describe(replaced) == "The severed right leg replaced (cyberleg): usable at once."
