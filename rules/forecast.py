@@ -215,13 +215,14 @@ class SimulationDice(Dice):
         self.entered, self.rng, self.used = {}, rng, {}
         self._random = rng.random
 
-    def roll(self, name: str, count: int, sides: int = 6) -> list[int]:
+    # The keywords that describe a roll to a GM asked for it (`Dice.roll`, table dice) mean nothing to a simulation.
+    def roll(self, name: str, count: int, sides: int = 6, **_described: Any) -> list[int]:
         draw = self._random
         values = [1 + int(draw() * sides) for _ in range(count)]
         self.used[name] = values
         return values
 
-    def success_test(self, name: str, pool: int, tn: int) -> SuccessTest:
+    def success_test(self, name: str, pool: int, tn: int, **_described: Any) -> SuccessTest:
         target = success_target(tn)
         pool = max(0, pool)
         draw = self._random
