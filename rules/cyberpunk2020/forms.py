@@ -100,8 +100,8 @@ FORMS = {
         ),
         rolls=(RollSpec("set_bones", 1, 10, "Bone setting d10"),),
         help="House: a crippled, stabilized limb's broken bones set and immobilized, difficulty 15 (first aid or "
-        "medical tech). Success: the limb mends and is usable again after the campaign's bone_mend_weeks of game "
-        "time. Failure: try again one game day later.",
+        "medical tech). Success: the limb mends and is usable again after the weeks of game time the campaign's house "
+        "rule sets (bone mend weeks). Failure: try again one game day later.",
     ),
     "replace_limb": ActionForm(
         "Replace limb",

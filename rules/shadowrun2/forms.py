@@ -150,7 +150,7 @@ OPTION_HELP = {
     "deadly_overflow_minutes": "(house, SRII core) minutes per overflow box while physical is full; 0 disables",
     "first_aid_tn": "(house, SRII core simplified) first aid TN by the physical level: L 4, M 6, S 8, D 10",
     "physical_healing_table": "(house, SRII core) natural healing of physical damage, each level's TN and base "
-    "time: D TN 10 / 30 days, S TN 8 / 20 days, M TN 6 / 10 days, L TN 4 / 24 hours (base_seconds)",
+    "time: D TN 10 / 30 days, S TN 8 / 20 days, M TN 6 / 10 days, L TN 4 / 24 hours",
 }
 
 CLOCK_ROLLS = (
