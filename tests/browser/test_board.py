@@ -133,7 +133,7 @@ def test_a_six_character_fight_run_from_the_board(
 
     # The next round: round 2, three seconds less for Ganger 2.
     gm.get_by_role("button", name="Next round").click()
-    expect(gm.locator("#clock-form .ok")).to_have_text("Advanced 3s to 2020-01-01 00:00:03.")
+    expect(gm.locator("#clock-form .ok")).to_have_text("Advanced 3 s to 2020-01-01 00:00:03.")
     expect(gm.locator("#round-number")).to_have_text("2", timeout=REFRESH_MS)
     expect(ganger2.locator(".chip.dying")).to_have_text("dying: 27 s left (dies 2020-01-01 00:00:30)")
     assert "/characters/" not in gm.url
