@@ -117,10 +117,17 @@ def value_words(value: Any) -> str:
     return spoken(str(value)) if isinstance(value, str) else str(value)
 
 
+def _changed(key: str, value: Any) -> str:
+    """A name and a player's user name as written ('finn_player'); an attribute's value spoken."""
+    if key in ("name", "player") and isinstance(value, str) and value:
+        return value
+    return value_words(value)
+
+
 def changes_words(changes: Mapping[str, Any]) -> str:
     """An edit's changes: 'name from Ash to Asha; armour from 0 to 2' (an attribute by its own name)."""
     return "; ".join(
-        f"{spoken(str(key).split('.')[-1])} from {value_words(change.get('old'))} to {value_words(change.get('new'))}"
+        f"{spoken(str(key).split('.')[-1])} from {_changed(key, change.get('old'))} to {_changed(key, change.get('new'))}"
         for key, change in changes.items()
         if isinstance(change, Mapping)
     )

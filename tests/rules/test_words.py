@@ -125,13 +125,13 @@ def test_edits_retiring_and_taking_back_read_as_sentences_in_every_ruleset(slug:
     changed = {
         "changes": {
             "name": {"old": "Ash", "new": "Asha"},
-            "player": {"old": "bob", "new": None},
+            "player": {"old": "finn_player", "new": None},
             "attributes.armour": {"old": {"head": 0, "torso": 12}, "new": {"head": 2, "torso": 12}},
             "attributes.pedestrian": {"old": True, "new": False},
         }
     }
     assert describe(Event("CharacterChanged", changed, 0)) == (
-        "Changed: name from Ash to Asha; player from bob to none; armour from head 0, torso 12 to head 2, "
+        "Changed: name from Ash to Asha; player from finn_player to none; armour from head 0, torso 12 to head 2, "
         "torso 12; pedestrian from yes to no."
     )
     assert describe(Event("CampaignChanged", {"changes": {"time_scale": {"old": 0, "new": 60}}}, 0)) == (
