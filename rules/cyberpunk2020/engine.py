@@ -724,7 +724,9 @@ def decide_set_bones(state: State, p: Mapping[str, Any], dice: Dice, now: int) -
     if failed_at is not None and now < failed_at + tables.BONE_SETTING_RETRY:
         wait = _wait_words(failed_at + tables.BONE_SETTING_RETRY - now)
         raise RuleError("limb", BONE_SETTING_RETRY_TOO_SOON.format(wait=wait))
-    result = skill_total(p, dice, "set_bones")
+    result = skill_total(
+        p, dice, "set_bones", tables.BONE_SETTING_DIFFICULTY, f"whether the {spoken}'s bones are set"
+    )
     success = result["total"] >= tables.BONE_SETTING_DIFFICULTY
     data = {
         "limb": limb,
