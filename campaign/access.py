@@ -11,10 +11,10 @@ import orjson
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
-from django.db import connection
 from django.db.models import OuterRef, Subquery
 from django.http import Http404
 
+from campaign.eventstore import command_cursor
 from campaign.models import GM, PLAYER, Campaign, Character, Membership
 
 
@@ -138,7 +138,8 @@ def character_stamp(user: AbstractBaseUser | AnonymousUser, character_id: int) -
     """The same check as `character_for` (the same 404s) in one raw query that loads no model and no JSON."""
     if not user.is_authenticated:
         raise Http404("no such character")
-    with connection.cursor() as cursor:
+    # Straight on the driver's cursor, as a command's statements: Django's cost more than the query on SQLite.
+    with command_cursor() as cursor:
         cursor.execute(_STAMP_SQL, [user.pk, character_id])
         row = cursor.fetchone()
     if row is None:

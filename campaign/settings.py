@@ -59,7 +59,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before whitenoise, so that what it serves carries the policy too (an SVG or HTML file opened on its own).
-    "csp.middleware.CSPMiddleware",
+    "campaign.middleware.ContentSecurityPolicy",  # django-csp's CSPMiddleware, its policy built once
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -181,6 +181,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "EXCEPTION_HANDLER": "campaign.api.errors.exception_handler",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "campaign.api.negotiation.ContentNegotiation",
     "DEFAULT_THROTTLE_RATES": {
         "login": os.environ.get("LOGIN_THROTTLE", "20/min"),
         "signup": os.environ.get("SIGNUP_THROTTLE", "20/hour"),

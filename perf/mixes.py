@@ -62,7 +62,10 @@ FORECAST_INJURIES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], di
     ),
     "cyberpunk2020": (
         CYBERPUNK2020_ATTRIBUTES,
-        [(action, {"stun_save": [1], "death_save": [1]}) for action in CLOCK_WOUNDS],
+        [
+            (action, {"stun_save": [1], "death_save": [1]} if action["type"] == "damage" else {})
+            for action in CLOCK_WOUNDS
+        ],
     ),
     "darkfuture": (
         {"con": 12, "skills": {"driver": 3}},

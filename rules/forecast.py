@@ -212,17 +212,16 @@ class SimulationDice(Dice):
     makes some 11,000 rolls; through the general path they were a quarter of its time (docs/forecast.md, "Cost")."""
 
     def __init__(self, rng: Random) -> None:
-        self.entered, self.rng, self.used = {}, rng, {}
+        self.entered, self.rng, self.used, self.ask = {}, rng, {}, False
         self._random = rng.random
 
-    # The keywords that describe a roll to a GM asked for it (`Dice.roll`, table dice) mean nothing to a simulation.
-    def roll(self, name: str, count: int, sides: int = 6, **_described: Any) -> list[int]:
+    def roll(self, name: str, count: int, sides: int = 6, **described: Any) -> list[int]:
         draw = self._random
         values = [1 + int(draw() * sides) for _ in range(count)]
         self.used[name] = values
         return values
 
-    def success_test(self, name: str, pool: int, tn: int, **_described: Any) -> SuccessTest:
+    def success_test(self, name: str, pool: int, tn: int, **described: Any) -> SuccessTest:
         target = success_target(tn)
         pool = max(0, pool)
         draw = self._random

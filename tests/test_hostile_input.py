@@ -247,7 +247,7 @@ def _closed_bodies(table: Table) -> list[tuple[str, dict[str, Any], str]]:
         ("/api/campaigns/", {"name": "x", "ruleset": "shadowrun2"}, "name, options, ruleset"),
         (f"{campaign}/members/", {"username": "stranger", "role": "player"}, "role, username"),
         (f"{campaign}/characters/", {"name": "Zed", "attributes": {"body": 4}}, "attributes, name, player"),
-        (f"{campaign}/clock/", {"advance": {"hours": 1}}, "advance"),
+        (f"{campaign}/clock/", {"advance": {"hours": 1}}, "advance, stop_on"),
     ]
 
 
@@ -279,7 +279,7 @@ def test_the_schema_says_the_request_bodies_take_no_other_field(sr2: Table) -> N
         ("/api/campaigns/", "application/json"): ["name", "options", "ruleset"],
         ("/api/campaigns/{campaign_id}/members/", "application/json"): ["role", "username"],
         ("/api/campaigns/{campaign_id}/characters/", "application/json"): ["attributes", "name", "player"],
-        ("/api/campaigns/{campaign_id}/clock/", "application/json"): ["advance"],
+        ("/api/campaigns/{campaign_id}/clock/", "application/json"): ["advance", "stop_on"],
         ("/api/campaigns/import/", "multipart/form-data"): ["file"],
     }.items():
         schema = paths[path]["post"]["requestBody"]["content"][media]["schema"]

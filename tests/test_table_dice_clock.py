@@ -230,6 +230,8 @@ def test_a_player_never_sees_or_answers_the_clocks_roll(gm: Persona, django_user
     player = make_persona(django_user_model, "player")
     table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
     gm.post(f"/api/campaigns/{table['campaign']['id']}/members/", {"username": "player", "role": "player"})
+    invitation = player.get("/api/invitations/").json()[0]
+    assert player.post(f"/api/invitations/{invitation['id']}/accept/").status_code == 200
     act(gm, table, CRITICAL_CHEST_HIT)
     job = advance(gm, table, minutes=1)
     assert player.get(f"/api/campaigns/{table['campaign']['id']}/clock/").json()["job"] is None
@@ -243,6 +245,8 @@ def test_the_board_shows_the_gm_the_clocks_roll_and_a_player_nothing_of_it(
     player = make_persona(django_user_model, "player")
     table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
     gm.post(f"/api/campaigns/{table['campaign']['id']}/members/", {"username": "player", "role": "player"})
+    invitation = player.get("/api/invitations/").json()[0]
+    assert player.post(f"/api/invitations/{invitation['id']}/accept/").status_code == 200
     act(gm, table, CRITICAL_CHEST_HIT)
     advance(gm, table, minutes=1)
     board = f"/campaigns/{table['campaign']['id']}/"

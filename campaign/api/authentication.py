@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
-from campaign.eventstore import row_loader
+from campaign.eventstore import command_cursor, row_loader
 
 User = get_user_model()
 
@@ -23,7 +23,7 @@ def token_user(key: str) -> Any:
     """The user whose API token is `key` (its timestamps loaded on first access), or None."""
     wrapper = transaction.get_connection()
     columns, build = row_loader(User, wrapper)
-    with wrapper.cursor() as cursor:
+    with command_cursor(wrapper) as cursor:  # the driver's own, as a command's statements
         cursor.execute(
             f"SELECT {', '.join(columns)} FROM {User._meta.db_table} JOIN {Token._meta.db_table} token"
             f" ON token.user_id = {User._meta.db_table}.{User._meta.pk.column} WHERE token.key = %s",

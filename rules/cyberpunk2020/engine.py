@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules import kernel, params, words
+from rules import kernel, params
 from rules.cyberpunk2020 import tables
 from rules.dice import Dice, faces_text
-from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
+from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
 
 SLUG = "cyberpunk2020"
 
@@ -69,7 +69,9 @@ ALREADY_STABILIZED = "the {location} is already stabilized"
 DYING_NEEDS_MEDICAL_TECH = "stabilizing a dying character needs medical_tech (the doctor skill)"
 TOTAL_EXPECTED = "expected total, or tech and skill_level (with the d10 roll)"
 NO_DAMAGE_TO_TREAT = "there is no real damage to treat"
-TREATMENT_RETRY_TOO_SOON = "a failed treatment may be retried from {at} ({days} after it failed)"
+TREATMENT_RETRY_TOO_SOON = (
+    "a failed treatment may be retried at game second {at} ({days} game day(s) after it failed)"
+)
 NOT_STUNNED = "the character is not stunned: no stun save is pending"
 NO_DEATH_SAVE_PENDING = (
     "no death save is pending (no crippled limb awaits stabilization, and the character is awake)"
@@ -618,12 +620,7 @@ def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> li
     failed_at = state["treatment_failed_at"]
     days = state["options"]["treatment_retry_days"]
     if failed_at is not None and now < failed_at + days * tables.DAY:
-        raise RuleError(
-            "type",
-            TREATMENT_RETRY_TOO_SOON.format(
-                at=game_time_mark(failed_at + days * tables.DAY), days=words.count(days, "game day")
-            ),
-        )
+        raise RuleError("type", TREATMENT_RETRY_TOO_SOON.format(at=failed_at + days * tables.DAY, days=days))
     difficulty = state["options"]["treatment_difficulty"]
     result = skill_total(p, dice, "treatment", difficulty, f"whether {medic}'s care starts the healing")
     success = result["total"] >= difficulty
@@ -725,7 +722,11 @@ def decide_set_bones(state: State, p: Mapping[str, Any], dice: Dice, now: int) -
         wait = _wait_words(failed_at + tables.BONE_SETTING_RETRY - now)
         raise RuleError("limb", BONE_SETTING_RETRY_TOO_SOON.format(wait=wait))
     result = skill_total(
-        p, dice, "set_bones", tables.BONE_SETTING_DIFFICULTY, f"whether the {spoken}'s bones are set"
+        p,
+        dice,
+        "set_bones",
+        tables.BONE_SETTING_DIFFICULTY,
+        f"whether {p['medic']} sets the {spoken}'s bones",
     )
     success = result["total"] >= tables.BONE_SETTING_DIFFICULTY
     data = {

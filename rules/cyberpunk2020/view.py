@@ -64,7 +64,8 @@ def sheet(state: Mapping[str, Any]) -> dict[str, Any]:
         "btm": state["attributes"]["btm"],
         "stun_save_target": stun_save_target(state),
         "death_save_target": death_save_target(state),
-        "locations": copy.deepcopy(state["locations"]),
+        # A copy, flat booleans under each location: copy.deepcopy was a third of an action's answer.
+        "locations": {location: dict(place) for location, place in state["locations"].items()},
         "healing_rate": healing_rate(state),
         "mortal_condition": mortal is not None,
         "mortal_level": mortal,

@@ -66,6 +66,8 @@ OPTION_NAMES = (
     "ko_pass_means_stun",
     "con_recovery_days",
     "limb_check_target",
+    "limb_arm_up_to",
+    "limb_left_up_to",
     "stun_lasts_seconds",
     "ko_lasts_seconds",
 )
@@ -98,6 +100,23 @@ def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
             options,
             "limb_check_target",
             default=tables.LIMB_CHECK_TARGET,
+            minimum=0,
+            maximum=tables.DAMAGE_DIE_SIDES,
+            prefix="options",
+        ),
+        # Which limb and side: a 1d6 at or below the value is an arm (a left), above it a leg (a right).
+        "limb_arm_up_to": params.integer(
+            options,
+            "limb_arm_up_to",
+            default=tables.LIMB_ARM_UP_TO,
+            minimum=0,
+            maximum=tables.DAMAGE_DIE_SIDES,
+            prefix="options",
+        ),
+        "limb_left_up_to": params.integer(
+            options,
+            "limb_left_up_to",
+            default=tables.LIMB_LEFT_UP_TO,
             minimum=0,
             maximum=tables.DAMAGE_DIE_SIDES,
             prefix="options",
@@ -292,10 +311,6 @@ def roll_ko_and_stun(band: str, already_out: bool, options: Mapping[str, Any], d
     return outcome
 
 
-LIMB_READING = faces_text(tables.LIMB_BY_ROLL)
-SIDE_READING = faces_text(tables.SIDE_BY_ROLL)
-
-
 def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, Any]:
     target = options.get("limb_check_target", tables.LIMB_CHECK_TARGET)
     check = dice.die(
@@ -312,15 +327,19 @@ def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, A
         "limb": None,
     }
     if check > target:
-        limb_roll = dice.die("limb", label="Which limb", why="which limb is disabled", reading=LIMB_READING)
+        limbs = tables.limb_by_roll(options.get("limb_arm_up_to", tables.LIMB_ARM_UP_TO))
+        sides = tables.side_by_roll(options.get("limb_left_up_to", tables.LIMB_LEFT_UP_TO))
+        limb_roll = dice.die(
+            "limb", label="Which limb", why="which limb is disabled", reading=faces_text(limbs)
+        )
         side_roll = dice.die(
-            "side", label="Which side", why="which side's limb is disabled", reading=SIDE_READING
+            "side", label="Which side", why="which side's limb is disabled", reading=faces_text(sides)
         )
         outcome.update(
             disabled=True,
             limb_roll=limb_roll,
             side_roll=side_roll,
-            limb=f"{tables.SIDE_BY_ROLL[side_roll]}_{tables.LIMB_BY_ROLL[limb_roll]}",
+            limb=f"{sides[side_roll]}_{limbs[limb_roll]}",
         )
     return outcome
 

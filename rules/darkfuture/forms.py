@@ -31,8 +31,8 @@ FORMS = {
                 "Limb disablement",
                 "01-25% band: 4 or more disables a limb (house; option limb_check_target).",
             ),
-            RollSpec("limb", 1, 6, "Which limb", "1-3 arm, 4-6 leg."),
-            RollSpec("side", 1, 6, "Which side", "1-3 left, 4-6 right."),
+            RollSpec("limb", 1, 6, "Which limb", "1-3 arm, 4-6 leg (house; option limb_arm_up_to)."),
+            RollSpec("side", 1, 6, "Which side", "1-3 left, 4-6 right (house; option limb_left_up_to)."),
         ),
         help="Roll on the Pedestrian Critical Table, take the CON loss and roll the wound effects of the new band.",
     ),
@@ -58,6 +58,10 @@ OPTION_HELP = {
     "con_recovery_days": "(house) Game days of rest for each CON point to come back (default 7).",
     "limb_check_target": "(house) In the 01-25% band a 1d6 above this disables a limb (default 3: 4 or more; "
     "0: always, 6: never).",
+    "limb_arm_up_to": "(house) Which limb a disablement takes: a 1d6 at or below this is an arm, above it a leg "
+    "(default 3: 1-3 arm, 4-6 leg; 0: always a leg, 6: always an arm).",
+    "limb_left_up_to": "(house) Which side: a 1d6 at or below this is the left, above it the right (default 3: "
+    "1-3 left, 4-6 right; 0: always right, 6: always left).",
     "stun_lasts_seconds": "(house) Game seconds a stun lasts; 0 (default): until the next clock advance.",
     "ko_lasts_seconds": "(house) Game seconds until a KO from a roll wears off by itself; 0 (default): only the "
     "GM's Recover ends it.",

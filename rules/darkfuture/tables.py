@@ -107,10 +107,23 @@ SKILL_QUARTER_TABLE: dict[int, int] = {0: 0, 1: 0, 2: 0, 3: 1, 4: 1, 5: 1, 6: 2,
 # --- KO, stun and limb disablement ---------------------------------------------------------------------------
 # "the target number is 3 ... a roll of 4 or more is required to stun or KO a character".
 KO_STUN_TARGET = 3
-# House (the seed gives no table): 1d6, 4+ disables a limb; which one by `limb` and `side`.
+# House (the seed gives no table): 1d6, 4+ disables a limb; which one by `limb` (1-3 arm, 4-6 leg) and `side`
+# (1-3 left, 4-6 right). Options `limb_check_target`, `limb_arm_up_to` and `limb_left_up_to` change them.
 LIMB_CHECK_TARGET = 3
-LIMB_BY_ROLL: dict[int, str] = {1: "arm", 2: "arm", 3: "arm", 4: "leg", 5: "leg", 6: "leg"}
-SIDE_BY_ROLL: dict[int, str] = {1: "left", 2: "left", 3: "left", 4: "right", 5: "right", 6: "right"}
+LIMB_ARM_UP_TO = 3
+LIMB_LEFT_UP_TO = 3
+
+
+def limb_by_roll(arm_up_to: int) -> dict[int, str]:
+    return {face: "arm" if face <= arm_up_to else "leg" for face in range(1, DAMAGE_DIE_SIDES + 1)}
+
+
+def side_by_roll(left_up_to: int) -> dict[int, str]:
+    return {face: "left" if face <= left_up_to else "right" for face in range(1, DAMAGE_DIE_SIDES + 1)}
+
+
+LIMB_BY_ROLL: dict[int, str] = limb_by_roll(LIMB_ARM_UP_TO)
+SIDE_BY_ROLL: dict[int, str] = side_by_roll(LIMB_LEFT_UP_TO)
 LIMBS = ("left_arm", "right_arm", "left_leg", "right_leg")
 LEGS = ("left_leg", "right_leg")
 # A disabled leg halves move; the worst factor wins.

@@ -84,6 +84,8 @@ DEFAULT_OPTIONS: dict[str, Any] = {
         level: {"tn": row["tn"], "base_seconds": row["base_seconds"]}
         for level, row in t.PHYSICAL_HEALING.items()
     },
+    "stun_healing": {"tn": t.STUN_RECOVERY_BASE_TN, "base_minutes": t.STUN_RECOVERY_BASE_MINUTES},
+    "first_aid_floor": dict(t.FIRST_AID_FLOOR),
 }
 SHARED_OPTIONS = ("start", "time_scale", "table_dice")  # handled by the campaign, not by this engine
 
@@ -145,6 +147,8 @@ def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
         # The house tables of RULES.md's first aid and natural healing, each row a default the GM may change.
         "first_aid_tn": _first_aid_tn(raw.get("first_aid_tn")),
         "physical_healing_table": _physical_healing_table(raw.get("physical_healing_table")),
+        "stun_healing": _stun_healing(raw.get("stun_healing")),
+        "first_aid_floor": _first_aid_floor(raw.get("first_aid_floor")),
     }
 
 
@@ -179,6 +183,36 @@ def _physical_healing_table(value: Any) -> dict[str, dict[str, int]]:
             ),
         }
     return result
+
+
+def _stun_healing(value: Any) -> dict[str, int]:
+    field = "options.stun_healing"
+    override = require_mapping(value, field)
+    reject_unknown(override, ("tn", "base_minutes"), prefix=field)
+    return {
+        "tn": integer(override, "tn", default=t.STUN_RECOVERY_BASE_TN, minimum=2, maximum=30, prefix=field),
+        "base_minutes": integer(
+            override,
+            "base_minutes",
+            default=t.STUN_RECOVERY_BASE_MINUTES,
+            minimum=1,
+            maximum=10_000,
+            prefix=field,
+        ),
+    }
+
+
+def _first_aid_floor(value: Any) -> dict[str, int]:
+    """At most the level's lowest box count: first aid never adds boxes, and at that floor heals none there."""
+    field = "options.first_aid_floor"
+    override = require_mapping(value, field)
+    reject_unknown(override, t.FIRST_AID_FLOOR, prefix=field)
+    return {
+        level: integer(
+            override, level, default=floor, minimum=0, maximum=t.LEVEL_BY_BOXES.index(level), prefix=field
+        )
+        for level, floor in t.FIRST_AID_FLOOR.items()
+    }
 
 
 MAX_ATTRIBUTE = t.MAX_ATTRIBUTE
@@ -708,7 +742,9 @@ def decide_first_aid(state: State, p: Mapping[str, Any], dice: Dice, now: int) -
         # On a Deadly monitor first aid only stabilizes: the overflow clock stops.
         stabilized = stabilized or test.successes >= 1
     else:
-        boxes = max(t.FIRST_AID_FLOOR[wound_level], boxes - test.successes)
+        boxes = max(
+            state["options"].get("first_aid_floor", t.FIRST_AID_FLOOR)[wound_level], boxes - test.successes
+        )
     data = {
         "medic": medic,
         "skill": skill,
@@ -1175,19 +1211,23 @@ def fire_stun_recovery_roll(state: State, timer: Timer, dice: Dice) -> list[Even
     now = timer.due
     attributes = state["attributes"]
     pool = max(attributes["body"], attributes["willpower"])
+    healing = state["options"].get("stun_healing", DEFAULT_OPTIONS["stun_healing"])
+    minutes = healing["base_minutes"]
     test = dice.success_test(
         "stun_recovery",
         pool,
-        t.STUN_RECOVERY_BASE_TN + general_modifier(state),
+        healing["tn"] + general_modifier(state),
         label="Stun recovery (Body or Willpower)",
-        why="how fast stun boxes come back: one box per 60 minutes / successes; none: roll again in an hour",
+        why=f"how fast stun boxes come back: one box per {minutes} minutes / successes; "
+        f"none: roll again in {minutes} minutes",
     )
+    base_seconds = minutes * t.MINUTE
     data = test.as_data()
     if test.successes:
-        interval = t.STUN_RECOVERY_BASE_SECONDS // test.successes
+        interval = base_seconds // test.successes
         data.update(interval=interval, next_box_at=now + interval, next_roll_at=None)
     else:
-        data.update(interval=None, next_box_at=None, next_roll_at=now + t.STUN_RECOVERY_BASE_SECONDS)
+        data.update(interval=None, next_box_at=None, next_roll_at=now + base_seconds)
     return [Event(STUN_RECOVERY_ROLLED, data, now)]
 
 

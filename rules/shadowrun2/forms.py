@@ -119,7 +119,8 @@ FORMS = {
         "First aid",
         params=(*_MEDIC, Param("medkit", "bool", "Medkit", default=True, help="without: TN +4")),
         rolls=(RollSpec("first_aid", 0, 6, "First aid", size=_SKILL_POOL, open_ended=True),),
-        help="Within one game hour of the latest physical wound; heals at most one level; stabilizes a Deadly one.",
+        help="Within one game hour of the latest physical wound; heals at most one level (option first_aid_floor); "
+        "stabilizes a Deadly one.",
     ),
     "replace": ActionForm(
         "Replace",
@@ -151,6 +152,10 @@ OPTION_HELP = {
     "first_aid_tn": "(house, SRII core simplified) first aid TN by the physical level: L 4, M 6, S 8, D 10",
     "physical_healing_table": "(house, SRII core) natural healing of physical damage, each level's TN and base "
     "time: D TN 10 / 30 days, S TN 8 / 20 days, M TN 6 / 10 days, L TN 4 / 24 hours",
+    "stun_healing": "(house) stun recovery: the higher of Body and Willpower vs this TN + general modifier; one "
+    "box per base_minutes / successes, none: roll again after base_minutes (default TN 2 / 60 minutes)",
+    "first_aid_floor": "(house-simplified) the fewest boxes first aid leaves at each physical level: S 3, M 1, L 0 "
+    "(at most one level healed); at most the level's lowest box count (S 6, M 3, L 1: heals nothing there)",
 }
 
 CLOCK_ROLLS = (
@@ -177,7 +182,7 @@ CLOCK_ROLLS = (
         0,
         6,
         "Stun recovery",
-        "TN 2 + general modifier; one box per 60 minutes / successes",
+        "TN 2 + general modifier; one box per 60 minutes / successes (house; option stun_healing)",
         size="the higher of the character's Body and Willpower",
         open_ended=True,
     ),

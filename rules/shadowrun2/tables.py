@@ -189,9 +189,10 @@ PHYSICAL_HEALING = {
     "L": {"tn": 4, "base_seconds": 24 * HOUR, "to_boxes": 0},
 }
 
-# Stun recovery: the higher of body and willpower vs TN 2 + general modifier; one box per 60 min / successes.
+# Stun recovery (house): the higher of body and willpower vs TN 2 + general modifier; one box per 60 min /
+# successes. Option `stun_healing` changes the TN and the minutes.
 STUN_RECOVERY_BASE_TN = 2
-STUN_RECOVERY_BASE_SECONDS = 60 * MINUTE
+STUN_RECOVERY_BASE_MINUTES = 60
 
 # House, SRII core: a full physical monitor not stabilized takes one overflow box per this many minutes.
 DEADLY_OVERFLOW_MINUTES = 10

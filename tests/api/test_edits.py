@@ -211,6 +211,8 @@ def test_only_a_gm_edits_retires_or_restores(df: Table) -> None:
 
 def test_a_new_player_must_be_a_member_and_the_old_one_loses_the_character(df: Table) -> None:
     df.gm.post(f"/api/campaigns/{df.campaign['id']}/members/", {"username": "stranger", "role": "player"})
+    invitation = df.stranger.get("/api/invitations/").json()[0]
+    assert df.stranger.post(f"/api/invitations/{invitation['id']}/accept/").status_code == 200
     response = patch(df, {"player": "stranger"})
     assert response.json()["events"][0]["data"]["changes"] == {"player": {"old": "player", "new": "stranger"}}
     assert df.player.get(df.character_url()).status_code == 404
@@ -417,3 +419,24 @@ def test_shadowrun_body_and_willpower_change_and_nothing_else(sr2: Table) -> Non
     # A player sees the change in their history.
     shown = sr2.player.get(f"{sr2.character_url()}events/").json()["events"]
     assert shown[0]["type"] == "CharacterChanged"
+
+
+def test_the_limb_dice_follow_the_campaigns_options_from_then_on(df: Table) -> None:
+    url = f"/api/campaigns/{df.campaign['id']}/"
+    response = df.gm.client.patch(url, {"options": {"limb_arm_up_to": 2}}, format="json")
+    assert response.json()["options"]["limb_arm_up_to"] == 2
+    wound(df, 6, 6)  # 12: 5 CON, 3 of 8 is 26-50
+    hit = wound(df, 4, 0, limb_check=[6], limb=[3], side=[4])  # 4: 2 CON, 1 of 8 is 01-25
+    check = hit["events"][0]["data"]["limb_check"]
+    assert (check["limb_roll"], check["side_roll"], check["limb"]) == (3, 4, "right_leg")  # a 3 is a leg now
+
+
+def test_a_bad_stun_healing_option_is_a_400_naming_it_and_writes_nothing(sr2: Table) -> None:
+    url = f"/api/campaigns/{sr2.campaign['id']}/"
+    events = Event.objects.count()
+    bad = sr2.gm.client.patch(url, {"options": {"stun_healing": {"tn": 1}}}, format="json")
+    assert bad.status_code == 400
+    assert bad.json() == {"options.stun_healing.tn": ["expected a whole number of at least 2, got 1"]}
+    assert Event.objects.count() == events
+    good = sr2.gm.client.patch(url, {"options": {"stun_healing": {"tn": 3}}}, format="json")
+    assert good.json()["options"]["stun_healing"] == {"tn": 3, "base_minutes": 60}

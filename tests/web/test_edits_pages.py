@@ -43,7 +43,7 @@ def test_an_edit_is_saved_and_said_in_the_games_words(df_web: Web) -> None:
     assert response.status_code == 302
     page = df_web.gm.get(response["Location"]).content.decode()
     assert (
-        "Saved: skills from driver 3, gunner 4 to driver 3; armour from 0 to 2; pedestrian from yes to no; "
+        "Saved: skills from driver 3, gunner 4 to driver 3, armour from 0 to 2, pedestrian from yes to no, "
         "driver from no to yes." in page
     )
     state = Character.objects.get(pk=df_web.character_id).state
@@ -69,13 +69,14 @@ def test_retire_and_restore_from_the_pages(df_web: Web) -> None:
     assert "Ash is retired: out of the board and the lists, history kept." in page
     assert "Restore Ash" in page
     assert "Ash</a>" in page.split('id="retired-h"')[1]  # only among the retired
-    assert f'id="card-{df_web.character_id}"' not in page
+    card = f'id="card-{df_web.character_id}-name"'
+    assert card not in page
     assert "Ash" not in df_web.player.get(board).content.decode()
     character_page = df_web.gm.get(reverse("character", args=[df_web.character_id])).content.decode()
     assert "Retired: out of the board and the lists" in character_page
     assert df_web.player.post(reverse("character-restore", args=[df_web.character_id])).status_code == 403
     df_web.gm.post(reverse("character-restore", args=[df_web.character_id]))
-    assert f'id="card-{df_web.character_id}"' in df_web.gm.get(board).content.decode()
+    assert card in df_web.gm.get(board).content.decode()
 
 
 def test_the_board_shows_the_house_rules_and_a_gm_changes_them(df_web: Web) -> None:

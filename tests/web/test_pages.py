@@ -157,7 +157,10 @@ def test_a_gm_adds_a_player_and_a_character_from_the_board(sr2_web: Web, django_
     # The character waits for the invitee's answer; the board says so.
     created = sr2_web.gm.post(f"{board}characters/", {"name": "Bex", "player": "newcomer", "a_body": "4"})
     assert created.status_code == 302
-    assert "played by newcomer (invited, not yet accepted)" in sr2_web.gm.get(board).content.decode()
+    assert (
+        "newcomer is invited, not yet accepted: the character waits for them."
+        in sr2_web.gm.get(board).content.decode()
+    )
     bad = sr2_web.gm.post(f"{board}characters/", {"name": "Cy", "a_body": "0"}, **HTMX).content.decode()
     api = sr2_web.table.gm.post(
         f"/api/campaigns/{sr2_web.campaign_id}/characters/", {"name": "Cy", "attributes": {"body": 0}}

@@ -459,5 +459,5 @@ def test_an_unknown_action_is_refused():
         RULESET.decide(character(), {"type": "wound"}, None, 0)
     assert (error.value.field, error.value.message) == (
         "type",
-        "expected one of damage, stabilize, treat, save, got 'wound'",
+        "expected one of damage, stabilize, treat, save, set_bones, replace_limb, got 'wound'",
     )

@@ -25,6 +25,7 @@ SHEET_KEYS = {
 
 def test_options_get_their_defaults_and_ignore_the_shared_ones():
     assert engine.validate_options({"start": "2020-01-01T00:00:00", "time_scale": 1}) == {
+        "bone_mend_weeks": 6,
         "hit_location_model": "standard",
         "treatment_difficulty": 15,
         "treatment_retry_days": 1,
@@ -53,7 +54,8 @@ def test_options_get_their_defaults_and_ignore_the_shared_ones():
         (
             {"gore": True},
             "options.gore",
-            "unknown field; expected one of hit_location_model, treatment_difficulty, treatment_retry_days",
+            "unknown field; expected one of bone_mend_weeks, hit_location_model, treatment_difficulty, "
+            "treatment_retry_days",
         ),
         ([], "options", "expected an object, got list"),
     ],
@@ -128,9 +130,14 @@ def test_the_initial_state_is_json_and_alive():
 def test_the_ruleset_describes_itself():
     ruleset = RULESET
     assert (ruleset.slug, ruleset.default_start) == ("cyberpunk2020", "2020-01-01T00:00:00")
-    assert ruleset.actions == ("damage", "stabilize", "treat", "save")
+    assert ruleset.actions == ("damage", "stabilize", "treat", "save", "set_bones", "replace_limb")
     assert set(ruleset.forms) == set(ruleset.actions)
-    assert set(ruleset.option_help) == {"hit_location_model", "treatment_difficulty", "treatment_retry_days"}
+    assert set(ruleset.option_help) == {
+        "bone_mend_weeks",
+        "hit_location_model",
+        "treatment_difficulty",
+        "treatment_retry_days",
+    }
     assert "(house" in ruleset.option_help["treatment_difficulty"]
 
 

@@ -55,6 +55,23 @@ def test_limb_check_target(target: int, roll: int, disabled: bool) -> None:
     assert state["disabled_limbs"] == (["left_arm"] if disabled else [])
 
 
+@pytest.mark.parametrize(
+    ("options", "limb", "side", "disabled"),
+    [
+        ({}, 3, 4, "right_arm"),  # the house table: 1-3 arm, 4-6 leg; 1-3 left, 4-6 right
+        ({"limb_arm_up_to": 2}, 3, 4, "right_leg"),
+        ({"limb_left_up_to": 4}, 3, 4, "left_arm"),
+        ({"limb_arm_up_to": 0, "limb_left_up_to": 6}, 1, 6, "left_leg"),
+    ],
+)
+def test_the_limb_and_side_dice_read_the_options(options: dict, limb: int, side: int, disabled: str) -> None:
+    state, _ = lose(character(options=options), 4, ko=[1], stun=[1])  # 4 of 8: 26-50
+    state, events = lose(state, 2, ko=[1], stun=[1], limb_check=[6], limb=[limb], side=[side])  # 01-25
+    check = wound_of(events)["limb_check"]
+    assert (check["limb_roll"], check["side_roll"], check["limb"]) == (limb, side, disabled)
+    assert state["disabled_limbs"] == [disabled]
+
+
 def test_a_stun_lasts_the_options_seconds() -> None:
     state, _ = lose(character(options={"stun_lasts_seconds": 30}), 3, stun=[6])
     assert state["stunned"] is True

@@ -17,6 +17,8 @@ def test_options_default_to_the_seed_and_the_house_rules():
         "ko_pass_means_stun": False,
         "con_recovery_days": 7,
         "limb_check_target": 3,
+        "limb_arm_up_to": 3,
+        "limb_left_up_to": 3,
         "stun_lasts_seconds": 0,
         "ko_lasts_seconds": 0,
     }
@@ -29,6 +31,8 @@ def test_the_shared_start_and_time_scale_options_are_ignored():
         "ko_pass_means_stun": False,
         "con_recovery_days": 3,
         "limb_check_target": 3,
+        "limb_arm_up_to": 3,
+        "limb_left_up_to": 3,
         "stun_lasts_seconds": 0,
         "ko_lasts_seconds": 0,
     }
@@ -38,7 +42,7 @@ def test_an_unknown_option_is_refused():
     assert error_of(RULESET.validate_options, {"gentle": True}) == (
         "options.gentle",
         "unknown field; expected one of con_recovery_days, ko_lasts_seconds, ko_pass_means_stun, "
-        "limb_check_target, start, stun_lasts_seconds, table_dice, time_scale",
+        "limb_arm_up_to, limb_check_target, limb_left_up_to, start, stun_lasts_seconds, table_dice, time_scale",
     )
 
 
@@ -50,6 +54,14 @@ def test_a_bad_option_value_is_refused():
     assert error_of(RULESET.validate_options, {"con_recovery_days": 0}) == (
         "options.con_recovery_days",
         "expected a whole number of at least 1, got 0",
+    )
+    assert error_of(RULESET.validate_options, {"limb_arm_up_to": 7}) == (
+        "options.limb_arm_up_to",
+        "expected a whole number of at most 6, got 7",
+    )
+    assert error_of(RULESET.validate_options, {"limb_left_up_to": -1}) == (
+        "options.limb_left_up_to",
+        "expected a whole number of at least 0, got -1",
     )
 
 
@@ -123,6 +135,8 @@ def test_the_initial_state_copies_attributes_and_options():
         "ko_pass_means_stun": False,
         "con_recovery_days": 2,
         "limb_check_target": 3,
+        "limb_arm_up_to": 3,
+        "limb_left_up_to": 3,
         "stun_lasts_seconds": 0,
         "ko_lasts_seconds": 0,
     }
@@ -145,6 +159,13 @@ def test_the_ruleset_describes_itself():
         "side",
     ]
     assert [param.name for param in RULESET.forms["recover"].params] == ["knocked_out", "limbs"]
-    house = ("con_recovery_days", "limb_check_target", "stun_lasts_seconds", "ko_lasts_seconds")
+    house = (
+        "con_recovery_days",
+        "limb_check_target",
+        "limb_arm_up_to",
+        "limb_left_up_to",
+        "stun_lasts_seconds",
+        "ko_lasts_seconds",
+    )
     assert all(RULESET.option_help[name].startswith("(house)") for name in house)
     assert set(RULESET.option_help) == {"ko_pass_means_stun", *house}

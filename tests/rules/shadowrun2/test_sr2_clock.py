@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from rules.shadowrun2 import engine
 from rules.shadowrun2.engine import timers
 from rules.shadowrun2.tables import DAY, HOUR, WEEK
@@ -193,6 +195,43 @@ def test_a_failed_stun_recovery_roll_is_made_again_an_hour_later():
     ]
     state = clock.advance(state, 2 * HOUR)
     assert state["stun"] == 0
+
+
+@pytest.mark.parametrize(
+    ("options", "target", "successes", "interval", "stun_after_an_hour"),
+    [
+        ({}, 4, 3, 1200, 0),  # the house default: TN 2 + 2 (Moderate stun), 60 minutes / successes
+        ({"stun_healing": {"tn": 3}}, 5, 2, 1800, 1),
+        ({"stun_healing": {"base_minutes": 30}}, 4, 3, 600, 0),
+        ({"stun_healing": {"tn": 5, "base_minutes": 90}}, 7, 0, None, 3),
+    ],
+)
+def test_the_stun_healing_option_sets_the_tn_and_the_base_minutes(
+    options, target, successes, interval, stun_after_an_hour
+):
+    state = character(body=4, willpower=5, **options)
+    state, _ = act(state, {"type": "wound", "severity": "M", "damage": "stun"})
+    clock = Clock({"stun_recovery": [[5, 5, 4, 1, 1]]})
+    state = clock.advance(state, HOUR)
+    roll = clock.events[0]
+    assert (roll.data["target"], roll.data["successes"], roll.data["interval"]) == (
+        target,
+        successes,
+        interval,
+    )
+    assert state["stun"] == stun_after_an_hour
+
+
+def test_a_failed_stun_recovery_roll_is_made_again_after_the_options_base_minutes():
+    state = character(body=2, stun_healing={"base_minutes": 30})
+    state, _ = act(state, {"type": "wound", "severity": "L", "damage": "stun"})
+    clock = Clock({"stun_recovery": [[2, 2], [3, 1]]})
+    clock.advance(state, HOUR)
+    assert [(e.type, e.game_time) for e in clock.events] == [
+        ("StunRecoveryRolled", 0),
+        ("StunRecoveryRolled", 30 * 60),
+        ("StunBoxRecovered", 30 * 60 + 30 * 60),
+    ]
 
 
 def test_a_game_year_takes_a_modest_number_of_firings():

@@ -183,6 +183,16 @@ def test_the_first_aid_tn_option_overrides_the_house_table():
     assert (events[0].data["target"], events[0].data["successes"]) == (4, 1)
 
 
+@pytest.mark.parametrize(
+    ("severity", "floor", "dice", "boxes"),
+    [("S", {"S": 5}, [7, 7, 7], 5), ("S", {"S": 0}, [7, 7, 7, 7], 2), ("M", {"M": 0}, [5, 5, 5], 0)],
+)
+def test_the_first_aid_floor_option_sets_how_far_first_aid_heals(severity, floor, dice, boxes):
+    state = wounded([6, 6, 6, 6], severity=severity, state=character(first_aid_floor=floor))  # body 4: TN -1
+    state, _ = act(state, {"type": "first_aid", **MEDIC, "skill": len(dice)}, {"first_aid": dice}, now=60)
+    assert state["physical"] == boxes
+
+
 def test_first_aid_heals_one_box_per_success():
     state = wounded([6, 6, 6, 6], severity="S")
     state, _ = act(state, {"type": "first_aid", **MEDIC}, {"first_aid": [7, 1, 1]})

@@ -225,6 +225,8 @@ def test_options_default_to_the_rules_and_house_values_and_ignore_the_shared_one
             "M": {"tn": 6, "base_seconds": 10 * 86_400},
             "L": {"tn": 4, "base_seconds": 86_400},
         },
+        "stun_healing": {"tn": 2, "base_minutes": 60},
+        "first_aid_floor": {"L": 0, "M": 1, "S": 3},
     }
     assert validate_options(None) == validate_options({})
 
@@ -252,6 +254,28 @@ def test_a_partial_treatment_table_keeps_the_other_defaults():
             "expected a whole number",
         ),
         ({"treatment_table": 3}, "options.treatment_table", "expected an object, got int"),
+        (
+            {"stun_healing": {"tn": 1}},
+            "options.stun_healing.tn",
+            "expected a whole number of at least 2, got 1",
+        ),
+        (
+            {"stun_healing": {"base_minutes": 0}},
+            "options.stun_healing.base_minutes",
+            "expected a whole number of at least 1, got 0",
+        ),
+        ({"stun_healing": {"minutes": 30}}, "options.stun_healing.minutes", "unknown field"),
+        (
+            {"first_aid_floor": {"S": 7}},
+            "options.first_aid_floor.S",
+            "expected a whole number of at most 6, got 7",
+        ),
+        (
+            {"first_aid_floor": {"L": -1}},
+            "options.first_aid_floor.L",
+            "expected a whole number of at least 0",
+        ),
+        ({"first_aid_floor": {"D": 6}}, "options.first_aid_floor.D", "unknown field"),
     ],
 )
 def test_bad_options_are_refused_with_the_option_named(options, field, message):
