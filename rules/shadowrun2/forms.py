@@ -153,7 +153,7 @@ OPTION_HELP = {
     "physical_healing_table": "(house, SRII core) natural healing of physical damage, each level's TN and base "
     "time: D TN 10 / 30 days, S TN 8 / 20 days, M TN 6 / 10 days, L TN 4 / 24 hours",
     "stun_healing": "(house) stun recovery: the higher of Body and Willpower vs this TN + general modifier; one "
-    "box per base_minutes / successes, none: roll again after base_minutes (default TN 2 / 60 minutes)",
+    "box per the base minutes / successes, none: roll again after the base minutes (default TN 2 / 60 minutes)",
     "first_aid_floor": "(house-simplified) the fewest boxes first aid leaves at each physical level: S 3, M 1, L 0 "
     "(at most one level healed); at most the level's lowest box count (S 6, M 3, L 1: heals nothing there)",
 }
