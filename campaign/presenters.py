@@ -30,6 +30,7 @@ from campaign.projections import (
 )
 from rules.registry import get_ruleset
 from rules.ruleset import GAME_TIME_MARK, GM, NOTE_ADDED, PLAYER, TAKING_BACK, State
+from rules.ruleset import Event as RuleEvent
 
 BEYOND_THE_CALENDAR = "after 9999-12-31"
 
@@ -52,7 +53,7 @@ def _date_words(campaign: Campaign, seconds: int) -> str:
     return BEYOND_THE_CALENDAR if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _dated(campaign: Campaign, text: str) -> str:
+def dated(campaign: Campaign, text: str) -> str:
     """A ruleset's text with its marked game seconds written as in-world dates ('kills at 2053-01-01 00:30:00')."""
     return GAME_TIME_MARK.sub(lambda mark: _date_words(campaign, int(mark.group(1))), text)
 
@@ -120,7 +121,7 @@ def character_json(
         "sheet": view["sheet"],
         "status": view.get("status", []),
         "symptoms": view.get("symptoms", []),
-        "warnings": [_dated(campaign, warning) for warning in view.get("warnings", [])],
+        "warnings": [dated(campaign, warning) for warning in view.get("warnings", [])],
         "recovery": [
             {**item, "ends_at_date": game_date(campaign, item.get("ends_at"))}
             for item in view.get("recovery", [])
@@ -551,3 +552,21 @@ def member_history(campaign: Campaign, limit: int = 20) -> list[dict[str, Any]]:
             {"text": text, "recorded_at": row.recorded_at, "game_date": game_date(campaign, row.game_time)}
         )
     return out
+
+
+# --- the game's words (rules/words.py) ---------------------------------------------------------------------------
+
+
+def event_words(campaign: Campaign, kind: str, data: Any, game_time: int) -> str:
+    """One history entry as a sentence, from the data its reader holds (a player's entry carries the public data
+    only, so the sentence tells no more), its moments written as the campaign's dates."""
+    rules = get_ruleset(campaign.ruleset)
+    assert rules.describe is not None  # every ruleset's view.py defines it (rules/kernel.py)
+    return dated(campaign, rules.describe(RuleEvent(kind, data or {}, game_time)))
+
+
+def action_said(campaign: Campaign, rows: list[Event], state: State) -> str:
+    """The GM's answer to an action: what its events did and what now threatens the character, in dates."""
+    rules = get_ruleset(campaign.ruleset)
+    assert rules.said is not None
+    return dated(campaign, rules.said([eventstore.to_rule_event(row) for row in rows], state))

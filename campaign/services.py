@@ -23,7 +23,7 @@ from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
-from campaign import eventstore, game_dates, secrecy
+from campaign import eventstore, game_dates, presenters, secrecy
 from campaign.models import (
     GM,
     IDEMPOTENCY_KEY_LENGTH,
@@ -141,23 +141,39 @@ def request_digest(payload: Any) -> str:
 # --- users and campaigns -------------------------------------------------------------------------------------
 
 
-def user_sign_up(*, username: Any, password: Any) -> AbstractBaseUser:
-    if not isinstance(username, str) or not username.strip():
-        raise ServiceError("username", "expected a user name (letters, digits and @/./+/-/_)")
-    if not isinstance(password, str) or not password:
-        raise ServiceError("password", "expected a password")
+def sign_up_problems(*, username: Any, password: Any) -> dict[str, str]:
+    """Every reason the user name and the password would be refused, at once (the sign-up form shows them all);
+    empty when there is none. A name already taken is found only by saving (`user_sign_up`)."""
+    problems: dict[str, str] = {}
+    name = username.strip() if isinstance(username, str) else ""
+    user = User(username=name)
+    if not name:
+        problems["username"] = "expected a user name (letters, digits and @/./+/-/_)"
     # Django's validator takes any letter, a Hangul filler (U+3164) that draws nothing included.
-    readable("username", username.strip(), "a user name")
+    elif problem := unreadable(name, "a user name"):
+        problems["username"] = problem
+    else:
+        try:
+            user.full_clean(exclude=["password"])
+        except ValidationError as error:
+            field, messages = next(iter(error.message_dict.items()))
+            problems[field] = " ".join(messages)
+    if not isinstance(password, str) or not password:
+        problems["password"] = "expected a password"
+    else:
+        try:
+            validate_password(password, user)
+        except ValidationError as error:
+            problems["password"] = " ".join(error.messages)
+    return problems
+
+
+def user_sign_up(*, username: Any, password: Any) -> AbstractBaseUser:
+    problems = sign_up_problems(username=username, password=password)
+    if problems:
+        field, message = next(iter(problems.items()))
+        raise ServiceError(field, message)
     user = User(username=username.strip())
-    try:
-        user.full_clean(exclude=["password"])
-    except ValidationError as error:
-        field, messages = next(iter(error.message_dict.items()))
-        raise ServiceError(field, " ".join(messages)) from None
-    try:
-        validate_password(password, user)
-    except ValidationError as error:
-        raise ServiceError("password", " ".join(error.messages)) from None
     user.set_password(password)
     try:
         with transaction.atomic():
@@ -497,7 +513,10 @@ def _decide(
     if action["type"] == "note":
         events = [note_event(action, campaign.game_time)]
     else:
-        events = rules.decide(state, action, dice, campaign.game_time)
+        try:
+            events = rules.decide(state, action, dice, campaign.game_time)
+        except RuleError as error:
+            raise _refusal_in_dates(campaign, error) from None
     return events, *_evolved_in_place(rules, character, events)
 
 
@@ -1671,3 +1690,13 @@ def _member_history(campaign: Campaign, kind: str, data: dict[str, Any], by: Abs
     )
     campaign.version += 1
     Campaign.objects.filter(pk=campaign.pk).update(version=campaign.version)
+
+
+# --- the game's words in refusals (issue 18) ---------------------------------------------------------------------
+
+
+def _refusal_in_dates(campaign: Campaign, error: RuleError) -> RuleError:
+    """A rule's refusal with its marked game seconds written as the campaign's dates ("may try again from
+    2053-01-01 00:01:00"): the engines cannot know the calendar (rules.ruleset.GAME_TIME_MARK)."""
+    message = presenters.dated(campaign, error.message)
+    return error if message == error.message else type(error)(error.field, message)

@@ -6,7 +6,8 @@ A ruleset's folder (`rules/<slug>/`) holds
     engine.py   SLUG; validate_options, validate_attributes, initial_state; DECIDERS (action -> decider),
                 evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer)
     view.py     view, status, public_event, shows: what the GM and a player may see; GM_ONLY, the fields a
-                player never receives a value of; SUMMARIES (event type -> one line from its data, the GM's)
+                player never receives a value of; SUMMARIES (event type -> one line from its data, the GM's);
+                describe and said: events in the game's words (rules/words.py)
     forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP,
                 CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
@@ -157,6 +158,8 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         summary=summarizer(view.SUMMARIES),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
+        describe=view.describe,
+        said=view.said,
         clock_rolls=forms.CLOCK_ROLLS,
         forms=forms.FORMS,
         option_help=forms.OPTION_HELP,

@@ -64,6 +64,10 @@ class Param:
     invalid: str = ""
     repeated: str = ""
     what: str = "a text"
+    # The boolean campaign option without which the parameter does nothing: the web form leaves it out then.
+    option: str | None = None
+    # A text the web form offers as a choice of the character's injuries (`CharacterSheet.injury_choices`).
+    picker: bool = False
 
     def described(self) -> dict[str, Any]:
         """What the API's list of rulesets says of the parameter (its answer predates the bounds)."""

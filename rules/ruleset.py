@@ -12,6 +12,8 @@ A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
     status(state) -> dict                             view(state, "gm")'s alive, conscious, dying and death_at
     public_event(event) -> dict | None                what a player may read of one history entry
     summary(event) -> str                             one line in the game's words ("death save failed"), GM's
+    describe(event) -> str                            one history entry in the game's words (rules/words.py)
+    said(events, state) -> str                        the GM's answer to an action, in the game's words
     shows(event) -> bool                              optional: public_event(event) is not None, cheaply
 
 `evolve(state, event)` equals `new = copy_state(state)` after `evolve_into(new, event)`: each engine writes its
@@ -159,6 +161,10 @@ class Ruleset:
     # The recovery forecast's part (`rules.forecast.ForecastRules`): the injuries it follows, what a player may know
     # of them, the GM's what-if menu.
     forecast: ForecastRules | None = None
+    # The game's words (rules/words.py): one history entry as a sentence, from the data its reader holds, and the
+    # GM's answer to an action from its events and the state after them. Dates are `game_time_mark`s.
+    describe: Callable[[Event], str] | None = None
+    said: Callable[[list[Event], State], str] | None = None
 
     @property
     def all_actions(self) -> tuple[str, ...]:

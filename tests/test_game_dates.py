@@ -75,7 +75,7 @@ def test_a_victims_pages_still_work_when_a_campaign_holds_a_time_past_the_calend
     assert player.get(f"/characters/{sr2.character['id']}/").status_code == 200
     assert player.get("/").status_code == 200
     assert (
-        presenters._dated(Campaign.objects.get(pk=campaign.pk), "kills at [t=5]")
+        presenters.dated(Campaign.objects.get(pk=campaign.pk), "kills at [t=5]")
         == "kills at after 9999-12-31"
     )
 
@@ -111,12 +111,12 @@ def test_an_action_whose_answer_fails_to_render_writes_nothing(
 def test_a_web_action_whose_page_fails_to_render_writes_nothing(
     sr2: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from campaign.web import display
+    from campaign import presenters
 
     gm = Client(raise_request_exception=False)
     gm.force_login(sr2.gm.user)
     before = _written(sr2)
-    monkeypatch.setattr(display, "event_title", broken)
+    monkeypatch.setattr(presenters, "action_said", broken)
     answer = gm.post(f"/characters/{sr2.character['id']}/act/note/", {"p_text": "the sniper was Lone Star"})
     assert answer.status_code == 500
     assert _written(sr2) == before

@@ -284,6 +284,7 @@ def actions(request: Request, character_id: int) -> Response:
                 character, GM, state=result.state, version=version, player=player, notes=notes
             ),
             "replayed": result.replayed,
+            "said": presenters.action_said(result.character.campaign, result.events, result.state),
         },
         status=status.HTTP_201_CREATED,
     )

@@ -7,12 +7,11 @@ player's page can never show more than the player's view holds.
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from typing import Any
 
+from rules import words
 from rules.dice import TABLE_DICE_HELP
-from rules.event_schema import TABLE_DICE
 from rules.ruleset import Ruleset
 from rules.sheet import BODY_REGIONS, CharacterSheet, Severity, label, worse
 
@@ -25,35 +24,15 @@ def date_text(iso: str | None) -> str:
 
 
 def duration_text(seconds: int | None) -> str:
-    """Game seconds as '2d 4h', '14m 30s', '3s'."""
+    """Game seconds as people say them: '3 h 20 min', '2 days 4 h', '45 s' (rules/words.py); before now, '-'."""
     if seconds is None:
         return ""
-    sign = "-" if seconds < 0 else ""
-    seconds = abs(int(seconds))
-    parts = []
-    for unit, size in (("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)):
-        if seconds >= size or (unit == "s" and not parts):
-            parts.append(f"{seconds // size}{unit}")
-            seconds %= size
-        if len(parts) == 2:
-            break
-    return sign + " ".join(parts)
+    return ("-" if seconds < 0 else "") + words.duration(seconds)
 
 
 def event_title(kind: str) -> str:
-    """'CriticalHitTaken' -> 'Critical hit taken'."""
-    words = re.sub(r"(?<!^)(?=[A-Z])", " ", kind).lower()
-    return words[:1].upper() + words[1:]
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, dict | list):
-        return option_text(value)
-    if value is None:
-        return "-"
-    return str(value)
+    """'CriticalHitTaken' -> 'Critical hit taken'; the entries every ruleset shares by their names (rules/words.py)."""
+    return words.title_of(kind)
 
 
 # The options every ruleset shares (`services.validate_campaign_options`); each ruleset explains its own.
@@ -64,37 +43,35 @@ SHARED_OPTION_HELP = {
 }
 
 
+def option_words(name: str, value: Any) -> str:
+    """A campaign option as people read it: 'yes', '10 min', 'mortal: TN 8, 10 min; critical: TN 4, 20 min'. The
+    unit is the option's name's (`_seconds`, `_minutes`, `_days`), so every ruleset's options read alike."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if name == "start" and isinstance(value, str):
+        return date_text(value)
+    if isinstance(value, dict):
+        return "; ".join(f"{label(key)}: {_option_part(key, item)}" for key, item in value.items())
+    if isinstance(value, int | float):
+        for suffix, size in (("seconds", 1), ("minutes", 60), ("days", 86_400)):
+            if name.endswith(suffix):
+                return words.duration(value * size) if value else "off"
+    if isinstance(value, list):
+        return ", ".join(label(str(item)) for item in value) or "none"
+    return label(str(value))
+
+
+def _option_part(key: str, value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(
+            option_words(inner, item) if inner != "tn" else f"TN {item}" for inner, item in value.items()
+        )
+    return option_words(key, value)
+
+
 def option_text(value: Any) -> str:
-    """A campaign option's value as the JSON the campaign form's options field takes (`true`, not `True`); also
-    how a history entry shows a nested value."""
+    """A campaign option's value as the JSON the house-rules form's field takes (`true`, not `True`)."""
     return json.dumps(value, separators=(", ", ": "))
-
-
-def _changed_value(value: Any) -> str:
-    if isinstance(value, dict):  # armour by location, skills: 'head 12, torso 0'
-        return ", ".join(f"{label(key)} {_value_text(item)}" for key, item in value.items()) or "none"
-    return _value_text(value)
-
-
-def change_text(change: dict[str, Any]) -> str:
-    """An edit's old and new value: 'from 0 to 2'."""
-    return f"from {_changed_value(change['old'])} to {_changed_value(change['new'])}"
-
-
-def event_details(data: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """The event's data as (label, value) pairs, in the order the engine wrote them; an edit's changes (a
-    CharacterChanged's, a CampaignChanged's) one per line."""
-    if not data:
-        return []
-    if isinstance(data.get("changes"), dict):
-        return [(label(key.split(".")[-1]), change_text(change)) for key, change in data["changes"].items()]
-    return [
-        # Table dice: the rolls the GM gave a clock firing, in words (never the list).
-        ("rolled at the table", ", ".join(label(name) for name in value))
-        if key == TABLE_DICE
-        else (label(key), _value_text(value))
-        for key, value in data.items()
-    ]
 
 
 # --- body diagram and monitors: what the ruleset draws (rules/sheet.py) ----------------------------------------

@@ -143,7 +143,7 @@ def action_forms(ruleset: str) -> dict[str, ActionForm]:
 
 
 def _choices(param: Param, injuries: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    if param.kind == "critical_hit":
+    if param.kind == "critical_hit" or param.picker:
         return injuries
     return [(choice, choice.replace("_", " ")) for choice in param.choices]
 
@@ -155,14 +155,22 @@ def build_form(
     injuries: list[tuple[str, str]] | None = None,
     data: QueryDict | None = None,
     errors: dict[str, str] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> ActionFormView:
     """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed.
-    `injuries`: what a parameter of kind `critical_hit` may name (`CharacterSheet.injury_choices`)."""
+    `injuries`: what a parameter of kind `critical_hit` may name (`CharacterSheet.injury_choices`); `options`:
+    the campaign's, whose switched-off options leave their parameters out (`Param.option`)."""
     spec = get_ruleset(ruleset).action_form(action)
     errors = dict(errors or {})
     fields: list[Field] = []
     for param in spec.params:
+        if param.option is not None and options is not None and not options.get(param.option):
+            if param.name in errors:  # posted all the same: its error goes on top of the form, named
+                errors[param.name] = f"{param.label}: {errors[param.name]}"
+            continue
         kind = param.kind if param.kind in (*KNOWN_KINDS, "textarea") else "text"
+        if param.picker:
+            kind = "critical_hit"  # drawn as a choice of the character's injuries, posted as the text
         name = f"p_{param.name}"
         if data is not None:
             if kind == "bool":

@@ -7,7 +7,6 @@ of the page that refreshes itself, answered with 304 when its ETag has not chang
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import uuid
 from collections import Counter
@@ -35,16 +34,18 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Invitation, Job, Membership
 from campaign.web import board, display, forecast_panel, forms
+from rules import words
 from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError
+from rules.sheet import label
 from rules.text import without_direction_controls
 
 HISTORY_LIMIT = 50
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
 LIVE_CACHE = "pages"
 LIVE_CACHE_SECONDS = 300
-LIVE_CACHE_FORMAT = 5  # bump when the live region's template or context changes
+LIVE_CACHE_FORMAT = 6  # bump when the live region's template or context changes
 # Where a player's live region holds its own ETag while it is rendered: the ETag is the digest of the region
 # with this in its place (`_sealed_live`). Letters and digits only, so no filter changes it.
 ETAG_PENDING = "etagpendingf3c9a1"
@@ -134,24 +135,35 @@ def signup(request: HttpRequest) -> HttpResponse:
         try:
             # A NUL would be hashed, but the log-in form refuses it: an account no one could log in to.
             forms.check_posted(request.POST, {name: name for name in ("username", "password", "password2")})
-            # Without a password at all, the service's own message ("expected a password") says more.
-            if password and password2 != password:
-                raise RuleError(
-                    "password2",
-                    "the two passwords differ" if password2 is not None else "expected the password again",
-                )
-            user = services.user_sign_up(username=username, password=password)
         except RuleError as error:
             errors[error.field] = error.message
         else:
-            login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
-            return redirect("home")
+            errors = _sign_up_errors(username, password, password2)
+        if not errors:
+            try:
+                user = services.user_sign_up(username=username, password=password)
+            except RuleError as error:  # a name taken meanwhile
+                errors[error.field] = error.message
+            else:
+                login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
+                return redirect("home")
     return render(
         request,
         "registration/signup.html",
         {"errors": errors, "username": without_direction_controls(username)},
         status=400 if errors else 200,
     )
+
+
+def _sign_up_errors(username: str, password: str, password2: str | None) -> dict[str, str]:
+    """Everything wrong with a sign-up at once: the name, the password and the repeated password."""
+    errors = services.sign_up_problems(username=username, password=password)
+    # Without a password at all, the service's own message ("expected a password") says more.
+    if password and password2 != password:
+        errors["password2"] = (
+            "the two passwords differ" if password2 is not None else "expected the password again"
+        )
+    return errors
 
 
 # --- campaigns --------------------------------------------------------------------------------------------------
@@ -203,13 +215,17 @@ def _home_page(
             "values": {key: without_direction_controls(value) for key, value in values.items()},
             "errors": errors,
             "import_error": import_error,
-            "option_defaults": {
-                slug: json.dumps(services.validate_campaign_options(rules, {})) for slug, rules in rulesets
-            },
+            "option_defaults": [(rules.title, _options_in_words(rules)) for _slug, rules in rulesets],
         },
         status=400 if errors or import_error else 200,
     )
     return _with_keyed_forms(response)
+
+
+def _options_in_words(rules: Any) -> str:
+    """A ruleset's house rules, as the campaign form lists them: 'critical category: yes; ...'."""
+    options = services.validate_campaign_options(rules, {})
+    return "; ".join(f"{label(name)}: {display.option_words(name, value)}" for name, value in options.items())
 
 
 def _new_campaign() -> dict[str, str]:
@@ -353,7 +369,14 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
         context["clock_units"] = forms.CLOCK_UNITS
         help_texts = {**display.SHARED_OPTION_HELP, **context["ruleset"].option_help}
         context["options"] = [
-            (name, display.option_text(value), help_texts.get(name, ""))
+            # The field's value is what the form takes back (JSON); the reader sees the label and the words.
+            (
+                name,
+                display.option_text(value),
+                help_texts.get(name, ""),
+                label(name),
+                display.option_words(name, value),
+            )
             for name, value in campaign.options.items()
         ]
         context.setdefault("attribute_fields", forms.attribute_fields(campaign.ruleset))
@@ -600,6 +623,9 @@ def _group_entries(entries: list[dict[str, Any]], rows: list[Event], campaign: C
             else:
                 run[0]["group_open"] = f"Taken back: {what}"
                 run[0]["group_voided"] = True
+            run[0]["group_key"] = run[-1][
+                "version"
+            ]  # the same <details> from one refresh to the next (morph)
             run[-1]["group_close"] = True
         start = end + 1
 
@@ -608,7 +634,7 @@ def _decorate_entry(item: dict[str, Any], campaign: Campaign) -> None:
     """What a history entry shows besides its facts: title, game date, details."""
     item["title"] = display.event_title(item["type"])
     item["date"] = display.date_text(presenters.game_date(campaign, item["game_time"]))
-    item["details"] = display.event_details(item["data"])
+    item["said"] = presenters.event_words(campaign, item["type"], item["data"], item["game_time"])
 
 
 def _live_context(
@@ -813,7 +839,10 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
     if action:
         assert character is not None
         open_form = _named_undo(
-            forms.build_form(stamp.ruleset, action, injuries=_injury_choices(character)), character
+            forms.build_form(
+                stamp.ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
+            ),
+            character,
         )
         if services.asks_the_table(character.campaign, "actions"):
             open_form = forms.table_dice_form(open_form, stamp.ruleset, None, None)
@@ -854,7 +883,12 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
     ruleset = character.campaign.ruleset
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
-    form = _named_undo(forms.build_form(ruleset, action, injuries=_injury_choices(character)), character)
+    form = _named_undo(
+        forms.build_form(
+            ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
+        ),
+        character,
+    )
     if services.asks_the_table(character.campaign, "actions"):
         form = forms.table_dice_form(form, ruleset, None, None)
     return _with_keyed_forms(
@@ -935,16 +969,21 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     injuries = _injury_choices(character)
     if errors or needs:
         form = forms.build_form(
-            ruleset, action, injuries=injuries, data=forms.echoed(request.POST), errors=errors
+            ruleset,
+            action,
+            injuries=injuries,
+            data=forms.echoed(request.POST),
+            errors=errors,
+            options=character.campaign.options,
         )
         if needs:
             form.key = (
                 request.POST.get("key") or form.key
             )  # nothing was written: the key is the final write's
     else:
-        form = forms.build_form(ruleset, action, injuries=injuries)
-        titles = ", ".join(display.event_title(e.type) for e in result.events)
-        form.success = f"Recorded: {titles}." if not result.replayed else f"Already recorded: {titles}."
+        form = forms.build_form(ruleset, action, injuries=injuries, options=character.campaign.options)
+        said = presenters.action_said(character.campaign, result.events, result.state)
+        form.success = said if not result.replayed else f"Already recorded: {said}"
     _named_undo(form, character)
     if services.asks_the_table(character.campaign, "actions"):
         form = forms.table_dice_form(
@@ -993,9 +1032,8 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
         form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors)
     else:
         form = board.card_form_for(get_ruleset(ruleset), card, action)
-        titles = ", ".join(display.event_title(e.type) for e in result.events)
-        done = "already recorded" if result.replayed else "recorded"
-        form.success = f"{character.name}: {done} {titles.lower()}."
+        said = presenters.action_said(character.campaign, result.events, result.state)
+        form.success = f"{character.name}: {'already recorded: ' if result.replayed else ''}{said}"
     if request.htmx:
         response = render(
             request,
@@ -1053,14 +1091,10 @@ def character_duplicate(request: HttpRequest, character_id: int) -> HttpResponse
 
 
 def _changed_text(result: services.ActionResult) -> str:
-    """'Saved: armour 0 -> 2, name Ash -> Ashe.' in the game's words, or that nothing changed."""
+    """'Saved: armour from 0 to 2; name from Ash to Ashe.' (as the history says it), or that nothing changed."""
     if not result.events:
         return "Nothing changed."
-    parts = [
-        f"{display.label(field.removeprefix('attributes.'))} {display.change_text(change)}"
-        for field, change in result.events[0].data["changes"].items()
-    ]
-    return f"Saved: {', '.join(parts)}."
+    return f"Saved: {words.changes_words(result.events[0].data['changes'])}."
 
 
 def _edit_context(

@@ -60,7 +60,14 @@ FORMS = {
     "stabilize": ActionForm(
         "Stabilize",
         params=(
-            Param("target", "text", "Target", required=True, help="dying, or limb:left_arm and so on."),
+            Param(
+                "target",
+                "text",
+                "Target",
+                required=True,
+                picker=True,
+                help="A crippled limb, or the dying character.",
+            ),
             Param("medic", "text", "Medic", what="a name"),
             Param("skill", "choice", "Skill", required=True, choices=tables.SKILLS),
             *_TOTAL_PARAMS,
@@ -93,8 +100,8 @@ FORMS = {
         ),
         rolls=(RollSpec("set_bones", 1, 10, "Bone setting d10"),),
         help="House: a crippled, stabilized limb's broken bones set and immobilized, difficulty 15 (first aid or "
-        "medical tech). Success: the limb mends and is usable again after the campaign's bone_mend_weeks of game "
-        "time. Failure: try again one game day later.",
+        "medical tech). Success: the limb mends and is usable again after the weeks of game time the campaign's house "
+        "rule sets (bone mend weeks). Failure: try again one game day later.",
     ),
     "replace_limb": ActionForm(
         "Replace limb",

@@ -124,6 +124,17 @@ DEMO = Demo(
     ),
 )
 
+
+def injury_choices(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """What a stabilization may name: each crippled limb not yet stabilized, and the dying character."""
+    limbs = [
+        (f"limb:{where}", f"{label(where)} (crippled)")
+        for where, place in (sheet.get("locations") or {}).items()
+        if place.get("crippled") and not place.get("stabilized") and not place.get("severed")
+    ]
+    return [*limbs, ("dying", "the dying character (medical tech)")]
+
+
 # The board: a round is 3 s and a turn 10 rounds (RULES.md); a card takes the attack's damage, where it was aimed
 # (empty: rolled) and the target's stun and death saves (empty: rolled), and a save rolled at the table.
 BOARD = Board(
@@ -136,5 +147,11 @@ BOARD = Board(
 )
 
 SHEET = CharacterSheet(
-    attributes=ATTRIBUTES, monitors=monitors, body_marks=body_marks, severity=severity, demo=DEMO, board=BOARD
+    attributes=ATTRIBUTES,
+    monitors=monitors,
+    body_marks=body_marks,
+    severity=severity,
+    injury_choices=injury_choices,
+    demo=DEMO,
+    board=BOARD,
 )

@@ -7,8 +7,27 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from rules import words
 from rules.cyberpunk2020 import tables
 from rules.cyberpunk2020.engine import (
+    BONE_SETTING_FAILED,
+    BONES_MENDED,
+    BONES_SET,
+    DAMAGE_HEALED,
+    DAMAGE_STOPPED_BY_ARMOR,
+    DAMAGE_TAKEN,
+    DEATH_OCCURRED,
+    DEATH_SAVE_ROLLED,
+    HIT_MISSED_SEVERED_LIMB,
+    LIMB_CRIPPLED,
+    LIMB_REPLACED,
+    MINOR_WOUND_HEALED,
+    STABILIZATION_FAILED,
+    STABILIZATION_SUCCEEDED,
+    STUN_DAMAGE_HEALED,
+    STUN_SAVE_ROLLED,
+    TREATMENT_FAILED,
+    TREATMENT_SUCCEEDED,
     death_save_pending,
     death_save_target,
     in_mortal_condition,
@@ -18,7 +37,7 @@ from rules.cyberpunk2020.engine import (
     track,
     wound_level_of,
 )
-from rules.ruleset import GM, NOTE_ADDED, Event, State
+from rules.ruleset import GM, NOTE_ADDED, Event, State, game_time_mark
 
 # The moment of death is the GM's alone (README): everything else about their character is the player's.
 GM_ONLY = frozenset(("death_at",))
@@ -102,7 +121,7 @@ def symptoms(state: Mapping[str, Any]) -> list[str]:
         if place.get("replacement") and not place["severed"]:
             texts.append(f"{_spoken(location).capitalize()} replaced: {place['replacement']}.")
     if state["minor_wounds"]:
-        texts.append(f"{len(state['minor_wounds'])} minor wound(s): dings, bruises and scrapes.")
+        texts.append(f"{words.count(len(state['minor_wounds']), 'minor wound')}: dings, bruises and scrapes.")
     return texts
 
 
@@ -227,3 +246,105 @@ SUMMARIES = {
     "MinorWoundHealed": lambda d: "a minor wound healed",
     "DamageHealed": lambda d: "a point of damage healed",
 }
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The game's words for one history entry or an action's answer (rules/words.py). A player's data lacks `death_at`
+# alone, and `describe` never needs it: the GM's answer tells the time left from the state (`said`).
+
+OUTCOMES = {
+    "survived": "survived",
+    "woke": "woke up",
+    "dying": "is dying",
+    "unconscious": "fell unconscious",
+    "stayed_unconscious": "stays unconscious",
+}
+
+
+def _where(hit: Mapping[str, Any] | None) -> str:
+    if not hit:
+        return "the whole body"
+    return f"the {hit.get('part') or _spoken(hit['location'])}"
+
+
+def _save(name: str, data: Mapping[str, Any]) -> str:
+    if data.get("automatic"):
+        return f"{name}: automatic"
+    roll = f"rolled {data['roll']}" if data.get("roll") is not None else "no roll"
+    return f"{name}: {roll} against {data['target']}, {'made' if data['success'] else 'failed'}"
+
+
+def _skill_roll(data: Mapping[str, Any]) -> str:
+    medic = data.get("medic") or "The medic"
+    return f"{medic} ({_spoken(data['skill'])}) rolled {data['total']} against {data['difficulty']}"
+
+
+def _target(target: str) -> str:
+    return "the dying character" if target == "dying" else f"the {_spoken(target.removeprefix('limb:'))}"
+
+
+def _own_words(event: Event) -> str | None:  # noqa: C901, PLR0911 (one case per event type)
+    data, kind = event.data, event.type
+    if kind == DAMAGE_TAKEN:
+        text = f"{data['damage']} {data['kind']} damage to {_where(data.get('hit'))}"
+        if "sp" in data:
+            text += f" (SP {data['sp']}, BTM {data['btm']})"
+        taken = []
+        if data["real_points"]:
+            taken.append(words.count(data["real_points"], "point"))
+        if data["stun_points"]:
+            taken.append(words.count(data["stun_points"], "stun point"))
+        return text + (f": {' and '.join(taken)} on the track." if taken else ": no harm.")
+    if kind == DAMAGE_STOPPED_BY_ARMOR:
+        return f"{data['damage']} {data['kind']} damage to {_where(data.get('hit'))}: stopped by armor."
+    if kind == HIT_MISSED_SEVERED_LIMB:
+        return f"{data['damage']} damage at {_where(data.get('hit'))}: the limb is gone, the hit misses."
+    if kind == LIMB_CRIPPLED:
+        check = data["sever_check"]
+        kept = "kept" if check["kept"] else ("destroyed" if data["location"] == "head" else "severed")
+        return (
+            f"{words.capital(_spoken(data['location']))} crippled ({words.count(data['location_damage'], 'point')});"
+            f" sever check {check['total']} against {check['needed']}: {kept}."
+        )
+    if kind == STUN_SAVE_ROLLED:
+        return _save("Stun save", data) + "."
+    if kind == DEATH_SAVE_ROLLED:
+        return f"{_save('Death save', data)}: {OUTCOMES[data['outcome']]}."
+    if kind == DEATH_OCCURRED:
+        return "Died."
+    if kind in (STABILIZATION_SUCCEEDED, STABILIZATION_FAILED):
+        done = "stabilized" if kind == STABILIZATION_SUCCEEDED else "could not stabilize"
+        return f"{_skill_roll(data)}: {done} {_target(data['target'])}."
+    if kind == TREATMENT_SUCCEEDED:
+        rate = words.count(data["healing_rate"], "point")
+        return f"{_skill_roll(data)}: treated; heals {rate} a day."
+    if kind == TREATMENT_FAILED:
+        return f"{_skill_roll(data)}: treatment failed."
+    if kind == STUN_DAMAGE_HEALED:
+        return f"{words.count(data['points'], 'stun point')} healed; {data['stun_damage']} left."
+    if kind == MINOR_WOUND_HEALED:
+        return "A minor wound stopped counting."
+    if kind in (BONES_SET, BONE_SETTING_FAILED, BONES_MENDED, LIMB_REPLACED):
+        return _limb_words(event)
+    if kind == DAMAGE_HEALED:
+        return f"{words.count(data['points'], 'point')} healed; {words.count(data['damage'], 'point')} of damage left."
+    return None
+
+
+def _limb_words(event: Event) -> str:
+    """Setting a crippled limb's bones, their mending, a limb replaced (house rules: RULES.md)."""
+    data, kind = event.data, event.type
+    limb = _spoken(data["limb"])
+    if kind == BONES_MENDED:
+        return f"The {limb}'s bones mended: the limb works again."
+    if kind == LIMB_REPLACED:
+        return f"The {data['was']} {limb} replaced ({data['replacement']}): usable at once."
+    roll = f"{data.get('medic') or 'The medic'} rolled {data['total']} against {data['difficulty']}"
+    if kind == BONE_SETTING_FAILED:
+        return f"{roll}: could not set the {limb}'s bones."
+    weeks = words.count(data["mend_weeks"], "week")
+    return f"{roll}: the {limb}'s bones set; they mend in {weeks} ({game_time_mark(data['mends_at'])})."
+
+
+# The sentences of one entry and the GM's answer to an action (rules/words.py).
+describe, said = words.speaker(_own_words, status)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules.darkfuture import tables
 from rules.sheet import (
     Attribute,
     Block,
@@ -46,6 +47,15 @@ ATTRIBUTES = (
 )
 
 
+def band_words(band: str) -> str:
+    """'51-75' -> '51-75% of CON'; the two bands that are no percentage say what they are."""
+    if band == tables.BAND_DEAD:
+        return "dead"
+    if band == tables.BAND_ZERO:
+        return "0 CON"
+    return f"{band}% of CON"
+
+
 def monitors(character: Character, audience: str) -> list[Block]:
     sheet = character["sheet"]
     con = sheet["con"]
@@ -54,12 +64,12 @@ def monitors(character: Character, audience: str) -> list[Block]:
     return [
         {
             "kind": "bar",
-            "text": f"CON {con['current']} of {con['initial']}, band {sheet['band']}",
+            "text": f"CON {con['current']} of {con['initial']}, {band_words(sheet['band'])}",
             "title": f"CON {con['current']} / {con['initial']}",
             "boxes": [{"n": n, "lost": n > max(0, con["current"])} for n in range(1, con["initial"] + 1)],
         },
         stats(
-            ("Band", f"{sheet['band']}%"),
+            ("Band", band_words(sheet["band"])),
             ("Skills", skills or "none"),
             ("Move", f"{sheet['move']['current']}/{sheet['move']['base']}"),
             ("Safety limit", f"{limit} mph" if limit else "none"),

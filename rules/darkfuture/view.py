@@ -6,8 +6,21 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from rules import words
 from rules.darkfuture import tables
-from rules.darkfuture.engine import con_recovery_period, knocked_out, vehicle_driverless
+from rules.darkfuture.engine import (
+    CON_RECOVERED,
+    DEATH_OCCURRED,
+    KNOCK_OUT_ENDED,
+    LIMBS_RESTORED,
+    NEAR_MISS_TAKEN,
+    STUN_ENDED,
+    WOUND_TAKEN,
+    con_recovery_period,
+    knocked_out,
+    vehicle_driverless,
+)
+from rules.darkfuture.sheet import band_words
 from rules.ruleset import NOTE_ADDED, Event, State
 
 # Nothing but GM notes is secret here (README); `death_at` is listed as in every ruleset, though always null.
@@ -164,3 +177,67 @@ SUMMARIES = {
     "StunEnded": lambda d: "no longer stunned",
     "ConRecovered": lambda d: "a CON point recovered",
 }
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The game's words for one history entry or an action's answer (rules/words.py). A player reads all of it.
+
+EFFECT_WORDS = {
+    tables.EFFECT_STUN: "stunned",
+    tables.EFFECT_KO: "knocked out",
+    tables.EFFECT_LIMB: "a limb disabled",
+    tables.EFFECT_AUTOMATIC_KO: "knocked out at once",
+    tables.EFFECT_DEAD: "dead",
+}
+
+
+def _attack(data: dict[str, Any]) -> str:
+    return (
+        f"Damage roll {data['damage_roll']} + weapon {data['weapon_damage']} - armour {data['armour']}"
+        f" = {data['result']} (row {data['table_row']})"
+    )
+
+
+def _outcome(data: dict[str, Any]) -> str:
+    text = f"CON {data['con_before']} to {data['con_after']}, {band_words(data['band_after'])}"
+    if data.get("skills_after"):
+        text += "; skills " + ", ".join(
+            f"{words.spoken(name)} {value}" for name, value in data["skills_after"].items()
+        )
+    return text
+
+
+def _own_words(event: Event) -> str | None:  # noqa: PLR0911 (one case per event type)
+    data, kind = event.data, event.type
+    if kind == WOUND_TAKEN:
+        text = f"{_attack(data)}: {words.count(data['con_lost'], 'CON point')} lost; {_outcome(data)}."
+        happened = []
+        if data["knocked_out_by_roll"] or data["automatic_ko"]:
+            happened.append("knocked out")
+        if data["stunned_by_wound"]:
+            happened.append("stunned")
+        limb = (data.get("limb_check") or {}).get("limb")
+        if limb and data["limb_check"]["disabled"]:
+            happened.append(f"{words.spoken(limb)} disabled")
+        return text + (f" {words.capital(', '.join(happened))}." if happened else "")
+    if kind == NEAR_MISS_TAKEN:
+        return f"{_attack(data)}: a near miss, no CON lost."
+    if kind == DEATH_OCCURRED:
+        return f"Died: CON fell to {data['con']}."
+    if kind == KNOCK_OUT_ENDED:
+        return (
+            "Came round."
+            if not data["still_out_at_zero_con"]
+            else "Came round from the blow, still out at 0 CON."
+        )
+    if kind == LIMBS_RESTORED:
+        return f"Restored: {', '.join(words.spoken(limb) for limb in data['limbs'])}."
+    if kind == STUN_ENDED:
+        return "The stun wore off."
+    if kind == CON_RECOVERED:
+        return f"{words.count(data['rest_days'], 'day')} of rest: {_outcome(data)}."
+    return None
+
+
+# The sentences of one entry and the GM's answer to an action (rules/words.py).
+describe, said = words.speaker(_own_words, status)

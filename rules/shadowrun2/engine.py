@@ -23,7 +23,7 @@ from typing import Any
 from rules import kernel
 from rules.dice import Dice, faces_text, roll_expression
 from rules.params import boolean, choice, integer, reject_unknown, require_mapping
-from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
+from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
 from rules.shadowrun2 import tables as t
 
 SLUG = "shadowrun2"
@@ -517,8 +517,8 @@ def _retry_blocked(state: Mapping[str, Any], medic: str, hit_id: str, now: int) 
 
 def retry_too_soon(medic: str, hit_id: str, failed_at: int, again: int) -> str:
     return (
-        f"{medic} failed to diagnose critical hit {hit_id} at {failed_at}; the same medic may try again on that "
-        f"hit only after 1 game minute (at {again})"
+        f"{medic} failed to diagnose critical hit {hit_id.removeprefix('ch')} at {game_time_mark(failed_at)}; the same"
+        f" medic may try again on that hit only after 1 game minute (from {game_time_mark(again)})"
     )
 
 

@@ -67,7 +67,7 @@ def _hit(hit: Mapping[str, Any], audience: str, alive: bool) -> dict[str, Any]:
     if hit.get("status") != "active":
         details.append({"text": hit.get("status"), "css": ""})
     if audience == GM and hit.get("reason"):
-        details.append({"text": f"reason {hit['reason']}", "css": ""})
+        details.append({"text": t.REASONS.get(hit["reason"], hit["reason"]), "css": ""})
     if audience == GM and not hit.get("diagnosed"):
         details.append({"text": "undiagnosed", "css": "muted"})
     mortal = hit.get("lethality") == "mortal" and audience != GM and alive
@@ -141,7 +141,9 @@ def injury_choices(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [
         (
             hit["id"],
-            f"{hit['id']}: {label(hit['location'])}, {hit.get('part') or '?'} ({hit.get('lethality') or 'undiagnosed'})",
+            f"Hit {hit['id'].removeprefix('ch')}: {label(hit['location'])}"
+            + (f", {hit['part']}" if hit.get("part") else "")
+            + f" ({hit.get('lethality') or 'undiagnosed'})",
         )
         for hit in sheet.get("critical_hits", [])
         if hit.get("status") == "active"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rules import words
 from rules.ruleset import CHARACTER_CHANGED, GM, PLAYER, Event, State, game_time_mark
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import (
@@ -157,21 +158,21 @@ def view(state: State, audience: str) -> dict[str, Any]:
         if alive and hit in mortal_hits and _visible(hit, audience):  # the dead need no treatment now
             if audience == GM:
                 warnings.append(
-                    f"{hit['id']} ({hit['part']}, {hit['reason']}) kills at {game_time_mark(hit['death_at'])}"
+                    f"{words.capital(hit_name(hit))}: {t.REASONS[hit['reason']]} kills at {game_time_mark(hit['death_at'])}"
                 )
             else:
                 warnings.append(f"{where}, {hit['part']}: {MORTAL_FOR_PLAYERS}")
         if audience == GM and not hit["diagnosed"]:
-            warnings.append(f"{hit['id']} ({hit['lethality']}) is not diagnosed")
+            warnings.append(f"{words.capital(hit_name(hit))} ({hit['lethality']}) is not diagnosed")
         if hit["treatment"] is not None and _visible(hit, audience):
             recovery.append(
                 {
-                    "what": f"treatment of {hit['id']} ({hit['part']})",
+                    "what": f"treatment of {hit_name(hit)}",
                     "ends_at": hit["treatment"]["completes_at"],
                 }
             )
         if hit["lethality"] == "critical" and _visible(hit, audience):
-            recovery.append({"what": f"{hit['id']} ({hit['part']}) heals", "ends_at": hit["heals_at"]})
+            recovery.append({"what": f"{hit_name(hit)} heals", "ends_at": hit["heals_at"]})
     if bleeding_out:
         warnings.append(
             f"bleeding out: one overflow box every {state['options']['deadly_overflow_minutes']} minutes "
@@ -332,3 +333,143 @@ SUMMARIES = {
     "StunRecoveryRolled": lambda d: f"stun recovery roll, {d['successes']} successes",
     "StunBoxRecovered": lambda d: "a stun box recovered",
 }
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The game's words for one history entry or an action's answer (rules/words.py). `describe` reads only the data the
+# reader holds: a player's public data has no lethality of an undiagnosed hit, no Body check and no time of death.
+
+SEVERITY_WORDS = {"L": "Light", "M": "Moderate", "S": "Serious", "D": "Deadly"}
+
+
+def hit_name(data: Mapping[str, Any]) -> str:
+    """'critical hit 2 to the right arm (upper arm)': the hit's number on this character, never its stored id."""
+    number = str(data.get("critical_hit") or data.get("id") or "").removeprefix("ch")
+    name = f"critical hit {number}".strip()
+    if data.get("location"):
+        name += f" to the {words.spoken(data['location'])}"
+    if data.get("part"):
+        name += f" ({data['part']})"
+    return name
+
+
+def _test(data: Mapping[str, Any]) -> str:
+    """'2 successes (TN 4; dice 1, 5, 6)' from a success test's data, as much of it as the reader holds."""
+    text = words.count(data["successes"], "success", "successes") if data.get("successes") is not None else ""
+    extra = [f"TN {data['target']}"] if data.get("target") is not None else []
+    if data.get("dice"):
+        extra.append(f"dice {words.dice(data['dice'])}")
+    return f"{text} ({'; '.join(extra)})" if extra and text else text
+
+
+def _medic(data: Mapping[str, Any]) -> str:
+    return data.get("medic") or "The medic"
+
+
+def _own_words(event: Event) -> str | None:  # noqa: C901, PLR0911, PLR0912 (one case per event type)
+    data, kind = event.data, event.type
+    if kind == WOUND_TAKEN:
+        text = (
+            f"{SEVERITY_WORDS[data['severity']]} {data['damage']} wound: "
+            f"{words.count(data['boxes'], 'box', 'boxes')} (physical {data['physical']}, stun {data['stun']}"
+            + (f", overflow {data['physical_overflow']}" if data["physical_overflow"] else "")
+            + ")."
+        )
+        check = data.get("body_check")
+        if check:
+            text = f"Body check: {_test(check)}. {text}"
+        return text
+    if kind == CRITICAL_HIT_TAKEN:
+        if "lethality" not in data:  # a player's: where, and how it feels
+            return f"A critical hit to the {words.spoken(data['location'])}: {data['symptom']}"
+        text = f"{words.capital(hit_name(data))}, {data['lethality'].capitalize()}"
+        if data.get("reason"):
+            text += f" ({t.REASONS.get(data['reason'], data['reason'])})"
+        if data.get("death_at") is not None:
+            text += (
+                f"; bleeds out in about {words.duration(data['death_at'] - event.game_time)} unless treated"
+            )
+        return text + "."
+    if kind == DEATH_OCCURRED:
+        if data.get("cause") == "critical_hit" and data.get("critical_hit"):
+            return f"Died of {hit_name(data)}."
+        return "Died." if data.get("cause") != "overflow" else "Died: the overflow passed their Body."
+    if kind == DIAGNOSIS_MADE:
+        if "results" not in data:  # a player's: what was found
+            found = [hit_name(item) + f", {item['lethality']}" for item in data.get("found", [])]
+            return f"{_medic(data)} diagnosed " + ("; ".join(found) if found else "nothing new") + "."
+        parts = []
+        for item in data["results"]:
+            how = "seen at once (open wound)" if item["automatic"] else _test(item)
+            if item["diagnosed"]:
+                parts.append(f"{hit_name(item)} is {item['lethality']}: {how}")
+            else:
+                again = words.duration(t.DIAGNOSIS_RETRY_SECONDS)
+                parts.append(f"diagnosis of {hit_name(item)} failed: {how}; may try again in {again}")
+        return f"{_medic(data)}: " + "; ".join(parts) + "."
+    if kind == TREATMENT_STARTED:
+        text = f"{_medic(data)} treats {hit_name(data)}"
+        if data.get("successes") is not None:
+            text += f": {_test(data)}"
+        return text + f"; done {game_time_mark(data['completes_at'])}."
+    if kind == TREATMENT_FAILED:
+        return f"{_medic(data)} failed to treat {hit_name(data)}" + (
+            f": {_test(data)}." if data.get("successes") is not None else "."
+        )
+    if kind == TREATMENT_COMPLETED:
+        return f"Treatment of {hit_name(data)} done: now {data['lethality']}, {words.count(data['boxes'], 'box', 'boxes')}."
+    if kind == MAGIC_HEALING_APPLIED:
+        physical = data["physical"]
+        text = f"Healing spell ({words.spoken(data['mode'])}): physical monitor at {words.count(physical['boxes'], 'box', 'boxes')}"
+        hits = [
+            f"{hit_name(item)} {item['lethality']}"
+            for item in data["critical_hits"]
+            if item.get("diagnosed", True)
+        ]
+        return text + (f"; {', '.join(hits)}" if hits else "") + "."
+    if kind == FIRST_AID_GIVEN:
+        text = f"First aid by {_medic(data)}: {_test(data)}; physical {data['boxes_before']} to {data['boxes']} boxes"
+        return text + ("; stabilized." if data["stabilized"] else ".")
+    if kind == CRITICAL_HIT_REPLACED:
+        return f"{words.capital(hit_name(data))} replaced by {data['replacement']}."
+    if kind == CARE_CHANGED:
+        return "Taken into hospital." if data["in_hospital"] else "Left hospital."
+    if kind == OVERFLOW_BOX_TAKEN:
+        return f"Bleeding out: overflow now {words.count(data['physical_overflow'], 'box', 'boxes')}."
+    if kind == CRITICAL_HEALING_ROLLED:
+        return _healing_roll(f"Healing roll for {hit_name(data)}", data)
+    if kind == CRITICAL_HIT_HEALED:
+        return f"{words.capital(hit_name(data))} healed."
+    if kind == PHYSICAL_HEALING_ROLLED:
+        return _healing_roll(
+            f"Healing roll for {SEVERITY_WORDS[data['level']].lower()} physical damage", data
+        )
+    if kind == PHYSICAL_DAMAGE_HEALED:
+        return f"Physical damage healed to {words.count(data['boxes'], 'box', 'boxes')}."
+    if kind == STUN_RECOVERY_ROLLED:
+        if data.get("next_box_at") is not None:
+            return f"Stun recovery roll{_colon(data)}: a box back {game_time_mark(data['next_box_at'])}."
+        return f"Stun recovery roll{_colon(data)}: next roll {game_time_mark(data['next_roll_at'])}."
+    if kind == STUN_BOX_RECOVERED:
+        return f"A stun box recovered: stun at {words.count(data['stun'], 'box', 'boxes')}."
+    return None
+
+
+def _colon(data: Mapping[str, Any]) -> str:
+    return f", {_test(data)}" if data.get("successes") is not None else ""
+
+
+def _healing_roll(what: str, data: Mapping[str, Any]) -> str:
+    modifiers = ", ".join(
+        f"{words.spoken(name)} {value:+d}" for name, value in (data.get("modifiers") or {}).items()
+    )
+    text = what + _colon(data) + (f", modifiers {modifiers}" if modifiers else "")
+    if data.get("heals_at") is not None:
+        return f"{text}: heals {game_time_mark(data['heals_at'])}."
+    if data.get("next_roll_at") is not None:
+        return f"{text}: no luck, next check {game_time_mark(data['next_roll_at'])}."
+    return text + "."
+
+
+# The sentences of one entry and the GM's answer to an action (rules/words.py).
+describe, said = words.speaker(_own_words, status)

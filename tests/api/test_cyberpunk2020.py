@@ -371,7 +371,7 @@ def test_undo_brings_the_dead_back_when_the_gm_takes_the_hit_back(cp2020: Table)
 
 # --- errors: 400, the exact message under the exact field, nothing written ---------------------------------------
 
-RETRY_TOO_SOON = "a failed treatment may be retried at game second 86400 (1 game day(s) after it failed)"
+RETRY_TOO_SOON = "a failed treatment may be retried from 2020-01-02 00:00:00 (1 game day after it failed)"
 TREAT_FAILED = [WOUND_TORSO_7, {"type": "treat", "skill": "medical_tech", "total": 14}]
 STABILIZED_LEG = [
     CRIPPLE_LEFT_LEG,

@@ -386,8 +386,8 @@ def test_a_medic_retrying_a_diagnosis_within_a_game_minute_is_refused(sr2: Table
     }
     act_ok(sr2, body)
     message = (
-        "Doc failed to diagnose critical hit ch1 at 0; the same medic may try again on that hit only after "
-        "1 game minute (at 60)"
+        "Doc failed to diagnose critical hit 1 at 2053-01-01 00:00:00; the same medic may try again on that hit"
+        " only after 1 game minute (from 2053-01-01 00:01:00)"
     )
     assert_refused(sr2, body, "critical_hit", message)
     every_hit = {"type": "diagnose", "medic": "Doc", "skill": 2, "rolls": {"diagnosis:ch1": [3, 3]}}

@@ -33,7 +33,7 @@ def damage(page: Page, name: str, points: int, where: str, stun_save: int, death
     form.get_by_label("Stun save die 1").fill(str(stun_save))
     form.get_by_label("Death save die 1").fill(str(death_save))
     form.get_by_role("button", name="Damage").click()
-    expect(form.locator(".ok")).to_contain_text(f"{name}: recorded damage taken")
+    expect(form.locator(".ok")).to_contain_text(f"{name}: {points} normal damage to the")
 
 
 def save(page: Page, name: str, kind: str, die: int) -> Locator:
@@ -97,13 +97,13 @@ def test_a_six_character_fight_run_from_the_board(
     ganger1 = card(gm, "Ganger 1")
     expect(ganger1.locator(".chips")).to_have_text("stunned")
     expect(ganger1).to_contain_text("Wound track: 10 of 40 points (10 real, 0 stun), level critical")
-    expect(ganger1.locator(".next")).to_have_text("Next: stun save at 2020-01-01 00:00:03 (in 3s)")
+    expect(ganger1.locator(".next")).to_have_text("Next: stun save at 2020-01-01 00:00:03 (in 3 s)")
 
     # Ganger 2 takes 30 to the torso and fails the death save: mortal, dying at the end of the turn.
     damage(gm, "Ganger 2", 30, "torso", stun_save=1, death_save=10)
     ganger2 = card(gm, "Ganger 2")
-    expect(ganger2.locator(".chip.dying")).to_have_text("dying: 30s left (dies 2020-01-01 00:00:30)")
-    expect(ganger2.locator(".next")).to_have_text("Next: death at 2020-01-01 00:00:30 (in 30s)")
+    expect(ganger2.locator(".chip.dying")).to_have_text("dying: 30 s left (dies 2020-01-01 00:00:30)")
+    expect(ganger2.locator(".next")).to_have_text("Next: death at 2020-01-01 00:00:30 (in 30 s)")
 
     # Ganger 3 takes a light wound to the leg, which the GM then takes back from the card.
     damage(gm, "Ganger 3", 6, "right_leg", stun_save=1, death_save=1)
@@ -111,7 +111,7 @@ def test_a_six_character_fight_run_from_the_board(
     expect(ganger3).to_contain_text("Wound track: 1 of 40 points (1 real, 0 stun), level light")
     undo = open_card_action(gm, "Ganger 3", "undo")
     undo.get_by_role("button", name="Undo the latest action").click()
-    expect(undo.locator(".ok")).to_have_text("Ganger 3: recorded action undone.")
+    expect(undo.locator(".ok")).to_contain_text("Ganger 3: Took back: damage taken")
     expect(ganger3).to_contain_text("Wound track: 0 of 40 points (0 real, 0 stun), level none")
     expect(ganger3.locator(".chips")).to_have_text("on their feet")
 
@@ -129,13 +129,13 @@ def test_a_six_character_fight_run_from_the_board(
     note = open_card_action(gm, "Ganger 4", "note")
     note.get_by_label("Note").fill("Hides behind the van")
     note.get_by_role("button", name="GM note").click()
-    expect(note.locator(".ok")).to_have_text("Ganger 4: recorded note added.")
+    expect(note.locator(".ok")).to_have_text("Ganger 4: GM note: Hides behind the van.")
 
     # The next round: round 2, three seconds less for Ganger 2.
     gm.get_by_role("button", name="Next round").click()
-    expect(gm.locator("#clock-form .ok")).to_have_text("Advanced 3s to 2020-01-01 00:00:03.")
+    expect(gm.locator("#clock-form .ok")).to_have_text("Advanced 3 s to 2020-01-01 00:00:03.")
     expect(gm.locator("#round-number")).to_have_text("2", timeout=REFRESH_MS)
-    expect(ganger2.locator(".chip.dying")).to_have_text("dying: 27s left (dies 2020-01-01 00:00:30)")
+    expect(ganger2.locator(".chip.dying")).to_have_text("dying: 27 s left (dies 2020-01-01 00:00:30)")
     assert "/characters/" not in gm.url
     # The picture for docs/web.md: the board as the fight goes on, its forms closed.
     gm.evaluate("document.querySelectorAll('details[open]').forEach(d => { d.open = false; })")

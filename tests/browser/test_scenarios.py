@@ -28,7 +28,7 @@ def create_campaign(page: Page, base: str, name: str, ruleset: str) -> None:
     page.locator("#c-name").fill(name)
     page.locator("#c-ruleset").select_option(ruleset)
     page.get_by_role("button", name="Create campaign").click()
-    expect(page.get_by_role("heading", name=name)).to_be_visible()
+    expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible()
 
 
 def add_player(page: Page, username: str) -> None:
@@ -54,7 +54,7 @@ def add_character(page: Page, name: str, player: str, attributes: dict[str, str]
     expect(page.locator("#character-form")).to_contain_text(f"{name} joined the campaign")
     # The board refreshes itself: the new character appears in the roster.
     page.locator("#live").get_by_role("link", name=name).click()
-    expect(page.get_by_role("heading", name=name)).to_be_visible()
+    expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible()
     # Forms answer through htmx only once it has processed the page; a click before that is a plain POST.
     page.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
 
@@ -119,9 +119,9 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     fill_dice(gm, "wound", "critical", [2])
     gm.locator("#wound-r_death_time").fill("3")
     gm.locator("#form-wound").get_by_role("button", name="Wound").click()
-    expect(gm.locator("#form-wound .ok")).to_contain_text("Recorded: Wound taken, Critical hit taken")
+    expect(gm.locator("#form-wound .ok")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
     expect(gm.locator("#live")).to_contain_text("ribs")
-    expect(gm.locator("#live .chip.dying")).to_contain_text("30m left")
+    expect(gm.locator("#live .chip.dying")).to_contain_text("30 min left")
     screenshot(gm, "gm-character-shadowrun2")
 
     # The player's page shows the symptoms by itself, and no secret.
@@ -137,7 +137,7 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     undo_button = gm.locator("#form-undo").get_by_role("button", name=re.compile("^Undo: "))
     expect(undo_button).to_contain_text("critical hit to the chest")
     undo_button.click()
-    expect(gm.locator("#form-undo .ok")).to_contain_text("Recorded: Action undone")
+    expect(gm.locator("#form-undo .ok")).to_contain_text("Took back: wound taken, critical hit taken")
     expect(gm.locator("#live .timeline .event.voided")).to_have_count(2)  # in one "taken back" group
     expect(player.locator("#symptoms")).to_contain_text("No symptoms", timeout=REFRESH_MS)
 
@@ -188,9 +188,11 @@ def test_cyberpunk_and_dark_future_tables_show_their_tracks_death_and_healing(
     fill_dice(gm, "damage", "stun_save", [9])
     fill_dice(gm, "damage", "death_save", [9])
     gm.locator("#form-damage").get_by_role("button", name="Damage").click()
-    expect(gm.locator("#form-damage .ok")).to_contain_text("Damage taken")
+    expect(gm.locator("#form-damage .ok")).to_contain_text(
+        "30 normal damage to the torso (SP 0, BTM -2): 28 points on the track."
+    )
     expect(gm.locator("#live .track .box.real")).to_have_count(28)
-    expect(gm.locator("#live .chip.dying")).to_contain_text("30s left")
+    expect(gm.locator("#live .chip.dying")).to_contain_text("30 s left")
     screenshot(gm, "gm-character-cyberpunk2020")
 
     accept_invitation(player, base, "Night City")

@@ -68,7 +68,7 @@ def test_a_shadowrun_wound_is_entered_die_by_die_as_the_form_asks(live_server: A
     assert Event.objects.filter(type="WoundTaken").count() == 0  # nothing written yet
     gm.locator("#wound-r_death_time").fill("2 3")
     send(gm)
-    expect(form.locator(".ok")).to_contain_text("Recorded: Wound taken, Critical hit taken.")
+    expect(form.locator(".ok")).to_contain_text("Critical hit 1")
 
     (hit,) = Event.objects.filter(type="CriticalHitTaken")
     assert (hit.data["part"], hit.data["death_time_dice"], hit.data["death_after_seconds"]) == (

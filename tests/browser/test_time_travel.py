@@ -16,7 +16,7 @@ def note(page: Page, text: str) -> None:
     open_action(page, "note")
     page.locator("#note-p_text").fill(text)
     page.locator("#form-note").get_by_role("button", name="GM note").click()
-    expect(page.locator("#form-note .ok")).to_contain_text("Recorded: Note added")
+    expect(page.locator("#form-note .ok")).to_contain_text(f"GM note: {text}")
 
 
 def test_a_gm_makes_the_past_the_present_and_takes_back_an_advance(live_server: Any, browser: Any) -> None:

@@ -173,7 +173,10 @@ def test_a_player_sees_an_undiagnosed_mortal_hit_as_an_unknown_injury_and_the_gm
         "",
     )
     (hit,) = sr.monitors(gm, GM)[1]["items"]
-    assert hit["details"][-2:] == [{"text": "reason IB", "css": ""}, {"text": "undiagnosed", "css": "muted"}]
+    assert hit["details"][-2:] == [
+        {"text": "internal bleeding", "css": ""},
+        {"text": "undiagnosed", "css": "muted"},
+    ]
 
 
 def test_a_player_is_told_a_diagnosed_mortal_hit_needs_treatment_while_alive() -> None:
@@ -184,7 +187,7 @@ def test_a_player_is_told_a_diagnosed_mortal_hit_needs_treatment_while_alive() -
     assert sr.monitors(alive, PLAYER)[1]["items"][0]["alarm"] == "mortal: needs treatment now"
     assert sr.monitors({**alive, "alive": False}, PLAYER)[1]["items"][0]["alarm"] == ""
     assert sr.monitors(alive, GM)[1]["items"][0]["alarm"] == ""
-    assert sr.injury_choices(sheet) == [("ch1", "ch1: left leg, ? (mortal)")]
+    assert sr.injury_choices(sheet) == [("ch1", "Hit 1: left leg (mortal)")]
 
 
 def test_shadowrun_overflow_says_where_death_begins() -> None:
@@ -271,7 +274,7 @@ def test_dark_future_stats_name_skills_and_limbs_in_words() -> None:
     bar, stats = df.monitors({"alive": True, "attributes": {}, "sheet": sheet}, PLAYER)
     assert [(box["n"], box["lost"]) for box in bar["boxes"]] == [(1, False), (2, True), (3, True)]
     assert stats["rows"] == [
-        ("Band", "01-25%"),
+        ("Band", "01-25% of CON"),
         ("Skills", "driver 1/3"),
         ("Move", "2/4"),
         ("Safety limit", "40 mph"),

@@ -42,7 +42,7 @@ def test_each_character_is_a_card_with_its_track_chips_next_timer_and_actions(cp
     html = board(cp2020_web)
     card = html[html.index(f'id="card-{cp2020_web.character_id}"') :]
     assert "Wound track: 28 of 40 points (28 real, 0 stun), level mortal 3" in card
-    assert '<span class="chip dying">dying: 30s left (dies 2020-01-01 00:00:30)</span>' in card
+    assert '<span class="chip dying">dying: 30 s left (dies 2020-01-01 00:00:30)</span>' in card
     assert '<span class="chip down">unconscious</span>' in card
     assert "Next: death at 2020-01-01 00:00:30 <span" in card
     for label in ("Damage", "Save", "GM note", "Undo"):
@@ -93,7 +93,7 @@ def test_a_players_card_has_no_forms_timers_or_time_of_death(cp2020_web: Web) ->
         "/card/",
         "Next:",
         "Nothing on the clock",
-        "30s left",
+        "30 s left",
         "00:00:30",
         "Duplicate",
     ):
@@ -113,7 +113,10 @@ def test_a_wound_from_a_card_answers_with_the_form_and_the_cards_state(cp2020_we
     assert response.status_code == 200
     assert response["HX-Trigger"] == "refresh"
     html = response.content.decode()
-    assert '<p class="ok" role="status">Ash: recorded damage taken, stun save rolled.</p>' in html
+    assert (
+        '<p class="ok" role="status">Ash: 12 normal damage to the torso (SP 0, BTM -2): 10 points on the track. '
+        "Stun save: rolled 10 against 4, failed.</p>" in html
+    )
     state = html[
         html.index(f'<div class="card-state" id="card-{cp2020_web.character_id}-state" hx-swap-oob="true">') :
     ]
@@ -127,7 +130,7 @@ def test_a_wound_from_a_card_answers_with_the_form_and_the_cards_state(cp2020_we
         {"p_damage": "12", "p_location": "torso", "r_stun_save_0": "10", "r_death_save_0": "1", "key": "k1"},
         **HTMX,
     )
-    assert "Ash: already recorded damage taken, stun save rolled." in again.content.decode()
+    assert "Ash: already recorded: 12 normal damage to the torso" in again.content.decode()
     assert Event.objects.count() == before + 2
 
 
@@ -171,7 +174,7 @@ def test_without_htmx_a_card_action_redirects_to_its_card_with_a_message(cp2020_
     response = cp2020_web.gm.post(card_url(cp2020_web, "note"), {"p_text": "Behind the van"})
     assert response.status_code == 302
     assert response["Location"] == f"/campaigns/{cp2020_web.campaign_id}/#card-{cp2020_web.character_id}"
-    assert "Ash: recorded note added." in cp2020_web.gm.get(response["Location"]).content.decode()
+    assert "Ash: GM note: Behind the van." in cp2020_web.gm.get(response["Location"]).content.decode()
     response = cp2020_web.gm.post(card_url(cp2020_web, "undo"), {})
     assert response.status_code == 302
     assert Event.objects.filter(type="ActionUndone").count() == 1
@@ -315,7 +318,7 @@ def test_the_round_counter_counts_the_rulesets_rounds_from_the_fights_start(cp20
     cp2020_web.table.advance(seconds=7)
     html = board(cp2020_web)
     assert 'Round <strong id="round-number">3</strong>' in html
-    assert "of the fight started 2020-01-01 00:00:00 (7s ago)" in html
+    assert "of the fight started 2020-01-01 00:00:00 (7 s ago)" in html
     assert (
         '<input type="hidden" name="amount" value="3">\n    <button type="submit">Next round</button>' in html
     )

@@ -43,7 +43,7 @@ def test_an_edit_is_saved_and_said_in_the_games_words(df_web: Web) -> None:
     assert response.status_code == 302
     page = df_web.gm.get(response["Location"]).content.decode()
     assert (
-        "Saved: skills from driver 3, gunner 4 to driver 3, armour from 0 to 2, pedestrian from yes to no, "
+        "Saved: skills from driver 3, gunner 4 to driver 3; armour from 0 to 2; pedestrian from yes to no; "
         "driver from no to yes." in page
     )
     state = Character.objects.get(pk=df_web.character_id).state

@@ -65,14 +65,15 @@ def test_a_wound_with_entered_dice_is_recorded_and_redirects_without_javascript(
     hit = character["sheet"]["critical_hits"][0]
     assert (hit["location"], hit["part"], hit["lethality"]) == ("chest", "ribs", "mortal")
     html = sr2_web.gm.get(page["Location"]).content.decode()
-    assert "Recorded: Wound taken, Critical hit taken." in html and "30m left" in html
+    assert "Critical hit 1 to the chest (ribs), Mortal (internal bleeding)" in html and "30 min left" in html
 
 
 def test_the_same_form_posted_twice_records_once(sr2_web: Web) -> None:
     url = f"/characters/{sr2_web.character_id}/act/wound/"
     first = sr2_web.gm.post(url, {**WOUND, "key": "form-1"}, **HTMX)
     second = sr2_web.gm.post(url, {**WOUND, "key": "form-1"}, **HTMX)
-    assert "Recorded:" in first.content.decode() and "Already recorded:" in second.content.decode()
+    assert "Already recorded:" not in first.content.decode() and "Critical hit 1" in first.content.decode()
+    assert "Already recorded: Body check:" in second.content.decode()
     assert sr2_web.table.gm.get(sr2_web.table.character_url()).json()["version"] == 2
 
 
@@ -108,7 +109,7 @@ def test_the_live_region_answers_304_until_something_changes(sr2_web: Web) -> No
 def test_the_clock_buttons_advance_and_a_bad_custom_advance_shows_the_api_message(sr2_web: Web) -> None:
     clock = f"/campaigns/{sr2_web.campaign_id}/clock/"
     done = sr2_web.gm.post(clock, {"unit": "turns", "amount": "1"}, **HTMX)
-    assert "Advanced 30s to 2053-01-01 00:00:30." in done.content.decode()
+    assert "Advanced 30 s to 2053-01-01 00:00:30." in done.content.decode()
     api = sr2_web.table.gm.post(f"/api/campaigns/{sr2_web.campaign_id}/clock/", {"advance": {"hours": 0}})
     message = api.json()["advance.hours"][0]
     bad = sr2_web.gm.post(clock, {"unit": "hours", "amount": "0"}, **HTMX)
@@ -118,17 +119,17 @@ def test_the_clock_buttons_advance_and_a_bad_custom_advance_shows_the_api_messag
 def test_the_board_shows_dying_with_the_time_left_and_what_the_clock_will_do(sr2_web: Web) -> None:
     sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/wound/", WOUND)
     html = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
-    assert "dying: 30m left (dies 2053-01-01 00:30:00)" in html
+    assert "dying: 30 min left (dies 2053-01-01 00:30:00)" in html
     assert "<strong>Ash</strong>: death at 2053-01-01 00:30:00" in html
 
 
-def test_history_details_read_yes_and_no_rather_than_python_booleans(sr2_web: Web) -> None:
+def test_history_entries_read_as_sentences_rather_than_python_values(sr2_web: Web) -> None:
     sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/set_care/", {"p_in_hospital": "on"})
     html = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
-    assert "<dt>in hospital</dt><dd>yes</dd>" in html and "<dd>True</dd>" not in html
+    assert '<p class="said">Taken into hospital.</p>' in html and "True" not in html
 
 
-def test_the_board_shows_the_options_as_the_campaign_form_takes_them(sr2_web: Web) -> None:
+def test_the_board_shows_the_options_in_words(sr2_web: Web) -> None:
     html = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
     # The house-rules form (web/board_house_rules.html) holds each option's value as JSON, ready to change.
     assert 'name="o_critical_category" value="true"' in html
@@ -136,6 +137,11 @@ def test_the_board_shows_the_options_as_the_campaign_form_takes_them(sr2_web: We
     assert "True" not in html and "{&#x27;mortal" not in html
     assert 'name="o_time_scale" value="0"' in html
     assert '<span class="muted" id="help-o-time_scale">game seconds per real second' in html
+    # The reader sees each option's name and value in words beside the field.
+    assert '<label for="o-critical_category">critical category</label>' in html
+    assert "Now: mortal: TN 8, 10 min; critical: TN 4, 20 min." in html
+    assert "Now: 10 min." in html and "Now: 2053-01-01 00:00:00." in html
+    assert "RULES.md" not in html
 
 
 def test_a_gm_adds_a_player_and_a_character_from_the_board(sr2_web: Web, django_user_model: Any) -> None:

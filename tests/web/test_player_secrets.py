@@ -116,7 +116,7 @@ def test_a_player_of_a_dying_cyberpunk_character_sees_dying_but_not_when_or_the_
     assert GM_NOTE in gm_html and death_dates(cp2020_web, death_at)[1] in gm_html
     player_html = every_page(cp2020_web.player, cp2020_web)
     assert "dying" in player_html
-    for secret in (GM_NOTE, "30s left", *death_dates(cp2020_web, death_at)):
+    for secret in (GM_NOTE, "30 s left", *death_dates(cp2020_web, death_at)):
         assert secret not in player_html, secret
 
 

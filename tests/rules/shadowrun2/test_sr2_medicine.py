@@ -87,8 +87,8 @@ def test_the_same_medic_may_retry_only_after_one_game_minute():
     action = {"type": "diagnose", **MEDIC, "critical_hit": "ch1"}
     assert refused(state, action, {"diagnosis": [6, 6, 6]}, now=159) == (
         "critical_hit",
-        "Doc failed to diagnose critical hit ch1 at 100; the same medic may try again on that hit only after "
-        "1 game minute (at 160)",
+        "Doc failed to diagnose critical hit 1 at [t=100]; the same medic may try again on that hit only after "
+        "1 game minute (from [t=160])",
     )
     state, _ = act(state, action, {"diagnosis": [6, 1, 1]}, now=160)
     assert hit(state)["diagnosed"] is True
@@ -110,7 +110,7 @@ def test_a_retry_for_every_hit_within_the_minute_is_refused_on_the_medic():
     state, _ = act(state, {"type": "diagnose", **MEDIC}, {"diagnosis:ch1": [1, 1, 1]}, now=0)
     field, message = refused(state, {"type": "diagnose", **MEDIC}, {"diagnosis:ch1": [6, 6, 6]}, now=30)
     assert field == "medic"
-    assert message.startswith("Doc failed to diagnose critical hit ch1 at 0")
+    assert message.startswith("Doc failed to diagnose critical hit 1 at [t=0]")
 
 
 def test_a_diagnosis_with_nothing_to_find_finds_nothing():

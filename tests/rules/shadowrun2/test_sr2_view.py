@@ -76,7 +76,7 @@ def test_the_gm_sees_everything_of_an_undiagnosed_mortal_hit():
         4,
     )
     assert result["sheet"]["tn_modifier"]["total"] == 3 + 4
-    assert "ch1 (lung, IB) kills at [t=1800]" in result["warnings"]
+    assert "Critical hit 1 to the chest (lung): internal bleeding kills at [t=1800]" in result["warnings"]
 
 
 def test_a_player_sees_only_location_and_symptom_of_an_undiagnosed_hit():
@@ -118,7 +118,9 @@ def test_a_player_sees_healing_progress_of_a_diagnosed_critical_hit():
     state = wounded(CRITICAL)
     state, _ = act(state, {"type": "diagnose", **MEDIC, "critical_hit": "ch1"}, {"diagnosis": [6, 1, 1]})
     state["critical_hits"][0]["heals_at"] = 5000  # as a natural-healing roll would set it
-    assert {"what": "ch1 (lung) heals", "ends_at": 5000} in view(state, PLAYER)["recovery"]
+    assert {"what": "critical hit 1 to the chest (lung) heals", "ends_at": 5000} in view(state, PLAYER)[
+        "recovery"
+    ]
 
 
 def test_the_player_view_never_shows_a_death_time():

@@ -1,0 +1,235 @@
+"""The game's words every ruleset writes its sentences with: counts with their nouns, durations, dice, and the
+entries every ruleset shares (a GM note, an undo, the clock). Pure, no Django.
+
+A ruleset's `view.describe(event)` says in one sentence what an event did, from the data the reader holds (the GM's
+whole event, or the player's `public_event`), so a sentence never tells a player more than the player's data holds.
+A moment is written as `game_time_mark(seconds)`; the presenters put the campaign's in-world date in its place.
+`view.said(events, state)` is the GM's answer to an action: the sentences of its events and what the state now
+threatens ("dies in about 30 min unless treated").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from rules.ruleset import (
+    ACTION_UNDONE,
+    ACTIONS_REVERTED,
+    CHARACTER_CHANGED,
+    CHARACTER_RESTORED,
+    CHARACTER_RETIRED,
+    NOTE_ADDED,
+    Event,
+    game_time_mark,
+)
+
+MINUTE = 60
+HOUR = 3600
+DAY = 86_400
+WEEK = 7 * DAY
+# Largest unit first; a duration names at most two of them ("2 days 4 h", "3 h 20 min", "45 s").
+UNITS = (
+    (WEEK, "week", "weeks"),
+    (DAY, "day", "days"),
+    (HOUR, "h", "h"),
+    (MINUTE, "min", "min"),
+    (1, "s", "s"),
+)
+
+# The events every ruleset shares (rules/ruleset.py, the services' clock and campaign streams).
+CLOCK_ADVANCED = "ClockAdvanced"
+CLOCK_REWOUND = "ClockRewound"  # campaign.projections: an advance taken back
+CAMPAIGN_CHANGED = "CampaignChanged"
+SHARED_TITLES = {
+    NOTE_ADDED: "GM note",
+    ACTION_UNDONE: "Taken back",
+    ACTIONS_REVERTED: "Reverted",
+    CHARACTER_CHANGED: "Character changed",
+    CHARACTER_RETIRED: "Retired",
+    CHARACTER_RESTORED: "Restored",
+    CLOCK_ADVANCED: "Clock advanced",
+    CLOCK_REWOUND: "Clock taken back",
+    CAMPAIGN_CHANGED: "House rules changed",
+    "CampaignCreated": "Campaign started",
+    "CharacterCreated": "Character created",
+}
+
+
+def count(number: float | int, singular: str, plural: str | None = None) -> str:
+    """'1 point', '2 points', '0.5 point' (a fraction reads as the singular: half a point)."""
+    many = plural if plural is not None else singular + "s"
+    text = f"{number:g}" if isinstance(number, float) else str(number)
+    return f"{text} {singular if number == 1 or (isinstance(number, float) and abs(number) < 1) else many}"
+
+
+def duration(seconds: int | float) -> str:
+    """Game seconds as people say them: '3 h 20 min', '2 days 4 h', '1 week', '45 s', '0 s'."""
+    left = abs(int(seconds))
+    parts: list[str] = []
+    for size, one, many in UNITS:
+        if left >= size and len(parts) < 2:
+            amount, left = divmod(left, size)
+            parts.append(f"{amount} {one if amount == 1 else many}")
+        elif parts:
+            break  # "2 days 0 h 5 min" says too much: stop at the first gap
+    return " ".join(parts) if parts else "0 s"
+
+
+def spoken(name: str) -> str:
+    """'left_arm' -> 'left arm', 'medical_tech' -> 'medical tech'."""
+    return name.replace("_", " ")
+
+
+def capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def dice(rolled: Iterable[int] | None) -> str:
+    """A pool's dice as read aloud: '2, 5, 6'; nothing for none."""
+    values = [str(value) for value in rolled or ()]
+    return ", ".join(values)
+
+
+def title_of(kind: str) -> str:
+    """An event type as a heading: 'CriticalHitTaken' -> 'Critical hit taken'; the shared ones by their name."""
+    if kind in SHARED_TITLES:
+        return SHARED_TITLES[kind]
+    words = "".join(f" {char.lower()}" if char.isupper() else char for char in kind).strip()
+    return capital(words)
+
+
+def _lower(title: str) -> str:
+    """'Wound taken' -> 'wound taken'; 'GM note' stays."""
+    return title if title[1:2].isupper() else title[:1].lower() + title[1:]
+
+
+def value_words(value: Any) -> str:
+    """An edited value as read aloud: 'yes', 'none', 'head 12, torso 0', 'pistol, knife'."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None or value == "":
+        return "none"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{spoken(str(key))} {value_words(item)}" for key, item in value.items()) or "none"
+    if isinstance(value, list | tuple):
+        return ", ".join(value_words(item) for item in value) or "none"
+    return spoken(str(value)) if isinstance(value, str) else str(value)
+
+
+def _changed(key: str, value: Any) -> str:
+    """A name and a player's user name as written ('finn_player'); an attribute's value spoken."""
+    if key in ("name", "player") and isinstance(value, str) and value:
+        return value
+    return value_words(value)
+
+
+def changes_words(changes: Mapping[str, Any]) -> str:
+    """An edit's changes: 'name from Ash to Asha; armour from 0 to 2' (an attribute by its own name)."""
+    return "; ".join(
+        f"{spoken(str(key).split('.')[-1])} from {_changed(key, change.get('old'))} to {_changed(key, change.get('new'))}"
+        for key, change in changes.items()
+        if isinstance(change, Mapping)
+    )
+
+
+def _taken_back(data: Mapping[str, Any]) -> str:
+    """What an undo or a revert took back: 'wound taken, critical hit taken'."""
+    return ", ".join(_lower(title_of(kind)) for kind in data.get("types", []))
+
+
+def _edit(event: Event) -> str | None:
+    """The sentences of the edits every ruleset shares (a character's, the house rules'), retiring, restoring."""
+    if event.type in (CHARACTER_CHANGED, CAMPAIGN_CHANGED):
+        said = changes_words(event.data.get("changes") or {})
+        heading = "Changed" if event.type == CHARACTER_CHANGED else "House rules changed"
+        return f"{heading}: {said}." if said else f"{heading}."
+    if event.type == CHARACTER_RETIRED:
+        return "Retired from play: off the board, and the clock no longer runs for the character."
+    if event.type == CHARACTER_RESTORED:
+        return "Back in play."
+    return None
+
+
+def _going_back(event: Event) -> str | None:
+    """The sentences of taking back: a revert (by hand, or the clock's advance rewound) and the clock rewound."""
+    data = event.data
+    if event.type == ACTIONS_REVERTED:
+        taken = _taken_back(data)
+        if data.get("advance"):
+            return f"The clock's advance taken back{f': {taken}' if taken else ''}."
+        back = f"Back to how it was after entry {data.get('to_version')}"
+        return f"{back}: took back {taken}." if taken else f"{back}."
+    if event.type == CLOCK_REWOUND:
+        return f"The clock went back {duration(data['from'] - data['to'])} to {game_time_mark(data['to'])}."
+    return None
+
+
+def shared(event: Event) -> str | None:
+    """The sentence of an event every ruleset shares, or None for a ruleset's own."""
+    data = event.data
+    if event.type in (CHARACTER_CHANGED, CAMPAIGN_CHANGED, CHARACTER_RETIRED, CHARACTER_RESTORED):
+        return _edit(event)
+    if event.type in (ACTIONS_REVERTED, CLOCK_REWOUND):
+        return _going_back(event)
+    if event.type == NOTE_ADDED:
+        text = str(data.get("text", "")).strip()
+        return f"GM note: {text}{'' if text[-1:] in '.!?' else '.'}" if text else "A GM note."
+    if event.type == ACTION_UNDONE:
+        taken = _taken_back(data)
+        return f"Took back: {taken}." if taken else "Took back an earlier action."
+    if event.type == CLOCK_ADVANCED:
+        return f"The clock moved on {duration(data['to'] - data['from'])} to {game_time_mark(data['to'])}."
+    if event.type == "CampaignCreated":
+        return f"Campaign {data.get('name', '')} started."
+    if event.type == "CharacterCreated":
+        return f"{data.get('name', 'The character')} joined the campaign."
+    return None
+
+
+def describe_with(own: Callable[[Event], str | None]) -> Callable[[Event], str]:
+    """A ruleset's `describe`: the shared events' sentences, then its own; an event neither knows reads as its
+    title (an event of a newer engine shown by an older one)."""
+
+    def describe(event: Event) -> str:
+        text = shared(event)
+        if text is None:
+            text = own(event)
+        return text if text is not None else f"{title_of(event.type)}."
+
+    return describe
+
+
+def threat(status: Mapping[str, Any], now: int) -> str:
+    """What the state threatens, for the GM: the time of death left (the GM's status holds `death_at`)."""
+    if not status["alive"]:
+        return ""
+    death_at = status.get("death_at")
+    if death_at is None:
+        return ""
+    if death_at <= now:  # the clock has not reached it yet: it fires at the next advance
+        return f"Death is due now ({game_time_mark(death_at)}) unless treated before the clock moves on."
+    return f"Dies in about {duration(death_at - now)} unless treated ({game_time_mark(death_at)})."
+
+
+def said_with(describe: Callable[[Event], str], events: list[Event], status: Mapping[str, Any]) -> str:
+    """The GM's answer to an action: each event's sentence, then what now threatens the character."""
+    if not events:
+        return "Nothing happened."
+    sentences = [describe(event) for event in events]
+    tail = threat(status, events[-1].game_time)
+    if any("unless treated" in sentence for sentence in sentences):
+        tail = ""  # a new hit already said how long is left
+    return " ".join([*sentences, tail] if tail else sentences)
+
+
+def speaker(
+    own: Callable[[Event], str | None], status: Callable[[Any], Mapping[str, Any]]
+) -> tuple[Callable[[Event], str], Callable[[list[Event], Any], str]]:
+    """A ruleset's `describe` and `said` from its own events' sentences and its `status` (the GM's view)."""
+    describe = describe_with(own)
+
+    def said(events: list[Event], state: Any) -> str:
+        return said_with(describe, events, status(state))
+
+    return describe, said

@@ -1,0 +1,168 @@
+"""The game's words (rules/words.py and each ruleset's describe/said): counts, durations, and no secret in a
+player's sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules import words
+from rules.registry import get_ruleset
+from rules.ruleset import ACTION_UNDONE, NOTE_ADDED, Event
+
+
+@pytest.mark.parametrize(
+    ("number", "text"),
+    [(1, "1 point"), (2, "2 points"), (0, "0 points"), (0.5, "0.5 point"), (1.5, "1.5 points")],
+)
+def test_a_count_agrees_with_its_noun(number: float, text: str) -> None:
+    assert words.count(number, "point") == text
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0, "0 s"),
+        (45, "45 s"),
+        (60, "1 min"),
+        (12_000, "3 h 20 min"),
+        (2 * 86_400 + 4 * 3600 + 60, "2 days 4 h"),
+        (86_400 + 60, "1 day"),
+        (7 * 86_400, "1 week"),
+    ],
+)
+def test_a_duration_reads_as_people_say_it(seconds: int, text: str) -> None:
+    assert words.duration(seconds) == text
+
+
+HIT = {
+    "boxes": 10,
+    "critical_hit": "ch1",
+    "critical_roll": 2,
+    "death_after_seconds": 1800,
+    "death_at": 1800,
+    "death_time_dice": [3],
+    "diagnose_tn": 4,
+    "diagnosed_automatically_when_open": False,
+    "lethality": "mortal",
+    "location": "chest",
+    "location_roll": [3, 4],
+    "open_wound": False,
+    "part": "lung",
+    "reason": "IB",
+    "table": "CHEST",
+    "time_expression": "1d6x10 min",
+}
+
+
+def test_a_mortal_hit_tells_the_gm_the_time_left_and_a_player_only_where_and_how_it_feels() -> None:
+    rules = get_ruleset("shadowrun2")
+    event = Event("CriticalHitTaken", HIT, 0)
+    assert rules.describe(event) == (
+        "Critical hit 1 to the chest (lung), Mortal (internal bleeding); bleeds out in about 30 min unless treated."
+    )
+    public = rules.public_event(event)
+    assert public is not None
+    player = rules.describe(Event("CriticalHitTaken", public, 0))
+    assert player.startswith("A critical hit to the chest: ")
+    for secret in ("lung", "ortal", "30 min", "bleeds out", "ch1", "IB"):
+        assert secret not in player, secret
+
+
+def test_a_failed_diagnosis_says_when_the_medic_may_try_again() -> None:
+    rules = get_ruleset("shadowrun2")
+    result = {
+        "critical_hit": "ch1",
+        "location": "chest",
+        "part": "lung",
+        "lethality": "mortal",
+        "target": 4,
+        "dice": [2, 5, 1],
+        "successes": 1,
+        "diagnosed": False,
+        "automatic": False,
+    }
+    data = {"medic": "Doc", "skill": 3, "defaulting": False, "assensing": False, "results": [result]}
+    assert rules.describe(Event("DiagnosisMade", data, 60)) == (
+        "Doc: diagnosis of critical hit 1 to the chest (lung) failed: 1 success (TN 4; dice 2, 5, 1);"
+        " may try again in 1 min."
+    )
+
+
+def test_the_shared_entries_read_the_same_in_every_ruleset() -> None:
+    for slug in ("shadowrun2", "cyberpunk2020", "darkfuture"):
+        describe = get_ruleset(slug).describe
+        assert describe(Event(NOTE_ADDED, {"text": "the sniper"}, 0)) == "GM note: the sniper."
+        undo = Event(ACTION_UNDONE, {"cause": "action:x", "types": ["NoteAdded"], "versions": [3]}, 0)
+        assert describe(undo) == "Took back: GM note."
+        assert describe(Event("ClockAdvanced", {"from": 0, "to": 12_000}, 0)) == (
+            "The clock moved on 3 h 20 min to [t=12000]."
+        )
+
+
+def test_a_treatment_at_first_aid_heals_half_a_point_a_day() -> None:
+    data = {
+        "medic": "Doc",
+        "skill": "first_aid",
+        "total": 18,
+        "tech": None,
+        "skill_level": None,
+        "roll": None,
+        "difficulty": 15,
+        "success": True,
+        "dice": {},
+        "healing_skill": "first_aid",
+        "healing_rate": 0.5,
+        "seconds_per_point": 172_800,
+    }
+    text = get_ruleset("cyberpunk2020").describe(Event("TreatmentSucceeded", data, 0))
+    assert text == "Doc (first aid) rolled 18 against 15: treated; heals 0.5 point a day."
+
+
+@pytest.mark.parametrize("slug", ["shadowrun2", "cyberpunk2020", "darkfuture"])
+def test_edits_retiring_and_taking_back_read_as_sentences_in_every_ruleset(slug: str) -> None:
+    describe = get_ruleset(slug).describe
+    assert describe is not None
+    changed = {
+        "changes": {
+            "name": {"old": "Ash", "new": "Asha"},
+            "player": {"old": "finn_player", "new": None},
+            "attributes.armour": {"old": {"head": 0, "torso": 12}, "new": {"head": 2, "torso": 12}},
+            "attributes.pedestrian": {"old": True, "new": False},
+        }
+    }
+    assert describe(Event("CharacterChanged", changed, 0)) == (
+        "Changed: name from Ash to Asha; player from finn_player to none; armour from head 0, torso 12 to head 2, "
+        "torso 12; pedestrian from yes to no."
+    )
+    assert describe(Event("CampaignChanged", {"changes": {"time_scale": {"old": 0, "new": 60}}}, 0)) == (
+        "House rules changed: time scale from 0 to 60."
+    )
+    assert describe(Event("CharacterRetired", {}, 0)).startswith("Retired from play")
+    assert describe(Event("CharacterRestored", {}, 0)) == "Back in play."
+    reverted = {"to_version": 3, "causes": ["a", "b"], "types": ["NoteAdded", "ActionUndone"]}
+    assert describe(Event("ActionsReverted", reverted, 0)) == (
+        "Back to how it was after entry 3: took back GM note, taken back."
+    )
+    rewound = {**reverted, "advance": "job", "types": ["NoteAdded"]}
+    assert describe(Event("ActionsReverted", rewound, 0)) == "The clock's advance taken back: GM note."
+    assert describe(Event("ClockRewound", {"job": "j", "from": 7200, "to": 3600}, 3600)) == (
+        f"The clock went back 1 h to {words.game_time_mark(3600)}."
+    )
+
+
+def test_cyberpunk_bones_set_mended_and_a_limb_replaced_read_as_sentences() -> None:
+    describe = get_ruleset("cyberpunk2020").describe
+    assert describe is not None
+    roll = {"limb": "left_arm", "medic": "Doc", "total": 17, "difficulty": 15}
+    set_ = Event("BonesSet", {**roll, "success": True, "mend_weeks": 6, "mends_at": 3_628_800}, 0)
+    assert describe(set_) == (
+        f"Doc rolled 17 against 15: the left arm's bones set; they mend in 6 weeks ({words.game_time_mark(3_628_800)})."
+    )
+    failed = Event("BoneSettingFailed", {**roll, "total": 9, "success": False}, 0)
+    assert describe(failed) == "Doc rolled 9 against 15: could not set the left arm's bones."
+    assert (
+        describe(Event("BonesMended", {"limb": "left_arm"}, 0))
+        == "The left arm's bones mended: the limb works again."
+    )
+    replaced = Event("LimbReplaced", {"limb": "right_leg", "replacement": "cyberleg", "was": "severed"}, 0)
+    assert describe(replaced) == "The severed right leg replaced (cyberleg): usable at once."

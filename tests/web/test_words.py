@@ -1,0 +1,59 @@
+"""Issue 18 on the pages: history entries as sentences (a player's without secrets), a whole run of clock rolls
+folded, every sign-up error at once, and the 403 and 404 pages in the app's style."""
+
+from __future__ import annotations
+
+import re
+
+from django.test import Client
+
+from tests.web.conftest import Web
+
+WOUND = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [2], "death_time": [3]}
+
+
+def test_a_history_entry_reads_as_a_sentence_and_a_players_tells_no_secret(sr2_web: Web) -> None:
+    assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": WOUND}).status_code == 201
+    url = f"/characters/{sr2_web.character_id}/"
+    gm = sr2_web.gm.get(url).content.decode()
+    assert "Critical hit 1 to the chest (ribs), Mortal (internal bleeding); bleeds out in about 30 min" in gm
+    player = sr2_web.player.get(url).content.decode()
+    assert "A critical hit to the chest: " in player
+    for secret in ("ribs", "ortal", "30 min", "bleeds out", "ch1", "Body check"):
+        assert secret not in player, secret
+
+
+def test_the_clocks_recoveries_are_one_group_of_their_advance(df_web: Web) -> None:
+    assert (
+        df_web.table.act({"type": "damage", "weapon_damage": 6, "rolls": {"damage": [2]}}).status_code == 201
+    )
+    df_web.table.advance(weeks=3)
+    html = df_web.player.get(f"/characters/{df_web.character_id}/").content.decode()
+    assert re.search(
+        r'<details id="group-\d+"><summary>Clock, 2020-01-01 00:00 to 2020-01-22 00:00: 4 entries: 3 con recovered, 1 stun ended<',
+        html,
+    )
+    assert "7 days of rest: CON 5 to 6, 51-75% of CON; skills driver 2, gunner 3." in html
+
+
+def test_sign_up_shows_every_error_at_once(db: None) -> None:
+    answer = Client().post("/signup/", {"username": "", "password": "x", "password2": "y"})
+    html = answer.content.decode()
+    assert answer.status_code == 400
+    assert 'id="err-username">expected a user name' in html
+    assert 'id="err-password">This password is too short' in html
+    assert 'id="err-password2">the two passwords differ' in html
+
+
+def test_a_403_and_a_404_are_pages_of_the_app(sr2_web: Web) -> None:
+    refused = sr2_web.player.get(f"/characters/{sr2_web.character_id}/forms/wound/")
+    assert refused.status_code == 403
+    html = refused.content.decode()
+    assert (
+        '<h1 id="e-h">Not allowed</h1>' in html
+        and "Only a GM of this campaign may act on characters." in html
+    )
+    assert 'class="brand"' in html  # the app's header
+    missing = sr2_web.gm.get("/characters/999999/")
+    assert missing.status_code == 404
+    assert '<h1 id="e-h">Not found</h1>' in missing.content.decode()
