@@ -562,7 +562,11 @@ def event_words(campaign: Campaign, kind: str, data: Any, game_time: int) -> str
     only, so the sentence tells no more), its moments written as the campaign's dates."""
     rules = get_ruleset(campaign.ruleset)
     assert rules.describe is not None  # every ruleset's view.py defines it (rules/kernel.py)
-    return dated(campaign, rules.describe(RuleEvent(kind, data or {}, game_time)))
+    text = dated(campaign, rules.describe(RuleEvent(kind, data or {}, game_time)))
+    table = (data or {}).get("table_dice")
+    if table:  # the clock asked the GM for these dice (table_dice "all"): say so, as the history always did
+        text += f" Rolled at the table: {', '.join(name.replace('_', ' ') for name in table)}."
+    return text
 
 
 def action_said(campaign: Campaign, rows: list[Event], state: State) -> str:

@@ -28,7 +28,7 @@ from django.db import connection, transaction
 
 from campaign import services
 from campaign.eventstore import json_text
-from campaign.models import Campaign, Character, Event, Job, Timer
+from campaign.models import PLAYER, Campaign, Character, Event, Job, Membership, Timer
 from campaign.projections import timer_changes
 from perf import postgres_execute, with_database
 from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, FORECAST_INJURIES, MIXES
@@ -932,6 +932,9 @@ def _long_history(events: int, tag: str) -> tuple[int, Any, Any]:
     gm, _ = get_user_model().objects.get_or_create(username=f"gm-{tag}")
     player, _ = get_user_model().objects.get_or_create(username=f"player-{tag}")
     campaign = services.campaign_create(user=gm, name=f"history {tag}", ruleset="shadowrun2")
+    Membership.objects.create(
+        campaign=campaign, user=player, role=PLAYER
+    )  # as if the invitation was accepted
     character = services.character_create(
         campaign=campaign, actor="gm", name="Long", player=player.username, attributes={"body": 5}
     )

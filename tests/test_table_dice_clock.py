@@ -265,8 +265,8 @@ def test_the_board_shows_the_gm_the_clocks_roll_and_a_player_nothing_of_it(
     give(gm, job, {"ask": False})
     client.force_login(gm.user)
     page = client.get(f"/characters/{table['character']['id']}/").content.decode()
-    assert "<dt>rolled at the table</dt><dd>critical healing</dd>" in page
-    assert page.count("rolled at the table") == 1  # the physical healing roll was the server's
+    assert "Rolled at the table: critical healing." in page
+    assert page.count("Rolled at the table") == 1  # the physical healing roll was the server's
 
 
 def test_an_export_with_the_gms_clock_rolls_imports_as_the_same_campaign(gm: Persona) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 from rules import kernel, params
 from rules.cyberpunk2020 import tables
 from rules.dice import Dice, faces_text
-from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
+from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
 
 SLUG = "cyberpunk2020"
 
@@ -69,9 +69,7 @@ ALREADY_STABILIZED = "the {location} is already stabilized"
 DYING_NEEDS_MEDICAL_TECH = "stabilizing a dying character needs medical_tech (the doctor skill)"
 TOTAL_EXPECTED = "expected total, or tech and skill_level (with the d10 roll)"
 NO_DAMAGE_TO_TREAT = "there is no real damage to treat"
-TREATMENT_RETRY_TOO_SOON = (
-    "a failed treatment may be retried at game second {at} ({days} game day(s) after it failed)"
-)
+TREATMENT_RETRY_TOO_SOON = "a failed treatment may be retried from {at} ({days} after it failed)"
 NOT_STUNNED = "the character is not stunned: no stun save is pending"
 NO_DEATH_SAVE_PENDING = (
     "no death save is pending (no crippled limb awaits stabilization, and the character is awake)"
@@ -620,7 +618,13 @@ def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> li
     failed_at = state["treatment_failed_at"]
     days = state["options"]["treatment_retry_days"]
     if failed_at is not None and now < failed_at + days * tables.DAY:
-        raise RuleError("type", TREATMENT_RETRY_TOO_SOON.format(at=failed_at + days * tables.DAY, days=days))
+        raise RuleError(
+            "type",
+            TREATMENT_RETRY_TOO_SOON.format(
+                at=game_time_mark(failed_at + days * tables.DAY),
+                days="1 game day" if days == 1 else f"{days} game days",
+            ),
+        )
     difficulty = state["options"]["treatment_difficulty"]
     result = skill_total(p, dice, "treatment", difficulty, f"whether {medic}'s care starts the healing")
     success = result["total"] >= difficulty

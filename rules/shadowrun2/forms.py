@@ -119,7 +119,7 @@ FORMS = {
         "First aid",
         params=(*_MEDIC, Param("medkit", "bool", "Medkit", default=True, help="without: TN +4")),
         rolls=(RollSpec("first_aid", 0, 6, "First aid", size=_SKILL_POOL, open_ended=True),),
-        help="Within one game hour of the latest physical wound; heals at most one level (option first_aid_floor); "
+        help="Within one game hour of the latest physical wound; heals at most one level (a house rule the campaign may change); "
         "stabilizes a Deadly one.",
     ),
     "replace": ActionForm(

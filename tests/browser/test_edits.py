@@ -69,23 +69,23 @@ def test_armour_a_driver_on_foot_an_undone_edit_and_a_retirement(
     edit(gm, ash, a_armour="2")
     expect(gm.locator(".messages")).to_contain_text("Saved: armour from 0 to 2.")
     damage(gm, 4, 3)
-    expect(gm.locator("#form-damage .ok")).to_contain_text("Near miss taken")
+    expect(gm.locator("#form-damage .ok")).to_contain_text("a near miss, no CON lost")
     expect(gm.locator("#live .con")).to_contain_text("CON 7 / 8")
     history = gm.locator("#live .event")
     expect(history.filter(has_text="Character changed")).to_contain_text("armour")
 
     # Out of the car: the pedestrian table from then on, 3 + 4 - 2 = 5 -> 2 CON.
     edit(gm, ash, a_pedestrian=True, a_driver=False)
-    expect(gm.locator(".messages")).to_contain_text("pedestrian from no to yes, driver from yes to no")
+    expect(gm.locator(".messages")).to_contain_text("pedestrian from no to yes; driver from yes to no")
     damage(gm, 4, 3)
     expect(gm.locator("#live .con")).to_contain_text("CON 5 / 8")
 
     # A misspelt name, put right, then taken back by an undo.
     edit(gm, ash, **{"name": "Asher"})
-    expect(gm.get_by_role("heading", name="Asher")).to_be_visible()
+    expect(gm.get_by_role("heading", name="Asher", exact=True)).to_be_visible()
     open_action(gm, "undo")
     gm.locator("#form-undo").get_by_role("button", name=re.compile("^Undo: character changed: name")).click()
-    expect(gm.locator("#live .event").first).to_contain_text("Action undone")
+    expect(gm.locator("#live .event").first).to_contain_text("Taken back")
     gm.goto(ash)
     expect(gm.get_by_role("heading", name="Ash", exact=True)).to_be_visible()
     screenshot(gm, "gm-character-edited")

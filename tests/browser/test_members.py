@@ -49,7 +49,7 @@ def test_an_invitation_accepted_then_declined_and_a_removed_player_loses_access_
     accept_invitation(player, base, "Night City")
     expect(player.locator(".messages")).to_contain_text("You joined Night City as a player.")
     player.locator("#live").get_by_role("link", name="Kit").click()
-    expect(player.get_by_role("heading", name="Kit")).to_be_visible()
+    expect(player.get_by_role("heading", name="Kit", exact=True)).to_be_visible()
     assert player.request.get(f"{base}/api/characters/{character_id}/").status == 200
 
     # The GM removes Jo: her next request, page or API, is a 404; Kit is the GM's.
