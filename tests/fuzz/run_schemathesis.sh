@@ -19,16 +19,20 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 .venv/bin/python manage.py migrate --noinput -v 0
+# DEBUG=0 serves static files from the manifest, as in production: the 403/404 pages name them.
+.venv/bin/python manage.py collectstatic --noinput -v 0
 SEEDED="$(.venv/bin/python manage.py shell -v 0 -c '
 from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from campaign import services
 from rules.params import RuleError
+from campaign.models import PLAYER, Membership
 gm = User.objects.create_user("gm", password="fuzz-password-1")
-User.objects.create_user("player", password="fuzz-password-2")
+player = User.objects.create_user("player", password="fuzz-password-2")
 attributes = {"shadowrun2": {"body": 5}, "cyberpunk2020": {"body": 6, "armor": {}}, "darkfuture": {"con": 10}}
 for slug in ("shadowrun2", "cyberpunk2020", "darkfuture"):
     campaign = services.campaign_create(user=gm, name=slug, ruleset=slug)
+    Membership.objects.create(campaign=campaign, user=player, role=PLAYER)  # as an accepted invitation
     try:
         c = services.character_create(campaign=campaign, actor="gm", name="Fuzz", player="player",
                                       attributes=attributes[slug])
