@@ -199,7 +199,7 @@ def test_a_failed_treatment_may_be_retried_only_after_one_game_day():
     assert state["healing_skill"] is None
     assert refused(state, {"type": "treat", "skill": "first_aid", "total": 20}, now=86499) == (
         "type",
-        "a failed treatment may be retried at game second 86500 (1 game day(s) after it failed)",
+        "a failed treatment may be retried from [t=86500] (1 game day after it failed)",
     )
     after, events = act(state, {"type": "treat", "skill": "first_aid", "total": 20}, now=86500)
     assert types(events) == ["TreatmentSucceeded"]
