@@ -33,7 +33,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Invitation, Job, Membership
-from campaign.web import board, display, forecast_panel, forms
+from campaign.web import board, display, forecast_panel, forms, people
 from rules import words
 from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
@@ -365,6 +365,7 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
             .order_by("role", "user__username")
         )
         context.update(_members_context(campaign))
+        context["player_choices"] = people.player_choices(context["members"], context["pending_invitations"])
         context["clock_buttons"] = forms.CLOCK_BUTTONS
         context["clock_units"] = forms.CLOCK_UNITS
         help_texts = {**display.SHARED_OPTION_HELP, **context["ruleset"].option_help}
@@ -518,6 +519,7 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "character_errors": errors,
             "character_name": without_direction_controls(name),
             "character_player": without_direction_controls(player or ""),
+            "player_choices": people.players_of(campaign, without_direction_controls(player or "")),
             "attribute_fields": forms.attribute_fields(campaign.ruleset, forms.echoed(request.POST), errors),
         }
         return _board_form_response(request, campaign, role, "character-form", extra, 400)
@@ -840,7 +842,11 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
         assert character is not None
         open_form = _named_undo(
             forms.build_form(
-                stamp.ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
+                stamp.ruleset,
+                action,
+                injuries=_injury_choices(character),
+                options=character.campaign.options,
+                people=people.medics_for(character.campaign, action),
             ),
             character,
         )
@@ -885,7 +891,11 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
     form = _named_undo(
         forms.build_form(
-            ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
+            ruleset,
+            action,
+            injuries=_injury_choices(character),
+            options=character.campaign.options,
+            people=people.medics_for(character.campaign, action),
         ),
         character,
     )
@@ -967,6 +977,7 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     ruleset = character.campaign.ruleset
     result, errors, status, needs = _posted_action(request, character, action)
     injuries = _injury_choices(character)
+    medics = people.medics_for(character.campaign, action)
     if errors or needs:
         form = forms.build_form(
             ruleset,
@@ -975,13 +986,16 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
             data=forms.echoed(request.POST),
             errors=errors,
             options=character.campaign.options,
+            people=medics,
         )
         if needs:
             form.key = (
                 request.POST.get("key") or form.key
             )  # nothing was written: the key is the final write's
     else:
-        form = forms.build_form(ruleset, action, injuries=injuries, options=character.campaign.options)
+        form = forms.build_form(
+            ruleset, action, injuries=injuries, options=character.campaign.options, people=medics
+        )
         said = presenters.action_said(character.campaign, result.events, result.state)
         form.success = said if not result.replayed else f"Already recorded: {said}"
     _named_undo(form, character)
@@ -1028,10 +1042,11 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
         # A card takes no roll at a time: the character's page walks the GM through them.
         errors = {"form": CARD_NEEDS_ROLL.format(prompt=needs["prompt"])}
     card = _card_for(request, character)
+    medics = people.medics_for(character.campaign, action)
     if errors:
-        form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors)
+        form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors, people=medics)
     else:
-        form = board.card_form_for(get_ruleset(ruleset), card, action)
+        form = board.card_form_for(get_ruleset(ruleset), card, action, medics)
         said = presenters.action_said(character.campaign, result.events, result.state)
         form.success = f"{character.name}: {'already recorded: ' if result.replayed else ''}{said}"
     if request.htmx:
@@ -1102,22 +1117,14 @@ def _edit_context(
 ) -> dict[str, Any]:
     campaign = character.campaign
     errors = errors or {}
-    members = sorted(
-        {m.user.get_username() for m in Membership.objects.filter(campaign=campaign).select_related("user")}
-        | {
-            invitation.user.get_username()
-            for invitation in Invitation.objects.filter(
-                campaign=campaign, status=Invitation.PENDING
-            ).select_related("user")
-        }
-    )
+    player = data.get("player", "") if data is not None else presenters.player_name(character) or ""
     return {
         "model": character,
         "campaign": campaign,
         "errors": errors,
         "name": data.get("name", "") if data is not None else character.name,
-        "player": data.get("player", "") if data is not None else presenters.player_name(character) or "",
-        "members": members,
+        "player": player,
+        "player_choices": people.players_of(campaign, player),
         "fields": forms.edit_fields(campaign.ruleset, character.state["attributes"], data, errors),
     }
 
@@ -1250,7 +1257,8 @@ def _open_card_form(request: HttpRequest, campaign: Campaign, context: dict[str,
     if character is None or action not in forms.card_actions(ruleset.slug):
         raise Http404("no such card or action")
     data = presenters.character_json(character, GM)
-    board.with_form(context["characters"], character.pk, board.card_form_for(ruleset, data, action))
+    form = board.card_form_for(ruleset, data, action, people.medics_for(campaign, action))
+    board.with_form(context["characters"], character.pk, form)
 
 
 @login_required
@@ -1266,7 +1274,7 @@ def card_form(request: HttpRequest, character_id: int, action: str) -> HttpRespo
         board_url = reverse("campaign", args=[character.campaign_id])
         return redirect(f"{board_url}?card={character.pk}&form={action}#card-{character.pk}")
     card = _card_for(request, character)
-    form = board.card_form_for(ruleset, card, action)
+    form = board.card_form_for(ruleset, card, action, people.medics_for(character.campaign, action))
     context = {"c": card, "form": form, "label": labels[action], "is_gm": True}
     return _with_keyed_forms(render(request, "web/board_card_form.html", context))
 
