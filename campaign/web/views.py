@@ -489,9 +489,8 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
             error.status,
         )
     success = _invited_text(done)
-    return _board_form_response(
-        request, campaign, role, "members", {"member_success": success, "success": success}, 201
-    )
+    extra = {"member_success": success, "success": success, "players_oob": True}
+    return _board_form_response(request, campaign, role, "members", extra, 201)
 
 
 @login_required
@@ -1454,9 +1453,8 @@ def member_remove(request: HttpRequest, campaign_id: int, username: str) -> Http
     campaign.refresh_from_db()
     what = "withdrew the invitation of" if kind == "InvitationCancelled" else "removed"
     success = f"You {what} {username}."
-    return _board_form_response(
-        request, campaign, role, "members", {"member_success": success, "success": success}, 200
-    )
+    extra = {"member_success": success, "success": success, "players_oob": True}
+    return _board_form_response(request, campaign, role, "members", extra, 200)
 
 
 @login_required

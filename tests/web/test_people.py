@@ -130,7 +130,10 @@ def test_a_characters_player_is_chosen_from_the_members_and_invitees(
 ) -> None:
     django_user_model.objects.create_user(username="newcomer", password="correct horse battery")
     board = f"/campaigns/{sr2_web.campaign_id}/"
-    sr2_web.gm.post(f"{board}members/", {"username": "newcomer", "role": "player"})
+    invited = sr2_web.gm.post(f"{board}members/", {"username": "newcomer", "role": "player"}, **HTMX)
+    # The answer swaps the add-a-character form's choice in too: the invitee is there to choose at once.
+    oob = invited.content.decode().split('<div id="ch-player-field" hx-swap-oob="true">')[1]
+    assert '<option value="newcomer">newcomer (invited, not yet accepted)</option>' in oob
     choices = [
         ("", "(nobody: the GM plays it)"),
         ("gm", "gm (GM)"),
