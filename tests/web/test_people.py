@@ -204,3 +204,25 @@ def test_the_new_campaign_form_opens_its_house_rules_when_the_error_is_there(sr2
     nameless = sr2_web.gm.post("/", {"name": "", "ruleset": "shadowrun2", "options": ""}).content.decode()
     assert "<details>\n    <summary>House rules (campaign options)</summary>" in nameless
     assert 'id="err-c-name"' in nameless
+
+
+def test_every_medic_of_every_ruleset_is_offered_the_campaigns_people() -> None:
+    """A new form with a medic (or another name of someone, `what="a name"`) must not fall back to a bare text."""
+    from rules.registry import all_rulesets
+
+    named = {
+        (rules.slug, action, param.name): param.person
+        for rules in all_rulesets()
+        for action, form in rules.forms.items()
+        for param in form.params
+        if param.name == "medic" or param.what == "a name" or param.person
+    }
+    assert all(named.values()), named
+    assert {(slug, action) for slug, action, _ in named} == {
+        ("shadowrun2", "diagnose"),
+        ("shadowrun2", "treat"),
+        ("shadowrun2", "first_aid"),
+        ("cyberpunk2020", "stabilize"),
+        ("cyberpunk2020", "treat"),
+        ("cyberpunk2020", "set_bones"),
+    }
