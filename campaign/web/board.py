@@ -51,14 +51,11 @@ def card_shell(ruleset: Ruleset, role: str, character_id: int) -> dict[str, Any]
     return shell
 
 
-def card_form_for(
-    ruleset: Ruleset, data: dict[str, Any], action: str, people: list[str] | None = None
-) -> forms.ActionFormView:
-    """A fresh form of `action` for the card of `data` (the character as the GM sees it); `people`: the names a
-    medic's input suggests (`campaign.web.people.medics_for`)."""
+def card_form_for(ruleset: Ruleset, data: dict[str, Any], action: str) -> forms.ActionFormView:
+    """A fresh form of `action` for the card of `data` (the character as the GM sees it)."""
     sheet = ruleset.sheet
     injuries = sheet.injury_choices(data["sheet"]) if sheet is not None and sheet.injury_choices else []
-    return forms.card_form(ruleset.slug, action, injuries=injuries, people=people)
+    return forms.card_form(ruleset.slug, action, injuries=injuries)
 
 
 def next_on_the_clock(campaign: Campaign, timers: list[dict[str, Any]]) -> dict[str, str] | None:

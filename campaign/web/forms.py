@@ -42,7 +42,8 @@ class Field:
     choices: list[tuple[str, str]] = field(default_factory=list)
     help: str = ""
     error: str = ""
-    # A text naming someone (`Param.person`): the names the input suggests, any other still typed.
+    # A text naming someone (`Param.person`): the names the input suggests, any other still typed
+    # (`campaign.web.people.offer_medics`).
     people: list[str] = field(default_factory=list)
 
 
@@ -158,12 +159,10 @@ def build_form(
     data: QueryDict | None = None,
     errors: dict[str, str] | None = None,
     options: dict[str, Any] | None = None,
-    people: list[str] | None = None,
 ) -> ActionFormView:
     """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed.
     `injuries`: what a parameter of kind `critical_hit` may name (`CharacterSheet.injury_choices`); `options`:
-    the campaign's, whose switched-off options leave their parameters out (`Param.option`); `people`: the names
-    a parameter naming someone suggests (`Param.person`, `campaign.web.people.medics`)."""
+    the campaign's, whose switched-off options leave their parameters out (`Param.option`)."""
     spec = get_ruleset(ruleset).action_form(action)
     errors = dict(errors or {})
     fields: list[Field] = []
@@ -202,7 +201,6 @@ def build_form(
                 else [],
                 help=param.help,
                 error=errors.pop(param.name, ""),
-                people=list(people or ()) if param.person else [],
             )
         )
     rolls: list[RollField] = []
@@ -549,11 +547,10 @@ def card_form(
     injuries: list[tuple[str, str]] | None = None,
     data: QueryDict | None = None,
     errors: dict[str, str] | None = None,
-    people: list[str] | None = None,
 ) -> ActionFormView:
     """An action's form as a card shows it: the action's own form (`build_form`) cut down to the inputs the
     ruleset's board names. An error of an input the card does not show is said on top of the form."""
-    form = build_form(ruleset, action, injuries=injuries, data=data, errors=errors, people=people)
+    form = build_form(ruleset, action, injuries=injuries, data=data, errors=errors)
     shown = _card_inputs(ruleset, action)
     if shown is None:
         return form

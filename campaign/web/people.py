@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from campaign.models import GM, Campaign, Character, Invitation, Membership
+from campaign.web.forms import ActionFormView
 from rules.registry import get_ruleset
 
 
@@ -22,10 +23,17 @@ def medics(campaign: Campaign) -> list[str]:
     return sorted(set(names), key=str.casefold)
 
 
-def medics_for(campaign: Campaign, action: str) -> list[str]:
-    """`medics` for an action with a parameter naming someone (`Param.person`); no query for any other."""
-    spec = get_ruleset(campaign.ruleset).action_form(action)
-    return medics(campaign) if any(param.person for param in spec.params) else []
+def offer_medics(form: ActionFormView, campaign: Campaign) -> ActionFormView:
+    """The form with `medics` suggested by each input naming someone (`Param.person`): one query for a form that
+    has such an input, none for any other. Built after the form (the character page's, a card's, a refused one)."""
+    spec = get_ruleset(campaign.ruleset).action_form(form.action)
+    named = {param.name for param in spec.params if param.person}
+    fields = [field for field in form.fields if field.name in named]
+    if fields:
+        names = medics(campaign)
+        for field in fields:
+            field.people = names
+    return form
 
 
 def player_choices(

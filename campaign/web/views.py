@@ -841,14 +841,11 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
         assert character is not None
         open_form = _named_undo(
             forms.build_form(
-                stamp.ruleset,
-                action,
-                injuries=_injury_choices(character),
-                options=character.campaign.options,
-                people=people.medics_for(character.campaign, action),
+                stamp.ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
             ),
             character,
         )
+        people.offer_medics(open_form, character.campaign)
         if services.asks_the_table(character.campaign, "actions"):
             open_form = forms.table_dice_form(open_form, stamp.ruleset, None, None)
     return _with_keyed_forms(
@@ -890,14 +887,11 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
     form = _named_undo(
         forms.build_form(
-            ruleset,
-            action,
-            injuries=_injury_choices(character),
-            options=character.campaign.options,
-            people=people.medics_for(character.campaign, action),
+            ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
         ),
         character,
     )
+    people.offer_medics(form, character.campaign)
     if services.asks_the_table(character.campaign, "actions"):
         form = forms.table_dice_form(form, ruleset, None, None)
     return _with_keyed_forms(
@@ -976,7 +970,6 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     ruleset = character.campaign.ruleset
     result, errors, status, needs = _posted_action(request, character, action)
     injuries = _injury_choices(character)
-    medics = people.medics_for(character.campaign, action)
     if errors or needs:
         form = forms.build_form(
             ruleset,
@@ -985,19 +978,17 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
             data=forms.echoed(request.POST),
             errors=errors,
             options=character.campaign.options,
-            people=medics,
         )
         if needs:
             form.key = (
                 request.POST.get("key") or form.key
             )  # nothing was written: the key is the final write's
     else:
-        form = forms.build_form(
-            ruleset, action, injuries=injuries, options=character.campaign.options, people=medics
-        )
+        form = forms.build_form(ruleset, action, injuries=injuries, options=character.campaign.options)
         said = presenters.action_said(character.campaign, result.events, result.state)
         form.success = said if not result.replayed else f"Already recorded: {said}"
     _named_undo(form, character)
+    people.offer_medics(form, character.campaign)
     if services.asks_the_table(character.campaign, "actions"):
         form = forms.table_dice_form(
             form, ruleset, forms.echoed(request.POST) if errors or needs else None, needs
@@ -1041,13 +1032,13 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
         # A card takes no roll at a time: the character's page walks the GM through them.
         errors = {"form": CARD_NEEDS_ROLL.format(prompt=needs["prompt"])}
     card = _card_for(request, character)
-    medics = people.medics_for(character.campaign, action)
     if errors:
-        form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors, people=medics)
+        form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors)
     else:
-        form = board.card_form_for(get_ruleset(ruleset), card, action, medics)
+        form = board.card_form_for(get_ruleset(ruleset), card, action)
         said = presenters.action_said(character.campaign, result.events, result.state)
         form.success = f"{character.name}: {'already recorded: ' if result.replayed else ''}{said}"
+    people.offer_medics(form, character.campaign)
     if request.htmx:
         response = render(
             request,
@@ -1256,7 +1247,7 @@ def _open_card_form(request: HttpRequest, campaign: Campaign, context: dict[str,
     if character is None or action not in forms.card_actions(ruleset.slug):
         raise Http404("no such card or action")
     data = presenters.character_json(character, GM)
-    form = board.card_form_for(ruleset, data, action, people.medics_for(campaign, action))
+    form = people.offer_medics(board.card_form_for(ruleset, data, action), campaign)
     board.with_form(context["characters"], character.pk, form)
 
 
@@ -1273,7 +1264,7 @@ def card_form(request: HttpRequest, character_id: int, action: str) -> HttpRespo
         board_url = reverse("campaign", args=[character.campaign_id])
         return redirect(f"{board_url}?card={character.pk}&form={action}#card-{character.pk}")
     card = _card_for(request, character)
-    form = board.card_form_for(ruleset, card, action, people.medics_for(character.campaign, action))
+    form = people.offer_medics(board.card_form_for(ruleset, card, action), character.campaign)
     context = {"c": card, "form": form, "label": labels[action], "is_gm": True}
     return _with_keyed_forms(render(request, "web/board_card_form.html", context))
 
