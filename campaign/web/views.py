@@ -1288,7 +1288,10 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
         changes = {"name": request.POST.get("name", ""), "options": forms.parse_options(request.POST, names)}
         services.change_campaign(campaign_id=campaign.pk, actor=request.user.get_username(), changes=changes)
     except RuleError as error:
-        extra = {"options_error": {error.field: error.message}, "options_posted": forms.echoed(request.POST)}
+        extra = {
+            "options_error": forms.place_option_error(names, error.field, error.message),
+            "options_posted": forms.echoed(request.POST),
+        }
         context = {**_board_context(request, campaign, role), **extra}
         return render(request, "campaign.html", context, status=error.status)
     messages.success(request, "House rules saved.")

@@ -4,13 +4,14 @@ A player's pages hold neither list. And a campaign form with an error opens the 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import pytest
 from django.urls import reverse
 
-from campaign.models import Character, Event
+from campaign.models import Campaign, Character, Event
 from tests.web.conftest import Web
 
 pytestmark = pytest.mark.django_db
@@ -226,3 +227,32 @@ def test_every_medic_of_every_ruleset_is_offered_the_campaigns_people() -> None:
         ("cyberpunk2020", "treat"),
         ("cyberpunk2020", "set_bones"),
     }
+
+
+def house_rules_post(web: Web, **changed: str) -> Any:
+    """The board's house-rules form as it shows, with `changed` inputs."""
+    options = Campaign.objects.get(pk=web.campaign_id).options
+    posted = {"name": "Seattle 2053", **{f"o_{name}": json.dumps(value) for name, value in options.items()}}
+    return web.gm.post(f"/campaigns/{web.campaign_id}/options/", {**posted, **changed})
+
+
+def test_a_refused_house_rule_shows_its_error_at_its_option_and_the_page_opens_there(sr2_web: Web) -> None:
+    assert "autofocus" not in sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    # An error inside an option (one level of first aid's TN) is said beside that option, not lost.
+    nested = house_rules_post(sr2_web, o_first_aid_tn='{"L": 4, "M": 6, "S": 8, "D": "x"}')
+    html = nested.content.decode()
+    assert nested.status_code == 400
+    assert re.search(
+        r'<input id="o-first_aid_tn" name="o_first_aid_tn" value="[^"]*" aria-invalid="true" autofocus', html
+    )
+    assert re.search(r'<p class="error" role="alert">D: expected a whole number[^<]*</p></dd>', html), html
+    assert html.count("autofocus") == 1
+    # An option's own error, and one with no field of its own, likewise take the page there.
+    flag = house_rules_post(sr2_web, o_critical_category="7").content.decode()
+    assert re.search(r'<input id="o-critical_category" [^>]*aria-invalid="true" autofocus', flag)
+    assert '<p class="error" role="alert">expected true or false, got 7</p>' in flag
+    named = house_rules_post(sr2_web, name="").content.decode()
+    assert re.search(
+        r'<input id="o-name" name="name" required value="" aria-invalid="true" autofocus>', named
+    )
+    assert Campaign.objects.get(pk=sr2_web.campaign_id).name == "Seattle 2053"
