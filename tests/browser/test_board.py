@@ -164,6 +164,7 @@ def test_an_action_opened_before_htmx_has_processed_the_board_still_gets_its_for
     expect(card(gm, "Ganger 1")).to_be_visible(timeout=REFRESH_MS)
 
     held: list[Any] = []
+
     def hold(route: Any) -> None:  # the request waits until the test lets it go
         held.append(route)
 
