@@ -27,14 +27,19 @@ def note(page: Page, text: str) -> None:
     expect(page.locator("#form-note .ok")).to_contain_text(f"GM note: {text}")
 
 
-def test_a_gm_makes_the_past_the_present_and_takes_back_an_advance(live_server: Any, browser: Any) -> None:
-    base = live_server.url
-    gm = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-    sign_up(gm, base, "ren_gm")
-    create_campaign(gm, base, "Night City", "cyberpunk2020")
+def johnny(live_server: Any, browser: Any, gm_name: str, height: int) -> tuple[Page, str, str]:
+    """A GM's Cyberpunk campaign with Johnny (body 6), 1280 px wide: the GM's page (on Johnny's), the board's
+    address and Johnny's."""
+    gm = browser.new_context(viewport={"width": 1280, "height": height}).new_page()
+    sign_up(gm, live_server.url, gm_name)
+    create_campaign(gm, live_server.url, "Night City", "cyberpunk2020")
     board_url = gm.url
     add_character(gm, "Johnny", "", {"body": "6"})
-    character_url = gm.url
+    return gm, board_url, gm.url
+
+
+def test_a_gm_makes_the_past_the_present_and_takes_back_an_advance(live_server: Any, browser: Any) -> None:
+    gm, board_url, character_url = johnny(live_server, browser, "ren_gm", 900)
     for text in ("Arrived at the Afterlife.", "Picked a fight.", "Lost it."):
         note(gm, text)
 
@@ -66,13 +71,7 @@ def test_a_gm_makes_the_past_the_present_and_takes_back_an_advance(live_server: 
 def test_time_travel_shows_the_clock_of_that_moment_and_keeps_the_gm_s_place(
     live_server: Any, browser: Any, screenshot: Any
 ) -> None:
-    base = live_server.url
-    gm = browser.new_context(viewport={"width": 1280, "height": 600}).new_page()
-    sign_up(gm, base, "travel_gm")
-    create_campaign(gm, base, "Night City", "cyberpunk2020")
-    board_url = gm.url
-    add_character(gm, "Johnny", "", {"body": "6"})
-    character_url = gm.url
+    gm, board_url, character_url = johnny(live_server, browser, "travel_gm", 600)
     # 12 stun to the torso, the stun save made with a 1: ten stun points (versions 1-2), one heals every hour.
     open_action(gm, "damage")
     gm.locator("#damage-p_damage").fill("12")
