@@ -112,6 +112,7 @@ def test_time_travel_shows_the_clock_of_that_moment_and_keeps_the_gm_s_place(
     expect(gm.locator("#clock-then")).to_contain_text("Game time then: 2020-01-01 00:00:00")
     expect(gm.locator("#timers")).to_have_text("A stun point heals on 2020-01-01 01:00:00 (in 1 h)")
     expect(group).to_have_attribute("open", "")
+    expect(gm.locator(".actions-aside")).to_be_hidden()  # the present's actions, while the past is shown
     assert "version=2" in gm.url
     after = damage.bounding_box()
     assert abs(after["y"] - before["y"]) <= 2, (before, after)
@@ -125,5 +126,6 @@ def test_time_travel_shows_the_clock_of_that_moment_and_keeps_the_gm_s_place(
     expect(gm.locator("#live .travel")).to_have_count(0)
     expect(gm.locator("#timers")).to_have_text("Nothing scheduled.")
     expect(group).to_have_attribute("open", "")
+    expect(gm.locator(".actions-aside")).to_be_visible()
     back = damage.bounding_box()
     assert abs(back["y"] - before["y"]) <= 2, (before, back)
