@@ -86,7 +86,7 @@ def monitors(character: Character, audience: str) -> list[Block]:
 POINT_WORDS = ((13, 3, "mortally wounded"), (5, 2, "badly wounded"), (1, 1, "wounded"))
 LEGEND = (
     (0, "unhurt"),
-    (1, "wounded (1-4 points there)"),
+    (1, "wounded (1-4 points)"),
     (2, "badly wounded (5-12 points) / crippled, stabilized or bones set"),
     (3, "mortally wounded (13 points or more) / crippled"),
     (4, "severed / head destroyed"),
