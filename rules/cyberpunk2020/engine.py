@@ -870,13 +870,15 @@ def _damage_taken(state: State, data: Mapping[str, Any], at: int) -> None:
         state["stun_heal_anchor"] = at  # the hourly healing starts with the first stun point
     state["stun_damage"] += data["stun_points"]
     places = wound_places(data)
-    if "location_damage" in state:
+    located = state.get("location_damage")
+    if located is not None:  # None: a state stored before damage per location (README)
         for where, points in places:
-            state["location_damage"][where] += points
-        state["location_stun"][data.get("location") or "torso"] += data["stun_points"]
-    for where in _minor_places(data, places):
-        state["minor_wounds"].append({"id": state["next_minor_id"], "taken_at": at, "location": where})
-        state["next_minor_id"] += 1
+            located[where] += points
+        state["location_stun"][places[0][0]] += data["stun_points"]  # a hit's location; never an explosion's
+    if data["minor_wounds"]:
+        for where in _minor_places(data, places):
+            state["minor_wounds"].append({"id": state["next_minor_id"], "taken_at": at, "location": where})
+            state["next_minor_id"] += 1
     if data["stun_special_effect"]:
         state["stun_special_effect"] = True
 
