@@ -197,6 +197,8 @@ def test_the_spell_posted_as_rows_is_recorded_as_the_api_would(sr2_web: Web) -> 
     }
     response = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/heal_magic/", data)
     assert response.status_code == 302, response.content.decode()[:2000]
+    said = "Healing spell (allocate): physical monitor at 3 boxes; critical hit 1 (lung) crippling, critical hit 2 (ribs)"
+    assert said in sr2_web.gm.get(response["Location"]).content.decode()
     event = Event.objects.filter(type="MagicHealingApplied").get()
     assert event.data["shares"] == {"physical": 6, "ch1": 1, "ch2": 3}
     state = Character.objects.get(pk=sr2_web.character_id).state
@@ -275,6 +277,40 @@ def test_a_new_character_with_skill_rows_has_those_skills(df_web: Web) -> None:
     assert response.status_code == 302, response.content.decode()[:2000]
     zed = Character.objects.get(name="Zed")
     assert zed.state["skills"] == {"driver": {"base": 2, "current": 2}, "mechanic": {"base": 5, "current": 5}}
+
+
+def test_several_npcs_share_the_skill_rows_and_a_bad_row_shows_back_on_the_npc_form(df_web: Web) -> None:
+    url = f"/campaigns/{df_web.campaign_id}/npcs/"
+    data = {
+        "prefix": "Ganger",
+        "count": "2",
+        "a_con": "5",
+        "a_skills_name": ["brawl", ""],
+        "a_skills_amount": ["2", ""],
+    }
+    assert df_web.gm.post(url, data).status_code == 302
+    gangers = Character.objects.filter(name__startswith="Ganger").order_by("name")
+    assert [(c.name, c.state["skills"]) for c in gangers] == [
+        ("Ganger 1", {"brawl": {"base": 2, "current": 2}}),
+        ("Ganger 2", {"brawl": {"base": 2, "current": 2}}),
+    ]
+    before = Character.objects.count()
+    refused = df_web.gm.post(url, {**data, "prefix": "Thug", "a_skills_amount": ["2", "x"]})
+    html = refused.content.decode()
+    assert refused.status_code == 400
+    assert 'id="err-npc-a_skills" role="alert">row 2: expected the skill for the level x</p>' in html
+    # the rows come back as posted, to correct them, then three empty ones
+    npc_rows = html.split('id="npc-a_skills"', 1)[1].split("</fieldset>", 1)[0]
+    assert re.findall(
+        r'name="a_skills_amount" type="number" inputmode="numeric" value="([^"]*)"', npc_rows
+    ) == [
+        "2",
+        "x",
+        "",
+        "",
+        "",
+    ]
+    assert Character.objects.count() == before
 
 
 def test_the_board_draws_the_skills_as_three_empty_rows(df_web: Web) -> None:
