@@ -79,6 +79,9 @@ class Param:
     # The value written out as the API takes it (JSON), for the API's description alone: a person filling the web
     # form reads the help.
     example: str = ""
+    # A text naming someone in the game (a medic): the web form offers the campaign's characters and keeps free
+    # text for anyone else (an NPC nobody made a character of). The API takes the same text either way.
+    person: bool = False
 
     def described(self) -> dict[str, Any]:
         """What the API's list of rulesets says of the parameter. Its answer predates the bounds and the amounts
