@@ -29,7 +29,7 @@ from random import Random
 from typing import Any
 
 from rules.clock import CHARACTER, Due, DueTimers, fire
-from rules.dice import Dice, SuccessTest, count_successes, success_target, success_totals, successes_odds
+from rules.dice import Dice, SuccessTest, success_target, success_totals, successes_odds
 from rules.params import RuleError
 from rules.ruleset import Event, Ruleset, State, fold_into
 
@@ -340,14 +340,14 @@ class _Draw:
     def __init__(self, rng: Random) -> None:
         self.rng, self.random = rng, rng.random
 
-    def next(self, request: Request) -> list[int]:
-        return replayed(request, sampler(request)(self.random))
+    def next(self, request: Request) -> Hashable:
+        return sampler(request)(self.random)
 
 
 class ReplayDice(Dice):
-    """The dice of one firing (or one action) of a future: each roll's outcome comes from `walk` (`_Walk`: the
-    path the future drew down a trie, then new outcomes added to it; `_Draw`: drawn on the spot), shown as
-    `replayed` dice. Several dice may follow one walk in turn (a what-if's actions): each goes on where the last
+    """The dice of one firing (or one action) of a future: each roll's outcome comes from `walk.next(request)`
+    (`_Walk`: the path the future drew down a trie, then new outcomes added to it; `_Draw`: drawn on the spot),
+    shown as `replayed` dice. Several dice may follow one walk in turn (a what-if's actions): each goes on where the last
     stopped."""
 
     def __init__(self, walk: _Walk | _Draw) -> None:
@@ -355,16 +355,16 @@ class ReplayDice(Dice):
         self.walk = walk
 
     def roll(self, name: str, count: int, sides: int = 6, **described: Any) -> list[int]:
-        values = self.walk.next((name, count, sides, None))
+        values = list(self.walk.next((name, count, sides, None)))  # type: ignore[call-overload]
         self.used[name] = values
         return values
 
     def success_test(self, name: str, pool: int, tn: int, **described: Any) -> SuccessTest:
         target = success_target(tn)
         pool = max(0, pool)
-        values = self.walk.next((name, pool, 6, target))
-        self.used[name] = values
-        return SuccessTest(pool, target, tuple(values), count_successes(values, target))
+        successes: int = self.walk.next((name, pool, 6, target))  # type: ignore[assignment]
+        values = self.used[name] = success_totals(pool, target, successes)
+        return SuccessTest(pool, target, tuple(values), successes)
 
 
 class _Walk:
@@ -375,18 +375,18 @@ class _Walk:
     def __init__(self, path: list[Hashable], end: _Node, rng: Random) -> None:
         self.path, self.step, self.end, self.rng = path, 0, end, rng
 
-    def next(self, request: Request) -> list[int]:
+    def next(self, request: Request) -> Hashable:
         if self.step < len(self.path):
             # The path's own roll: the rules ask the same of the same replayed dice (they are pure).
             self.step += 1
-            return replayed(request, self.path[self.step - 1])
+            return self.path[self.step - 1]
         node = self.end
         node.request, node.sample = request, sampler(request)
         outcome = node.sample(self.rng.random)
         self.end = node.children[outcome] = _Node()
         self.path.append(outcome)
         self.step += 1
-        return replayed(request, outcome)
+        return outcome
 
 
 def descend(root: _Node, random: Callable[[], float]) -> tuple[list[Hashable], _Node]:
@@ -439,10 +439,10 @@ def _split(
     rules: Ruleset, branch: _Branch, due: Due, outcomes: list[tuple[list[Event], int]]
 ) -> list[_Branch]:
     """A branch for each outcome of a roll, its clock going on from the second the roll was made."""
-    children = []
+    children, frozen = [], marshal.dumps(branch.state)  # each copy loads the one dump (as `_copy` would make it)
     for index, (events, count) in enumerate(outcomes):
         last = index == len(outcomes) - 1  # the branch ends here: its own state goes on with the last outcome
-        state = fold_into(rules, branch.state if last else _copy(branch.state), events)
+        state = fold_into(rules, branch.state if last else marshal.loads(frozen), events)
         child = _branch(rules, state, branch.follow.copy(), count, due.fire_at, branch.queue.to_time)
         child.queue.skip = set(branch.queue.skip)
         if not events:

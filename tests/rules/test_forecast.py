@@ -470,11 +470,11 @@ class _Prefix:
     def __init__(self, outcomes: list[Any]) -> None:
         self.outcomes, self.step, self.rng = outcomes, 0, Random(0)
 
-    def next(self, request: fc.Request) -> list[int]:
+    def next(self, request: fc.Request) -> Any:
         if self.step == len(self.outcomes):
             raise _NewRoll(request)
         self.step += 1
-        return fc.replayed(request, self.outcomes[self.step - 1])
+        return self.outcomes[self.step - 1]
 
 
 def _by_faces(rules: Any, state: State, step: Any) -> dict[Any, Fraction]:
