@@ -439,7 +439,8 @@ def _split(
     rules: Ruleset, branch: _Branch, due: Due, outcomes: list[tuple[list[Event], int]]
 ) -> list[_Branch]:
     """A branch for each outcome of a roll, its clock going on from the second the roll was made."""
-    children, frozen = [], marshal.dumps(branch.state)  # each copy loads the one dump (as `_copy` would make it)
+    children = []
+    frozen = marshal.dumps(branch.state)  # each copy loads the one dump (as `_copy` would make it)
     for index, (events, count) in enumerate(outcomes):
         last = index == len(outcomes) - 1  # the branch ends here: its own state goes on with the last outcome
         state = fold_into(rules, branch.state if last else marshal.loads(frozen), events)
