@@ -130,7 +130,7 @@ class _Follow:
         return twin
 
     def _amounts(self, state: State) -> tuple[int, ...]:
-        return tuple(injury.amount(state) for injury in self.injuries)
+        return tuple([injury.amount(state) for injury in self.injuries])
 
     def healed(self) -> bool:
         return not any(self.path[-1][1])
@@ -457,11 +457,15 @@ def _run_clock(rules: Ruleset, branch: _Branch, rng: Random) -> list[_Branch]:
     """The branch's clock until it ends or a roll splits it: the branches the roll made, or [] when it ended (over,
     or out of timers up to the end of its clock)."""
     queue, state, follow = branch.queue, branch.state, branch.follow
+    alone = _Draw(rng) if branch.count == 1 else None
     while (due := queue.pop()) is not None:
-        outcomes = _roll_for_each(rules, state, due, branch.count, rng)
-        if len(outcomes) > 1:
-            return _split(rules, branch, due, outcomes)
-        events = outcomes[0][0]
+        if alone is not None:  # a branch of one future: nothing to share, nothing to split
+            events = fire(rules, state, due, ReplayDice(alone))
+        else:
+            outcomes = _roll_for_each(rules, state, due, branch.count, rng)
+            if len(outcomes) > 1:
+                return _split(rules, branch, due, outcomes)
+            events = outcomes[0][0]
         fold_into(rules, state, events)
         queue.fired(due, bool(events), rules.timers(state))
         if events and (follow.note(state, due.fire_at) or not state["alive"]):
