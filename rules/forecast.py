@@ -209,39 +209,6 @@ class SimulationRandom(Random):
         return a + int(self.random() * (b - a + 1))
 
 
-class SimulationDice(Dice):
-    """`Dice` with nothing entered, drawing straight from a `SimulationRandom`: the same faces in the same order as
-    `Dice(rng=rng)` (so a seed draws the same futures), without the checks and calls entered dice need. The
-    what-ifs' actions roll with it (docs/forecast.md, "Cost")."""
-
-    def __init__(self, rng: Random) -> None:
-        self.entered, self.rng, self.used, self.ask = {}, rng, {}, False
-        self._random = rng.random
-
-    def roll(self, name: str, count: int, sides: int = 6, **described: Any) -> list[int]:
-        draw = self._random
-        values = [1 + int(draw() * sides) for _ in range(count)]
-        self.used[name] = values
-        return values
-
-    def success_test(self, name: str, pool: int, tn: int, **described: Any) -> SuccessTest:
-        target = success_target(tn)
-        pool = max(0, pool)
-        draw = self._random
-        if target > 6:  # Rule of Six: a 6 is rolled again and added
-            values = []
-            for _ in range(pool):
-                total = face = 1 + int(draw() * 6)
-                while face == 6:  # five dice in six stop at the first face
-                    face = 1 + int(draw() * 6)
-                    total += face
-                values.append(total)
-        else:
-            values = [1 + int(draw() * 6) for _ in range(pool)]
-        self.used[name] = values
-        return SuccessTest(pool, target, tuple(values), sum(total >= target for total in values))
-
-
 # A firing's rolls, memoised by outcome
 #
 # The rules read a success test only through its successes (the contract in `rules.dice.SuccessTest`), and a plain
@@ -276,8 +243,11 @@ def _no_sample(random: Callable[[], float]) -> Hashable:
 
 @dataclass
 class _Leaf:
-    events: list[Event]
-    dice: Dice
+    """The end of an outcome path: what the rules did along it (a firing's events, a what-if's state after its
+    actions), the dice they were given (for the events' outcome key), and how many futures took it."""
+
+    result: Any
+    dice: Dice | None = None
     count: int = 0
 
 
@@ -310,7 +280,7 @@ _SAMPLERS: dict[tuple[int, int, int | None], Callable[[Callable[[], float]], Has
 
 def sampler(request: Request) -> Callable[[Callable[[], float]], Hashable]:
     """How a future draws the outcome of `request` from `random()`: a success test's successes by the inverse of
-    its exact distribution (one draw), a plain roll's faces one draw each (as `SimulationDice` rolls them)."""
+    its exact distribution (one draw), a plain roll's faces one draw each."""
     _, count, sides, target = request
     found = _SAMPLERS.get((count, sides, target))
     if found is None:
@@ -424,14 +394,14 @@ def _roll_for_each(
                 return [(events, count)]
         node.leaf.count += 1  # type: ignore[union-attr]
     if len(leaves) == 1:
-        return [(leaves[0].events, count)]
+        return [(leaves[0].result, count)]
     outcomes: dict[Hashable, list[Any]] = {}
     for leaf in leaves:
-        key = _outcome_key(leaf.events, leaf.dice)
+        key = _outcome_key(leaf.result, leaf.dice)  # type: ignore[arg-type]
         if key in outcomes:
             outcomes[key][1] += leaf.count
         else:
-            outcomes[key] = [leaf.events, leaf.count]
+            outcomes[key] = [leaf.result, leaf.count]
     return [(events, count) for events, count in outcomes.values()]
 
 
@@ -493,45 +463,51 @@ def _grow(rules: Ruleset, branches: list[_Branch], rng: Random) -> tuple[list[Fu
     return over, going
 
 
-def _act(rules: Ruleset, state: State, actions: list[dict[str, Any]], now: int, rng: Random) -> bool:
-    """A what-if's actions through the rules' own `decide`; one the rules refuse is skipped. True when some die
-    was rolled (else every future of the branch would do the same)."""
-    rolled = False
+def _act(rules: Ruleset, state: State, actions: list[dict[str, Any]], now: int, walk: _Walk) -> None:
+    """A what-if's actions through the rules' own `decide`, each with its own dice along one future's `walk`; one
+    the rules refuse is skipped."""
     for action in actions:
         if not state["alive"]:
             break
-        dice = SimulationDice(rng)
         try:
-            events = rules.decide(state, action, dice, now)
+            events = rules.decide(state, action, ReplayDice(walk), now)
         except RuleError:
             continue
-        finally:
-            rolled = rolled or bool(dice.used)
         fold_into(rules, state, events)
-    return rolled
 
 
 def _act_for_each(
     rules: Ruleset, branch: _Branch, what_if: WhatIf, now: int, end: int, rng: Random
 ) -> list[_Branch]:
-    """The what-if's actions in every future of the branch, each with its own dice, grouped by the state after.
-    Actions that roll nothing (a move to hospital) are taken once for the branch."""
-    outcomes: list[list[Any]] = []
+    """The what-if's actions in every future of the branch, each drawing its own outcomes, grouped by the state
+    after. As a firing's, the actions are taken once per outcome path their rolls can take (a trie over the rolls
+    of all of them), and once for the branch when they roll nothing (a move to hospital)."""
+    root, leaves, random = _Node(), [], rng.random
     for member in range(branch.count):
-        state = _copy(branch.state)
-        if not _act(rules, state, what_if.actions(state), now, rng) and member == 0:
-            outcomes.append([state, branch.count])
-            break
+        path, node = descend(root, random)
+        if node.leaf is None:
+            walk = _Walk(path, node, rng)
+            state = _copy(branch.state)
+            _act(rules, state, what_if.actions(state), now, walk)
+            node = walk.end
+            node.leaf = _Leaf(state)
+            leaves.append(node.leaf)
+            if member == 0 and node is root:
+                node.leaf.count = branch.count
+                break
+        node.leaf.count += 1  # type: ignore[union-attr]
+    outcomes: list[_Leaf] = []
+    for leaf in leaves:
         for outcome in outcomes:
-            if outcome[0] == state:
-                outcome[1] += 1
+            if outcome.result == leaf.result:
+                outcome.count += leaf.count
                 break
         else:
-            outcomes.append([state, 1])
+            outcomes.append(leaf)
     children = []
-    for state, count in outcomes:
-        child = _branch(rules, state, branch.follow.copy(), count, now, end)
-        child.follow.note(state, now)
+    for outcome in outcomes:
+        child = _branch(rules, outcome.result, branch.follow.copy(), outcome.count, now, end)
+        child.follow.note(outcome.result, now)
         children.append(child)
     return children
 

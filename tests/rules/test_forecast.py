@@ -616,3 +616,29 @@ def test_a_branch_fires_once_per_outcome_path_and_its_futures_split_as_their_out
     ] * 2
     again = fc._roll_for_each(rules, {"alive": True}, _due(), 4000, fc.SimulationRandom(1))  # type: ignore[arg-type]
     assert again == outcomes  # the same under the same seed
+
+
+class _Counting:
+    """A ruleset that counts the actions it decides."""
+
+    def __init__(self, rules: Any) -> None:
+        self.rules, self.decided = rules, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rules, name)
+
+    def decide(self, *args: Any) -> Any:
+        self.decided += 1
+        return self.rules.decide(*args)
+
+
+def test_a_what_ifs_actions_are_taken_once_per_outcome_of_their_rolls() -> None:
+    rules = get_ruleset("shadowrun2")
+    counting = _Counting(rules)
+    state = _serious_chest_hit(MORTAL)
+    what = rules.forecast.what_ifs["first_aid_now"]
+    injuries = rules.forecast.injuries(state)
+    futures = fc.simulate(counting, state, 0, injuries, runs=1000, rng=fc.SimulationRandom(2), what_if=what)  # type: ignore[arg-type]
+    # First aid by Biotech 4: 0 to 4 successes, a path each (one for each drawn), not one per future.
+    assert 2 <= counting.decided <= 5
+    assert sum(future.count for future in futures) == 1000
