@@ -378,8 +378,6 @@ def _roll_for_each(
 ) -> list[tuple[list[Event], int]]:
     """The firing's events for each of `count` futures, each drawing its own outcomes, grouped by what happened
     (two paths may do the same: a plain roll's faces that the rules' table reads alike)."""
-    if count == 1:
-        return [(fire(rules, state, due, ReplayDice(_Draw(rng))), 1)]
     root, leaves, random = _Node(), [], rng.random
     for member in range(count):
         path, node = descend(root, random)
