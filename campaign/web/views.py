@@ -37,7 +37,7 @@ from campaign.web import board, display, forecast_panel, forms, people
 from rules import words
 from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
-from rules.ruleset import RuleError
+from rules.ruleset import RuleError, Ruleset, State, Timer
 from rules.sheet import label
 from rules.text import without_direction_controls
 
@@ -45,7 +45,7 @@ HISTORY_LIMIT = 50
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
 LIVE_CACHE = "pages"
 LIVE_CACHE_SECONDS = 300
-LIVE_CACHE_FORMAT = 6  # bump when the live region's template or context changes
+LIVE_CACHE_FORMAT = 7  # bump when the live region's template or context changes
 # Where a player's live region holds its own ETag while it is rendered: the ETag is the digest of the region
 # with this in its place (`_sealed_live`). Letters and digits only, so no filter changes it.
 ETAG_PENDING = "etagpendingf3c9a1"
@@ -644,15 +644,19 @@ def _live_context(
     """What the live region shows: the character as `role` may see it, at `version` (None: now)."""
     campaign = character.campaign
     if version is None:
+        state = character.state
         data = presenters.character_json(character, role)
+        # Durations count from the clock of the moment shown: now, or the past's (time travel).
+        now = campaign.game_time
     else:
         state = services.state_at_version(character, version)
         data = presenters.character_json(character, role, state=state, version=version)
+        now = presenters.moment_of_version(character, version)
     ruleset = get_ruleset(campaign.ruleset)
     for item in data["recovery"]:
         item["ends_text"] = display.date_text(item.get("ends_at_date"))
         if item.get("ends_at") is not None:
-            item["in_text"] = display.duration_text(item["ends_at"] - campaign.game_time)
+            item["in_text"] = display.duration_text(item["ends_at"] - now)
     history, older = _history(character, role, version, decorate=decorate)
     context: dict[str, Any] = {
         "character": data,
@@ -662,7 +666,8 @@ def _live_context(
         "is_gm": role == GM,
         "version": version,
         "ruleset": ruleset,
-        "game_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
+        "game_date": display.date_text(presenters.game_date(campaign, now)),
+        "present_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
         "regions": display.body_regions(ruleset, data["sheet"]),
         "overall": display.overall_severity(ruleset, data),
         "monitors": display.monitors(ruleset, data, role),
@@ -674,17 +679,35 @@ def _live_context(
     }
     if role == GM:
         if data.get("death_at") is not None:
-            context["death_in"] = display.duration_text(data["death_at"] - campaign.game_time)
-            context["death_text"] = display.date_text(data["death_at_date"])
-        context["timers"] = [
-            {**t, "due_text": display.date_text(t["due_date"]), "what": display.label(t["kind"])}
-            for t in data.get("timers", [])
-        ]
+            death_at = max(data["death_at"], now)
+            context["death_in"] = display.duration_text(death_at - now)
+            context["death_text"] = display.date_text(presenters.game_date(campaign, death_at))
+        context["timers"] = _timers_shown(campaign, ruleset, state, data["timers"], now)
         context["notes"] = [
             {**n, "date": display.date_text(presenters.game_date(campaign, n.get("game_time")))}
             for n in data.get("notes", [])
         ]
     return context
+
+
+def _timers_shown(
+    campaign: Campaign, ruleset: Ruleset, state: State, timers: list[dict[str, Any]], now: int
+) -> list[dict[str, Any]]:
+    """What the clock will do from `now` (the present's game time, or the moment time travel shows), in the
+    ruleset's words: "bleeds out from critical hit 1 to the chest on 2053-01-01 00:04:00 (in 4 min)". A timer the
+    state has before `now` is due at once, as the clock would fire it (docs/clock.md, "Due now")."""
+    shown = []
+    for item in timers:
+        due = max(item["due"], now)
+        timer = Timer(due, item["kind"], item["key"], data=item["data"])
+        shown.append(
+            {
+                "words": ruleset.timer_words(state, timer),
+                "due_text": display.date_text(presenters.game_date(campaign, due)),
+                "when_text": f"in {display.duration_text(due - now)}" if due > now else "due now",
+            }
+        )
+    return shown
 
 
 def _live_html(
