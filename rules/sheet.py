@@ -75,6 +75,9 @@ class Mark:
     region: str
     severity: Severity
     text: str
+    # The ruleset's name for the place, when the diagram draws it as several regions (Cyberpunk's torso is the
+    # chest and the abdomen): the words beside the diagram name it once.
+    where: str = ""
 
 
 @dataclass(frozen=True)

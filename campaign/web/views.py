@@ -669,6 +669,7 @@ def _live_context(
         "game_date": display.date_text(presenters.game_date(campaign, now)),
         "present_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
         "regions": display.body_regions(ruleset, data["sheet"]),
+        "body_words": display.body_words(ruleset, data["sheet"]),
         "overall": display.overall_severity(ruleset, data),
         "monitors": display.monitors(ruleset, data, role),
         "history": history,
