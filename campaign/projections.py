@@ -299,9 +299,8 @@ def _fold_campaign(campaign: Campaign, ruleset: Ruleset) -> tuple[int, Folded]:
         live = eventstore.live_events(rows, eventstore.voided_causes(rows))
         states[character_id] = replay(ruleset, attributes, created_options, live)
         seen[character_id] = stream_entries(ruleset, rows)
-        identity.names[character_id] = (
-            name  # a rename taken back is no rename (`services.take_back_identity`)
-        )
+        # A rename taken back is no rename (`services.take_back_identity`).
+        identity.names[character_id] = name
         for event in live:
             if event.type == CHARACTER_CHANGED:
                 identity.renamed(character_id, event.data["changes"])

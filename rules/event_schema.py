@@ -269,11 +269,10 @@ class Obj:
                     raise SchemaError(where, f"unknown field; expected only {', '.join(self.fields)}")
 
     def fits(self, value: Any, limits: Limits) -> bool:
-        fits = self.__dict__.get("_fits")
-        if fits is None:
-            fits = _Builder().function(self)
-            object.__setattr__(self, "_fits", fits)  # built once, on first use
-        return fits(value, limits)
+        # Built on first use, then the instance's own `fits`: later calls go straight to the built function.
+        fits = _Builder().function(self)
+        object.__setattr__(self, "fits", fits)
+        return bool(fits(value, limits))
 
     def source(self, build: _Builder, value: str) -> str:
         v = build.name()
