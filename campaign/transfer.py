@@ -8,10 +8,11 @@ to a GM) comes along as history, user names as text: they name people of the ser
 
 An export ends with a trailer: the count and the SHA-256 of the lines before it. An import refuses a file whose
 trailer is missing or does not match (cut short, or changed by hand), then checks every line before anything is
-written (`check_file`): the envelope, each event against its ruleset's description (`rules/<slug>/events.py`),
-game times, versions, positions and undos, and finally a replay of every character through the ruleset with the
-replayed state's ranges checked. Each refusal names the line and the field. The checked file is then written by an
-`ImportJob` (`import_run`) in batches, the read models built by the rebuild's streaming path.
+written (`check_file`), in one pass: the envelope, each event against its ruleset's description
+(`rules/<slug>/events.py`), game times, versions, positions and undos, and a replay of every character through the
+ruleset with the replayed state's ranges checked after each event. Each refusal names the line and the field. The
+checked file is then written by an `ImportJob` (`import_run`) in batches, the events in bulk; the read models are
+what the check's replay gave (it is the rebuild's fold), written by the rebuild's own write (`write_read_models`).
 """
 
 from __future__ import annotations
@@ -87,9 +88,10 @@ from rules.ruleset import Event as RuleEvent
 
 FORMAT = "wound-ledger/1"
 # Lines per transaction. Each batch saves the job's progress, and on SQLite an UPDATE rewrites the whole row, the
-# file it keeps for the worker with it: at 5,000 lines a batch, rewriting the file cost as much as writing the
-# events. 20,000 lines take about a second to write on a busy 2-core machine: the progress still moves.
-BATCH = 20_000
+# file it keeps for the worker with it (up to IMPORT_MAX_BYTES): at 5,000 lines a batch, rewriting the file cost
+# more than writing the events. 50,000 lines take 2 to 10 s on a busy 2-core machine: the heartbeat stays well
+# inside CLOCK_STALLED_AFTER_SECONDS, and the progress of a large file still moves.
+BATCH = 50_000
 LIMITS = Limits(
     # The rules schedule past the clock's last second (a hit that heals in eight weeks): the calendar keeps a
     # thousand years to spare for that (`game_dates`), and so does a time inside an event's data.
@@ -235,6 +237,9 @@ class CheckedFile:
     name: str
     ruleset: str
     folded: Folded  # the read models the file's log gives, by the file's character ids
+    attributes: dict[
+        int, dict[str, Any]
+    ]  # each character's, as the ruleset validated them, by the file's ids
 
 
 def _trailer(data: bytes) -> tuple[int, int]:
@@ -320,13 +325,20 @@ def check_file(data: bytes) -> CheckedFile:
     the rebuild's fold: what it gives is what the import writes as the read models."""
     end, count = _trailer(data)
     with cyclic_gc_paused():  # the states grow as the rebuild's do, and hold no cycles
-        rules, folded = _check_lines(data, end)
-    return CheckedFile(lines=count, name=folded.identity.campaign_name, ruleset=rules.slug, folded=folded)
+        rules, folded, characters = _check_lines(data, end)
+    return CheckedFile(
+        lines=count,
+        name=folded.identity.campaign_name,
+        ruleset=rules.slug,
+        folded=folded,
+        attributes={int(stream.removeprefix("character:")): value for stream, value in characters.items()},
+    )
 
 
-def _check_lines(data: bytes, end: int) -> tuple[Ruleset, Folded]:
+def _check_lines(data: bytes, end: int) -> tuple[Ruleset, Folded, dict[str, dict[str, Any]]]:
     """One pass: each line on its own, against the lines before it, and every character's state replayed through
-    its ruleset as it goes (`_Replay`). Returns the ruleset and what the replay gives."""
+    its ruleset as it goes (`_Replay`). Returns the ruleset, what the replay gives and each character's validated
+    attributes (by stream)."""
     rules: Ruleset | None = None
     replayed: _Replay | None = None
     options: dict[str, Any] = {}
@@ -390,7 +402,7 @@ def _check_lines(data: bytes, end: int) -> tuple[Ruleset, Folded]:
             replayed.character_event(line_no, name, kind, item)
     if rules is None or replayed is None:
         raise ServiceError("file", "the file holds no events")
-    return rules, replayed.folded(data, streams)
+    return rules, replayed.folded(data, streams), characters
 
 
 class _Replay:
@@ -721,11 +733,11 @@ def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
     if not job.open:
         return job
     ImportJob.objects.filter(pk=job.pk, status=ImportJob.QUEUED).update(
-        status=ImportJob.RUNNING, started_at=timezone.now()
+        status=ImportJob.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
     )
     data = bytes(job.file)
     if checked is None:
-        checked = check_file(data)
+        checked = check_file(data)  # the worker's check is its replay: what `_finish` writes
     end = len(data.rstrip(b"\n"))
     end = data.rfind(b"\n", 0, end) + 1
     lines = _lines(data, end)
@@ -739,7 +751,7 @@ def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
                 if not job.open or job.lines_written != position:
                     return job
                 batch = [(line_no, json_value(raw)) for line_no, raw in _take(lines, BATCH)]
-                _write_batch(job, batch)
+                _write_batch(job, batch, checked.attributes)
                 position += len(batch)
                 job.lines_written = position
                 job.progress = round(min(position / max(job.lines, 1), 1.0), 4)
@@ -797,7 +809,9 @@ _EVENT_INSERT = "INSERT INTO {} ({}) VALUES ({})".format(
 )
 
 
-def _write_batch(job: ImportJob, batch: list[tuple[int, dict[str, Any]]]) -> None:
+def _write_batch(
+    job: ImportJob, batch: list[tuple[int, dict[str, Any]]], attributes: dict[int, dict[str, Any]]
+) -> None:
     """One batch of lines: a character row for each CharacterCreated, then the events in one COPY (PostgreSQL)
     or one executemany (SQLite). `bulk_create` cost three times the whole write: a model instance per event, and
     on PostgreSQL arrays of JSON documents for its UNNEST."""
@@ -805,7 +819,8 @@ def _write_batch(job: ImportJob, batch: list[tuple[int, dict[str, Any]]]) -> Non
     if job.campaign_id is None:
         job.campaign = _create_campaign(batch[0][1]["data"], job.user)
     campaign_id = job.campaign_id
-    _create_characters(job, [item["data"] for _, item in batch if item["type"] == CHARACTER_CREATED])
+    created = [item["data"] for _, item in batch if item["type"] == CHARACTER_CREATED]
+    _create_characters(job, created, attributes)
     recorded_at = Event._meta.get_field("recorded_at").get_db_prep_value(timezone.now(), connection)
     campaign_stream = f"campaign:{campaign_id}"
     characters = {f"character:{theirs}": ours for theirs, ours in job.characters.items()}
@@ -843,17 +858,15 @@ def _write_batch(job: ImportJob, batch: list[tuple[int, dict[str, Any]]]) -> Non
             cursor.executemany(_EVENT_INSERT, rows)
 
 
-def _create_characters(job: ImportJob, created: list[dict[str, Any]]) -> None:
-    """The batch's new characters, in one insert; their read models are the rebuild's to write."""
+def _create_characters(
+    job: ImportJob, created: list[dict[str, Any]], attributes: dict[int, dict[str, Any]]
+) -> None:
+    """The batch's new characters, in one insert, with the attributes the check validated; their read models are
+    written at the end (`_finish`)."""
     if not created:
         return
-    rules = get_ruleset(job.campaign.ruleset)
     characters = Character.objects.bulk_create(
-        Character(
-            campaign_id=job.campaign_id,
-            name=data["name"],
-            attributes=rules.validate_attributes(data["attributes"]),
-        )
+        Character(campaign_id=job.campaign_id, name=data["name"], attributes=attributes[data["character"]])
         for data in created
     )
     for data, character in zip(created, characters, strict=True):
@@ -863,7 +876,7 @@ def _create_characters(job: ImportJob, created: list[dict[str, Any]]) -> None:
 def _create_campaign(payload: dict[str, Any], user: AbstractBaseUser) -> Campaign:
     rules = get_ruleset(payload["ruleset"])
     options = validate_campaign_options(rules, payload["options"])
-    # A clock that runs on its own stays still until the import is done: the rebuild then sets the options of
+    # A clock that runs on its own stays still until the import is done: `_finish` then sets the options of
     # the CampaignCreated event, and the clock's version and time with them.
     return Campaign.objects.create(
         name=payload["name"].strip(),
@@ -890,6 +903,7 @@ def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
         lines=checked.lines,
         status=ImportJob.RUNNING,
         started_at=timezone.now(),
+        heartbeat_at=timezone.now(),
     )
     job = import_run(job.pk, checked)
     return Campaign.objects.get(pk=job.campaign_id)
