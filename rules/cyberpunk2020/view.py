@@ -248,6 +248,17 @@ SUMMARIES = {
 }
 
 
+# What each timer will do, for the GM (the character page's clock, now or in the past).
+TIMER_WORDS = {
+    "death": "dies unless treated",
+    "death_save": "next death save",
+    "stun_save": "next stun save",
+    "stun_heal": "a stun point heals",
+    "minor_wound": "a minor wound heals",
+    "heal": "a point of damage heals",
+    "bone_mend": lambda state, timer: f"the bones of the {_spoken(timer.data['limb'])} mend",
+}
+
 # ----------------------------------------------------------------------------------------------------------------
 # The game's words for one history entry or an action's answer (rules/words.py). A player's data lacks `death_at`
 # alone, and `describe` never needs it: the GM's answer tells the time left from the state (`said`).
