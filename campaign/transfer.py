@@ -396,7 +396,7 @@ def _check_lines(data: bytes, end: int) -> tuple[Ruleset, Folded, dict[str, dict
             stream.causes.setdefault(item["cause"], []).append(item["version"])
         assert replayed is not None  # made with the ruleset, on the first line
         if name == "campaign":
-            replayed.campaign_event(kind, item["version"], payload)
+            replayed.campaign_event(line_no, kind, item["version"], payload)
         else:
             stream.lines.append((line_no, start))
             replayed.character_event(line_no, name, kind, item)
@@ -431,7 +431,7 @@ class _Replay:
         self.options: dict[str, Any] = {}
         self.options_changed = False
 
-    def campaign_event(self, kind: str, version: int, payload: dict[str, Any]) -> None:
+    def campaign_event(self, line_no: int, kind: str, version: int, payload: dict[str, Any]) -> None:
         self.campaign_version = version
         if kind == CLOCK_ADVANCED:
             self.game_time = max(self.game_time, payload["to"])
@@ -447,7 +447,14 @@ class _Replay:
                 self.campaign_name = payload["changes"]["name"]["new"]
         elif kind == CHARACTER_CREATED:
             stream = f"character:{payload['character']}"
-            self.states[stream] = start_state(self.rules, payload["attributes"], self.options)
+            # From the attributes as the file holds them, as a rebuild of the log starts the character.
+            try:
+                self.states[stream] = start_state(self.rules, payload["attributes"], self.options)
+            except Exception as error:  # validated, but a rebuild must start from them too
+                raise _fail(
+                    line_no,
+                    f"data.attributes: the character cannot be replayed ({type(error).__name__}: {error})",
+                ) from None
             self.seen[stream] = 0
             self.created[stream] = (payload["attributes"], self.options, payload["name"])
             self.names[stream] = payload["name"]
