@@ -66,6 +66,9 @@ def sheet(state: Mapping[str, Any]) -> dict[str, Any]:
         "death_save_target": death_save_target(state),
         # A copy, flat booleans under each location: copy.deepcopy was a third of an action's answer.
         "locations": {location: dict(place) for location, place in state["locations"].items()},
+        # The track's points by where they were taken (a state stored before these has none until a rebuild).
+        "location_damage": dict(state.get("location_damage") or dict.fromkeys(tables.LOCATIONS, 0)),
+        "location_stun": dict(state.get("location_stun") or dict.fromkeys(tables.LOCATIONS, 0)),
         "healing_rate": healing_rate(state),
         "mortal_condition": mortal is not None,
         "mortal_level": mortal,
