@@ -68,6 +68,9 @@ class Param:
     option: str | None = None
     # A text the web form offers as a choice of the character's injuries (`CharacterSheet.injury_choices`).
     picker: bool = False
+    # A text naming someone in the game (a medic): the web form offers the campaign's characters and keeps free
+    # text for anyone else (an NPC nobody made a character of). The API takes the same text either way.
+    person: bool = False
 
     def described(self) -> dict[str, Any]:
         """What the API's list of rulesets says of the parameter (its answer predates the bounds)."""

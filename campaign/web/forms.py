@@ -23,7 +23,7 @@ from campaign import services
 from campaign.client_input import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
 from rules.registry import get_ruleset
 from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, RuleError
-from rules.sheet import Attribute, Board
+from rules.sheet import Attribute, Board, label
 from rules.text import without_direction_controls
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
@@ -42,6 +42,9 @@ class Field:
     choices: list[tuple[str, str]] = field(default_factory=list)
     help: str = ""
     error: str = ""
+    # A text naming someone (`Param.person`): the names the input suggests, any other still typed
+    # (`campaign.web.people.offer_medics`).
+    people: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -657,6 +660,19 @@ def parse_options(data: QueryDict, names: list[str]) -> dict[str, Any]:
         if raw:
             options[name] = _json(raw, f"options.{name}", 'a JSON value, e.g. true, 7 or "standard"')
     return options
+
+
+def place_option_error(names: list[str], field_name: str, message: str) -> dict[str, str]:
+    """Put an error of the house-rules form where the form shows one: on the option's input, with the part of the
+    option it names (`options.first_aid_tn.D` -> beside first aid tn, "D: ..."), on the name, or on top."""
+    head, _, rest = field_name.partition(".")
+    if head == "options" and rest:
+        option, _, part = rest.partition(".")
+        if option in names:
+            return {f"options.{option}": f"{label(part.replace('.', ' '))}: {message}" if part else message}
+    if field_name in ("form", "options", "name"):
+        return {field_name: message}
+    return {"form": f"{label(field_name)}: {message}"}
 
 
 # --- table dice: the action form asks for one roll at a time ------------------------------------------------------

@@ -33,7 +33,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
 from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Invitation, Job, Membership
-from campaign.web import board, display, forecast_panel, forms
+from campaign.web import board, display, forecast_panel, forms, people
 from rules import words
 from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
@@ -365,6 +365,7 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
             .order_by("role", "user__username")
         )
         context.update(_members_context(campaign))
+        context["player_choices"] = people.player_choices(context["members"], context["pending_invitations"])
         context["clock_buttons"] = forms.CLOCK_BUTTONS
         context["clock_units"] = forms.CLOCK_UNITS
         help_texts = {**display.SHARED_OPTION_HELP, **context["ruleset"].option_help}
@@ -488,9 +489,8 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
             error.status,
         )
     success = _invited_text(done)
-    return _board_form_response(
-        request, campaign, role, "members", {"member_success": success, "success": success}, 201
-    )
+    extra = {"member_success": success, "success": success, "players_oob": True}
+    return _board_form_response(request, campaign, role, "members", extra, 201)
 
 
 @login_required
@@ -518,6 +518,7 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "character_errors": errors,
             "character_name": without_direction_controls(name),
             "character_player": without_direction_controls(player or ""),
+            "player_choices": people.players_of(campaign, without_direction_controls(player or "")),
             "attribute_fields": forms.attribute_fields(campaign.ruleset, forms.echoed(request.POST), errors),
         }
         return _board_form_response(request, campaign, role, "character-form", extra, 400)
@@ -844,6 +845,7 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
             ),
             character,
         )
+        people.offer_medics(open_form, character.campaign)
         if services.asks_the_table(character.campaign, "actions"):
             open_form = forms.table_dice_form(open_form, stamp.ruleset, None, None)
     return _with_keyed_forms(
@@ -889,6 +891,7 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
         ),
         character,
     )
+    people.offer_medics(form, character.campaign)
     if services.asks_the_table(character.campaign, "actions"):
         form = forms.table_dice_form(form, ruleset, None, None)
     return _with_keyed_forms(
@@ -985,6 +988,7 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         said = presenters.action_said(character.campaign, result.events, result.state)
         form.success = said if not result.replayed else f"Already recorded: {said}"
     _named_undo(form, character)
+    people.offer_medics(form, character.campaign)
     if services.asks_the_table(character.campaign, "actions"):
         form = forms.table_dice_form(
             form, ruleset, forms.echoed(request.POST) if errors or needs else None, needs
@@ -1034,6 +1038,7 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
         form = board.card_form_for(get_ruleset(ruleset), card, action)
         said = presenters.action_said(character.campaign, result.events, result.state)
         form.success = f"{character.name}: {'already recorded: ' if result.replayed else ''}{said}"
+    people.offer_medics(form, character.campaign)
     if request.htmx:
         response = render(
             request,
@@ -1102,22 +1107,14 @@ def _edit_context(
 ) -> dict[str, Any]:
     campaign = character.campaign
     errors = errors or {}
-    members = sorted(
-        {m.user.get_username() for m in Membership.objects.filter(campaign=campaign).select_related("user")}
-        | {
-            invitation.user.get_username()
-            for invitation in Invitation.objects.filter(
-                campaign=campaign, status=Invitation.PENDING
-            ).select_related("user")
-        }
-    )
+    player = data.get("player", "") if data is not None else presenters.player_name(character) or ""
     return {
         "model": character,
         "campaign": campaign,
         "errors": errors,
         "name": data.get("name", "") if data is not None else character.name,
-        "player": data.get("player", "") if data is not None else presenters.player_name(character) or "",
-        "members": members,
+        "player": player,
+        "player_choices": people.players_of(campaign, player),
         "fields": forms.edit_fields(campaign.ruleset, character.state["attributes"], data, errors),
     }
 
@@ -1250,7 +1247,8 @@ def _open_card_form(request: HttpRequest, campaign: Campaign, context: dict[str,
     if character is None or action not in forms.card_actions(ruleset.slug):
         raise Http404("no such card or action")
     data = presenters.character_json(character, GM)
-    board.with_form(context["characters"], character.pk, board.card_form_for(ruleset, data, action))
+    form = people.offer_medics(board.card_form_for(ruleset, data, action), campaign)
+    board.with_form(context["characters"], character.pk, form)
 
 
 @login_required
@@ -1266,7 +1264,7 @@ def card_form(request: HttpRequest, character_id: int, action: str) -> HttpRespo
         board_url = reverse("campaign", args=[character.campaign_id])
         return redirect(f"{board_url}?card={character.pk}&form={action}#card-{character.pk}")
     card = _card_for(request, character)
-    form = board.card_form_for(ruleset, card, action)
+    form = people.offer_medics(board.card_form_for(ruleset, card, action), character.campaign)
     context = {"c": card, "form": form, "label": labels[action], "is_gm": True}
     return _with_keyed_forms(render(request, "web/board_card_form.html", context))
 
@@ -1290,7 +1288,10 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
         changes = {"name": request.POST.get("name", ""), "options": forms.parse_options(request.POST, names)}
         services.change_campaign(campaign_id=campaign.pk, actor=request.user.get_username(), changes=changes)
     except RuleError as error:
-        extra = {"options_error": {error.field: error.message}, "options_posted": forms.echoed(request.POST)}
+        extra = {
+            "options_error": forms.place_option_error(names, error.field, error.message),
+            "options_posted": forms.echoed(request.POST),
+        }
         context = {**_board_context(request, campaign, role), **extra}
         return render(request, "campaign.html", context, status=error.status)
     messages.success(request, "House rules saved.")
@@ -1446,9 +1447,8 @@ def member_remove(request: HttpRequest, campaign_id: int, username: str) -> Http
     campaign.refresh_from_db()
     what = "withdrew the invitation of" if kind == "InvitationCancelled" else "removed"
     success = f"You {what} {username}."
-    return _board_form_response(
-        request, campaign, role, "members", {"member_success": success, "success": success}, 200
-    )
+    extra = {"member_success": success, "success": success, "players_oob": True}
+    return _board_form_response(request, campaign, role, "members", extra, 200)
 
 
 @login_required

@@ -68,7 +68,7 @@ FORMS = {
                 picker=True,
                 help="A crippled limb, or the dying character.",
             ),
-            Param("medic", "text", "Medic", what="a name"),
+            Param("medic", "text", "Medic", what="a name", person=True),
             Param("skill", "choice", "Skill", required=True, choices=tables.SKILLS),
             *_TOTAL_PARAMS,
         ),
@@ -78,7 +78,7 @@ FORMS = {
     "treat": ActionForm(
         "Treat",
         params=(
-            Param("medic", "text", "Medic", what="a name"),
+            Param("medic", "text", "Medic", what="a name", person=True),
             Param("skill", "choice", "Skill", required=True, choices=tables.SKILLS),
             *_TOTAL_PARAMS,
         ),
@@ -95,7 +95,7 @@ FORMS = {
         "Set bones",
         params=(
             Param("limb", "choice", "Limb", required=True, choices=tables.LIMBS),
-            Param("medic", "text", "Medic", what="a name"),
+            Param("medic", "text", "Medic", what="a name", person=True),
             *_TOTAL_PARAMS,
         ),
         rolls=(RollSpec("set_bones", 1, 10, "Bone setting d10"),),

@@ -15,6 +15,7 @@ _MEDIC = (
         blank=MEDIC_NEEDED,
         help="who does it; retries are counted per medic",
         what="a name",
+        person=True,
     ),
     Param(
         "skill",

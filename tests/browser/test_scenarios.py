@@ -47,7 +47,7 @@ def accept_invitation(page: Page, base: str, campaign: str) -> None:
 
 def add_character(page: Page, name: str, player: str, attributes: dict[str, str]) -> None:
     page.locator("#ch-name").fill(name)
-    page.locator("#ch-player").fill(player)
+    page.locator("#ch-player").select_option(player)  # a member or invitee, chosen
     for field, value in attributes.items():
         page.locator(f"#ch-a_{field}").fill(value)
     page.get_by_role("button", name="Add character").click()
