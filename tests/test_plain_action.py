@@ -8,7 +8,11 @@ import json
 from typing import Any
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
+from rest_framework.decorators import api_view, permission_classes, throttle_classes
+from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
+from rest_framework.throttling import UserRateThrottle
 
 from campaign import services
 from campaign.api import plain
@@ -133,3 +137,19 @@ def test_what_is_answered_plainly(rf: Any, meta: dict[str, str], plain_request: 
     request.META.update({"HTTP_AUTHORIZATION": "Token abc", **meta})
     request.method = request.META["REQUEST_METHOD"]
     assert plain.plain_request(request) is plain_request
+
+
+def test_a_view_with_checks_the_plain_path_skips_is_refused() -> None:
+    @api_view(["POST"])
+    @throttle_classes([UserRateThrottle])
+    def throttled(request: Any) -> Any:
+        raise AssertionError
+
+    @api_view(["POST"])
+    @permission_classes([AllowAny])
+    def open_to_all(request: Any) -> Any:
+        raise AssertionError
+
+    for view in (throttled, open_to_all):
+        with pytest.raises(ImproperlyConfigured):
+            plain.answered_plainly(view, status=201)

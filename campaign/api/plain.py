@@ -17,8 +17,10 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 
 from campaign.api.authentication import TokenAuthentication
@@ -51,7 +53,17 @@ def answered_plainly(view: Any, status: int) -> Callable[[Checks], Callable[...,
     its parsed body and the view's arguments; it checks what `view` checks before acting, and returns the action
     (a function of nothing, returning the answer's data, answered with `status`). Raising there hands the request
     to `view`."""
-    allow = ", ".join(view.cls().allowed_methods)
+    drf = view.cls
+    if (
+        drf.throttle_classes
+        or drf.permission_classes != [IsAuthenticated]
+        or drf.authentication_classes[:1] != [TokenAuthentication]
+    ):
+        # What this path checks of a request is DRF's token check (first, as DRF tries it) and IsAuthenticated.
+        raise ImproperlyConfigured(
+            f"{drf.__name__}: a throttle, permission or authentication the plain path skips"
+        )
+    allow = ", ".join(drf().allowed_methods)
 
     def answer(data: Any, status: int, headers: Any = ()) -> HttpResponse:
         # As DRF's view answers: its JSON renderer's bytes, the view's Vary and Allow, in DRF's order.
