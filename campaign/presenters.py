@@ -19,6 +19,7 @@ from campaign import cursors, eventstore, secrecy
 from campaign.game_dates import game_datetime
 from campaign.models import Campaign, Character, Event, ImportJob, Invitation, Job, Membership
 from campaign.projections import (
+    CHARACTER_CREATED,
     CLOCK_ADVANCED,
     INVITATION_ACCEPTED,
     INVITATION_CANCELLED,
@@ -574,3 +575,17 @@ def action_said(campaign: Campaign, rows: list[Event], state: State) -> str:
     rules = get_ruleset(campaign.ruleset)
     assert rules.said is not None
     return dated(campaign, rules.said([eventstore.to_rule_event(row) for row in rows], state))
+
+
+def moment_of_version(character: Character, version: int) -> int:
+    """The game time the character stood at right after its event `version`: that event's game time (the clock
+    then; an advance that fired nothing for the character moved no version of it), or the game time it was created
+    at for version 0. Time travel shows the clock and the timers of that moment (docs/web.md, "Time travel")."""
+    rows = Event.objects.filter(stream=character.stream, version__lte=version)
+    found = rows.order_by("-version").values_list("game_time", flat=True).first()
+    if found is None:
+        created = Event.objects.filter(
+            stream=character.campaign.stream, type=CHARACTER_CREATED, data__character=character.pk
+        )
+        found = created.values_list("game_time", flat=True).first()
+    return found or 0

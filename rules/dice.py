@@ -13,6 +13,7 @@ earlier dice (a death-time expression) is asked for once they are known. Decidin
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 from collections.abc import Iterable, Mapping
@@ -132,7 +133,14 @@ def _label(name: str) -> str:
 
 @dataclass(frozen=True)
 class SuccessTest:
-    """A Shadowrun-style success test: each die total at or above the target number is a success."""
+    """A Shadowrun-style success test: each die total at or above the target number is a success.
+
+    The contract every ruleset keeps: what the rules decide from a success test depends on it only through
+    `successes` (its `dice` are a record, for the history and the GM, never read by a rule). Two tests of the same
+    pool and target with the same successes must give the same events apart from that record. The forecast relies
+    on it to fire once per number of successes instead of once per future (docs/forecast.md, "Cost"); the
+    contract tests (tests/rules/test_forecast.py) hold every ruleset to it.
+    """
 
     pool: int
     target: int
@@ -155,6 +163,27 @@ def success_target(tn: int) -> int:
 
 def count_successes(totals: list[int] | tuple[int, ...], target: int) -> int:
     return sum(1 for total in totals if total >= target)
+
+
+def success_chance(target: int) -> Fraction:
+    """The exact chance that one die of a success test reaches `target` (already `success_target`'s). Up to 6 a
+    face of `target` or more; above, the Rule of Six: with target = 6m + r (r from 1 to 6), m sixes in a row, then
+    a face of r or more (a 6 goes on, and is enough), (1/6)^m * (7 - r)/6."""
+    sixes, rest = divmod(target - 1, 6)
+    return Fraction(6 - rest, 6) / 6**sixes
+
+
+def successes_odds(pool: int, target: int) -> tuple[Fraction, ...]:
+    """The exact chance of 0, 1, ... `pool` successes: the binomial of `pool` dice of `success_chance(target)`."""
+    p = success_chance(target)
+    return tuple(math.comb(pool, k) * p**k * (1 - p) ** (pool - k) for k in range(pool + 1))
+
+
+def success_totals(pool: int, target: int, successes: int) -> list[int]:
+    """Die totals of a test with exactly `successes` (the first ones at the target, the rest 1s), each a total the
+    dice could show (a Rule-of-Six total is never a multiple of 6): what a replayed test records."""
+    hit = target if target <= 6 or target % 6 else target + 1
+    return [hit] * successes + [1] * (pool - successes)
 
 
 class Dice:
@@ -220,7 +249,8 @@ class Dice:
         return self.roll(name, 1, sides, **described)[0]
 
     def success_test(self, name: str, pool: int, tn: int, *, label: str = "", why: str = "") -> SuccessTest:
-        """Roll `pool` d6 against `tn` (minimum 2). Rule of Six only when the target is above 6.
+        """Roll `pool` d6 against `tn` (minimum 2). Rule of Six only when the target is above 6. A rule may read
+        only the test's `successes` (the contract in `SuccessTest`'s documentation).
 
         Entered dice are die totals: a 6 followed by a 4 is entered as 10. With the Rule of Six a total that is a
         multiple of 6 is an unfinished chain and is refused.

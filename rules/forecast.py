@@ -20,13 +20,16 @@ import hashlib
 import json
 import marshal
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import product
 from random import Random
 from typing import Any
 
 from rules.clock import CHARACTER, Due, DueTimers, fire
-from rules.dice import Dice, SuccessTest, success_target
+from rules.dice import Dice, SuccessTest, success_target, success_totals, successes_odds
 from rules.params import RuleError
 from rules.ruleset import Event, Ruleset, State, fold_into
 
@@ -88,11 +91,11 @@ class ForecastRules:
 # The futures
 #
 # Futures are simulated together while they are the same: a branch is one state shared by `count` futures. A firing
-# that rolls no die happens once for the whole branch. A firing that rolls is fired once per future, each with its
-# own dice, and the futures split by what happened: two futures whose events differ only in the dice (the same
-# number of successes, the same save passed) are the same future from then on, since evolve never keeps a die in
-# the state (docs/RULESETS.md). So 1,000 futures of a Shadowrun healing stage cost 1,000 rolls but at most a
-# handful of states, timers and copies.
+# that rolls no die happens once for the whole branch. A firing that rolls draws each future's outcomes (below, "A
+# firing's rolls, memoised by outcome") and fires the rules once per distinct outcome path, not once per future;
+# the futures split by what happened: two futures whose events differ only in the dice are the same future from
+# then on, since evolve never keeps a die in the state (docs/RULESETS.md). So 1,000 futures of a Shadowrun healing
+# stage cost 1,000 draws, at most pool + 1 firings, and a handful of states, timers and copies.
 
 
 @dataclass
@@ -127,7 +130,7 @@ class _Follow:
         return twin
 
     def _amounts(self, state: State) -> tuple[int, ...]:
-        return tuple(injury.amount(state) for injury in self.injuries)
+        return tuple([injury.amount(state) for injury in self.injuries])
 
     def healed(self) -> bool:
         return not any(self.path[-1][1])
@@ -206,52 +209,197 @@ class SimulationRandom(Random):
         return a + int(self.random() * (b - a + 1))
 
 
-class SimulationDice(Dice):
-    """`Dice` with nothing entered, drawing straight from a `SimulationRandom`: the same faces in the same order as
-    `Dice(rng=rng)` (so a seed draws the same futures), without the checks and calls entered dice need. A forecast
-    makes some 11,000 rolls; through the general path they were a quarter of its time (docs/forecast.md, "Cost")."""
+# A firing's rolls, memoised by outcome
+#
+# The rules read a success test only through its successes (the contract in `rules.dice.SuccessTest`), and a plain
+# roll through its faces. So what a firing does is a function of the outcomes of the rolls it asks for, in order:
+# its outcome path. The futures of a branch share one trie of those paths for the firing: each node holds the roll
+# the rules asked for next on its path, each leaf the firing's events. A future walks the trie from the root,
+# drawing the outcome of each roll a node holds (a success count from the exact binomial of the test, a plain
+# roll's faces); only a path no future took yet calls the rules' `fire`, with dice that replay the path (a test's
+# successes as dice at the target, the rest 1s) and add the rolls the rules ask for beyond it. Each future thus
+# draws its outcomes from the same distribution as if it had been fired with its own dice, and 1,000 futures of a
+# Body test cost at most pool + 1 firings.
+
+Request = tuple[str, int, int, int | None]  # (name, dice or pool, sides, target of a success test or None)
+
+
+class _Node:
+    """A point of a firing's trie: the roll the rules asked for next there (`request`, how its outcome is drawn:
+    `sample`), the paths on by outcome (`children`); or, at the end of a path, the firing's events (`leaf`)."""
+
+    __slots__ = ("request", "sample", "children", "leaf")
+
+    def __init__(self) -> None:
+        self.request: Request | None = None
+        self.sample: Callable[[Callable[[], float]], Hashable] = _no_sample
+        self.children: dict[Hashable, _Node] = {}
+        self.leaf: _Leaf | None = None
+
+
+def _no_sample(random: Callable[[], float]) -> Hashable:
+    raise AssertionError("a node without a roll has no outcome to draw")
+
+
+@dataclass
+class _Leaf:
+    """The end of an outcome path: what the rules did along it (a firing's events, a what-if's state after its
+    actions), the dice they were given (for the events' outcome key), and how many futures took it."""
+
+    result: Any
+    dice: Dice | None = None
+    count: int = 0
+
+
+_CUMULATIVE: dict[tuple[int, int], list[float]] = {}
+
+
+def _cumulative(pool: int, target: int) -> list[float]:
+    """The chance of at most 0, 1, ... `pool` successes (exact, then as floats: the last is exactly 1.0)."""
+    found = _CUMULATIVE.get((pool, target))
+    if found is None:
+        found, total = [], Fraction(0)
+        for chance in successes_odds(pool, target):
+            total += chance
+            found.append(float(total))
+        _CUMULATIVE[(pool, target)] = found
+    return found
+
+
+def outcome_odds(request: Request) -> dict[Hashable, Fraction]:
+    """The exact chance of each outcome of `request` that `sampler` draws: a plain roll's faces (each tuple alike),
+    a success test's successes (the binomial of its dice, Rule of Six included: `rules.dice.successes_odds`)."""
+    _, count, sides, target = request
+    if target is None:
+        return {faces: Fraction(1, sides**count) for faces in product(range(1, sides + 1), repeat=count)}
+    return dict(enumerate(successes_odds(count, target)))
+
+
+_SAMPLERS: dict[tuple[int, int, int | None], Callable[[Callable[[], float]], Hashable]] = {}
+
+
+def sampler(request: Request) -> Callable[[Callable[[], float]], Hashable]:
+    """How a future draws the outcome of `request` from `random()`: a success test's successes by the inverse of
+    its exact distribution (one draw), a plain roll's faces one draw each."""
+    _, count, sides, target = request
+    found = _SAMPLERS.get((count, sides, target))
+    if found is None:
+        if target is None:
+            found = lambda random: tuple([1 + int(random() * sides) for _ in range(count)])  # noqa: E731
+        else:
+            cumulative = _cumulative(count, target)
+            found = lambda random: bisect_right(cumulative, random())  # noqa: E731
+        _SAMPLERS[(count, sides, target)] = found
+    return found
+
+
+def replayed(request: Request, outcome: Hashable) -> list[int]:
+    """The dice a replayed roll shows for `outcome`: a plain roll's own faces, a success test's successes as totals
+    at the target and the rest as 1s (what a rule may read of them is the same; only the record differs)."""
+    _, count, _, target = request
+    if target is None:
+        return list(outcome)  # type: ignore[call-overload]
+    return success_totals(count, target, outcome)  # type: ignore[arg-type]
+
+
+class _Draw:
+    """Outcomes drawn as the rules ask, with no trie: a branch of one future has no other to share them with."""
+
+    __slots__ = ("random", "rng")
 
     def __init__(self, rng: Random) -> None:
-        self.entered, self.rng, self.used, self.ask = {}, rng, {}, False
-        self._random = rng.random
+        self.rng, self.random = rng, rng.random
+
+    def next(self, request: Request) -> Hashable:
+        return sampler(request)(self.random)
+
+
+class ReplayDice(Dice):
+    """The dice of one firing (or one action) of a future: each roll's outcome comes from `walk.next(request)`
+    (`_Walk`: the path the future drew down a trie, then new outcomes added to it; `_Draw`: drawn on the spot),
+    shown as `replayed` dice. Several dice may follow one walk in turn (a what-if's actions): each goes on where the last
+    stopped."""
+
+    def __init__(self, walk: _Walk | _Draw) -> None:
+        self.entered, self.rng, self.used, self.ask = {}, walk.rng, {}, False
+        self.walk = walk
 
     def roll(self, name: str, count: int, sides: int = 6, **described: Any) -> list[int]:
-        draw = self._random
-        values = [1 + int(draw() * sides) for _ in range(count)]
+        values = list(self.walk.next((name, count, sides, None)))  # type: ignore[call-overload]
         self.used[name] = values
         return values
 
     def success_test(self, name: str, pool: int, tn: int, **described: Any) -> SuccessTest:
         target = success_target(tn)
         pool = max(0, pool)
-        draw = self._random
-        if target > 6:  # Rule of Six: a 6 is rolled again and added
-            values = []
-            for _ in range(pool):
-                total = face = 1 + int(draw() * 6)
-                while face == 6:  # five dice in six stop at the first face
-                    face = 1 + int(draw() * 6)
-                    total += face
-                values.append(total)
-        else:
-            values = [1 + int(draw() * 6) for _ in range(pool)]
-        self.used[name] = values
-        return SuccessTest(pool, target, tuple(values), sum(total >= target for total in values))
+        successes: int = self.walk.next((name, pool, 6, target))  # type: ignore[assignment]
+        values = self.used[name] = success_totals(pool, target, successes)
+        return SuccessTest(pool, target, tuple(values), successes)
+
+
+class _Walk:
+    """One future's way down a trie while the rules fire: replays `path`, then grows the trie from `end`."""
+
+    __slots__ = ("path", "step", "end", "rng")
+
+    def __init__(self, path: list[Hashable], end: _Node, rng: Random) -> None:
+        self.path, self.step, self.end, self.rng = path, 0, end, rng
+
+    def next(self, request: Request) -> Hashable:
+        if self.step < len(self.path):
+            # The path's own roll: the rules ask the same of the same replayed dice (they are pure).
+            self.step += 1
+            return self.path[self.step - 1]
+        node = self.end
+        node.request, node.sample = request, sampler(request)
+        outcome = node.sample(self.rng.random)
+        self.end = node.children[outcome] = _Node()
+        self.path.append(outcome)
+        self.step += 1
+        return outcome
+
+
+def descend(root: _Node, random: Callable[[], float]) -> tuple[list[Hashable], _Node]:
+    """One future's walk from `root` as far as the trie goes: the outcomes it drew and where it stopped (a leaf, or
+    a path no future has fired yet)."""
+    node, path = root, []
+    while node.request is not None:
+        outcome = node.sample(random)
+        path.append(outcome)
+        child = node.children.get(outcome)
+        if child is None:
+            child = node.children[outcome] = _Node()
+        node = child
+    return path, node
 
 
 def _roll_for_each(
-    rules: Ruleset, branch: _Branch, due: Due, first: list[Event], dice: Dice, rng: Random
+    rules: Ruleset, state: State, due: Due, count: int, rng: Random
 ) -> list[tuple[list[Event], int]]:
-    """The firing's events for every future of the branch, each with its own dice, grouped by what happened."""
-    outcomes: dict[Hashable, list[Any]] = {_outcome_key(first, dice): [first, 1]}
-    for _ in range(branch.count - 1):
-        dice = SimulationDice(rng)
-        events = fire(rules, branch.state, due, dice)
-        key = _outcome_key(events, dice)
+    """The firing's events for each of `count` futures, each drawing its own outcomes, grouped by what happened
+    (two paths may do the same: a plain roll's faces that the rules' table reads alike)."""
+    root, leaves, random = _Node(), [], rng.random
+    for member in range(count):
+        path, node = descend(root, random)
+        if node.leaf is None:
+            walk = _Walk(path, node, rng)
+            dice = ReplayDice(walk)
+            events = fire(rules, state, due, dice)
+            node = walk.end
+            node.leaf = _Leaf(events, dice)
+            leaves.append(node.leaf)
+            if member == 0 and node is root:  # no roll: every future does the same
+                return [(events, count)]
+        node.leaf.count += 1  # type: ignore[union-attr]
+    if len(leaves) == 1:
+        return [(leaves[0].result, count)]
+    outcomes: dict[Hashable, list[Any]] = {}
+    for leaf in leaves:
+        key = _outcome_key(leaf.result, leaf.dice)  # type: ignore[arg-type]
         if key in outcomes:
-            outcomes[key][1] += 1
+            outcomes[key][1] += leaf.count
         else:
-            outcomes[key] = [events, 1]
+            outcomes[key] = [leaf.result, leaf.count]
     return [(events, count) for events, count in outcomes.values()]
 
 
@@ -260,9 +408,10 @@ def _split(
 ) -> list[_Branch]:
     """A branch for each outcome of a roll, its clock going on from the second the roll was made."""
     children = []
+    frozen = marshal.dumps(branch.state)  # each copy loads the one dump (as `_copy` would make it)
     for index, (events, count) in enumerate(outcomes):
         last = index == len(outcomes) - 1  # the branch ends here: its own state goes on with the last outcome
-        state = fold_into(rules, branch.state if last else _copy(branch.state), events)
+        state = fold_into(rules, branch.state if last else marshal.loads(frozen), events)
         child = _branch(rules, state, branch.follow.copy(), count, due.fire_at, branch.queue.to_time)
         child.queue.skip = set(branch.queue.skip)
         if not events:
@@ -276,13 +425,15 @@ def _run_clock(rules: Ruleset, branch: _Branch, rng: Random) -> list[_Branch]:
     """The branch's clock until it ends or a roll splits it: the branches the roll made, or [] when it ended (over,
     or out of timers up to the end of its clock)."""
     queue, state, follow = branch.queue, branch.state, branch.follow
+    alone = _Draw(rng) if branch.count == 1 else None
     while (due := queue.pop()) is not None:
-        dice = SimulationDice(rng)
-        events = fire(rules, state, due, dice)
-        if dice.used and branch.count > 1:
-            outcomes = _roll_for_each(rules, branch, due, events, dice, rng)
+        if alone is not None:  # a branch of one future: nothing to share, nothing to split
+            events = fire(rules, state, due, ReplayDice(alone))
+        else:
+            outcomes = _roll_for_each(rules, state, due, branch.count, rng)
             if len(outcomes) > 1:
                 return _split(rules, branch, due, outcomes)
+            events = outcomes[0][0]
         fold_into(rules, state, events)
         queue.fired(due, bool(events), rules.timers(state))
         if events and (follow.note(state, due.fire_at) or not state["alive"]):
@@ -310,45 +461,51 @@ def _grow(rules: Ruleset, branches: list[_Branch], rng: Random) -> tuple[list[Fu
     return over, going
 
 
-def _act(rules: Ruleset, state: State, actions: list[dict[str, Any]], now: int, rng: Random) -> bool:
-    """A what-if's actions through the rules' own `decide`; one the rules refuse is skipped. True when some die
-    was rolled (else every future of the branch would do the same)."""
-    rolled = False
+def _act(rules: Ruleset, state: State, actions: list[dict[str, Any]], now: int, walk: _Walk) -> None:
+    """A what-if's actions through the rules' own `decide`, each with its own dice along one future's `walk`; one
+    the rules refuse is skipped."""
     for action in actions:
         if not state["alive"]:
             break
-        dice = SimulationDice(rng)
         try:
-            events = rules.decide(state, action, dice, now)
+            events = rules.decide(state, action, ReplayDice(walk), now)
         except RuleError:
             continue
-        finally:
-            rolled = rolled or bool(dice.used)
         fold_into(rules, state, events)
-    return rolled
 
 
 def _act_for_each(
     rules: Ruleset, branch: _Branch, what_if: WhatIf, now: int, end: int, rng: Random
 ) -> list[_Branch]:
-    """The what-if's actions in every future of the branch, each with its own dice, grouped by the state after.
-    Actions that roll nothing (a move to hospital) are taken once for the branch."""
-    outcomes: list[list[Any]] = []
+    """The what-if's actions in every future of the branch, each drawing its own outcomes, grouped by the state
+    after. As a firing's, the actions are taken once per outcome path their rolls can take (a trie over the rolls
+    of all of them), and once for the branch when they roll nothing (a move to hospital)."""
+    root, leaves, random = _Node(), [], rng.random
     for member in range(branch.count):
-        state = _copy(branch.state)
-        if not _act(rules, state, what_if.actions(state), now, rng) and member == 0:
-            outcomes.append([state, branch.count])
-            break
+        path, node = descend(root, random)
+        if node.leaf is None:
+            walk = _Walk(path, node, rng)
+            state = _copy(branch.state)
+            _act(rules, state, what_if.actions(state), now, walk)
+            node = walk.end
+            node.leaf = _Leaf(state)
+            leaves.append(node.leaf)
+            if member == 0 and node is root:
+                node.leaf.count = branch.count
+                break
+        node.leaf.count += 1  # type: ignore[union-attr]
+    outcomes: list[_Leaf] = []
+    for leaf in leaves:
         for outcome in outcomes:
-            if outcome[0] == state:
-                outcome[1] += 1
+            if outcome.result == leaf.result:
+                outcome.count += leaf.count
                 break
         else:
-            outcomes.append([state, 1])
+            outcomes.append(leaf)
     children = []
-    for state, count in outcomes:
-        child = _branch(rules, state, branch.follow.copy(), count, now, end)
-        child.follow.note(state, now)
+    for outcome in outcomes:
+        child = _branch(rules, outcome.result, branch.follow.copy(), outcome.count, now, end)
+        child.follow.note(outcome.result, now)
         children.append(child)
     return children
 
@@ -556,28 +713,40 @@ def chart_end(result: Forecast) -> int:
     return max(end, result.as_of + 60 * MINUTE)
 
 
-def _amounts_at(path: list[tuple[int, tuple[int, ...]]], times: Sequence[int]) -> list[tuple[int, ...]]:
-    """The amounts in force at each of `times` (ascending), walking the path once."""
-    out, step = [], 0
-    for moment in times:
-        while step + 1 < len(path) and path[step + 1][0] <= moment:
-            step += 1
-        out.append(path[step][1])
-    return out
+def _counts_at(futures: Sequence[Future], times: Sequence[int]) -> list[dict[tuple[int, ...], int]]:
+    """How many futures have each tuple of amounts at each of `times` (ascending, the first the futures' start).
+    Futures mostly differ in when, not in what is left, so a sample holds a handful of tuples: each step of a
+    future's path adds its count over the samples it lasts (a difference array per tuple), not sample by sample
+    (the chart was a tenth of the bench's forecast when it walked every future at every sample)."""
+    samples = len(times)
+    steps: dict[tuple[int, ...], list[int]] = {}
+    for future in futures:
+        path, count, low = future.path, future.count, 0
+        for index, (_, amounts) in enumerate(path):
+            # The amounts after a change are in force from its second to the next change's.
+            high = bisect_left(times, path[index + 1][0]) if index + 1 < len(path) else samples
+            if high > low:
+                change = steps.get(amounts)
+                if change is None:
+                    change = steps[amounts] = [0] * (samples + 1)
+                change[low] += count
+                change[high] -= count
+                low = high
+    at_sample: list[dict[tuple[int, ...], int]] = [{} for _ in times]
+    for amounts, change in steps.items():
+        running = 0
+        for counts, step in zip(at_sample, change, strict=False):
+            running += step
+            if running:
+                counts[amounts] = running
+    return at_sample
 
 
 def chart(result: Forecast, samples: int = CHART_SAMPLES) -> list[Line]:
     """Per injury, what is left over game time (untreated): the median and the 10-90% band at `samples` points."""
     start, end = result.as_of, chart_end(result)
     times = [start + (end - start) * n // (samples - 1) for n in range(samples)]
-    futures = result.untreated.futures
-    # How many futures have each tuple of amounts at each sample: futures mostly differ in when, not in what is
-    # left, so a sample has a handful of tuples, counted once for every injury (the chart was a tenth of the
-    # bench's forecast when each injury walked every future at every sample).
-    at_sample: list[dict[tuple[int, ...], int]] = [{} for _ in times]
-    for future in futures:
-        for counts, amounts in zip(at_sample, _amounts_at(future.path, times), strict=True):
-            counts[amounts] = counts.get(amounts, 0) + future.count
+    at_sample = _counts_at(result.untreated.futures, times)
     lines = []
     for index, injury in enumerate(result.injuries):
         points = []

@@ -7,6 +7,7 @@ A ruleset's folder (`rules/<slug>/`) holds
                 evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer)
     view.py     view, status, public_event, shows: what the GM and a player may see; GM_ONLY, the fields a
                 player never receives a value of; SUMMARIES (event type -> one line from its data, the GM's);
+                TIMER_WORDS (timer kind -> what it will do, the GM's: 'bleeds out', 'next healing roll');
                 describe and said: events in the game's words (rules/words.py)
     forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP,
                 CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
@@ -132,6 +133,22 @@ def summarizer(summaries: Mapping[str, Summarizer]) -> Callable[[Event], str]:
     return summary
 
 
+TimerPhrase = str | Callable[[State, Timer], str]
+
+
+def timer_worder(phrases: Mapping[str, TimerPhrase]) -> Callable[[State, Timer], str]:
+    """A ruleset's `timer_words` from its view's TIMER_WORDS (timer kind -> a phrase, or a function of the state
+    and the timer for one that names an injury); a kind without words reads as its name ('stun save')."""
+
+    def timer_words(state: State, timer: Timer) -> str:
+        phrase = phrases.get(timer.kind)
+        if phrase is None:
+            return timer.kind.replace("_", " ")
+        return phrase if isinstance(phrase, str) else phrase(state, timer)
+
+    return timer_words
+
+
 def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
     """The Ruleset of one folder (`package`, its `__name__`), from the names its modules define (this module's
     docstring): every folder has the same files, so none lists them."""
@@ -156,6 +173,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         status=view.status,
         public_event=unretired(view.public_event, None),
         summary=summarizer(view.SUMMARIES),
+        timer_words=timer_worder(view.TIMER_WORDS),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
         describe=view.describe,

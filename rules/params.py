@@ -21,6 +21,8 @@ _MISSING: Any = object()
 MAX_INT = 1_000_000
 TEXT_LENGTH = 200
 REQUIRED = "this field is required"
+# The kind the API's description gives a parameter drawn its own way on the web (`Param.described`).
+API_KINDS = {"amounts": "json"}
 
 
 class RuleError(ValueError):
@@ -44,7 +46,9 @@ class Param:
     kind: int (`minimum` to `maximum`), bool, choice (one of `choices`), choices (a list of some of `choices`; one
     name alone is a list of one), text (at most `max_length` characters once trimmed; `blank`: the message when
     only blanks are given, or "" when an empty text is fine), textarea (drawn as a text area, read as a text),
-    critical_hit (a hit's id; the decider looks it up), json (an object). `invalid`: the message for a value of
+    critical_hit (a hit's id; the decider looks it up), json (an object), amounts (an object of whole numbers by
+    name: successes per monitor; read as an object, the decider checks each name and amount; the web form draws
+    one number input per name `targets` offers, never the object's braces). `invalid`: the message for a value of
     the wrong shape, where the kind's own would not do (a format string with `{value!r}`); `repeated`: for
     choices, the message when a name is given twice (format `{value}`), "" when repeats are fine. `what`: what a
     text is called when it shows nothing ("a name" for a medic's).
@@ -68,21 +72,34 @@ class Param:
     option: str | None = None
     # A text the web form offers as a choice of the character's injuries (`CharacterSheet.injury_choices`).
     picker: bool = False
+    # For amounts: the names the value may hold, each with its words, from the character's sheet as the GM sees it
+    # (the web form's one number input each); `columns`: what the names and the amounts are called.
+    targets: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
+    columns: tuple[str, str] = ("Name", "Amount")
+    # The value written out as the API takes it (JSON), for the API's description alone: a person filling the web
+    # form reads the help.
+    example: str = ""
     # A text naming someone in the game (a medic): the web form offers the campaign's characters and keeps free
     # text for anyone else (an NPC nobody made a character of). The API takes the same text either way.
     person: bool = False
 
     def described(self) -> dict[str, Any]:
-        """What the API's list of rulesets says of the parameter (its answer predates the bounds)."""
+        """What the API's list of rulesets says of the parameter. Its answer predates the bounds and the amounts
+        kind: an amounts value is the object the API has always taken, so it says "json", with the example."""
         return {
             "name": self.name,
-            "kind": self.kind,
+            "kind": API_KINDS.get(self.kind, self.kind),
             "label": self.label,
             "required": self.required,
             "default": self.default,
             "choices": list(self.choices),
-            "help": self.help,
+            "help": self.api_help,
         }
+
+    @property
+    def api_help(self) -> str:
+        """The help as the API says it: the example first."""
+        return "; ".join(text for text in (self.example, self.help) if text)
 
 
 @dataclass(frozen=True)
@@ -294,6 +311,7 @@ READERS: dict[str, Callable[[Param, Mapping[str, Any]], Any]] = {
     "textarea": _read_text,
     "critical_hit": _read_critical_hit,
     "json": _read_json,
+    "amounts": _read_json,  # the decider knows the names and bounds; the form only draws the rows
 }
 
 

@@ -165,6 +165,11 @@ class Ruleset:
     # GM's answer to an action from its events and the state after them. Dates are `game_time_mark`s.
     describe: Callable[[Event], str] | None = None
     said: Callable[[list[Event], State], str] | None = None
+    # What a timer of `state` will do when it fires, in the game's words, for the GM ("bleeds out: critical hit 1
+    # to the chest", "next healing roll"): the character page's clock, now or in the past (time travel).
+    timer_words: Callable[[State, Timer], str] = field(
+        default=lambda state, timer: timer.kind.replace("_", " ")
+    )
 
     @property
     def all_actions(self) -> tuple[str, ...]:

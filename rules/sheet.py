@@ -55,8 +55,9 @@ LEGEND: tuple[tuple[Severity, str], ...] = (
 @dataclass(frozen=True)
 class Attribute:
     """One attribute a character is created with. `name` is dotted for a key of an object (`armor.head`); kind:
-    int, bool, or map (an object of names to whole numbers, entered as JSON). `default` None: the ruleset derives
-    it (the help says how) or the attribute is required. The bounds are the ones `validate_attributes` checks."""
+    int, bool, or map (an object of names to whole numbers, entered as rows of a name and a number; `columns`
+    says what the names and the numbers are called). `default` None: the ruleset derives it (the help says how) or
+    the attribute is required. The bounds are the ones `validate_attributes` checks."""
 
     name: str
     kind: str
@@ -66,6 +67,7 @@ class Attribute:
     minimum: int | None = None
     maximum: int | None = None
     help: str = ""
+    columns: tuple[str, str] = ("Name", "Number")
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,9 @@ class Mark:
     region: str
     severity: Severity
     text: str
+    # The ruleset's name for the place, when the diagram draws it as several regions (Cyberpunk's torso is the
+    # chest and the abdomen): the words beside the diagram name it once.
+    where: str = ""
 
 
 @dataclass(frozen=True)

@@ -573,6 +573,12 @@ def test_the_action_schema_has_each_rulesets_actions_with_their_parameters_and_d
         "left_leg",
         "right_leg",
     ]
+    # The healing spell's allocation: the object the API has always taken, its amounts now described.
+    assert branches["shadowrun2 heal_magic"]["properties"]["allocation"] == {
+        "type": "object",
+        "additionalProperties": {"type": "integer", "minimum": 0},
+        "description": 'Allocation. {"physical": 3, "ch1": 6}; diagnosed hits only',
+    }
     assert sorted(branches["darkfuture damage"]["properties"]) == [
         "ask",
         "expected_version",

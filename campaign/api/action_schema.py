@@ -39,11 +39,13 @@ def param_schema(param: Param) -> dict[str, Any]:
         schema = {"type": "string", "description": "the id of one of the character's critical hits, e.g. ch1"}
     elif param.kind == "json":
         schema = {"type": "object"}
+    elif param.kind == "amounts":
+        schema = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
     else:
         raise ValueError(f"parameter {param.name}: no schema for kind {param.kind!r}")
     if param.default is not None:
         schema["default"] = list(param.default) if isinstance(param.default, tuple) else param.default
-    described = ". ".join(text.rstrip(".") for text in (param.label, param.help) if text)
+    described = ". ".join(text.rstrip(".") for text in (param.label, param.api_help) if text)
     if described:
         schema["description"] = ". ".join(filter(None, (described, schema.get("description"))))
     return schema

@@ -51,11 +51,27 @@ def card_shell(ruleset: Ruleset, role: str, character_id: int) -> dict[str, Any]
     return shell
 
 
-def card_form_for(ruleset: Ruleset, data: dict[str, Any], action: str) -> forms.ActionFormView:
-    """A fresh form of `action` for the card of `data` (the character as the GM sees it)."""
+def card_form_for(
+    ruleset: Ruleset,
+    data: dict[str, Any],
+    action: str,
+    options: dict[str, Any],
+    posted: Any = None,
+    errors: dict[str, str] | None = None,
+) -> forms.ActionFormView:
+    """The form of `action` for the card of `data` (the character as the GM sees it) in a campaign of `options`:
+    fresh, or a refused one (`posted`, a QueryDict, with its `errors`)."""
     sheet = ruleset.sheet
     injuries = sheet.injury_choices(data["sheet"]) if sheet is not None and sheet.injury_choices else []
-    return forms.card_form(ruleset.slug, action, injuries=injuries)
+    return forms.card_form(
+        ruleset.slug,
+        action,
+        injuries=injuries,
+        data=posted,
+        errors=errors,
+        options=options,
+        sheet=data["sheet"],
+    )
 
 
 def next_on_the_clock(campaign: Campaign, timers: list[dict[str, Any]]) -> dict[str, str] | None:

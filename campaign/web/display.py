@@ -7,13 +7,14 @@ player's page can never show more than the player's view holds.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from rules import words
 from rules.dice import TABLE_DICE_HELP
 from rules.ruleset import Ruleset
-from rules.sheet import BODY_REGIONS, CharacterSheet, Severity, label, worse
+from rules.sheet import BODY_REGIONS, CharacterSheet, Mark, Severity, label, worse
 
 
 def date_text(iso: str | None) -> str:
@@ -79,20 +80,44 @@ def option_text(value: Any) -> str:
 
 def body_regions(ruleset: Ruleset, sheet: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Severity per drawn body region, the worst of the ruleset's marks on it, with the words for each mark."""
-    severities: dict[str, Severity] = dict.fromkeys(BODY_REGIONS, 0)
-    notes: dict[str, list[str]] = {name: [] for name in BODY_REGIONS}
-    for mark in _sheet(ruleset).body_marks(sheet):
-        if mark.region in severities:
-            severities[mark.region] = worse(severities[mark.region], mark.severity)
-            notes[mark.region].append(mark.text)
-    return {
-        name: {
+    marks = _sheet(ruleset).body_marks(sheet)
+    drawn = _by_place(marks, lambda mark: mark.region, BODY_REGIONS)
+    regions = {}
+    for name in BODY_REGIONS:
+        severity, notes = drawn[name]
+        wheres = {mark.where for mark in marks if mark.region == name and mark.where}
+        named = f"{label(name)} ({label(wheres.pop())})" if len(wheres) == 1 else label(name)
+        regions[name] = {
             "severity": severity,
             "css": f"sev-{severity}",
-            "text": f"{label(name)}: {', '.join(notes[name]) if notes[name] else 'unhurt'}",
+            "text": f"{named}: {', '.join(notes) if notes else 'unhurt'}",
         }
-        for name, severity in severities.items()
-    }
+    return regions
+
+
+def body_words(ruleset: Ruleset, sheet: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the diagram colours, in words beside it (a phone shows no tooltip): each hurt place once, by the
+    ruleset's name for it (the torso, not its chest and abdomen), its worst severity and every mark's words."""
+    marks = _sheet(ruleset).body_marks(sheet)
+    places = _by_place(marks, lambda mark: mark.where or mark.region, ())
+    return [
+        {"css": f"sev-{severity}", "text": f"{words.capital(label(where))}: {', '.join(notes)}"}
+        for where, (severity, notes) in places.items()
+    ]
+
+
+def _by_place(
+    marks: list[Mark], place: Callable[[Mark], str], names: tuple[str, ...]
+) -> dict[str, tuple[Severity, list[str]]]:
+    """The worst severity and the words of the marks on each place (`names` first, unhurt, then the others in
+    the order the marks come); a text two marks share (one wound drawn on two regions) once."""
+    found: dict[str, tuple[Severity, list[str]]] = {name: (0, []) for name in names}
+    for mark in marks:
+        severity, notes = found.setdefault(place(mark), (0, []))
+        if mark.text not in notes:
+            notes.append(mark.text)
+        found[place(mark)] = (worse(severity, mark.severity), notes)
+    return found
 
 
 def overall_severity(ruleset: Ruleset, character: dict[str, Any]) -> int:

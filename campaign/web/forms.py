@@ -25,10 +25,24 @@ from rules.registry import get_ruleset
 from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, RuleError
 from rules.sheet import Attribute, Board, label
 from rules.text import without_direction_controls
+from rules.words import count as how_many
 
-KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json")
+KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json", "amounts")
+# The blank rows a form of typed rows (a character's skills) offers below the filled ones: a GM who needs more saves
+# and edits again, with no script to add a row.
+EMPTY_ROWS = 3
 CSRF_INPUT = "csrfmiddlewaretoken"
 NOT_TICKED = "expected the box ticked (on) or not sent, got {!r}"
+
+
+@dataclass
+class AmountRow:
+    """One row of an amounts field: the name it gives an amount to (a target's, posted hidden, or the name typed),
+    the target's words ("" for a typed name) and the amount as typed."""
+
+    name: str
+    words: str
+    amount: str
 
 
 @dataclass
@@ -42,6 +56,14 @@ class Field:
     choices: list[tuple[str, str]] = field(default_factory=list)
     help: str = ""
     error: str = ""
+    # amounts: the rows, what the names and the amounts are called, and whether the names are typed (a character's
+    # skills) or the form's own (a spell's targets)
+    rows: list[AmountRow] = field(default_factory=list)
+    columns: tuple[str, str] = ("", "")
+    typed: bool = False
+    # choice: the words of its empty entry, "" for none: "(choose)" while a required choice has no value, "(none)"
+    # for an optional one with no default (the rules then roll or look at every one); a default is shown chosen
+    empty: str = ""
     # A text naming someone (`Param.person`): the names the input suggests, any other still typed
     # (`campaign.web.people.offer_medics`).
     people: list[str] = field(default_factory=list)
@@ -125,6 +147,73 @@ def _json(raw: str, where: str, expected: str) -> Any:
     return value
 
 
+def uneven_rows(names: int, amounts: int) -> str:
+    got = f"{how_many(names, 'name')} and {how_many(amounts, 'amount')}"
+    return f"expected a name and an amount in every row, got {got}"
+
+
+def row_inputs(input_name: str) -> tuple[str, str]:
+    """The two inputs each row of an amounts field posts, once per row: its name and its amount."""
+    return f"{input_name}_name", f"{input_name}_amount"
+
+
+def posted_rows(data: QueryDict, input_name: str, where: str) -> list[tuple[str, str]] | None:
+    """The rows an amounts field posted, as (name, amount) in the form's order; None when it posted none."""
+    name_input, amount_input = row_inputs(input_name)
+    names, amounts = data.getlist(name_input), data.getlist(amount_input)
+    if len(names) != len(amounts):
+        raise RuleError(where, uneven_rows(len(names), len(amounts)))
+    if not names:
+        return None
+    return list(zip(names, amounts, strict=True))
+
+
+def amounts_from_rows(
+    rows: list[tuple[str, str]],
+    where: str,
+    *,
+    columns: tuple[str, str],
+    words: Mapping[str, str] | None = None,
+) -> dict[str, int]:
+    """Rows of a name and a whole number as the API's object {name: number}, in the rows' order.
+
+    `words`: the form's own names (a spell's targets), each row called by its words; a row whose amount is left
+    empty gives that target nothing. Without, the names are typed (a character's skills): a row left wholly empty
+    is left out, a name without a number or a number without a name is refused, each row called by its number. The
+    names and the bounds are the rules' to check (the service answers for them); only the shape is checked here."""
+    name_column, amount_column = (column.lower() for column in columns)
+    result: dict[str, int] = {}
+    rows_of: dict[str, int] = {}
+    for number, (raw_name, raw_amount) in enumerate(rows, 1):
+        name, amount = raw_name.strip(), raw_amount.strip()
+        if words is not None:
+            row = words.get(name) or f"row {number}"
+            if not amount:
+                continue
+            if not name:
+                raise RuleError(where, f"{row}: expected what the {amount_column} go to")
+        else:
+            row = f"row {number} ({name})" if name else f"row {number}"
+            if not name and not amount:
+                continue
+            if not name:
+                raise RuleError(where, f"{row}: expected the {name_column} for the {amount_column} {amount}")
+            if not amount:
+                raise RuleError(where, f"{row}: expected the {amount_column} as a whole number")
+        try:
+            value = int(amount)
+        except ValueError:  # not a number, or more digits than Python converts
+            raise RuleError(
+                where, f"{row}: expected the {amount_column} as a whole number, got {amount!r}"
+            ) from None
+        if name in rows_of:
+            again = "given twice" if words is not None else f"{name} is already in row {rows_of[name]}"
+            raise RuleError(where, f"{row}: {again}")
+        rows_of[name] = number
+        result[name] = value
+    return result
+
+
 def _ticked(data: QueryDict, name: str, where: str) -> bool:
     """A checkbox: a browser sends "on" when it is ticked and nothing otherwise. Anything else is not our form's,
     and reading it as unticked would drop it in silence."""
@@ -151,6 +240,41 @@ def _choices(param: Param, injuries: list[tuple[str, str]]) -> list[tuple[str, s
     return [(choice, choice.replace("_", " ")) for choice in param.choices]
 
 
+def _empty_choice(param: Param, value: Any) -> str:
+    """What a choice's empty entry says, or "" for no empty entry (see `Field.empty`)."""
+    if param.required:
+        return "(choose)" if value in (None, "") else ""
+    return "(none)" if param.default is None else ""
+
+
+def _targets(param: Param, sheet: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """What an amounts parameter may give to, as (name, words), from the GM's sheet of the character."""
+    return param.targets(sheet or {}) if param.targets is not None else []
+
+
+def _amounts_field(param: Param, name: str, data: QueryDict | None, sheet: Mapping[str, Any] | None) -> Field:
+    """An amounts parameter as one number input per target, filled with what was posted to each."""
+    posted: dict[str, str] = {}
+    if data is not None:
+        names, amounts = row_inputs(name)
+        if len(data.getlist(names)) == len(data.getlist(amounts)):
+            posted = dict(zip(data.getlist(names), data.getlist(amounts), strict=True))
+    rows = [AmountRow(key, words, posted.get(key, "")) for key, words in _targets(param, sheet)]
+    return Field(param.name, name, "amounts", param.label, param.required, rows=rows, columns=param.columns)
+
+
+def _amounts_error(errors: dict[str, str], param: Param, sheet: Mapping[str, Any] | None) -> str:
+    """The errors the service gave one name of an amounts parameter (`allocation.ch1`), said of the target's
+    words ("Critical hit 1: ..."), never its name."""
+    words = dict(_targets(param, sheet))
+    said = [errors.pop(param.name)] if param.name in errors else []
+    for where in [where for where in errors if where.startswith(f"{param.name}.")]:
+        key = where.split(".", 1)[1]
+        message = errors.pop(where)
+        said.append(f"{words[key]}: {message}" if key in words else message)
+    return " ".join(said)
+
+
 def build_form(
     ruleset: str,
     action: str,
@@ -159,10 +283,12 @@ def build_form(
     data: QueryDict | None = None,
     errors: dict[str, str] | None = None,
     options: dict[str, Any] | None = None,
+    sheet: Mapping[str, Any] | None = None,
 ) -> ActionFormView:
     """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed.
     `injuries`: what a parameter of kind `critical_hit` may name (`CharacterSheet.injury_choices`); `options`:
-    the campaign's, whose switched-off options leave their parameters out (`Param.option`)."""
+    the campaign's, whose switched-off options leave their parameters out (`Param.option`); `sheet`: the
+    character's as the GM sees it, for the targets of an amounts parameter (`Param.targets`)."""
     spec = get_ruleset(ruleset).action_form(action)
     errors = dict(errors or {})
     fields: list[Field] = []
@@ -170,6 +296,11 @@ def build_form(
         if param.option is not None and options is not None and not options.get(param.option):
             if param.name in errors:  # posted all the same: its error goes on top of the form, named
                 errors[param.name] = f"{param.label}: {errors[param.name]}"
+            continue
+        if param.kind == "amounts":
+            shown = _amounts_field(param, f"p_{param.name}", data, sheet)
+            shown.help, shown.error = param.help, _amounts_error(errors, param, sheet)
+            fields.append(shown)
             continue
         kind = param.kind if param.kind in (*KNOWN_KINDS, "textarea") else "text"
         if param.picker:
@@ -201,6 +332,7 @@ def build_form(
                 else [],
                 help=param.help,
                 error=errors.pop(param.name, ""),
+                empty=_empty_choice(param, value) if kind in ("choice", "critical_hit") else "",
             )
         )
     rolls: list[RollField] = []
@@ -232,7 +364,10 @@ def build_form(
 def action_inputs(ruleset: str, action: str) -> dict[str, str]:
     """The inputs an action's form posts, each with the field of the API's body its errors name."""
     spec = get_ruleset(ruleset).action_form(action)
-    inputs = {"key": "key", **{f"p_{param.name}": param.name for param in spec.params}}
+    inputs = {"key": "key"}
+    for param in spec.params:
+        names = row_inputs(f"p_{param.name}") if param.kind == "amounts" else (f"p_{param.name}",)
+        inputs.update(dict.fromkeys(names, param.name))
     if spec.rolls:
         inputs["ask"] = "ask"  # table dice: "let the server roll the rest"
     for roll in spec.rolls:
@@ -241,6 +376,10 @@ def action_inputs(ruleset: str, action: str) -> dict[str, str]:
             names.append(f"d_{roll.name}")  # the dice as rolled (table dice)
         inputs.update(dict.fromkeys(names, f"rolls.{roll.name}"))
     return inputs
+
+
+def spec_param(spec: ActionForm, name: str) -> Param:
+    return next(param for param in spec.params if param.name == name)
 
 
 def place_error(ruleset: str, action: str, field_name: str, message: str) -> dict[str, str]:
@@ -252,6 +391,8 @@ def place_error(ruleset: str, action: str, field_name: str, message: str) -> dic
         return {field_name: message}
     head = field_name.split(".", 1)[0]
     if head in params:
+        if spec_param(spec, head).kind == "amounts":
+            return {field_name: message}  # `build_form` names the target in words
         return {head: f"{field_name}: {message}"}
     if field_name.startswith("rolls."):
         roll = field_name.split(".", 2)[1].split(":", 1)[0]
@@ -344,6 +485,43 @@ class _JSON(_Posted):
             raise ValidationError(error.message) from None
 
 
+class _RowsWidget(widgets.Widget):
+    """An amounts field's rows: each row posts its name and its amount under the same two input names."""
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
+        names, amounts = row_inputs(name)
+        return data.getlist(names), data.getlist(amounts)
+
+    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
+        return not any(input_name in data for input_name in row_inputs(name))
+
+
+class _Amounts(_Posted):
+    """Rows of a target and an amount as the API's object; no amount given (or no row posted): None, which the
+    rules read as the parameter left out."""
+
+    widget = _RowsWidget
+
+    def __init__(self, param: Param, words: Mapping[str, str] | None = None) -> None:
+        super().__init__(param)
+        self.words = dict(words or {})
+
+    def to_python(self, value: Any) -> Any:
+        names, amounts = value
+        if len(names) != len(amounts):
+            raise ValidationError(uneven_rows(len(names), len(amounts)))
+        try:
+            given = amounts_from_rows(
+                list(zip(names, amounts, strict=True)),
+                self.param.name,
+                columns=self.param.columns,
+                words=self.words,
+            )
+        except RuleError as error:
+            raise ValidationError(error.message) from None
+        return given or None
+
+
 POSTED_FIELDS: dict[str, type[_Posted]] = {
     "int": _Whole,
     "bool": _Ticked,
@@ -353,17 +531,26 @@ POSTED_FIELDS: dict[str, type[_Posted]] = {
 }
 
 
-def posted_form(spec: ActionForm) -> type[forms.Form]:
-    """The Django form of an action, built from its `Param`s: one field per parameter, named as the inputs."""
-    fields = {f"p_{param.name}": POSTED_FIELDS.get(param.kind, _Posted)(param) for param in spec.params}
+def posted_form(spec: ActionForm, sheet: Mapping[str, Any] | None = None) -> type[forms.Form]:
+    """The Django form of an action, built from its `Param`s: one field per parameter, named as the inputs.
+    `sheet`: the character's as the GM sees it, whose targets' words name the rows of an amounts parameter."""
+    fields: dict[str, forms.Field] = {}
+    for param in spec.params:
+        if param.kind == "amounts":
+            fields[f"p_{param.name}"] = _Amounts(param, dict(_targets(param, sheet)))
+        else:
+            fields[f"p_{param.name}"] = POSTED_FIELDS.get(param.kind, _Posted)(param)
     return type("PostedActionForm", (forms.Form,), fields)
 
 
-def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
-    """The posted form as the API's action body: {"type": action, params..., "rolls": {...}}."""
+def parse_action(
+    ruleset: str, action: str, data: QueryDict, sheet: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The posted form as the API's action body: {"type": action, params..., "rolls": {...}}. `sheet`: the
+    character's as the GM sees it (the words of an amounts parameter's rows, in its errors)."""
     check_posted(data, action_inputs(ruleset, action))
     spec = get_ruleset(ruleset).action_form(action)
-    form = posted_form(spec)(data)
+    form = posted_form(spec, sheet)(data)
     if not form.is_valid():
         # The first parameter in the form's order that is wrong, as the service would name it.
         param = next(param for param in spec.params if f"p_{param.name}" in form.errors)
@@ -387,8 +574,8 @@ def parse_action(ruleset: str, action: str, data: QueryDict) -> dict[str, Any]:
 
 # --- characters -----------------------------------------------------------------------------------------------
 
-# A map attribute (names to numbers) is typed as JSON.
-ATTRIBUTE_INPUT_KINDS = {"map": "json"}
+# A map attribute (names to numbers) is typed as rows of a name and a number.
+ATTRIBUTE_INPUT_KINDS = {"map": "amounts"}
 
 
 def _attributes(ruleset: str) -> tuple[Attribute, ...]:
@@ -408,8 +595,11 @@ def attribute_fields(
     out = []
     for attribute in _attributes(ruleset):
         input_name = _attribute_input(attribute)
+        rows: list[AmountRow] = []
         if attribute.kind == "bool":
             value: Any = (data.get(input_name) == "on") if data is not None else bool(attribute.default)
+        elif attribute.kind == "map":
+            value, rows = None, _typed_rows(data, input_name)
         else:
             value = data.get(input_name, "") if data is not None else ""
         out.append(
@@ -422,24 +612,40 @@ def attribute_fields(
                 value=value,
                 help=attribute.help,
                 error=errors.get(f"attributes.{attribute.name}", ""),
+                rows=rows,
+                columns=attribute.columns,
+                typed=attribute.kind == "map",
             )
         )
     return out
 
 
+def _typed_rows(data: QueryDict | None, input_name: str) -> list[AmountRow]:
+    """The rows of typed names and numbers as they were posted or filled (the rows left empty dropped), then
+    `EMPTY_ROWS` empty ones to add to them."""
+    names, amounts = row_inputs(input_name)
+    filled = []
+    if data is not None:
+        for name, amount in zip(data.getlist(names), data.getlist(amounts), strict=False):
+            if name.strip() or amount.strip():
+                filled.append(AmountRow(name, "", amount))
+    return filled + [AmountRow("", "", "") for _ in range(EMPTY_ROWS)]
+
+
 def character_inputs(ruleset: str) -> dict[str, str]:
     """The inputs of the character form, each with the field its errors name."""
-    return {
-        "key": "key",
-        "name": "name",
-        "player": "player",
-        **{_attribute_input(attribute): f"attributes.{attribute.name}" for attribute in _attributes(ruleset)},
-    }
+    inputs = {"key": "key", "name": "name", "player": "player"}
+    for attribute in _attributes(ruleset):
+        input_name = _attribute_input(attribute)
+        names = row_inputs(input_name) if attribute.kind == "map" else (input_name,)
+        inputs.update(dict.fromkeys(names, f"attributes.{attribute.name}"))
+    return inputs
 
 
 def place_character_error(ruleset: str, field_name: str, message: str) -> dict[str, str]:
     """Put an error of the character form on the field it names; one inside an attribute
-    (`attributes.skills.driver`) on that attribute, or it would be shown nowhere."""
+    (`attributes.skills.driver`) on that attribute, or it would be shown nowhere: named by the row's name
+    ("driver: ...") in a map's rows, by its path elsewhere."""
     if field_name in ("name", "player"):
         return {field_name: message}
     for attribute in _attributes(ruleset):
@@ -447,7 +653,8 @@ def place_character_error(ruleset: str, field_name: str, message: str) -> dict[s
         if field_name == where:
             return {where: message}
         if field_name.startswith(f"{where}."):
-            return {where: f"{field_name}: {message}"}
+            inside = field_name.removeprefix(f"{where}.") if attribute.kind == "map" else field_name
+            return {where: f"{inside}: {message}"}
     return {"form": message if field_name == "form" else f"{field_name}: {message}"}
 
 
@@ -461,17 +668,20 @@ def parse_attributes(
         name, input_name = attribute.name, _attribute_input(attribute)
         if attribute.kind == "bool":
             value: Any = _ticked(data, input_name, f"attributes.{name}")
+        elif attribute.kind == "map":
+            rows = posted_rows(data, input_name, f"attributes.{name}")
+            if rows is None:
+                continue
+            # Every row left empty: none, which an edit takes as every name dropped.
+            value = amounts_from_rows(rows, f"attributes.{name}", columns=attribute.columns)
         else:
             raw = data.get(input_name, "").strip()
             if not raw:
                 continue
-            if attribute.kind == "int":
-                try:
-                    value = int(raw)
-                except ValueError:
-                    raise RuleError(f"attributes.{name}", f"expected a whole number, got {raw!r}") from None
-            else:
-                value = _json(raw, f"attributes.{name}", attribute.help)
+            try:  # an int: the kinds are int, bool and map (rules/sheet.py)
+                value = int(raw)
+            except ValueError:
+                raise RuleError(f"attributes.{name}", f"expected a whole number, got {raw!r}") from None
         if "." in name:
             group, key = name.split(".", 1)
             attributes.setdefault(group, {})[key] = value
@@ -547,10 +757,14 @@ def card_form(
     injuries: list[tuple[str, str]] | None = None,
     data: QueryDict | None = None,
     errors: dict[str, str] | None = None,
+    options: dict[str, Any] | None = None,
+    sheet: Mapping[str, Any] | None = None,
 ) -> ActionFormView:
     """An action's form as a card shows it: the action's own form (`build_form`) cut down to the inputs the
     ruleset's board names. An error of an input the card does not show is said on top of the form."""
-    form = build_form(ruleset, action, injuries=injuries, data=data, errors=errors)
+    form = build_form(
+        ruleset, action, injuries=injuries, data=data, errors=errors, options=options, sheet=sheet
+    )
     shown = _card_inputs(ruleset, action)
     if shown is None:
         return form
@@ -607,6 +821,10 @@ def _current_inputs(ruleset: str, attributes: Mapping[str, Any]) -> QueryDict:
             continue
         if attribute.kind == "bool":
             data[_attribute_input(attribute)] = "on"
+        elif attribute.kind == "map" and isinstance(value, Mapping):
+            names, amounts = row_inputs(_attribute_input(attribute))
+            data.setlist(names, [str(key) for key in value])
+            data.setlist(amounts, [str(amount) for amount in value.values()])
         elif isinstance(value, dict | list):
             data[_attribute_input(attribute)] = json.dumps(value)
         else:

@@ -37,7 +37,7 @@ from campaign.web import board, display, forecast_panel, forms, people
 from rules import words
 from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
-from rules.ruleset import RuleError
+from rules.ruleset import RuleError, Ruleset, State, Timer
 from rules.sheet import label
 from rules.text import without_direction_controls
 
@@ -45,7 +45,7 @@ HISTORY_LIMIT = 50
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
 LIVE_CACHE = "pages"
 LIVE_CACHE_SECONDS = 300
-LIVE_CACHE_FORMAT = 6  # bump when the live region's template or context changes
+LIVE_CACHE_FORMAT = 7  # bump when the live region's template or context changes
 # Where a player's live region holds its own ETag while it is rendered: the ETag is the digest of the region
 # with this in its place (`_sealed_live`). Letters and digits only, so no filter changes it.
 ETAG_PENDING = "etagpendingf3c9a1"
@@ -644,15 +644,19 @@ def _live_context(
     """What the live region shows: the character as `role` may see it, at `version` (None: now)."""
     campaign = character.campaign
     if version is None:
+        state = character.state
         data = presenters.character_json(character, role)
+        # Durations count from the clock of the moment shown: now, or the past's (time travel).
+        now = campaign.game_time
     else:
         state = services.state_at_version(character, version)
         data = presenters.character_json(character, role, state=state, version=version)
+        now = presenters.moment_of_version(character, version)
     ruleset = get_ruleset(campaign.ruleset)
     for item in data["recovery"]:
         item["ends_text"] = display.date_text(item.get("ends_at_date"))
         if item.get("ends_at") is not None:
-            item["in_text"] = display.duration_text(item["ends_at"] - campaign.game_time)
+            item["in_text"] = display.duration_text(item["ends_at"] - now)
     history, older = _history(character, role, version, decorate=decorate)
     context: dict[str, Any] = {
         "character": data,
@@ -662,8 +666,10 @@ def _live_context(
         "is_gm": role == GM,
         "version": version,
         "ruleset": ruleset,
-        "game_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
+        "game_date": display.date_text(presenters.game_date(campaign, now)),
+        "present_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
         "regions": display.body_regions(ruleset, data["sheet"]),
+        "body_words": display.body_words(ruleset, data["sheet"]),
         "overall": display.overall_severity(ruleset, data),
         "monitors": display.monitors(ruleset, data, role),
         "history": history,
@@ -674,17 +680,35 @@ def _live_context(
     }
     if role == GM:
         if data.get("death_at") is not None:
-            context["death_in"] = display.duration_text(data["death_at"] - campaign.game_time)
-            context["death_text"] = display.date_text(data["death_at_date"])
-        context["timers"] = [
-            {**t, "due_text": display.date_text(t["due_date"]), "what": display.label(t["kind"])}
-            for t in data.get("timers", [])
-        ]
+            death_at = max(data["death_at"], now)
+            context["death_in"] = display.duration_text(death_at - now)
+            context["death_text"] = display.date_text(presenters.game_date(campaign, death_at))
+        context["timers"] = _timers_shown(campaign, ruleset, state, data["timers"], now)
         context["notes"] = [
             {**n, "date": display.date_text(presenters.game_date(campaign, n.get("game_time")))}
             for n in data.get("notes", [])
         ]
     return context
+
+
+def _timers_shown(
+    campaign: Campaign, ruleset: Ruleset, state: State, timers: list[dict[str, Any]], now: int
+) -> list[dict[str, Any]]:
+    """What the clock will do from `now` (the present's game time, or the moment time travel shows), in the
+    ruleset's words: "bleeds out from critical hit 1 to the chest on 2053-01-01 00:04:00 (in 4 min)". A timer the
+    state has before `now` is due at once, as the clock would fire it (docs/clock.md, "Due now")."""
+    shown = []
+    for item in timers:
+        due = max(item["due"], now)
+        timer = Timer(due, item["kind"], item["key"], data=item["data"])
+        shown.append(
+            {
+                "words": ruleset.timer_words(state, timer),
+                "due_text": display.date_text(presenters.game_date(campaign, due)),
+                "when_text": f"in {display.duration_text(due - now)}" if due > now else "due now",
+            }
+        )
+    return shown
 
 
 def _live_html(
@@ -746,12 +770,13 @@ def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, conte
         cache.set_many(fresh, LIVE_CACHE_SECONDS)
 
 
-def _injury_choices(character: Character) -> list[tuple[str, str]]:
-    """What the GM's forms may pick from among the character's injuries, for a ruleset whose actions name one."""
+def _form_of(character: Character) -> dict[str, Any]:
+    """What the GM's action forms draw from the character (`forms.build_form`): its injuries to pick from, its
+    sheet as the GM sees it (an amounts parameter's targets) and the campaign's options."""
+    gm_sheet = presenters.character_json(character, GM)["sheet"]
     sheet = get_ruleset(character.campaign.ruleset).sheet
-    if sheet is None or sheet.injury_choices is None:
-        return []
-    return sheet.injury_choices(presenters.character_json(character, GM)["sheet"])
+    injuries = sheet.injury_choices(gm_sheet) if sheet is not None and sheet.injury_choices else []
+    return {"injuries": injuries, "sheet": gm_sheet, "options": character.campaign.options}
 
 
 def _action_list(ruleset: str, open_form: forms.ActionFormView | None = None) -> list[dict[str, Any]]:
@@ -840,9 +865,7 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
     if action:
         assert character is not None
         open_form = _named_undo(
-            forms.build_form(
-                stamp.ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
-            ),
+            forms.build_form(stamp.ruleset, action, **_form_of(character)),
             character,
         )
         people.offer_medics(open_form, character.campaign)
@@ -886,9 +909,7 @@ def character_form(request: HttpRequest, character_id: int, action: str) -> Http
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
     form = _named_undo(
-        forms.build_form(
-            ruleset, action, injuries=_injury_choices(character), options=character.campaign.options
-        ),
+        forms.build_form(ruleset, action, **_form_of(character)),
         character,
     )
     people.offer_medics(form, character.campaign)
@@ -941,7 +962,7 @@ def _posted_action(
     result, errors, status = None, {}, 201
     needs = None
     try:
-        body = forms.parse_action(ruleset, action, request.POST)
+        body = forms.parse_action(ruleset, action, request.POST, _form_of(character)["sheet"])
         result = services.character_act(
             character_id=character.pk,
             body=body,
@@ -969,22 +990,15 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     character = _gm_acting_on(request, character_id, action)
     ruleset = character.campaign.ruleset
     result, errors, status, needs = _posted_action(request, character, action)
-    injuries = _injury_choices(character)
+    drawn = _form_of(character)
     if errors or needs:
-        form = forms.build_form(
-            ruleset,
-            action,
-            injuries=injuries,
-            data=forms.echoed(request.POST),
-            errors=errors,
-            options=character.campaign.options,
-        )
+        form = forms.build_form(ruleset, action, data=forms.echoed(request.POST), errors=errors, **drawn)
         if needs:
             form.key = (
                 request.POST.get("key") or form.key
             )  # nothing was written: the key is the final write's
     else:
-        form = forms.build_form(ruleset, action, injuries=injuries, options=character.campaign.options)
+        form = forms.build_form(ruleset, action, **drawn)
         said = presenters.action_said(character.campaign, result.events, result.state)
         form.success = said if not result.replayed else f"Already recorded: {said}"
     _named_undo(form, character)
@@ -1032,10 +1046,12 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
         # A card takes no roll at a time: the character's page walks the GM through them.
         errors = {"form": CARD_NEEDS_ROLL.format(prompt=needs["prompt"])}
     card = _card_for(request, character)
+    options = character.campaign.options
     if errors:
-        form = forms.card_form(ruleset, action, data=forms.echoed(request.POST), errors=errors)
+        posted = forms.echoed(request.POST)
+        form = board.card_form_for(get_ruleset(ruleset), card, action, options, posted, errors)
     else:
-        form = board.card_form_for(get_ruleset(ruleset), card, action)
+        form = board.card_form_for(get_ruleset(ruleset), card, action, options)
         said = presenters.action_said(character.campaign, result.events, result.state)
         form.success = f"{character.name}: {'already recorded: ' if result.replayed else ''}{said}"
     people.offer_medics(form, character.campaign)
@@ -1247,7 +1263,7 @@ def _open_card_form(request: HttpRequest, campaign: Campaign, context: dict[str,
     if character is None or action not in forms.card_actions(ruleset.slug):
         raise Http404("no such card or action")
     data = presenters.character_json(character, GM)
-    form = people.offer_medics(board.card_form_for(ruleset, data, action), campaign)
+    form = people.offer_medics(board.card_form_for(ruleset, data, action, campaign.options), campaign)
     board.with_form(context["characters"], character.pk, form)
 
 
@@ -1264,7 +1280,8 @@ def card_form(request: HttpRequest, character_id: int, action: str) -> HttpRespo
         board_url = reverse("campaign", args=[character.campaign_id])
         return redirect(f"{board_url}?card={character.pk}&form={action}#card-{character.pk}")
     card = _card_for(request, character)
-    form = people.offer_medics(board.card_form_for(ruleset, card, action), character.campaign)
+    campaign = character.campaign
+    form = people.offer_medics(board.card_form_for(ruleset, card, action, campaign.options), campaign)
     context = {"c": card, "form": form, "label": labels[action], "is_gm": True}
     return _with_keyed_forms(render(request, "web/board_card_form.html", context))
 

@@ -173,7 +173,7 @@ def initial_state(attributes: Mapping[str, Any], options: Mapping[str, Any]) -> 
         "cause_of_death": None,
         "damage": 0,  # real damage on the track, minor wounds included
         "stun_damage": 0,
-        "minor_wounds": [],  # pending minor wounds [{id, taken_at}]
+        "minor_wounds": [],  # pending minor wounds [{id, taken_at, location}]
         "next_minor_id": 1,
         "stunned": False,
         "stun_special_effect": False,
@@ -181,6 +181,9 @@ def initial_state(attributes: Mapping[str, Any], options: Mapping[str, Any]) -> 
             location: {"crippled": False, "severed": False, "stabilized": False}
             for location in tables.LOCATIONS
         },
+        # Where the track's points are (README, "Damage per location"): they add up to `damage` and `stun_damage`.
+        "location_damage": dict.fromkeys(tables.LOCATIONS, 0),
+        "location_stun": dict.fromkeys(tables.LOCATIONS, 0),
         "healing_skill": None,
         "healing_seconds_per_point": None,
         "heal_anchor": None,
@@ -768,6 +771,96 @@ DECIDERS = {
 }
 
 
+# --- damage per location (README, "Damage per location") -----------------------------------------------------
+
+
+def explosion_shares(points: int, parts: list[str]) -> dict[str, int]:
+    """An explosion's secondary wound spread over the unprotected extremities it came from, in proportion to what
+    each adds (4 the head, 2 a limb), rounded down; the points left over go one each to the first parts in table
+    order, so that the shares add up to the wound."""
+    weights = [
+        tables.EXPLOSION_SECONDARY_HEAD if part == "head" else tables.EXPLOSION_SECONDARY_PER_LIMB
+        for part in parts
+    ]
+    total = sum(weights)
+    shares = [points * weight // total for weight in weights]
+    for index in range(points - sum(shares)):
+        shares[index % len(shares)] += 1
+    return dict(zip(parts, shares, strict=True))
+
+
+def wound_places(data: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """Where a DamageTaken's real points land, wound by wound: a hit on its location; an explosion's main wound on
+    the torso (its armour took the blast) and its secondary wound on the unprotected extremities. The points add
+    up to `real_points` whatever a file holds (a location it does not name goes to the torso)."""
+    real = data["real_points"]
+    location = data.get("location")
+    if location in tables.LOCATIONS:
+        return [(location, real)]
+    wounds = data.get("wounds") or []
+    parts = [part for part in data.get("unprotected") or [] if part in tables.EXTREMITIES]
+    secondary = min(real, wounds[1]) if len(wounds) == 2 and parts else 0
+    spread = (
+        [(part, points) for part, points in explosion_shares(secondary, parts).items()] if secondary else []
+    )
+    return [("torso", real - secondary), *spread]
+
+
+def _minor_places(data: Mapping[str, Any], places: list[tuple[str, int]]) -> list[str | None]:
+    """The location of each minor wound the event adds: the wounds of exactly 1 point, in order (an explosion's
+    secondary wound of 1 point is on the one extremity its share went to)."""
+    found = [where for where, points in places if points == tables.MINOR_WOUND_POINTS]
+    count = data["minor_wounds"]
+    return [*found[:count], *[None] * max(0, count - len(found))]
+
+
+def _smallest(points: Mapping[str, int], less: Mapping[str, int] | None = None) -> str | None:
+    """The location with the fewest points above 0 (`less` not counted), the first in table order on a tie: small
+    wounds close before big ones."""
+    less = less or {}
+    held = [(points.get(where, 0) - less.get(where, 0), index, where) for index, where in enumerate(points)]
+    held = [item for item in held if item[0] > 0]
+    return min(held)[2] if held else None
+
+
+def _take_stun(state: State, points: int) -> None:
+    places = state.get("location_stun")
+    if places is None:  # a state stored before damage per location (rebuild_projections gives it)
+        return
+    for _ in range(points):
+        where = _smallest(places)
+        if where is None:
+            return
+        places[where] -= 1
+
+
+def _pending_minor_at(state: Mapping[str, Any]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for wound in state["minor_wounds"]:
+        where = wound.get("location")
+        if where is not None:
+            counts[where] = counts.get(where, 0) + 1
+    return counts
+
+
+def _take_real(state: State, points: int) -> None:
+    """Healed real points leave the smallest wound that is not a pending minor wound first; once only minor wounds
+    are left, the oldest one's location (it is the one `_damage_healed` drops)."""
+    places = state.get("location_damage")
+    if places is None:
+        return
+    for _ in range(points):
+        minors = [wound for wound in state["minor_wounds"] if places.get(wound.get("location"), 0) > 0]
+        where = _smallest(places, _pending_minor_at(state))
+        if where is None and minors:
+            where = minors[0]["location"]
+            state["minor_wounds"].remove(minors[0])
+        where = where or _smallest(places)
+        if where is None:
+            return
+        places[where] -= 1
+
+
 # --- evolve --------------------------------------------------------------------------------------------------
 
 
@@ -776,9 +869,16 @@ def _damage_taken(state: State, data: Mapping[str, Any], at: int) -> None:
     if data["stun_points"] and state["stun_damage"] == 0:
         state["stun_heal_anchor"] = at  # the hourly healing starts with the first stun point
     state["stun_damage"] += data["stun_points"]
-    for _ in range(data["minor_wounds"]):
-        state["minor_wounds"].append({"id": state["next_minor_id"], "taken_at": at})
-        state["next_minor_id"] += 1
+    places = wound_places(data)
+    located = state.get("location_damage")
+    if located is not None:  # None: a state stored before damage per location (README)
+        for where, points in places:
+            located[where] += points
+        state["location_stun"][places[0][0]] += data["stun_points"]  # a hit's location; never an explosion's
+    if data["minor_wounds"]:
+        for where in _minor_places(data, places):
+            state["minor_wounds"].append({"id": state["next_minor_id"], "taken_at": at, "location": where})
+            state["next_minor_id"] += 1
     if data["stun_special_effect"]:
         state["stun_special_effect"] = True
 
@@ -848,19 +948,29 @@ def _treatment_failed(state: State, data: Mapping[str, Any], at: int) -> None:
 
 
 def _stun_damage_healed(state: State, data: Mapping[str, Any], at: int) -> None:
+    before = state["stun_damage"]
     state["stun_damage"] = max(0, state["stun_damage"] - data["points"])
     state["stun_heal_anchor"] = at if state["stun_damage"] else None
+    _take_stun(state, before - state["stun_damage"])
 
 
 def _minor_wound_healed(state: State, data: Mapping[str, Any], at: int) -> None:
-    before = len(state["minor_wounds"])
+    healed = [wound for wound in state["minor_wounds"] if wound["id"] == data["id"]]
     state["minor_wounds"] = [wound for wound in state["minor_wounds"] if wound["id"] != data["id"]]
-    if len(state["minor_wounds"]) < before:
-        state["damage"] = max(0, state["damage"] - 1)
+    if healed and state["damage"] > 0:
+        state["damage"] -= 1
+        places = state.get("location_damage")
+        where = healed[0].get("location")
+        if places is not None and places.get(where, 0) > 0:
+            places[where] -= 1  # the ding stops counting where it was taken
+        else:
+            _take_real(state, 1)
 
 
 def _damage_healed(state: State, data: Mapping[str, Any], at: int) -> None:
+    before = state["damage"]
     state["damage"] = max(0, state["damage"] - data["points"])
+    _take_real(state, before - state["damage"])
     state["heal_anchor"] = at
     if state["damage"] == 0:
         state["healing_skill"] = None  # healed completely: new wounds need new care

@@ -140,5 +140,15 @@ EVENTS = {
     ),
 }
 
-# The replayed state, checked after every event of an import: the wound track the pages draw.
-STATE = Obj({"damage": POINTS, "stun_damage": POINTS}, open=True)
+# The replayed state, checked after every event of an import: the wound track and the damage per location the
+# pages draw.
+PER_LOCATION = Obj({location: POINTS for location in tables.LOCATIONS})
+STATE = Obj(
+    {
+        "damage": POINTS,
+        "stun_damage": POINTS,
+        "location_damage": PER_LOCATION,
+        "location_stun": PER_LOCATION,
+    },
+    open=True,
+)

@@ -1,11 +1,13 @@
-"""How a Cyberpunk 2020 character is created and drawn: the 40-point wound track in its levels, crippled and
-severed locations on the body diagram (`rules/sheet.py` says what the web app does with these)."""
+"""How a Cyberpunk 2020 character is created and drawn: the 40-point wound track in its levels; on the body diagram
+the points each location holds, and crippled and severed locations (`rules/sheet.py` says what the web app does
+with these)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from rules import words
 from rules.cyberpunk2020 import tables
 from rules.sheet import (
     Attribute,
@@ -79,22 +81,62 @@ def monitors(character: Character, audience: str) -> list[Block]:
     ]
 
 
+# The words for a location's own points on the track, by the wound levels they would make alone (README, "Damage
+# per location"): Light (1-4) wounded, Serious and Critical (5-12) badly wounded, Mortal (13 and more) mortally.
+POINT_WORDS = ((13, 3, "mortally wounded"), (5, 2, "badly wounded"), (1, 1, "wounded"))
+LEGEND = (
+    (0, "unhurt"),
+    (1, "wounded (1-4 points)"),
+    (2, "badly wounded (5-12 points) / crippled, stabilized or bones set"),
+    (3, "mortally wounded (13 points or more) / crippled"),
+    (4, "severed / head destroyed"),
+    ("replaced", "replaced limb"),
+)
+
+
+def point_mark(real: int, stun: int) -> tuple[int, str] | None:
+    """A location's points as a severity and words: 'badly wounded (6 points, 2 stun points)'; stun alone is a bruise
+    (pain that leaves no lasting harm, the seed)."""
+    if real <= 0 and stun <= 0:
+        return None
+    amounts = [words.count(real, "point")] if real > 0 else []
+    if stun > 0:
+        amounts.append(words.count(stun, "stun point"))
+    if real <= 0:
+        return 1, f"bruised ({amounts[0]})"
+    severity, name = next((severity, name) for low, severity, name in POINT_WORDS if real >= low)
+    return severity, f"{name} ({', '.join(amounts)})"
+
+
 def body_marks(sheet: Mapping[str, Any]) -> list[Mark]:
-    """Crippled (3) or severed (4) locations; a crippled limb that is stabilized or whose bones are set is no
-    longer serious (2). A replaced limb is whole again: no mark."""
+    """Each location's points on the track (wounded 1, badly wounded 2, mortally wounded 3); crippled (3) or
+    severed (4) locations, a crippled limb that is stabilized or whose bones are set no longer serious (2). A
+    replaced limb is whole again: it is marked replaced, and the points of the wound it replaced stay on it until
+    they heal."""
     marks = []
+    real_points = sheet.get("location_damage") or {}
+    stun_points = sheet.get("location_stun") or {}
     for where, state in (sheet.get("locations") or {}).items():
+        found = []
         if state.get("severed"):
-            severity, text = 4, "severed"
+            found.append((4, "destroyed" if where == "head" else "severed"))
         elif state.get("crippled") and state.get("mends_at") is not None:
-            severity, text = 2, "crippled, bones set"
+            found.append((2, "crippled, bones set"))
         elif state.get("crippled") and state.get("stabilized"):
-            severity, text = 2, "crippled, stabilized"
+            found.append((2, "crippled, stabilized"))
         elif state.get("crippled"):
-            severity, text = 3, "crippled"
-        else:
-            continue
-        marks.extend(Mark(region, severity, text) for region in REGIONS.get(where, (where,)))
+            found.append((3, "crippled"))
+        if state.get("replacement") and not state.get("severed"):
+            found.append(("replaced", f"replaced ({state['replacement']})"))
+        points = point_mark(real_points.get(where, 0), stun_points.get(where, 0))
+        if points is not None:
+            found.append(points)
+        regions = REGIONS.get(where)
+        marks.extend(
+            Mark(region, severity, text, where if regions else "")
+            for severity, text in found
+            for region in regions or (where,)
+        )
     return marks
 
 
@@ -151,6 +193,7 @@ SHEET = CharacterSheet(
     monitors=monitors,
     body_marks=body_marks,
     severity=severity,
+    legend=LEGEND,
     injury_choices=injury_choices,
     demo=DEMO,
     board=BOARD,

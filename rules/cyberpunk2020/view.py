@@ -66,6 +66,9 @@ def sheet(state: Mapping[str, Any]) -> dict[str, Any]:
         "death_save_target": death_save_target(state),
         # A copy, flat booleans under each location: copy.deepcopy was a third of an action's answer.
         "locations": {location: dict(place) for location, place in state["locations"].items()},
+        # The track's points by where they were taken (a state stored before these has none until a rebuild).
+        "location_damage": dict(state.get("location_damage") or dict.fromkeys(tables.LOCATIONS, 0)),
+        "location_stun": dict(state.get("location_stun") or dict.fromkeys(tables.LOCATIONS, 0)),
         "healing_rate": healing_rate(state),
         "mortal_condition": mortal is not None,
         "mortal_level": mortal,
@@ -247,6 +250,17 @@ SUMMARIES = {
     "DamageHealed": lambda d: "a point of damage healed",
 }
 
+
+# What each timer will do, for the GM (the character page's clock, now or in the past).
+TIMER_WORDS = {
+    "death": "dies unless treated",
+    "death_save": "next death save",
+    "stun_save": "next stun save",
+    "stun_heal": "a stun point heals",
+    "minor_wound": "a minor wound heals",
+    "heal": "a point of damage heals",
+    "bone_mend": lambda state, timer: f"the bones of the {_spoken(timer.data['limb'])} mend",
+}
 
 # ----------------------------------------------------------------------------------------------------------------
 # The game's words for one history entry or an action's answer (rules/words.py). A player's data lacks `death_at`

@@ -179,6 +179,13 @@ SUMMARIES = {
 }
 
 
+# What each timer will do, for the GM (the character page's clock, now or in the past).
+TIMER_WORDS = {
+    "stun_ends": "is no longer stunned",
+    "ko_ends": "comes round",
+    "con_recovery": "recovers a CON point",
+}
+
 # ----------------------------------------------------------------------------------------------------------------
 # The game's words for one history entry or an action's answer (rules/words.py). A player reads all of it.
 

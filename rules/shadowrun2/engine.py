@@ -63,7 +63,9 @@ ALREADY_DIAGNOSED = "this critical hit is already diagnosed"
 ALLOCATION_UNDIAGNOSED = (
     "the caster does not know this critical hit is there; only diagnosed hits can be targeted"
 )
-ALLOCATION_NEEDED = "expected an object of successes per monitor for mode allocate"
+ALLOCATION_NEEDED = (
+    "expected the successes given to the physical monitor or to diagnosed critical hits, for mode allocate"
+)
 ALLOCATION_ONLY_FOR_ALLOCATE = "an allocation is only given with mode allocate"
 NO_PHYSICAL_DAMAGE = "there is no physical damage to give first aid to"
 FIRST_AID_TOO_LATE = "first aid must come within one game hour of the latest physical wound"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rules.params import ActionForm, Param, RollSpec
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import MAX_ATTRIBUTE, MEDIC_NEEDED, TEXT_NEEDED
+from rules.shadowrun2.sheet import heal_targets
 
 _MEDIC = (
     Param(
@@ -112,7 +113,15 @@ FORMS = {
             Param(
                 "mode", "choice", "Mode", required=True, choices=("allocate", "damage_only", "split_evenly")
             ),
-            Param("allocation", "json", "Allocation", help='{"physical": 3, "ch1": 6}; diagnosed hits only'),
+            Param(
+                "allocation",
+                "amounts",
+                "Allocation",
+                help="diagnosed hits only",
+                example='{"physical": 3, "ch1": 6}',
+                targets=heal_targets,
+                columns=("To", "Successes"),
+            ),
         ),
         help="Each success erases one box; stun cannot be healed this way.",
     ),

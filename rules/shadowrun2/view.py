@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import words
-from rules.ruleset import CHARACTER_CHANGED, GM, PLAYER, Event, State, game_time_mark
+from rules.ruleset import CHARACTER_CHANGED, GM, PLAYER, Event, State, Timer, game_time_mark
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import (
     CARE_CHANGED,
@@ -334,6 +334,27 @@ SUMMARIES = {
     "StunBoxRecovered": lambda d: "a stun box recovered",
 }
 
+
+# --- what each timer will do, for the GM (the character page's clock, now or in the past) -----------------------
+
+
+def _timer_hit(state: State, timer: Timer) -> str:
+    """'critical hit 1 to the chest (lung)': the hit a timer keyed '<kind>:<hit id>' is about."""
+    hid = timer.key.split(":", 1)[1]
+    return hit_name(next((hit for hit in state["critical_hits"] if hit["id"] == hid), {"id": hid}))
+
+
+TIMER_WORDS = {
+    "treatment_complete": lambda state, timer: f"treatment of {_timer_hit(state, timer)} completes",
+    "death": lambda state, timer: f"bleeds out from {_timer_hit(state, timer)}",
+    "critical_healed": lambda state, timer: f"{_timer_hit(state, timer)} heals",
+    "critical_healing_roll": lambda state, timer: f"next healing roll for {_timer_hit(state, timer)}",
+    "overflow": "bleeds into another overflow box",
+    "physical_healed": "physical damage heals a level",
+    "physical_healing_roll": "next healing roll",
+    "stun_box": "a stun box recovers",
+    "stun_recovery_roll": "next stun recovery roll",
+}
 
 # ----------------------------------------------------------------------------------------------------------------
 # The game's words for one history entry or an action's answer (rules/words.py). `describe` reads only the data the

@@ -11,4 +11,58 @@
   Idiomorph.defaults.callbacks.beforeAttributeUpdated = function (name, element, change) {
     return !(name === "open" && change === "remove" && element.tagName === "DETAILS");
   };
+
+  // The reader's place: what they were reading stays where it was on the screen when the region changes above it
+  // (time travel adds its banner and the clock of that moment at the top; a refresh adds a history entry). The
+  // place is an element of the region with an id (a history entry, a card, a panel): the one holding the focus
+  // (the "view as it was" link just clicked) if it is on screen, else the first one whose top is on screen.
+  // Chromium's own scroll anchoring does not survive a morph that adds content above, so it is done here.
+  var place = null;
+
+  function onScreen(element) {
+    var box = element.getBoundingClientRect();
+    return box.bottom > 0 && box.top < window.innerHeight && box.height > 0;
+  }
+
+  function placeIn(region) {
+    var focused = document.activeElement;
+    var held = focused && region.contains(focused) ? focused.closest("[id]") : null;
+    if (held && region.contains(held) && held !== region && onScreen(held)) {
+      return held;
+    }
+    var all = region.querySelectorAll("[id]");
+    for (var i = 0; i < all.length; i++) {
+      var top = all[i].getBoundingClientRect().top;
+      if (top >= 0 && top < window.innerHeight && onScreen(all[i])) {
+        return all[i];
+      }
+    }
+    return null;
+  }
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    place = null;
+    if (target && target.id === "live" && window.scrollY > 0) {
+      var element = placeIn(target);
+      if (element) {
+        place = { id: element.id, top: element.getBoundingClientRect().top };
+      }
+    }
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail.target;
+    if (!place || !target || target.id !== "live") {
+      return;
+    }
+    var element = document.getElementById(place.id);
+    if (element) {
+      var moved = element.getBoundingClientRect().top - place.top;
+      if (moved !== 0) {
+        window.scrollBy(0, moved);
+      }
+    }
+    place = null;
+  });
 })();

@@ -142,3 +142,40 @@ def test_a_six_character_fight_run_from_the_board(
     gm.evaluate("window.scrollTo(0, 0)")
     screenshot(gm, "gm-board-fight" if width >= 1280 else "gm-board-fight-phone")
     context.close()
+
+
+def test_an_action_opened_before_htmx_has_processed_the_board_still_gets_its_form(
+    live_server: Any, browser: Any
+) -> None:
+    """The phone run once failed on a card's form that never came: its <details> was opened before htmx listened
+    to it (a card a refresh had just morphed in is processed at the swap's settle, a page at DOMContentLoaded).
+    Here the board is opened with htmx held back, an action is opened, then htmx arrives: the form comes
+    (static/js/lazy-forms.js gives an open <details> its `toggle` again once htmx has processed it)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    gm = context.new_page()
+    sign_up(gm, live_server.url, "gm_in_a_hurry")
+    create_campaign(gm, live_server.url, "Night City", "cyberpunk2020")
+    board_url = gm.url
+    htmx_ready(gm)
+    gm.locator("#npc-prefix").fill("Ganger")
+    gm.locator("#npc-count").fill("1")
+    gm.locator("#npc-a_body").fill("6")
+    gm.get_by_role("button", name="Add NPCs").click()
+    expect(card(gm, "Ganger 1")).to_be_visible(timeout=REFRESH_MS)
+
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:  # the request waits until the test lets it go
+        held.append(route)
+
+    gm.route("**/vendor/htmx/htmx.min.js", hold)
+    gm.goto(board_url, wait_until="commit")
+    details = card(gm, "Ganger 1").locator("details.card-action[id$='-damage']")
+    details.locator("summary").click()
+    expect(details).to_have_attribute("open", "")
+    assert gm.evaluate("() => window.htmx === undefined")  # opened before htmx could listen
+    while not held:  # the script's request reaches the route handler as the event loop turns
+        gm.wait_for_timeout(50)
+    held[0].continue_()
+    expect(details.locator("form button[type=submit]")).to_be_visible()
+    context.close()

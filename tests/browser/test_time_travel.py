@@ -1,4 +1,5 @@
-"""Issue 16 in the browser: time travel's "make this the present" and the board's "take back the latest advance"."""
+"""Issue 16 and 18 in the browser: time travel (the clock and timers of that moment, the GM's place kept, "make this
+the present") and the board's "take back the latest advance"."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_scenarios import add_character, advance, create_campaign, open_action, sign_up
+from tests.browser.test_scenarios import (
+    add_character,
+    advance,
+    create_campaign,
+    fill_dice,
+    open_action,
+    sign_up,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,14 +27,19 @@ def note(page: Page, text: str) -> None:
     expect(page.locator("#form-note .ok")).to_contain_text(f"GM note: {text}")
 
 
-def test_a_gm_makes_the_past_the_present_and_takes_back_an_advance(live_server: Any, browser: Any) -> None:
-    base = live_server.url
-    gm = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-    sign_up(gm, base, "ren_gm")
-    create_campaign(gm, base, "Night City", "cyberpunk2020")
+def johnny(live_server: Any, browser: Any, gm_name: str, height: int) -> tuple[Page, str, str]:
+    """A GM's Cyberpunk campaign with Johnny (body 6), 1280 px wide: the GM's page (on Johnny's), the board's
+    address and Johnny's."""
+    gm = browser.new_context(viewport={"width": 1280, "height": height}).new_page()
+    sign_up(gm, live_server.url, gm_name)
+    create_campaign(gm, live_server.url, "Night City", "cyberpunk2020")
     board_url = gm.url
     add_character(gm, "Johnny", "", {"body": "6"})
-    character_url = gm.url
+    return gm, board_url, gm.url
+
+
+def test_a_gm_makes_the_past_the_present_and_takes_back_an_advance(live_server: Any, browser: Any) -> None:
+    gm, board_url, character_url = johnny(live_server, browser, "ren_gm", 900)
     for text in ("Arrived at the Afterlife.", "Picked a fight.", "Lost it."):
         note(gm, text)
 
@@ -53,3 +66,66 @@ def test_a_gm_makes_the_past_the_present_and_takes_back_an_advance(live_server: 
     # Nothing to take back any more: refused, in words.
     gm.get_by_role("button", name="Take back the latest advance").click()
     expect(gm.locator("#clock-form .error")).to_contain_text("there is no clock advance to take back")
+
+
+def test_time_travel_shows_the_clock_of_that_moment_and_keeps_the_gm_s_place(
+    live_server: Any, browser: Any, screenshot: Any
+) -> None:
+    gm, board_url, character_url = johnny(live_server, browser, "travel_gm", 600)
+    # 12 stun to the torso, the stun save made with a 1: ten stun points (versions 1-2), one heals every hour.
+    open_action(gm, "damage")
+    gm.locator("#damage-p_damage").fill("12")
+    gm.locator("#damage-p_kind").select_option("stun")
+    gm.locator("#damage-p_location").select_option("torso")
+    fill_dice(gm, "damage", "stun_save", [1])
+    gm.locator("#form-damage").get_by_role("button", name="Damage").click()
+    expect(gm.locator("#form-damage .ok")).to_be_visible()
+    # A day passes: the ten points heal, one an hour, in one advance (one folded entry in the history).
+    gm.goto(board_url)
+    gm.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
+    advance(gm, "+1 day")
+    gm.goto(character_url)
+    gm.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
+    for text in ("Back on his feet.", "Looking for the fixer.", "Found her."):
+        note(gm, text)
+    expect(gm.locator("#live .clock")).to_contain_text("2020-01-02 00:00:00")
+    expect(gm.locator("#timers")).to_have_text("Nothing scheduled.")
+
+    # The GM opens the advance's folded entry and scrolls down to the damage, which is under it.
+    group = gm.locator("#live .timeline .entry-group > details")
+    group.locator("summary").click()
+    expect(group).to_have_attribute("open", "")
+    damage = gm.locator("#entry-2")
+    damage.scroll_into_view_if_needed()
+    gm.mouse.wheel(0, 120)
+    gm.wait_for_timeout(300)
+    before = damage.bounding_box()
+    scrolled = gm.evaluate("window.scrollY")
+    assert scrolled > 0
+
+    # Travels to right after the damage: the clock and the timers of that moment, the GM's place kept.
+    damage.get_by_role("link", name="view as it was").click()
+    travel = gm.locator("#live .travel")
+    expect(travel).to_contain_text("as it was after event 2 of")
+    expect(travel).to_contain_text("at 2020-01-01 00:00:00 (now 2020-01-02 00:00:00)")
+    expect(travel).to_be_in_viewport()  # sticky: the past is said wherever the GM is
+    expect(gm.locator("#clock-then")).to_contain_text("Game time then: 2020-01-01 00:00:00")
+    expect(gm.locator("#timers")).to_have_text("A stun point heals on 2020-01-01 01:00:00 (in 1 h)")
+    expect(group).to_have_attribute("open", "")
+    expect(gm.locator(".actions-aside")).to_be_hidden()  # the present's actions, while the past is shown
+    assert "version=2" in gm.url
+    after = damage.bounding_box()
+    assert abs(after["y"] - before["y"]) <= 2, (before, after)
+    gm.evaluate("window.scrollTo(0, 0)")
+    screenshot(gm, "gm-time-travel-clock")
+
+    # Back to now, from further down: the present's clock, and still the same place.
+    damage.scroll_into_view_if_needed()
+    before = damage.bounding_box()
+    travel.get_by_role("link", name="Back to now").click()
+    expect(gm.locator("#live .travel")).to_have_count(0)
+    expect(gm.locator("#timers")).to_have_text("Nothing scheduled.")
+    expect(group).to_have_attribute("open", "")
+    expect(gm.locator(".actions-aside")).to_be_visible()
+    back = damage.bounding_box()
+    assert abs(back["y"] - before["y"]) <= 2, (before, back)

@@ -204,7 +204,7 @@ def param_values(ruleset: Ruleset, param: Param, state: State) -> st.SearchStrat
     injuries = _injury_ids(ruleset, state)
     if param.kind == "critical_hit":
         return st.sampled_from([*injuries, "ch99"])
-    if param.kind == "json":
+    if param.kind in ("json", "amounts"):
         keys = [*injuries, *ruleset.view(state, GM)["sheet"]]
         return st.dictionaries(st.sampled_from(keys), st.integers(0, 12), max_size=3)
     raise AssertionError(f"a parameter of kind {param.kind!r} has no reader to test")
@@ -314,6 +314,7 @@ def valid_action(ruleset: Ruleset, kind: str) -> dict[str, Any]:
                 "textarea": "Doc",
                 "critical_hit": "ch1",
                 "json": {},
+                "amounts": {},
             }[param.kind]
     return action
 

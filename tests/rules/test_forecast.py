@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from itertools import product
 from random import Random
 from typing import Any
 
 import pytest
 
 from rules import forecast as fc
-from rules.dice import Dice
+from rules.dice import Dice, RollNeeded, success_chance, successes_odds
 from rules.registry import get_ruleset
-from rules.ruleset import State, fold, fold_into, start_state
+from rules.ruleset import Event, State, fold, fold_into, start_state
 
 DAY = 86_400
 WEEK = 7 * DAY
@@ -344,3 +345,300 @@ def test_a_what_if_that_rolls_nothing_is_taken_once_for_every_future() -> None:
     assert restored.when == fc.Spread(0, 0, 0, 1.0)
     con = next(i for i in recovered.items if i.key == "con")
     assert con.when == item(result, "con").when  # a point a week, as untreated
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The success-test contract, and the forecast that fires once per outcome (rules.dice.SuccessTest, docs/forecast.md
+# "Cost")
+
+
+class _Recorded(Dice):
+    """Server dice that remember which rolls were success tests, and at which pool and target."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(rng=Random(seed))
+        self.tests: dict[str, tuple[int, int]] = {}
+
+    def success_test(self, name: str, pool: int, tn: int, **described: Any) -> Any:
+        test = super().success_test(name, pool, tn, **described)
+        self.tests[name] = (test.pool, test.target)
+        return test
+
+
+def _without_dice(value: Any) -> Any:
+    """Events' data with every dice record ("dice", at any depth) left out."""
+    if isinstance(value, dict):
+        return {key: _without_dice(v) for key, v in value.items() if key != "dice"}
+    if isinstance(value, list):
+        return [_without_dice(v) for v in value]
+    return value
+
+
+WOUNDS = {
+    "shadowrun2": [{"type": "wound", "severity": "M"}, {"type": "wound", "severity": "S"}],
+    "cyberpunk2020": [{"type": "damage", "damage": 12}],
+    "darkfuture": [{"type": "damage", "weapon_damage": 5}],
+}
+
+
+def _steps(rules: Any, state: State) -> list[tuple[str, Any]]:
+    """What may roll in `state`: every timer's firing, every action of the what-if menu, and a wound."""
+    steps: list[tuple[str, Any]] = [(f"timer {timer.kind}", timer) for timer in rules.timers(state)]
+    for what_if in rules.forecast.what_ifs.values():
+        steps += [(f"action {action['type']}", action) for action in what_if.actions(state)]
+    return steps + [(f"action {action['type']}", action) for action in WOUNDS[rules.slug]]
+
+
+def _apply(rules: Any, state: State, step: Any, dice: Dice) -> list[Any] | None:
+    try:
+        if isinstance(step, dict):
+            return rules.decide(state, step, dice, 0)
+        return rules.fire(state, step, dice)
+    except fc.RuleError:
+        return None
+
+
+@pytest.mark.parametrize("slug", ["shadowrun2", "cyberpunk2020", "darkfuture"])
+def test_a_rule_reads_a_success_test_only_through_its_successes(slug: str) -> None:
+    """The contract the memoised forecast relies on: the same state with other dice of the same successes (the
+    forecast's replayed ones, and the same dice in reverse order) gives the same events apart from the dice
+    record, and the same state after them. Plain rolls keep their faces."""
+    rules = get_ruleset(slug)
+    tests = compared = 0
+    for state in _states_along_the_demo(rules):
+        for what, step in _steps(rules, state):
+            for seed in range(6):
+                dice = _Recorded(seed)
+                events = _apply(rules, state, step, dice)
+                if events is None or not dice.used:
+                    continue
+                tests += len(dice.tests)
+                replayed = {
+                    name: fc.replayed(
+                        (name, *dice.tests[name][:1], 6, dice.tests[name][1]),
+                        sum(v >= dice.tests[name][1] for v in values),
+                    )
+                    if name in dice.tests
+                    else values
+                    for name, values in dice.used.items()
+                }
+                reversed_ = {
+                    name: values[::-1] if name in dice.tests else values for name, values in dice.used.items()
+                }
+                for other in (replayed, reversed_):
+                    again = Dice(other)
+                    events_again = _apply(rules, state, step, again)
+                    assert events_again is not None, what
+                    assert [(e.type, e.game_time, _without_dice(e.data)) for e in events_again] == [
+                        (e.type, e.game_time, _without_dice(e.data)) for e in events
+                    ], what
+                    assert fold(rules, state, events_again) == fold(rules, state, events), what
+                    compared += 1
+    assert compared > 0
+    # Only Shadowrun rolls success tests (Body checks, diagnosis, treatment, first aid, healing); the others' rolls
+    # are plain and replayed face for face.
+    assert (tests > 0) == (slug == "shadowrun2")
+
+
+@pytest.mark.parametrize("target", range(2, 21))
+def test_a_dies_chance_of_success_is_that_of_its_chains_of_faces(target: int) -> None:
+    """Every chain of faces a die can roll (a 6 rolls again and adds), enumerated: once the sixes alone pass the
+    target, every longer chain is a success too, and its chance is the sixes' own."""
+    success, sixes = Fraction(0), 0
+    while 6 * sixes < target:
+        for face in range(1, 6):  # the chain ends on a face below 6
+            if 6 * sixes + face >= target and (target > 6 or sixes == 0):
+                success += Fraction(1, 6) ** (sixes + 1)
+        if target <= 6:  # no Rule of Six: a 6 is a 6
+            success += Fraction(1, 6)
+            break
+        sixes += 1
+    else:
+        success += Fraction(1, 6) ** sixes  # all-six chains this long: past the target whatever follows
+    assert success_chance(target) == success
+    assert sum(successes_odds(4, target)) == 1
+
+
+class _NewRoll(Exception):  # noqa: N818
+    def __init__(self, request: fc.Request) -> None:
+        self.request = request
+
+
+class _Prefix:
+    """The outcomes a path drew, replayed in order; a roll past them stops the firing (`_NewRoll`)."""
+
+    def __init__(self, outcomes: list[Any]) -> None:
+        self.outcomes, self.step, self.rng = outcomes, 0, Random(0)
+
+    def next(self, request: fc.Request) -> Any:
+        if self.step == len(self.outcomes):
+            raise _NewRoll(request)
+        self.step += 1
+        return self.outcomes[self.step - 1]
+
+
+def _by_faces(rules: Any, state: State, step: Any) -> dict[Any, Fraction]:
+    """The exact chance of each outcome of a firing or an action with its own dice: every face of every die it
+    asks for (table dice ask for each roll in the rules' order), through the rules."""
+    found: dict[Any, Fraction] = {}
+
+    def explore(entered: dict[str, list[int]], chance: Fraction) -> None:
+        dice = Dice(entered, ask=True)
+        try:
+            events = _apply(rules, state, step, dice)
+        except RollNeeded as needed:
+            roll = needed.request
+            assert not roll.open_ended, "a Rule-of-Six roll has no end to its faces: not for this test"
+            for faces in product(range(1, roll.sides + 1), repeat=roll.count):
+                explore({**entered, roll.name: list(faces)}, chance / roll.sides**roll.count)
+            return
+        key = fold(rules, state, events or [])
+        found[repr(key)] = found.get(repr(key), Fraction(0)) + chance
+
+    explore({}, Fraction(1))
+    return found
+
+
+def _by_outcomes(rules: Any, state: State, step: Any) -> dict[Any, Fraction]:
+    """The same as the memoised forecast draws it: each roll's outcome (a success test's successes) with the
+    chance `fc.outcome_odds` gives it, the firing made once per path with the forecast's replayed dice."""
+    found: dict[Any, Fraction] = {}
+
+    def explore(outcomes: list[Any], chance: Fraction) -> None:
+        try:
+            events = _apply(rules, state, step, fc.ReplayDice(_Prefix(outcomes)))  # type: ignore[arg-type]
+        except _NewRoll as new:
+            for outcome, odds in fc.outcome_odds(new.request).items():
+                explore([*outcomes, outcome], chance * odds)
+            return
+        key = fold(rules, state, events or [])
+        found[repr(key)] = found.get(repr(key), Fraction(0)) + chance
+
+    explore([], Fraction(1))
+    return found
+
+
+def _small_cases() -> list[tuple[str, State, str]]:
+    """States whose rolls are few dice below the Rule of Six, for `_by_faces` to enumerate."""
+    stunned = played(
+        "shadowrun2",
+        {"body": 3, "willpower": 2},
+        [(0, {"type": "wound", "severity": "M", "damage": "stun"}, {})],
+    )
+    wounded = played(
+        "shadowrun2",
+        {"body": 3},
+        [
+            (
+                0,
+                {"type": "wound", "severity": "M"},
+                {"body_check": [6, 6, 6], "location": [3, 4], "critical": 2},
+            )
+        ],
+        physical_healing_table={"L": {"tn": 3}, "M": {"tn": 4}, "S": {"tn": 5}},
+    )
+    crippled = played(
+        "cyberpunk2020",
+        {"body": 6},
+        [
+            (
+                0,
+                {"type": "damage", "damage": 20, "location": "left_arm"},
+                {"sever": [5], "stun_save": [1], "death_save": [1]},
+            )
+        ],
+    )
+    return [
+        ("shadowrun2", stunned, "stun"),
+        ("shadowrun2", wounded, "physical"),
+        ("cyberpunk2020", crippled, "arm"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_the_memoised_forecast_draws_each_firings_outcome_with_the_chance_of_its_dice(case: int) -> None:
+    slug, state, _what = _small_cases()[case]
+    rules = get_ruleset(slug)
+    compared = 0
+    for what, step in _steps(rules, state):
+        if isinstance(step, dict) and step["type"] in ("wound", "damage"):
+            continue  # a wound's Body check (Rule of Six) and hit tables: beyond an enumeration of faces
+        by_faces = _by_faces(rules, state, step)
+        assert _by_outcomes(rules, state, step) == by_faces, what
+        compared += len(by_faces) > 1
+    assert compared > 0
+
+
+def test_a_success_tests_outcome_is_drawn_by_the_inverse_of_its_exact_distribution() -> None:
+    # 3 dice at 4+: 0, 1, 2, 3 successes with 1/8, 3/8, 3/8, 1/8; the draw is the first whose cumulative passes it.
+    draw = fc.sampler(("stun_recovery", 3, 6, 4))
+    draws = (0.0, 0.1249, 0.125, 0.4999, 0.5, 0.8749, 0.875, 0.9999)
+    assert [draw(lambda u=u: u) for u in draws] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert fc.replayed(("stun_recovery", 3, 6, 4), 2) == [4, 4, 1]
+    assert fc.replayed(("critical_healing", 3, 6, 12), 1) == [13, 1, 1]  # 12 would be an unfinished 6 then 6
+    assert fc.replayed(("location", 2, 6, None), (3, 4)) == [3, 4]
+
+
+class _TwoRolls:
+    """A ruleset's firing in miniature: a success test, then (only when it succeeded) a plain roll of a coin."""
+
+    fired = 0
+
+    def fire(self, state: State, timer: Any, dice: Dice) -> list[Any]:
+        self.fired += 1
+        test = dice.success_test("test", 2, 4)
+        coin = dice.roll("coin", 1, 2) if test.successes else [0]
+        return [Event("rolled", {"successes": test.successes, "coin": coin[0], "dice": list(test.dice)}, 0)]
+
+
+def _due() -> Any:
+    from rules.clock import Due
+    from rules.ruleset import Timer
+
+    return Due(0, Timer(0, "roll", "roll"), 0)
+
+
+def test_a_branch_fires_once_per_outcome_path_and_its_futures_split_as_their_outcomes_fall() -> None:
+    rules = _TwoRolls()
+    outcomes = fc._roll_for_each(rules, {"alive": True}, _due(), 4000, fc.SimulationRandom(1))  # type: ignore[arg-type]
+    # Five paths (no success; one or two successes, each with either coin): five firings for 4,000 futures.
+    assert rules.fired == 5
+    counts = {(events[0].data["successes"], events[0].data["coin"]): count for events, count in outcomes}
+    assert set(counts) == {(0, 0), (1, 1), (1, 2), (2, 1), (2, 2)} and sum(counts.values()) == 4000
+    # Each path's share is its exact chance (1/4, 1/4, 1/4, 1/8, 1/8) give or take the sampling's spread.
+    exact = {(0, 0): Fraction(1, 4), (1, 1): Fraction(1, 4), (1, 2): Fraction(1, 4), (2, 1): Fraction(1, 8)}
+    for path, chance in exact.items():
+        spread_ = 4 * math.sqrt(4000 * chance * (1 - chance))
+        assert abs(counts[path] - 4000 * chance) < spread_, path
+    # Replayed dice show the path's successes; a branch of one future fires once with its own.
+    assert [events[0].data["dice"] for events, _ in outcomes if events[0].data["successes"] == 1] == [
+        [4, 1]
+    ] * 2
+    again = fc._roll_for_each(rules, {"alive": True}, _due(), 4000, fc.SimulationRandom(1))  # type: ignore[arg-type]
+    assert again == outcomes  # the same under the same seed
+
+
+class _Counting:
+    """A ruleset that counts the actions it decides."""
+
+    def __init__(self, rules: Any) -> None:
+        self.rules, self.decided = rules, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rules, name)
+
+    def decide(self, *args: Any) -> Any:
+        self.decided += 1
+        return self.rules.decide(*args)
+
+
+def test_a_what_ifs_actions_are_taken_once_per_outcome_of_their_rolls() -> None:
+    rules = get_ruleset("shadowrun2")
+    counting = _Counting(rules)
+    state = _serious_chest_hit(MORTAL)
+    what = rules.forecast.what_ifs["first_aid_now"]
+    injuries = rules.forecast.injuries(state)
+    futures = fc.simulate(counting, state, 0, injuries, runs=1000, rng=fc.SimulationRandom(2), what_if=what)  # type: ignore[arg-type]
+    # First aid by Biotech 4: 0 to 4 successes, a path each (one for each drawn), not one per future.
+    assert 2 <= counting.decided <= 5
+    assert sum(future.count for future in futures) == 1000

@@ -240,12 +240,30 @@ def test_a_cyberpunk_torso_colours_chest_and_abdomen_and_a_stabilized_limb_is_no
         "right_leg": {"crippled": True, "severed": True, "stabilized": True},
         "head": {"crippled": False, "severed": False, "stabilized": True},
     }
-    assert cp.body_marks({"locations": locations}) == [
-        Mark("chest", 3, "crippled"),
-        Mark("abdomen", 3, "crippled"),
+    points = {"location_damage": {"torso": 7, "left_arm": 3}, "location_stun": {"left_arm": 2, "head": 1}}
+    assert cp.body_marks({"locations": locations, **points}) == [
+        Mark("chest", 3, "crippled", "torso"),
+        Mark("abdomen", 3, "crippled", "torso"),
+        Mark("chest", 2, "badly wounded (7 points)", "torso"),
+        Mark("abdomen", 2, "badly wounded (7 points)", "torso"),
         Mark("left_arm", 2, "crippled, stabilized"),
+        Mark("left_arm", 1, "wounded (3 points, 2 stun points)"),
         Mark("right_leg", 4, "severed"),
+        Mark("head", 1, "bruised (1 stun point)"),
     ]
+
+
+def test_a_cyberpunk_locations_points_read_as_the_wound_levels_they_would_make_alone() -> None:
+    assert [cp.point_mark(real, 0) for real in (0, 1, 4, 5, 12, 13, 40)] == [
+        None,
+        (1, "wounded (1 point)"),
+        (1, "wounded (4 points)"),
+        (2, "badly wounded (5 points)"),
+        (2, "badly wounded (12 points)"),
+        (3, "mortally wounded (13 points)"),
+        (3, "mortally wounded (40 points)"),
+    ]
+    assert cp.point_mark(0, 3) == (1, "bruised (3 stun points)")
 
 
 def test_the_cyberpunk_body_looks_as_hurt_as_the_wound_level() -> None:

@@ -3,11 +3,13 @@ player's sentence."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from rules import words
 from rules.registry import get_ruleset
-from rules.ruleset import ACTION_UNDONE, NOTE_ADDED, Event
+from rules.ruleset import ACTION_UNDONE, NOTE_ADDED, Event, Timer
 
 
 @pytest.mark.parametrize(
@@ -166,3 +168,25 @@ def test_cyberpunk_bones_set_mended_and_a_limb_replaced_read_as_sentences() -> N
     )
     replaced = Event("LimbReplaced", {"limb": "right_leg", "replacement": "cyberleg", "was": "severed"}, 0)
     assert describe(replaced) == "The severed right leg replaced (cyberleg): usable at once."
+
+
+@pytest.mark.parametrize("slug", ["shadowrun2", "cyberpunk2020", "darkfuture"])
+def test_every_timer_the_clock_fires_has_words_of_its_ruleset(slug: str) -> None:
+    """The character page says what each timer will do (`Ruleset.timer_words`): no kind falls back to its name."""
+    engine = importlib.import_module(f"rules.{slug}.engine")
+    view = importlib.import_module(f"rules.{slug}.view")
+    assert set(engine.FIRERS) == set(view.TIMER_WORDS)
+
+
+def test_timer_words_name_the_injury_never_its_id() -> None:
+    sr2 = get_ruleset("shadowrun2")
+    state = {"critical_hits": [{"id": "ch1", "location": "chest", "part": "lung"}]}
+    death = Timer(1800, "death", "death:ch1")
+    assert sr2.timer_words(state, death) == "bleeds out from critical hit 1 to the chest (lung)"
+    roll = Timer(0, "critical_healing_roll", "healing_roll:ch1")
+    assert sr2.timer_words(state, roll) == "next healing roll for critical hit 1 to the chest (lung)"
+    assert sr2.timer_words(state, Timer(0, "physical_healing_roll", "physical_roll")) == "next healing roll"
+    cp2020 = get_ruleset("cyberpunk2020")
+    mend = Timer(0, "bone_mend", "bone_mend:left_leg", data={"limb": "left_leg"})
+    assert cp2020.timer_words({}, mend) == "the bones of the left leg mend"
+    assert get_ruleset("darkfuture").timer_words({}, Timer(0, "ko_ends", "ko")) == "comes round"

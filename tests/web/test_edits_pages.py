@@ -3,6 +3,7 @@ restore, the board's house rules and its retired characters. `df_web`'s Ash: CON
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -19,7 +20,8 @@ def edit_post(web: Web, **values: Any) -> Any:
         "name": "Ash",
         "player": "player",
         "a_con": "8",
-        "a_skills": '{"driver": 3, "gunner": 4}',
+        "a_skills_name": ["driver", "gunner", ""],
+        "a_skills_amount": ["3", "4", ""],
         "a_move": "0",
     }
     data.update({"a_armour": "0", "a_pedestrian": "on", **values})
@@ -29,9 +31,13 @@ def edit_post(web: Web, **values: Any) -> Any:
 
 def test_the_edit_page_shows_the_attributes_that_may_change_filled_in(df_web: Web) -> None:
     page = df_web.gm.get(reverse("character-edit", args=[df_web.character_id])).content.decode()
-    assert 'name="a_armour"' in page and 'name="a_skills"' in page and 'name="a_pedestrian"' in page
+    assert 'name="a_armour"' in page and 'name="a_skills_name"' in page and 'name="a_pedestrian"' in page
     assert 'name="a_con"' not in page  # the initial CON never changes
-    assert "{&quot;driver&quot;: 3, &quot;gunner&quot;: 4}" in page
+    # the skills as rows of a name and a level, filled in, then three empty rows to add to them
+    names = re.findall(r'name="a_skills_name" value="([^"]*)"', page)
+    levels = re.findall(r'name="a_skills_amount" type="number" inputmode="numeric" value="([^"]*)"', page)
+    assert (names, levels) == (["driver", "gunner", "", "", ""], ["3", "4", "", "", ""])
+    assert "{" not in re.sub(r"<[^>]*>", "", page.split("<main", 1)[1])
     assert '<option value="player" selected>player</option>' in page
     assert "Retire Ash" in page
     assert df_web.player.get(reverse("character-edit", args=[df_web.character_id])).status_code == 403
@@ -39,7 +45,14 @@ def test_the_edit_page_shows_the_attributes_that_may_change_filled_in(df_web: We
 
 
 def test_an_edit_is_saved_and_said_in_the_games_words(df_web: Web) -> None:
-    response = edit_post(df_web, a_armour="2", a_skills='{"driver": 3}', a_pedestrian=None, a_driver="on")
+    response = edit_post(
+        df_web,
+        a_armour="2",
+        a_skills_name=["driver", "", ""],  # gunner's row emptied: the skill is dropped
+        a_skills_amount=["3", "", ""],
+        a_pedestrian=None,
+        a_driver="on",
+    )
     assert response.status_code == 302
     page = df_web.gm.get(response["Location"]).content.decode()
     assert (

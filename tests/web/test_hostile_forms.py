@@ -55,7 +55,12 @@ def form_error(message: str) -> str:
 
 # --- action forms --------------------------------------------------------------------------------------------
 
-ALLOCATION = '{"physical": 3, "ch1": 6}; diagnosed hits only'
+
+def allocation(**amounts: str) -> dict[str, list[str]]:
+    """The healing spell's allocation rows as the form posts them: each target's name and its amount."""
+    return {"p_allocation_name": list(amounts), "p_allocation_amount": list(amounts.values())}
+
+
 WOUND_INPUTS = (
     "ask, d_body_check, key, p_combat_pool, p_damage, p_open_wound, p_severity, r_body_check, r_critical_0,"
     " r_death_time, r_location_0, r_location_1"
@@ -155,31 +160,48 @@ ACTION_CASES = [
         {"p_critical_hit": "ch9", "p_medic": "Doc", "p_skill": "4"},
         field_error("err-treat-p_critical_hit", "no critical hit ch9 on this character"),
     ),
-    # JSON too deep for the decoder (a RecursionError: a 500) or with a number too long to convert (a 500)
+    # the healing spell's allocation, one row per target: a number too long to convert (a 500 when it was JSON),
+    # not a number, a NUL in a target's name, rows of a name without an amount, the old JSON input
     (
         "sr2_web",
         "heal_magic",
-        {"p_successes": "1", "p_mode": "allocate", "p_allocation": DEEP_JSON},
-        field_error("err-heal_magic-p_allocation", f"expected JSON such as {ALLOCATION}, nested at most 32"),
+        {"p_successes": "1", "p_mode": "allocate", **allocation(physical=HUGE_DIGITS)},
+        field_error(
+            "err-heal_magic-p_allocation", "Physical monitor: expected the successes as a whole number"
+        ),
     ),
     (
         "sr2_web",
         "heal_magic",
-        {"p_successes": "1", "p_mode": "allocate", "p_allocation": '{"physical": ' + HUGE_DIGITS + "}"},
-        field_error("err-heal_magic-p_allocation", f"expected JSON such as {ALLOCATION}: a number of over"),
+        {"p_successes": "1", "p_mode": "allocate", **allocation(physical="three")},
+        field_error(
+            "err-heal_magic-p_allocation",
+            "Physical monitor: expected the successes as a whole number, got 'three'",
+        ),
     ),
     (
         "sr2_web",
         "heal_magic",
-        {"p_successes": "1", "p_mode": "allocate", "p_allocation": '{"ph\\u0000ysical": 1}'},
-        field_error("err-heal_magic-p_allocation", NUL_KEY),
+        {"p_successes": "1", "p_mode": "allocate", **allocation(**{"ph\x00ysical": "1"})},
+        field_error("err-heal_magic-p_allocation", NUL),
     ),
     (
         "sr2_web",
         "heal_magic",
-        {"p_successes": "1", "p_mode": "allocate", "p_allocation": '{"\\ud800": 1}'},
-        field_error("err-heal_magic-p_allocation", SURROGATE_KEY),
-    ),  # a 500 before
+        {"p_successes": "1", "p_mode": "allocate", "p_allocation_name": ["physical", "ch1"]},
+        field_error(
+            "err-heal_magic-p_allocation",
+            "expected a name and an amount in every row, got 2 names and 0 amounts",
+        ),
+    ),
+    (
+        "sr2_web",
+        "heal_magic",
+        {"p_successes": "1", "p_mode": "allocate", "p_allocation": '{"physical": 1}'},
+        form_error(
+            "p_allocation: unknown field; expected one of key, p_allocation_amount, p_allocation_name"
+        ),
+    ),
     # a parameter the action's form does not have: dropped in silence, as the API once did (`open_wond`)
     (
         "sr2_web",
@@ -399,30 +421,45 @@ def test_a_bad_board_form_is_a_400_naming_the_field_and_writes_nothing(
     refused(sr2_web.gm.post(f"/campaigns/{sr2_web.campaign_id}/{path}", data), before, escape(message))
 
 
-SKILLS = 'JSON such as {"driver": 3, "gunner": 4}'
+def skills(*rows: tuple[str, str]) -> dict[str, list[str]]:
+    """Skill rows as the character form posts them: each row's name and level."""
+    return {"a_skills_name": [name for name, _ in rows], "a_skills_amount": [level for _, level in rows]}
+
+
 DF_CHARACTER_CASES = [
-    # an error inside an attribute landed on no field: a 400 with no message at all
+    # an error inside an attribute landed on no field (a 400 with no message at all); now on its row's name
     (
-        {"a_skills": '{"driver": 500}'},
+        skills(("driver", "500")),
+        field_error("err-ch-a_skills", "driver: expected a whole number of at most 100, got 500"),
+    ),
+    (skills(("dri\x00ver", "3")), field_error("err-ch-a_skills", NUL)),  # stored before
+    (
+        skills(("driver", HUGE_DIGITS)),  # a 500 before, as JSON
+        field_error("err-ch-a_skills", "row 1 (driver): expected the level as a whole number, got '999"),
+    ),
+    (
+        skills(("driver", "3"), ("gunner", "three")),
+        field_error("err-ch-a_skills", "row 2 (gunner): expected the level as a whole number, got 'three'"),
+    ),
+    (
+        skills(("", ""), ("", "4")),
+        field_error("err-ch-a_skills", "row 2: expected the skill for the level 4"),
+    ),
+    (
+        skills(("driver", "")),
+        field_error("err-ch-a_skills", "row 1 (driver): expected the level as a whole number"),
+    ),
+    (
+        skills(("driver", "3"), ("", ""), ("driver", "4")),
+        field_error("err-ch-a_skills", "row 3 (driver): driver is already in row 1"),
+    ),
+    (
+        {"a_skills_name": ["driver"]},
         field_error(
-            "err-ch-a_skills", "attributes.skills.driver: expected a whole number of at most 100, got 500"
+            "err-ch-a_skills", "expected a name and an amount in every row, got 1 name and 0 amounts"
         ),
     ),
-    ({"a_skills": '{"dri\\u0000ver": 3}'}, field_error("err-ch-a_skills", NUL_KEY)),  # stored before
-    # stored before on SQLite, where every later read of the character was a 500; a 500 on PostgreSQL
-    ({"a_skills": '{"\\ud800": 3}'}, field_error("err-ch-a_skills", SURROGATE_KEY)),
-    (
-        {"a_skills": DEEP_JSON},
-        field_error("err-ch-a_skills", f"expected {SKILLS}, nested at most 32"),
-    ),  # a 500 before
-    (
-        {"a_skills": '{"driver": ' + HUGE_DIGITS + "}"},
-        field_error("err-ch-a_skills", f"expected {SKILLS}: a number"),
-    ),
-    (
-        {"a_skills": '{"driver": NaN}'},
-        field_error("err-ch-a_skills", f"expected {SKILLS}: NaN is not valid JSON"),
-    ),
+    ({"a_skills": '{"driver": 3}'}, form_error("a_skills: unknown field; expected one of")),
     (
         {"a_pedestrian": "no"},
         field_error("err-ch-a_pedestrian", "expected the box ticked (on) or not sent, got 'no'"),
@@ -689,7 +726,7 @@ READ_FORMS = [
     (
         "df_web",
         "characters/",
-        {"name": "Zed", "a_con": "8", "a_skills": '{"T": 3}'},
+        {"name": "Zed", "a_con": "8", "a_skills_name": "T", "a_skills_amount": "3"},
         "err-ch-a_skills",
         "a skill name",
     ),

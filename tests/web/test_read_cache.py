@@ -92,7 +92,7 @@ def test_every_new_event_note_undo_and_clock_firing_changes_the_cached_region(sr
     code, etag, html = _poll(sr2_web, etag)
     assert code == 200 and "No notes." in html and 'class="notes"' not in html
     # The note's entry, rendered (and cached) before the undo, now shows as taken back.
-    assert html.count('<li class="event voided">') == 1
+    assert html.count('<li class="event voided"') == 1
     assert 'GM note</strong> <span class="chip">undone' in html
 
     # A stun wound heals by itself: the clock fires its timer and the region shows the firing.

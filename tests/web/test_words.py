@@ -25,7 +25,10 @@ def test_a_history_entry_reads_as_a_sentence_and_a_players_tells_no_secret(sr2_w
 
 def test_the_clocks_recoveries_are_one_group_of_their_advance(df_web: Web) -> None:
     assert (
-        df_web.table.act({"type": "damage", "weapon_damage": 6, "rolls": {"damage": [2]}}).status_code == 201
+        df_web.table.act(
+            {"type": "damage", "weapon_damage": 6, "rolls": {"damage": [2], "stun": [5]}}
+        ).status_code
+        == 201
     )
     df_web.table.advance(weeks=3)
     html = df_web.player.get(f"/characters/{df_web.character_id}/").content.decode()

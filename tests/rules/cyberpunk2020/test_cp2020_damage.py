@@ -248,7 +248,7 @@ def test_the_btm_never_lowers_damage_below_1():
     state = character(body=11)
     after, events = damage(state, {"stun_save": [1]}, damage=3, location="torso")
     assert events[0].data["location_damage"] == 1
-    assert after["minor_wounds"] == [{"id": 1, "taken_at": 0}]
+    assert after["minor_wounds"] == [{"id": 1, "taken_at": 0, "location": "torso"}]
 
 
 def test_armor_that_stops_everything_means_no_wound_and_no_save():

@@ -96,6 +96,13 @@ def test_the_track_is_never_negative_and_the_wound_level_follows_it(attrs, model
         assert sheet["wound_level"] == engine.wound_level_of(sheet["track"])
         if sheet["track"] > tables.TRACK_MAX:
             assert state["alive"] is False
+        # Every point on the track is somewhere on the body, and a pending minor wound's point is where it was taken.
+        assert sum(state["location_damage"].values()) == state["damage"]
+        assert sum(state["location_stun"].values()) == state["stun_damage"]
+        assert min(*state["location_damage"].values(), *state["location_stun"].values()) >= 0
+        for location in tables.LOCATIONS:
+            pending = sum(1 for wound in state["minor_wounds"] if wound["location"] == location)
+            assert state["location_damage"][location] >= pending
 
 
 @settings(max_examples=150, deadline=None)
