@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import uuid
-from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.core.cache import caches
-from django.http import Http404, HttpRequest, StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -22,7 +20,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
-from campaign.api import plain
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, ImportJob, Invitation, Job, Membership
@@ -258,19 +255,22 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
     return Response(data, headers={"ETag": etag, "Cache-Control": "no-cache, private"})
 
 
-def _gm_stamp(user: Any, character_id: int) -> access.CharacterStamp:
-    stamp = access.character_stamp(user, character_id)
+@extend_schema(
+    request={"application/json": actions_schema()},
+    parameters=[IDEMPOTENCY_KEY],
+    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+)
+@api_view(["POST"])
+def actions(request: Request, character_id: int) -> Response:
+    """The answer is drawn from what the action read under the campaign's lock (the character, its campaign) and
+    wrote; the access check's one query names the player, and the notes are read again only when they changed."""
+    stamp = access.character_stamp(request.user, character_id)
     access.require_gm(stamp.role, "act on characters")
-    return stamp
-
-
-def _acted(stamp: access.CharacterStamp, user: Any, body: Any, idempotency_key: str | None) -> dict[str, Any]:
-    """The action done, and its answer."""
     result = services.character_act(
         character_id=stamp.character_id,
-        body=body,
-        actor=user.get_username(),
-        idempotency_key=idempotency_key,
+        body=request.data,
+        actor=request.user.get_username(),
+        idempotency_key=_idempotency_key(request),
     )
     character, events = result.character, result.events
     version = events[-1].version
@@ -280,37 +280,17 @@ def _acted(stamp: access.CharacterStamp, user: Any, body: Any, idempotency_key: 
     presenters.undo_entry_kept(character, stamp.character_key, events)
     # The player may have changed between the check and the lock (then looked up).
     player = stamp.player if character.player_id == stamp.player_id else presenters.LOOK_UP
-    return {
-        "events": presenters.events_json(events, GM, character.campaign.ruleset),
-        "character": presenters.character_json(
-            character, GM, state=result.state, version=version, player=player, notes=notes
-        ),
-        "replayed": result.replayed,
-        "said": presenters.action_said(result.character.campaign, result.events, result.state),
-    }
-
-
-@extend_schema(
-    request={"application/json": actions_schema()},
-    parameters=[IDEMPOTENCY_KEY],
-    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
-)
-@api_view(["POST"])
-def _actions(request: Request, character_id: int) -> Response:
-    """The answer is drawn from what the action read under the campaign's lock (the character, its campaign) and
-    wrote; the access check's one query names the player, and the notes are read again only when they changed."""
-    stamp = _gm_stamp(request.user, character_id)
     return Response(
-        _acted(stamp, request.user, request.data, _idempotency_key(request)), status=status.HTTP_201_CREATED
+        {
+            "events": presenters.events_json(events, GM, character.campaign.ruleset),
+            "character": presenters.character_json(
+                character, GM, state=result.state, version=version, player=player, notes=notes
+            ),
+            "replayed": result.replayed,
+            "said": presenters.action_said(result.character.campaign, result.events, result.state),
+        },
+        status=status.HTTP_201_CREATED,
     )
-
-
-@plain.answered_plainly(_actions, status=status.HTTP_201_CREATED)
-def actions(request: HttpRequest, user: Any, body: Any, character_id: int) -> Callable[[], dict[str, Any]]:
-    """A token's POST of JSON, answered without DRF's machinery (campaign/api/plain.py): the checks of `_actions`
-    before it acts, then the action."""
-    stamp = _gm_stamp(user, character_id)
-    return functools.partial(_acted, stamp, user, body, _idempotency_key(request))
 
 
 def _page_size(request: Request) -> int:
