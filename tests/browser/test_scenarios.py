@@ -126,7 +126,8 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
 
     # The player's page shows the symptoms by itself, and no secret.
     expect(player.locator("#symptoms")).to_contain_text("A wound in the chest bleeds", timeout=REFRESH_MS)
-    html = player.content()
+    # A random token (CSRF, a sealed cursor) may hold "IB" by chance (about 1 in 60 pages): left out of the scan.
+    html = re.sub(r"[A-Za-z0-9_-]{24,}", "", player.content())
     for secret in ("ribs", "IB", "mortal", "2053-01-01 00:30:00", "2053-01-01T00:30:00", "death"):
         assert secret not in html, secret
     screenshot(player, "player-character-phone")
@@ -135,7 +136,7 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     open_action(gm, "undo")
     # The button names what it takes back (issue 16): the wound action's entries.
     undo_button = gm.locator("#form-undo").get_by_role("button", name=re.compile("^Undo: "))
-    expect(undo_button).to_contain_text("critical hit to the chest")
+    expect(undo_button).to_contain_text("Critical hit 1 to the chest")
     undo_button.click()
     expect(gm.locator("#form-undo .ok")).to_contain_text("Took back: wound taken, critical hit taken")
     expect(gm.locator("#live .timeline .event.voided")).to_have_count(2)  # in one "taken back" group
