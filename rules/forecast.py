@@ -31,7 +31,7 @@ from typing import Any
 from rules.clock import CHARACTER, Due, DueTimers, fire
 from rules.dice import Dice, SuccessTest, success_target, success_totals, successes_odds
 from rules.params import RuleError
-from rules.ruleset import Event, Ruleset, State, fold_into
+from rules.ruleset import Event, Ruleset, State, copy_state, fold_into
 
 MINUTE = 60
 DAY = 86_400
@@ -114,15 +114,15 @@ class _Follow:
     """The injuries' amounts along one branch."""
 
     def __init__(self, injuries: Sequence[Injury], state: State, start: int) -> None:
-        self.injuries, self.start = injuries, start
+        self.measures, self.start = [injury.amount for injury in injuries], start
         amounts = self._amounts(state)
         self.path = [(start, amounts)]
         self.healed_at: list[int | None] = [start if amount == 0 else None for amount in amounts]
 
     def copy(self) -> _Follow:
         twin = object.__new__(_Follow)
-        twin.injuries, twin.start, twin.path, twin.healed_at = (
-            self.injuries,
+        twin.measures, twin.start, twin.path, twin.healed_at = (
+            self.measures,
             self.start,
             list(self.path),
             list(self.healed_at),
@@ -130,7 +130,7 @@ class _Follow:
         return twin
 
     def _amounts(self, state: State) -> tuple[int, ...]:
-        return tuple([injury.amount(state) for injury in self.injuries])
+        return tuple([amount(state) for amount in self.measures])
 
     def healed(self) -> bool:
         return not any(self.path[-1][1])
@@ -165,10 +165,39 @@ class _Branch:
         return Future(list(healed), full, not self.state["alive"], self.follow.path, self.count)
 
 
+_NO_OPTIONS: Any = object()
+
+
+def _freeze(state: State) -> tuple[bytes, Any]:
+    """A state made ready for copies (`_thaw`): all of it dumped but its options, which every copy shares.
+
+    A forecast copies a state at every split, and the options tables were two fifths of it. The rules only read
+    them: no evolver, firer or decider changes a state's options in place (a campaign's new options replace them
+    whole, `rules.ruleset.set_options`, never in a forecast), which `test_the_rules_never_change_the_options`
+    holds every ruleset to, its what-ifs included, with options that cannot be changed. `simulate` gives its
+    futures options of their own, so the caller's state shares nothing with them."""
+    options = state.get("options", _NO_OPTIONS)
+    if options is _NO_OPTIONS:
+        return marshal.dumps(state), options
+    state["options"] = None  # in place (the key keeps its place), for the dump only
+    try:
+        return marshal.dumps(state), options
+    finally:
+        state["options"] = options
+
+
+def _thaw(frozen: tuple[bytes, Any]) -> State:
+    """A deep copy of a JSON-shaped state from `_freeze`, as `copy_state` makes it but in C (marshal: about 100 us
+    against 140 for the bench's Shadowrun state), the options shared."""
+    dumped, options = frozen
+    state = marshal.loads(dumped)
+    if options is not _NO_OPTIONS:
+        state["options"] = options
+    return state
+
+
 def _copy(state: State) -> State:
-    """A deep copy of a JSON-shaped state, as `copy_state` makes it but in C: a forecast copies a state at every
-    split, and that recursion was an eighth of its time (the bench's Shadowrun state: about 100 us against 140)."""
-    return marshal.loads(marshal.dumps(state))
+    return _thaw(_freeze(state))
 
 
 def _branch(rules: Ruleset, state: State, follow: _Follow, count: int, start: int, end: int) -> _Branch:
@@ -408,10 +437,10 @@ def _split(
 ) -> list[_Branch]:
     """A branch for each outcome of a roll, its clock going on from the second the roll was made."""
     children = []
-    frozen = marshal.dumps(branch.state)  # each copy loads the one dump (as `_copy` would make it)
+    frozen = _freeze(branch.state)  # each copy loads the one dump
     for index, (events, count) in enumerate(outcomes):
         last = index == len(outcomes) - 1  # the branch ends here: its own state goes on with the last outcome
-        state = fold_into(rules, branch.state if last else marshal.loads(frozen), events)
+        state = fold_into(rules, branch.state if last else _thaw(frozen), events)
         child = _branch(rules, state, branch.follow.copy(), count, due.fire_at, branch.queue.to_time)
         child.queue.skip = set(branch.queue.skip)
         if not events:
@@ -525,6 +554,8 @@ def simulate(
     end = now + horizon
     acted_at = now if what_if is None else now + what_if.delay
     start = _copy(state)
+    if "options" in start:
+        start["options"] = copy_state(start["options"])  # the futures' own, shared by them alone
     first = _branch(rules, start, _Follow(injuries, start, now), runs, now, acted_at)
     futures, going = _grow(rules, [first], rng) if acted_at > now else ([], [first])
     if what_if is not None:
