@@ -106,10 +106,16 @@ class DueTimers:
 
     def pop(self) -> Due | None:
         """The next timer to fire, or None when nothing more is due up to `to_time`."""
-        due = self.peek()
-        if due is not None:
-            heapq.heappop(self._heap)
-        return due
+        # `peek`, then its entry popped: one walk of the heap instead of two, once per firing.
+        heap, current, skip = self._heap, self._current, self.skip
+        while heap:
+            _, _, character_id, key, timer = heapq.heappop(heap)
+            queued = current.get(character_id, _NO_TIMERS).get(key)
+            if (queued is not timer and queued != timer) or (character_id, key) in skip:
+                continue
+            due = timer.due
+            return Due(character_id, timer, due if due > self.from_time else self.from_time)
+        return None
 
     def next(self, *, at_limit: bool = False) -> Due | None:
         """`pop`, but once the advance has made as many firings as it may (`at_limit`) it ends where it stands:

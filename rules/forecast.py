@@ -214,20 +214,24 @@ def _outcome_key(events: list[Event], dice: Dice) -> Hashable:
     """What a firing did, its dice left out: the fields of its events' data that record the dice it used (a die
     list, the whole named record). A die nested deeper stays in, which only keeps two futures apart."""
     used = [dice.used, *dice.used.values()]
-    key = tuple(
-        (
-            event.type,
-            event.game_time,
+    key = []
+    for event in events:
+        fields: list[Any] = [event.type, event.game_time]
+        for value in event.data.values():
             # Only a list or a mapping can equal a record of dice: anything else is kept without the comparison.
-            *(v for v in event.data.values() if v.__class__ not in _RECORDS or not (v and v in used)),
-        )
-        for event in events
-    )
+            if value.__class__ in _RECORDS:
+                if value and value in used:
+                    continue
+                # Another list or mapping (a modifiers table) cannot be hashed: its text is as good a key.
+                value = (value.__class__, repr(value))
+            fields.append(value)
+        key.append(tuple(fields))
+    found = tuple(key)
     try:
-        hash(key)
-    except TypeError:  # a mapping or list among the data (a modifiers table): its text is as good a key
-        return repr(key)
-    return key
+        hash(found)
+    except TypeError:  # something else that cannot be hashed (not in a JSON-shaped event): the whole text
+        return repr(found)
+    return found
 
 
 class SimulationRandom(Random):
@@ -340,7 +344,13 @@ class _Draw:
         self.rng, self.random = rng, rng.random
 
     def next(self, request: Request) -> Hashable:
-        return sampler(request)(self.random)
+        draw = _SAMPLER_OF.get(request)
+        if draw is None:
+            draw = _SAMPLER_OF[request] = sampler(request)
+        return draw(self.random)
+
+
+_SAMPLER_OF: dict[Request, Callable[[Callable[[], float]], Hashable]] = {}  # `sampler` by the whole request
 
 
 class ReplayDice(Dice):
@@ -362,8 +372,14 @@ class ReplayDice(Dice):
         target = success_target(tn)
         pool = max(0, pool)
         successes: int = self.walk.next((name, pool, 6, target))  # type: ignore[assignment]
-        values = self.used[name] = success_totals(pool, target, successes)
-        return SuccessTest(pool, target, tuple(values), successes)
+        totals = _TOTALS.get((pool, target, successes))
+        if totals is None:  # a few dozen tests in all: the same totals each time
+            totals = _TOTALS[(pool, target, successes)] = tuple(success_totals(pool, target, successes))
+        self.used[name] = list(totals)
+        return SuccessTest(pool, target, totals, successes)
+
+
+_TOTALS: dict[tuple[int, int, int], tuple[int, ...]] = {}  # `success_totals` by pool, target and successes
 
 
 class _Walk:
@@ -409,7 +425,15 @@ def _roll_for_each(
     (two paths may do the same: a plain roll's faces that the rules' table reads alike)."""
     root, leaves, random = _Node(), [], rng.random
     for member in range(count):
-        path, node = descend(root, random)
+        # `descend`, written out: once per future of every shared firing.
+        node, path = root, []
+        while node.request is not None:
+            outcome = node.sample(random)
+            path.append(outcome)
+            child = node.children.get(outcome)
+            if child is None:
+                child = node.children[outcome] = _Node()
+            node = child
         if node.leaf is None:
             walk = _Walk(path, node, rng)
             dice = ReplayDice(walk)
@@ -577,9 +601,17 @@ def _later(value: int | None) -> float:
 def percentile(values: Sequence[tuple[int | None, int]], p: int) -> int | None:
     """Nearest-rank percentile of (value, how many futures) pairs, None standing for "never" (later than any
     date): the value of the `ceil(p% of the futures)`-th soonest."""
-    rank = max(1, math.ceil(p * sum(count for _, count in values) / 100))
+    return _nearest_rank(_soonest_first(values), sum(count for _, count in values), p)
+
+
+def _soonest_first(values: Sequence[tuple[int | None, int]]) -> list[tuple[int | None, int]]:
+    return sorted(values, key=lambda pair: _later(pair[0]))
+
+
+def _nearest_rank(ordered: Sequence[tuple[int | None, int]], total: int, p: int) -> int | None:
+    rank = max(1, math.ceil(p * total / 100))
     seen = 0
-    for value, count in sorted(values, key=lambda pair: _later(pair[0])):
+    for value, count in ordered:
         seen += count
         if seen >= rank:
             return value
@@ -598,8 +630,9 @@ class Spread:
 
 
 def spread(values: Sequence[tuple[int | None, int]]) -> Spread:
-    p10, p50, p90 = (percentile(values, p) for p in PERCENTILES)
-    total = sum(count for _, count in values)
+    # Sorted once for the three percentiles.
+    ordered, total = _soonest_first(values), sum(count for _, count in values)
+    p10, p50, p90 = (_nearest_rank(ordered, total, p) for p in PERCENTILES)
     return Spread(p10, p50, p90, sum(count for value, count in values if value is not None) / total)
 
 
