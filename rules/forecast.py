@@ -137,7 +137,7 @@ class _Follow:
 
     def note(self, state: State, at: int) -> bool:
         """After a change at game second `at`: True once every injury is healed."""
-        amounts = self._amounts(state)
+        amounts = tuple([amount(state) for amount in self.measures])  # `_amounts`: after every firing
         if amounts != self.path[-1][1]:
             at = max(at, self.start)  # a timer left in the past by an undo fires now (RULES.md, "undo")
             self.path.append((at, amounts))

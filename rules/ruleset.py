@@ -76,7 +76,7 @@ class Event:
 _NO_DATA: Any = object()  # `Timer`'s data not given: a new empty dict, as `field(default_factory=dict)` makes
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True, init=False, eq=False)
 class Timer:
     """Something the game clock must do for a character at game second `due`.
 
@@ -108,6 +108,23 @@ class Timer:
         fields = self.__dict__
         fields["due"], fields["kind"], fields["key"], fields["priority"] = due, kind, key, priority
         fields["data"], fields["per_round"] = {} if data is _NO_DATA else data, per_round
+
+    def __eq__(self, other: object) -> bool:
+        # The dataclass's own compares tuples of every field: the clock's queue compares each timer a firing
+        # leaves with the one before it (`rules.clock.DueTimers.set_timers`), and most differ in `due`.
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        that: Timer = other  # type: ignore[assignment]
+        return (
+            self.due == that.due
+            and self.key == that.key
+            and self.kind == that.kind
+            and self.priority == that.priority
+            and self.per_round == that.per_round
+            and self.data == that.data
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # as the dataclass's: its data is a dict
 
 
 NOTE_FORM = ActionForm(
