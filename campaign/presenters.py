@@ -30,7 +30,7 @@ from campaign.projections import (
     MEMBERSHIP_EVENTS,
 )
 from rules.registry import get_ruleset
-from rules.ruleset import GAME_TIME_MARK, GM, NOTE_ADDED, PLAYER, TAKING_BACK, State
+from rules.ruleset import GAME_TIME_MARK, GM, NOT_UNDONE, NOTE_ADDED, PLAYER, TAKING_BACK, State
 from rules.ruleset import Event as RuleEvent
 
 BEYOND_THE_CALENDAR = "after 9999-12-31"
@@ -93,11 +93,13 @@ def character_json(
     player: str | None | _LookUp = LOOK_UP,
     notes: list[dict[str, Any]] | None = None,
     undo: bool = False,
+    undo_key: str | None = None,
 ) -> dict[str, Any]:
     """The character JSON of DESIGN.md, as `audience` may see it. `state`/`version`: a past state (time travel).
     `player` (the player's name) and `notes` (`gm_notes` at that version): what the caller already has at hand.
-    `undo`: a GM's answer names what undo would take back (`undo_target`, a few queries: the character's own
-    answer has it, lists and action answers do not).
+    `undo`: a GM's answer names what undo would take back (`undo_target`: the character's own answer has it,
+    lists and action answers do not), kept by version in the pages cache under `undo_key` (the stamp's
+    `character_key`) if given, else read (a few queries).
 
     A player's `version` is the count of entries in the player's history (`Character.player_version`), not the
     stream's, which counts GM notes and hidden rolls."""
@@ -153,7 +155,7 @@ def character_json(
         ]
         data["notes"] = gm_notes(character, version) if notes is None else notes
         if undo:
-            data["undo"] = undo_target(character) if now else None
+            data["undo"] = undo_target(character, undo_key) if now else None
     return data
 
 
@@ -162,13 +164,36 @@ def not_before(campaign: Campaign, seconds: int) -> int:
     return max(seconds, campaign.game_time)
 
 
-def undo_target(character: Character) -> dict[str, Any] | None:
-    """What `undo` would take back now (GM only), named: the entry's first version and type, its game time, one
-    line in the game's words, and whether the clock made it. None when there is nothing to take back."""
-    rows = eventstore.latest_entry(character.stream)
+def undo_target(character: Character, character_key: str | None = None) -> dict[str, Any] | None:
+    """What `undo` would take back now (GM only), named: the entry's first version and type, its game time, the
+    short form of its events' sentences (`Ruleset.summary`, the history's words), and whether the clock made it.
+    None when there is nothing to take back. With `character_key` (`CharacterStamp.character_key`) the entry is
+    kept in the pages cache by the character's version (`undo_entry_kept`); its dates are written on each call,
+    so an edit of the campaign's calendar shows at once."""
+    cache = caches[NOTES_CACHE]
+    key = None if character_key is None else _undo_key(character_key, character.version)
+    entry = _NOT_KEPT if key is None else cache.get(key, _NOT_KEPT)
+    if entry is _NOT_KEPT:
+        entry = _undo_entry(character.campaign.ruleset, eventstore.latest_entry(character.stream))
+        if key is not None:
+            cache.set(key, entry)
+    if entry is None:
+        return None
+    return {**entry, "summary": dated(character.campaign, entry["summary"])}
+
+
+_NOT_KEPT = object()
+
+
+def _undo_key(character_key: str, version: int) -> str:
+    return f"undo-entry:v{version}:{character_key}"
+
+
+def _undo_entry(ruleset: str, rows: list[Event]) -> dict[str, Any] | None:
+    """`undo_target` of the rows of one entry, its dates still marked (`rules.ruleset.game_time_mark`)."""
     if not rows:
         return None
-    rules = get_ruleset(character.campaign.ruleset)
+    rules = get_ruleset(ruleset)
     lines = list(dict.fromkeys(rules.summary(eventstore.to_rule_event(row)) for row in rows))
     return {
         "version": rows[0].version,
@@ -177,6 +202,15 @@ def undo_target(character: Character) -> dict[str, Any] | None:
         "summary": "; ".join(lines),
         "by_clock": rows[0].actor == "clock",
     }
+
+
+def undo_entry_kept(character: Character, character_key: str, events: list[Event]) -> None:
+    """Keep what undo would take back after an action, from the action's own events: one entry, the newest of the
+    stream. An undo or a revert makes an older entry the newest; its target is read when it is asked for. The log
+    is append-only, so the entry at a version never changes: keyed by version, it is never stale."""
+    if events and not any(row.type in NOT_UNDONE for row in events):
+        key = _undo_key(character_key, events[-1].version)
+        caches[NOTES_CACHE].set(key, _undo_entry(character.campaign.ruleset, events))
 
 
 GM_NOTES_SHOWN = 50

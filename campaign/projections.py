@@ -197,7 +197,7 @@ class Identity:
             self.names[character_id] = changes["name"]["new"]
 
 
-def _changed_options(options: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+def changed_options(options: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
     """The options after a CampaignChanged: its `options.<name>` changes applied."""
     new = dict(options)
     for key, change in changes.items():
@@ -206,9 +206,20 @@ def _changed_options(options: dict[str, Any], changes: dict[str, Any]) -> dict[s
     return new
 
 
-def _fold_campaign(
-    campaign: Campaign, ruleset: Ruleset, identity: Identity | None = None
-) -> tuple[int, dict[int, State], dict[int, int], dict[int, int], int, int, dict[str, Any]]:
+@dataclass
+class Folded:
+    """A campaign's log folded: what its read models hold (`write_read_models`), by character id."""
+
+    states: dict[int, State]
+    versions: dict[int, int]
+    seen: dict[int, int]  # the events a player's history shows (`secrecy`): the player version
+    game_time: int
+    campaign_version: int
+    options: dict[str, Any]
+    identity: Identity
+
+
+def _fold_campaign(campaign: Campaign, ruleset: Ruleset) -> tuple[int, Folded]:
     """One streaming pass over the campaign's log: every character's state, version and player version (the
     events a player's history shows, `secrecy`), and the clock; names and retirement into `identity`.
 
@@ -228,7 +239,7 @@ def _fold_campaign(
     created: dict[int, tuple[Any, Any]] = {}
     undone: set[int] = set()
     game_time, campaign_version, options = 0, 0, campaign.options
-    identity = identity or Identity(campaign.name)
+    identity = Identity(campaign.name)
     options_changed = False
     count = 0
     with connection.cursor() as cursor:
@@ -251,7 +262,7 @@ def _fold_campaign(
                         options = data["options"]
                         identity.campaign_name = data["name"]
                     elif type_ == CAMPAIGN_CHANGED:
-                        options = _changed_options(options, data["changes"])
+                        options = changed_options(options, data["changes"])
                         options_changed = True
                         if "name" in data["changes"]:
                             identity.campaign_name = data["changes"]["name"]["new"]
@@ -260,7 +271,7 @@ def _fold_campaign(
                         states[character_id] = start_state(ruleset, data["attributes"], options)
                         versions[character_id] = 0
                         seen[character_id] = 0
-                        created[character_id] = (data["attributes"], options)
+                        created[character_id] = (data["attributes"], options, data["name"])
                         identity.names[character_id] = data["name"]
                         identity.retired[character_id] = False
                     continue
@@ -284,10 +295,12 @@ def _fold_campaign(
 
     for character_id in undone:
         rows = eventstore.stream_events(f"character:{character_id}")
-        attributes, created_options = created[character_id]
+        attributes, created_options, name = created[character_id]
         live = eventstore.live_events(rows, eventstore.voided_causes(rows))
         states[character_id] = replay(ruleset, attributes, created_options, live)
         seen[character_id] = stream_entries(ruleset, rows)
+        # A rename taken back is no rename (`services.take_back_identity`).
+        identity.names[character_id] = name
         for event in live:
             if event.type == CHARACTER_CHANGED:
                 identity.renamed(character_id, event.data["changes"])
@@ -296,11 +309,11 @@ def _fold_campaign(
         # reads them, so a state folded under older options differs in nothing else).
         for state in states.values():
             set_options(ruleset, state, options)
-    return count, states, versions, seen, game_time, campaign_version, options
+    return count, Folded(states, versions, seen, game_time, campaign_version, options, identity)
 
 
 @contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
+def cyclic_gc_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector for the block, then put it back as it was.
 
     A rebuild keeps every character's state alive as it grows, then builds a row per character and timer, so the
@@ -320,16 +333,21 @@ def _cyclic_gc_paused() -> Iterator[None]:
 @transaction.atomic
 def rebuild_campaign(campaign: Campaign) -> int:
     """Recompute the campaign clock, every character's state and the timer index from events. Returns events read."""
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         return _rebuild_campaign(campaign)
 
 
 def _rebuild_campaign(campaign: Campaign) -> int:
     ruleset = get_ruleset(campaign.ruleset)
-    identity = Identity(campaign.name)
-    count, states, versions, seen, game_time, campaign_version, options = _fold_campaign(
-        campaign, ruleset, identity
-    )
+    count, folded = _fold_campaign(campaign, ruleset)
+    write_read_models(campaign, ruleset, folded)
+    return count
+
+
+def write_read_models(campaign: Campaign, ruleset: Ruleset, folded: Folded) -> None:
+    """Write what a fold of the whole log gives: every character's row, the timer index, names and retirement,
+    and the campaign's clock, version and options. The rebuild's and the import's last step."""
+    states, versions, seen, identity = folded.states, folded.versions, folded.seen, folded.identity
     ids = list(Character.objects.filter(campaign=campaign).values_list("pk", flat=True))
     unknown = states.keys() - set(ids)
     if unknown:
@@ -375,12 +393,11 @@ def _rebuild_campaign(campaign: Campaign) -> int:
         )
     Campaign.objects.filter(pk=campaign.pk).update(
         name=identity.campaign_name,
-        game_time=game_time,
-        version=campaign_version,
-        options=options,
+        game_time=folded.game_time,
+        version=folded.campaign_version,
+        options=folded.options,
         projection_epoch=F("projection_epoch") + 1,
     )
-    return count
 
 
 def rebuild_all() -> int:

@@ -1327,7 +1327,7 @@ def _since(campaign: Campaign, advance: Event) -> list[Event]:
 
 
 def _actions_named(campaign: Campaign, rows: list[Event]) -> str:
-    """'Johnny: took 7 points to the torso (2020-01-01 00:10:00); a new character, Ash' for a 409."""
+    """'Johnny: 9 normal damage to the torso: 7 points on the track (2020-01-01 00:10:00); a new character, Ash' for a 409."""
     rules = get_ruleset(campaign.ruleset)
     names = dict(Character.objects.filter(campaign=campaign).values_list("pk", "name"))
     seen: dict[str, str] = {}
@@ -1340,7 +1340,7 @@ def _actions_named(campaign: Campaign, rows: list[Event]) -> str:
             what = f"a new character, {row.data.get('name')}" if row.type == CHARACTER_CREATED else "a change"
             seen[row.cause] = f"{what}{at}"
         else:
-            line = rules.summary(eventstore.to_rule_event(row))
+            line = presenters.dated(campaign, rules.summary(eventstore.to_rule_event(row)))
             seen[row.cause] = f"{names.get(row.character_id, 'a character')}: {line}{at}"
     shown = list(seen.values())
     more = f"; and {len(shown) - 5} more" if len(shown) > 5 else ""

@@ -6,8 +6,10 @@ an import refuses `{"physical": -1000}` or `{"lethality": "immortal"}` naming th
 the API does for an action's parameters. The engines trust their own events (evolve is total over what decide and
 fire write); these descriptions are what lets a file written elsewhere be trusted as much.
 
-A description is a tree of the specs below; `check(spec, value, path, limits)` raises `SchemaError` with the
-dotted path of the first field that does not fit.
+A description is a tree of the specs below; `spec.check(value, path, limits)` raises `SchemaError` with the
+dotted path of the first field that does not fit. `spec.fits(value, limits)` answers the same question without
+building a path or a message: an import asks it of every line, and `check` only of one that does not fit, for
+the error. `fits` is never more lenient than `check` (`tests/test_event_schema.py` compares the two).
 """
 
 from __future__ import annotations
@@ -68,6 +70,13 @@ class Int:
                 path, f"expected a whole number from {self.low} to {self.high}, got {_got(value)}"
             )
 
+    def fits(self, value: Any, limits: Limits) -> bool:
+        return type(value) is int and self.low <= value <= self.high
+
+    def source(self, build: _Builder, value: str) -> str:
+        v = build.name()
+        return f"(type({v} := {value}) is int and {self.low!r} <= {v} <= {self.high!r})"
+
 
 @dataclass(frozen=True)
 class Num:
@@ -84,6 +93,13 @@ class Num:
         ):
             raise SchemaError(path, f"expected a number from {self.low} to {self.high}, got {_got(value)}")
 
+    def fits(self, value: Any, limits: Limits) -> bool:
+        return (type(value) is int or type(value) is float) and self.low <= value <= self.high
+
+    def source(self, build: _Builder, value: str) -> str:
+        v, low, high = build.name(), build.constant(self.low), build.constant(self.high)
+        return f"((type({v} := {value}) is int or type({v}) is float) and {low} <= {v} <= {high})"
+
 
 @dataclass(frozen=True)
 class Time:
@@ -95,12 +111,26 @@ class Time:
                 path, f"expected a game time in seconds from 0 to {limits.max_time}, got {_got(value)}"
             )
 
+    def fits(self, value: Any, limits: Limits) -> bool:
+        return type(value) is int and 0 <= value <= limits.max_time
+
+    def source(self, build: _Builder, value: str) -> str:
+        v = build.name()
+        return f"(type({v} := {value}) is int and 0 <= {v} <= limits.max_time)"
+
 
 @dataclass(frozen=True)
 class Bool:
     def check(self, value: Any, path: str, limits: Limits) -> None:
         if not isinstance(value, bool):
             raise SchemaError(path, f"expected true or false, got {_got(value)}")
+
+    def fits(self, value: Any, limits: Limits) -> bool:
+        return value is True or value is False
+
+    def source(self, build: _Builder, value: str) -> str:
+        v = build.name()
+        return f"(({v} := {value}) is True or {v} is False)"
 
 
 @dataclass(frozen=True)
@@ -113,6 +143,13 @@ class Text:
                 path, f"expected a text of at most {self.max_length} characters, got {_got(value)}"
             )
 
+    def fits(self, value: Any, limits: Limits) -> bool:
+        return type(value) is str and len(value) <= self.max_length
+
+    def source(self, build: _Builder, value: str) -> str:
+        v = build.name()
+        return f"(type({v} := {value}) is str and len({v}) <= {self.max_length!r})"
+
 
 @dataclass(frozen=True)
 class OneOf:
@@ -122,6 +159,13 @@ class OneOf:
         if isinstance(value, bool) or value not in self.choices:
             names = ", ".join(str(choice) for choice in self.choices)
             raise SchemaError(path, f"expected one of {names}, got {_got(value)}")
+
+    def fits(self, value: Any, limits: Limits) -> bool:
+        return not isinstance(value, bool) and value in self.choices
+
+    def source(self, build: _Builder, value: str) -> str:
+        v, choices = build.name(), build.constant(self.choices)
+        return f"(not isinstance({v} := {value}, bool) and {v} in {choices})"
 
 
 @dataclass(frozen=True)
@@ -134,6 +178,13 @@ class Maybe:
         if value is not None:
             self.spec.check(value, path, limits)
 
+    def fits(self, value: Any, limits: Limits) -> bool:
+        return value is None or self.spec.fits(value, limits)
+
+    def source(self, build: _Builder, value: str) -> str:
+        v = build.name()
+        return f"(({v} := {value}) is None or {build.source(self.spec, v)})"
+
 
 @dataclass(frozen=True)
 class ListOf:
@@ -145,6 +196,17 @@ class ListOf:
             raise SchemaError(path, f"expected a list of at most {self.max_items} items, got {_got(value)}")
         for index, item in enumerate(value):
             self.item.check(item, f"{path}[{index}]", limits)
+
+    def fits(self, value: Any, limits: Limits) -> bool:
+        if type(value) is not list or len(value) > self.max_items:
+            return False
+        fits = self.item.fits
+        return all(fits(item, limits) for item in value)
+
+    def source(self, build: _Builder, value: str) -> str:
+        v, item = build.name(), build.name()
+        each = build.source(self.item, item)
+        return f"(type({v} := {value}) is list and len({v}) <= {self.max_items!r} and all({each} for {item} in {v}))"
 
 
 @dataclass(frozen=True)
@@ -164,6 +226,20 @@ class MapOf:
             if len(key) > self.key_length:
                 raise SchemaError(path, f"expected field names of at most {self.key_length} characters")
             self.value.check(item, f"{path}.{key}", limits)
+
+    def fits(self, value: Any, limits: Limits) -> bool:
+        if type(value) is not dict or len(value) > self.max_items:
+            return False
+        fits, key_length = self.value.fits, self.key_length
+        return all(len(key) <= key_length and fits(item, limits) for key, item in value.items())
+
+    def source(self, build: _Builder, value: str) -> str:
+        v, key, item = build.name(), build.name(), build.name()
+        each = f"len({key}) <= {self.key_length!r} and {build.source(self.value, item)}"
+        return (
+            f"(type({v} := {value}) is dict and len({v}) <= {self.max_items!r}"
+            f" and all({each} for {key}, {item} in {v}.items()))"
+        )
 
 
 @dataclass(frozen=True)
@@ -191,6 +267,57 @@ class Obj:
                 if name not in self.fields:
                     where = f"{path}.{name}" if path else str(name)
                     raise SchemaError(where, f"unknown field; expected only {', '.join(self.fields)}")
+
+    def fits(self, value: Any, limits: Limits) -> bool:
+        # Built on first use, then the instance's own `fits`: later calls go straight to the built function.
+        fits = _Builder().function(self)
+        object.__setattr__(self, "fits", fits)
+        return bool(fits(value, limits))
+
+    def source(self, build: _Builder, value: str) -> str:
+        v = build.name()
+        required = frozenset(self.fields) - self.optional
+        if self.open:
+            names = f"{v}.keys() >= {build.constant(required)}"
+        elif self.optional:
+            names = f"{v}.keys() <= {build.constant(frozenset(self.fields))} and {v}.keys() >= {build.constant(required)}"
+        else:
+            names = f"{v}.keys() == {build.constant(required)}"
+        each = [
+            build.source(spec, f"{v}[{name!r}]")
+            if name in required
+            else f"({name!r} not in {v} or {build.source(spec, f'{v}[{name!r}]')})"
+            for name, spec in self.fields.items()
+        ]
+        return f"(type({v} := {value}) is dict and {names}{''.join(f' and {item}' for item in each)})"
+
+
+class _Builder:
+    """Writes a description's `fits` as one Python expression, built once: the checks of every field inline, no
+    call per field and no path built. A spec without `source` (one of a caller's own) is called as `spec.fits`."""
+
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {}
+        self.count = 0
+
+    def name(self) -> str:
+        self.count += 1
+        return f"_v{self.count}"
+
+    def constant(self, value: Any) -> str:
+        name = self.name()
+        self.namespace[name] = value
+        return name
+
+    def source(self, spec: Any, value: str) -> str:
+        if hasattr(spec, "source"):
+            return str(spec.source(self, value))
+        return f"{self.constant(spec.fits)}({value}, limits)"
+
+    def function(self, spec: Any) -> Any:
+        code = f"def fits(value, limits):\n    return bool({self.source(spec, 'value')})\n"
+        exec(compile(code, f"<fits of {type(spec).__name__}>", "exec"), self.namespace)  # noqa: S102
+        return self.namespace["fits"]
 
 
 def event(optional: tuple[str, ...] = (), **fields: Any) -> Obj:
@@ -257,10 +384,12 @@ def check_event(ruleset: Ruleset, type_: Any, schema_version: Any, data: Any, li
         # Any firing of the clock may carry the names of the rolls the GM gave it (table dice).
         TABLE_DICE_SPEC.check(data[TABLE_DICE], f"data.{TABLE_DICE}", limits)
         data = {name: value for name, value in data.items() if name != TABLE_DICE}
-    spec.check(data, "data", limits)
+    if not spec.fits(data, limits):
+        spec.check(data, "data", limits)
 
 
 def check_state(ruleset: Ruleset, state: State, limits: Limits) -> None:
     """The ranges of a replayed state (the monitors and tracks the pages draw)."""
-    if ruleset.state_schema is not None:
-        ruleset.state_schema.check(state, "state", limits)
+    schema = ruleset.state_schema
+    if schema is not None and not schema.fits(state, limits):
+        schema.check(state, "state", limits)

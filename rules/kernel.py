@@ -6,9 +6,10 @@ A ruleset's folder (`rules/<slug>/`) holds
     engine.py   SLUG; validate_options, validate_attributes, initial_state; DECIDERS (action -> decider),
                 evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer)
     view.py     view, status, public_event, shows: what the GM and a player may see; GM_ONLY, the fields a
-                player never receives a value of; SUMMARIES (event type -> one line from its data, the GM's);
+                player never receives a value of;
                 TIMER_WORDS (timer kind -> what it will do, the GM's: 'bleeds out', 'next healing roll');
-                describe and said: events in the game's words (rules/words.py)
+                describe and said: events in the game's words (rules/words.py), the one source of an event's
+                words: the Undo button's summary is the short form of its describe sentence (`words.short`)
     forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP,
                 CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
@@ -29,6 +30,7 @@ import importlib
 from collections.abc import Callable, Container, Mapping
 from typing import Any
 
+from rules import words
 from rules.dice import Dice
 from rules.params import RuleError, read_params, require_mapping
 from rules.ruleset import (
@@ -38,9 +40,7 @@ from rules.ruleset import (
     Ruleset,
     State,
     Timer,
-    common_summary,
     copy_state,
-    type_words,
 )
 
 DEAD = "the character is dead"
@@ -111,28 +111,6 @@ def firer(firers: Mapping[str, Firer]) -> Callable[..., list[Event]]:
     return fire
 
 
-Summarizer = Callable[[Mapping[str, Any]], str]
-
-
-def summarizer(summaries: Mapping[str, Summarizer]) -> Callable[[Event], str]:
-    """summary: the shared entries' words, else the event type's own line (`summaries`, from the event's data),
-    else the type's name in words. Never raises: an entry of an older engine still gets a line."""
-
-    def summary(event: Event) -> str:
-        common = common_summary(event)
-        if common is not None:
-            return common
-        line = summaries.get(event.type)
-        if line is not None:
-            try:
-                return line(event.data)
-            except (KeyError, TypeError, ValueError, AttributeError):
-                pass
-        return type_words(event.type)
-
-    return summary
-
-
 TimerPhrase = str | Callable[[State, Timer], str]
 
 
@@ -172,7 +150,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         view=view.view,
         status=view.status,
         public_event=unretired(view.public_event, None),
-        summary=summarizer(view.SUMMARIES),
+        summary=words.summary_with(view.describe),
         timer_words=timer_worder(view.TIMER_WORDS),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,

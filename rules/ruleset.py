@@ -11,7 +11,7 @@ A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
     view(state, audience) -> dict                     "gm" or "player" (secrets removed)
     status(state) -> dict                             view(state, "gm")'s alive, conscious, dying and death_at
     public_event(event) -> dict | None                what a player may read of one history entry
-    summary(event) -> str                             one line in the game's words ("death save failed"), GM's
+    summary(event) -> str                             the short form of describe's sentence (the Undo button's)
     describe(event) -> str                            one history entry in the game's words (rules/words.py)
     said(events, state) -> str                        the GM's answer to an action, in the game's words
     shows(event) -> bool                              optional: public_event(event) is not None, cheaply
@@ -170,7 +170,8 @@ class Ruleset:
     view: Callable[[State, Audience], dict[str, Any]]
     status: Callable[[State], dict[str, Any]]
     public_event: Callable[[Event], dict[str, Any] | None]
-    # One line naming an entry for the GM (the Undo button, grouped history): no ids, seconds or JSON.
+    # One line naming an entry for the GM (the Undo button, a 409's list of actions): the short form of `describe`'s
+    # sentence (`rules.words.summary_with`); a ruleset without sentences names an entry by its type.
     summary: Callable[[Event], str] = field(default=lambda event: type_words(event.type))
     forms: Mapping[str, ActionForm] = field(default_factory=dict)
     option_help: Mapping[str, str] = field(default_factory=dict)
@@ -228,26 +229,6 @@ def game_time_mark(seconds: int) -> str:
 def type_words(kind: str) -> str:
     """'CriticalHitTaken' -> 'critical hit taken': the summary of an entry a ruleset has no words of its own for."""
     return re.sub(r"(?<!^)(?=[A-Z])", " ", kind).lower()
-
-
-def common_summary(event: Event) -> str | None:
-    """The summary of the entries every ruleset shares (a note, an undo), or None for a ruleset's own."""
-    if event.type == NOTE_ADDED:
-        text = " ".join(str(event.data.get("text", "")).split())
-        return f"GM note: {text[:60]}{'...' if len(text) > 60 else ''}"
-    if event.type == ACTION_UNDONE:
-        return "undo"
-    if event.type == CHARACTER_CHANGED:
-        changed = (
-            str(key).removeprefix("attributes.").replace("_", " ") for key in event.data.get("changes", {})
-        )
-        return f"character changed: {', '.join(changed)}"
-    if event.type == ACTIONS_REVERTED:
-        if event.data.get("advance"):
-            return "clock advance taken back"
-        count = len(event.data.get("causes", ()))
-        return f"reverted to version {event.data.get('to_version')}: {count} entr{'y' if count == 1 else 'ies'} taken back"
-    return None
 
 
 def taken_back(data: Mapping[str, Any]) -> list[str]:

@@ -6,10 +6,15 @@ whole event, or the player's `public_event`), so a sentence never tells a player
 A moment is written as `game_time_mark(seconds)`; the presenters put the campaign's in-world date in its place.
 `view.said(events, state)` is the GM's answer to an action: the sentences of its events and what the state now
 threatens ("dies in about 30 min unless treated").
+
+`short(sentence)` is the short form the Undo button names an entry by (`Ruleset.summary`): the same sentence without
+its details in parentheses (dice, targets, skills) and its closing period, cut to SHORT_CHARACTERS. Every event has
+one source of words, its `describe` sentence, so the button and the history entry never tell different stories.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -198,6 +203,39 @@ def describe_with(own: Callable[[Event], str | None]) -> Callable[[Event], str]:
         return text if text is not None else f"{title_of(event.type)}."
 
     return describe
+
+
+# The Undo button holds at most this many characters of an entry's words (a long note or edit is cut at a word).
+SHORT_CHARACTERS = 100
+DETAIL = re.compile(r" ?\([^()]*\)")
+
+
+def short(sentence: str, *, keep_details: bool = False) -> str:
+    """The short form of a sentence: 'Stun save: rolled 3 against 5, made' from 'Stun save: rolled 3 against 5,
+    made.', 'Doc rolled 15 against 15: stabilized the dying character' without '(medical tech)'. `keep_details`:
+    parentheses are the writer's own (a GM's note), not a rule's details. A cut ends at a word, with '...'."""
+    text = sentence
+    if not keep_details:
+        while (fewer := DETAIL.sub("", text)) != text:
+            text = fewer
+    text = " ".join(text.split()).removesuffix(".")
+    if len(text) <= SHORT_CHARACTERS:
+        return text
+    cut = text[: SHORT_CHARACTERS - 3].rsplit(" ", 1)[0]  # a word, never half a game-time mark
+    return cut.rstrip(" ,;:.") + "..."
+
+
+# The shared entries whose words a writer chose: their short form keeps their parentheses.
+WRITTEN = frozenset((NOTE_ADDED, CHARACTER_CHANGED, CAMPAIGN_CHANGED))
+
+
+def summary_with(describe: Callable[[Event], str]) -> Callable[[Event], str]:
+    """A ruleset's `summary`: the short form of its `describe` sentence of the event (the Undo button's words)."""
+
+    def summary(event: Event) -> str:
+        return short(describe(event), keep_details=event.type in WRITTEN)
+
+    return summary
 
 
 def threat(status: Mapping[str, Any], now: int) -> str:

@@ -504,8 +504,9 @@ def test_the_cached_character_is_never_another_roles_and_never_stale(sr2: Table)
     # Poison every cached entry: only their role may ever see them.
     cache = caches[api_views.CHARACTER_CACHE]
     keys = [key.split(":", 2)[2] for key in cache._cache]  # locmem keys are ":version:key"
-    # Beside the answers, the GM notes by version (`presenters.gm_notes_kept`), which only a GM's answer reads.
-    keys = [key for key in keys if not key.startswith("gm-notes:")]
+    # Beside the answers, the GM notes and what undo would take back, by version (`presenters.gm_notes_kept`,
+    # `presenters.undo_target`), which only a GM's answer reads.
+    keys = [key for key in keys if not key.startswith(("gm-notes:", "undo-entry:"))]
     assert len(keys) == 1 and keys[0].endswith(":gm")
     cache.set(keys[0], ({"poisoned": True}, gm_view["ETag"]))
     assert sr2.gm.get(sr2.character_url()).json() == {"poisoned": True}

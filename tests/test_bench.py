@@ -105,6 +105,7 @@ def test_the_import_row_compares_an_import_with_the_rebuild_of_the_same_events(t
     assert row["events"] >= 30_000 and row["bytes"] > 0
     assert row["ratio"] == pytest.approx(row["rate"] / row["baseline"])
     assert row["met"] is (row["ratio"] >= 0.50)
+    assert row["cpu_ratio"] == pytest.approx(row["baseline_cpu_seconds"] / row["cpu_seconds"])
 
 
 def test_the_history_page_row_compares_a_long_history_with_a_short_one(tmp_path: Path) -> None:

@@ -281,6 +281,21 @@ def test_an_event_the_ruleset_cannot_replay_is_refused(sr2: Table) -> None:
     )
 
 
+def test_a_character_its_ruleset_cannot_start_is_refused(sr2: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The replay starts each character from the attributes as the file holds them, as a rebuild of the log does:
+    a start that fails refuses the file at the character's line, and nothing is written."""
+    content = _export(sr2)
+
+    def cannot_start(*args: Any) -> None:
+        raise KeyError("body")
+
+    monkeypatch.setattr(transfer, "start_state", cannot_start)
+    line = next(n for n, e in enumerate(_events(content), start=1) if e["type"] == "CharacterCreated")
+    _refused(
+        sr2, content, f"line {line}: data.attributes: the character cannot be replayed (KeyError: 'body')"
+    )
+
+
 def test_a_replayed_state_out_of_the_rules_ranges_is_refused(cp2020: Table) -> None:
     hit = {
         "type": "damage",

@@ -244,7 +244,9 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
         # The stamp has answered who may see it, with the player's name: the character's row is all that is left.
         character = access.stamped_character(stamp)
         notes = presenters.gm_notes_kept(character, stamp.character_key, character.version) if gm else None
-        data = presenters.character_json(character, stamp.role, player=stamp.player, notes=notes, undo=gm)
+        data = presenters.character_json(
+            character, stamp.role, player=stamp.player, notes=notes, undo=gm, undo_key=stamp.character_key
+        )
         cached = (data, stamp.etag if gm else access.digest_etag(data))
         cache.set(key, cached)
     data, etag = cached
@@ -275,6 +277,7 @@ def actions(request: Request, character_id: int) -> Response:
     notes = presenters.gm_notes_kept(
         character, stamp.character_key, version, since=events[0].version - 1, events=events
     )
+    presenters.undo_entry_kept(character, stamp.character_key, events)
     # The player may have changed between the check and the lock (then looked up).
     player = stamp.player if character.player_id == stamp.player_id else presenters.LOOK_UP
     return Response(

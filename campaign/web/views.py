@@ -877,8 +877,8 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 def _named_undo(form: forms.ActionFormView, character: Character) -> forms.ActionFormView:
-    """The undo form's button names what it takes back (RULES.md, "Every ruleset"): "Undo: death save failed,
-    00:00:30 (clock)"; the time of day when the entry is from the campaign's day, else the whole date."""
+    """The undo form's button names what it takes back (RULES.md, "Every ruleset"): "Undo: Death save: rolled 7
+    against 6, failed: is dying, 00:00:30 (clock)"; the time of day when the entry is from the campaign's day, else the whole date."""
     if form.action != "undo":
         return form
     target = presenters.undo_target(character)

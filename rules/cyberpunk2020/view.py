@@ -217,40 +217,6 @@ def shows(event: Event) -> bool:
     return event.type != NOTE_ADDED
 
 
-# --- one line per entry, for the GM (the Undo button, a clock advance's group in the history) ------------------
-
-
-def _save_line(kind: str, data: Mapping[str, Any]) -> str:
-    if data.get("automatic"):
-        return f"{kind} failed outright"
-    return f"{kind} {'made' if data['success'] else 'failed'} ({data['roll']} against {data['target']})"
-
-
-def _damage_line(data: Mapping[str, Any]) -> str:
-    where = f" to the {_spoken(data['location'])}" if data.get("location") else ""
-    return f"took {data['track_points']} {'stun ' if data['kind'] == 'stun' else ''}points{where}"
-
-
-SUMMARIES = {
-    "DamageTaken": _damage_line,
-    "DamageStoppedByArmor": lambda d: "armor stopped the hit",
-    "HitMissedSeveredLimb": lambda d: f"hit the severed {_spoken(d['location'])}",
-    "LimbCrippled": lambda d: (
-        f"{_spoken(d['location'])} {'crippled' if d['sever_check']['kept'] else 'severed'}"
-    ),
-    "StunSaveRolled": lambda d: _save_line("stun save", d),
-    "DeathSaveRolled": lambda d: _save_line("death save", d),
-    "DeathOccurred": lambda d: f"died: {d['cause']}",
-    "StabilizationSucceeded": lambda d: f"stabilized by {d['medic'] or 'a medic'}",
-    "StabilizationFailed": lambda d: f"stabilization by {d['medic'] or 'a medic'} failed",
-    "TreatmentSucceeded": lambda d: f"treated ({_spoken(d['skill'])})",
-    "TreatmentFailed": lambda d: f"treatment failed ({_spoken(d['skill'])})",
-    "StunDamageHealed": lambda d: "a stun point healed",
-    "MinorWoundHealed": lambda d: "a minor wound healed",
-    "DamageHealed": lambda d: "a point of damage healed",
-}
-
-
 # What each timer will do, for the GM (the character page's clock, now or in the past).
 TIMER_WORDS = {
     "death": "dies unless treated",
@@ -324,8 +290,8 @@ def _own_words(event: Event) -> str | None:  # noqa: C901, PLR0911 (one case per
         return _save("Stun save", data) + "."
     if kind == DEATH_SAVE_ROLLED:
         return f"{_save('Death save', data)}: {OUTCOMES[data['outcome']]}."
-    if kind == DEATH_OCCURRED:
-        return "Died."
+    if kind == DEATH_OCCURRED:  # the cause too: the history and the Undo button say why ("Died: bled out")
+        return f"Died: {data['cause']}." if data.get("cause") else "Died."
     if kind in (STABILIZATION_SUCCEEDED, STABILIZATION_FAILED):
         done = "stabilized" if kind == STABILIZATION_SUCCEEDED else "could not stabilize"
         return f"{_skill_roll(data)}: {done} {_target(data['target'])}."

@@ -160,25 +160,6 @@ def shows(event: Event) -> bool:
     return event.type != NOTE_ADDED
 
 
-# --- one line per entry, for the GM (the Undo button, a clock advance's group in the history) ------------------
-
-
-def _wound_line(data: dict[str, Any]) -> str:
-    lost = data.get("con_lost", 0)
-    return f"wounded: {lost} CON lost" if lost else "wounded"
-
-
-SUMMARIES = {
-    "WoundTaken": _wound_line,
-    "NearMissTaken": lambda d: "a near miss",
-    "DeathOccurred": lambda d: "died",
-    "KnockOutEnded": lambda d: "came round",
-    "LimbsRestored": lambda d: f"{', '.join(_limb_text(limb) for limb in d['limbs'])} usable again",
-    "StunEnded": lambda d: "no longer stunned",
-    "ConRecovered": lambda d: "a CON point recovered",
-}
-
-
 # What each timer will do, for the GM (the character page's clock, now or in the past).
 TIMER_WORDS = {
     "stun_ends": "is no longer stunned",

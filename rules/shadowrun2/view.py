@@ -306,35 +306,6 @@ def shows(event: Event) -> bool:
     return event.type in EVOLVERS
 
 
-# --- one line per entry, for the GM (the Undo button, a clock advance's group in the history) ------------------
-
-
-def _hit_line(data: Mapping[str, Any]) -> str:
-    return f"{data['lethality']} critical hit to the {data['location'].replace('_', ' ')}"
-
-
-SUMMARIES = {
-    "WoundTaken": lambda d: f"{d['damage']} wound ({d['severity']})",
-    "CriticalHitTaken": _hit_line,
-    "DeathOccurred": lambda d: "died" + (" of a critical hit" if d.get("critical_hit") else ""),
-    "DiagnosisMade": lambda d: f"diagnosis by {d['medic']}",
-    "TreatmentStarted": lambda d: f"treatment by {d['medic']} started",
-    "TreatmentFailed": lambda d: f"treatment by {d['medic']} failed",
-    "TreatmentCompleted": lambda d: f"treatment completed: now {d['lethality']}",
-    "MagicHealingApplied": lambda d: f"healing spell, {d['successes']} successes",
-    "FirstAidGiven": lambda d: f"first aid by {d['medic']}",
-    "CriticalHitReplaced": lambda d: f"replaced: {d['replacement']}",
-    "CareChanged": lambda d: "in hospital" if d["in_hospital"] else "out of hospital",
-    "OverflowBoxTaken": lambda d: "bleeding: an overflow box",
-    "CriticalHealingRolled": lambda d: f"critical hit healing roll, {d['successes']} successes",
-    "CriticalHitHealed": lambda d: "a critical hit healed",
-    "PhysicalHealingRolled": lambda d: f"healing roll, {d['successes']} successes",
-    "PhysicalDamageHealed": lambda d: "physical damage healed a level",
-    "StunRecoveryRolled": lambda d: f"stun recovery roll, {d['successes']} successes",
-    "StunBoxRecovered": lambda d: "a stun box recovered",
-}
-
-
 # --- what each timer will do, for the GM (the character page's clock, now or in the past) -----------------------
 
 

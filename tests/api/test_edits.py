@@ -134,6 +134,9 @@ def test_undo_takes_back_a_character_change(df: Table) -> None:
     ]
     # The undone armour no longer counts: 2 + 1 - 0 = 3, 1 CON.
     assert wound(df, 2, 1)["events"][0]["data"]["con_lost"] == 1
+    # A rebuild gives back the name the undone change replaced, as the undo did.
+    rebuild_campaign(Campaign.objects.get(pk=df.campaign["id"]))
+    assert Character.objects.get(pk=df.character["id"]).name == "Ash"
 
 
 def test_time_travel_shows_the_attributes_as_they_were(df: Table) -> None:

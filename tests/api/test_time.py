@@ -51,14 +51,17 @@ def test_undo_after_an_advance_names_the_clock_firing_it_takes_back(cp2020: Tabl
         "version": death["version"],
         "type": "DeathOccurred",
         "game_time": 30,
-        "summary": "died: bled out",
+        "summary": "Died: bled out",  # the history's sentence, short (rules/words.py)
         "by_clock": True,
     }
     assert _character(cp2020, cp2020.player).get("undo") is None  # the GM's alone
     undone = _act(cp2020, {"type": "undo"})
     assert undone["events"][0]["data"]["versions"] == [named["version"]]
     # Next in line: the damage action, named by its events' lines.
-    assert _character(cp2020)["undo"]["summary"].startswith("took 14 points to the torso; stun save made")
+    assert _character(cp2020)["undo"]["summary"] == (
+        "16 normal damage to the torso: 14 points on the track; Stun save: rolled 1 against 3, made;"
+        " Death save: rolled 7 against 6, failed: is dying"
+    )
 
 
 def test_undoing_a_death_the_clock_caused_then_advancing_a_second_fires_it_at_the_current_time(
@@ -92,7 +95,7 @@ def test_the_web_undo_button_says_what_it_takes_back(cp2020: Table) -> None:
     client.force_login(Character.objects.get(pk=cp2020.character["id"]).campaign.created_by)
     page = client.get(f"/characters/{cp2020.character['id']}/forms/undo/", HTTP_HX_REQUEST="true")
     assert page.status_code == 200
-    assert "Undo: died: bled out, 00:00:30 (clock)" in page.content.decode()
+    assert "Undo: Died: bled out, 00:00:30 (clock)" in page.content.decode()
 
 
 # --- revert: "make this the present" ------------------------------------------------------------------------------
@@ -215,7 +218,10 @@ def test_rewind_restores_every_character_and_the_clock_and_is_refused_after_a_la
     _act(cp2020, {"type": "note", "text": "Patched up behind the bar."})
     refused = _rewind(cp2020)
     assert refused.status_code == 409, refused.content
-    assert "since it, Ash: GM note: Patched up behind the bar." in refused.json()["clock"][0]
+    assert (
+        "since it, Ash: GM note: Patched up behind the bar (2020-01-01 00:00:10)"
+        in refused.json()["clock"][0]
+    )
     assert Campaign.objects.get(pk=campaign_id).game_time == 10
     assert _read_models(campaign_id) == before
 

@@ -209,6 +209,8 @@ def render_table(rows: dict[str, dict[str, Any]]) -> str:
         ratio = f"{result['ratio']:.1%}" if "ratio" in result else "-"
         if TARGETS[row][0] == "max_ratio" and "ratio" in result:
             ratio = f"{result['ratio']:.2f} x"
+        if "cpu_ratio" in result:  # beside the judged ratio: what the machine's load moves less
+            ratio += f" (by CPU {result['cpu_ratio']:.1%})"
         lines.append((row, measured, baseline, ratio, TARGETS[row][2], "yes" if result["met"] else "NO"))
     widths = [max(len(str(line[i])) for line in [header, *lines]) for i in range(len(header))]
     text = [
