@@ -28,13 +28,21 @@ from rules.dice import Dice
 from rules.ruleset import Event, Ruleset, State, Timer, fold
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Due:
     """A timer to fire now, and the game second it fires at."""
 
     character_id: int
     timer: Timer
     fire_at: int
+
+    def __init__(self, character_id: int, timer: Timer, fire_at: int) -> None:
+        # One per firing: the fields set at once, not through object.__setattr__ each (as `Timer`'s).
+        fields = self.__dict__
+        fields["character_id"], fields["timer"], fields["fire_at"] = character_id, timer, fire_at
+
+
+_NO_TIMERS: dict[str, Timer] = {}  # a character the queue has no timers of yet (never changed)
 
 
 class DueTimers:
@@ -60,14 +68,19 @@ class DueTimers:
 
     def set_timers(self, character_id: int, timers: Iterable[Timer]) -> None:
         """What the character's state asks for now (all of it, due or not): entries that changed are queued."""
-        before = self._current.get(character_id, {})
+        # Every firing comes here (the service's clock and each of a forecast's futures): `_order` and `fires_at`
+        # are written out in the loop.
+        before = self._current.get(character_id, _NO_TIMERS)
         now = {timer.key: timer for timer in timers}
         self._current[character_id] = now
+        to_time, from_time, heap = self.to_time, self.from_time, self._heap
         for key, timer in now.items():
-            if before.get(key) != timer and timer.due <= self.to_time:
+            due = timer.due
+            if due <= to_time and before.get(key) != timer:
                 self._pushed += 1
-                entry = (self._order(character_id, timer), self._pushed, character_id, key, timer)
-                heapq.heappush(self._heap, entry)
+                at = due if due > from_time else from_time
+                entry = ((at, character_id, timer.priority, key), self._pushed, character_id, key, timer)
+                heapq.heappush(heap, entry)
 
     def _order(self, character_id: int, timer: Timer) -> tuple:
         return (self.fires_at(timer), character_id, timer.priority, timer.key)
@@ -79,21 +92,30 @@ class DueTimers:
 
     def peek(self) -> Due | None:
         """The next timer to fire, left in the queue; None when nothing more is due up to `to_time`."""
-        while self._heap:
-            _, _, character_id, key, timer = self._heap[0]
-            if self._current.get(character_id, {}).get(key) != timer or (character_id, key) in self.skip:
+        heap, current, skip = self._heap, self._current, self.skip
+        while heap:
+            _, _, character_id, key, timer = heap[0]
+            queued = current.get(character_id, _NO_TIMERS).get(key)
+            if (queued is not timer and queued != timer) or (character_id, key) in skip:
                 # Replaced or cancelled by a firing since it was queued, or waiting for the next advance.
-                heapq.heappop(self._heap)
+                heapq.heappop(heap)
                 continue
-            return Due(character_id, timer, self.fires_at(timer))
+            due = timer.due
+            return Due(character_id, timer, due if due > self.from_time else self.from_time)
         return None
 
     def pop(self) -> Due | None:
         """The next timer to fire, or None when nothing more is due up to `to_time`."""
-        due = self.peek()
-        if due is not None:
-            heapq.heappop(self._heap)
-        return due
+        # `peek`, then its entry popped: one walk of the heap instead of two, once per firing.
+        heap, current, skip = self._heap, self._current, self.skip
+        while heap:
+            _, _, character_id, key, timer = heapq.heappop(heap)
+            queued = current.get(character_id, _NO_TIMERS).get(key)
+            if (queued is not timer and queued != timer) or (character_id, key) in skip:
+                continue
+            due = timer.due
+            return Due(character_id, timer, due if due > self.from_time else self.from_time)
+        return None
 
     def next(self, *, at_limit: bool = False) -> Due | None:
         """`pop`, but once the advance has made as many firings as it may (`at_limit`) it ends where it stands:
@@ -110,7 +132,8 @@ class DueTimers:
         # A timer that changed nothing would be found again at once: it waits for the next advance.
         if not changed:
             self.skip.add((due.character_id, due.timer.key))
-        self.reached = max(self.reached, due.fire_at)
+        if due.fire_at > self.reached:
+            self.reached = due.fire_at
 
     @property
     def end(self) -> int:

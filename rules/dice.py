@@ -131,7 +131,7 @@ def _label(name: str) -> str:
     return name.split(":", 1)[0].replace("_", " ").capitalize()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class SuccessTest:
     """A Shadowrun-style success test: each die total at or above the target number is a success.
 
@@ -146,6 +146,11 @@ class SuccessTest:
     target: int
     dice: tuple[int, ...]
     successes: int
+
+    def __init__(self, pool: int, target: int, dice: tuple[int, ...], successes: int) -> None:
+        # One per rolled firing of the clock: the fields set at once, as `rules.ruleset.Timer`'s.
+        fields = self.__dict__
+        fields["pool"], fields["target"], fields["dice"], fields["successes"] = pool, target, dice, successes
 
     def as_data(self) -> dict[str, Any]:
         return {

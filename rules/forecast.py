@@ -31,7 +31,7 @@ from typing import Any
 from rules.clock import CHARACTER, Due, DueTimers, fire
 from rules.dice import Dice, SuccessTest, success_target, success_totals, successes_odds
 from rules.params import RuleError
-from rules.ruleset import Event, Ruleset, State, fold_into
+from rules.ruleset import Event, Ruleset, State, copy_state, fold_into
 
 MINUTE = 60
 DAY = 86_400
@@ -114,15 +114,15 @@ class _Follow:
     """The injuries' amounts along one branch."""
 
     def __init__(self, injuries: Sequence[Injury], state: State, start: int) -> None:
-        self.injuries, self.start = injuries, start
+        self.measures, self.start = [injury.amount for injury in injuries], start
         amounts = self._amounts(state)
         self.path = [(start, amounts)]
         self.healed_at: list[int | None] = [start if amount == 0 else None for amount in amounts]
 
     def copy(self) -> _Follow:
         twin = object.__new__(_Follow)
-        twin.injuries, twin.start, twin.path, twin.healed_at = (
-            self.injuries,
+        twin.measures, twin.start, twin.path, twin.healed_at = (
+            self.measures,
             self.start,
             list(self.path),
             list(self.healed_at),
@@ -130,14 +130,14 @@ class _Follow:
         return twin
 
     def _amounts(self, state: State) -> tuple[int, ...]:
-        return tuple([injury.amount(state) for injury in self.injuries])
+        return tuple([amount(state) for amount in self.measures])
 
     def healed(self) -> bool:
         return not any(self.path[-1][1])
 
     def note(self, state: State, at: int) -> bool:
         """After a change at game second `at`: True once every injury is healed."""
-        amounts = self._amounts(state)
+        amounts = tuple([amount(state) for amount in self.measures])  # `_amounts`: after every firing
         if amounts != self.path[-1][1]:
             at = max(at, self.start)  # a timer left in the past by an undo fires now (RULES.md, "undo")
             self.path.append((at, amounts))
@@ -165,10 +165,39 @@ class _Branch:
         return Future(list(healed), full, not self.state["alive"], self.follow.path, self.count)
 
 
+_NO_OPTIONS: Any = object()
+
+
+def _freeze(state: State) -> tuple[bytes, Any]:
+    """A state made ready for copies (`_thaw`): all of it dumped but its options, which every copy shares.
+
+    A forecast copies a state at every split, and the options tables were two fifths of it. The rules only read
+    them: no evolver, firer or decider changes a state's options in place (a campaign's new options replace them
+    whole, `rules.ruleset.set_options`, never in a forecast), which `test_the_rules_never_change_the_options`
+    holds every ruleset to, its what-ifs included, with options that cannot be changed. `simulate` gives its
+    futures options of their own, so the caller's state shares nothing with them."""
+    options = state.get("options", _NO_OPTIONS)
+    if options is _NO_OPTIONS:
+        return marshal.dumps(state), options
+    state["options"] = None  # in place (the key keeps its place), for the dump only
+    try:
+        return marshal.dumps(state), options
+    finally:
+        state["options"] = options
+
+
+def _thaw(frozen: tuple[bytes, Any]) -> State:
+    """A deep copy of a JSON-shaped state from `_freeze`, as `copy_state` makes it but in C (marshal: about 100 us
+    against 140 for the bench's Shadowrun state), the options shared."""
+    dumped, options = frozen
+    state = marshal.loads(dumped)
+    if options is not _NO_OPTIONS:
+        state["options"] = options
+    return state
+
+
 def _copy(state: State) -> State:
-    """A deep copy of a JSON-shaped state, as `copy_state` makes it but in C: a forecast copies a state at every
-    split, and that recursion was an eighth of its time (the bench's Shadowrun state: about 100 us against 140)."""
-    return marshal.loads(marshal.dumps(state))
+    return _thaw(_freeze(state))
 
 
 def _branch(rules: Ruleset, state: State, follow: _Follow, count: int, start: int, end: int) -> _Branch:
@@ -185,20 +214,24 @@ def _outcome_key(events: list[Event], dice: Dice) -> Hashable:
     """What a firing did, its dice left out: the fields of its events' data that record the dice it used (a die
     list, the whole named record). A die nested deeper stays in, which only keeps two futures apart."""
     used = [dice.used, *dice.used.values()]
-    key = tuple(
-        (
-            event.type,
-            event.game_time,
+    key = []
+    for event in events:
+        fields: list[Any] = [event.type, event.game_time]
+        for value in event.data.values():
             # Only a list or a mapping can equal a record of dice: anything else is kept without the comparison.
-            *(v for v in event.data.values() if v.__class__ not in _RECORDS or not (v and v in used)),
-        )
-        for event in events
-    )
+            if value.__class__ in _RECORDS:
+                if value and value in used:
+                    continue
+                # Another list or mapping (a modifiers table) cannot be hashed: its text is as good a key.
+                value = (value.__class__, repr(value))
+            fields.append(value)
+        key.append(tuple(fields))
+    found = tuple(key)
     try:
-        hash(key)
-    except TypeError:  # a mapping or list among the data (a modifiers table): its text is as good a key
-        return repr(key)
-    return key
+        hash(found)
+    except TypeError:  # something else that cannot be hashed (not in a JSON-shaped event): the whole text
+        return repr(found)
+    return found
 
 
 class SimulationRandom(Random):
@@ -311,7 +344,13 @@ class _Draw:
         self.rng, self.random = rng, rng.random
 
     def next(self, request: Request) -> Hashable:
-        return sampler(request)(self.random)
+        draw = _SAMPLER_OF.get(request)
+        if draw is None:
+            draw = _SAMPLER_OF[request] = sampler(request)
+        return draw(self.random)
+
+
+_SAMPLER_OF: dict[Request, Callable[[Callable[[], float]], Hashable]] = {}  # `sampler` by the whole request
 
 
 class ReplayDice(Dice):
@@ -333,8 +372,14 @@ class ReplayDice(Dice):
         target = success_target(tn)
         pool = max(0, pool)
         successes: int = self.walk.next((name, pool, 6, target))  # type: ignore[assignment]
-        values = self.used[name] = success_totals(pool, target, successes)
-        return SuccessTest(pool, target, tuple(values), successes)
+        totals = _TOTALS.get((pool, target, successes))
+        if totals is None:  # a few dozen tests in all: the same totals each time
+            totals = _TOTALS[(pool, target, successes)] = tuple(success_totals(pool, target, successes))
+        self.used[name] = list(totals)
+        return SuccessTest(pool, target, totals, successes)
+
+
+_TOTALS: dict[tuple[int, int, int], tuple[int, ...]] = {}  # `success_totals` by pool, target and successes
 
 
 class _Walk:
@@ -380,7 +425,15 @@ def _roll_for_each(
     (two paths may do the same: a plain roll's faces that the rules' table reads alike)."""
     root, leaves, random = _Node(), [], rng.random
     for member in range(count):
-        path, node = descend(root, random)
+        # `descend`, written out: once per future of every shared firing.
+        node, path = root, []
+        while node.request is not None:
+            outcome = node.sample(random)
+            path.append(outcome)
+            child = node.children.get(outcome)
+            if child is None:
+                child = node.children[outcome] = _Node()
+            node = child
         if node.leaf is None:
             walk = _Walk(path, node, rng)
             dice = ReplayDice(walk)
@@ -408,10 +461,10 @@ def _split(
 ) -> list[_Branch]:
     """A branch for each outcome of a roll, its clock going on from the second the roll was made."""
     children = []
-    frozen = marshal.dumps(branch.state)  # each copy loads the one dump (as `_copy` would make it)
+    frozen = _freeze(branch.state)  # each copy loads the one dump
     for index, (events, count) in enumerate(outcomes):
         last = index == len(outcomes) - 1  # the branch ends here: its own state goes on with the last outcome
-        state = fold_into(rules, branch.state if last else marshal.loads(frozen), events)
+        state = fold_into(rules, branch.state if last else _thaw(frozen), events)
         child = _branch(rules, state, branch.follow.copy(), count, due.fire_at, branch.queue.to_time)
         child.queue.skip = set(branch.queue.skip)
         if not events:
@@ -525,6 +578,8 @@ def simulate(
     end = now + horizon
     acted_at = now if what_if is None else now + what_if.delay
     start = _copy(state)
+    if "options" in start:
+        start["options"] = copy_state(start["options"])  # the futures' own, shared by them alone
     first = _branch(rules, start, _Follow(injuries, start, now), runs, now, acted_at)
     futures, going = _grow(rules, [first], rng) if acted_at > now else ([], [first])
     if what_if is not None:
@@ -546,9 +601,17 @@ def _later(value: int | None) -> float:
 def percentile(values: Sequence[tuple[int | None, int]], p: int) -> int | None:
     """Nearest-rank percentile of (value, how many futures) pairs, None standing for "never" (later than any
     date): the value of the `ceil(p% of the futures)`-th soonest."""
-    rank = max(1, math.ceil(p * sum(count for _, count in values) / 100))
+    return _nearest_rank(_soonest_first(values), sum(count for _, count in values), p)
+
+
+def _soonest_first(values: Sequence[tuple[int | None, int]]) -> list[tuple[int | None, int]]:
+    return sorted(values, key=lambda pair: _later(pair[0]))
+
+
+def _nearest_rank(ordered: Sequence[tuple[int | None, int]], total: int, p: int) -> int | None:
+    rank = max(1, math.ceil(p * total / 100))
     seen = 0
-    for value, count in sorted(values, key=lambda pair: _later(pair[0])):
+    for value, count in ordered:
         seen += count
         if seen >= rank:
             return value
@@ -567,8 +630,9 @@ class Spread:
 
 
 def spread(values: Sequence[tuple[int | None, int]]) -> Spread:
-    p10, p50, p90 = (percentile(values, p) for p in PERCENTILES)
-    total = sum(count for _, count in values)
+    # Sorted once for the three percentiles.
+    ordered, total = _soonest_first(values), sum(count for _, count in values)
+    p10, p50, p90 = (_nearest_rank(ordered, total, p) for p in PERCENTILES)
     return Spread(p10, p50, p90, sum(count for value, count in values if value is not None) / total)
 
 

@@ -1120,7 +1120,14 @@ def timers(state: State) -> list[Timer]:
             found.append(
                 Timer(recovery["next_roll_at"], "stun_recovery_roll", "stun_roll", PRIORITY_RECOVERY_ROLL)
             )
-    return sorted(found, key=lambda timer: (timer.due, timer.priority, timer.key))
+    # Every firing of the clock asks: the same order as sorted()'s, with no sort of a single timer.
+    if len(found) > 1:
+        found.sort(key=_timer_order)
+    return found
+
+
+def _timer_order(timer: Timer) -> tuple[int, int, str]:
+    return (timer.due, timer.priority, timer.key)
 
 
 def _timer_hit(state: State, timer: Timer) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import math
 from fractions import Fraction
 from itertools import product
 from random import Random
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from rules import forecast as fc
 from rules.dice import Dice, RollNeeded, success_chance, successes_odds
 from rules.registry import get_ruleset
-from rules.ruleset import Event, State, fold, fold_into, start_state
+from rules.ruleset import Event, State, copy_state, fold, fold_into, start_state
 
 DAY = 86_400
 WEEK = 7 * DAY
@@ -329,6 +330,31 @@ def test_every_rulesets_forecast_follows_its_richest_injuries_and_names_no_gm_on
     assert [line.what for line in lines] == [item.what for item in result.untreated.items]
     assert all(len(line.points) == fc.CHART_SAMPLES for line in lines)
     assert all(low <= mid <= high for line in lines for _, low, mid, high in line.points)
+
+
+def _read_only(value: Any) -> Any:
+    """`value` with every mapping read-only and every list a tuple: changed in place, it raises."""
+    if isinstance(value, dict):
+        return MappingProxyType({key: _read_only(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return tuple(_read_only(item) for item in value)
+    return value
+
+
+@pytest.mark.parametrize("slug", ["shadowrun2", "cyberpunk2020", "darkfuture"])
+def test_the_rules_never_change_the_options(slug: str) -> None:
+    """The forecast's copies of a state share its options (rules.forecast._freeze): no firer, evolver or decider
+    may change them in place. With options that cannot be changed, every state of the demo and the bench's richest
+    injuries, the what-ifs included, forecast the same as with the options as they are."""
+    rules = get_ruleset(slug)
+    menu = list(rules.forecast.what_ifs)
+    for state in _states_along_the_demo(rules):
+        frozen = {**state, "options": _read_only(state["options"])}
+        kept = copy_state(state["options"])
+        expected = fc.forecast(rules, state, 0, player=False, runs=20, seed=5, what_ifs=menu)
+        assert [outlook.key for outlook in expected.what_ifs] == menu
+        assert fc.forecast(rules, frozen, 0, player=False, runs=20, seed=5, what_ifs=menu) == expected
+        assert state["options"] == kept
 
 
 def test_a_what_if_that_rolls_nothing_is_taken_once_for_every_future() -> None:
