@@ -530,10 +530,17 @@ def voided_causes(rows: Iterable[Event]) -> set[str]:
     )
 
 
+def taking_back_rows(rows: models.QuerySet[Event]) -> list[Event]:
+    """The undos and reverts among `rows` (one stream's), in version order. Sorted here, not by the database: with an
+    `ORDER BY` (the model's own by position, or by version) SQLite walks the whole table or stream to skip a sort,
+    about 20 ms at 100,000 events; without one it reads the (stream, type, version) index, a few rows."""
+    taking_back = rows.filter(type__in=sorted(TAKING_BACK)).only("type", "version", "data").order_by()
+    return sorted(taking_back, key=lambda row: row.version)
+
+
 def stream_voided(stream: str) -> set[str]:
     """Every cause of the stream taken back so far, read by the (stream, type) index."""
-    rows = Event.objects.filter(stream=stream, type__in=sorted(TAKING_BACK)).order_by("version")
-    return voided_causes(rows.only("type", "version", "data"))
+    return voided_causes(taking_back_rows(Event.objects.filter(stream=stream)))
 
 
 def live_events(rows: Iterable[Event], voided: set[str]) -> list[RuleEvent]:

@@ -221,7 +221,7 @@ def gm_notes(character: Character, version: int | None = None) -> list[dict[str,
     rows = Event.objects.filter(stream=character.stream)
     if version is not None:
         rows = rows.filter(version__lte=version)
-    voided = eventstore.voided_causes(rows.filter(type__in=sorted(TAKING_BACK)).order_by("version"))
+    voided = eventstore.voided_causes(eventstore.taking_back_rows(rows))
     notes = rows.filter(type=NOTE_ADDED).exclude(cause__in=voided).order_by("-version")
     latest = list(notes.values_list("data", "game_time")[:GM_NOTES_SHOWN])
     return [{"text": data["text"], "game_time": game_time} for data, game_time in reversed(latest)]
