@@ -425,15 +425,7 @@ def _roll_for_each(
     (two paths may do the same: a plain roll's faces that the rules' table reads alike)."""
     root, leaves, random = _Node(), [], rng.random
     for member in range(count):
-        # `descend`, written out: once per future of every shared firing.
-        node, path = root, []
-        while node.request is not None:
-            outcome = node.sample(random)
-            path.append(outcome)
-            child = node.children.get(outcome)
-            if child is None:
-                child = node.children[outcome] = _Node()
-            node = child
+        path, node = descend(root, random)
         if node.leaf is None:
             walk = _Walk(path, node, rng)
             dice = ReplayDice(walk)
