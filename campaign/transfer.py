@@ -893,10 +893,23 @@ def _create_campaign(payload: dict[str, Any], user: AbstractBaseUser) -> Campaig
     )
 
 
-def import_fail(job_id: Any, error: str) -> None:
-    ImportJob.objects.filter(pk=job_id, status__in=[ImportJob.QUEUED, ImportJob.RUNNING]).update(
-        status=ImportJob.FAILED, error=error[:2000], finished_at=timezone.now()
-    )
+IMPORT_FAILED = (
+    "the import stopped after {written:,} of {lines:,} events because of an error on the server (its log has the "
+    "details); no campaign was made of it and nothing of it shows anywhere"
+)
+
+
+def import_fail(job_id: Any) -> None:
+    """End an import that failed for good (a bug; a fault of the database is retried). The campaign it was writing
+    gets its GM only in the last batch, so what it wrote stays out of everyone's sight; the job says so in words,
+    the log keeps the error."""
+    with transaction.atomic():
+        job = ImportJob.objects.defer("file").select_for_update().filter(pk=job_id).first()
+        if job is None or not job.open:
+            return
+        job.status, job.finished_at = ImportJob.FAILED, timezone.now()
+        job.error = IMPORT_FAILED.format(written=job.lines_written, lines=job.lines)
+        job.save(update_fields=["status", "finished_at", "error"])
 
 
 def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
