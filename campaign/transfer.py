@@ -90,8 +90,8 @@ FORMAT = "wound-ledger/1"
 # Lines per transaction. Each batch saves the job's progress, and on SQLite an UPDATE rewrites the whole row, the
 # file it keeps for the worker with it (up to IMPORT_MAX_BYTES): at 5,000 lines a batch, rewriting the file cost
 # more than writing the events. 50,000 lines take 2 to 10 s on a busy 2-core machine: the heartbeat stays well
-# inside CLOCK_STALLED_AFTER_SECONDS, and the progress of a large file still moves.
-BATCH = 50_000
+# inside CLOCK_STALLED_AFTER_SECONDS, and the progress of a large file still moves (IMPORT_LINES_PER_TRANSACTION).
+BATCH = settings.IMPORT_LINES_PER_TRANSACTION
 LIMITS = Limits(
     # The rules schedule past the clock's last second (a hit that heals in eight weeks): the calendar keeps a
     # thousand years to spare for that (`game_dates`), and so does a time inside an event's data.
