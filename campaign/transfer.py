@@ -858,7 +858,9 @@ def _write_batch(
         )
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            with cursor.cursor.copy(_EVENT_COPY) as copy:
+            # psycopg's own cursor: its errors are raised as Django's (a dropped connection an OperationalError,
+            # which the worker retries), as every query's are.
+            with connection.wrap_database_errors, cursor.cursor.copy(_EVENT_COPY) as copy:
                 for row in rows:
                     copy.write_row(row)
         else:
