@@ -262,3 +262,24 @@ def test_the_clock_stands_where_the_committed_firings_reached_after_every_batch(
         clocks.append(campaign.game_time)
     # Three characters heal an hour's stun each hour, two firings a batch: the clock moves with every batch.
     assert clocks == [3600, 7200, 7200, 10800, 14400, 14400, 18000, 21600, 21600, DAY]
+
+
+def test_an_export_while_an_advance_is_open_is_a_409_so_no_copy_has_its_clock_behind_its_firings(
+    cp2020: Table,
+) -> None:
+    from django.core.management import CommandError, call_command
+
+    campaign = Campaign.objects.get(pk=cp2020.campaign["id"])
+    job = Job.objects.create(campaign=campaign, from_time=0, to_time=DAY, reached=0)
+    url = f"/api/campaigns/{campaign.pk}/export/"
+    answer = cp2020.gm.get(url)
+    assert answer.status_code == 409
+    assert answer.json() == {
+        "clock": [f"the game clock is advancing (job {job.pk}); try again when it has finished"]
+    }
+    with pytest.raises(CommandError, match="the game clock is advancing"):
+        call_command("export_campaign", str(campaign.pk))
+    services.clock_run(job.pk)
+    answer = cp2020.gm.get(url)
+    assert answer.status_code == 200
+    transfer.check_file(b"".join(answer.streaming_content))
