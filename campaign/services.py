@@ -70,6 +70,7 @@ from rules.ruleset import (
     State,
     copy_state,
     fold_into,
+    game_time_mark,
     note_event,
     replay,
     set_options,
@@ -829,6 +830,10 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
             job.skips = sorted([character_id, key] for character_id, key in queue.skip)
             if finished:
                 _finish(campaign, job, end=queue.reached if job.stopped_because else queue.end)
+            elif job.reached != campaign.game_time:
+                # The clock moves with each batch: whatever becomes of the job, the clock is never behind a
+                # firing it committed (docs/clock.md, "Faults").
+                Campaign.objects.filter(pk=campaign.pk).update(game_time=job.reached)
             job.save()
         if (
             finished
@@ -909,10 +914,42 @@ def _fire(rules: Ruleset, character: Character, due: clock.Due, job: Job) -> tup
     return len(events), timers
 
 
-def clock_fail(job_id: Any, error: str) -> None:
-    Job.objects.filter(pk=job_id, status__in=[Job.QUEUED, Job.RUNNING]).update(
-        status=Job.FAILED, error=error[:2000], finished_at=timezone.now()
-    )
+ADVANCE_FAILED = (
+    "the advance stopped at {date} after {fired} because of an error on the server (its log has the details); "
+    "what fired up to there is kept and the clock stands there: take this advance back, or advance again to go on"
+)
+ADVANCE_FAILED_UNTOUCHED = (
+    "the advance stopped before it fired anything because of an error on the server (its log has the details); "
+    "nothing was changed"
+)
+
+
+def clock_fail(job_id: Any) -> Job | None:
+    """End an advance that failed for good (a bug, not a fault of the database: those are retried). What its
+    committed batches fired stays, closed by a `ClockAdvanced` up to the second they reached, as an advance the
+    firing limit stopped is: the clock stands there, the log agrees with it, and the advance can be taken back
+    (`clock_rewind`). The job says so in words; the log keeps the error."""
+    campaign_id = Job.objects.filter(pk=job_id).values_list("campaign_id", flat=True).first()
+    if campaign_id is None:
+        return None
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign_id)  # first, as `clock_run` takes it: no deadlock
+        job = Job.objects.get(pk=job_id)
+        if not job.open:
+            return job
+        job.needs_roll = None
+        if job.events_appended == 0 and job.reached == job.from_time:
+            job.status, job.finished_at = Job.FAILED, timezone.now()
+            job.error = ADVANCE_FAILED_UNTOUCHED
+        else:
+            _finish(campaign, job, end=job.reached)
+            job.status = Job.FAILED
+            fired = f"{job.timers_fired:,} timer firing{'' if job.timers_fired == 1 else 's'}"
+            job.error = presenters.dated(
+                campaign, ADVANCE_FAILED.format(date=game_time_mark(job.reached), fired=fired)
+            )
+        job.save()
+    return job
 
 
 # --- the GM's board: a fight's round counter, NPCs in a hurry (docs/web.md, "The board") -----------------------

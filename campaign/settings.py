@@ -168,6 +168,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024
 # and its events, every one checked within the request before the 202 (about 400 bytes and 60 us each).
 IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(128 * 1024 * 1024)))
 IMPORT_MAX_LINES = int(os.environ.get("IMPORT_MAX_LINES", "300000"))
+# Lines of an export an import writes per transaction (campaign/transfer.py, BATCH; docs/clock.md, "Faults").
+IMPORT_LINES_PER_TRANSACTION = int(os.environ.get("IMPORT_LINES_PER_TRANSACTION", "50000"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -265,6 +267,10 @@ CLOCK_MAX_FIRINGS_PER_ADVANCE = int(os.environ.get("CLOCK_MAX_FIRINGS_PER_ADVANC
 CLOCK_SLICE_SECONDS = float(os.environ.get("CLOCK_SLICE_SECONDS", "0.5"))
 # An open job nothing has touched for this long is shown as stalled, and Celery beat resends it.
 CLOCK_STALLED_AFTER_SECONDS = int(os.environ.get("CLOCK_STALLED_AFTER_SECONDS", "30"))
+# A job (advance or import) that meets a database fault tries its slice again after this long, doubled at each try up
+# to the maximum, for as long as the fault lasts (docs/clock.md, "Faults").
+JOB_RETRY_FIRST_SECONDS = float(os.environ.get("JOB_RETRY_FIRST_SECONDS", "1"))
+JOB_RETRY_MAX_SECONDS = float(os.environ.get("JOB_RETRY_MAX_SECONDS", "60"))
 CELERY_BEAT_SCHEDULE = {
     "run-campaign-clocks": {"task": "campaign.tasks.tick_running_clocks", "schedule": 5.0},
     "resume-stalled-jobs": {"task": "campaign.tasks.resume_stalled_jobs", "schedule": 30.0},

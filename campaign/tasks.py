@@ -7,15 +7,16 @@ killed half-way resumes it. Without a broker (the embedded default) `delay` runs
 from __future__ import annotations
 
 import logging
+import random
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
 from celery.signals import worker_ready
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from campaign import game_dates, services, transfer
@@ -54,12 +55,49 @@ def _send(task: Any, *args: Any) -> None:
         log.warning("could not enqueue job %s: %s", args[0], error)
 
 
-def _failed(fail: Callable[[Any, str], None], job_id: str, error: Exception) -> None:
-    """A job that raised is marked failed with the error, for its page and the log."""
-    log.exception("job %s failed", job_id)
-    fail(job_id, f"{type(error).__name__}: {error}")
+def transient(error: BaseException) -> bool:
+    """A fault of the database's connection or of the moment, not of the job: the connection lost or refused, the
+    server restarting or shutting down, a serialization failure or a deadlock, SQLite's busy timeout, a full disk.
+    Django raises every one of them as an OperationalError (or an InterfaceError for a connection it had already
+    lost). The job's row is the truth, so the slice is simply run again once the fault has passed."""
+    return isinstance(error, OperationalError | InterfaceError)
+
+
+def retry_delay(retries: int) -> float:
+    """Seconds before try `retries + 1` of a slice: JOB_RETRY_FIRST_SECONDS, doubled at each try up to
+    JOB_RETRY_MAX_SECONDS, and between half and all of that at random, so that the jobs one fault struck do not
+    all come back at the same instant."""
+    delay = min(settings.JOB_RETRY_MAX_SECONDS, settings.JOB_RETRY_FIRST_SECONDS * 2 ** min(retries, 30))
+    return delay * random.uniform(0.5, 1.0)
+
+
+def _handle(task: Any, fail: Callable[[Any], Any], job_id: str, error: Exception) -> None:
+    """What a task does with an error. A transient fault: the same message again after a growing delay, for as
+    long as the fault lasts (a worker that starts, and Celery beat for a quiet job, resend it too); the job stays
+    open and goes on after its last committed batch. Anything else is a bug: the job fails for good, and `fail`
+    leaves it consistent and says so in words (the log keeps the error itself).
+
+    In-process (no broker) the error is the request's: it is raised, and the request's transaction, the job's
+    batches with it, is rolled back as a whole (a 503 or a 500)."""
+    if not transient(error):
+        log.error("job %s failed for good", job_id, exc_info=error)
+        try:
+            fail(job_id)
+        except Exception as failing:
+            if settings.CELERY_TASK_ALWAYS_EAGER or not transient(failing):
+                raise
+            error = failing  # the database went away meanwhile: the next try meets the bug, and fails it then
+        else:
+            if settings.CELERY_TASK_ALWAYS_EAGER:
+                raise error
+            return
     if settings.CELERY_TASK_ALWAYS_EAGER:
         raise error
+    # Celery's Django fix-up closes the connections before each task: the next try starts on a new one.
+    retries = task.request.retries or 0
+    delay = retry_delay(retries)
+    log.warning("job %s: database fault (%s); retry %d in %.1f s", job_id, error, retries + 1, delay)
+    raise task.retry(countdown=delay, max_retries=None, exc=error)
 
 
 def enqueue_advance(job_id: Any, ticket: Any = None) -> None:
@@ -78,10 +116,11 @@ def resend(job_id: Any) -> None:
         enqueue_advance(job_id, ticket)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def advance_clock(job_id: str, ticket: str | None = None) -> None:
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def advance_clock(self: Task, job_id: str, ticket: str | None = None) -> None:
     """Work on the job for one slice (CLOCK_SLICE_SECONDS), then send it to the back of the queue, so that one
-    campaign's long advance takes turns with every other campaign's instead of holding the worker."""
+    campaign's long advance takes turns with every other campaign's instead of holding the worker. A database
+    fault sends the slice again later (`_handle`)."""
     try:
         if settings.CELERY_TASK_ALWAYS_EAGER:
             services.clock_run(job_id, ticket=ticket)  # in-process: nobody else to take turns with
@@ -92,17 +131,19 @@ def advance_clock(job_id: str, ticket: str | None = None) -> None:
     except Job.DoesNotExist:
         log.warning("job %s does not exist", job_id)
     except Exception as error:
-        _failed(services.clock_fail, job_id, error)
+        _handle(self, services.clock_fail, job_id, error)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def run_import(job_id: str) -> None:
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def run_import(self: Task, job_id: str) -> None:
+    """Write an import's batches; a database fault sends it again later and it goes on after the last batch
+    written (`_handle`)."""
     try:
         transfer.import_run(job_id)
     except ImportJob.DoesNotExist:
         log.warning("import %s does not exist", job_id)
     except Exception as error:
-        _failed(transfer.import_fail, job_id, error)
+        _handle(self, transfer.import_fail, job_id, error)
 
 
 @shared_task(ignore_result=True)

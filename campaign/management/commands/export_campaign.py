@@ -4,6 +4,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from campaign.models import Campaign
+from campaign.services import ServiceError
 from campaign.transfer import export_text
 
 
@@ -18,9 +19,13 @@ class Command(BaseCommand):
         item = Campaign.objects.filter(pk=campaign).first()
         if item is None:
             raise CommandError(f"no campaign {campaign}")
+        try:
+            lines = export_text(item)
+        except ServiceError as error:  # an advance is running
+            raise CommandError(error.message) from None
         stream = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
         try:
-            for line in export_text(item):
+            for line in lines:
                 stream.write(line)
         finally:
             if output:
