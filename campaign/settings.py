@@ -131,8 +131,29 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Every password check counts failed log-ins per user name and per address (campaign/throttles.py).
+# Every password check counts failed log-ins per user name and address, per address, and per user name from
+# anywhere (campaign/throttles.py; docs/security.md, "Log-ins").
 AUTHENTICATION_BACKENDS = ["campaign.throttles.ThrottledModelBackend"]
+
+
+def env_int(name: str, default: int, minimum: int = 1) -> int:
+    raw = os.environ.get(name, "").strip() or str(default)
+    if not raw.isdigit() or int(raw) < minimum:
+        raise ImproperlyConfigured(f"{name}: expected a whole number of at least {minimum}, got {raw!r}")
+    return int(raw)
+
+
+LOGIN_WINDOW_SECONDS = env_int("LOGIN_WINDOW_SECONDS", 900)
+LOGIN_FAILURES_PER_PAIR = env_int("LOGIN_FAILURES_PER_PAIR", 5)
+LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 20)
+LOGIN_FAILURES_BEFORE_DELAY = env_int("LOGIN_FAILURES_BEFORE_DELAY", 10)
+LOGIN_DELAY_MAX_SECONDS = env_int("LOGIN_DELAY_MAX_SECONDS", 120)
+if 2 * LOGIN_FAILURES_PER_PAIR > LOGIN_FAILURES_BEFORE_DELAY:
+    # A window of the user name's count meets at most two of one pairing's: one address must never slow the name.
+    raise ImproperlyConfigured(
+        "LOGIN_FAILURES_BEFORE_DELAY: expected at least twice LOGIN_FAILURES_PER_PAIR"
+        f" ({2 * LOGIN_FAILURES_PER_PAIR}), got {LOGIN_FAILURES_BEFORE_DELAY}"
+    )
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

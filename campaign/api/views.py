@@ -98,8 +98,11 @@ def token(request: Request) -> Response:
     if not isinstance(password, str) or not password:
         raise services.ServiceError("password", "expected a password")
     user = authenticate(request._request, username=username, password=password)
-    if user is None and throttles.refusal(request._request):
-        raise Throttled(detail=throttles.refusal(request._request))
+    refused = throttles.refusal(request._request)
+    if user is None and refused is not None:
+        throttled = Throttled(detail=refused.message)  # our words: DRF's `wait` would add its own sentence
+        throttled.wait = refused.retry_after  # the Retry-After header
+        raise throttled
     if user is None:
         raise services.ServiceError("password", "user name and password do not match")
     key, _ = Token.objects.get_or_create(user=user)

@@ -105,9 +105,14 @@ class LoginView(auth_views.LoginView):
         return {**super().get_context_data(**kwargs), "allow_signup": settings.ALLOW_SIGNUP}
 
     def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
-        # A 400 as for every other refused form (and the API's log-in), not Django's 200.
+        # A 400 as for every other refused form (and the API's log-in), not Django's 200; a try refused unchecked
+        # (too many failures) a 429 saying when to try again, as the API's.
         response = super().form_invalid(form)
         response.status_code = 400
+        refused = throttles.refusal(self.request)
+        if refused is not None:
+            response.status_code = 429
+            response["Retry-After"] = str(refused.retry_after)
         return response
 
 
