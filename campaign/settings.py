@@ -190,6 +190,30 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024
 IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(128 * 1024 * 1024)))
 IMPORT_MAX_LINES = int(os.environ.get("IMPORT_MAX_LINES", "300000"))
 
+# What one user may create (docs/security.md, "What one user may create"): a rate per user ("N/hour", as DRF's
+# throttles) and a total. Past a rate a 429 saying when to try again, past a total a 400; the API and pages alike.
+RATE_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
+
+
+def env_rate(name: str, default: str) -> tuple[int, int]:
+    """A rate setting as (how many, in seconds): "10/hour", "30/min", "300/day"."""
+    raw = os.environ.get(name, "").strip() or default
+    count, _, period = raw.partition("/")
+    if not count.isdigit() or int(count) < 1 or period[:1] not in RATE_PERIODS:
+        raise ImproperlyConfigured(
+            f"{name}: expected a rate such as 10/hour (per second, minute, hour or day), got {raw!r}"
+        )
+    return int(count), RATE_PERIODS[period[0]]
+
+
+CAMPAIGN_RATE = env_rate("CAMPAIGN_THROTTLE", "10/hour")
+CAMPAIGNS_PER_USER = env_int("CAMPAIGNS_PER_USER", 100)
+INVITATION_RATE = env_rate("INVITATION_THROTTLE", "30/hour")
+PENDING_INVITATIONS_PER_USER = env_int("PENDING_INVITATIONS_PER_USER", 100)
+CHARACTER_RATE = env_rate("CHARACTER_THROTTLE", "300/hour")
+NPC_BATCH_RATE = env_rate("NPC_BATCH_THROTTLE", "60/hour")
+CHARACTERS_PER_CAMPAIGN = env_int("CHARACTERS_PER_CAMPAIGN", 500)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "campaign.api.authentication.TokenAuthentication",

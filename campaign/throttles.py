@@ -88,28 +88,29 @@ def _user_name(username: str) -> str:
 
 
 @dataclass
-class _Count:
-    """One count of failed tries, in a window that starts at its first try."""
+class WindowCount:
+    """A count in the default cache, in a window that starts at its first place taken; `incr` is atomic (in Redis
+    and in the local-memory cache), so places taken at once are all counted."""
 
     key: str
     window: int
 
-    def take(self) -> int:
-        """One more try in the window; how many there are now."""
+    def take(self, places: int = 1) -> int:
+        """`places` more in the window; how many there are now."""
         self._open()
         try:
-            return cache.incr(self.key)
-        except ValueError:  # the window ended between the two calls: this try opens a new one
+            return cache.incr(self.key, places)
+        except ValueError:  # the window ended between the two calls: this opens a new one
             self._open()
-            return cache.incr(self.key)
+            return cache.incr(self.key, places)
 
     def _open(self) -> None:
         if cache.add(self.key, 0, self.window):
             cache.set(f"{self.key}:ends", time.time() + self.window, self.window)
 
-    def give_back(self) -> None:
+    def give_back(self, places: int = 1) -> None:
         with contextlib.suppress(ValueError):  # the window has ended already
-            cache.decr(self.key)
+            cache.decr(self.key, places)
 
     def left(self) -> float:
         """Seconds until the window ends."""
@@ -164,19 +165,19 @@ class ThrottledModelBackend(ModelBackend):
         name = _user_name(username)
         window = settings.LOGIN_WINDOW_SECONDS
         network = _network(client_address(request)) if request is not None else None
-        taken: list[_Count] = []
-        counts: list[tuple[_Count, int, str]] = []
+        taken: list[WindowCount] = []
+        counts: list[tuple[WindowCount, int, str]] = []
         if network is not None:
             counts.append(
                 (
-                    _Count("login-tries:address:" + _digest(network), window),
+                    WindowCount("login-tries:address:" + _digest(network), window),
                     settings.LOGIN_FAILURES_PER_ADDRESS,
                     THROTTLED_ADDRESS,
                 )
             )
             counts.append(
                 (
-                    _Count("login-tries:pair:" + _digest(name, network), window),
+                    WindowCount("login-tries:pair:" + _digest(name, network), window),
                     settings.LOGIN_FAILURES_PER_PAIR,
                     THROTTLED_PAIR,
                 )
@@ -186,7 +187,7 @@ class ThrottledModelBackend(ModelBackend):
             if count.take() > limit:
                 left = count.left()
                 self._refuse(request, taken, Refusal(message.format(wait=wait_words(left)), math.ceil(left)))
-        named = _Count("login-tries:name:" + _digest(name), window)
+        named = WindowCount("login-tries:name:" + _digest(name), window)
         taken.append(named)
         failures = named.take()
         known = network is not None and cache.get(_known_key(name, network)) is not None
@@ -209,7 +210,7 @@ class ThrottledModelBackend(ModelBackend):
         return user
 
     @staticmethod
-    def _refuse(request: HttpRequest | None, taken: list[_Count], refused: Refusal) -> NoReturn:
+    def _refuse(request: HttpRequest | None, taken: list[WindowCount], refused: Refusal) -> NoReturn:
         for count in taken:
             count.give_back()
         if request is not None:
