@@ -68,9 +68,9 @@ def client_address(request: HttpRequest) -> str:
 def _network(address: str) -> str:
     """The address as it is counted: an IPv6 address by its /64 (one subscriber holds them all), others as they are."""
     try:
-        ip = ipaddress.ip_address(address.strip())
+        ip = ipaddress.ip_address((address or "").strip())
     except ValueError:
-        return address
+        return address or ""
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
