@@ -215,6 +215,9 @@ def test_characters_past_the_rate_are_a_429_each_npc_counting(sr2: Table, settin
     assert AN_HOUR - 10 <= _retry_after(page) <= AN_HOUR
     npc_page = _browser(sr2.gm).post(f"{board}npcs/", {"prefix": "Ganger", "count": "2", "a_body": "4"})
     assert npc_page.status_code == 429 and _shows(npc_page, message)
+    copy_page = _browser(sr2.gm).post(f"/characters/{sr2.character['id']}/duplicate/", {})
+    assert copy_page.status_code == 429 and _shows(copy_page, message)
+    assert AN_HOUR - 10 <= _retry_after(copy_page) <= AN_HOUR
     assert Character.objects.count() == before
 
 

@@ -1123,9 +1123,10 @@ def character_duplicate(request: HttpRequest, character_id: int) -> HttpResponse
                 {"c": {"id": character.pk}, "copy_error": error.message},
             )
         context = _board_context(request, character.campaign, role)
-        return render(
+        response = render(
             request, "campaign.html", {**context, "board_error": error.message}, status=error.status
         )
+        return _limited(response, error)
     text = f"{copy.name} joined the campaign."
     if request.htmx:
         response = render(
