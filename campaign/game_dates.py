@@ -31,11 +31,17 @@ def parse_start(value: Any) -> str:
     if not isinstance(value, str):
         raise CalendarError(f"expected an ISO date and time such as {START_EXAMPLE}, got {value!r}")
     try:
-        start = datetime.fromisoformat(value).replace(tzinfo=None)
+        start = datetime.fromisoformat(value)
     except ValueError:
         raise CalendarError(
             f"expected an ISO date and time such as {START_EXAMPLE}, got {value[:40]!r}"
         ) from None
+    if start.tzinfo is not None:
+        # The game's calendar has no zones: an offset (`+14:00`, `Z`) was dropped in silence, and the campaign
+        # started at another hour than the one its GM wrote.
+        raise CalendarError(
+            f"expected a date and time without a time zone, such as {START_EXAMPLE}, got {value[:40]!r}"
+        )
     if start > LATEST_START:
         raise CalendarError(
             f"expected a date in the years 1 to 7999 (the clock may run a thousand years from it), got {start.year}"

@@ -131,8 +131,29 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Every password check counts failed log-ins per user name and per address (campaign/throttles.py).
+# Every password check counts failed log-ins per user name and address, per address, and per user name from
+# anywhere (campaign/throttles.py; docs/security.md, "Log-ins").
 AUTHENTICATION_BACKENDS = ["campaign.throttles.ThrottledModelBackend"]
+
+
+def env_int(name: str, default: int, minimum: int = 1) -> int:
+    raw = os.environ.get(name, "").strip() or str(default)
+    if not raw.isdigit() or int(raw) < minimum:
+        raise ImproperlyConfigured(f"{name}: expected a whole number of at least {minimum}, got {raw!r}")
+    return int(raw)
+
+
+LOGIN_WINDOW_SECONDS = env_int("LOGIN_WINDOW_SECONDS", 900)
+LOGIN_FAILURES_PER_PAIR = env_int("LOGIN_FAILURES_PER_PAIR", 5)
+LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 20)
+LOGIN_FAILURES_BEFORE_DELAY = env_int("LOGIN_FAILURES_BEFORE_DELAY", 10)
+LOGIN_DELAY_MAX_SECONDS = env_int("LOGIN_DELAY_MAX_SECONDS", 120)
+if 2 * LOGIN_FAILURES_PER_PAIR > LOGIN_FAILURES_BEFORE_DELAY:
+    # A window of the user name's count meets at most two of one pairing's: one address must never slow the name.
+    raise ImproperlyConfigured(
+        "LOGIN_FAILURES_BEFORE_DELAY: expected at least twice LOGIN_FAILURES_PER_PAIR"
+        f" ({2 * LOGIN_FAILURES_PER_PAIR}), got {LOGIN_FAILURES_BEFORE_DELAY}"
+    )
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -170,6 +191,30 @@ IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(128 * 1024 * 1024)
 IMPORT_MAX_LINES = int(os.environ.get("IMPORT_MAX_LINES", "300000"))
 # Lines of an export an import writes per transaction (campaign/transfer.py, BATCH; docs/clock.md, "Faults").
 IMPORT_LINES_PER_TRANSACTION = int(os.environ.get("IMPORT_LINES_PER_TRANSACTION", "50000"))
+
+# What one user may create (docs/security.md, "What one user may create"): a rate per user ("N/hour", as DRF's
+# throttles) and a total. Past a rate a 429 saying when to try again, past a total a 400; the API and pages alike.
+RATE_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
+
+
+def env_rate(name: str, default: str) -> tuple[int, int]:
+    """A rate setting as (how many, in seconds): "10/hour", "30/min", "300/day"."""
+    raw = os.environ.get(name, "").strip() or default
+    count, _, period = raw.partition("/")
+    if not count.isdigit() or int(count) < 1 or period[:1] not in RATE_PERIODS:
+        raise ImproperlyConfigured(
+            f"{name}: expected a rate such as 10/hour (per second, minute, hour or day), got {raw!r}"
+        )
+    return int(count), RATE_PERIODS[period[0]]
+
+
+CAMPAIGN_RATE = env_rate("CAMPAIGN_THROTTLE", "10/hour")
+CAMPAIGNS_PER_USER = env_int("CAMPAIGNS_PER_USER", 100)
+INVITATION_RATE = env_rate("INVITATION_THROTTLE", "30/hour")
+PENDING_INVITATIONS_PER_USER = env_int("PENDING_INVITATIONS_PER_USER", 100)
+CHARACTER_RATE = env_rate("CHARACTER_THROTTLE", "300/hour")
+NPC_BATCH_RATE = env_rate("NPC_BATCH_THROTTLE", "60/hour")
+CHARACTERS_PER_CAMPAIGN = env_int("CHARACTERS_PER_CAMPAIGN", 500)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,25 +1,38 @@
-"""Throttles for the ways in: failed log-ins, counted per user name and per client address, for every way that
-checks a password (the log-in page, the API's token, Django's admin); and the rates of log-in and sign-up requests
-per client address, for the API and the pages alike.
+"""Throttles for the ways in: failed log-ins, for every way that checks a password (the log-in page, the API's
+token, Django's admin); and the rates of log-in and sign-up requests per client address, for the API and the pages
+alike. The decision and its figures: docs/security.md, "Log-ins".
 
-Every password check goes through `ThrottledModelBackend`, so one count serves the three. A try takes its place
-in both counts *before* the password is checked, and a try that succeeds gives its place back: however many tries
-arrive at once, no more than the limit are ever checked in a window. Counting failures after the check (as
-django-axes does, and as this project's log-in page did) let a burst of 29 parallel tries make 9 real checks for a
-limit of 5; axes documents that race as one it will not fix (jazzband/django-axes#592), which is why this is not
-axes.
+Every password check goes through `ThrottledModelBackend`, so one count serves the three. Failed tries are counted
+three ways: per user name and address (the pairing), per address, and per user name from anywhere. Past the
+pairing's or the address's limit that pairing or address is refused until its window ends: an attacker at one
+address locks out only that address. The user name as a whole is never locked: past its free tries its password is
+checked at most once per delay, a delay that doubles with each failure (up to a cap), and a try from an address
+the user has logged in from before skips the delay. A try refused is answered at once (429, Retry-After) rather
+than held: a sleeping request would hold one of the server's few workers.
+
+A try takes its place in every count *before* the password is checked, and a try that succeeds or is refused gives
+its place back: however many tries arrive at once, no more than the limits are ever checked in a window. Counting
+failures after the check (as django-axes does, and as this project's log-in page did) let a burst of 29 parallel
+tries make 9 real checks for a limit of 5; axes documents that race as one it will not fix (jazzband/django-axes#592),
+which is why this is not axes.
 
 The client's address is the peer's (`REMOTE_ADDR`) unless `TRUSTED_PROXIES` says how many proxies of ours stand in
 front and append to `X-Forwarded-For`; the address is then read that many hops from the right (DRF's own rule, so
-the API's rate throttles agree). A client cannot choose its address by sending the header.
+the API's rate throttles agree). A client cannot choose its address by sending the header. An IPv6 address counts
+by its /64 network, the block one subscriber is given.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-from typing import Any
+import ipaddress
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, NoReturn
 
+from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -29,12 +42,22 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle, UserRateThrottle
 
-FAILURES_PER_NAME = 5
-FAILURES_PER_ADDRESS = 20
-WINDOW_SECONDS = 300
-THROTTLED_NAME = "too many failed log-ins for this user name; wait 5 minutes and try again"
-THROTTLED_ADDRESS = "too many failed log-ins from your address; wait 5 minutes and try again"
+KNOWN_ADDRESS_SECONDS = 30 * 86_400
+"""How long an address a user logged in from lets them skip the user name's delay."""
+FIRST_DELAY_SECONDS = 1
+THROTTLED_PAIR = "too many failed log-ins for this user name from your address; try again in {wait}"
+THROTTLED_ADDRESS = "too many failed log-ins from your address; try again in {wait}"
+THROTTLED_NAME = "too many failed log-ins for this user name from other addresses; try again in {wait}"
 _REFUSAL = "_login_throttled"
+
+
+def wait_words(seconds: float) -> str:
+    """'45 seconds', '1 second', '15 minutes': how long until a refused try may be made again."""
+    whole = max(1, math.ceil(seconds))
+    if whole < 120:
+        return f"{whole} second{'' if whole == 1 else 's'}"
+    minutes = math.ceil(whole / 60)
+    return f"{minutes} minutes"
 
 
 def client_address(request: HttpRequest) -> str:
@@ -42,33 +65,87 @@ def client_address(request: HttpRequest) -> str:
     return BaseThrottle().get_ident(request)
 
 
-def _name_key(username: str) -> str:
-    # Hashed: the name is whatever was posted (megabytes, a NUL), and the cache keeps the key for minutes.
-    return "login-tries:name:" + hashlib.sha256(username.strip().lower().encode()).hexdigest()
-
-
-def _address_key(address: str) -> str:
-    return "login-tries:address:" + hashlib.sha256(address.encode()).hexdigest()
-
-
-def _take_place(key: str) -> int:
-    """One more try in `key`'s window (which starts at its first try); how many there are now."""
-    cache.add(key, 0, WINDOW_SECONDS)
+def _network(address: str) -> str:
+    """The address as it is counted: an IPv6 address by its /64 (one subscriber holds them all), others as they are."""
     try:
-        return cache.incr(key)
-    except ValueError:  # the window ended between the two calls: this try opens a new one
-        cache.add(key, 0, WINDOW_SECONDS)
-        return cache.incr(key)
+        ip = ipaddress.ip_address((address or "").strip())
+    except ValueError:
+        return address or ""
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
-def _give_back(key: str) -> None:
-    with contextlib.suppress(ValueError):  # the window has ended already
-        cache.decr(key)
+def _digest(*parts: str) -> str:
+    # Hashed: the name is whatever was posted (megabytes, a NUL), and the cache keeps the key for minutes.
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def refusal(request: HttpRequest | None) -> str | None:
+def _user_name(username: str) -> str:
+    return username.strip().lower()
+
+
+@dataclass
+class WindowCount:
+    """A count in the default cache, in a window that starts at its first place taken; `incr` is atomic (in Redis
+    and in the local-memory cache), so places taken at once are all counted."""
+
+    key: str
+    window: int
+
+    def take(self, places: int = 1) -> int:
+        """`places` more in the window; how many there are now."""
+        self._open()
+        try:
+            return cache.incr(self.key, places)
+        except ValueError:  # the window ended between the two calls: this opens a new one
+            self._open()
+            return cache.incr(self.key, places)
+
+    def _open(self) -> None:
+        if cache.add(self.key, 0, self.window):
+            cache.set(f"{self.key}:ends", time.time() + self.window, self.window)
+
+    def give_back(self, places: int = 1) -> None:
+        with contextlib.suppress(ValueError):  # the window has ended already
+            cache.decr(self.key, places)
+
+    def left(self) -> float:
+        """Seconds until the window ends."""
+        ends = cache.get(f"{self.key}:ends")
+        return self.window if ends is None else max(1.0, ends - time.time())
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a log-in was refused unchecked, and when it may be tried again."""
+
+    message: str
+    retry_after: int
+
+
+def refusal(request: HttpRequest | None) -> Refusal | None:
     """Why the latest log-in of this request was refused unchecked, if it was."""
     return getattr(request, _REFUSAL, None)
+
+
+def _known_key(username: str, network: str) -> str:
+    return "login-known:" + _digest(_user_name(username), network)
+
+
+def name_slot(username: str) -> str:
+    """The cache key held while a user name waits out its delay between two checks of its password."""
+    return "login-slot:" + _digest(_user_name(username))
+
+
+def _delay(failures: int) -> int:
+    """Seconds between two checks of a user name's password once it has had `failures` failed tries (past the free
+    ones): one second, doubling with each failure, up to LOGIN_DELAY_MAX_SECONDS."""
+    free = settings.LOGIN_FAILURES_BEFORE_DELAY
+    doublings = min(max(failures - free - 1, 0), 30)
+    return min(FIRST_DELAY_SECONDS * 2**doublings, settings.LOGIN_DELAY_MAX_SECONDS)
 
 
 class ThrottledModelBackend(ModelBackend):
@@ -85,23 +162,60 @@ class ThrottledModelBackend(ModelBackend):
             username = kwargs.get("username")
         if not isinstance(username, str) or password is None:
             return None  # nothing to check; Django's backend would do the same
-        keys = [_name_key(username)]
-        if request is not None:
-            keys.append(_address_key(client_address(request)))
-        counts = [_take_place(key) for key in keys]
-        limits = ((FAILURES_PER_NAME, THROTTLED_NAME), (FAILURES_PER_ADDRESS, THROTTLED_ADDRESS))
-        for count, (limit, message) in zip(counts, limits[: len(keys)], strict=True):
-            if count > limit:
-                for taken in keys:
-                    _give_back(taken)
-                if request is not None:
-                    setattr(request, _REFUSAL, message)
-                raise PermissionDenied(message)
+        name = _user_name(username)
+        window = settings.LOGIN_WINDOW_SECONDS
+        network = _network(client_address(request)) if request is not None else None
+        taken: list[WindowCount] = []
+        counts: list[tuple[WindowCount, int, str]] = []
+        if network is not None:
+            counts.append(
+                (
+                    WindowCount("login-tries:address:" + _digest(network), window),
+                    settings.LOGIN_FAILURES_PER_ADDRESS,
+                    THROTTLED_ADDRESS,
+                )
+            )
+            counts.append(
+                (
+                    WindowCount("login-tries:pair:" + _digest(name, network), window),
+                    settings.LOGIN_FAILURES_PER_PAIR,
+                    THROTTLED_PAIR,
+                )
+            )
+        for count, limit, message in counts:
+            taken.append(count)
+            if count.take() > limit:
+                left = count.left()
+                self._refuse(request, taken, Refusal(message.format(wait=wait_words(left)), math.ceil(left)))
+        named = WindowCount("login-tries:name:" + _digest(name), window)
+        taken.append(named)
+        failures = named.take()
+        known = network is not None and cache.get(_known_key(name, network)) is not None
+        if failures > settings.LOGIN_FAILURES_BEFORE_DELAY and not known:
+            # One check per delay for the whole user name: the first try to take the slot is checked, the others
+            # are told when the slot opens again. `add` is atomic, so a burst takes it once.
+            delay = _delay(failures)
+            slot = name_slot(name)
+            if not cache.add(slot, time.time() + delay, delay):
+                opens = cache.get(slot)
+                left = delay if opens is None else max(1.0, opens - time.time())
+                message = THROTTLED_NAME.format(wait=wait_words(left))
+                self._refuse(request, taken, Refusal(message, math.ceil(left)))
         user = super().authenticate(request, username=username, password=password, **kwargs)
         if user is not None:
-            for key in keys:
-                _give_back(key)
+            for count in taken:
+                count.give_back()
+            if network is not None:
+                cache.set(_known_key(name, network), 1, KNOWN_ADDRESS_SECONDS)
         return user
+
+    @staticmethod
+    def _refuse(request: HttpRequest | None, taken: list[WindowCount], refused: Refusal) -> NoReturn:
+        for count in taken:
+            count.give_back()
+        if request is not None:
+            setattr(request, _REFUSAL, refused)
+        raise PermissionDenied(refused.message)
 
 
 class _ShowsRefusal:
@@ -110,9 +224,9 @@ class _ShowsRefusal:
     request: HttpRequest | None
 
     def get_invalid_login_error(self) -> ValidationError:
-        message = refusal(self.request)
-        if message is not None:
-            return ValidationError(message, code="throttled")
+        refused = refusal(self.request)
+        if refused is not None:
+            return ValidationError(refused.message, code="throttled")
         return super().get_invalid_login_error()  # type: ignore[misc]
 
 

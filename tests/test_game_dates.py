@@ -135,3 +135,66 @@ def test_a_new_character_whose_answer_fails_writes_nothing(
     )
     assert answer.status_code == 500
     assert (Character.objects.count(), Event.objects.count()) == (characters, events)
+
+
+# --- a start the calendar cannot keep is refused, never changed ------------------------------------------------
+
+OFFSET = "expected a date and time without a time zone, such as 2053-03-14T22:00:00, got {value!r}"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("start", "message"),
+    [
+        ("2053-03-14T22:00:00+14:00", OFFSET.format(value="2053-03-14T22:00:00+14:00")),
+        ("2053-03-14T22:00:00Z", OFFSET.format(value="2053-03-14T22:00:00Z")),
+        (
+            "2053-02-30T22:00:00",
+            "expected an ISO date and time such as 2053-03-14T22:00:00, got '2053-02-30T22:00:00'",
+        ),
+        ("next tuesday", "expected an ISO date and time such as 2053-03-14T22:00:00, got 'next tuesday'"),
+    ],
+)
+def test_a_start_with_a_time_zone_or_no_such_date_is_a_400_naming_the_option(
+    sr2: Table, start: str, message: str
+) -> None:
+    """An offset was dropped in silence: `+14:00` made a campaign starting at 22:00 with nothing said."""
+    before = Campaign.objects.count()
+    made = _new_campaign(sr2, start)
+    assert made.status_code == 400
+    assert made.json() == {"options.start": [message]}
+    assert Campaign.objects.count() == before
+    url = f"/api/campaigns/{sr2.campaign['id']}/"
+    kept = Campaign.objects.get(pk=sr2.campaign["id"]).options
+    changed = sr2.gm.client.patch(url, {"options": {"start": start}}, format="json")
+    assert changed.status_code == 400
+    assert changed.json() == {"options.start": [message]}
+    assert Campaign.objects.get(pk=sr2.campaign["id"]).options == kept
+
+
+@pytest.mark.django_db
+def test_the_web_forms_refuse_a_start_with_a_time_zone_naming_it(sr2: Table) -> None:
+    import json
+
+    gm = Client()
+    gm.force_login(sr2.gm.user)
+    message = OFFSET.format(value="2053-03-14T22:00:00+14:00").replace("'", "&#x27;")
+    before = Campaign.objects.count()
+    new = gm.post(
+        "/",
+        {"name": "Zoned", "ruleset": "shadowrun2", "options": '{"start": "2053-03-14T22:00:00+14:00"}'},
+    )
+    assert new.status_code == 400
+    assert f"options.start: {message}" in new.content.decode()
+    assert Campaign.objects.count() == before
+    campaign = Campaign.objects.get(pk=sr2.campaign["id"])
+    posted = {
+        "name": campaign.name,
+        **{f"o_{name}": json.dumps(value) for name, value in campaign.options.items()},
+    }
+    board = gm.post(
+        f"/campaigns/{campaign.pk}/options/", {**posted, "o_start": '"2053-03-14T22:00:00+14:00"'}
+    )
+    assert board.status_code == 400
+    assert message in board.content.decode()
+    assert Campaign.objects.get(pk=campaign.pk).options == campaign.options

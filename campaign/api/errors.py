@@ -1,4 +1,4 @@
-"""Every error is JSON: 400 `{field: [message]}`, 403/404/409/503 `{field or detail: [message]}`; 422
+"""Every error is JSON: 400 `{field: [message]}`, 403/404/409/429/503 `{field or detail: [message]}`; 422
 `{"needs_roll": {...}}` when a table-dice campaign needs a roll the GM did not give."""
 
 import logging
@@ -24,8 +24,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         # Table dice: the next roll the rules need, for the GM to roll and send with the action again.
         return Response({"needs_roll": exc.request.as_data()}, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
     if isinstance(exc, RuleError):
+        # A limit's rate (campaign.limits) says when to try again in the words and in Retry-After.
+        retry_after = getattr(exc, "retry_after", None)
         return Response(
-            {exc.field: [exc.message]}, status=getattr(exc, "status", status.HTTP_400_BAD_REQUEST)
+            {exc.field: [exc.message]},
+            status=getattr(exc, "status", status.HTTP_400_BAD_REQUEST),
+            headers={"Retry-After": str(retry_after)} if retry_after else None,
         )
     if isinstance(exc, ParseError):
         return Response({"body": [str(exc.detail)]}, status=status.HTTP_400_BAD_REQUEST)

@@ -19,7 +19,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
+from campaign import access, cursors, forecasts, limits, presenters, services, throttles, transfer
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, ImportJob, Invitation, Job, Membership
@@ -98,8 +98,11 @@ def token(request: Request) -> Response:
     if not isinstance(password, str) or not password:
         raise services.ServiceError("password", "expected a password")
     user = authenticate(request._request, username=username, password=password)
-    if user is None and throttles.refusal(request._request):
-        raise Throttled(detail=throttles.refusal(request._request))
+    refused = throttles.refusal(request._request)
+    if user is None and refused is not None:
+        throttled = Throttled(detail=refused.message)  # our words: DRF's `wait` would add its own sentence
+        throttled.wait = refused.retry_after  # the Retry-After header
+        raise throttled
     if user is None:
         raise services.ServiceError("password", "user name and password do not match")
     key, _ = Token.objects.get_or_create(user=user)
@@ -120,13 +123,14 @@ def campaigns(request: Request) -> Response:
         )
         return Response([presenters.campaign_json(m.campaign, m.role) for m in memberships])
     body = _body(request, bodies.CAMPAIGN_CREATE)
-    campaign = services.campaign_create(
-        user=request.user,
-        name=body.get("name"),
-        ruleset=body.get("ruleset"),
-        options=body.get("options"),
-        idempotency_key=_idempotency_key(request),
-    )
+    with limits.campaigns(request.user):
+        campaign = services.campaign_create(
+            user=request.user,
+            name=body.get("name"),
+            ruleset=body.get("ruleset"),
+            options=body.get("options"),
+            idempotency_key=_idempotency_key(request),
+        )
     return _made(request, campaign)
 
 
@@ -159,9 +163,10 @@ def members(request: Request, campaign_id: int) -> Response:
         return Response(presenters.members_json(campaign))
     access.require_gm(role, "add members")
     body = _body(request, bodies.MEMBER_ADD)
-    done = services.member_invite(
-        campaign=campaign, username=body.get("username"), role=body.get("role"), by=request.user
-    )
+    with limits.invitations(request.user, campaign, body.get("username")):
+        done = services.member_invite(
+            campaign=campaign, username=body.get("username"), role=body.get("role"), by=request.user
+        )
     if done.membership is not None:  # a member's role changed: nobody is asked
         membership = done.membership
         return Response(
@@ -189,14 +194,15 @@ def characters(request: Request, campaign_id: int) -> Response:
         return Response([presenters.character_json(c, role) for c in rows])
     access.require_gm(role, "create characters")
     body = _body(request, bodies.CHARACTER_CREATE)
-    character = services.character_create(
-        campaign=campaign,
-        actor=request.user.get_username(),
-        name=body.get("name"),
-        player=body.get("player"),
-        attributes=body.get("attributes"),
-        idempotency_key=_idempotency_key(request),
-    )
+    with limits.characters(request.user, campaign):
+        character = services.character_create(
+            campaign=campaign,
+            actor=request.user.get_username(),
+            name=body.get("name"),
+            player=body.get("player"),
+            attributes=body.get("attributes"),
+            idempotency_key=_idempotency_key(request),
+        )
     character.refresh_from_db()
     return Response(presenters.character_json(character, GM), status=status.HTTP_201_CREATED)
 
@@ -452,9 +458,10 @@ def import_campaign(request: Request) -> Response:
     upload = request.FILES.get("file")  # not `file` sent as a text field
     if upload is None:
         raise services.ServiceError("file", "expected a JSON Lines file in the multipart field `file`")
-    job = transfer.import_request(
-        data=transfer.file_bytes(upload), user=request.user, idempotency_key=_idempotency_key(request)
-    )
+    with limits.campaigns(request.user):
+        job = transfer.import_request(
+            data=transfer.file_bytes(upload), user=request.user, idempotency_key=_idempotency_key(request)
+        )
     return Response(presenters.import_job_json(job), status=status.HTTP_202_ACCEPTED)
 
 
@@ -513,14 +520,15 @@ def characters_numbered(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
     access.require_gm(role, "create characters")
     body = _body(request, bodies.CHARACTERS_NUMBERED)
-    made = services.characters_create_numbered(
-        campaign=campaign,
-        actor=request.user.get_username(),
-        prefix=body.get("prefix"),
-        count=body.get("count"),
-        attributes=body.get("attributes"),
-        idempotency_key=_idempotency_key(request),
-    )
+    with limits.characters(request.user, campaign, body.get("count"), batch=True):
+        made = services.characters_create_numbered(
+            campaign=campaign,
+            actor=request.user.get_username(),
+            prefix=body.get("prefix"),
+            count=body.get("count"),
+            attributes=body.get("attributes"),
+            idempotency_key=_idempotency_key(request),
+        )
     for character in made:
         character.refresh_from_db()  # as projected
     return Response([presenters.character_json(c, GM) for c in made], status=status.HTTP_201_CREATED)
@@ -537,9 +545,10 @@ def character_duplicate(request: Request, character_id: int) -> Response:
     character, role = access.character_for(request.user, character_id)
     access.require_gm(role, "create characters")
     _body(request, bodies.CHARACTER_DUPLICATE)
-    copy = services.character_duplicate(
-        character=character, actor=request.user.get_username(), idempotency_key=_idempotency_key(request)
-    )
+    with limits.characters(request.user, character.campaign):
+        copy = services.character_duplicate(
+            character=character, actor=request.user.get_username(), idempotency_key=_idempotency_key(request)
+        )
     copy.refresh_from_db()  # as projected
     return Response(presenters.character_json(copy, GM), status=status.HTTP_201_CREATED)
 

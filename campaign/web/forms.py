@@ -655,7 +655,8 @@ def place_character_error(ruleset: str, field_name: str, message: str) -> dict[s
         if field_name.startswith(f"{where}."):
             inside = field_name.removeprefix(f"{where}.") if attribute.kind == "map" else field_name
             return {where: f"{inside}: {message}"}
-    return {"form": message if field_name == "form" else f"{field_name}: {message}"}
+    # `detail`: a refusal of the whole form (a limit on what one user may create, campaign.limits).
+    return {"form": message if field_name in ("form", "detail") else f"{field_name}: {message}"}
 
 
 def parse_attributes(

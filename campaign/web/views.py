@@ -31,7 +31,7 @@ from django.utils.html import escapejs
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
+from campaign import access, cursors, forecasts, limits, presenters, services, throttles, transfer
 from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Invitation, Job, Membership
 from campaign.web import board, display, forecast_panel, forms, people
 from rules import words
@@ -105,9 +105,14 @@ class LoginView(auth_views.LoginView):
         return {**super().get_context_data(**kwargs), "allow_signup": settings.ALLOW_SIGNUP}
 
     def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
-        # A 400 as for every other refused form (and the API's log-in), not Django's 200.
+        # A 400 as for every other refused form (and the API's log-in), not Django's 200; a try refused unchecked
+        # (too many failures) a 429 saying when to try again, as the API's.
         response = super().form_invalid(form)
         response.status_code = 400
+        refused = throttles.refusal(self.request)
+        if refused is not None:
+            response.status_code = 429
+            response["Retry-After"] = str(refused.retry_after)
         return response
 
 
@@ -175,27 +180,42 @@ def home(request: HttpRequest) -> HttpResponse:
     """The user's campaigns and a form to start one."""
     errors: dict[str, str] = {}
     values = _new_campaign()
+    refused: RuleError | None = None
     if request.method == "POST":
         values = {key: request.POST.get(key, "") for key in values}
         try:
             forms.check_posted(request.POST, {key: key for key in (*values, "key")})
             options = forms.json_field("options", values["options"]) if values["options"].strip() else None
-            campaign = services.campaign_create(
-                user=request.user,
-                name=values["name"],
-                ruleset=values["ruleset"],
-                options=options,
-                idempotency_key=forms.idempotency_key(request.POST),
-            )
+            with limits.campaigns(request.user):
+                campaign = services.campaign_create(
+                    user=request.user,
+                    name=values["name"],
+                    ruleset=values["ruleset"],
+                    options=options,
+                    idempotency_key=forms.idempotency_key(request.POST),
+                )
         except RuleError as error:
+            refused = error
             key = error.field.split(".", 1)[0]
-            if key in values:
+            if isinstance(error, limits.LimitReached):
+                errors["form"] = error.message
+            elif key in values:
                 errors[key] = f"{error.field}: {error.message}" if key == "options" else error.message
             else:  # the form as a whole: an input it does not have, its key
                 errors["form"] = error.message if key == "form" else f"{error.field}: {error.message}"
         else:
             return redirect("campaign", campaign_id=campaign.pk)
-    return _home_page(request, values, errors)
+    return _limited(_home_page(request, values, errors), refused)
+
+
+def _limited(response: HttpResponse, error: RuleError | None) -> HttpResponse:
+    """A refused form's page with the refusal's status (429 past a rate of campaign.limits, with Retry-After). A
+    fragment for htmx keeps its 200: htmx swaps in no 4xx answer (base.html's `responseHandling`)."""
+    if isinstance(error, limits.LimitReached) and response.status_code >= 400:
+        response.status_code = error.status
+        if error.retry_after:
+            response["Retry-After"] = str(error.retry_after)
+    return response
 
 
 def _home_page(
@@ -243,14 +263,15 @@ def campaign_import(request: HttpRequest) -> HttpResponse:
         upload = request.FILES.get("file")
         if upload is None:
             raise RuleError("file", "expected an export file (JSON Lines) to import")
-        job = transfer.import_request(
-            data=transfer.file_bytes(upload),
-            user=request.user,
-            idempotency_key=forms.idempotency_key(request.POST),
-        )
+        with limits.campaigns(request.user):
+            job = transfer.import_request(
+                data=transfer.file_bytes(upload),
+                user=request.user,
+                idempotency_key=forms.idempotency_key(request.POST),
+            )
     except RuleError as error:
-        message = error.message if error.field == "file" else f"{error.field}: {error.message}"
-        return _home_page(request, _new_campaign(), {}, import_error=message)
+        message = error.message if error.field in ("file", "detail") else f"{error.field}: {error.message}"
+        return _limited(_home_page(request, _new_campaign(), {}, import_error=message), error)
     return redirect("import-progress", job_id=job.pk)
 
 
@@ -473,21 +494,24 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
     username = request.POST.get("username", "").strip()
     try:
         forms.check_posted(request.POST, {"username": "username", "role": "role"})
-        done = services.member_invite(
-            campaign=campaign, username=username, role=request.POST.get("role"), by=request.user
-        )
+        with limits.invitations(request.user, campaign, username):
+            done = services.member_invite(
+                campaign=campaign, username=username, role=request.POST.get("role"), by=request.user
+            )
     except RuleError as error:
-        return _board_form_response(
+        where = "form" if isinstance(error, limits.LimitReached) else error.field
+        response = _board_form_response(
             request,
             campaign,
             role,
             "members",
             {
-                "member_errors": {error.field: error.message},
+                "member_errors": {where: error.message},
                 "member_username": without_direction_controls(username),
             },
             error.status,
         )
+        return _limited(response, error)
     success = _invited_text(done)
     extra = {"member_success": success, "success": success, "players_oob": True}
     return _board_form_response(request, campaign, role, "members", extra, 201)
@@ -501,17 +525,20 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
     name = request.POST.get("name", "")
     player = request.POST.get("player", "").strip() or None
     errors: dict[str, str] = {}
+    refused: RuleError | None = None
     try:
         attributes = forms.parse_attributes(campaign.ruleset, request.POST)
-        character = services.character_create(
-            campaign=campaign,
-            actor=request.user.get_username(),
-            name=name,
-            player=player,
-            attributes=attributes,
-            idempotency_key=forms.idempotency_key(request.POST),
-        )
+        with limits.characters(request.user, campaign):
+            character = services.character_create(
+                campaign=campaign,
+                actor=request.user.get_username(),
+                name=name,
+                player=player,
+                attributes=attributes,
+                idempotency_key=forms.idempotency_key(request.POST),
+            )
     except RuleError as error:
+        refused = error
         errors = forms.place_character_error(campaign.ruleset, error.field, error.message)
     if errors:
         extra = {
@@ -521,7 +548,8 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "player_choices": people.players_of(campaign, without_direction_controls(player or "")),
             "attribute_fields": forms.attribute_fields(campaign.ruleset, forms.echoed(request.POST), errors),
         }
-        return _board_form_response(request, campaign, role, "character-form", extra, 400)
+        response = _board_form_response(request, campaign, role, "character-form", extra, 400)
+        return _limited(response, refused)
     success = f"{character.name} joined the campaign."
     if request.htmx:
         return _board_form_response(
@@ -1081,11 +1109,12 @@ def character_duplicate(request: HttpRequest, character_id: int) -> HttpResponse
     access.require_gm(role, "create characters")
     try:
         forms.check_posted(request.POST, {"key": "key"})
-        copy = services.character_duplicate(
-            character=character,
-            actor=request.user.get_username(),
-            idempotency_key=forms.idempotency_key(request.POST),
-        )
+        with limits.characters(request.user, character.campaign):
+            copy = services.character_duplicate(
+                character=character,
+                actor=request.user.get_username(),
+                idempotency_key=forms.idempotency_key(request.POST),
+            )
     except RuleError as error:
         if request.htmx:
             return render(
@@ -1094,9 +1123,10 @@ def character_duplicate(request: HttpRequest, character_id: int) -> HttpResponse
                 {"c": {"id": character.pk}, "copy_error": error.message},
             )
         context = _board_context(request, character.campaign, role)
-        return render(
+        response = render(
             request, "campaign.html", {**context, "board_error": error.message}, status=error.status
         )
+        return _limited(response, error)
     text = f"{copy.name} joined the campaign."
     if request.htmx:
         response = render(
@@ -1166,14 +1196,15 @@ def campaign_npcs(request: HttpRequest, campaign_id: int) -> HttpResponse:
     access.require_gm(role, "create characters")
     try:
         prefix, count, attributes = forms.parse_numbered(campaign.ruleset, request.POST)
-        made = services.characters_create_numbered(
-            campaign=campaign,
-            actor=request.user.get_username(),
-            prefix=prefix,
-            count=count,
-            attributes=attributes,
-            idempotency_key=forms.idempotency_key(request.POST),
-        )
+        with limits.characters(request.user, campaign, count, batch=True):
+            made = services.characters_create_numbered(
+                campaign=campaign,
+                actor=request.user.get_username(),
+                prefix=prefix,
+                count=count,
+                attributes=attributes,
+                idempotency_key=forms.idempotency_key(request.POST),
+            )
     except RuleError as error:
         if error.field in ("prefix", "count"):
             errors = {error.field: error.message}
@@ -1185,7 +1216,7 @@ def campaign_npcs(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "npc_count": without_direction_controls(request.POST.get("count", "")),
             "npc_fields": forms.attribute_fields(campaign.ruleset, forms.echoed(request.POST), errors),
         }
-        return _npcs_response(request, campaign, role, extra, error.status)
+        return _limited(_npcs_response(request, campaign, role, extra, error.status), error)
     names = made[0].name if len(made) == 1 else f"{made[0].name} to {made[-1].name}"
     success = f"{names} joined the campaign."
     return _npcs_response(request, campaign, role, {"npc_success": success, "success": success}, 201)

@@ -618,7 +618,7 @@ def test_a_log_in_without_a_password_does_not_wipe_the_failures_counted(django_u
     assert client.post("/login/", {"username": "yara"}).status_code == 400
     assert client.post("/login/", {"username": "yara", "password": "wrong again"}).status_code == 400
     refused = client.post("/login/", {"username": "yara", "password": "correct horse battery"})
-    assert refused.status_code == 400 and "too many failed log-ins" in refused.content.decode()
+    assert refused.status_code == 429 and "too many failed log-ins" in refused.content.decode()
     assert "_auth_user_id" not in client.session
 
 
