@@ -177,3 +177,13 @@ def sampling_error(runs: int, p: int = 50) -> float:
     """The 95% sampling error of a percentile over `runs` futures, in percentage points (normal approximation of
     the rank's binomial): about 3.1 points for the median of 1,000 futures."""
     return 196 * math.sqrt(p * (100 - p) / runs) / 100
+
+
+def timers_due(rules: Ruleset, state: State, now: int, *, player: bool) -> list[tuple[int, str]]:
+    """The character's timers as (due, kind), soonest first, combat-round checks left out; a player's from what the
+    player may know (an undiagnosed hit's timers are not there). One in the past is due now."""
+    if player:
+        state = rules.forecast.known(state).state
+    if not state["alive"]:
+        return []
+    return sorted((max(now, timer.due), timer.kind) for timer in rules.timers(state) if not timer.per_round)

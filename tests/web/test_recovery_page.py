@@ -1,0 +1,102 @@
+"""The party's recovery on the web: the board's section, the page, the timeline, the GM's what-ifs and advances,
+and a player's page, the same whatever a hidden hit's lethality."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import transaction
+
+from campaign.models import Campaign
+from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
+from tests.api.test_recovery import THREE_LOST, npc
+from tests.web.conftest import Web
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def page(web: Web, query: str = "") -> str:
+    return f"/campaigns/{web.campaign_id}/recovery/{query}"
+
+
+def test_the_board_fetches_the_recovery_section_once_shown_and_after_each_change(df_web: Web) -> None:
+    html = df_web.gm.get(f"/campaigns/{df_web.campaign_id}/").content.decode()
+    assert f'hx-get="{page(df_web)}" hx-trigger="load, refresh from:body"' in html
+    assert f'<a href="{page(df_web)}">When everyone is fit for action</a>' in html
+
+
+def test_the_gm_page_says_each_date_and_draws_a_lane_per_character(df_web: Web) -> None:
+    bo = npc(df_web.table, "Bo", {"con": 12})
+    df_web.table.act(THREE_LOST)
+    df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", THREE_LOST)
+    html = df_web.gm.get(page(df_web, "?by=2020-01-10")).content.decode()
+    assert "<strong>The party:</strong> all fit by 2020-01-15 00:00 (p50), 2020-01-15 00:00 (p90)" in html
+    assert "<strong>Ash</strong>: fit for action by 2020-01-15 00:00 (p50)" in html
+    assert "<strong>Bo</strong>: fit for action by 2020-01-08 00:00 (p50)" in html
+    assert "CON 5 of 8 (7 needed), out of the way by 2020-01-15 00:00 (p50)" in html
+    assert "<strong>By then:</strong> 1 of 2 fit by 2020-01-10 00:00 (all 2: 0%)" in html
+    assert html.count('class="lane"') == 2 and html.count('class="bar"') == 2
+    assert html.count('class="timer-mark"') == 2  # each one's next CON point
+    assert 'class="now"' in html and 'class="party-line"' in html
+    assert re.search(r'class="tick"[^>]*>2020-01-15<', html)
+    assert "style=" not in html and "<script>" not in html  # the CSP
+    assert ":00:00 " not in html.split('<main id="main">')[1]  # no seconds in the recovery's dates
+    assert "Advance to when the party is fit (2020-01-15 00:00, p50)" in html
+
+
+def test_the_gm_asks_what_ifs_and_sees_how_the_partys_date_moves(sr2_web: Web) -> None:
+    sr2_web.table.act(chest_hit(CRITICAL))
+    html = sr2_web.gm.get(page(sr2_web, "?with=hospital&with=medic:6&runs=200")).content.decode()
+    found = re.findall(r"<li><strong>([^<]*)</strong>: (all fit[^<]*)</li>", html)
+    assert [label for label, _ in found] == [
+        "hospital for all",
+        "a medic of skill 6 for all",
+        "all of these at once",
+    ]
+    assert all(text.startswith("all fit by 2053-") for _, text in found)
+    assert 'value="hospital" checked' in html
+
+
+def test_advancing_to_when_the_party_is_fit_posts_the_boards_clock_form(df_web: Web) -> None:
+    df_web.table.act(THREE_LOST)
+    html = df_web.gm.get(page(df_web)).content.decode()
+    amount = re.search(
+        r'name="unit" value="seconds"><input type="hidden" name="amount" value="(\d+)">\s*<button', html
+    )
+    assert amount is not None and int(amount.group(1)) == 14 * 86_400
+    posted = df_web.gm.post(
+        f"/campaigns/{df_web.campaign_id}/clock/", {"unit": "seconds", "amount": amount.group(1), "key": "k1"}
+    )
+    assert posted.status_code == 302
+    assert Campaign.objects.get(pk=df_web.campaign_id).game_time == 14 * 86_400
+    after = df_web.gm.get(page(df_web)).content.decode()
+    assert "<strong>The party:</strong> all fit for action now" in after
+
+
+def test_a_bad_date_is_a_400_naming_it_with_the_untreated_view(df_web: Web) -> None:
+    answer = df_web.gm.get(page(df_web, "?by=someday"))
+    assert answer.status_code == 400
+    assert "by: expected a game date such as 2053-03-02, got &#x27;someday&#x27;" in answer.content.decode()
+
+
+def test_a_player_sees_only_their_own_lanes_and_no_what_ifs_or_advances(df_web: Web) -> None:
+    npc(df_web.table, "Bo", {"con": 12})
+    assert df_web.player.get(page(df_web, "?with=treat:1")).status_code == 403
+    html = df_web.player.get(page(df_web)).content.decode()
+    assert "<strong>Ash</strong>" in html and "<strong>Bo</strong>" not in html and "Bo:" not in html
+    assert "What if" not in html and "Advance to" not in html
+    assert "<strong>Your characters:</strong>" in html
+
+
+def test_a_players_page_is_the_same_for_a_mortal_and_a_critical_undiagnosed_hit(sr2_web: Web) -> None:
+    pages = []
+    for body_check in (MORTAL, CRITICAL):
+        with transaction.atomic():
+            sr2_web.table.act(chest_hit(body_check))
+            pages.append(sr2_web.player.get(page(sr2_web), **HTMX).content)
+            transaction.set_rollback(True)
+    clean = [re.sub(rb'name="csrfmiddlewaretoken" value="[^"]*"', b"", p) for p in pages]
+    assert clean[0] == clean[1]
+    assert b"a critical hit to the chest: unknown until diagnosed" in pages[0]
