@@ -300,6 +300,8 @@ def spread_text(recovery: Recovery, spread: fc.Spread | None, note: str | None) 
         if spread.p90 is not None
         else f"later than {_horizon_text(recovery)}"
     )
+    if spread.p90 == spread.p50:
+        return f"{high} (p50 and p90)"
     return f"{day_text(recovery.campaign, spread.p50)} (p50), {high} (p90)"
 
 
@@ -312,6 +314,16 @@ def character_text(recovery: Recovery, member: Member) -> str:
     if outlook.note in (rc.UNKNOWN_UNTIL_DIAGNOSED, rc.NOT_WITHOUT_CARE):
         return f"fit for action: {outlook.note}"
     return f"fit for action by {spread_text(recovery, outlook.fit, outlook.note)}"
+
+
+def lane_text(recovery: Recovery, member: Member) -> str:
+    """The timeline lane's title, short enough for a phone: 'Ash: fit by 2053-02-10 08:00 (p50)'."""
+    outlook, name = member.outlook, member.character.name
+    if outlook.status is not None:
+        return f"{name}: {'fit now' if outlook.status == rc.FIT_NOW else outlook.status}"
+    if outlook.fit is None or outlook.fit.p50 is None:
+        return f"{name}: {outlook.note}"
+    return f"{name}: fit by {day_text(recovery.campaign, outlook.fit.p50)} (p50)"
 
 
 def item_text(recovery: Recovery, item: fc.Item) -> str:

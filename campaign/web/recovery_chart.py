@@ -154,7 +154,7 @@ def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Cha
         ]
         lanes.append(
             Lane(
-                f"{member.character.name}: {rv.character_text(recovery, member)}",
+                rv.lane_text(recovery, member),
                 y + 12,
                 top,
                 bottom,

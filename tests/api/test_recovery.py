@@ -52,15 +52,15 @@ def test_the_gm_gets_a_dark_future_partys_exact_dates(df: Table) -> None:
         "2020-01-15T00:00:00",
         "2020-01-15T00:00:00",
     )
-    assert ash["text"] == "fit for action by 2020-01-15 00:00 (p50), 2020-01-15 00:00 (p90)"
+    assert ash["text"] == "fit for action by 2020-01-15 00:00 (p50 and p90)"
     assert [i["text"] for i in ash["in_the_way"]] == [
-        "CON 5 of 8 (7 needed), out of the way by 2020-01-15 00:00 (p50), 2020-01-15 00:00 (p90)"
+        "CON 5 of 8 (7 needed), out of the way by 2020-01-15 00:00 (p50 and p90)"
     ]
     assert (
         bo_seen["fit"]["p50"] == 7 * DAY and cy["status"] == "fit now" and cy["text"] == "fit for action now"
     )
     assert data["party"]["all_fit"]["p50"] == data["party"]["all_fit"]["p90"] == 14 * DAY
-    assert data["party"]["text"] == "all fit by 2020-01-15 00:00 (p50), 2020-01-15 00:00 (p90)"
+    assert data["party"]["text"] == "all fit by 2020-01-15 00:00 (p50 and p90)"
     assert data["fit_by"]["text"] == "2 of 3 fit by 2020-01-10 00:00 (all 3: 0%)"
     assert data["what_if_menu"] == [
         {"with": f"treat:{df.character['id']}", "label": "treat Ash now"},

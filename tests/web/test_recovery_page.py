@@ -32,10 +32,10 @@ def test_the_gm_page_says_each_date_and_draws_a_lane_per_character(df_web: Web) 
     df_web.table.act(THREE_LOST)
     df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", THREE_LOST)
     html = df_web.gm.get(page(df_web, "?by=2020-01-10")).content.decode()
-    assert "<strong>The party:</strong> all fit by 2020-01-15 00:00 (p50), 2020-01-15 00:00 (p90)" in html
-    assert "<strong>Ash</strong>: fit for action by 2020-01-15 00:00 (p50)" in html
-    assert "<strong>Bo</strong>: fit for action by 2020-01-08 00:00 (p50)" in html
-    assert "CON 5 of 8 (7 needed), out of the way by 2020-01-15 00:00 (p50)" in html
+    assert "<strong>The party:</strong> all fit by 2020-01-15 00:00 (p50 and p90)" in html
+    assert "<strong>Ash</strong>: fit for action by 2020-01-15 00:00 (p50 and p90)" in html
+    assert "<strong>Bo</strong>: fit for action by 2020-01-08 00:00 (p50 and p90)" in html
+    assert "CON 5 of 8 (7 needed), out of the way by 2020-01-15 00:00 (p50 and p90)" in html
     assert "<strong>By then:</strong> 1 of 2 fit by 2020-01-10 00:00 (all 2: 0%)" in html
     assert html.count('class="lane"') == 2 and html.count('class="bar"') == 2
     assert html.count('class="timer-mark"') == 2  # each one's next CON point
