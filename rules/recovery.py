@@ -14,9 +14,11 @@ percentiles are computed exactly over all combinations (`party_spread`), never a
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import accumulate
 
 from rules import forecast as fc
 from rules.cyberpunk2020 import recovery as cyberpunk2020
@@ -129,29 +131,42 @@ def share_fit_by(times: Times, moment: int) -> Fraction:
     return Fraction(sum(count for value, count in times if value is not None and value <= moment), total)
 
 
+class _Shares:
+    """A character's fit times as a step function: how many futures are fit by a moment (bisect over the sorted
+    dated times and their running counts)."""
+
+    def __init__(self, times: Times) -> None:
+        ordered = _ordered([(value, count) for value, count in times if value is not None])
+        self.moments = [value for value, _ in ordered]
+        self.running = list(accumulate(count for _, count in ordered))
+        self.total = sum(count for _, count in times)
+
+    def by(self, moment: int) -> int:
+        index = bisect_right(self.moments, moment)
+        return self.running[index - 1] if index else 0
+
+
 def party_spread(characters: Sequence[Times]) -> fc.Spread:
     """The party's "all fit" over every joint future (one future of each character): the nearest-rank 10th, 50th
     and 90th percentiles of the latest fit time, exactly. By a date, the share of joint futures all fit is the
     product of the characters' shares; the p-th percentile is the first date where it reaches p%."""
     if not characters:
         raise ValueError("no characters")
-    totals = [sum(count for _, count in times) for times in characters]
-    everyone = math.prod(totals)
-    moments = sorted({value for times in characters for value, _ in times if value is not None})
-    reached = []  # (moment, how many joint futures are all fit by then)
+    shares = [_Shares(times) for times in characters]
+    everyone = math.prod(share.total for share in shares)
+    moments = sorted({moment for share in shares for moment in share.moments})
+    found: list[int | None] = [None, None, None]
+    ranks = [max(1, math.ceil(p * everyone / 100)) for p in fc.PERCENTILES]
+    seen = 0
     for moment in moments:
-        reached.append(
-            (
-                moment,
-                math.prod(sum(c for v, c in times if v is not None and v <= moment) for times in characters),
-            )
-        )
-    found: list[int | None] = []
-    for p in fc.PERCENTILES:
-        rank = max(1, math.ceil(p * everyone / 100))
-        found.append(next((moment for moment, seen in reached if seen >= rank), None))
-    share = reached[-1][1] / everyone if reached else 0.0
-    return fc.Spread(found[0], found[1], found[2], share)
+        seen = math.prod(share.by(moment) for share in shares)  # joint futures all fit by `moment`
+        for index, rank in enumerate(ranks):
+            if found[index] is None and seen >= rank:
+                found[index] = moment
+        if found[-1] is not None:
+            seen = math.prod(share.by(moments[-1]) for share in shares)
+            break
+    return fc.Spread(found[0], found[1], found[2], seen / everyone if moments else 0.0)
 
 
 def fit_by(characters: Sequence[Times], moment: int) -> tuple[int, Fraction]:
