@@ -19,6 +19,11 @@ from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import is_active, physical_healing_possible
 
 MEDIC_SKILLS = (1, 12)  # the Biotech a what-if's medic may have
+CARE = {
+    **sr.CARE,
+    "crippling": "a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's "
+    "Accept (fit for action with it)",
+}
 
 
 def _hit_in_the_way(hit_id: str) -> Callable[[State], int]:
@@ -43,7 +48,7 @@ def obstacles(state: State) -> list[Injury]:
             f"the {sr._where(hit)}'s {hit['lethality']} hit ({hit['part']})",
             _hit_in_the_way(hit["id"]),
             t.MONITOR_BOXES,
-            sr.CARE.get(hit["lethality"]),
+            CARE.get(hit["lethality"]),
         )
         for hit in state["critical_hits"]
         if is_active(hit) and not hit.get("accepted")

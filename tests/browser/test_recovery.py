@@ -48,7 +48,9 @@ def test_the_gm_and_the_player_see_the_partys_timeline_and_the_gm_advances_to_it
     chart = player.page.locator("svg.timeline")
     expect(chart).to_be_visible()
     expect(chart.locator("rect.lane")).to_have_count(1)
-    expect(player.page.locator("#recovery")).to_contain_text("Ash: fit for action by 2020-01-15 00:00 (p50 and p90)")
+    expect(player.page.locator("#recovery")).to_contain_text(
+        "Ash: fit for action by 2020-01-15 00:00 (p50 and p90)"
+    )
     expect(player.page.locator("#recovery")).not_to_contain_text("Bo")
     box = chart.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390

@@ -13,6 +13,8 @@ import pytest
 
 from rules import forecast as fc
 from rules import recovery as rc
+from rules.dice import Dice
+from rules.params import RuleError
 from rules.registry import get_ruleset
 from tests.rules.test_forecast import (
     CRITICAL,
@@ -146,6 +148,41 @@ def test_shadowrun_a_crippling_hit_is_in_the_way_until_replaced() -> None:
         ],
     )
     assert all(i.key != hits[0]["id"] for i in rc.obstacles(rules, replaced))
+
+
+@pytest.mark.parametrize("lethality", ["crippling", "critical"])
+def test_shadowrun_the_gm_may_accept_a_crippling_hit_and_nothing_else(lethality: str) -> None:
+    rules = get_ruleset("shadowrun2")
+    # Body 4, a Serious wound on the chest: 1 success and critical roll 1 is Crippling; 2 and roll 3, the spine, is
+    # Critical (the forecast's cases).
+    rolls = (
+        {"body_check": [6, 1, 1, 1], "location": [3, 4], "critical": 1}
+        if lethality == "crippling"
+        else {"body_check": CRITICAL, "location": [3, 4], "critical": 3, "death_time": [6]}
+    )
+    hurt = [
+        (0, {"type": "wound", "severity": "S"}, rolls),
+        (0, {"type": "diagnose", "medic": "Doc", "skill": 5}, {"diagnosis": [6] * 5}),
+    ]
+    state = played("shadowrun2", {"body": 4}, hurt)
+    hit = state["critical_hits"][0]
+    assert hit["lethality"] == lethality
+    accept = {"type": "accept", "critical_hit": hit["id"]}
+    if lethality != "crippling":
+        with pytest.raises(RuleError) as refused:
+            rules.decide(state, accept, Dice({}), 0)
+        assert refused.value.message == (
+            "only a crippling critical hit is accepted (the others heal); this one is critical"
+        )
+        return
+    accepted = played("shadowrun2", {"body": 4}, [*hurt, (0, accept, {})])
+    assert accepted["critical_hits"][0]["accepted"] and accepted["critical_hits"][0]["status"] == "active"
+    assert [i.key for i in rc.obstacles(rules, accepted)] == [
+        "physical"
+    ]  # its modifier stays; fit despite it
+    with pytest.raises(RuleError) as again:
+        rules.decide(accepted, accept, Dice({}), 0)
+    assert again.value.message == "this critical hit is already accepted"
 
 
 def test_a_player_sees_the_same_for_a_mortal_and_a_critical_undiagnosed_hit() -> None:
