@@ -4,14 +4,16 @@ and a player's page, the same whatever a hidden hit's lethality."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from django.db import transaction
 
-from campaign.models import Campaign
+from campaign.models import Campaign, Job
 from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
 from tests.api.test_recovery import THREE_LOST, npc
-from tests.web.conftest import Web
+from tests.conftest import make_table
+from tests.web.conftest import Web, make_web
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -100,3 +102,41 @@ def test_a_players_page_is_the_same_for_a_mortal_and_a_critical_undiagnosed_hit(
     clean = [re.sub(rb'name="csrfmiddlewaretoken" value="[^"]*"', b"", p) for p in pages]
     assert clean[0] == clean[1]
     assert b"a critical hit to the chest: unknown until diagnosed" in pages[0]
+
+
+def _advances(html: str) -> list[dict[str, str]]:
+    """The recovery page's advance forms, as the fields they post."""
+    forms = re.findall(
+        r'<form method="post" action="/campaigns/\d+/clock/" class="inline">(.*?)</form>', html, re.S
+    )
+    return [dict(re.findall(r'name="(\w+)" value="([^"]*)"', form)) for form in forms]
+
+
+def test_advancing_from_the_page_asks_for_table_dice_as_any_advance(db: None, django_user_model: Any) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5}, {"table_dice": "all"})
+    web = make_web(table)
+    # A Moderate stun wound: its recovery roll is the clock's, which the GM rolls at the table.
+    assert table.act({"type": "wound", "severity": "M", "damage": "stun"}).status_code == 201
+    to_fit, to_change = _advances(web.gm.get(page(web)).content.decode())
+    assert (to_fit["unit"], "stop_on" in to_fit, to_change["stop_on"]) == ("seconds", False, "status")
+    posted = web.gm.post(
+        f"/campaigns/{web.campaign_id}/clock/",
+        {k: v for k, v in to_fit.items() if k != "csrfmiddlewaretoken"},
+    )
+    assert posted.status_code == 302
+    job = Job.objects.get(campaign_id=web.campaign_id)
+    assert job.waiting and job.needs_roll["name"] == "stun_recovery", job.needs_roll
+    board = web.gm.get(f"/campaigns/{web.campaign_id}/").content.decode()
+    assert "/clock/roll/" in board  # the board asks for the roll, as for any advance
+
+
+def test_advancing_to_the_next_change_stops_on_a_status_change(df_web: Web) -> None:
+    df_web.table.act(THREE_LOST)
+    _, to_change = _advances(df_web.gm.get(page(df_web)).content.decode())
+    posted = df_web.gm.post(
+        f"/campaigns/{df_web.campaign_id}/clock/",
+        {k: v for k, v in to_change.items() if k != "csrfmiddlewaretoken"},
+    )
+    assert posted.status_code == 302
+    job = Job.objects.get(campaign_id=df_web.campaign_id)
+    assert job.stop_on == "status" and job.to_time - job.from_time == int(to_change["amount"])
