@@ -9,6 +9,7 @@ player's answer depends on nothing the GM alone sees.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,6 +31,8 @@ TREAT = "treat"  # treat:<character id>
 MEDIC = "medic"  # medic:<skill>
 ALL_ASKED = "all_of_these"
 WHAT_IFS_FOR_GM = "ask the party's what-ifs"
+CACHE_FORMAT = 1  # bump when an answer's shape changes
+MAX_WHAT_IFS = 4  # one request simulates the party once per what-if, and once more for all of them at once
 
 
 STOPPED = "the party's recovery took longer than its time box allows; ask again in a minute"
@@ -149,6 +152,10 @@ def read_asked(
         access.require_gm(role, WHAT_IFS_FOR_GM)
         keys = [key for key, _label in menu(campaign, characters)]
         what_ifs = tuple(dict.fromkeys(part.strip() for part in raw.split(",") if part.strip()))
+        if len(what_ifs) > MAX_WHAT_IFS:
+            raise services.ServiceError(
+                "with", f"expected at most {MAX_WHAT_IFS} what-ifs at once, got {len(what_ifs)}"
+            )
         unknown = [key for key in what_ifs if key not in keys]
         if unknown:
             choices = ", ".join(k for k in keys if not k.startswith(f"{MEDIC}:")) or "nothing"
@@ -159,6 +166,23 @@ def read_asked(
             )
     by = _by(campaign, query.get("by", ""))
     return Asked(fc.DEFAULT_RUNS if runs is None else runs, what_ifs, by)
+
+
+def cache_key(
+    kind: str,
+    campaign: Campaign,
+    role: str,
+    user: Any,
+    characters: Sequence[Character],
+    query: Mapping[str, str],
+) -> str:
+    """A key for one answer per campaign clock, characters' versions, names and players, reader (role and what they
+    may see go with the user) and query, in the "pages" cache."""
+    parts = [f"{c.pk}.{c.created_at.timestamp()}.{c.version}.{c.name}.{c.player_id}" for c in characters]
+    asked = [f"{name}={query.get(name, '')}" for name in ("runs", "with", "by")]
+    moment = [str(campaign.version), str(campaign.game_time), str(campaign.projection_epoch)]
+    text = "\0".join([*moment, role, str(user.pk), *parts, *asked])
+    return f"{kind}{CACHE_FORMAT}:{campaign.pk}:{hashlib.sha256(text.encode()).hexdigest()}"
 
 
 def characters_of(campaign: Campaign, role: str, user: Any) -> list[Character]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.cache import caches
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import api_view, throttle_classes
@@ -14,6 +15,9 @@ from rest_framework.response import Response
 from campaign import access, throttles
 from campaign import recovery as rv
 from rules import forecast as fc
+
+CACHE = "pages"
+CACHE_SECONDS = 300
 
 
 def _when_fields(help_text: str) -> dict[str, serializers.Field]:
@@ -143,11 +147,16 @@ def campaign_recovery(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
     characters = rv.characters_of(campaign, role, request.user)
     asked = rv.read_asked(request.query_params, campaign, role, characters)
-    try:
-        result = rv.party_recovery(
-            campaign, role, characters, runs=asked.runs, what_ifs=asked.what_ifs, by=asked.by
-        )
-    except rv.Stopped:
-        return Response({"detail": rv.STOPPED}, status=503, headers={"Retry-After": "60"})
-    data: dict[str, Any] = rv.recovery_json(result)
+    cache = caches[CACHE]
+    key = rv.cache_key("api-recovery", campaign, role, request.user, characters, request.query_params)
+    data: dict[str, Any] | None = cache.get(key)
+    if data is None:
+        try:
+            result = rv.party_recovery(
+                campaign, role, characters, runs=asked.runs, what_ifs=asked.what_ifs, by=asked.by
+            )
+        except rv.Stopped:
+            return Response({"detail": rv.STOPPED}, status=503, headers={"Retry-After": "60"})
+        data = rv.recovery_json(result)
+        cache.set(key, data, CACHE_SECONDS)
     return Response(data)

@@ -5,7 +5,6 @@ for table dice as any advance does."""
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -17,7 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from campaign import access
 from campaign import recovery as rv
-from campaign.models import GM, Campaign, Character
+from campaign.models import GM, Campaign
 from campaign.web import display, recovery_chart
 from rules import recovery as rc
 from rules.params import RuleError
@@ -25,7 +24,6 @@ from rules.registry import get_ruleset
 
 CACHE = "pages"
 CACHE_SECONDS = 300
-CACHE_FORMAT = 1
 
 
 def _query(request: HttpRequest) -> dict[str, str]:
@@ -95,22 +93,12 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
     return context
 
 
-def _cache_key(campaign: Campaign, user: Any, characters: list[Character], query: dict[str, str]) -> str:
-    """One rendering per campaign clock, characters' versions and names, reader (role and what they may see go
-    with the user) and query."""
-    parts = [f"{c.pk}.{c.version}.{c.name}.{c.player_id}" for c in characters]
-    text = "\0".join(
-        [str(campaign.game_time), str(campaign.projection_epoch), str(user.pk), *parts, *query.values()]
-    )
-    return f"recovery{CACHE_FORMAT}:{campaign.pk}:{hashlib.sha256(text.encode()).hexdigest()}"
-
-
 def _panel(request: HttpRequest, campaign: Campaign, role: str) -> tuple[SafeString, int]:
     """The panel: its body rendered once per state and query (cached; it has no form that writes), and the
     advances' forms rendered for this request (their CSRF token and one-use idempotency keys are never cached)."""
     characters = rv.characters_of(campaign, role, request.user)
     query = _query(request)
-    key = _cache_key(campaign, request.user, characters, query)
+    key = rv.cache_key("recovery-panel", campaign, role, request.user, characters, query)
     cache = caches[CACHE]
     found = cache.get(key)
     if found is None:

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import pytest
+from django.core.cache import caches
 from django.db import transaction
 
 from campaign.models import Campaign, Job
@@ -93,12 +94,15 @@ def test_a_player_sees_only_their_own_lanes_and_no_what_ifs_or_advances(df_web: 
 
 
 def test_a_players_page_is_the_same_for_a_mortal_and_a_critical_undiagnosed_hit(sr2_web: Web) -> None:
-    pages = []
+    pages, gm_pages = [], []
     for body_check in (MORTAL, CRITICAL):
+        caches["pages"].clear()  # the rolled-back character has the same version: no page of the other
         with transaction.atomic():
             sr2_web.table.act(chest_hit(body_check))
             pages.append(sr2_web.player.get(page(sr2_web), **HTMX).content)
+            gm_pages.append(sr2_web.gm.get(page(sr2_web), **HTMX).content)
             transaction.set_rollback(True)
+    assert b"mortal hit" in gm_pages[0] and b"critical hit (spine)" in gm_pages[1]
     clean = [re.sub(rb'name="csrfmiddlewaretoken" value="[^"]*"', b"", p) for p in pages]
     assert clean[0] == clean[1]
     assert b"a critical hit to the chest: unknown until diagnosed" in pages[0]
