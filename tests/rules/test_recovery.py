@@ -237,3 +237,36 @@ def test_the_party_spread_is_the_nearest_rank_over_every_combination_of_futures(
 
 def test_the_sampling_error_of_a_median_of_1000_futures_is_about_3_points() -> None:
     assert round(rc.sampling_error(1000), 1) == 3.1
+
+
+def test_a_party_of_two_critical_hits_follows_the_square_of_their_distribution_by_hand() -> None:
+    # Two Body 9 characters in hospital, each a Critical hit to the ribs (the forecast's binomial case, by hand).
+    # Independent, both are fit by a date with the square of one's chance: the party's p90 is later than either's.
+    rules = get_ruleset("shadowrun2")
+
+    def ribs() -> dict:
+        rolls = {"body_check": [2, 2, 1, 1, 1, 1, 1, 1, 1], "location": [3, 4], "critical": 2}
+        return played(
+            "shadowrun2",
+            {"body": 9},
+            [
+                (0, {"type": "set_care", "in_hospital": True}, {}),
+                (0, {"type": "wound", "severity": "L"}, rolls),
+            ],
+        )
+
+    one = critical_healing(9, Fraction(1, 6) * Fraction(5, 6), fc.HORIZON)
+    dated = sorted(value for value in one if value is not None)
+    both: dict[int | None, Fraction] = {}
+    seen = Fraction(0)
+    for value in dated:  # P(max <= t) = F(t)^2, as a distribution of the party's fit time
+        before = seen**2
+        seen += one[value]
+        both[value] = seen**2 - before
+    both[None] = 1 - seen**2
+    ash, bo = (rc.character(rules, ribs(), 0, player=False, runs=1000, seed=seed) for seed in (7, 8))
+    party = rc.party_spread([ash.times, bo.times])
+    assert (party.p50, party.p90) == (quantile(both, 50), quantile(both, 90))
+    assert (party.p50, party.p90) == (EIGHT_WEEKS, 2 * EIGHT_WEEKS + EIGHT_WEEKS // 2)  # 56 and 140 days
+    assert ash.fit is not None and bo.fit is not None
+    assert max(ash.fit.p90, bo.fit.p90) == 2 * EIGHT_WEEKS < party.p90  # not the latest of their p90s
