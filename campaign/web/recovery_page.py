@@ -29,7 +29,7 @@ CACHE_SECONDS = 300
 def _query(request: HttpRequest) -> dict[str, str]:
     """The form's fields as the API's query: several `with` boxes ticked are one comma-separated `with`."""
     return {
-        "with": ",".join(request.GET.getlist("with")),
+        "with": ",".join(value for value in request.GET.getlist("with") if value),
         "by": request.GET.get("by", ""),
         "runs": request.GET.get("runs", ""),
     }
@@ -73,7 +73,15 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
         "error": None if error is None else {"field": error.field, "message": error.message},
     }
     if gm:
-        context["menu"] = [(key, label, key in asked) for key, label in recovery.menu]
+        medic = f"{rv.MEDIC}:"
+        context["menu"] = [
+            (key, label, key in asked) for key, label in recovery.menu if not key.startswith(medic)
+        ]
+        context["medics"] = [
+            (key, label.removesuffix(" for all"), key in asked)
+            for key, label in recovery.menu
+            if key.startswith(medic)
+        ]
         context["what_ifs"] = [(s.label, rv.moved_text(recovery, s)) for s in recovery.scenarios]
         spread = party.all_fit
         if spread is not None and spread.p50 is not None and spread.p50 > recovery.as_of:

@@ -60,6 +60,8 @@ def test_the_gm_asks_what_ifs_and_sees_how_the_partys_date_moves(sr2_web: Web) -
     ]
     assert all(text.startswith("all fit by 2053-") for _, text in found)
     assert 'value="hospital" checked' in html
+    assert '<option value="medic:6" selected>a medic of skill 6</option>' in html  # one medic, from a select
+    assert '<option value="">no medic</option>' in html
 
 
 def test_advancing_to_when_the_party_is_fit_posts_the_boards_clock_form(df_web: Web) -> None:
