@@ -78,3 +78,30 @@ FORECAST_INJURIES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], di
         ],
     ),
 }
+
+# The recovery row's parties (docs/recovery.md, "Cost"): six injured characters of each ruleset after a fight.
+# shadowrun2: the forecast row's richest injuries (an untreated Critical hit outside hospital, the dearest), a
+# Critical hit and a Serious wound in hospital, a Serious wound in hospital, a Moderate wound with Light stun, a
+# Light wound and a Moderate stun wound. cyberpunk2020 and darkfuture: six of the forecast row's injuries (their
+# futures roll no die until fit, so six cost about as much as one).
+_SR_WOUND = {"body_check": [6, 6, 6, 6, 6]}  # 5 successes of Body 5: no critical hit
+_SR_CRITICAL = {"body_check": [6, 6, 1, 1, 1], "location": [3, 4], "critical": 2}  # the chest's ribs
+_HOSPITAL = ({"type": "set_care", "in_hospital": True}, {})
+RECOVERY_PARTY: dict[str, list[tuple[dict[str, Any], list[tuple[dict[str, Any], dict[str, Any]]]]]] = {
+    "shadowrun2": [
+        FORECAST_INJURIES["shadowrun2"],
+        (SHADOWRUN2_ATTRIBUTES, [_HOSPITAL, ({"type": "wound", "severity": "S"}, _SR_CRITICAL)]),
+        (SHADOWRUN2_ATTRIBUTES, [_HOSPITAL, ({"type": "wound", "severity": "S"}, _SR_WOUND)]),
+        (
+            SHADOWRUN2_ATTRIBUTES,
+            [
+                ({"type": "wound", "severity": "M"}, _SR_WOUND),
+                ({"type": "wound", "severity": "L", "damage": "stun"}, {}),
+            ],
+        ),
+        (SHADOWRUN2_ATTRIBUTES, [({"type": "wound", "severity": "L"}, _SR_WOUND)]),
+        (SHADOWRUN2_ATTRIBUTES, [({"type": "wound", "severity": "M", "damage": "stun"}, {})]),
+    ],
+    "cyberpunk2020": [FORECAST_INJURIES["cyberpunk2020"]] * 6,
+    "darkfuture": [FORECAST_INJURIES["darkfuture"]] * 6,
+}

@@ -31,7 +31,7 @@ from campaign.eventstore import json_text
 from campaign.models import PLAYER, Campaign, Character, Event, Job, Membership, Timer
 from campaign.projections import timer_changes
 from perf import postgres_execute, with_database
-from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, FORECAST_INJURIES, MIXES
+from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, FORECAST_INJURIES, MIXES, RECOVERY_PARTY
 from rules.params import RuleError
 from rules.registry import get_ruleset
 
@@ -1074,6 +1074,62 @@ def forecast(runs: int, repeats: int, profile: str | None = None) -> dict[str, A
     }
 
 
+def _party(ruleset: str) -> tuple[Campaign, list[Character]]:
+    """The recovery row's party of `ruleset` (perf.mixes.RECOVERY_PARTY), every die entered, as unsaved rows: the
+    view reads nothing else of them."""
+    from rules.dice import Dice
+    from rules.ruleset import fold_into, start_state
+
+    rules = get_ruleset(ruleset)
+    campaign = Campaign(pk=1, name="bench", ruleset=ruleset, options={}, game_time=0)
+    party = []
+    for n, (attributes, steps) in enumerate(RECOVERY_PARTY[ruleset], start=1):
+        state = start_state(rules, rules.validate_attributes(attributes), rules.validate_options({}))
+        for action, rolls in steps:
+            fold_into(rules, state, rules.decide(state, action, Dice(rolls), 0))
+        party.append(
+            Character(pk=n, campaign=campaign, name=f"{ruleset} {n}", state=state, version=len(steps))
+        )
+    return campaign, party
+
+
+def recovery(runs: int, repeats: int, profile: str | None = None) -> dict[str, Any]:
+    """The party's recovery of six injured characters of each ruleset at `runs` futures each, as the GM's page
+    makes it (campaign.recovery.party_recovery, then the chart and the answer's words), the median of `repeats`.
+    The figure is the slowest ruleset's. The seed is the default one (a digest of the state), as on the page."""
+    from campaign import recovery as rv
+    from campaign.web import recovery_chart
+
+    per_ruleset: dict[str, Any] = {}
+    with profiled(profile):
+        for ruleset in RECOVERY_PARTY:
+            campaign, party = _party(ruleset)
+            times, cpu = [], []
+            for _ in range(repeats):
+                started, started_cpu = time.perf_counter(), time.process_time()
+                result = rv.party_recovery(campaign, "gm", party, runs=runs)
+                recovery_chart.draw(result, {})
+                rv.recovery_json(result)
+                times.append(time.perf_counter() - started)
+                cpu.append(time.process_time() - started_cpu)
+            per_ruleset[ruleset] = {
+                "seconds": sorted(times)[len(times) // 2],
+                "cpu_seconds": sorted(cpu)[len(cpu) // 2],
+                "characters": len(party),
+                "party": rv.party_text(result, result.party),
+                "distinct_futures": sum(len(m.outlook.futures) for m in result.members),
+            }
+    slowest = max(per_ruleset.values(), key=lambda row: row["seconds"])
+    return {
+        "unit": "s",
+        "seconds": slowest["seconds"],
+        "cpu_seconds": slowest["cpu_seconds"],
+        "runs": runs,
+        "repeats": repeats,
+        "rulesets": per_ruleset,
+    }
+
+
 ROWS: dict[str, Callable[..., dict[str, Any]]] = {
     "actions": action_path,
     "rebuild": rebuild,
@@ -1083,4 +1139,5 @@ ROWS: dict[str, Callable[..., dict[str, Any]]] = {
     "import": import_rate,
     "history_page": history_page,
     "forecast": forecast,
+    "recovery": recovery,
 }

@@ -261,7 +261,7 @@ def test_an_unknown_action_type_lists_the_valid_ones(sr2: Table) -> None:
     assert response.json() == {
         "type": [
             "unknown action 'resurrect'; expected one of: wound, diagnose, treat, heal_magic, first_aid, replace, "
-            "set_care, note, undo, revert"
+            "accept, set_care, note, undo, revert"
         ]
     }
     assert _event_count() == before

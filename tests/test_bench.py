@@ -132,3 +132,15 @@ def test_the_forecast_row_times_each_rulesets_richest_injuries(tmp_path: Path) -
     ]
     assert row["met"] is (row["seconds"] < 0.2)
     assert "forecast" in table and "richest injuries" in table
+
+
+def test_the_recovery_row_times_a_party_of_six_of_each_ruleset(tmp_path: Path) -> None:
+    report, table = _bench(tmp_path, "--only", "recovery")
+    row = report["rows"]["recovery"]
+    assert list(row["rulesets"]) == ["shadowrun2", "cyberpunk2020", "darkfuture"]
+    assert row["runs"] == 1000 and row["repeats"] == 3
+    assert all(entry["characters"] == 6 for entry in row["rulesets"].values())
+    assert row["seconds"] == max(entry["seconds"] for entry in row["rulesets"].values())
+    assert row["rulesets"]["shadowrun2"]["party"].startswith("all fit by 2053-")
+    assert row["met"] is (row["seconds"] < 0.5)
+    assert "recovery" in table and "6 injured characters" in table

@@ -178,7 +178,7 @@ def _changed(events: list[dict[str, Any]], index: int, **changes: Any) -> list[d
             {"type": "WoundHealedByMagic"},
             "line 3: type: expected an event type of Shadowrun 2nd Edition: Critical Hit System (WoundTaken, CriticalHitTaken, "
             "DeathOccurred, DiagnosisMade, TreatmentStarted, TreatmentFailed, TreatmentCompleted, "
-            "MagicHealingApplied, FirstAidGiven, CriticalHitReplaced, CareChanged, OverflowBoxTaken, "
+            "MagicHealingApplied, FirstAidGiven, CriticalHitReplaced, CriticalHitAccepted, CareChanged, OverflowBoxTaken, "
             "CriticalHealingRolled, CriticalHitHealed, PhysicalHealingRolled, PhysicalDamageHealed, "
             "StunRecoveryRolled, StunBoxRecovered, CharacterChanged, NoteAdded, ActionUndone, ActionsReverted, "
             "CharacterRetired, CharacterRestored), got 'WoundHealedByMagic'",

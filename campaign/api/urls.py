@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from campaign.api import views
+from campaign.api import recovery, views
 
 urlpatterns = [
     path("users/", views.users, name="api-users"),
@@ -40,6 +40,7 @@ urlpatterns = [
     path("invitations/<id:invitation_id>/accept/", views.invitation_accept, name="api-invitation-accept"),
     path("invitations/<id:invitation_id>/decline/", views.invitation_decline, name="api-invitation-decline"),
     path("characters/<id:character_id>/forecast/", views.character_forecast, name="api-character-forecast"),
+    path("campaigns/<id:campaign_id>/recovery/", recovery.campaign_recovery, name="api-campaign-recovery"),
     path("campaigns/<id:campaign_id>/clock/rewind/", views.clock_rewind, name="api-clock-rewind"),
     path("jobs/<str:job_id>/rolls/", views.job_rolls, name="api-job-rolls"),
 ]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from campaign.web import views
+from campaign.web import recovery_page, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -11,6 +11,7 @@ urlpatterns = [
     path("imports/<uuid:job_id>/", views.import_progress, name="import-progress"),
     path("campaigns/<id:campaign_id>/", views.campaign_board, name="campaign"),
     path("campaigns/<id:campaign_id>/clock/", views.campaign_clock, name="campaign-clock"),
+    path("campaigns/<id:campaign_id>/recovery/", recovery_page.campaign_recovery, name="campaign-recovery"),
     path("campaigns/<id:campaign_id>/members/", views.campaign_members, name="campaign-members"),
     path("campaigns/<id:campaign_id>/characters/", views.campaign_characters, name="campaign-characters"),
     path("characters/<id:character_id>/", views.character_page, name="character"),

@@ -39,6 +39,7 @@ TREATMENT_COMPLETED = "TreatmentCompleted"
 MAGIC_HEALING_APPLIED = "MagicHealingApplied"
 FIRST_AID_GIVEN = "FirstAidGiven"
 CRITICAL_HIT_REPLACED = "CriticalHitReplaced"
+CRITICAL_HIT_ACCEPTED = "CriticalHitAccepted"
 CARE_CHANGED = "CareChanged"
 OVERFLOW_BOX_TAKEN = "OverflowBoxTaken"
 CRITICAL_HEALING_ROLLED = "CriticalHealingRolled"
@@ -73,6 +74,9 @@ FIRST_AID_AFTER_MAGIC = "first aid cannot follow a healing spell on the same wou
 FIRST_AID_ALREADY_GIVEN = "first aid was already given for the latest physical wound"
 ONLY_CRIPPLING_REPLACED = "only a crippling critical hit is replaced"
 REPLACE_UNDIAGNOSED = "nobody knows this critical hit is there; diagnose it before a replacement"
+ONLY_CRIPPLING_ACCEPTED = "only a crippling critical hit is accepted (the others heal)"
+ACCEPT_UNDIAGNOSED = "nobody knows this critical hit is there; diagnose it before accepting it"
+ALREADY_ACCEPTED = "this critical hit is already accepted"
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "body_check_tn": "standard",
@@ -773,6 +777,21 @@ def decide_replace(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> 
     return [Event(CRITICAL_HIT_REPLACED, {"critical_hit": hit["id"], "replacement": replacement}, now)]
 
 
+def decide_accept(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    """The GM accepts a crippling hit: the character goes into action with it (its modifier stays), so it no
+    longer stands in the way of fit for action (RULES.md, "Every ruleset")."""
+    hit = _hit(state, p["critical_hit"])
+    if not is_active(hit):
+        raise RuleError("critical_hit", NOT_ACTIVE)
+    if not hit["diagnosed"]:
+        raise RuleError("critical_hit", ACCEPT_UNDIAGNOSED)
+    if hit["lethality"] != "crippling":
+        raise RuleError("critical_hit", f"{ONLY_CRIPPLING_ACCEPTED}; this one is {hit['lethality']}")
+    if hit.get("accepted"):
+        raise RuleError("critical_hit", ALREADY_ACCEPTED)
+    return [Event(CRITICAL_HIT_ACCEPTED, {"critical_hit": hit["id"]}, now)]
+
+
 def decide_set_care(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     return [Event(CARE_CHANGED, {"in_hospital": p["in_hospital"]}, now)]
 
@@ -784,6 +803,7 @@ DECIDERS = {
     "heal_magic": decide_heal_magic,
     "first_aid": decide_first_aid,
     "replace": decide_replace,
+    "accept": decide_accept,
     "set_care": decide_set_care,
 }
 
@@ -968,6 +988,10 @@ def evolve_first_aid(state: State, data: Mapping[str, Any], now: int) -> None:
         state["physical_healing"] = {"next_roll_at": now, "heals_at": None, "to_boxes": None}
 
 
+def evolve_accepted(state: State, data: Mapping[str, Any], now: int) -> None:
+    _find(state, data["critical_hit"])["accepted"] = True
+
+
 def evolve_replaced(state: State, data: Mapping[str, Any], now: int) -> None:
     hit = _find(state, data["critical_hit"])
     hit["status"] = "replaced"
@@ -1045,6 +1069,7 @@ EVOLVERS = {
     MAGIC_HEALING_APPLIED: evolve_magic_healing,
     FIRST_AID_GIVEN: evolve_first_aid,
     CRITICAL_HIT_REPLACED: evolve_replaced,
+    CRITICAL_HIT_ACCEPTED: evolve_accepted,
     CARE_CHANGED: evolve_care,
     OVERFLOW_BOX_TAKEN: evolve_overflow_box,
     CRITICAL_HEALING_ROLLED: evolve_critical_healing_rolled,

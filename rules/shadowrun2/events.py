@@ -142,6 +142,7 @@ EVENTS = {
         stabilized=Bool(),
     ),
     "CriticalHitReplaced": event(critical_hit=HIT, replacement=Text(200)),
+    "CriticalHitAccepted": event(critical_hit=HIT),
     "CareChanged": event(in_hospital=Bool()),
     "OverflowBoxTaken": event(physical_overflow=OVERFLOW),
     "CriticalHealingRolled": event(

@@ -147,6 +147,12 @@ FORMS = {
         ),
         help="Resolves a crippling critical hit.",
     ),
+    "accept": ActionForm(
+        "Accept",
+        params=(Param("critical_hit", "critical_hit", "Critical hit", required=True),),
+        help="The character goes into action with a crippling critical hit: its modifier stays, but it no longer "
+        "stands in the way of fit for action.",
+    ),
     "set_care": ActionForm(
         "Care", params=(Param("in_hospital", "bool", "In hospital", required=True),), help="Natural healing."
     ),

@@ -12,6 +12,7 @@ from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import (
     CARE_CHANGED,
     CRITICAL_HEALING_ROLLED,
+    CRITICAL_HIT_ACCEPTED,
     CRITICAL_HIT_HEALED,
     CRITICAL_HIT_REPLACED,
     CRITICAL_HIT_TAKEN,
@@ -272,6 +273,7 @@ def public_event(event: Event) -> dict[str, Any] | None:
         return {key: data[key] for key in ("medic", "successes", "boxes_before", "boxes", "stabilized")}
     if kind in (
         CRITICAL_HIT_REPLACED,
+        CRITICAL_HIT_ACCEPTED,
         CARE_CHANGED,
         OVERFLOW_BOX_TAKEN,
         STUN_BOX_RECOVERED,
@@ -424,6 +426,8 @@ def _own_words(event: Event) -> str | None:  # noqa: C901, PLR0911, PLR0912 (one
         return text + ("; stabilized." if data["stabilized"] else ".")
     if kind == CRITICAL_HIT_REPLACED:
         return f"{words.capital(hit_name(data))} replaced by {data['replacement']}."
+    if kind == CRITICAL_HIT_ACCEPTED:
+        return f"{words.capital(hit_name(data))} accepted: fit for action with it."
     if kind == CARE_CHANGED:
         return "Taken into hospital." if data["in_hospital"] else "Left hospital."
     if kind == OVERFLOW_BOX_TAKEN:

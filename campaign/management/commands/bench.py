@@ -34,6 +34,7 @@ SIZES = {
     "import": ({"events": 200_000}, {"events": 30_000}),
     "history_page": ({"events": 100_000, "pages": 1000}, {"events": 100_000, "pages": 200}),
     "forecast": ({"runs": 1000, "repeats": 7}, {"runs": 1000, "repeats": 3}),
+    "recovery": ({"runs": 1000, "repeats": 5}, {"runs": 1000, "repeats": 3}),
 }
 TARGETS = {
     "actions": ("ratio", 0.30, "action path on SQLite >= 30% of raw sqlite3 inserts of the same rows"),
@@ -44,6 +45,11 @@ TARGETS = {
     "import": ("ratio", 0.50, "import (checked, written, rebuilt) >= 50% of the rebuild's rate"),
     "history_page": ("max_ratio", 1.2, "p99 of a history page at 100,000 events <= 1.2 x that at 100"),
     "forecast": ("max_seconds", 0.2, "forecast of 1,000 futures, richest injuries of each ruleset < 200 ms"),
+    "recovery": (
+        "max_seconds",
+        0.5,
+        "party's recovery of 6 injured characters at 1,000 futures each < 500 ms",
+    ),
 }
 BROKER = "redis://127.0.0.1:6379/14"
 

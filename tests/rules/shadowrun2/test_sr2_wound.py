@@ -132,7 +132,7 @@ def test_combat_pool_is_refused_without_the_option():
         (
             {"type": "dance"},
             "type",
-            "expected one of wound, diagnose, treat, heal_magic, first_aid, replace, set_care, got 'dance'",
+            "expected one of wound, diagnose, treat, heal_magic, first_aid, replace, accept, set_care, got 'dance'",
         ),
     ],
 )

@@ -1,0 +1,162 @@
+"""`GET /api/campaigns/{id}/recovery/`: the party's recovery (docs/recovery.md), typed for the OpenAPI schema by
+the serializers below (the answer is `campaign.recovery.recovery_json`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.cache import caches
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.decorators import api_view, throttle_classes
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from campaign import access, throttles
+from campaign import recovery as rv
+from rules import forecast as fc
+
+CACHE = "pages"
+CACHE_SECONDS = 300
+
+
+def _when_fields(help_text: str) -> dict[str, serializers.Field]:
+    return {
+        "p50": serializers.IntegerField(
+            allow_null=True, help_text=f"game second {help_text} in half the futures"
+        ),
+        "p50_date": serializers.CharField(allow_null=True, help_text="the same as a game date (ISO 8601)"),
+        "p90": serializers.IntegerField(
+            allow_null=True, help_text=f"game second {help_text} in 9 futures in 10"
+        ),
+        "p90_date": serializers.CharField(allow_null=True),
+        "share": serializers.FloatField(
+            allow_null=True, help_text="the share of futures where it happens at all"
+        ),
+    }
+
+
+def _when(name: str, help_text: str) -> serializers.Serializer:
+    return inline_serializer(name, _when_fields(help_text), allow_null=True)
+
+
+InTheWay = inline_serializer(
+    "RecoveryObstacle",
+    {
+        "what": serializers.CharField(),
+        **_when_fields("it is out of the way"),
+        "note": serializers.CharField(
+            allow_null=True, help_text='"not without care" or "unknown until diagnosed"'
+        ),
+        "care": serializers.CharField(allow_null=True, help_text="why it needs care"),
+        "text": serializers.CharField(help_text="the same in words"),
+    },
+    many=True,
+)
+
+RecoveryCharacter = inline_serializer(
+    "RecoveryCharacter",
+    {
+        "character": serializers.IntegerField(),
+        "name": serializers.CharField(),
+        "status": serializers.CharField(allow_null=True, help_text='"fit now", "dead", or null: see fit'),
+        "fit": _when("RecoveryCharacterFit", "the character is fit for action"),
+        "note": serializers.CharField(allow_null=True),
+        "text": serializers.CharField(),
+        "in_the_way": InTheWay,
+    },
+    many=True,
+)
+
+RecoveryAnswer = inline_serializer(
+    "Recovery",
+    {
+        "as_of": serializers.IntegerField(),
+        "as_of_date": serializers.CharField(allow_null=True),
+        "runs": serializers.IntegerField(),
+        "exact": serializers.BooleanField(help_text="no die was rolled on the way: the dates are exact"),
+        "sampling_error": serializers.FloatField(help_text="a percentile's 95% error, in percentage points"),
+        "sampling_text": serializers.CharField(),
+        "characters": RecoveryCharacter,
+        "party": inline_serializer(
+            "RecoveryParty",
+            {
+                "counted": serializers.IntegerField(help_text="the living characters counted"),
+                "all_fit": _when("RecoveryPartyFit", "every living character is fit"),
+                "note": serializers.CharField(allow_null=True),
+                "text": serializers.CharField(),
+            },
+        ),
+        "fit_by": inline_serializer(
+            "RecoveryFitBy",
+            {
+                "by": serializers.IntegerField(),
+                "by_date": serializers.CharField(allow_null=True),
+                "fit": serializers.IntegerField(help_text="how many are fit by then (the median)"),
+                "of": serializers.IntegerField(),
+                "all_chance": serializers.FloatField(),
+                "text": serializers.CharField(),
+            },
+            allow_null=True,
+        ),
+        "what_if_menu": inline_serializer(
+            "RecoveryWhatIfChoice",
+            {"with": serializers.CharField(), "label": serializers.CharField()},
+            many=True,
+            required=False,
+            help_text="GMs only",
+        ),
+        "what_ifs": inline_serializer(
+            "RecoveryWhatIf",
+            {
+                "with": serializers.CharField(),
+                "label": serializers.CharField(),
+                "all_fit": _when("RecoveryWhatIfFit", "every living character is fit"),
+                "note": serializers.CharField(allow_null=True),
+                "text": serializers.CharField(),
+            },
+            many=True,
+            required=False,
+            help_text="GMs only",
+        ),
+    },
+)
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter(
+            "runs",
+            int,
+            description=f"futures per character, {fc.MIN_RUNS:,} to {fc.MAX_RUNS:,} (default {fc.DEFAULT_RUNS:,})",
+        ),
+        OpenApiParameter(
+            "with",
+            str,
+            description="GMs only: party what-ifs separated by commas: hospital, treat:<character id>, medic:<skill>",
+        ),
+        OpenApiParameter("by", str, description='a game date for "k of N fit by" (2053-03-02)'),
+    ],
+    responses={200: RecoveryAnswer},
+)
+@api_view(["GET"])
+@throttle_classes([throttles.ForecastRate])
+def campaign_recovery(request: Request, campaign_id: int) -> Response:
+    """The party's recovery: for each character who may be seen, fit for action now or when (p50, p90) and what
+    stands in the way; the party's "all fit" over joint futures; what-ifs for a GM (docs/recovery.md)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    characters = rv.characters_of(campaign, role, request.user)
+    asked = rv.read_asked(request.query_params, campaign, role, characters)
+    cache = caches[CACHE]
+    key = rv.cache_key("api-recovery", campaign, role, request.user, characters, request.query_params)
+    data: dict[str, Any] | None = cache.get(key)
+    if data is None:
+        try:
+            result = rv.party_recovery(
+                campaign, role, characters, runs=asked.runs, what_ifs=asked.what_ifs, by=asked.by
+            )
+        except rv.Stopped:
+            return Response({"detail": rv.STOPPED}, status=503, headers={"Retry-After": "60"})
+        data = rv.recovery_json(result)
+        cache.set(key, data, CACHE_SECONDS)
+    return Response(data)

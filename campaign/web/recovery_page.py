@@ -1,0 +1,146 @@
+"""The party's recovery on the web (docs/recovery.md): a page of its own, `/campaigns/{id}/recovery/`, and the same
+panel as a section of the board (fetched when shown, and again when the board says something changed). The GM's
+what-ifs and "advance to when the party is fit" are on it; the advances post to the board's clock form, so they ask
+for table dice as any advance does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.cache import caches
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
+
+from campaign import access
+from campaign import recovery as rv
+from campaign.models import GM, Campaign
+from campaign.web import display, recovery_chart
+from rules import recovery as rc
+from rules.params import RuleError
+from rules.registry import get_ruleset
+
+CACHE = "pages"
+CACHE_SECONDS = 300
+
+
+def _query(request: HttpRequest) -> dict[str, str]:
+    """The form's fields as the API's query: several `with` boxes ticked are one comma-separated `with`."""
+    return {
+        "with": ",".join(value for value in request.GET.getlist("with") if value),
+        "by": request.GET.get("by", ""),
+        "runs": request.GET.get("runs", ""),
+    }
+
+
+def _timers(recovery: rv.Recovery) -> dict[int, list[tuple[int, str]]]:
+    rules = get_ruleset(recovery.campaign.ruleset)
+    player = recovery.role != GM
+    return {
+        m.character.pk: rc.timers_due(rules, m.character.state, recovery.as_of, player=player)
+        for m in recovery.members
+    }
+
+
+def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError | None) -> dict[str, Any]:
+    """What the panel shows, in words: each character's date and what is in the way, the party's, "k of N fit by",
+    the chart, and for a GM the what-ifs and the advances."""
+    campaign = recovery.campaign
+    party = recovery.party
+    gm = recovery.role == GM
+    asked = set(query["with"].split(",")) if query["with"] else set()
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "is_gm": gm,
+        "as_of": rv.day_text(campaign, recovery.as_of),
+        "sampling": rv.sampling_text(recovery),
+        "party": rv.party_text(recovery, party),
+        "characters": [
+            {
+                "name": m.character.name,
+                "text": rv.character_text(recovery, m),
+                "fit_now": m.outlook.status == rc.FIT_NOW,
+                "in_the_way": [rv.item_text(recovery, item) for item in m.outlook.items]
+                + [f"{what}: {rc.UNKNOWN_UNTIL_DIAGNOSED}" for what in m.outlook.unknown],
+            }
+            for m in recovery.members
+        ],
+        "by": query["by"],
+        "fit_by": rv.fit_by_text(recovery),
+        "chart": recovery_chart.draw(recovery, _timers(recovery)),
+        "error": None if error is None else {"field": error.field, "message": error.message},
+    }
+    if gm:
+        medic = f"{rv.MEDIC}:"
+        context["menu"] = [
+            (key, label, key in asked) for key, label in recovery.menu if not key.startswith(medic)
+        ]
+        context["medics"] = [
+            (key, label.removesuffix(" for all"), key in asked)
+            for key, label in recovery.menu
+            if key.startswith(medic)
+        ]
+        context["what_ifs"] = [(s.label, rv.moved_text(recovery, s)) for s in recovery.scenarios]
+        spread = party.all_fit
+        if spread is not None and spread.p50 is not None and spread.p50 > recovery.as_of:
+            context["advance_to_fit"] = {
+                "seconds": spread.p50 - recovery.as_of,
+                "date": rv.day_text(campaign, spread.p50),
+                "in": display.duration_text(spread.p50 - recovery.as_of),
+            }
+        chart = context["chart"]
+        if chart is not None:
+            end = recovery_chart.chart_end(recovery)
+            if end > recovery.as_of:
+                context["advance_to_change"] = {
+                    "seconds": end - recovery.as_of,
+                    "date": rv.day_text(campaign, end),
+                }
+    return context
+
+
+def _panel(request: HttpRequest, campaign: Campaign, role: str) -> tuple[SafeString, int]:
+    """The panel: its body rendered once per state and query (cached; it has no form that writes), and the
+    advances' forms rendered for this request (their CSRF token and one-use idempotency keys are never cached)."""
+    characters = rv.characters_of(campaign, role, request.user)
+    query = _query(request)
+    key = rv.cache_key("recovery-panel", campaign, role, request.user, characters, query)
+    cache = caches[CACHE]
+    found = cache.get(key)
+    if found is None:
+        status, error = 200, None
+        try:
+            asked = rv.read_asked(query, campaign, role, characters)
+        except RuleError as refused:
+            status, error, asked = refused.status, refused, rv.Asked()
+        result = rv.party_recovery(
+            campaign, role, characters, runs=asked.runs, what_ifs=asked.what_ifs, by=asked.by
+        )
+        context = panel_context(result, query, error)
+        body = render_to_string("web/recovery.html", context)
+        act = {key: context[key] for key in ("advance_to_fit", "advance_to_change") if key in context}
+        found = (body, act, status)
+        if status == 200:
+            cache.set(key, found, CACHE_SECONDS)
+    body, act, status = found
+    forms = render_to_string(
+        "web/recovery_act.html", {"campaign": campaign, "is_gm": role == GM, **act}, request
+    )
+    return mark_safe(body + forms), status  # noqa: S308 (our own renderings, as views._rendered)
+
+
+@login_required
+def campaign_recovery(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The panel (a fragment for the board's section under htmx) or the page of its own; a bad query is a 400
+    naming the field, with the untreated view."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    try:
+        html, status = _panel(request, campaign, role)
+    except rv.Stopped:
+        return HttpResponse(rv.STOPPED, status=503, headers={"Retry-After": "60"}, content_type="text/plain")
+    if request.htmx:
+        return HttpResponse(html, status=status)
+    context = {"campaign": campaign, "panel": html, "is_gm": role == GM}
+    return render(request, "campaign_recovery.html", context, status=status)

@@ -1,0 +1,77 @@
+"""Cyberpunk 2020: what stands between a character and "fit for action" (RULES.md, "Every ruleset";
+docs/recovery.md).
+
+Fit: the wound track at Light or better (4 points or fewer), not stunned, and no crippled or severed limb that is
+neither mended (bones set) nor replaced. The party's what-ifs are the forecast's menu (`rules.cyberpunk2020.forecast`):
+the medic's treatment, with the medic's skill set to a level the GM picks. Cyberpunk has no hospital of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rules.cyberpunk2020 import forecast as cp
+from rules.cyberpunk2020 import tables
+from rules.forecast import Injury, WhatIf
+from rules.ruleset import State
+
+LIGHT = tables.WOUND_LEVELS[0][1]  # the most points still Light
+MEDIC_SKILLS = (1, 10)
+STUN_CARE = "stunned with no save that can succeed: out until the stun damage heals"
+
+
+def _over_light(state: State) -> int:
+    return max(0, state["damage"] - LIGHT)
+
+
+def _stunned(state: State) -> int:
+    return int(state["stunned"])
+
+
+def _limb(limb: str) -> Callable[[State], int]:
+    def amount(state: State) -> int:
+        place = state["locations"][limb]
+        return int(place["crippled"] or place["severed"])
+
+    return amount
+
+
+def obstacles(state: State) -> list[Injury]:
+    found = []
+    over = _over_light(state)
+    if over:
+        # Minor wounds stop counting a day after they were taken; the rest waits for a treatment's healing rate.
+        untreated = state["healing_skill"] is None and state["damage"] - len(state["minor_wounds"]) > LIGHT
+        found.append(
+            Injury(
+                "damage",
+                f"the wound track: {cp._points(state['damage'])}, {cp._points(over)} over Light",
+                _over_light,
+                tables.TRACK_MAX,
+                cp.UNTREATED_CARE if untreated else None,
+            )
+        )
+    if state["stunned"]:
+        found.append(Injury("stunned", "stunned", _stunned, 1))
+    for limb in tables.LIMBS:
+        place = state["locations"][limb]
+        if place["crippled"] or place["severed"]:
+            how = "severed" if place["severed"] else "crippled"
+            found.append(Injury(limb, f"the {how} {limb.replace('_', ' ')}", _limb(limb), 1, cp.LIMB_CARE))
+    return found
+
+
+HOSPITAL: WhatIf | None = None
+
+
+def treatment(skill: int | None) -> WhatIf:
+    """The forecast's medical tech now, by a medic of skill `skill` (None: the forecast's own medic)."""
+    base = cp.WHAT_IFS["treat_now"]
+    if skill is None:
+        return base
+
+    def actions(state: State) -> list[dict[str, Any]]:
+        return [{**action, "skill_level": skill} for action in base.actions(state)]
+
+    return WhatIf(f"treated now by a medic of skill {skill}", 0, actions)

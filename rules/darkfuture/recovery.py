@@ -1,0 +1,57 @@
+"""Dark Future: what stands between a character and "fit for action" (RULES.md, "Every ruleset"; docs/recovery.md).
+
+Fit: CON in the 76%+ band and no limb disabled. CON comes back a point per `con_recovery_days` of rest with no
+dice, so a Dark Future party's dates are exact. The only care is the GM's `recover` (the forecast's `recover_now`):
+it restores the limbs; no medic, no hospital.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rules.darkfuture import forecast as df
+from rules.darkfuture import tables
+from rules.darkfuture.engine import con_band
+from rules.forecast import Injury, WhatIf
+from rules.ruleset import State
+
+MEDIC_SKILLS: tuple[int, int] | None = None  # no medic in Dark Future's menu
+
+
+def fit_con(initial: int) -> int:
+    """The least CON in the 76%+ band for this initial CON."""
+    return next(c for c in range(1, initial + 1) if con_band(c, initial) == tables.BAND_76)
+
+
+def _con_short(state: State) -> int:
+    con = state["con"]
+    return max(0, fit_con(con["initial"]) - con["current"])
+
+
+def _limb(limb: str) -> Callable[[State], int]:
+    def amount(state: State) -> int:
+        return int(limb in state["disabled_limbs"])
+
+    return amount
+
+
+def obstacles(state: State) -> list[Injury]:
+    found = []
+    con = state["con"]
+    short = _con_short(state)
+    if short:
+        need = fit_con(con["initial"])
+        what = f"CON {con['current']} of {con['initial']} ({need} needed)"
+        found.append(Injury("con", what, _con_short, need))
+    for limb in tables.LIMBS:
+        if limb in state["disabled_limbs"]:
+            found.append(Injury(limb, f"the {limb.replace('_', ' ')} disabled", _limb(limb), 1, df.LIMB_CARE))
+    return found
+
+
+HOSPITAL: WhatIf | None = None
+
+
+def treatment(skill: int | None) -> WhatIf:
+    """The GM's `recover` now (the forecast's `recover_now`); Dark Future has no medic's skill."""
+    return df.WHAT_IFS["recover_now"]

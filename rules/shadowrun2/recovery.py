@@ -1,0 +1,78 @@
+"""Shadowrun 2: what stands between a character and "fit for action" (RULES.md, "Every ruleset"; docs/recovery.md).
+
+Fit: no wound modifier left from either monitor (a Light level is +1: every box healed, overflow too) and every
+critical hit healed, replaced or marked accepted by the GM. Each is an obstacle the party's recovery follows through
+the forecast's futures (`rules.forecast.simulate`): its amount is what is left of it, 0 when out of the way. The
+party's what-ifs are the forecast's menu (`rules.shadowrun2.forecast`): hospital for all, the medic's treatment,
+with the medic's Biotech set to a skill the GM picks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rules.forecast import Injury, WhatIf
+from rules.ruleset import State
+from rules.shadowrun2 import forecast as sr
+from rules.shadowrun2 import tables as t
+from rules.shadowrun2.engine import is_active, physical_healing_possible
+
+MEDIC_SKILLS = (1, 12)  # the Biotech a what-if's medic may have
+CARE = {
+    **sr.CARE,
+    "crippling": "a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's "
+    "Accept (fit for action with it)",
+}
+
+
+def _hit_in_the_way(hit_id: str) -> Callable[[State], int]:
+    def amount(state: State) -> int:
+        for hit in state["critical_hits"]:
+            if hit["id"] == hit_id:
+                return hit["boxes"] if is_active(hit) and not hit.get("accepted") else 0
+        return 0
+
+    return amount
+
+
+def _monitor(name: str, boxes: int) -> str:
+    return f"{name} damage ({sr.LEVEL_WORDS[t.LEVEL_BY_BOXES[boxes]]}, {sr._boxes(boxes)})"
+
+
+def obstacles(state: State) -> list[Injury]:
+    """Every active critical hit not accepted, the physical monitor (with overflow) and the stun monitor."""
+    found = [
+        Injury(
+            hit["id"],
+            f"the {sr._where(hit)}'s {hit['lethality']} hit ({hit['part']})",
+            _hit_in_the_way(hit["id"]),
+            t.MONITOR_BOXES,
+            CARE.get(hit["lethality"]),
+        )
+        for hit in state["critical_hits"]
+        if is_active(hit) and not hit.get("accepted")
+    ]
+    physical = state["physical"] + state["physical_overflow"]
+    if physical:
+        care = None if physical_healing_possible(state) else sr.DEADLY_CARE
+        words = _monitor("physical", min(state["physical"], t.MONITOR_BOXES))
+        found.append(Injury("physical", words, sr._physical, t.MONITOR_BOXES, care))
+    if state["stun"]:
+        found.append(Injury("stun", _monitor("stun", state["stun"]), sr._stun, t.MONITOR_BOXES))
+    return found
+
+
+HOSPITAL: WhatIf | None = sr.WHAT_IFS["in_hospital"]
+
+
+def treatment(skill: int | None) -> WhatIf:
+    """The forecast's treatment now, by a medic of Biotech `skill` (None: the forecast's own medic)."""
+    base = sr.WHAT_IFS["treat_now"]
+    if skill is None:
+        return base
+
+    def actions(state: State) -> list[dict[str, Any]]:
+        return [{**action, "skill": skill} for action in base.actions(state)]
+
+    return WhatIf(f"treated now by a medic of Biotech {skill}", 0, actions)

@@ -1,0 +1,148 @@
+"""The party's recovery on the web: the board's section, the page, the timeline, the GM's what-ifs and advances,
+and a player's page, the same whatever a hidden hit's lethality."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.core.cache import caches
+from django.db import transaction
+
+from campaign.models import Campaign, Job
+from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
+from tests.api.test_recovery import THREE_LOST, npc
+from tests.conftest import make_table
+from tests.web.conftest import Web, make_web
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def page(web: Web, query: str = "") -> str:
+    return f"/campaigns/{web.campaign_id}/recovery/{query}"
+
+
+def test_the_board_fetches_the_recovery_section_once_shown_and_after_each_change(df_web: Web) -> None:
+    html = df_web.gm.get(f"/campaigns/{df_web.campaign_id}/").content.decode()
+    assert f'hx-get="{page(df_web)}" hx-trigger="load, refresh from:body"' in html
+    assert f'<a href="{page(df_web)}">When everyone is fit for action</a>' in html
+
+
+def test_the_gm_page_says_each_date_and_draws_a_lane_per_character(df_web: Web) -> None:
+    bo = npc(df_web.table, "Bo", {"con": 12})
+    df_web.table.act(THREE_LOST)
+    df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", THREE_LOST)
+    html = df_web.gm.get(page(df_web, "?by=2020-01-10")).content.decode()
+    assert "<strong>The party:</strong> all fit by 2020-01-15 00:00 (p50 and p90)" in html
+    assert "<strong>Ash</strong>: fit for action by 2020-01-15 00:00 (p50 and p90)" in html
+    assert "<strong>Bo</strong>: fit for action by 2020-01-08 00:00 (p50 and p90)" in html
+    assert "CON 5 of 8 (7 needed), out of the way by 2020-01-15 00:00 (p50 and p90)" in html
+    assert "<strong>By then:</strong> 1 of 2 fit by 2020-01-10 00:00 (all 2: 0%)" in html
+    assert html.count('class="lane"') == 2 and html.count('class="bar"') == 2
+    assert html.count('class="timer-mark"') == 2  # each one's next CON point
+    assert 'class="now"' in html and 'class="party-line"' in html
+    assert re.search(r'class="tick"[^>]*>2020-01-15<', html)
+    assert "style=" not in html and "<script>" not in html  # the CSP
+    assert ":00:00 " not in html.split('<main id="main">')[1]  # no seconds in the recovery's dates
+    assert "Advance to when the party is fit (2020-01-15 00:00, p50)" in html
+
+
+def test_the_gm_asks_what_ifs_and_sees_how_the_partys_date_moves(sr2_web: Web) -> None:
+    sr2_web.table.act(chest_hit(CRITICAL))
+    html = sr2_web.gm.get(page(sr2_web, "?with=hospital&with=medic:6&runs=200")).content.decode()
+    found = re.findall(r"<li><strong>([^<]*)</strong>: (all fit[^<]*)</li>", html)
+    assert [label for label, _ in found] == [
+        "hospital for all",
+        "a medic of skill 6 for all",
+        "all of these at once",
+    ]
+    assert all(text.startswith("all fit by 2053-") for _, text in found)
+    assert 'value="hospital" checked' in html
+    assert '<option value="medic:6" selected>a medic of skill 6</option>' in html  # one medic, from a select
+    assert '<option value="">no medic</option>' in html
+
+
+def test_advancing_to_when_the_party_is_fit_posts_the_boards_clock_form(df_web: Web) -> None:
+    df_web.table.act(THREE_LOST)
+    html = df_web.gm.get(page(df_web)).content.decode()
+    amount = re.search(
+        r'name="unit" value="seconds"><input type="hidden" name="amount" value="(\d+)">\s*<button', html
+    )
+    assert amount is not None and int(amount.group(1)) == 14 * 86_400
+    posted = df_web.gm.post(
+        f"/campaigns/{df_web.campaign_id}/clock/", {"unit": "seconds", "amount": amount.group(1), "key": "k1"}
+    )
+    assert posted.status_code == 302
+    assert Campaign.objects.get(pk=df_web.campaign_id).game_time == 14 * 86_400
+    after = df_web.gm.get(page(df_web)).content.decode()
+    assert "<strong>The party:</strong> all fit for action now" in after
+
+
+def test_a_bad_date_is_a_400_naming_it_with_the_untreated_view(df_web: Web) -> None:
+    answer = df_web.gm.get(page(df_web, "?by=someday"))
+    assert answer.status_code == 400
+    assert "by: expected a game date such as 2053-03-02, got &#x27;someday&#x27;" in answer.content.decode()
+
+
+def test_a_player_sees_only_their_own_lanes_and_no_what_ifs_or_advances(df_web: Web) -> None:
+    npc(df_web.table, "Bo", {"con": 12})
+    assert df_web.player.get(page(df_web, "?with=treat:1")).status_code == 403
+    html = df_web.player.get(page(df_web)).content.decode()
+    assert "<strong>Ash</strong>" in html and "<strong>Bo</strong>" not in html and "Bo:" not in html
+    assert "What if" not in html and "Advance to" not in html
+    assert "<strong>Your characters:</strong>" in html
+
+
+def test_a_players_page_is_the_same_for_a_mortal_and_a_critical_undiagnosed_hit(sr2_web: Web) -> None:
+    pages, gm_pages = [], []
+    for body_check in (MORTAL, CRITICAL):
+        caches["pages"].clear()  # the rolled-back character has the same version: no page of the other
+        with transaction.atomic():
+            sr2_web.table.act(chest_hit(body_check))
+            pages.append(sr2_web.player.get(page(sr2_web), **HTMX).content)
+            gm_pages.append(sr2_web.gm.get(page(sr2_web), **HTMX).content)
+            transaction.set_rollback(True)
+    assert b"mortal hit" in gm_pages[0] and b"critical hit (spine)" in gm_pages[1]
+    clean = [re.sub(rb'name="csrfmiddlewaretoken" value="[^"]*"', b"", p) for p in pages]
+    assert clean[0] == clean[1]
+    assert b"a critical hit to the chest: unknown until diagnosed" in pages[0]
+
+
+def _advances(html: str) -> list[dict[str, str]]:
+    """The recovery page's advance forms, as the fields they post."""
+    forms = re.findall(
+        r'<form method="post" action="/campaigns/\d+/clock/" class="inline">(.*?)</form>', html, re.S
+    )
+    return [dict(re.findall(r'name="(\w+)" value="([^"]*)"', form)) for form in forms]
+
+
+def test_advancing_from_the_page_asks_for_table_dice_as_any_advance(db: None, django_user_model: Any) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5}, {"table_dice": "all"})
+    web = make_web(table)
+    # A Moderate stun wound: its recovery roll is the clock's, which the GM rolls at the table.
+    assert table.act({"type": "wound", "severity": "M", "damage": "stun"}).status_code == 201
+    to_fit, to_change = _advances(web.gm.get(page(web)).content.decode())
+    assert (to_fit["unit"], "stop_on" in to_fit, to_change["stop_on"]) == ("seconds", False, "status")
+    posted = web.gm.post(
+        f"/campaigns/{web.campaign_id}/clock/",
+        {k: v for k, v in to_fit.items() if k != "csrfmiddlewaretoken"},
+    )
+    assert posted.status_code == 302
+    job = Job.objects.get(campaign_id=web.campaign_id)
+    assert job.waiting and job.needs_roll["name"] == "stun_recovery", job.needs_roll
+    board = web.gm.get(f"/campaigns/{web.campaign_id}/").content.decode()
+    assert "/clock/roll/" in board  # the board asks for the roll, as for any advance
+
+
+def test_advancing_to_the_next_change_stops_on_a_status_change(df_web: Web) -> None:
+    df_web.table.act(THREE_LOST)
+    _, to_change = _advances(df_web.gm.get(page(df_web)).content.decode())
+    posted = df_web.gm.post(
+        f"/campaigns/{df_web.campaign_id}/clock/",
+        {k: v for k, v in to_change.items() if k != "csrfmiddlewaretoken"},
+    )
+    assert posted.status_code == 302
+    job = Job.objects.get(campaign_id=df_web.campaign_id)
+    assert job.stop_on == "status" and job.to_time - job.from_time == int(to_change["amount"])
