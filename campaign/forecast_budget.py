@@ -78,9 +78,9 @@ class Box:
         pace = (moment - self.mark) / done if done else 0.0
         self.mark = moment
         room = self.deadline - moment
-        if pace * left <= room:
-            return left
-        return max(0, int(room / pace))
+        if room <= 0:
+            return 0
+        return left if pace * left <= room else int(room / pace)
 
 
 def _take(key: str, value: tuple[str, float]) -> bool:

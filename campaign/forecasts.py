@@ -45,7 +45,7 @@ class Asked:
         return f"{self.runs}:{','.join(self.what_ifs)}:{self.seed}"
 
 
-def _whole(query: Mapping[str, str], name: str, low: int, high: int) -> int | None:
+def _whole(query: Mapping[str, str], name: str, low: int, high: int, whose: str = "") -> int | None:
     raw = query.get(name, "").strip()
     if not raw:
         return None
@@ -55,7 +55,7 @@ def _whole(query: Mapping[str, str], name: str, low: int, high: int) -> int | No
         value = None
     if value is None or not low <= value <= high:
         raise services.ServiceError(
-            name, f"expected a whole number from {low:,} to {high:,}, got {raw[:40]!r}"
+            name, f"expected a whole number from {low:,} to {high:,}{whose}, got {raw[:40]!r}"
         )
     return value
 
@@ -74,7 +74,7 @@ def default_runs(role: str) -> int:
 def read_asked(query: Mapping[str, str], ruleset: str, role: str) -> Asked:
     """`?runs=` (a player's capped: `max_runs`), `?with=` (comma-separated what-ifs, GMs only: a player asking gets
     a 403) and `?seed=`."""
-    runs = _whole(query, "runs", fc.MIN_RUNS, max_runs(role))
+    runs = _whole(query, "runs", fc.MIN_RUNS, max_runs(role), "" if role == GM else " for a player")
     seed = _whole(query, "seed", 0, SEED_MAX)
     raw = query.get("with", "").strip()
     what_ifs: tuple[str, ...] = ()
