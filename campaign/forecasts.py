@@ -8,10 +8,12 @@ nothing in it depends on what the GM alone sees.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import caches
 
 from campaign import access, presenters, services
@@ -21,6 +23,9 @@ from rules.registry import get_ruleset
 
 CACHE = "pages"
 CACHE_SECONDS = 300
+CUT_SHORT_CACHE_SECONDS = (
+    30  # a forecast cut short by its time box: a later try may have time for every future
+)
 CACHE_FORMAT = 1  # bump when the answer's shape changes
 SEED_MAX = 2**63 - 1
 WHAT_IFS_FOR_GM = "ask what-ifs"
@@ -40,7 +45,7 @@ class Asked:
         return f"{self.runs}:{','.join(self.what_ifs)}:{self.seed}"
 
 
-def _whole(query: Mapping[str, str], name: str, low: int, high: int) -> int | None:
+def _whole(query: Mapping[str, str], name: str, low: int, high: int, whose: str = "") -> int | None:
     raw = query.get(name, "").strip()
     if not raw:
         return None
@@ -50,14 +55,26 @@ def _whole(query: Mapping[str, str], name: str, low: int, high: int) -> int | No
         value = None
     if value is None or not low <= value <= high:
         raise services.ServiceError(
-            name, f"expected a whole number from {low:,} to {high:,}, got {raw[:40]!r}"
+            name, f"expected a whole number from {low:,} to {high:,}{whose}, got {raw[:40]!r}"
         )
     return value
 
 
+def max_runs(role: str) -> int:
+    """The most futures `role` may ask: a GM `rules.forecast.MAX_RUNS`, a player `FORECAST_PLAYER_MAX_RUNS`."""
+    return (
+        fc.MAX_RUNS if role == GM else max(fc.MIN_RUNS, min(fc.MAX_RUNS, settings.FORECAST_PLAYER_MAX_RUNS))
+    )
+
+
+def default_runs(role: str) -> int:
+    return min(fc.DEFAULT_RUNS, max_runs(role))
+
+
 def read_asked(query: Mapping[str, str], ruleset: str, role: str) -> Asked:
-    """`?runs=`, `?with=` (comma-separated what-ifs, GMs only: a player asking gets a 403) and `?seed=`."""
-    runs = _whole(query, "runs", fc.MIN_RUNS, fc.MAX_RUNS)
+    """`?runs=` (a player's capped: `max_runs`), `?with=` (comma-separated what-ifs, GMs only: a player asking gets
+    a 403) and `?seed=`."""
+    runs = _whole(query, "runs", fc.MIN_RUNS, max_runs(role), "" if role == GM else " for a player")
     seed = _whole(query, "seed", 0, SEED_MAX)
     raw = query.get("with", "").strip()
     what_ifs: tuple[str, ...] = ()
@@ -70,11 +87,14 @@ def read_asked(query: Mapping[str, str], ruleset: str, role: str) -> Asked:
             raise services.ServiceError(
                 "with", f"expected some of {', '.join(menu)}, separated by commas, got {unknown[0][:40]!r}"
             )
-    return Asked(fc.DEFAULT_RUNS if runs is None else runs, what_ifs, seed)
+    return Asked(default_runs(role) if runs is None else runs, what_ifs, seed)
 
 
-def forecast_of(character: Character, role: str, asked: Asked) -> fc.Forecast:
-    """The forecast of the character as it is now, as `role` may know it."""
+def forecast_of(
+    character: Character, role: str, asked: Asked, allow: Callable[[int, int], int] | None = None
+) -> fc.Forecast:
+    """The forecast of the character as it is now, as `role` may know it; `allow`: its time box
+    (`forecast_budget.Box.allow`)."""
     rules = get_ruleset(character.campaign.ruleset)
     return fc.forecast(
         rules,
@@ -84,18 +104,56 @@ def forecast_of(character: Character, role: str, asked: Asked) -> fc.Forecast:
         runs=asked.runs,
         seed=asked.seed,
         what_ifs=asked.what_ifs,
+        allow=allow,
     )
 
 
-def cached(stamp: access.CharacterStamp, asked: Asked, kind: str, make: Callable[[], Any]) -> Any:
-    """`make()` once per character state, role and parameters (`CharacterStamp.cache_key`)."""
+def cached(
+    stamp: access.CharacterStamp,
+    asked: Asked,
+    kind: str,
+    make: Callable[[], Any],
+    cut_short: Callable[[Any], bool] = lambda made: False,
+) -> Any:
+    """`make()` once per character state, role and parameters (`CharacterStamp.cache_key`); an answer that was
+    `cut_short` for `CUT_SHORT_CACHE_SECONDS` only."""
     cache = caches[CACHE]
     key = f"{stamp.cache_key(f'{kind}{CACHE_FORMAT}')}:{asked.key}"
     found = cache.get(key)
     if found is None:
         found = make()
-        cache.set(key, found, CACHE_SECONDS)
+        cache.set(key, found, CUT_SHORT_CACHE_SECONDS if cut_short(found) else CACHE_SECONDS)
     return found
+
+
+def sampling_error(runs: int) -> float:
+    """The margin of a share over `runs` futures at 95% confidence, at its widest (a share of a half): 1.96 standard
+    errors, 1.96 * sqrt(1/4 / runs). A percentile's date is that of the true one within as many percentiles."""
+    return 0.98 / math.sqrt(runs)
+
+
+def sampling_error_text(runs: int) -> str:
+    points = f"{sampling_error(runs) * 100:.1f}"
+    return (
+        f"each share within {points} percentage points and each date within {points} percentiles "
+        "of the true ones (95% confidence)"
+    )
+
+
+def fewest_runs(result: fc.Forecast) -> int:
+    """The futures of the scenario that had fewest (a what-if cut short may have fewer than the untreated)."""
+    return min([result.runs, *(outlook.runs for outlook in result.what_ifs)])
+
+
+def cut_short_text(result: fc.Forecast, asked_runs: int) -> str | None:
+    """Why a forecast has fewer futures than asked, and what that costs it, in words; None when it has them all."""
+    if not result.cut_short:
+        return None
+    return (
+        f"Cut short by its time box: {result.runs:,} of the {asked_runs:,} futures asked were simulated"
+        f"{' (fewer for some what-ifs)' if fewest_runs(result) < result.runs else ''}; "
+        f"{sampling_error_text(fewest_runs(result))}."
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -151,13 +209,17 @@ def survival_text(survival: list[tuple[str, str, float]]) -> str:
     return ", ".join(f"{label}: {percent(share)}" for _key, label, share in survival)
 
 
-def forecast_json(character: Character, role: str, result: fc.Forecast) -> dict[str, Any]:
-    """The API's answer (README, "Recovery forecast"): seconds and game dates side by side."""
+def forecast_json(character: Character, role: str, result: fc.Forecast, asked_runs: int) -> dict[str, Any]:
+    """The API's answer (README, "Recovery forecast"): seconds and game dates side by side; `runs` the futures
+    simulated (fewer than `asked_runs` when the time box cut it short: `cut_short` says so in words)."""
     campaign = character.campaign
     untreated = result.untreated
     data: dict[str, Any] = {
         **_dated(campaign, "as_of", result.as_of),
         "runs": result.runs,
+        "cut_short": cut_short_text(result, asked_runs),
+        "sampling_error": round(sampling_error(fewest_runs(result)), 4),
+        "sampling_error_text": sampling_error_text(fewest_runs(result)),
         **_dated(campaign, "horizon", result.as_of + result.horizon),
         "items": [_item_json(campaign, item) for item in untreated.items]
         + [_unknown_json(what) for what in result.unknown],
@@ -174,6 +236,7 @@ def forecast_json(character: Character, role: str, result: fc.Forecast) -> dict[
             {
                 "with": outlook.key,
                 "label": outlook.label,
+                "runs": outlook.runs,
                 "items": [_item_json(campaign, item) for item in outlook.items],
                 "full_health": _full_health_json(campaign, result, outlook),
                 "survival": round(outlook.survival, 4),

@@ -238,6 +238,15 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
+# The forecast's budget (campaign/forecast_budget.py, docs/forecast.md "Budget"): wall seconds a forecast may take
+# before it answers with the futures done; CPU seconds of forecasts per user and minute; how long a lease outlives
+# a worker that died mid-forecast; forecasts at once on the whole server (0: no limit); a player's most futures.
+FORECAST_TIME_BOX = float(os.environ.get("FORECAST_TIME_BOX", "1"))
+FORECAST_BUDGET = float(os.environ.get("FORECAST_BUDGET", "5"))
+FORECAST_LEASE_SECONDS = int(os.environ.get("FORECAST_LEASE_SECONDS", "10"))
+FORECAST_AT_ONCE = int(os.environ.get("FORECAST_AT_ONCE", "1"))
+FORECAST_PLAYER_MAX_RUNS = int(os.environ.get("FORECAST_PLAYER_MAX_RUNS", "1000"))
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Wound Ledger API",
     "DESCRIPTION": "Event-sourced injury and recovery tracking for Shadowrun 2, Cyberpunk 2020 and Dark Future.",

@@ -41,6 +41,7 @@ MIN_RUNS = 10
 MAX_RUNS = 5000
 PERCENTILES = (10, 50, 90)
 CHART_SAMPLES = 40  # points per line of the chart: enough for a phone's width, cheap over 1,000 futures
+ROUND_RUNS = 100  # a time-boxed forecast's first round of futures (docs/forecast.md, "Budget")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -582,6 +583,34 @@ def simulate(
     return futures + done + [branch.future() for branch in still]
 
 
+def simulate_rounds(
+    rules: Ruleset,
+    state: State,
+    now: int,
+    injuries: Sequence[Injury],
+    *,
+    runs: int,
+    rng: Random,
+    allow: Callable[[int, int], int] | None,
+    what_if: WhatIf | None = None,
+    horizon: int = HORIZON,
+) -> list[Future]:
+    """`simulate` with a time box: `allow(done, left)` says how many of the `left` futures still asked may be
+    simulated now, after `done`. Asked before a first round of at most `ROUND_RUNS` futures (which always runs),
+    then once more: all the rest run in one round, or as many as it allows and no more. So a forecast that is not
+    cut short is always the same two rounds (the same futures under the same seed), and one that is ends with a
+    fair sample (a round's futures are all done, none left half-way). Without `allow`, one round of them all."""
+    if allow is None:
+        return simulate(rules, state, now, injuries, runs=runs, rng=rng, what_if=what_if, horizon=horizon)
+    allow(0, runs)
+    first = min(ROUND_RUNS, runs)
+    futures = simulate(rules, state, now, injuries, runs=first, rng=rng, what_if=what_if, horizon=horizon)
+    rest = min(runs - first, allow(first, runs - first)) if runs > first else 0
+    if rest > 0:
+        futures += simulate(rules, state, now, injuries, runs=rest, rng=rng, what_if=what_if, horizon=horizon)
+    return futures
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # What the futures say
 
@@ -659,6 +688,11 @@ class Outlook:
     survival: float
     futures: list[Future] = field(repr=False)
 
+    @property
+    def runs(self) -> int:
+        """How many futures were simulated (fewer than asked when a time box cut the forecast short)."""
+        return sum(future.count for future in self.futures)
+
 
 NOT_WITHOUT_CARE = "not without care"
 UNKNOWN_UNTIL_DIAGNOSED = "unknown until diagnosed"
@@ -696,6 +730,7 @@ class Forecast:
     what_ifs: list[Outlook]
     dying: bool
     injuries: list[Injury] = field(default_factory=list, compare=False, repr=False)
+    cut_short: bool = False  # the time box (`allow`) ended it before every future asked was simulated
 
     @property
     def survival(self) -> list[tuple[str, str, float]] | None:
@@ -727,18 +762,22 @@ def forecast(
     what_ifs: Sequence[str] = (),
     what_ifs_only_if_death_in_sight: bool = False,
     horizon: int = HORIZON,
+    allow: Callable[[int, int], int] | None = None,
 ) -> Forecast:
     """The forecast of `state` at game second `now`. A player's simulates only what the player may know
     (`ForecastRules.known`) and has no what-ifs. `what_ifs`: keys of the ruleset's menu (checked by the caller);
     with `what_ifs_only_if_death_in_sight`, they are run only when the untreated futures show a death in sight
-    (the character page asks the whole menu that way: odds matter to a GM only for someone who may die)."""
+    (the character page asks the whole menu that way: odds matter to a GM only for someone who may die).
+    `allow` (a time box) says how many futures may be simulated (`simulate_rounds`): the untreated ones first,
+    then each what-if's, at most as many; `runs` is the untreated count, `cut_short` says some were not run."""
     declared: ForecastRules = rules.forecast
     known = declared.known(state) if player else Known(state)
     state = known.state
     asked = [] if player else [key for key in declared.what_ifs if key in what_ifs]
     rng = SimulationRandom(default_seed(state, now, runs, asked) if seed is None else seed)
     injuries = declared.injuries(state) if state["alive"] else []  # the dead have nothing left to heal
-    base = simulate(rules, state, now, injuries, runs=runs, rng=rng, horizon=horizon)
+    base = simulate_rounds(rules, state, now, injuries, runs=runs, rng=rng, allow=allow, horizon=horizon)
+    done = sum(future.count for future in base)
     untreated = outlook(UNTREATED, UNTREATED, injuries, base, untreated=True)
     if known.unknown:
         # Back to full health depends on what the player may not know: it is unknown too.
@@ -749,9 +788,20 @@ def forecast(
     others = []
     for key in asked:
         what = declared.what_ifs[key]
-        futures = simulate(rules, state, now, injuries, runs=runs, rng=rng, what_if=what, horizon=horizon)
+        futures = simulate_rounds(
+            rules,
+            state,
+            now,
+            injuries,
+            runs=done,
+            rng=rng,
+            allow=allow,
+            what_if=what,
+            horizon=horizon,
+        )
         others.append(outlook(key, what.label, injuries, futures, untreated=False))
-    return Forecast(now, runs, horizon, untreated, known.unknown, others, dying, injuries)
+    short = done < runs or any(other.runs < done for other in others)
+    return Forecast(now, done, horizon, untreated, known.unknown, others, dying, injuries, short)
 
 
 # ----------------------------------------------------------------------------------------------------------------

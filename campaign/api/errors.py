@@ -1,5 +1,6 @@
-"""Every error is JSON: 400 `{field: [message]}`, 403/404/409/429/503 `{field or detail: [message]}`; 422
-`{"needs_roll": {...}}` when a table-dice campaign needs a roll the GM did not give."""
+"""Every error is JSON: 400 `{field: [message]}`, 403/404/409/503 `{field or detail: [message]}`; 422
+`{"needs_roll": {...}}` when a table-dice campaign needs a roll the GM did not give; 429 `{"detail": message}` with
+`Retry-After` for a rate or the forecast's budget (campaign/limits.py, campaign/forecast_budget.py)."""
 
 import logging
 from typing import Any
@@ -11,6 +12,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from campaign.forecast_budget import Refused
 from rules.dice import RollNeeded
 from rules.params import RuleError
 
@@ -30,6 +32,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             {exc.field: [exc.message]},
             status=getattr(exc, "status", status.HTTP_400_BAD_REQUEST),
             headers={"Retry-After": str(retry_after)} if retry_after else None,
+        )
+    if isinstance(exc, Refused):
+        # The forecast's budget (docs/forecast.md): when to try again, in words and in the header.
+        return Response(
+            {"detail": exc.message},
+            status=status.HTTP_429_TOO_MANY_REQUESTS,
+            headers={"Retry-After": str(exc.retry_after)},
         )
     if isinstance(exc, ParseError):
         return Response({"body": [str(exc.detail)]}, status=status.HTTP_400_BAD_REQUEST)

@@ -19,7 +19,17 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, cursors, forecasts, limits, presenters, services, throttles, transfer
+from campaign import (
+    access,
+    cursors,
+    forecast_budget,
+    forecasts,
+    limits,
+    presenters,
+    services,
+    throttles,
+    transfer,
+)
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, ImportJob, Invitation, Job, Membership
@@ -592,7 +602,8 @@ def character_restore(request: Request, character_id: int) -> Response:
             "runs",
             int,
             description=f"futures to simulate, {forecasts.fc.MIN_RUNS:,} to {forecasts.fc.MAX_RUNS:,} "
-            f"(default {forecasts.fc.DEFAULT_RUNS:,})",
+            f"(default {forecasts.fc.DEFAULT_RUNS:,}; a player's at most FORECAST_PLAYER_MAX_RUNS); fewer are run "
+            "when the time box cuts the forecast short (`cut_short` says so)",
         ),
         OpenApiParameter(
             "with",
@@ -606,7 +617,7 @@ def character_restore(request: Request, character_id: int) -> Response:
             "gives the same forecast",
         ),
     ],
-    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY},
+    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 429: ANY},
 )
 @api_view(["GET"])
 @throttle_classes([throttles.ForecastRate])
@@ -618,9 +629,13 @@ def character_forecast(request: Request, character_id: int) -> Response:
 
     def answer() -> dict[str, Any]:
         character, role = access.character_for(request.user, character_id)
-        return forecasts.forecast_json(character, role, forecasts.forecast_of(character, role, asked))
+        with forecast_budget.budget(request.user.pk) as box:  # a refusal is a 429 (campaign.api.errors)
+            result = forecasts.forecast_of(character, role, asked, allow=box.allow)
+            return forecasts.forecast_json(character, role, result, asked.runs)
 
-    return Response(forecasts.cached(stamp, asked, "api-forecast", answer))
+    return Response(
+        forecasts.cached(stamp, asked, "api-forecast", answer, cut_short=lambda data: bool(data["cut_short"]))
+    )
 
 
 @extend_schema(request=None, responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY})

@@ -3,10 +3,11 @@ words, back to full health, the survival odds and the chart (docs/forecast.md)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from campaign import presenters
-from campaign.forecasts import percent, survival_text
+from campaign.forecasts import cut_short_text, default_runs, percent, survival_text
 from campaign.models import GM, Character
 from campaign.web import display, forecast_chart
 from rules import forecast as fc
@@ -47,19 +48,25 @@ def _ticks(campaign: Any, start: int, end: int) -> list[tuple[int, str]]:
     return [(m, forecast_chart.tick_text(presenters.game_date(campaign, m), end - start)) for m in moments]
 
 
-def panel_context(character: Character, role: str) -> dict[str, Any]:
+def panel_context(
+    character: Character, role: str, allow: Callable[[int, int], int] | None = None
+) -> dict[str, Any]:
     """What the panel shows: each injury's dates in words, back to full health, the survival odds (for a GM, of
-    every what-if of the menu when a death is in sight) and the chart."""
+    every what-if of the menu when a death is in sight) and the chart; `allow`: the time box
+    (`forecast_budget.Box.allow`), and when it cut the forecast short, a sentence saying so."""
     campaign = character.campaign
     rules = get_ruleset(campaign.ruleset)
     gm = role == GM
+    runs = default_runs(role)
     result = fc.forecast(
         rules,
         character.state,
         campaign.game_time,
         player=not gm,
+        runs=runs,
         what_ifs=tuple(rules.forecast.what_ifs) if gm else (),
         what_ifs_only_if_death_in_sight=True,
+        allow=allow,
     )
     now = result.as_of
     horizon = display.date_text(presenters.game_date(campaign, now + result.horizon))
@@ -72,6 +79,7 @@ def panel_context(character: Character, role: str) -> dict[str, Any]:
     return {
         "as_of": display.date_text(presenters.game_date(campaign, now)),
         "runs": f"{result.runs:,}",
+        "cut_short": cut_short_text(result, runs),
         "horizon": horizon,
         "rows": rows,
         "unknown": bool(result.unknown),

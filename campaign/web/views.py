@@ -31,7 +31,17 @@ from django.utils.html import escapejs
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign import access, cursors, forecasts, limits, presenters, services, throttles, transfer
+from campaign import (
+    access,
+    cursors,
+    forecast_budget,
+    forecasts,
+    limits,
+    presenters,
+    services,
+    throttles,
+    transfer,
+)
 from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Invitation, Job, Membership
 from campaign.web import board, display, forecast_panel, forms, people
 from rules import words
@@ -1353,16 +1363,30 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def character_forecast(request: HttpRequest, character_id: int) -> HttpResponse:
     """The forecast panel (docs/forecast.md): a fragment for the character page, which fetches it when its live
     region is shown; a page of its own without htmx. Rendered once per character state and role (no request in
-    its context: every GM shares one rendering, every player another)."""
+    its context: every GM shares one rendering, every player another). Within the user's forecast budget
+    (docs/forecast.md, "Budget"): a refusal is a 429 saying when to try again, which the panel does by itself."""
     stamp = access.character_stamp(request.user, character_id)
+    cut_short: list[bool] = []
 
     def panel() -> str:
         character, role = access.character_for(request.user, character_id)
-        return render_to_string("web/forecast.html", forecast_panel.panel_context(character, role))
+        with forecast_budget.budget(request.user.pk) as box:
+            context = forecast_panel.panel_context(character, role, allow=box.allow)
+            cut_short.append(context["cut_short"] is not None)
+            return render_to_string("web/forecast.html", context)
 
-    html = _rendered(forecasts.cached(stamp, forecasts.Asked(), "forecast-panel", panel))
+    status, headers = 200, {}
+    try:
+        made = forecasts.cached(stamp, forecasts.Asked(), "forecast-panel", panel, lambda _: any(cut_short))
+        html = _rendered(made)
+    except forecast_budget.Refused as refused:
+        status, headers = 429, {"Retry-After": str(refused.retry_after)}
+        html = render_to_string(
+            "web/forecast_refused.html",
+            {"character_id": stamp.character_id, "message": refused.message, "wait": refused.retry_after},
+        )
     if request.htmx:
-        return HttpResponse(html)
+        return HttpResponse(html, status=status, headers=headers)
     context = {
         "panel": html,
         "name": stamp.name,
@@ -1370,7 +1394,10 @@ def character_forecast(request: HttpRequest, character_id: int) -> HttpResponse:
         "campaign_id": stamp.campaign_id,
         "campaign_name": stamp.campaign_name,
     }
-    return render(request, "character_forecast.html", context)
+    response = render(request, "character_forecast.html", context, status=status)
+    for name, value in headers.items():
+        response[name] = value
+    return response
 
 
 @login_required
