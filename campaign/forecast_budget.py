@@ -73,6 +73,10 @@ class Box:
         self.deadline = wall() + seconds
         self.mark = wall()
 
+    def over(self) -> bool:
+        """The box's time is up (a party's recovery asks this before each character's futures)."""
+        return wall() >= self.deadline
+
     def allow(self, done: int, left: int) -> int:
         moment = wall()
         pace = (moment - self.mark) / done if done else 0.0

@@ -210,3 +210,35 @@ def test_the_engines_rounds_give_one_forecast_per_seed_and_stop_where_the_box_sa
     cut = fc.forecast(rules, state, 0, player=False, runs=300, seed=5, what_ifs=("treat_now",), allow=some)
     assert (cut.runs, cut.cut_short, [o.runs for o in cut.what_ifs]) == (150, True, [150])
     assert asked == [(0, 300), (100, 200), (0, 150), (100, 50)]
+
+
+def test_the_partys_recovery_takes_the_same_lease_on_the_api_and_the_page(sr2: Table, running: Any) -> None:
+    sr2.act(chest_hit(CRITICAL))
+    recovery = f"/api/campaigns/{sr2.campaign['id']}/recovery/"
+    answer = sr2.player.get(recovery)
+    assert (answer.status_code, answer.json(), answer["Retry-After"]) == (
+        429,
+        {"detail": "another forecast of yours is still running; try again in 1 second"},
+        "1",
+    )
+    page = _web(sr2, "player").get(f"/campaigns/{sr2.campaign['id']}/recovery/", **HTMX)
+    assert (page.status_code, page["Retry-After"]) == (429, "1")
+    html = page.content.decode()
+    assert "No recovery view yet: another forecast of yours is still running; try again in 1 second." in html
+    assert 'hx-trigger="load delay:1s"' in html
+    # The GM's own lease is free; the server's one slot (FORECAST_AT_ONCE) is not.
+    assert sr2.gm.get(recovery).json() == {
+        "detail": "the server is running as many forecasts as it may at once; try again in 1 second"
+    }
+
+
+def test_the_partys_recovery_stops_when_its_time_box_is_over(
+    sr2: Table, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    sr2.act(chest_hit(CRITICAL))
+    settings.FORECAST_TIME_BOX = 0
+    answer = sr2.gm.get(f"/api/campaigns/{sr2.campaign['id']}/recovery/")
+    assert (answer.status_code, answer["Retry-After"]) == (503, "60")
+    assert answer.json() == {
+        "detail": "the party's recovery took longer than its time box allows; ask again in a minute"
+    }

@@ -12,7 +12,7 @@ from rest_framework.decorators import api_view, throttle_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, throttles
+from campaign import access, forecast_budget, throttles
 from campaign import recovery as rv
 from rules import forecast as fc
 
@@ -152,9 +152,17 @@ def campaign_recovery(request: Request, campaign_id: int) -> Response:
     data: dict[str, Any] | None = cache.get(key)
     if data is None:
         try:
-            result = rv.party_recovery(
-                campaign, role, characters, runs=asked.runs, what_ifs=asked.what_ifs, by=asked.by
-            )
+            # The forecast's budget (docs/forecast.md): a Refused is a 429 by the API's exception handler.
+            with forecast_budget.budget(request.user.pk) as box:
+                result = rv.party_recovery(
+                    campaign,
+                    role,
+                    characters,
+                    runs=asked.runs,
+                    what_ifs=asked.what_ifs,
+                    by=asked.by,
+                    stop=box.over,
+                )
         except rv.Stopped:
             return Response({"detail": rv.STOPPED}, status=503, headers={"Retry-After": "60"})
         data = rv.recovery_json(result)

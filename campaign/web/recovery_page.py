@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
-from campaign import access
+from campaign import access, forecast_budget
 from campaign import recovery as rv
 from campaign.models import GM, Campaign
 from campaign.web import display, recovery_chart
@@ -115,9 +115,16 @@ def _panel(request: HttpRequest, campaign: Campaign, role: str) -> tuple[SafeStr
             asked = rv.read_asked(query, campaign, role, characters)
         except RuleError as refused:
             status, error, asked = refused.status, refused, rv.Asked()
-        result = rv.party_recovery(
-            campaign, role, characters, runs=asked.runs, what_ifs=asked.what_ifs, by=asked.by
-        )
+        with forecast_budget.budget(request.user.pk) as box:
+            result = rv.party_recovery(
+                campaign,
+                role,
+                characters,
+                runs=asked.runs,
+                what_ifs=asked.what_ifs,
+                by=asked.by,
+                stop=box.over,
+            )
         context = panel_context(result, query, error)
         body = render_to_string("web/recovery.html", context)
         act = {key: context[key] for key in ("advance_to_fit", "advance_to_change") if key in context}
@@ -140,6 +147,16 @@ def campaign_recovery(request: HttpRequest, campaign_id: int) -> HttpResponse:
         html, status = _panel(request, campaign, role)
     except rv.Stopped:
         return HttpResponse(rv.STOPPED, status=503, headers={"Retry-After": "60"}, content_type="text/plain")
+    except forecast_budget.Refused as refused:
+        html = render_to_string(
+            "web/recovery_refused.html",
+            {"campaign": campaign, "message": refused.message, "wait": refused.retry_after},
+        )
+        headers = {"Retry-After": str(refused.retry_after)}
+        if request.htmx:
+            return HttpResponse(html, status=429, headers=headers)
+        context = {"campaign": campaign, "panel": html, "is_gm": role == GM}
+        return render(request, "campaign_recovery.html", context, status=429, headers=headers)
     if request.htmx:
         return HttpResponse(html, status=status)
     context = {"campaign": campaign, "panel": html, "is_gm": role == GM}
