@@ -29,7 +29,10 @@ class EventAdmin(admin.ModelAdmin):
 
 
 class ReadModelAdmin(admin.ModelAdmin):
-    """Read models are projections of events: edit them through actions, not here."""
+    """Read models are projections of events (`rebuild_projections` makes them again from the log): the admin reads
+    them, never adds, changes or deletes one. A change the admin made would be no event, and the next rebuild would
+    silently take it back; make it through the app (its pages or its API), which records it as an event
+    (docs/operations.md, "The admin")."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -57,11 +60,14 @@ class JobAdmin(ReadModelAdmin):
 
 
 @admin.register(Campaign)
-class CampaignAdmin(admin.ModelAdmin):
+class CampaignAdmin(ReadModelAdmin):
+    """Its name and options change by `CampaignChanged` (the board's house rules, `PATCH /api/campaigns/{id}/`)."""
+
     list_display = ("name", "ruleset", "game_time", "created_at")
-    readonly_fields = ("ruleset", "options", "game_time", "version", "clock_ticked_at")
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(ReadModelAdmin):
+    """Members come by invitation and go from the members page, each change an entry of the campaign's log."""
+
     list_display = ("campaign", "user", "role")

@@ -13,19 +13,22 @@ from csp.middleware import CheckableLazyObject, CSPMiddleware, PolicyParts
 from csp.utils import build_policy
 from django.conf import settings
 from django.core.signals import setting_changed
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.dispatch import receiver
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
-from redis.exceptions import RedisError
+
+from campaign import outages
 
 log = logging.getLogger(__name__)
-CACHE_DOWN = "the server's shared cache (CACHE_URL) is unreachable; nothing was done, try again shortly"
+CACHE_DOWN = outages.DOWN[outages.CACHE]
 
 
-class SharedCacheDown:
-    """A 503 that says so when the shared cache (`CACHE_URL`, Redis) is unreachable: the log-in throttles count
-    there, so a log-in cannot be checked without it. Refused rather than let through unthrottled."""
+class ServicesDown:
+    """A 503 naming the service when the database, the shared cache (`CACHE_URL`, Redis) or the task queue is
+    unreachable wherever a view meets it (campaign/outages.py): JSON under /api/, our own page elsewhere, never
+    Django's bare 500. The log-in throttles count in the shared cache, so a log-in cannot be checked without it:
+    refused rather than let through unthrottled."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -34,19 +37,21 @@ class SharedCacheDown:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not isinstance(exception, RedisError):
+        service = outages.service_down(exception)
+        if service is None:
             return None
-        log.error("shared cache unreachable in %s: %s", request.path, exception)
-        if request.path.startswith("/api/"):
-            return JsonResponse({"cache": [CACHE_DOWN]}, status=503)
-        return HttpResponse(f"<!doctype html><title>Try again shortly</title><p>{CACHE_DOWN}</p>", status=503)
+        log.error("%s unreachable: %s", service, exception)
+        return outages.down_response(request, service)
 
 
 class AnswerBeforeCommit:
     """A write commits only with an answer that is not a server error: its view, and the rendering of its answer,
     run in one transaction, rolled back when the answer is a 5xx. A wound that failed while its answer was drawn
     (a date the calendar did not have) had committed its events and answered 500, so a retry without a key wrote
-    them twice; now the 500 means that nothing was written, and a retry is safe."""
+    them twice; now the 500 means that nothing was written, and a retry is safe.
+
+    The transaction is the write's first touch of the database: a database that cannot be reached is a 503 saying
+    so here, before any view ran; one lost at the commit is a 503 saying the outcome is unknown."""
 
     SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
@@ -56,12 +61,21 @@ class AnswerBeforeCommit:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.method in self.SAFE_METHODS:
             return self.get_response(request)
-        with transaction.atomic():
-            # Django has turned any exception of the view into a response by now, rendered.
-            response = self.get_response(request)
-            if response.status_code >= 500:
-                transaction.set_rollback(True)
-        return response
+        answered: HttpResponse | None = None
+        try:
+            with transaction.atomic():
+                # Django has turned any exception of the view into a response by now, rendered.
+                answered = self.get_response(request)
+                if answered.status_code >= 500:
+                    transaction.set_rollback(True)
+        except DatabaseError as error:
+            if not outages.database_unreachable(error):
+                raise
+            log.error("database unreachable around %s %s: %s", request.method, request.path, error)
+            # Lost at the commit of an answer that was not an error: the write may or may not have been made.
+            lost = outages.LOST_AT_COMMIT if answered is not None and answered.status_code < 500 else None
+            return outages.down_response(request, outages.DATABASE, lost)
+        return answered
 
 
 @cache

@@ -23,7 +23,7 @@ from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
-from campaign import eventstore, game_dates, presenters, secrecy
+from campaign import eventstore, game_dates, outages, presenters, secrecy
 from campaign.models import (
     GM,
     IDEMPOTENCY_KEY_LENGTH,
@@ -583,6 +583,8 @@ def character_act(
                     "expected_version", "another change was being saved at the same time; retry"
                 ) from None
         except OperationalError as error:
+            if outages.database_unreachable(error):
+                raise  # not busy but gone: a 503 naming the database (campaign/outages.py)
             # SQLite's busy timeout or PostgreSQL's serialization failure: nothing was written.
             if attempt == COMMAND_ATTEMPTS - 1:
                 log.warning("action on character %s not written: %s", character_id, error)

@@ -68,7 +68,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "campaign.middleware.SharedCacheDown",
+    "campaign.middleware.ServicesDown",
     "campaign.middleware.AnswerBeforeCommit",
 ]
 
@@ -336,6 +336,8 @@ if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_REFERRER_POLICY = "same-origin"
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+    # A load balancer's health checks come over plain HTTP from inside: answered, not redirected.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"

@@ -1,11 +1,15 @@
 from django.contrib import admin
 from django.urls import include, path, register_converter
 
+from campaign import health
 from campaign.converters import IdConverter
 
 register_converter(IdConverter, "id")
 
 urlpatterns = [
+    # For a load balancer: no authentication, no secrets (docs/operations.md, "Health checks").
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("api/", include("campaign.api.urls")),
     path("", include("campaign.web.urls")),

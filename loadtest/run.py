@@ -158,7 +158,7 @@ def start_server(
         )
     for _ in range(150):
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rulesets/", timeout=2).read()
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2).read()  # 503 until ready
             return server
         except OSError:
             if server.poll() is not None:

@@ -768,7 +768,7 @@ def _gunicorn(workers: int) -> Iterator[tuple[int, int]]:
         deadline = time.monotonic() + 60
         while True:
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rulesets/", timeout=2).read()
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2).read()  # 503 until ready
                 break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:

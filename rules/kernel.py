@@ -4,7 +4,8 @@ assembly of a `Ruleset` from a ruleset's folder.
 A ruleset's folder (`rules/<slug>/`) holds
     tables.py   the printed tables, as data
     engine.py   SLUG; validate_options, validate_attributes, initial_state; DECIDERS (action -> decider),
-                evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer)
+                evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer);
+                reindex_timers if it keeps times an option's interval set (`rules.ruleset.set_options`)
     view.py     view, status, public_event, shows: what the GM and a player may see; GM_ONLY, the fields a
                 player never receives a value of;
                 TIMER_WORDS (timer kind -> what it will do, the GM's: 'bleeds out', 'next healing roll');
@@ -165,6 +166,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         change_attributes=engine.change_attributes,
         changeable_attributes=engine.CHANGEABLE,
         forecast=forecast.FORECAST,
+        reindex_timers=getattr(engine, "reindex_timers", None),
     )
 
 

@@ -207,6 +207,10 @@ class Ruleset:
     timer_words: Callable[[State, Timer], str] = field(
         default=lambda state, timer: timer.kind.replace("_", " ")
     )
+    # A state whose options just changed (`set_options`; `state["options"]` the new ones, the old given): the times
+    # it keeps that an option's interval set are moved by the change (RULES.md, "House rules changed in play").
+    # None: the ruleset's timers read their intervals from the options whenever they are asked.
+    reindex_timers: Callable[[State, Mapping[str, Any]], None] | None = None
 
     @property
     def all_actions(self) -> tuple[str, ...]:
@@ -269,8 +273,13 @@ def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mappin
 
 def set_options(ruleset: Ruleset, state: State, options: Mapping[str, Any]) -> None:
     """The state takes a campaign's new options (CampaignChanged), as a character created now would hold them.
-    No evolver reads the options (events carry every outcome): only later decisions, timers and firings do."""
+    Events carry every outcome: later decisions, timers and firings read the options, and a time the state keeps
+    from an option's interval (Shadowrun's next overflow box) moves with the change (`reindex_timers`), so a state
+    folded under older options and given the new ones is the state the options' history made."""
+    before = state["options"]
     state["options"] = start_state(ruleset, state["attributes"], options)["options"]
+    if ruleset.reindex_timers is not None:
+        ruleset.reindex_timers(state, before)
 
 
 # Events every ruleset shares that change no character state. GM notes stay in the history (the presenters read

@@ -12,6 +12,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from campaign import outages
 from campaign.forecast_budget import Refused
 from rules.dice import RollNeeded
 from rules.params import RuleError
@@ -44,6 +45,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response({"body": [str(exc.detail)]}, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, RequestDataTooBig | SuspiciousOperation):
         return Response({"body": [str(exc) or "the request body is too large"]}, status=400)
+    if service := outages.service_down(exc):
+        # The database, the shared cache or the task queue unreachable: named, and nothing was done.
+        log.error("%s unreachable in %s: %s", service, context.get("view"), exc)
+        response = Response({service: [outages.DOWN[service]]}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        response["Retry-After"] = str(outages.RETRY_AFTER_SECONDS)
+        return response
     if isinstance(exc, DatabaseError):
         # A full disk, a trigger, a lost connection: the request's transaction was rolled back as a whole.
         log.error("database error in %s: %s", context.get("view"), exc)

@@ -984,7 +984,9 @@ def _damage_healed(state: State, data: Mapping[str, Any], at: int) -> None:
 
 def _bones_set(state: State, data: Mapping[str, Any], at: int) -> None:
     place = state["locations"][data["limb"]]
-    place["mends_at"] = data["mends_at"]
+    # As the event has it (`mend_weeks` is the option in force), but from the state's options: a state folded
+    # under older options (a rebuild, an import) and given the new ones (`reindex_timers`) is then the same.
+    place["mends_at"] = at + state["options"]["bone_mend_weeks"] * tables.WEEK
     place.pop("bone_setting_failed_at", None)
 
 
@@ -1046,6 +1048,16 @@ def evolve_into(state: State, event: Event) -> None:
 
 # Every event may move `last_event_at`: evolve always copies.
 evolve = kernel.copying(evolve_into)
+
+
+def reindex_timers(state: State, before: Mapping[str, Any]) -> None:
+    """The campaign's house rules changed (`state["options"]` the new ones): set bones mend `bone_mend_weeks` after
+    they were set, with the new value (README, "House rules changed in play"); mended in the past, they mend at the
+    next advance. A failed treatment's day of waiting is read from the options when a treatment is tried."""
+    change = (state["options"]["bone_mend_weeks"] - before["bone_mend_weeks"]) * tables.WEEK
+    for place in state["locations"].values():
+        if place.get("mends_at") is not None:
+            place["mends_at"] += change
 
 
 # --- timers and fire -----------------------------------------------------------------------------------------

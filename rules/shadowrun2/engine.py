@@ -313,6 +313,11 @@ def overflow_interval(state: Mapping[str, Any]) -> int:
     return state["options"]["deadly_overflow_minutes"] * t.MINUTE
 
 
+def overflow_running(state: Mapping[str, Any]) -> bool:
+    """A full, unstabilized physical monitor takes overflow boxes: its clock started, and the option is not 0."""
+    return state["overflow_clock"] is not None and overflow_interval(state) > 0
+
+
 def conscious(state: Mapping[str, Any]) -> bool:
     return state["alive"] and state["physical"] < t.MONITOR_BOXES and state["stun"] < t.MONITOR_BOXES
 
@@ -852,10 +857,11 @@ def _physical_changed(state: State, now: int) -> None:
 
 
 def _start_overflow_clock(state: State, now: int) -> None:
-    interval = overflow_interval(state)
+    """The clock starts with a full monitor even while the option is 0 (no box then comes: `overflow_running`), so
+    that a later change of the option finds the moment it started (`reindex_timers`)."""
     full = state["physical"] == t.MONITOR_BOXES
-    if interval and full and not state["stabilized"] and state["overflow_clock"] is None:
-        state["overflow_clock"] = {"next_at": now + interval}
+    if full and not state["stabilized"] and state["overflow_clock"] is None:
+        state["overflow_clock"] = {"next_at": now + overflow_interval(state)}
 
 
 def _stun_changed(state: State, now: int) -> None:
@@ -1085,6 +1091,17 @@ EVOLVERS = {
 evolve_into, evolve = kernel.evolution(EVOLVERS)
 
 
+def reindex_timers(state: State, before: Mapping[str, Any]) -> None:
+    """The campaign's house rules changed (`state["options"]` holds the new ones, `before` the old): a running
+    overflow clock's next box comes the new interval after the moment its interval began (the wound, or the last
+    box), which is the box it was due at moved by the change. Due in the past: it comes at the next advance. Every
+    other time of this ruleset was fixed by a roll when it was decided (README, "House rules changed in play")."""
+    clock = state["overflow_clock"]
+    if clock is not None:
+        change = state["options"]["deadly_overflow_minutes"] - before["deadly_overflow_minutes"]
+        state["overflow_clock"] = {"next_at": clock["next_at"] + change * t.MINUTE}
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # timers and fire
 
@@ -1127,7 +1144,7 @@ def timers(state: State) -> list[Timer]:
                         PRIORITY_HEALING_ROLL,
                     )
                 )
-    if state["overflow_clock"] is not None:
+    if overflow_running(state):
         found.append(Timer(state["overflow_clock"]["next_at"], "overflow", "overflow", PRIORITY_OVERFLOW))
     stage = state["physical_healing"]
     if stage is not None and physical_healing_possible(state):

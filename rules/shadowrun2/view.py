@@ -36,6 +36,7 @@ from rules.shadowrun2.engine import (
     is_active,
     level,
     overflow_interval,
+    overflow_running,
     physical_healing_possible,
     symptom,
 )
@@ -112,7 +113,7 @@ def status(state: State) -> dict[str, Any]:
     """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
     alive = state["alive"]
     mortal_hits = _mortal_hits(state)
-    bleeding_out = alive and state["overflow_clock"] is not None
+    bleeding_out = alive and overflow_running(state)
     deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
     return {
         "alive": alive,
@@ -126,7 +127,7 @@ def view(state: State, audience: str) -> dict[str, Any]:
     alive = state["alive"]
     hits = state["critical_hits"]
     mortal_hits = _mortal_hits(state)
-    bleeding_out = alive and state["overflow_clock"] is not None
+    bleeding_out = alive and overflow_running(state)
     deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
     visible_mortal = [h for h in mortal_hits if _visible(h, audience)]
     dying = alive and (bool(visible_mortal) or bleeding_out)

@@ -179,3 +179,61 @@ def test_an_action_opened_before_htmx_has_processed_the_board_still_gets_its_for
     held[0].continue_()
     expect(details.locator("form button[type=submit]")).to_be_visible()
     context.close()
+
+
+def test_the_board_waits_for_a_cards_form_on_its_way_before_it_refreshes(
+    live_server: Any, browser: Any
+) -> None:
+    """The phone run above once failed on a loaded machine (load 10 to 16): a card's form, fetched when its action
+    opens, never showed. Under load a form's answer can take longer than the board's refresh (every 2 s), and the
+    refresh's morph then came over the card while the form was on its way. The board now holds its refresh back
+    while a form is on its way (`hx-sync` on #live and the lazy forms): here the form's answer is held while the
+    board changes and is asked to refresh, no refresh leaves until the form has come, then the refresh does."""
+    from campaign import services
+    from campaign.models import Character
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    gm = context.new_page()
+    sign_up(gm, live_server.url, "gm_on_a_busy_day")
+    create_campaign(gm, live_server.url, "Night City", "cyberpunk2020")
+    htmx_ready(gm)
+    gm.locator("#npc-prefix").fill("Ganger")
+    gm.locator("#npc-count").fill("2")
+    gm.locator("#npc-a_body").fill("6")
+    gm.get_by_role("button", name="Add NPCs").click()
+    expect(card(gm, "Ganger 2")).to_be_visible(timeout=REFRESH_MS)
+    board_path = gm.url.removeprefix(live_server.url)
+    ganger1, ganger2 = (Character.objects.get(name=name) for name in ("Ganger 1", "Ganger 2"))
+
+    seen: list[str] = []
+    held: list[Any] = []
+
+    def form(route: Any) -> None:  # held until the test lets it go
+        seen.append("form")
+        held.append(route)
+
+    def passing(route: Any) -> None:
+        seen.append(route.request.url.removeprefix(live_server.url).split("?")[0])
+        route.continue_()
+
+    gm.route(f"**/characters/{ganger1.pk}/card/damage/form/", form)
+    gm.route(f"**{board_path}", passing)
+    gm.route("**/healthz", passing)
+    details = card(gm, "Ganger 1").locator("details.card-action[id$='-damage']")
+    details.locator("summary").click()
+    gm.wait_for_function("() => document.querySelector('.lazy-form.htmx-request') !== null")
+    # Meanwhile the board changes (Ganger 2 is hit, from another of the GM's tabs) and is asked to refresh.
+    hit = {"type": "damage", "damage": 7, "location": "torso", "rolls": {"stun_save": [1]}}
+    services.character_act(character_id=ganger2.pk, body=hit, actor="gm")
+    seen.clear()
+    gm.evaluate(
+        "() => { htmx.trigger(document.body, 'refresh'); return fetch('/healthz').then(r => r.status); }"
+    )
+    # The marker went out after the refresh was asked for: a refresh sent at once would be before it.
+    assert seen == ["/healthz"], seen
+    held[0].continue_()
+    expect(details.locator("form button[type=submit]")).to_be_visible()
+    # The refresh the board put off comes once the form is in: Ganger 2's card shows the hit (7, BTM -2).
+    expect(card(gm, "Ganger 2")).to_contain_text("Wound track: 5 of 40 points", timeout=REFRESH_MS)
+    assert board_path in seen
+    context.close()

@@ -20,6 +20,20 @@ from tests.browser.test_scenarios import (
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+def settled_scroll(page: Page) -> None:
+    """Wait until the page has scrolled and stopped: the same scroll position two animation frames in a row."""
+    page.wait_for_function(
+        """() => new Promise(resolve => {
+            let last = -1;
+            const look = () => {
+                const now = window.scrollY;
+                if (now > 0 && now === last) { resolve(true); } else { last = now; requestAnimationFrame(look); }
+            };
+            requestAnimationFrame(look);
+        })"""
+    )
+
+
 def note(page: Page, text: str) -> None:
     open_action(page, "note")
     page.locator("#note-p_text").fill(text)
@@ -98,7 +112,7 @@ def test_time_travel_shows_the_clock_of_that_moment_and_keeps_the_gm_s_place(
     damage = gm.locator("#entry-2")
     damage.scroll_into_view_if_needed()
     gm.mouse.wheel(0, 120)
-    gm.wait_for_timeout(300)
+    settled_scroll(gm)
     before = damage.bounding_box()
     scrolled = gm.evaluate("window.scrollY")
     assert scrolled > 0

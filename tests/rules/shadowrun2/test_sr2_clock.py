@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from rules.shadowrun2 import engine
+from rules.shadowrun2 import RULESET, engine
 from rules.shadowrun2.engine import timers
 from rules.shadowrun2.tables import DAY, HOUR, WEEK
 from rules.shadowrun2.view import view
@@ -267,3 +267,49 @@ def test_the_physical_healing_table_option_overrides_the_house_table():
     clock.advance(state, 60)
     [roll] = [event for event in clock.events if event.type == "PhysicalHealingRolled"]
     assert (roll.data["target"], roll.data["successes"], roll.data["heals_at"]) == (4, 1, DAY)
+
+
+def _house_rules(state, **options):
+    """The campaign's options changed (CampaignChanged): the state takes them as the service gives them."""
+    from rules.ruleset import copy_state, set_options
+
+    changed = copy_state(state)
+    set_options(RULESET, changed, {**state["options"], **options})
+    return changed
+
+
+def test_the_overflow_clock_follows_a_change_of_its_minutes_from_the_last_box_on():
+    """RULES.md: the next box at 600 s with 10 minutes, the option set to 5 at 600 s: the next box at 900 s."""
+    state = wounded([10, 10, 10, 10], severity="D")  # body 4: dies at the fifth box
+    clock = Clock()
+    state = clock.advance(state, 600)
+    assert [t.due for t in timers(state)] == [1200]
+    state = _house_rules(state, deadly_overflow_minutes=5)
+    assert [t.due for t in timers(state)] == [900]
+    assert view(state, "gm")["death_at"] == 900 + 3 * 300
+    state = clock.advance(state, 1800)
+    assert [at for at, kind, _ in clock.fired] == [600, 900, 1200, 1500, 1800]
+    assert state["alive"] is False
+
+
+def test_an_overflow_box_the_new_minutes_put_in_the_past_comes_at_the_next_advance():
+    from rules import clock
+    from rules.dice import Dice
+
+    state = wounded([10, 10, 10, 10], severity="D")
+    state = _house_rules(state, deadly_overflow_minutes=5)  # changed at 500 s: due at 300 s, already past
+    assert [t.due for t in timers(state)] == [300]
+    ran = clock.run(RULESET, state, 500, 800, lambda: Dice(rng=random.Random(0)))
+    assert [(firing.at, firing.timer.kind) for firing in ran.fired] == [(500, "overflow"), (800, "overflow")]
+    assert ran.state["physical_overflow"] == 2
+
+
+def test_with_the_overflow_minutes_at_zero_no_box_comes_and_the_clock_resumes_from_the_wound():
+    state = wounded([10, 10, 10, 10], severity="D", now=100)
+    stopped = _house_rules(state, deadly_overflow_minutes=0)
+    assert (timers(stopped), view(stopped, "gm")["dying"]) == ([], False)
+    assert [t.due for t in timers(_house_rules(stopped, deadly_overflow_minutes=10))] == [700]
+    off_at_the_wound = wounded(
+        [10, 10, 10, 10], severity="D", state=character(deadly_overflow_minutes=0), now=100
+    )
+    assert [t.due for t in timers(_house_rules(off_at_the_wound, deadly_overflow_minutes=3))] == [280]
