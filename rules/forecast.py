@@ -261,13 +261,16 @@ class _Node:
     """A point of a firing's trie: the roll the rules asked for next there (`request`, how its outcome is drawn:
     `sample`), the paths on by outcome (`children`); or, at the end of a path, the firing's events (`leaf`)."""
 
-    __slots__ = ("request", "sample", "children", "leaf")
+    __slots__ = ("request", "sample", "children", "leaf", "resume")
 
     def __init__(self) -> None:
         self.request: Request | None = None
         self.sample: Callable[[Callable[[], float]], Hashable] = _no_sample
         self.children: dict[Hashable, _Node] = {}
         self.leaf: _Leaf | None = None
+        # A what-if's state where one of its actions ended at this point of the trie, and the next action's
+        # index (`_act_for_each`): a later path through here takes the actions on from there.
+        self.resume: tuple[tuple[bytes, Any], int] | None = None
 
 
 def _no_sample(random: Callable[[], float]) -> Hashable:
@@ -418,6 +421,20 @@ def descend(root: _Node, random: Callable[[], float]) -> tuple[list[Hashable], _
     return path, node
 
 
+def _descend_nodes(root: _Node, random: Callable[[], float]) -> tuple[list[Hashable], list[_Node]]:
+    """`descend`, with the nodes it passed (the root first, where it stopped last)."""
+    node, path, nodes = root, [], [root]
+    while node.request is not None:
+        outcome = node.sample(random)
+        path.append(outcome)
+        child = node.children.get(outcome)
+        if child is None:
+            child = node.children[outcome] = _Node()
+        node = child
+        nodes.append(node)
+    return path, nodes
+
+
 def _roll_for_each(
     rules: Ruleset, state: State, due: Due, count: int, rng: Random
 ) -> list[tuple[list[Event], int]]:
@@ -506,17 +523,31 @@ def _grow(rules: Ruleset, branches: list[_Branch], rng: Random) -> tuple[list[Fu
     return over, going
 
 
-def _act(rules: Ruleset, state: State, actions: list[dict[str, Any]], now: int, walk: _Walk) -> None:
-    """A what-if's actions through the rules' own `decide`, each with its own dice along one future's `walk`; one
-    the rules refuse is skipped."""
-    for action in actions:
+def _act(
+    rules: Ruleset,
+    state: State,
+    actions: list[dict[str, Any]],
+    now: int,
+    walk: _Walk,
+    nodes: list[_Node] | None = None,
+    first: int = 0,
+) -> None:
+    """A what-if's actions from `first` on through the rules' own `decide`, each with its own dice along one
+    future's `walk`; one the rules refuse is skipped. With `nodes` (the trie's nodes down the walk's path), where
+    an action ends inside that path (other futures came this way) the state is kept there for the next one."""
+    for index in range(first, len(actions)):
         if not state["alive"]:
             break
         try:
-            events = rules.decide(state, action, ReplayDice(walk), now)
+            events = rules.decide(state, actions[index], ReplayDice(walk), now)
         except RuleError:
-            continue
-        fold_into(rules, state, events)
+            events = None
+        if events is not None:
+            fold_into(rules, state, events)
+        if nodes is not None and walk.step < len(walk.path) and index + 1 < len(actions):
+            node = nodes[walk.step]
+            if node.resume is None:
+                node.resume = (_freeze(state), index + 1)
 
 
 def _act_for_each(
@@ -526,12 +557,29 @@ def _act_for_each(
     after. As a firing's, the actions are taken once per outcome path their rolls can take (a trie over the rolls
     of all of them), and once for the branch when they roll nothing (a move to hospital)."""
     root, leaves, random = _Node(), [], rng.random
+    actions: list[dict[str, Any]] | None = None
     for member in range(branch.count):
-        path, node = descend(root, random)
+        path, nodes = _descend_nodes(root, random)
+        node = nodes[-1]
         if node.leaf is None:
             walk = _Walk(path, node, rng)
-            state = _copy(branch.state)
-            _act(rules, state, what_if.actions(state), now, walk)
+            if actions is None:
+                state = _copy(branch.state)
+                actions = what_if.actions(state)  # of the branch's state: the same for every future
+                first = 0
+            else:
+                # The deepest point of this path where an earlier future's actions ended: on from there (the
+                # outcomes before it are the path's own, so the actions before it did the same as then).
+                depth = len(nodes) - 1
+                while depth and nodes[depth].resume is None:
+                    depth -= 1
+                kept = nodes[depth].resume
+                if kept is None:
+                    state, first = _copy(branch.state), 0
+                else:
+                    state, first = _thaw(kept[0]), kept[1]
+                    walk.step = depth
+            _act(rules, state, actions, now, walk, nodes, first)
             node = walk.end
             node.leaf = _Leaf(state)
             leaves.append(node.leaf)
