@@ -468,19 +468,36 @@ def _roll_for_each(
 def _split(
     rules: Ruleset, branch: _Branch, due: Due, outcomes: list[tuple[list[Event], int]]
 ) -> list[_Branch]:
-    """A branch for each outcome of a roll, its clock going on from the second the roll was made."""
-    children = []
+    """A branch for each outcome of a roll, its clock going on from the second the roll was made. Outcomes that
+    leave the same state (and alike append events or not) are one branch: the same future from then on, whatever
+    their events said (a Cyberpunk save's event names its die, which the state never keeps)."""
+    children: list[_Branch] = []
+    after: list[tuple[State, bool]] = []
     frozen = _freeze(branch.state)  # each copy loads the one dump
     for index, (events, count) in enumerate(outcomes):
         last = index == len(outcomes) - 1  # the branch ends here: its own state goes on with the last outcome
         state = fold_into(rules, branch.state if last else _thaw(frozen), events)
-        child = _branch(rules, state, branch.follow.copy(), count, due.fire_at, branch.queue.to_time)
-        child.queue.skip = set(branch.queue.skip)
-        if not events:
-            child.queue.skip.add((due.character_id, due.timer.key))
-        child.follow.note(state, due.fire_at)
-        children.append(child)
+        changed = bool(events)
+        for child, (other, other_changed) in zip(children, after, strict=True):
+            if other_changed is changed and other == state:
+                child.count += count
+                break
+        else:
+            after.append((state, changed))
+            children.append(_child(rules, branch, due, state, events, count))
     return children
+
+
+def _child(
+    rules: Ruleset, branch: _Branch, due: Due, state: State, events: list[Event], count: int
+) -> _Branch:
+    """`_split`'s branch of one outcome, `state` the state after its events."""
+    child = _branch(rules, state, branch.follow.copy(), count, due.fire_at, branch.queue.to_time)
+    child.queue.skip = set(branch.queue.skip)
+    if not events:
+        child.queue.skip.add((due.character_id, due.timer.key))
+    child.follow.note(state, due.fire_at)
+    return child
 
 
 def _run_clock(rules: Ruleset, branch: _Branch, rng: Random) -> list[_Branch]:
