@@ -684,13 +684,26 @@ class Spread:
     p50: int | None
     p90: int | None
     share: float
+    # Every future has the same value (healed at one second in all of them): a date to say "on", not a range.
+    certain: bool = field(default=False, compare=False)
 
 
 def spread(values: Sequence[tuple[int | None, int]]) -> Spread:
     # Sorted once for the three percentiles.
     ordered, total = _soonest_first(values), sum(count for _, count in values)
     p10, p50, p90 = (_nearest_rank(ordered, total, p) for p in PERCENTILES)
-    return Spread(p10, p50, p90, sum(count for value, count in values if value is not None) / total)
+    share = sum(count for value, count in values if value is not None) / total
+    return Spread(p10, p50, p90, share, certain=ordered[0][0] == ordered[-1][0])
+
+
+MARGIN_Z = 1.96  # a 95% margin: 19 forecasts in 20 with other seeds fall within it
+
+
+def sampling_margin(share: float, runs: int) -> float:
+    """The sampling error of a share of `runs` futures: the half-width of its 95% interval by the normal
+    approximation, 1.96 x sqrt(share x (1 - share) / runs) (0.025 for 79% of 1,000: "79% (±3)"). It is 0 for a
+    share of 0 or 1, where every future agreed."""
+    return MARGIN_Z * math.sqrt(share * (1 - share) / runs)
 
 
 @dataclass(frozen=True)
