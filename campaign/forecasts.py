@@ -204,9 +204,40 @@ def percent(share: float) -> str:
     return f"{value}%"
 
 
-def survival_text(survival: list[tuple[str, str, float]]) -> str:
-    """'treated now: 94%, treated in 5 min: 71%, untreated: 8%'."""
-    return ", ".join(f"{label}: {percent(share)}" for _key, label, share in survival)
+def margin_points(share: float, runs: int) -> int:
+    """The sampling error of a share of `runs` futures (`rules.forecast.sampling_margin`) in whole points, as
+    people read "79% (±3)": rounded, at least 1 when there is any; 0 when every future agreed (0% or 100%)."""
+    found = fc.sampling_margin(share, runs) * 100
+    return max(1, round(found)) if found > 0 else 0
+
+
+def odds_text(share: float, runs: int) -> str:
+    """'79% (±3)': the share and its sampling error; '0%' alone when no future disagreed."""
+    points = margin_points(share, runs)
+    return f"{percent(share)} (±{points})" if points else percent(share)
+
+
+def survival_text(survival: list[tuple[str, str, float]], runs: int | None = None) -> str:
+    """'treated now: 94%, treated in 5 min: 71%, untreated: 8%'; with `runs`, each with its sampling error
+    ('treated now: 94% (±2), ...')."""
+    shown = percent if runs is None else (lambda share: odds_text(share, runs))
+    return ", ".join(f"{label}: {shown(share)}" for _key, label, share in survival)
+
+
+def _margin(share: float | None, runs: int) -> float | None:
+    return None if share is None else round(fc.sampling_margin(share, runs), 4)
+
+
+def _sampling_error(result: fc.Forecast, outlook: fc.Outlook, unknown: int) -> dict[str, Any]:
+    """The sampling error of each share of an outlook, in the items' order (None for what has no share)."""
+    full = outlook.full_health
+    return {
+        "healed_share": [
+            _margin(None if i.when is None else i.when.share, result.runs) for i in outlook.items
+        ]
+        + [None] * unknown,
+        "full_health": None if full is None else _margin(full.share, result.runs),
+    }
 
 
 def forecast_json(character: Character, role: str, result: fc.Forecast, asked_runs: int) -> dict[str, Any]:
@@ -218,17 +249,22 @@ def forecast_json(character: Character, role: str, result: fc.Forecast, asked_ru
         **_dated(campaign, "as_of", result.as_of),
         "runs": result.runs,
         "cut_short": cut_short_text(result, asked_runs),
-        "sampling_error": round(sampling_error(fewest_runs(result)), 4),
+        "sampling_error_widest": round(sampling_error(fewest_runs(result)), 4),
         "sampling_error_text": sampling_error_text(fewest_runs(result)),
         **_dated(campaign, "horizon", result.as_of + result.horizon),
         "items": [_item_json(campaign, item) for item in untreated.items]
         + [_unknown_json(what) for what in result.unknown],
         "full_health": _full_health_json(campaign, result, untreated),
     }
+    # The 95% margin of each share above, as a share (0.0253: "79% (±3)"); beside them, so no field changes.
+    data["sampling_error"] = _sampling_error(result, untreated, len(result.unknown))
     survival = result.survival
     if survival is not None:
         data["survival"] = {key: round(share, 4) for key, _label, share in survival}
-        data["survival_text"] = survival_text(survival)
+        data["survival_text"] = survival_text(survival, result.runs)
+        data["sampling_error"]["survival"] = {
+            key: _margin(share, result.runs) for key, _label, share in survival
+        }
     if role == GM:
         menu = get_ruleset(campaign.ruleset).forecast.what_ifs
         data["what_if_menu"] = [{"with": key, "label": what.label} for key, what in menu.items()]
@@ -240,6 +276,10 @@ def forecast_json(character: Character, role: str, result: fc.Forecast, asked_ru
                 "items": [_item_json(campaign, item) for item in outlook.items],
                 "full_health": _full_health_json(campaign, result, outlook),
                 "survival": round(outlook.survival, 4),
+                "sampling_error": {
+                    **_sampling_error(result, outlook, 0),
+                    "survival": _margin(outlook.survival, result.runs),
+                },
             }
             for outlook in result.what_ifs
         ]

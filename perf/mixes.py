@@ -79,6 +79,58 @@ FORECAST_INJURIES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], di
     ),
 }
 
+# The dearest states of each ruleset for the forecast row (issue 31), beside the richest injuries above: what makes
+# the forecast itself, or the GM's panel with its what-ifs, cost the most (docs/forecast.md, "Cost").
+# shadowrun2: several undiagnosed Critical hits (a Body test every eight weeks each). Three Medium wounds: the
+# slowest untreated forecast. Light, Medium and Serious: Deadly physical damage, so a death is in sight and the
+# panel runs the whole menu, whose treated futures then heal the three hits for a year.
+# cyberpunk2020: a crippled arm not stabilized (a death save every turn), stunned (a stun save every round) and
+# mortal (15 points): body 9 makes the death save fail on a 10 only, so the futures live longest.
+# darkfuture: low CON (10, down to 1: a point back a week) with a leg disabled.
+_MEDIUM, _LIGHT, _SERIOUS = ({"type": "wound", "severity": severity} for severity in "MLS")
+_CRITICAL = {"body_check": [6, 6, 1, 1, 1]}  # Body 5: two successes, a Critical hit
+FORECAST_DEAREST: dict[str, dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], dict[str, Any]]]]]] = {
+    "shadowrun2": {
+        "three undiagnosed critical hits": (
+            SHADOWRUN2_ATTRIBUTES,
+            [
+                (_MEDIUM, {**_CRITICAL, "location": [3, 4], "critical": 2}),
+                (_MEDIUM, {**_CRITICAL, "location": [4, 5], "critical": 1}),
+                (_MEDIUM, {**_CRITICAL, "location": [5, 5], "critical": 4}),
+            ],
+        ),
+        "three undiagnosed critical hits, deadly damage": (
+            SHADOWRUN2_ATTRIBUTES,
+            [
+                (_LIGHT, {**_CRITICAL, "location": [3, 4], "critical": 2}),
+                (_MEDIUM, {**_CRITICAL, "location": [4, 5], "critical": 1}),
+                (_SERIOUS, {**_CRITICAL, "location": [5, 5], "critical": 4}),
+            ],
+        ),
+    },
+    "cyberpunk2020": {
+        "a bleeding arm, stunned and mortal": (
+            {"body": 9, "luck": 2},
+            [
+                (
+                    {"type": "damage", "damage": 40, "location": "left_arm"},
+                    {"sever": [10], "stun_save": [10], "death_save": [1]},
+                ),
+                (
+                    {"type": "damage", "damage": 10, "location": "torso"},
+                    {"stun_save": [10], "death_save": [1]},
+                ),
+            ],
+        ),
+    },
+    "darkfuture": {
+        "low CON with a disabled leg": (
+            {"con": 10, "skills": {"driver": 3}},
+            FORECAST_INJURIES["darkfuture"][1],
+        ),
+    },
+}
+
 # The recovery row's parties (docs/recovery.md, "Cost"): six injured characters of each ruleset after a fight.
 # shadowrun2: the forecast row's richest injuries (an untreated Critical hit outside hospital, the dearest), a
 # Critical hit and a Serious wound in hospital, a Serious wound in hospital, a Moderate wound with Light stun, a

@@ -58,6 +58,7 @@ def decider(deciders: Mapping[str, Decider], forms: Mapping[str, Any]) -> Callab
     action's own decider."""
     actions = tuple(deciders)
     unknown = f"expected one of {', '.join(actions)}"
+    read: dict[tuple[Any, ...], dict[str, Any]] = {}
 
     def decide(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
         action = require_mapping(action, "action")
@@ -66,11 +67,37 @@ def decider(deciders: Mapping[str, Decider], forms: Mapping[str, Any]) -> Callab
             raise RuleError("type", f"{unknown}, got {kind!r}")
         if not state["alive"]:
             raise RuleError("type", DEAD)
-        events = deciders[kind](state, read_params(forms[kind], action), dice, now)
+        events = deciders[kind](state, _read_once(forms[kind], action, read), dice, now)
         dice.check_unused(forms[kind].rolls)
         return events
 
     return decide
+
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+READ_KEPT = 512  # actions whose parameters `_read_once` keeps at most (then it starts again)
+
+
+def _read_once(
+    form: Any, action: Mapping[str, Any], read: dict[tuple[Any, ...], dict[str, Any]]
+) -> dict[str, Any]:
+    """`read_params(form, action)`, kept for an action of plain values (the forecast's what-ifs take the same few
+    actions in every future: reading them again was a sixth of a Shadowrun what-if). The key holds each value's
+    class (True is not 1), and only parameters that are plain values themselves are kept; each caller gets its
+    own dict of them. An action that is refused is read again, and refused again, every time."""
+    try:
+        key = tuple([(name, value.__class__, value) for name, value in action.items()])
+        found = read.get(key)
+    except TypeError:  # a list or a mapping among the values: read every time
+        return read_params(form, action)
+    if found is None:
+        found = read_params(form, action)
+        if not all(value.__class__ in _PLAIN for value in found.values()):
+            return found
+        if len(read) >= READ_KEPT:
+            read.clear()
+        read[key] = found
+    return dict(found)
 
 
 def evolution(evolvers: Mapping[str, Evolver]) -> tuple[EvolveInto, Evolve]:

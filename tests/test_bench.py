@@ -130,8 +130,18 @@ def test_the_forecast_row_times_each_rulesets_richest_injuries(tmp_path: Path) -
         "physical damage (Serious, 6 boxes)",
         "stun damage (Moderate, 3 boxes)",
     ]
-    assert row["met"] is (row["seconds"] < 0.2)
-    assert "forecast" in table and "richest injuries" in table
+    assert row["panel_seconds"] == max(entry["panel_seconds"] for entry in row["rulesets"].values())
+    assert list(row["rulesets"]["cyberpunk2020"]["cases"]) == [
+        "richest injuries",
+        "a bleeding arm, stunned and mortal",
+    ]
+    bleeding = row["rulesets"]["cyberpunk2020"]["cases"]["a bleeding arm, stunned and mortal"]
+    assert bleeding["injuries"] == ["wound track: 15 points (mortal 0)", "crippled left arm"]
+    assert (
+        len(row["rulesets"]["shadowrun2"]["cases"]) == 3 and len(row["rulesets"]["darkfuture"]["cases"]) == 2
+    )
+    assert row["met"] is (row["seconds"] < 0.2 and row["panel_seconds"] < 0.5)
+    assert "forecast" in table and "richest injuries" in table and "the GM's panel" in table
 
 
 def test_the_recovery_row_times_a_party_of_six_of_each_ruleset(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from campaign import presenters
-from campaign.forecasts import cut_short_text, default_runs, percent, survival_text
+from campaign.forecasts import cut_short_text, default_runs, odds_text, survival_text
 from campaign.models import GM, Character
 from campaign.web import display, forecast_chart
 from rules import forecast as fc
@@ -22,24 +22,30 @@ def _when_words(campaign: Any, seconds: int | None, horizon: str) -> str:
     )
 
 
-def spread_words(campaign: Any, spread: fc.Spread, now: int, horizon: str) -> dict[str, Any]:
-    """When something happens, in words: the median date and how far off it is, the 10-90% range; or how seldom it
-    happens at all within the horizon (the other futures die first, or heal later)."""
+def spread_words(
+    campaign: Any, spread: fc.Spread, now: int, horizon: str, runs: int = fc.DEFAULT_RUNS
+) -> dict[str, Any]:
+    """When something happens, in words: the median date and how far off it is, the 10-90% range, or the one date
+    of every future (`certain`: "on <date>"); or how seldom it happens at all within the horizon (the other
+    futures die first, or heal later), with the share's sampling error over `runs` futures ("in only 12% (±2)")."""
     if spread.p50 is None:
-        seldom = "in no future" if spread.share == 0 else f"in only {percent(spread.share)} of the futures"
+        seldom = (
+            "in no future" if spread.share == 0 else f"in only {odds_text(spread.share, runs)} of the futures"
+        )
         return {"median": None, "seldom": f"{seldom} by {horizon}"}
     return {
         "median": _when_words(campaign, spread.p50, horizon),
         "median_in": display.duration_text(spread.p50 - now),
+        "certain": spread.certain,
         "low": _when_words(campaign, spread.p10, horizon),
         "high": None if spread.p90 is None else _when_words(campaign, spread.p90, horizon),
     }
 
 
-def _row(campaign: Any, item: fc.Item, now: int, horizon: str) -> dict[str, Any]:
+def _row(campaign: Any, item: fc.Item, now: int, horizon: str, runs: int) -> dict[str, Any]:
     row: dict[str, Any] = {"what": item.what, "note": item.note, "care": item.care}
     if item.when is not None:
-        row.update(spread_words(campaign, item.when, now, horizon))
+        row.update(spread_words(campaign, item.when, now, horizon, runs))
     return row
 
 
@@ -70,7 +76,7 @@ def panel_context(
     )
     now = result.as_of
     horizon = display.date_text(presenters.game_date(campaign, now + result.horizon))
-    rows = [_row(campaign, item, now, horizon) for item in result.untreated.items]
+    rows = [_row(campaign, item, now, horizon, result.runs) for item in result.untreated.items]
     rows += [{"what": what, "note": fc.UNKNOWN_UNTIL_DIAGNOSED, "care": None} for what in result.unknown]
     full = result.untreated.full_health
     lines = fc.chart(result)
@@ -83,8 +89,8 @@ def panel_context(
         "horizon": horizon,
         "rows": rows,
         "unknown": bool(result.unknown),
-        "full": None if full is None else spread_words(campaign, full, now, horizon),
+        "full": None if full is None else spread_words(campaign, full, now, horizon, result.runs),
         "full_needs_care": any(item.note == fc.NOT_WITHOUT_CARE for item in result.untreated.items),
-        "survival_text": None if survival is None else survival_text(survival),
+        "survival_text": None if survival is None else survival_text(survival, result.runs),
         "chart": forecast_chart.draw(result, lines, _ticks(campaign, now, end)),
     }

@@ -240,11 +240,13 @@ def death_save_target(state: Mapping[str, Any]) -> int:
 
 
 def limbs_awaiting_stabilization(state: Mapping[str, Any]) -> list[str]:
-    return [
-        limb
-        for limb in tables.LIMBS
-        if state["locations"][limb]["crippled"] and not state["locations"][limb]["stabilized"]
-    ]
+    locations = state["locations"]
+    found = []
+    for limb in tables.LIMBS:
+        place = locations[limb]
+        if place["crippled"] and not place["stabilized"]:
+            found.append(limb)
+    return found
 
 
 SAVE_WHY = {
@@ -253,16 +255,23 @@ SAVE_WHY = {
 }
 
 
+_SAVE_WORDS: dict[
+    tuple[str, str, int], tuple[str, str, str]
+] = {}  # the words of a save, by kind, who and target
+
+
 def save_roll(dice: Dice, name: str, target: int, kind: str, who: str = "the character") -> dict[str, Any]:
     """A save succeeds when the d10 is equal to or less than the target (the seed). `kind`: stun or death."""
-    roll = dice.die(
-        name,
-        10,
-        label=f"{kind.capitalize()} save",
-        why=SAVE_WHY[kind].format(name=who),
-        target=target,
-        reading=f"succeeds on {target} or less",
-    )
+    # A save every round or turn of the clock: its words are made once (a few dozen of them in all).
+    words = _SAVE_WORDS.get((kind, who, target))
+    if words is None:
+        words = _SAVE_WORDS[(kind, who, target)] = (
+            f"{kind.capitalize()} save",
+            SAVE_WHY[kind].format(name=who),
+            f"succeeds on {target} or less",
+        )
+    label, why, reading = words
+    roll = dice.die(name, 10, label=label, why=why, target=target, reading=reading)
     return {"roll": roll, "target": target, "success": roll <= target}
 
 
@@ -1068,24 +1077,27 @@ def timers(state: State) -> list[Timer]:
         return []
     now = state["last_event_at"]
     found: list[Timer] = []
-    if state["dying"] and state["death_at"] is not None:
+    dying, conscious = state["dying"], state["conscious"]
+    if dying and state["death_at"] is not None:
         found.append(Timer(due=state["death_at"], kind=DEATH, key=DEATH, priority=90))
-    death_target = death_save_target(state)
-    if death_save_pending(state):
+    # Every firing of the clock asks (a save every round or turn): `death_save_pending`, `death_save_target`,
+    # `stun_save_target` and `in_mortal_condition` with the track and the limbs read once.
+    points = state["damage"] + state["stun_damage"]
+    if not dying:
         limbs = limbs_awaiting_stabilization(state)
-        can_fail = death_target < 10
-        can_succeed = death_target > 0
-        # A save that cannot change anything is not scheduled (module docstring).
-        if (limbs and can_fail) or (not state["conscious"] and can_succeed):
-            due = max(state["next_death_save_at"] or now, now)
-            found.append(Timer(due=due, kind=DEATH_SAVE, key=DEATH_SAVE, priority=60, per_round=True))
-    if state["stunned"] and state["conscious"] and stun_save_target(state) > 0:
+        if not conscious or limbs:
+            death_target = state["attributes"]["body"] - (mortal_level_of(points) or 0)
+            # A save that cannot change anything is not scheduled (module docstring).
+            if (limbs and death_target < 10) or (not conscious and death_target > 0):
+                due = max(state["next_death_save_at"] or now, now)
+                found.append(Timer(due=due, kind=DEATH_SAVE, key=DEATH_SAVE, priority=60, per_round=True))
+    if state["stunned"] and conscious and stun_save_target(state) > 0:
         due = max(state["next_stun_save_at"] or now, now)
         found.append(Timer(due=due, kind=STUN_SAVE, key=STUN_SAVE, priority=55, per_round=True))
     if state["stun_damage"] > 0:
         due = max((state["stun_heal_anchor"] or now) + tables.STUN_HEALS_EVERY, now)
         found.append(Timer(due=due, kind=STUN_HEAL, key=STUN_HEAL, priority=30))
-    if not in_mortal_condition(state):
+    if points <= tables.MORTAL_CONDITION_OVER:  # not `in_mortal_condition`
         for wound in state["minor_wounds"]:
             due = max(wound["taken_at"] + tables.MINOR_WOUND_HEALS_AFTER, state["left_mortal_at"], now)
             found.append(

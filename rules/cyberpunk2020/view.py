@@ -148,6 +148,45 @@ def warnings(state: Mapping[str, Any]) -> list[str]:
     return found
 
 
+def real_damage_healed_at(state: Mapping[str, Any]) -> int:
+    """When treated real damage is all healed, as the clock fires it (`engine.timers`, no dice): a point each
+    healing period from the anchor, while each pending minor wound stops counting on its own a day after it was
+    taken, once the track is out of mortal condition (stun damage healing a point an hour brings it there), and
+    healed points take the oldest minor wounds with them. So a minor wound pending shortens the wait by a period
+    (a day with medical tech): the recovery forecast's date, which runs the same clock."""
+    damage, stun, last = state["damage"], state["stun_damage"], state["last_event_at"]
+    per = state["healing_seconds_per_point"]
+    heal_at = max(state["heal_anchor"] + per, last)
+    stun_at = max((state["stun_heal_anchor"] or last) + tables.STUN_HEALS_EVERY, last)
+    minors = [wound["taken_at"] for wound in state["minor_wounds"]]  # oldest first
+    left_mortal_at = state["left_mortal_at"]
+    at = last
+    while damage > 0:
+        mortal = damage + stun > tables.MORTAL_CONDITION_OVER
+        # The next firing, in the clock's order: the earliest, then stun (30) before minor wounds (35) before healing.
+        choices = [(heal_at, 40, "heal")]
+        if stun > 0:
+            choices.append((stun_at, 30, "stun"))
+        if minors and not mortal:
+            choices.append(
+                (max(minors[0] + tables.MINOR_WOUND_HEALS_AFTER, left_mortal_at, last), 35, "minor")
+            )
+        at, _, kind = min(choices)
+        if kind == "stun":
+            stun -= 1
+            stun_at = at + tables.STUN_HEALS_EVERY
+        elif kind == "minor":
+            damage -= 1
+            minors.pop(0)
+        else:
+            damage -= 1
+            heal_at = at + per
+            del minors[: max(0, len(minors) - damage)]
+        if mortal and damage + stun <= tables.MORTAL_CONDITION_OVER:
+            left_mortal_at = at
+    return at
+
+
 def recovery(state: Mapping[str, Any], audience: str) -> list[dict[str, Any]]:
     if not state["alive"]:
         return []
@@ -167,7 +206,7 @@ def recovery(state: Mapping[str, Any], audience: str) -> list[dict[str, Any]]:
     if state["damage"] > 0:
         ends_at = None
         if state["healing_skill"] is not None:
-            ends_at = state["heal_anchor"] + state["damage"] * state["healing_seconds_per_point"]
+            ends_at = real_damage_healed_at(state)
         items.append({"what": f"real damage ({state['damage']} points)", "ends_at": ends_at})
     for location, place in state["locations"].items():
         if place.get("mends_at") is not None:

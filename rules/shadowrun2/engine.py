@@ -1118,29 +1118,31 @@ def timers(state: State) -> list[Timer]:
         return []
     found: list[Timer] = []
     for hit in state["critical_hits"]:
-        if not is_active(hit):
+        if hit["status"] != "active":  # `is_active`, inline: every firing of the clock asks
             continue
-        hid = hit["id"]
-        if hit["treatment"] is not None:
+        treatment, lethality = hit["treatment"], hit["lethality"]
+        if treatment is not None:
             found.append(
                 Timer(
-                    hit["treatment"]["completes_at"],
+                    treatment["completes_at"],
                     "treatment_complete",
-                    f"treatment:{hid}",
+                    f"treatment:{hit['id']}",
                     PRIORITY_TREATMENT,
                 )
             )
-        if hit["lethality"] == "mortal" and hit["death_at"] is not None:
-            found.append(Timer(hit["death_at"], "death", f"death:{hid}", PRIORITY_DEATH))
-        if hit["lethality"] == "critical" and hit["treatment"] is None and hit["healing"] is not None:
+        if lethality == "mortal" and hit["death_at"] is not None:
+            found.append(Timer(hit["death_at"], "death", f"death:{hit['id']}", PRIORITY_DEATH))
+        if lethality == "critical" and treatment is None and (healing := hit["healing"]) is not None:
             if hit["heals_at"] is not None:
-                found.append(Timer(hit["heals_at"], "critical_healed", f"healed:{hid}", PRIORITY_HEALED))
-            elif hit["healing"]["next_roll_at"] is not None:
+                found.append(
+                    Timer(hit["heals_at"], "critical_healed", f"healed:{hit['id']}", PRIORITY_HEALED)
+                )
+            elif healing["next_roll_at"] is not None:
                 found.append(
                     Timer(
-                        hit["healing"]["next_roll_at"],
+                        healing["next_roll_at"],
                         "critical_healing_roll",
-                        f"healing_roll:{hid}",
+                        f"healing_roll:{hit['id']}",
                         PRIORITY_HEALING_ROLL,
                     )
                 )

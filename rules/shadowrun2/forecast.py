@@ -45,7 +45,7 @@ def _hit_boxes(hit_id: str) -> Callable[[State], int]:
     def amount(state: State) -> int:
         for hit in state["critical_hits"]:
             if hit["id"] == hit_id:
-                return hit["boxes"] if is_active(hit) else 0
+                return hit["boxes"] if hit["status"] == "active" else 0  # `is_active`: after every firing
         return 0
 
     return amount

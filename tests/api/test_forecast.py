@@ -142,3 +142,38 @@ def test_a_user_asking_too_many_forecasts_a_minute_is_told_to_wait(sr2: Table, s
         assert sr2.gm.get(url).status_code == 200  # per user
     finally:
         throttles.ForecastRate.THROTTLE_RATES = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+
+
+def test_a_share_reads_with_its_sampling_error() -> None:
+    from campaign.forecasts import odds_text, survival_text
+
+    # 1.96 x sqrt(0.79 x 0.21 / 1,000) = 0.0252: 3 points; a margin under a point still reads 1.
+    assert odds_text(0.79, 1000) == "79% (±3)"
+    assert odds_text(0.5, 1000) == "50% (±3)"
+    assert odds_text(0.5, 100) == "50% (±10)"
+    assert odds_text(0.999, 1000) == "over 99% (±1)"
+    assert odds_text(0.0, 1000) == "0%" and odds_text(1.0, 1000) == "100%"
+    survival = [("treat_now", "treated now", 0.79), ("untreated", "untreated", 0.0)]
+    assert survival_text(survival, 1000) == "treated now: 79% (±3), untreated: 0%"
+    assert survival_text(survival) == "treated now: 79%, untreated: 0%"  # as before, without the runs
+
+
+def test_the_answer_gives_each_shares_sampling_error_beside_it(sr2: Table) -> None:
+    from rules import forecast as fc
+
+    sr2.act(chest_hit(MORTAL))
+    data = sr2.gm.get(forecast_url(sr2.character["id"], "?with=treat_now&runs=400&seed=2")).json()
+    error = data["sampling_error"]
+    assert set(error) == {"healed_share", "full_health", "survival"}
+    assert len(error["healed_share"]) == len(data["items"])
+    for item, margin in zip(data["items"], error["healed_share"], strict=True):
+        assert margin == (
+            None if item["healed_share"] is None else round(fc.sampling_margin(item["healed_share"], 400), 4)
+        )
+    treated = data["survival"]["treat_now"]
+    assert 0 < treated < 1 and data["survival"]["untreated"] == 0.0
+    assert error["survival"] == {"treat_now": round(fc.sampling_margin(treated, 400), 4), "untreated": 0.0}
+    points = max(1, round(196 * (treated * (1 - treated) / 400) ** 0.5))
+    assert data["survival_text"] == f"treated now: {round(treated * 100)}% (±{points}), untreated: 0%"
+    (what_if,) = data["what_ifs"]
+    assert what_if["sampling_error"]["survival"] == error["survival"]["treat_now"]

@@ -668,3 +668,32 @@ def test_a_what_ifs_actions_are_taken_once_per_outcome_of_their_rolls() -> None:
     # First aid by Biotech 4: 0 to 4 successes, a path each (one for each drawn), not one per future.
     assert 2 <= counting.decided <= 5
     assert sum(future.count for future in futures) == 1000
+
+
+def test_outcomes_that_leave_the_same_state_are_one_branch() -> None:
+    """A Cyberpunk death save's event names its die, which the state never keeps: the ten faces of a save of a
+    crippled arm (body 6, target 6) leave two states (survived, dying), so a branch of 1,000 futures splits in
+    two, not ten, and each child holds as many futures as drew its outcome."""
+    rules = get_ruleset("cyberpunk2020")
+    state = played(
+        "cyberpunk2020",
+        {"body": 6},
+        [
+            (
+                0,
+                {"type": "damage", "damage": 20, "location": "left_arm"},
+                {"sever": [5], "stun_save": [1], "death_save": [1]},
+            )
+        ],
+    )
+    (timer,) = rules.timers(state)
+    assert timer.kind == "death_save"
+    branch = fc._branch(rules, fc._copy(state), fc._Follow([], state, 0), 1000, 0, 3600)
+    due = branch.queue.pop()
+    outcomes = fc._roll_for_each(rules, branch.state, due, 1000, fc.SimulationRandom(4))
+    assert len(outcomes) == 10  # one a face: each event names its roll
+    children = fc._split(rules, branch, due, outcomes)
+    assert sorted(child.state["dying"] for child in children) == [False, True]
+    survived = next(child.count for child in children if not child.state["dying"])
+    assert survived == sum(count for events, count in outcomes if events[0].data["roll"] <= 6)
+    assert sum(child.count for child in children) == 1000

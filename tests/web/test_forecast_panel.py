@@ -103,3 +103,24 @@ def test_the_charts_axis_ends_at_the_latest_dated_median_or_90th_percentile_neve
     assert ending(fc.Spread(200, 5000, None, 0.8), fc.Spread(300, 400, 9000, 1.0)) == 9000
     assert ending(fc.Spread(200, 300, 400, 1.0)) == 100 + 3600
     assert ending(None) == 100 + fc.HORIZON  # nothing dated: the horizon
+
+
+def test_a_certain_outcome_reads_on_its_date(df_web: Web) -> None:
+    # CON 8: a 6 rolled + weapon 2 is 8 on the table, 3 CON lost at game second 0; a point back a week of rest,
+    # no die: every future has CON back on the same second, three weeks on.
+    assert (
+        df_web.table.act(
+            {"type": "damage", "weapon_damage": 2, "rolls": {"damage": [6], "stun": [1]}}
+        ).status_code
+        == 201
+    )
+    html = df_web.gm.get(f"/characters/{df_web.character_id}/forecast/", **HTMX).content.decode()
+    assert (
+        "<strong>CON 5 of 8 (3 lost)</strong>:\n      healed on 2020-01-22 00:00:00 "
+        '<span class="muted">(in 3 weeks of game time, in every future)</span>'
+    ) in html
+    assert (
+        "<strong>Back to full health:</strong>\n    on 2020-01-22 00:00:00 "
+        '<span class="muted">(in 3 weeks, in every future)</span>'
+    ) in html
+    assert "8 futures in 10" not in html and "9 futures in 10" not in html

@@ -44,7 +44,12 @@ TARGETS = {
     "http_action": ("ratio", 0.40, "an action over HTTP (gunicorn, 1 process) >= 40% of the in-process path"),
     "import": ("ratio", 0.50, "import (checked, written, rebuilt) >= 50% of the rebuild's rate"),
     "history_page": ("max_ratio", 1.2, "p99 of a history page at 100,000 events <= 1.2 x that at 100"),
-    "forecast": ("max_seconds", 0.2, "forecast of 1,000 futures, richest injuries of each ruleset < 200 ms"),
+    "forecast": (
+        "max_seconds",
+        0.2,
+        "forecast of 1,000 futures < 200 ms and the GM's panel with its what-ifs < 500 ms, each ruleset's richest "
+        "injuries and dearest states",
+    ),
     "recovery": (
         "max_seconds",
         0.5,
@@ -180,9 +185,11 @@ class Command(BaseCommand):
             result["ratio"] = result["rate"] / result["baseline"]
             result["met"] = result["ratio"] <= target
         elif kind == "max_seconds":
-            # The clock row must also have fired every timer it meant to (the forecast row has none to count).
+            # The clock row must also have fired every timer it meant to (the forecast row has none to count), and
+            # the forecast row's panel must be in its own time.
             fired = result.get("timers_fired", 0) >= result.get("timers_wanted", 0)
-            result["met"] = result["seconds"] < target and fired
+            panel = result.get("panel_seconds", 0) < result.get("panel_target_seconds", float("inf"))
+            result["met"] = result["seconds"] < target and fired and panel
         else:
             result["met"] = result["rate"] >= target
             if "baseline" in result:  # what the same writes reach raw: how far the machine allows the target
@@ -208,6 +215,11 @@ def render_table(rows: dict[str, dict[str, Any]]) -> str:
             measured += (
                 f" ({result['timers_fired']:,} timers fired, {result['timers']:,} pending at the start, "
                 f"{result['stun_saves_by_the_clock']:,} stun saves rolled round by round)"
+            )
+        if "panel_seconds" in result:
+            measured += (
+                f" (CPU {_figure(result['cpu_seconds'], unit)}; the GM's panel {_figure(result['panel_seconds'], unit)}"
+                f", CPU {_figure(result['panel_cpu_seconds'], unit)}; load {result['load_average'][0]:.1f})"
             )
         if "threads" in result:
             measured += f" ({result['threads']} threads; 1 thread: {result['sequential_rate']:,.0f})"

@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from rules import forecast as fc
 from rules.cyberpunk2020 import RULESET, engine
 from rules.cyberpunk2020 import view as cp_view
 from rules.ruleset import Event
@@ -206,8 +207,30 @@ def test_recovery_shows_when_stun_minor_wounds_and_treated_damage_end():
     assert cp_view.view(state, "player")["recovery"] == [
         {"what": "stun damage (7 points, 1 per hour)", "ends_at": 10 + 7 * 3600},
         {"what": "minor wound stops counting", "ends_at": 86400},
-        {"what": "real damage (1 points)", "ends_at": 20 + 86400},
+        # The one point is the minor wound: it stops counting at 86400, before the treatment's first point at
+        # 20 + 86400 (the forecast's date too, rules/cyberpunk2020/view.py `real_damage_healed_at`).
+        {"what": "real damage (1 points)", "ends_at": 86400},
     ]
+
+
+def test_treated_damage_ends_a_period_sooner_for_each_minor_wound_as_the_forecast_says() -> None:
+    # Body 6 (BTM -2): a 3-point hit to the arm is a 1-point minor wound, 10 to the torso 8 points; medical tech
+    # 18 heals a point a day from game second 30.
+    state = character(body=6)
+    state, _ = act(state, {"type": "damage", "damage": 3, "location": "left_arm"}, {"stun_save": [1]}, now=0)
+    state, _ = act(state, {"type": "damage", "damage": 10, "location": "torso"}, {"stun_save": [1]}, now=10)
+    state, _ = act(state, {"type": "treat", "skill": "medical_tech", "total": 18}, now=30)
+    assert state["damage"] == 9 and len(state["minor_wounds"]) == 1
+    assert state["healing_seconds_per_point"] == 86400
+    # Nine points at a day each would end at 30 + 9 days; the minor wound stops counting at 1 day, before the first
+    # point at 30 + 1 day, so eight periods are left: 30 + 8 days.
+    ends = [
+        item["ends_at"] for item in cp_view.view(state, "gm")["recovery"] if item["what"].startswith("real")
+    ]
+    assert ends == [30 + 8 * 86400]
+    result = fc.forecast(RULESET, state, 30, player=False, runs=20, seed=1)
+    damage = next(item for item in result.untreated.items if item.key == "damage")
+    assert damage.when == fc.Spread(30 + 8 * 86400, 30 + 8 * 86400, 30 + 8 * 86400, 1.0)
 
 
 def test_a_dead_character_shows_only_dead():
