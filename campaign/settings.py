@@ -199,6 +199,7 @@ SPECTACULAR_SETTINGS = {
     "PATH_CONVERTER_OVERRIDES": {"id": int},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "campaign.api.answers.add_components",
     ],
     # Swagger UI from our own static files (drf-spectacular-sidecar, a pinned version), never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
