@@ -4,6 +4,7 @@ from django.urls import include, path, register_converter
 from campaign.converters import IdConverter
 
 register_converter(IdConverter, "id")
+handler404 = "campaign.api.errors.not_found"
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -175,6 +175,7 @@ def campaign_detail(request: Request, campaign_id: int) -> Response:
 
 @extend_schema(
     methods=["GET"],
+    operation_id="campaigns_members_list",
     summary="A campaign's members and pending invitations (GMs)",
     responses=A.responses({200: (A.array(A.ref("Member")), "members, then the people invited")}, 403, 404),
 )
@@ -217,6 +218,7 @@ def members(request: Request, campaign_id: int) -> Response:
 
 @extend_schema(
     methods=["GET"],
+    operation_id="campaigns_characters_list",
     summary="A campaign's characters (a player's own only)",
     parameters=[
         OpenApiParameter(
@@ -599,6 +601,7 @@ def _made(request: Request, campaign: Any) -> Response:
 
 
 @extend_schema(
+    operation_id="rulesets_list",
     summary="The rulesets: actions, their parameters and dice, campaign options",
     responses=A.responses({200: (A.array(A.ref("Ruleset")), "every ruleset")}, auth=False),
     auth=[],
@@ -764,7 +767,7 @@ def character_forecast(request: Request, character_id: int) -> Response:
     summary="Take back the latest advance (GMs)",
     request=None,
     responses=A.responses(
-        {200: ("Rewind", "the advance taken back and where the clock is now")}, 403, 404, 409
+        {200: ("Rewind", "the advance taken back and where the clock is now")}, 400, 403, 404, 409
     ),
 )
 @api_view(["POST"])
@@ -825,7 +828,7 @@ def job_rolls(request: Request, job_id: str) -> Response:
 
 @extend_schema(
     summary="Remove a member or withdraw an invitation (GMs), or leave",
-    responses=A.responses({204: OpenApiResponse(description="done (no body)")}, 403, 404, 409),
+    responses=A.responses({204: OpenApiResponse(description="done (no body)")}, 400, 403, 404, 409),
 )
 @api_view(["DELETE"])
 def member_detail(request: Request, campaign_id: int, username: str) -> Response:
@@ -837,6 +840,7 @@ def member_detail(request: Request, campaign_id: int, username: str) -> Response
 
 
 @extend_schema(
+    operation_id="invitations_list",
     summary="The caller's pending invitations",
     responses=A.responses({200: (A.array(A.ref("Invitation")), "oldest first")}),
 )
