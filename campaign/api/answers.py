@@ -619,6 +619,83 @@ RULESETS = {
     ),
 }
 
+# Example answers, shown in the docs page (Swagger UI composes a larger answer's example from its parts'); each is
+# checked against its component (tests/api/test_answers_schema.py).
+EXAMPLES: dict[str, Any] = {
+    "Detail": {"detail": "only a GM of this campaign may advance the clock"},
+    "RollRequest": {
+        "name": "body_check",
+        "count": 5,
+        "sides": 6,
+        "label": "Body check",
+        "why": "resists the wound",
+        "reading": "each 4+ is a success; 6s roll again and add",
+        "open_ended": True,
+        "success_test": True,
+        "prompt": "Body check: roll 5 dice, target 4",
+        "target": 4,
+    },
+    "User": {"id": 3, "username": "kim"},
+    "Token": {"token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"},
+    "Campaign": {
+        "id": 1,
+        "name": "Seattle 2053",
+        "ruleset": "shadowrun2",
+        "options": {"table_dice": "none"},
+        "game_time": 3600,
+        "game_date": "2053-01-01T01:00:00",
+        "version": 4,
+        "role": "gm",
+    },
+    "Member": {"username": "kim", "role": "player", "status": "invited", "invitation": 2},
+    "Invitation": {
+        "id": 2,
+        "campaign": {"id": 1, "name": "Seattle 2053", "ruleset": "Shadowrun 2"},
+        "username": "kim",
+        "role": "player",
+        "status": "pending",
+        "invited_by": "gm",
+        "created_at": "2026-12-01T20:15:00+00:00",
+        "characters": ["Ash"],
+    },
+    "RecoveryItem": {"what": "stun damage recovers", "ends_at": 7200, "ends_at_date": "2053-01-01T02:00:00"},
+    "Timer": {"due": 120, "due_date": "2053-01-01T00:02:00", "kind": "death", "key": "death:ch1", "data": {}},
+    "Note": {"text": "the sniper was Lone Star", "game_time": 0},
+    "UndoTarget": {
+        "version": 9,
+        "type": "CareChanged",
+        "game_time": 0,
+        "summary": "Taken into hospital",
+        "by_clock": False,
+    },
+    "HistoryEntry": {
+        "position": 41,
+        "stream": "character:7",
+        "character": 7,
+        "version": 3,
+        "type": "NoteAdded",
+        "game_time": 0,
+        "recorded_at": "2026-12-01T20:15:00+00:00",
+        "actor": "gm",
+        "data": {"text": "the sniper was Lone Star"},
+        "voided": False,
+    },
+    "AdvanceAccepted": {
+        "job": "5b0f8c1e-4a0b-4c55-9d1b-2f3e4a5b6c7d",
+        "from": 0,
+        "to": 7200,
+        "status": "queued",
+    },
+    "Rewind": {
+        "job": "5b0f8c1e-4a0b-4c55-9d1b-2f3e4a5b6c7d",
+        "characters": 2,
+        "game_time": 0,
+        "game_date": "2053-01-01T00:00:00",
+    },
+}
+for _name, _example in EXAMPLES.items():
+    (ERRORS | PEOPLE | CHARACTER_PARTS | HISTORY | JOBS)[_name]["example"] = _example
+
 COMPONENTS: dict[str, dict[str, Any]] = {
     **RULESET_FIELDS,
     **ERRORS,

@@ -58,6 +58,18 @@ def test_the_players_components_declare_nothing_the_gm_alone_sees(check: SchemaC
     assert "death_at" not in schemas["Shadowrun2PlayerCriticalHit"]["properties"]
 
 
+def test_the_components_examples_fit_them(check: SchemaCheck) -> None:
+    import jsonschema
+
+    from tests.api.schema_check import as_json_schema
+
+    schemas = check.schema["components"]["schemas"]
+    assert set(answers.EXAMPLES) <= {name for name, schema in schemas.items() if "example" in schema}
+    for name, example in answers.EXAMPLES.items():
+        schema = {**as_json_schema(schemas[name]), "components": check.components}
+        jsonschema.validate(example, schema)
+
+
 def test_the_ruleset_fields_are_declared_once(check: SchemaCheck) -> None:
     """`options` and `attributes` point at one component each, the place a per-ruleset type takes."""
     schemas = check.schema["components"]["schemas"]
