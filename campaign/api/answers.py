@@ -202,7 +202,9 @@ SR2_HIT = {
     "status": STR,
     "heals_at": nullable(SECONDS),
     "symptom": STR,
-    "replacement": nullable(ANY_DATA),
+    "replacement": nullable(
+        {"type": "string", "description": "what replaced the part (cyberware or organic)"}
+    ),
     "treatment_completes_at": nullable(SECONDS),
 }
 # What a player is not told of a hit not yet diagnosed (rules/shadowrun2/view.py): null until it is; never its death.
@@ -260,7 +262,7 @@ SHEETS = {
             },
             "location_damage": BY_LOCATION_INT,
             "location_stun": BY_LOCATION_INT,
-            "healing_rate": nullable(INT),
+            "healing_rate": {"type": "number", "description": "points healed a day (0.5 with first aid)"},
             "mortal_condition": BOOL,
             "mortal_level": nullable(INT),
             "armor": BY_LOCATION_INT,

@@ -178,6 +178,28 @@ def test_the_rest_of_the_api_answers_as_the_schema_says(
     ok(t.act({"type": "note", "text": "x", "expected_version": 0}), 409)
 
 
+def test_a_replaced_shadowrun_hit_fits_the_schema(sr2: Table, check: SchemaCheck) -> None:
+    from tests.api.test_shadowrun2 import CRIPPLING_RIBS, diagnosed, wound
+
+    wound(sr2, "S", CRIPPLING_RIBS)
+    diagnosed(sr2)
+    replaced = sr2.act({"type": "replace", "critical_hit": "ch1", "replacement": "Bone lacing"})
+    check.check(replaced)
+    for who in (sr2.gm, sr2.player):
+        check.check(who.get(sr2.character_url()))
+    assert replaced.json()["character"]["sheet"]["critical_hits"][0]["replacement"] == "Bone lacing"
+
+
+def test_half_a_point_of_healing_a_day_fits_the_schema(cp2020: Table, check: SchemaCheck) -> None:
+    from tests.api.test_cyberpunk2020 import WOUND_TORSO_7
+
+    assert cp2020.act(WOUND_TORSO_7).status_code == 201
+    treat = {"type": "treat", "skill": "first_aid", "medic": "Doc", "tech": 6, "skill_level": 4}
+    treated = cp2020.act({**treat, "rolls": {"treatment": [5]}})
+    check.check(treated)
+    assert treated.json()["character"]["sheet"]["healing_rate"] == 0.5
+
+
 def test_table_dice_answer_a_needed_roll_as_the_schema_says(
     db: None, django_user_model: Any, check: SchemaCheck
 ) -> None:
