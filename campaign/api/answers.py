@@ -19,7 +19,8 @@ from typing import Any
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
 from campaign.models import GM, PLAYER
-from rules.registry import ruleset_slugs
+from rules.answer_schema import ANY_DATA, BOOL, INT, NUMBER, SECONDS, STR, WORDS, array, nullable, obj
+from rules.registry import get_ruleset, ruleset_slugs
 
 REF = "#/components/schemas/"
 
@@ -28,39 +29,10 @@ def ref(name: str) -> dict[str, Any]:
     return {"$ref": REF + name}
 
 
-def obj(properties: dict[str, Any], *optional: str, description: str = "") -> dict[str, Any]:
-    """An object whose properties are all present except those named `optional` (a server may add more)."""
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    required = [name for name in properties if name not in optional]
-    if required:
-        schema["required"] = required
-    if description:
-        schema["description"] = description
-    return schema
-
-
-def array(items: dict[str, Any], description: str = "") -> dict[str, Any]:
-    return {"type": "array", "items": items, **({"description": description} if description else {})}
-
-
-def nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema or null (OpenAPI 3.0: a reference takes no siblings, so it is wrapped)."""
-    if "$ref" in schema:
-        return {"allOf": [schema], "nullable": True}
-    return {**schema, "nullable": True}
-
-
-INT = {"type": "integer"}
-STR = {"type": "string"}
-BOOL = {"type": "boolean"}
-NUMBER = {"type": "number"}
-SECONDS = {"type": "integer", "description": "game seconds since the campaign's start"}
 GAME_DATE = nullable(
     {"type": "string", "description": "the in-world date and time (ISO 8601); null past the calendar"}
 )
 WALL_TIME = nullable({"type": "string", "format": "date-time"})
-WORDS = array(STR)
-ANY_DATA = {"type": "object", "additionalProperties": True}
 ROLE = {"type": "string", "enum": [GM, PLAYER]}
 
 
@@ -185,117 +157,24 @@ PEOPLE = {
 
 
 # --- characters ---------------------------------------------------------------------------------------------------
-MONITOR = obj({"boxes": INT, "level": nullable(STR)})
-SR2_HIT = {
-    "id": STR,
-    "location": STR,
-    "part": STR,
-    "reason": STR,
-    "lethality": STR,
-    "boxes": INT,
-    "penalty": INT,
-    "diagnosed": BOOL,
-    "open_wound": BOOL,
-    "treated": BOOL,
-    "improperly_treated": BOOL,
-    "death_at": nullable(SECONDS),
-    "status": STR,
-    "heals_at": nullable(SECONDS),
-    "symptom": STR,
-    "replacement": nullable(
-        {"type": "string", "description": "what replaced the part (cyberware or organic)"}
-    ),
-    "treatment_completes_at": nullable(SECONDS),
-}
-# What a player is not told of a hit not yet diagnosed (rules/shadowrun2/view.py): null until it is; never its death.
-SR2_HIDDEN = ("part", "reason", "lethality", "boxes", "penalty", "heals_at", "treated", "improperly_treated")
-SR2_PLAYER_HIT = {
-    name: nullable(schema) if name in SR2_HIDDEN else schema
-    for name, schema in SR2_HIT.items()
-    if name != "death_at"
-}
+def component_name(slug: str) -> str:
+    """A ruleset's part of its components' names: `Shadowrun2GmCharacter`, `Darkfuture...`."""
+    return "".join(part.capitalize() for part in slug.split("_"))
 
 
-def sr2_sheet(hit: str) -> dict[str, Any]:
-    return obj(
-        {
-            "physical": MONITOR,
-            "stun": MONITOR,
-            "physical_overflow": INT,
-            "stabilized": BOOL,
-            "in_hospital": BOOL,
-            "critical_hits": array(ref(hit)),
-            "tn_modifier": obj(
-                {"general": INT, "by_location": {"type": "object", "additionalProperties": INT}, "total": INT}
-            ),
-        }
-    )
+def _sheet_name(slug: str, audience: str) -> str:
+    """Each ruleset's sheet is declared by its view (`Ruleset.sheet_schemas`); a player's has a component of its
+    own only where it differs from the GM's."""
+    schemas = get_ruleset(slug).sheet_schemas
+    shared = audience == GM or schemas[PLAYER] is schemas[GM]
+    return f"{component_name(slug)}{'' if shared else 'Player'}Sheet"
 
 
-BY_LOCATION_INT = {"type": "object", "additionalProperties": INT}
 SHEETS = {
-    "Shadowrun2CriticalHit": obj(SR2_HIT),
-    "Shadowrun2PlayerCriticalHit": obj(
-        SR2_PLAYER_HIT,
-        description="a critical hit as its player sees it: no time of death, and until diagnosed "
-        "only its symptom",
-    ),
-    "Shadowrun2Sheet": sr2_sheet("Shadowrun2CriticalHit"),
-    "Shadowrun2PlayerSheet": sr2_sheet("Shadowrun2PlayerCriticalHit"),
-    "Cyberpunk2020Sheet": obj(
-        {
-            "damage": INT,
-            "stun_damage": INT,
-            "track": INT,
-            "wound_level": nullable(STR),
-            "minor_wounds": INT,
-            "stunned": BOOL,
-            "btm": INT,
-            "stun_save_target": INT,
-            "death_save_target": INT,
-            "locations": {
-                "type": "object",
-                "additionalProperties": obj(
-                    {"crippled": BOOL, "severed": BOOL, "stabilized": BOOL, "mends_at": nullable(SECONDS)},
-                    "mends_at",
-                ),
-            },
-            "location_damage": BY_LOCATION_INT,
-            "location_stun": BY_LOCATION_INT,
-            "healing_rate": {"type": "number", "description": "points healed a day (0.5 with first aid)"},
-            "mortal_condition": BOOL,
-            "mortal_level": nullable(INT),
-            "armor": BY_LOCATION_INT,
-            "stun_special_effect": BOOL,
-        }
-    ),
-    "DarkfutureSheet": obj(
-        {
-            "con": obj({"current": INT, "initial": INT}),
-            "band": STR,
-            "skill_modifier": nullable(STR),
-            "skills": {"type": "object", "additionalProperties": obj({"base": INT, "current": INT})},
-            "move": obj({"base": INT, "current": INT}),
-            "armour": INT,
-            "disabled_limbs": WORDS,
-            "driver": BOOL,
-            "pedestrian": BOOL,
-            "knocked_out": BOOL,
-            "stunned": BOOL,
-            "safety_limit_mph": nullable(INT),
-            "vehicle_driverless": BOOL,
-        }
-    ),
+    _sheet_name(slug, audience): get_ruleset(slug).sheet_schemas[audience]
+    for slug in ruleset_slugs()
+    for audience in (GM, PLAYER)
 }
-SHEET_OF = {
-    ("shadowrun2", GM): "Shadowrun2Sheet",
-    ("shadowrun2", PLAYER): "Shadowrun2PlayerSheet",
-    ("cyberpunk2020", GM): "Cyberpunk2020Sheet",
-    ("cyberpunk2020", PLAYER): "Cyberpunk2020Sheet",
-    ("darkfuture", GM): "DarkfutureSheet",
-    ("darkfuture", PLAYER): "DarkfutureSheet",
-}
-TITLES = {"shadowrun2": "Shadowrun2", "cyberpunk2020": "Cyberpunk2020", "darkfuture": "Darkfuture"}
 
 CHARACTER_PARTS = {
     "RecoveryItem": obj({"what": STR, "ends_at": nullable(SECONDS), "ends_at_date": GAME_DATE}),
@@ -325,7 +204,7 @@ def character_component(slug: str, audience: str) -> dict[str, Any]:
         "dying": BOOL,
         "attributes": ref(CHARACTER_ATTRIBUTES),
         "retired": BOOL,
-        "sheet": ref(SHEET_OF[slug, audience]),
+        "sheet": ref(_sheet_name(slug, audience)),
         "status": WORDS,
         "symptoms": WORDS,
         "warnings": WORDS,
@@ -346,7 +225,7 @@ def character_component(slug: str, audience: str) -> dict[str, Any]:
 
 
 def _name(slug: str, audience: str) -> str:
-    return f"{TITLES[slug]}{'Gm' if audience == GM else 'Player'}Character"
+    return f"{component_name(slug)}{'Gm' if audience == GM else 'Player'}Character"
 
 
 def _by_ruleset(audience: str, description: str) -> dict[str, Any]:
@@ -642,7 +521,7 @@ EXAMPLES: dict[str, Any] = {
     "Campaign": {
         "id": 1,
         "name": "Seattle 2053",
-        "ruleset": "shadowrun2",
+        "ruleset": ruleset_slugs()[0],
         "options": {"table_dice": "none"},
         "game_time": 3600,
         "game_date": "2053-01-01T01:00:00",

@@ -129,7 +129,7 @@ def token(request: Request) -> Response:
     request={JSON: bodies.CAMPAIGN_CREATE},
     parameters=[IDEMPOTENCY_KEY],
     responses=A.responses({201: ("Campaign", "the new campaign")}, 400, 409),
-    examples=[A.request_example({"name": "Seattle 2053", "ruleset": "shadowrun2"})],
+    examples=[A.request_example({"name": "Seattle 2053", "ruleset": ruleset_slugs()[0]})],
 )
 @api_view(["GET", "POST"])
 def campaigns(request: Request) -> Response:

@@ -55,7 +55,10 @@ def test_the_players_components_declare_nothing_the_gm_alone_sees(check: SchemaC
     for slug in ("Shadowrun2", "Cyberpunk2020", "Darkfuture"):
         assert not GM_ONLY & set(schemas[f"{slug}PlayerCharacter"]["properties"])
         assert set(schemas[f"{slug}GmCharacter"]["properties"]) >= GM_ONLY
-    assert "death_at" not in schemas["Shadowrun2PlayerCriticalHit"]["properties"]
+    hit = schemas["Shadowrun2PlayerSheet"]["properties"]["critical_hits"]["items"]
+    assert "death_at" not in hit["properties"]
+    assert "death_at" in schemas["Shadowrun2Sheet"]["properties"]["critical_hits"]["items"]["properties"]
+    assert "DarkfuturePlayerSheet" not in schemas  # the same sheet for both: one component
 
 
 def test_the_components_examples_fit_them(check: SchemaCheck) -> None:
