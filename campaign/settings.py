@@ -249,12 +249,17 @@ FORECAST_PLAYER_MAX_RUNS = int(os.environ.get("FORECAST_PLAYER_MAX_RUNS", "1000"
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Wound Ledger API",
-    "DESCRIPTION": "Event-sourced injury and recovery tracking for Shadowrun 2, Cyberpunk 2020 and Dark Future.",
+    "DESCRIPTION": "Event-sourced injury and recovery tracking for Shadowrun 2, Cyberpunk 2020 and Dark Future.\n\n"
+    "Collections: a bounded collection (rulesets, campaigns, characters, members, invitations) is a bare JSON array; "
+    "an ordered log (a character's history, a campaign's feed) is a page in an envelope with its cursor. Errors: "
+    "400/409 `{field: [sentence]}`, 401/403/404 `{detail}`, 422 `{needs_roll}`, 429 with Retry-After, 503. "
+    "See docs/api.md.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "PATH_CONVERTER_OVERRIDES": {"id": int},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "campaign.api.answers.add_components",
     ],
     # Swagger UI from our own static files (drf-spectacular-sidecar, a pinned version), never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -5,6 +5,7 @@ from campaign import health
 from campaign.converters import IdConverter
 
 register_converter(IdConverter, "id")
+handler404 = "campaign.api.errors.not_found"
 
 urlpatterns = [
     # For a load balancer: no authentication, no secrets (docs/operations.md, "Health checks").

@@ -7,7 +7,8 @@ A ruleset's folder (`rules/<slug>/`) holds
                 evolve_into and evolve (`evolution(EVOLVERS)` builds both), timers, FIRERS (timer kind -> firer);
                 reindex_timers if it keeps times an option's interval set (`rules.ruleset.set_options`)
     view.py     view, status, public_event, shows: what the GM and a player may see; GM_ONLY, the fields a
-                player never receives a value of;
+                player never receives a value of; SHEET_SCHEMA and PLAYER_SHEET_SCHEMA, the shape of the view's
+                sheet as the GM and a player receive it (OpenAPI schema, rules/answer_schema.py);
                 TIMER_WORDS (timer kind -> what it will do, the GM's: 'bleeds out', 'next healing roll');
                 describe and said: events in the game's words (rules/words.py), the one source of an event's
                 words: the Undo button's summary is the short form of its describe sentence (`words.short`)
@@ -37,6 +38,8 @@ from rules.params import RuleError, read_params, require_mapping
 from rules.ruleset import (
     CHARACTER_RESTORED,
     CHARACTER_RETIRED,
+    GM,
+    PLAYER,
     Event,
     Ruleset,
     State,
@@ -188,6 +191,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         forms=forms.FORMS,
         option_help=forms.OPTION_HELP,
         sheet=sheet.SHEET,
+        sheet_schemas={GM: view.SHEET_SCHEMA, PLAYER: view.PLAYER_SHEET_SCHEMA},
         event_schemas=events.EVENTS,
         state_schema=events.STATE,
         change_attributes=engine.change_attributes,

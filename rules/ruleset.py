@@ -177,6 +177,9 @@ class Ruleset:
     option_help: Mapping[str, str] = field(default_factory=dict)
     # How a character is created and drawn, and the ruleset's demo (rules/sheet.py); the web app asks nothing else.
     sheet: CharacterSheet | None = None
+    # The shape of `view`'s sheet by audience (GM, PLAYER), as OpenAPI schema (rules/answer_schema.py): the API's
+    # components for each ruleset's character (campaign/api/answers.py).
+    sheet_schemas: Mapping[str, Any] = field(default_factory=dict)
     # What each event type's data holds and the ranges of the replayed state (`rules.event_schema`): an import
     # checks a file written elsewhere against them.
     event_schemas: Mapping[str, Any] = field(default_factory=dict)

@@ -7,6 +7,8 @@ from typing import Any
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.db import DatabaseError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
 from rest_framework import status
 from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
@@ -56,3 +58,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         log.error("database error in %s: %s", context.get("view"), exc)
         return Response({"database": [DATABASE_REFUSED]}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
     return drf_exception_handler(exc, context)
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 404 for a URL no route matches: JSON under /api/ (an id that is not a number, a path not in the
+    schema), the site's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "no such page of the API: see /api/schema/"}, status=404)
+    return page_not_found(request, exception)

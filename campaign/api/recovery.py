@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.cache import caches
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import api_view, throttle_classes
 from rest_framework.request import Request
@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from campaign import access, forecast_budget, throttles
 from campaign import recovery as rv
+from campaign.api import answers as A
 from rules import forecast as fc
 
 CACHE = "pages"
@@ -137,7 +138,12 @@ RecoveryAnswer = inline_serializer(
         ),
         OpenApiParameter("by", str, description='a game date for "k of N fit by" (2053-03-02)'),
     ],
-    responses={200: RecoveryAnswer},
+    summary="When the party is fit for action again",
+    responses=A.responses(
+        {200: OpenApiResponse(response=RecoveryAnswer, description="each character's and the party's dates")},
+        400,
+        404,
+    ),
 )
 @api_view(["GET"])
 @throttle_classes([throttles.ForecastRate])

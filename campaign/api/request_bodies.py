@@ -15,13 +15,11 @@ NOT_BLANK = r"\S"
 
 
 def closed(properties: dict[str, Any], *required: str) -> dict[str, Any]:
-    """An object with these properties and no other."""
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(required),
-        "additionalProperties": False,
-    }
+    """An object with these properties and no other (OpenAPI 3.0 takes no empty `required`)."""
+    schema = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = list(required)
+    return schema
 
 
 def text(max_length: int | None = None, **more: Any) -> dict[str, Any]:

@@ -9,8 +9,7 @@ from django.conf import settings
 from django.contrib.auth import authenticate
 from django.core.cache import caches
 from django.http import Http404, StreamingHttpResponse
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.authtoken.models import Token
 from rest_framework.decorators import api_view, permission_classes, throttle_classes
@@ -30,6 +29,7 @@ from campaign import (
     throttles,
     transfer,
 )
+from campaign.api import answers as A
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, ImportJob, Invitation, Job, Membership
@@ -78,11 +78,16 @@ def _int_param(request: Request, name: str, minimum: int = 0) -> int | None:
     return value
 
 
-ANY = OpenApiTypes.OBJECT
 JSON = "application/json"
 
 
-@extend_schema(request={JSON: bodies.SIGN_UP}, responses={201: ANY, 400: ANY, 403: ANY}, auth=[])
+@extend_schema(
+    summary="Sign up",
+    request={JSON: bodies.SIGN_UP},
+    responses=A.responses({201: ("User", "the new user")}, 400, 403, auth=False),
+    auth=[],
+    examples=[A.request_example({"username": "ash", "password": "a long passphrase"})],
+)
 @api_view(["POST"])
 @permission_classes([AllowAny])
 @throttle_classes([throttles.SignUpRate])
@@ -95,7 +100,13 @@ def users(request: Request) -> Response:
     return Response({"id": user.pk, "username": user.get_username()}, status=status.HTTP_201_CREATED)
 
 
-@extend_schema(request={JSON: bodies.CREDENTIALS}, responses={200: ANY, 400: ANY}, auth=[])
+@extend_schema(
+    summary="Log in: a token",
+    request={JSON: bodies.CREDENTIALS},
+    responses=A.responses({200: ("Token", "the user's API token")}, 400, auth=False),
+    auth=[],
+    examples=[A.request_example({"username": "ash", "password": "a long passphrase"})],
+)
 @api_view(["POST"])
 @permission_classes([AllowAny])
 @throttle_classes([throttles.LoginRate])
@@ -120,11 +131,19 @@ def token(request: Request) -> Response:
 
 
 @extend_schema(
-    request={JSON: bodies.CAMPAIGN_CREATE},
-    responses={200: ANY, 201: ANY, 400: ANY, 409: ANY},
+    methods=["GET"],
+    operation_id="campaigns_list",
+    summary="The caller's campaigns",
+    responses=A.responses({200: (A.array(A.ref("Campaign")), "every campaign the caller is a member of")}),
 )
-@extend_schema(methods=["GET"], operation_id="campaigns_list", responses={200: ANY})
-@extend_schema(methods=["POST"], parameters=[IDEMPOTENCY_KEY])
+@extend_schema(
+    methods=["POST"],
+    summary="Create a campaign (its creator is its GM)",
+    request={JSON: bodies.CAMPAIGN_CREATE},
+    parameters=[IDEMPOTENCY_KEY],
+    responses=A.responses({201: ("Campaign", "the new campaign")}, 400, 409),
+    examples=[A.request_example({"name": "Seattle 2053", "ruleset": ruleset_slugs()[0]})],
+)
 @api_view(["GET", "POST"])
 def campaigns(request: Request) -> Response:
     if request.method == "GET":
@@ -145,7 +164,14 @@ def campaigns(request: Request) -> Response:
 
 
 @extend_schema(
-    request={JSON: bodies.CAMPAIGN_CHANGE}, responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY}
+    methods=["GET"], summary="A campaign", responses=A.responses({200: ("Campaign", "the campaign")}, 404)
+)
+@extend_schema(
+    methods=["PATCH"],
+    summary="Rename a campaign or change its options (GMs)",
+    request={JSON: bodies.CAMPAIGN_CHANGE},
+    responses=A.responses({200: ("Campaign", "the campaign as changed")}, 400, 403, 404, 409),
+    examples=[A.request_example({"name": "Seattle 2054"})],
 )
 @api_view(["GET", "PATCH"])
 def campaign_detail(request: Request, campaign_id: int) -> Response:
@@ -162,8 +188,28 @@ def campaign_detail(request: Request, campaign_id: int) -> Response:
 
 
 @extend_schema(
+    methods=["GET"],
+    operation_id="campaigns_members_list",
+    summary="A campaign's members and pending invitations (GMs)",
+    responses=A.responses({200: (A.array(A.ref("Member")), "members, then the people invited")}, 403, 404),
+)
+@extend_schema(
+    methods=["POST"],
+    summary="Invite someone, or change a member's role (GMs)",
     request={JSON: bodies.MEMBER_ADD},
-    responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY},
+    responses=A.responses(
+        {
+            201: ("Invitation", "the invitation sent"),
+            200: (
+                {"oneOf": [A.ref("Member"), A.ref("Invitation")]},
+                "a member's new role (a Member), or the invitation already pending (an Invitation)",
+            ),
+        },
+        400,
+        403,
+        404,
+    ),
+    examples=[A.request_example({"username": "kim", "role": "player"})],
 )
 @api_view(["GET", "POST"])
 def members(request: Request, campaign_id: int) -> Response:
@@ -186,10 +232,28 @@ def members(request: Request, campaign_id: int) -> Response:
 
 
 @extend_schema(
-    request={JSON: bodies.CHARACTER_CREATE},
-    responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    methods=["GET"],
+    operation_id="campaigns_characters_list",
+    summary="A campaign's characters (a player's own only)",
+    parameters=[
+        OpenApiParameter(
+            "retired",
+            bool,
+            description="true: the retired characters instead (GMs; a player's list has none)",
+        )
+    ],
+    responses=A.responses(
+        {200: (A.array(A.ref("Character")), "the characters, each as the caller may see it")}, 404
+    ),
 )
-@extend_schema(methods=["POST"], parameters=[IDEMPOTENCY_KEY])
+@extend_schema(
+    methods=["POST"],
+    summary="Create a character (GMs)",
+    request={JSON: bodies.CHARACTER_CREATE},
+    parameters=[IDEMPOTENCY_KEY],
+    responses=A.responses({201: ("GmCharacter", "the new character")}, 400, 403, 404, 409),
+    examples=[A.request_example({"name": "Ash", "player": "kim", "attributes": {"body": 5}})],
+)
 @api_view(["GET", "POST"])
 def characters(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
@@ -218,11 +282,36 @@ def characters(request: Request, campaign_id: int) -> Response:
 
 
 @extend_schema(
+    methods=["GET"],
+    summary="A character, as the caller may see it",
     parameters=[
-        OpenApiParameter("version", int, description="the state right after this event version (GM only)")
+        OpenApiParameter("version", int, description="the state right after this event version (GM only)"),
+        A.IF_NONE_MATCH,
+        A.ETAG,
     ],
+    responses=A.responses(
+        {
+            200: ("Character", "the character: a GM's view or a player's"),
+            304: OpenApiResponse(description="not modified: the ETag sent is the answer's (no body)"),
+        },
+        400,
+        403,
+        404,
+    ),
+)
+@extend_schema(
+    methods=["PATCH"],
+    summary="Rename a character, give it a player, change attributes (GMs)",
     request={JSON: bodies.CHARACTER_CHANGE},
-    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    responses=A.responses(
+        {200: ("CharacterChanged", "the events appended and the character")}, 400, 403, 404, 409
+    ),
+    examples=[A.request_example({"name": "Ash the Elder"})],
+)
+@extend_schema(
+    methods=["DELETE"],
+    summary="Retire a character (GMs)",
+    responses=A.responses({200: ("GmCharacter", "the character, retired")}, 403, 404, 409),
 )
 @api_view(["GET", "PATCH", "DELETE"])
 def character_detail(request: Request, character_id: int) -> Response:
@@ -272,9 +361,20 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
 
 
 @extend_schema(
+    summary="Act on a character: a wound, care, a note, undo, revert (GMs)",
     request={"application/json": actions_schema()},
     parameters=[IDEMPOTENCY_KEY],
-    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    responses=A.responses(
+        {201: ("ActionAnswer", "the events appended, the character after them, and what they did in words")},
+        400,
+        403,
+        404,
+        409,
+        422,
+    ),
+    examples=[
+        A.request_example({"type": "wound", "severity": "S", "rolls": {"body_check": [3, 5, 6, 2, 1]}})
+    ],
 )
 @api_view(["POST"])
 def actions(request: Request, character_id: int) -> Response:
@@ -337,7 +437,8 @@ BAD_CURSOR = "expected the `next` of an earlier page of this history, as it was 
             description=f"entries per page, 1 to {presenters.HISTORY_PAGE_MAX} (default {presenters.HISTORY_PAGE})",
         ),
     ],
-    responses={200: ANY, 400: ANY, 404: ANY},
+    summary="A character's history, a page at a time",
+    responses=A.responses({200: ("HistoryPage", "a page of the history, newest first")}, 400, 404),
 )
 @api_view(["GET"])
 def character_events(request: Request, character_id: int) -> Response:
@@ -365,10 +466,11 @@ def character_events(request: Request, character_id: int) -> Response:
             "after",
             str,
             description="only events after this point: a GM's is a global position, a player's the opaque "
-            "`last_position` of an earlier answer",
+            "`last_position` of an earlier answer; 0 or none: from the start",
         )
     ],
-    responses={200: ANY, 400: ANY, 404: ANY},
+    summary="A campaign's feed, in the log's order",
+    responses=A.responses({200: ("Feed", "the entries after `after`, up to a page")}, 400, 404),
 )
 @api_view(["GET"])
 def campaign_events(request: Request, campaign_id: int) -> Response:
@@ -377,9 +479,9 @@ def campaign_events(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
     if role == PLAYER:
         try:
-            answer = presenters.player_feed(
-                campaign, request.user.pk, request.query_params.get("after") or None
-            )
+            # 0 or none is the start, as for a GM; any other `after` is a sealed cursor.
+            after = request.query_params.get("after") or None
+            answer = presenters.player_feed(campaign, request.user.pk, None if after == "0" else after)
         except cursors.BadCursor:
             raise services.ServiceError(
                 "after", "expected the `last_position` of an earlier answer, as it was given"
@@ -393,10 +495,20 @@ def campaign_events(request: Request, campaign_id: int) -> Response:
 
 
 @extend_schema(
-    request={JSON: bodies.CLOCK_ADVANCE},
-    responses={200: ANY, 202: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY, 503: ANY},
+    methods=["GET"],
+    summary="The campaign's clock",
+    responses=A.responses(
+        {200: ("Clock", "the game time, and for a GM the open advance and what comes next")}, 404
+    ),
 )
-@extend_schema(methods=["POST"], parameters=[IDEMPOTENCY_KEY])
+@extend_schema(
+    methods=["POST"],
+    summary="Advance the clock (GMs): a job",
+    request={JSON: bodies.CLOCK_ADVANCE},
+    parameters=[IDEMPOTENCY_KEY],
+    responses=A.responses({202: ("AdvanceAccepted", "the advance, under way")}, 400, 403, 404, 409),
+    examples=[A.request_example({"advance": {"hours": 2}})],
+)
 @api_view(["GET", "POST"])
 def clock(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
@@ -426,7 +538,10 @@ def clock(request: Request, campaign_id: int) -> Response:
     )
 
 
-@extend_schema(responses={200: ANY, 404: ANY})
+@extend_schema(
+    summary="A job: a clock advance (its GMs) or an import (its user)",
+    responses=A.responses({200: ("Job", "the job and how far it got")}, 403, 404),
+)
 @api_view(["GET"])
 def job_detail(request: Request, job_id: str) -> Response:
     """A clock advance (the campaign's GMs see it) or an import (its user sees it)."""
@@ -445,7 +560,22 @@ def job_detail(request: Request, job_id: str) -> Response:
     return Response(presenters.job_json(job))
 
 
-@extend_schema(responses={(200, "application/jsonl"): OpenApiTypes.STR, 403: ANY, 404: ANY})
+@extend_schema(
+    summary="Export a campaign as JSON Lines (GMs)",
+    responses=A.responses(
+        {
+            (200, "application/jsonl"): OpenApiResponse(
+                response={
+                    "type": "string",
+                    "description": "one JSON object a line: the campaign's whole log",
+                },
+                description="the export, to import elsewhere (POST /api/campaigns/import/)",
+            )
+        },
+        403,
+        404,
+    ),
+)
 @api_view(["GET"])
 def export(request: Request, campaign_id: int) -> StreamingHttpResponse:
     campaign, role = access.campaign_for(request.user, campaign_id)
@@ -456,9 +586,12 @@ def export(request: Request, campaign_id: int) -> StreamingHttpResponse:
 
 
 @extend_schema(
+    summary="Import an export as a new campaign: a job",
     request={"multipart/form-data": bodies.IMPORT},
     parameters=[IDEMPOTENCY_KEY],
-    responses={202: ANY, 400: ANY, 409: ANY, 503: ANY},
+    responses=A.responses(
+        {202: ("ImportJob", "the import, under way: GET /api/jobs/{id}/ follows it")}, 400, 409
+    ),
 )
 @api_view(["POST"])
 def import_campaign(request: Request) -> Response:
@@ -484,7 +617,12 @@ def _made(request: Request, campaign: Any) -> Response:
     )
 
 
-@extend_schema(responses={200: ANY}, auth=[])
+@extend_schema(
+    operation_id="rulesets_list",
+    summary="The rulesets: actions, their parameters and dice, campaign options",
+    responses=A.responses({200: (A.array(A.ref("Ruleset")), "every ruleset")}, auth=False),
+    auth=[],
+)
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def rulesets(request: Request) -> Response:
@@ -519,9 +657,11 @@ def rulesets(request: Request) -> Response:
 
 
 @extend_schema(
+    summary="Numbered characters without players from one template (GMs)",
     request={JSON: bodies.CHARACTERS_NUMBERED},
-    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    responses=A.responses({201: (A.array(A.ref("GmCharacter")), "the characters made")}, 400, 403, 404, 409),
     parameters=[IDEMPOTENCY_KEY],
+    examples=[A.request_example({"prefix": "Ganger", "count": 3, "attributes": {"body": 4}})],
 )
 @api_view(["POST"])
 def characters_numbered(request: Request, campaign_id: int) -> Response:
@@ -545,9 +685,11 @@ def characters_numbered(request: Request, campaign_id: int) -> Response:
 
 
 @extend_schema(
+    summary="Duplicate a character (GMs)",
     request={JSON: bodies.CHARACTER_DUPLICATE},
-    responses={201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    responses=A.responses({201: ("GmCharacter", "the copy")}, 400, 403, 404, 409),
     parameters=[IDEMPOTENCY_KEY],
+    examples=[A.request_example({})],
 )
 @api_view(["POST"])
 def character_duplicate(request: Request, character_id: int) -> Response:
@@ -589,7 +731,11 @@ def _retired(request: Request, character_id: int, *, retired: bool) -> Response:
     return Response(presenters.character_json(character, GM))
 
 
-@extend_schema(request=None, responses={200: ANY, 403: ANY, 404: ANY, 409: ANY})
+@extend_schema(
+    summary="Bring a retired character back (GMs)",
+    request=None,
+    responses=A.responses({200: ("GmCharacter", "the character, back in play")}, 403, 404, 409),
+)
 @api_view(["POST"])
 def character_restore(request: Request, character_id: int) -> Response:
     """Bring a retired character back (GMs): CharacterRestored."""
@@ -617,7 +763,10 @@ def character_restore(request: Request, character_id: int) -> Response:
             "gives the same forecast",
         ),
     ],
-    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 429: ANY},
+    summary="When the character should be healed: a forecast",
+    responses=A.responses(
+        {200: ("Forecast", "percentiles over simulated futures, with game dates")}, 400, 403, 404
+    ),
 )
 @api_view(["GET"])
 @throttle_classes([throttles.ForecastRate])
@@ -638,7 +787,13 @@ def character_forecast(request: Request, character_id: int) -> Response:
     )
 
 
-@extend_schema(request=None, responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY})
+@extend_schema(
+    summary="Take back the latest advance (GMs)",
+    request=None,
+    responses=A.responses(
+        {200: ("Rewind", "the advance taken back and where the clock is now")}, 400, 403, 404, 409
+    ),
+)
 @api_view(["POST"])
 def clock_rewind(request: Request, campaign_id: int) -> Response:
     """Take back the latest advance (GM): its firings on every character are voided and the clock goes back to
@@ -669,8 +824,10 @@ def clock_rewind(request: Request, campaign_id: int) -> Response:
             "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
         }
     },
+    summary="Give the roll a waiting advance asks for (GMs, table dice)",
     parameters=[IDEMPOTENCY_KEY],
-    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    responses=A.responses({200: ("ClockJob", "the advance, going on")}, 400, 403, 404, 409),
+    examples=[A.request_example({"death_save": [4]})],
 )
 @api_view(["POST"])
 def job_rolls(request: Request, job_id: str) -> Response:
@@ -693,7 +850,10 @@ def job_rolls(request: Request, job_id: str) -> Response:
 # --- members and invitations (docs/members.md) ------------------------------------------------------------------
 
 
-@extend_schema(responses={204: None, 400: ANY, 403: ANY, 404: ANY, 409: ANY})
+@extend_schema(
+    summary="Remove a member or withdraw an invitation (GMs), or leave",
+    responses=A.responses({204: OpenApiResponse(description="done (no body)")}, 400, 403, 404, 409),
+)
 @api_view(["DELETE"])
 def member_detail(request: Request, campaign_id: int, username: str) -> Response:
     """A GM removes a member (or withdraws an invitation); a member leaves with their own name. Never the last GM
@@ -703,7 +863,11 @@ def member_detail(request: Request, campaign_id: int, username: str) -> Response
     return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-@extend_schema(responses={200: ANY})
+@extend_schema(
+    operation_id="invitations_list",
+    summary="The caller's pending invitations",
+    responses=A.responses({200: (A.array(A.ref("Invitation")), "oldest first")}),
+)
 @api_view(["GET"])
 def invitations(request: Request) -> Response:
     """The caller's pending invitations, oldest first."""
@@ -723,14 +887,22 @@ def _answer(request: Request, invitation_id: int, accept: bool) -> Response:
     return Response(presenters.invitation_json(invitation))
 
 
-@extend_schema(request=None, responses={200: ANY, 404: ANY, 409: ANY})
+@extend_schema(
+    summary="Accept an invitation",
+    request=None,
+    responses=A.responses({200: ("Invitation", "the invitation, accepted")}, 404, 409),
+)
 @api_view(["POST"])
 def invitation_accept(request: Request, invitation_id: int) -> Response:
     """Accept: a member of the campaign from now on, in the role offered."""
     return _answer(request, invitation_id, accept=True)
 
 
-@extend_schema(request=None, responses={200: ANY, 404: ANY, 409: ANY})
+@extend_schema(
+    summary="Decline an invitation",
+    request=None,
+    responses=A.responses({200: ("Invitation", "the invitation, declined")}, 404, 409),
+)
 @api_view(["POST"])
 def invitation_decline(request: Request, invitation_id: int) -> Response:
     """Decline: the characters that waited for the invitee become the inviting GM's."""

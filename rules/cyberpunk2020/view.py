@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import words
+from rules.answer_schema import BOOL, INT, SECONDS, STR, mapping, nullable, obj
 from rules.cyberpunk2020 import tables
 from rules.cyberpunk2020.engine import (
     BONE_SETTING_FAILED,
@@ -75,6 +76,37 @@ def sheet(state: Mapping[str, Any]) -> dict[str, Any]:
         "armor": dict(state["attributes"]["armor"]),
         "stun_special_effect": state["stun_special_effect"],
     }
+
+
+# The sheet of `sheet` (OpenAPI schema, rules/answer_schema.py): the GM and a player receive the same.
+SHEET_SCHEMA = obj(
+    {
+        "damage": INT,
+        "stun_damage": INT,
+        "track": INT,
+        "wound_level": nullable(STR),
+        "minor_wounds": INT,
+        "stunned": BOOL,
+        "btm": INT,
+        "stun_save_target": INT,
+        "death_save_target": INT,
+        "locations": mapping(
+            obj(
+                {"crippled": BOOL, "severed": BOOL, "stabilized": BOOL, "mends_at": nullable(SECONDS)},
+                "mends_at",
+            )
+        ),
+        "location_damage": mapping(INT),
+        "location_stun": mapping(INT),
+        "healing_rate": {"type": "number", "description": "points healed a day (0.5 with first aid)"},
+        "mortal_condition": BOOL,
+        "mortal_level": nullable(INT),
+        "armor": mapping(INT),
+        "stun_special_effect": BOOL,
+    },
+    description="a Cyberpunk 2020 character's sheet",
+)
+PLAYER_SHEET_SCHEMA = SHEET_SCHEMA
 
 
 def status_chips(state: Mapping[str, Any]) -> list[str]:

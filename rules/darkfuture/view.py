@@ -7,6 +7,7 @@ import copy
 from typing import Any
 
 from rules import words
+from rules.answer_schema import BOOL, INT, STR, WORDS, mapping, nullable, obj
 from rules.darkfuture import tables
 from rules.darkfuture.engine import (
     CON_RECOVERED,
@@ -102,6 +103,28 @@ def _status(state: State) -> list[str]:
     if vehicle_driverless(state):
         status.append("no driver")
     return status
+
+
+# The sheet of `sheet` (OpenAPI schema, rules/answer_schema.py): the GM and a player receive the same.
+SHEET_SCHEMA = obj(
+    {
+        "con": obj({"current": INT, "initial": INT}),
+        "band": STR,
+        "skill_modifier": nullable(STR),
+        "skills": mapping(obj({"base": INT, "current": INT})),
+        "move": obj({"base": INT, "current": INT}),
+        "armour": INT,
+        "disabled_limbs": WORDS,
+        "driver": BOOL,
+        "pedestrian": BOOL,
+        "knocked_out": BOOL,
+        "stunned": BOOL,
+        "safety_limit_mph": nullable(INT),
+        "vehicle_driverless": BOOL,
+    },
+    description="a Dark Future character's sheet",
+)
+PLAYER_SHEET_SCHEMA = SHEET_SCHEMA
 
 
 def sheet(state: State) -> dict[str, Any]:

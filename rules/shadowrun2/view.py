@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import words
+from rules.answer_schema import BOOL, INT, SECONDS, STR, array, mapping, nullable, obj
 from rules.ruleset import CHARACTER_CHANGED, GM, PLAYER, Event, State, Timer, game_time_mark
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import (
@@ -45,6 +46,59 @@ MORTAL_FOR_PLAYERS = "mortal: needs treatment now"
 # Never a player's, whatever the hit (RULES.md section 1): a time of death and the Body check that decided a hit.
 GM_ONLY = frozenset(("death_at", "death_after_seconds", "death_time_dice", "body_check"))
 HIDDEN_HIT_KEYS = ("part", "reason", "lethality", "boxes", "penalty", "death_at", "heals_at", "treated")
+
+
+_HIT_SCHEMA = {
+    "id": STR,
+    "location": STR,
+    "part": STR,
+    "reason": STR,
+    "lethality": STR,
+    "boxes": INT,
+    "penalty": INT,
+    "diagnosed": BOOL,
+    "open_wound": BOOL,
+    "treated": BOOL,
+    "improperly_treated": BOOL,
+    "death_at": nullable(SECONDS),
+    "status": STR,
+    "heals_at": nullable(SECONDS),
+    "symptom": STR,
+    "replacement": nullable(
+        {"type": "string", "description": "what replaced the part (cyberware or organic)"}
+    ),
+    "treatment_completes_at": nullable(SECONDS),
+}
+# A player's hit (`_hit_sheet`): no time of death, and what is hidden until diagnosed may be null.
+_PLAYER_HIT_SCHEMA = {
+    name: nullable(schema) if name in (*HIDDEN_HIT_KEYS, "improperly_treated") else schema
+    for name, schema in _HIT_SCHEMA.items()
+    if name not in GM_ONLY
+}
+
+
+def _sheet_schema(hit: dict[str, Any], description: str) -> dict[str, Any]:
+    monitor = obj({"boxes": INT, "level": nullable(STR)})
+    return obj(
+        {
+            "physical": monitor,
+            "stun": monitor,
+            "physical_overflow": INT,
+            "stabilized": BOOL,
+            "in_hospital": BOOL,
+            "critical_hits": array(hit),
+            "tn_modifier": obj({"general": INT, "by_location": mapping(INT), "total": INT}),
+        },
+        description=description,
+    )
+
+
+# The sheet of `view` (OpenAPI schema, rules/answer_schema.py), as the GM and as a player receive it.
+SHEET_SCHEMA = _sheet_schema(obj(_HIT_SCHEMA), "a Shadowrun 2 character's sheet, as the GM sees it")
+PLAYER_SHEET_SCHEMA = _sheet_schema(
+    obj(_PLAYER_HIT_SCHEMA, description="no time of death, and until diagnosed only its symptom"),
+    "a Shadowrun 2 character's sheet, as its player sees it",
+)
 
 
 def _monitor(boxes: int) -> dict[str, Any]:

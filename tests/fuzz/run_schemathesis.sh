@@ -1,7 +1,9 @@
 #!/bin/sh
-# Fuzz the API with schemathesis (v4) for server errors only: a throwaway SQLite database, a seeded GM with a token,
-# a campaign and a character of each ruleset, gunicorn on loopback; two passes, with generated ids and with the seeded
-# ones. Exits non-zero on any 5xx answer (schemathesis's exit code, or a server-side traceback in the log). See docs/PERFORMANCE.md, "Fuzzing".
+# Fuzz the API with schemathesis (v4): a throwaway SQLite database, a seeded GM and player with tokens, a campaign
+# and a character of each ruleset, gunicorn on loopback; three passes: the GM with generated ids, the GM with the
+# seeded ones, the player with the seeded ones. Every answer is checked against the schema (docs/api.md): no 5xx, a
+# status, content type, headers and body the operation declares. Exits non-zero on any failure (schemathesis's exit
+# code, or a server-side traceback in the log). See docs/PERFORMANCE.md, "Fuzzing".
 #
 #   tests/fuzz/run_schemathesis.sh [MAX_EXAMPLES]      (default 50 per operation; SEED=n for a fixed seed)
 set -eu
@@ -42,10 +44,10 @@ for slug in ("shadowrun2", "cyberpunk2020", "darkfuture"):
     if slug == "shadowrun2":
         job = services.clock_advance_request(campaign=campaign, seconds=60, actor="gm")
         ids = (campaign.pk, c.pk, job.pk)
-print(Token.objects.create(user=gm).key, *ids)
+print(Token.objects.create(user=gm).key, Token.objects.create(user=player).key, *ids)
 ')"
 set -- $SEEDED
-TOKEN="$1" CAMPAIGN_ID="$2" CHARACTER_ID="$3" JOB_ID="$4"
+TOKEN="$1" PLAYER_TOKEN="$2" CAMPAIGN_ID="$3" CHARACTER_ID="$4" JOB_ID="$5"
 # The second pass binds the ids to the seeded Shadowrun campaign, character and clock job, so that the operations under them
 # are reached with generated bodies and queries (with generated ids most of them only ever answer 404).
 cat >"$WORK/seeded.toml" <<TOML
@@ -75,22 +77,26 @@ sys.exit(f"gunicorn is not ready after 120 s: {last}")
 PY
 
 STATUS=0
-fuzz() {
+fuzz() {  # fuzz TOKEN [schemathesis options before `run`]
+    AS="$1"
+    shift
     .venv/bin/schemathesis "$@" run "http://127.0.0.1:$PORT/api/schema/" \
-        --checks not_a_server_error \
+        --header "Authorization: Token $AS" \
+        --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
         --max-examples "$MAX_EXAMPLES" \
         ${SEED:+--seed "$SEED"} \
-        --header "Authorization: Token $TOKEN" \
         --request-timeout 30 \
         --continue-on-failure \
         --generation-database none \
         --report junit --report-dir "$WORK/report" \
         --no-color || STATUS=$?
 }
-echo "--- pass 1: generated ids ---"
-fuzz
-echo "--- pass 2: the seeded campaign $CAMPAIGN_ID, character $CHARACTER_ID and clock job $JOB_ID ---"
-fuzz --config-file "$WORK/seeded.toml"
+echo "--- pass 1: the GM, generated ids ---"
+fuzz "$TOKEN"
+echo "--- pass 2: the GM, the seeded campaign $CAMPAIGN_ID, character $CHARACTER_ID and clock job $JOB_ID ---"
+fuzz "$TOKEN" --config-file "$WORK/seeded.toml"
+echo "--- pass 3: the player, the same seeded ids ---"
+fuzz "$PLAYER_TOKEN" --config-file "$WORK/seeded.toml"
 
 if grep -q "Internal Server Error\|Traceback" "$WORK/server.log"; then
     echo "--- server-side errors (gunicorn log) ---"
