@@ -142,6 +142,7 @@ RecoveryAnswer = inline_serializer(
     responses=A.responses(
         {200: OpenApiResponse(response=RecoveryAnswer, description="each character's and the party's dates")},
         400,
+        403,
         404,
     ),
 )
