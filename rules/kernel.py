@@ -10,8 +10,10 @@ A ruleset's folder (`rules/<slug>/`) holds
                 TIMER_WORDS (timer kind -> what it will do, the GM's: 'bleeds out', 'next healing roll');
                 describe and said: events in the game's words (rules/words.py), the one source of an event's
                 words: the Undo button's summary is the short form of its describe sentence (`words.short`)
-    forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP,
+    forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to),
                 CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
+    options.py  OPTIONS: the campaign options, each one typed declaration (rules/options.py) that the check,
+                the forms, the words of a change and the schema are drawn from
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
     events.py   EVENTS and STATE: what each event type's data holds and the replayed state's ranges
                 (rules/event_schema.py), against which an import checks a file written elsewhere
@@ -130,9 +132,9 @@ def timer_worder(phrases: Mapping[str, TimerPhrase]) -> Callable[[State, Timer],
 def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
     """The Ruleset of one folder (`package`, its `__name__`), from the names its modules define (this module's
     docstring): every folder has the same files, so none lists them."""
-    engine, view, forms, sheet, events, forecast = (
+    engine, view, forms, sheet, events, forecast, options = (
         importlib.import_module(f"{package}.{name}")
-        for name in ("engine", "view", "forms", "sheet", "events", "forecast")
+        for name in ("engine", "view", "forms", "sheet", "events", "forecast", "options")
     )
     return Ruleset(
         slug=engine.SLUG,
@@ -158,7 +160,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         said=view.said,
         clock_rolls=forms.CLOCK_ROLLS,
         forms=forms.FORMS,
-        option_help=forms.OPTION_HELP,
+        options=options.OPTIONS,
         sheet=sheet.SHEET,
         event_schemas=events.EVENTS,
         state_schema=events.STATE,

@@ -20,7 +20,9 @@ from typing import Any
 
 from rules import kernel, params
 from rules.cyberpunk2020 import tables
+from rules.cyberpunk2020.options import OPTIONS
 from rules.dice import Dice, faces_text
+from rules.options import read_options
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
 
 SLUG = "cyberpunk2020"
@@ -94,38 +96,8 @@ KINDS = ("normal", "stun", "blunt", "explosion")
 
 
 def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    raw = dict(params.require_mapping(options, "options"))
-    for shared in ("start", "time_scale", "table_dice"):
-        raw.pop(shared, None)
-    params.reject_unknown(
-        raw,
-        ("hit_location_model", "treatment_difficulty", "treatment_retry_days", "bone_mend_weeks"),
-        prefix="options",
-    )
-    return {
-        "hit_location_model": params.choice(
-            raw, "hit_location_model", tables.HIT_LOCATION_MODELS, default="standard", prefix="options"
-        ),
-        "treatment_difficulty": params.integer(
-            raw,
-            "treatment_difficulty",
-            default=tables.TREATMENT_DIFFICULTY,
-            minimum=1,
-            maximum=100,
-            prefix="options",
-        ),
-        "treatment_retry_days": params.integer(
-            raw,
-            "treatment_retry_days",
-            default=tables.TREATMENT_RETRY_DAYS,
-            minimum=0,
-            maximum=365,
-            prefix="options",
-        ),
-        "bone_mend_weeks": params.integer(
-            raw, "bone_mend_weeks", default=tables.BONE_MEND_WEEKS, minimum=0, maximum=104, prefix="options"
-        ),
-    }
+    """The options as `OPTIONS` declares them (rules/cyberpunk2020/options.py), each absent one its default."""
+    return read_options(OPTIONS, options)
 
 
 def btm_for_body(body: int) -> int:

@@ -29,7 +29,9 @@ from typing import Any
 
 from rules import kernel, params
 from rules.darkfuture import tables
+from rules.darkfuture.options import OPTIONS
 from rules.dice import Dice, faces_text
+from rules.options import read_options
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
 from rules.text import unreadable
 
@@ -60,17 +62,7 @@ KNOCKED_OUT_BY_ZERO_CON = "a knock-out at 0 CON ends only when CON rises above 0
 LIMBS_EXPECTED = "expected a list of limbs among left_arm, right_arm, left_leg, right_leg"
 LIMB_TWICE = "expected each limb once, got {value} twice"
 MAX_SKILL_NAME = 40
-MAX_LASTING = 365 * 86_400
 
-OPTION_NAMES = (
-    "ko_pass_means_stun",
-    "con_recovery_days",
-    "limb_check_target",
-    "limb_arm_up_to",
-    "limb_left_up_to",
-    "stun_lasts_seconds",
-    "ko_lasts_seconds",
-)
 SHARED_OPTIONS = ("start", "time_scale", "table_dice")
 ATTRIBUTE_NAMES = ("con", "skills", "move", "armour", "pedestrian", "driver")
 
@@ -83,51 +75,8 @@ def limb_not_disabled(limb: str) -> str:
 
 
 def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    options = params.require_mapping(options, "options")
-    params.reject_unknown(options, (*OPTION_NAMES, *SHARED_OPTIONS), prefix="options")
-    return {
-        "ko_pass_means_stun": params.boolean(options, "ko_pass_means_stun", default=False, prefix="options"),
-        "con_recovery_days": params.integer(
-            options,
-            "con_recovery_days",
-            default=tables.DEFAULT_CON_RECOVERY_DAYS,
-            minimum=1,
-            maximum=3650,
-            prefix="options",
-        ),
-        # The house rules RULES.md marks (section 3, "KO and stun rolls" and "Recovery"), each a default.
-        "limb_check_target": params.integer(
-            options,
-            "limb_check_target",
-            default=tables.LIMB_CHECK_TARGET,
-            minimum=0,
-            maximum=tables.DAMAGE_DIE_SIDES,
-            prefix="options",
-        ),
-        # Which limb and side: a 1d6 at or below the value is an arm (a left), above it a leg (a right).
-        "limb_arm_up_to": params.integer(
-            options,
-            "limb_arm_up_to",
-            default=tables.LIMB_ARM_UP_TO,
-            minimum=0,
-            maximum=tables.DAMAGE_DIE_SIDES,
-            prefix="options",
-        ),
-        "limb_left_up_to": params.integer(
-            options,
-            "limb_left_up_to",
-            default=tables.LIMB_LEFT_UP_TO,
-            minimum=0,
-            maximum=tables.DAMAGE_DIE_SIDES,
-            prefix="options",
-        ),
-        "stun_lasts_seconds": params.integer(
-            options, "stun_lasts_seconds", default=0, minimum=0, maximum=MAX_LASTING, prefix="options"
-        ),
-        "ko_lasts_seconds": params.integer(
-            options, "ko_lasts_seconds", default=0, minimum=0, maximum=MAX_LASTING, prefix="options"
-        ),
-    }
+    """The options as `OPTIONS` declares them (rules/darkfuture/options.py), each absent one its default."""
+    return read_options(OPTIONS, options)
 
 
 def _skills(value: Any) -> dict[str, int]:
