@@ -425,10 +425,8 @@ SHARED_NAMES = tuple(setting.name for setting in SHARED)
 def read_options(declarations: Declarations, options: Mapping[str, Any] | None) -> dict[str, Any]:
     """A ruleset's options as the API gives them (the shared ones are the campaign's and pass by), checked in the
     declarations' order, each absent one its default."""
-    raw = {
-        name: value for name, value in require_mapping(options, "options").items() if name not in SHARED_NAMES
-    }
-    reject_unknown(raw, [setting.name for setting in declarations], prefix="options")
+    raw = require_mapping(options, "options")
+    reject_unknown(raw, [*(setting.name for setting in declarations), *SHARED_NAMES], prefix="options")
     return {setting.name: setting.read(raw, "options") for setting in declarations}
 
 
