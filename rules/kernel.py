@@ -34,6 +34,7 @@ from typing import Any
 
 from rules import words
 from rules.dice import Dice
+from rules.options import Declarations, change_sentence
 from rules.params import RuleError, read_params, require_mapping
 from rules.ruleset import (
     CHARACTER_RESTORED,
@@ -129,6 +130,17 @@ def timer_worder(phrases: Mapping[str, TimerPhrase]) -> Callable[[State, Timer],
     return timer_words
 
 
+def house_rules_words(describe: Callable[[Event], str], declarations: Declarations) -> Callable[[Event], str]:
+    """A ruleset's sentences, with a change of its house rules said in the options' words (`rules.options`)."""
+
+    def said(event: Event) -> str:
+        if event.type == words.CAMPAIGN_CHANGED:
+            return change_sentence(declarations, event.data.get("changes") or {})
+        return describe(event)
+
+    return said
+
+
 def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
     """The Ruleset of one folder (`package`, its `__name__`), from the names its modules define (this module's
     docstring): every folder has the same files, so none lists them."""
@@ -152,11 +164,11 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         view=view.view,
         status=view.status,
         public_event=unretired(view.public_event, None),
-        summary=words.summary_with(view.describe),
+        summary=words.summary_with(house_rules_words(view.describe, options.OPTIONS)),
         timer_words=timer_worder(view.TIMER_WORDS),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
-        describe=view.describe,
+        describe=house_rules_words(view.describe, options.OPTIONS),
         said=view.said,
         clock_rolls=forms.CLOCK_ROLLS,
         forms=forms.FORMS,

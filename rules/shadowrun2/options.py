@@ -93,7 +93,14 @@ OPTIONS = (
         rows=tuple(Row(level, LEVELS[level]) for level in t.PHYSICAL_HEALING),
         columns=(
             TN_FIELD,
-            Column("base_seconds", "Base time", minimum=1, maximum=10 * 366 * t.DAY, duration="seconds"),
+            Column(
+                "base_seconds",
+                "Base time",
+                minimum=1,
+                maximum=10 * 366 * t.DAY,
+                duration="seconds",
+                units=("hours", "days", "weeks"),
+            ),
         ),
         help="Natural healing of physical damage, one level at a time: its TN and base time, divided by the "
         "successes.",
