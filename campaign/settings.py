@@ -199,6 +199,8 @@ SPECTACULAR_SETTINGS = {
     "PATH_CONVERTER_OVERRIDES": {"id": int},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        # The rulesets' campaign options and character attributes, typed by their declarations.
+        "campaign.api.option_schema.add_components",
     ],
     # Swagger UI from our own static files (drf-spectacular-sidecar, a pinned version), never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -27,6 +27,7 @@ from typing import Any
 
 from rules.params import RuleError, boolean, choice, integer, reject_unknown, require_mapping
 
+START_EXAMPLE = "2053-03-14T22:00:00"
 SEED = "seed"  # the seed's optional rule
 HOUSE = "house"  # a house rule (RULES.md marks it)
 CAMPAIGN = "campaign"  # how the campaign is run (its clock, who rolls): every ruleset's
@@ -214,7 +215,7 @@ class DateTime(Setting):
 
     def parse(self, value: Any, where: str) -> str:
         """The value as stored, or a RuleError naming `where`."""
-        example = "2053-03-14T22:00:00"
+        example = START_EXAMPLE
         if not isinstance(value, str):
             raise RuleError(where, f"expected an ISO date and time such as {example}, got {value!r}")
         try:
@@ -240,7 +241,9 @@ class DateTime(Setting):
         return datetime.fromisoformat(value).strftime("%Y-%m-%d %H:%M")
 
     def schema(self) -> dict[str, Any]:
-        return self._schema({"type": "string", "format": "date-time", "example": self.default})
+        return self._schema(
+            {"type": "string", "format": "date-time", "example": self.default or START_EXAMPLE}
+        )
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from campaign import access, cursors, forecasts, presenters, services, throttles, transfer
+from campaign.api import option_schema
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.models import GM, PLAYER, Character, Event, ImportJob, Invitation, Job, Membership
@@ -108,7 +109,7 @@ def token(request: Request) -> Response:
 
 @extend_schema(
     request={JSON: bodies.CAMPAIGN_CREATE},
-    responses={200: ANY, 201: ANY, 400: ANY, 409: ANY},
+    responses={200: ANY, 201: option_schema.CAMPAIGN_ANSWER, 400: ANY, 409: ANY},
 )
 @extend_schema(methods=["GET"], operation_id="campaigns_list", responses={200: ANY})
 @extend_schema(methods=["POST"], parameters=[IDEMPOTENCY_KEY])
@@ -131,7 +132,8 @@ def campaigns(request: Request) -> Response:
 
 
 @extend_schema(
-    request={JSON: bodies.CAMPAIGN_CHANGE}, responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY}
+    request={JSON: bodies.CAMPAIGN_CHANGE},
+    responses={200: option_schema.CAMPAIGN_ANSWER, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
 )
 @api_view(["GET", "PATCH"])
 def campaign_detail(request: Request, campaign_id: int) -> Response:
@@ -172,7 +174,7 @@ def members(request: Request, campaign_id: int) -> Response:
 
 @extend_schema(
     request={JSON: bodies.CHARACTER_CREATE},
-    responses={200: ANY, 201: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    responses={200: ANY, 201: option_schema.CHARACTER_ANSWER, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
 )
 @extend_schema(methods=["POST"], parameters=[IDEMPOTENCY_KEY])
 @api_view(["GET", "POST"])
@@ -206,7 +208,7 @@ def characters(request: Request, campaign_id: int) -> Response:
         OpenApiParameter("version", int, description="the state right after this event version (GM only)")
     ],
     request={JSON: bodies.CHARACTER_CHANGE},
-    responses={200: ANY, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
+    responses={200: option_schema.CHARACTER_ANSWER, 400: ANY, 403: ANY, 404: ANY, 409: ANY},
 )
 @api_view(["GET", "PATCH", "DELETE"])
 def character_detail(request: Request, character_id: int) -> Response:

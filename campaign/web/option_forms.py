@@ -186,7 +186,9 @@ def option_fields(
     errors = errors or {}
     shown = shown_values(options, posted or {})
     return [
-        option_field(setting, shown[setting.name], options[setting.name], errors.get(f"options.{setting.name}", ""))
+        option_field(
+            setting, shown[setting.name], options[setting.name], errors.get(f"options.{setting.name}", "")
+        )
         for setting in declarations(ruleset)
         if setting.name in options
     ]
