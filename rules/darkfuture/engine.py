@@ -27,13 +27,14 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from rules import kernel, params
+from rules import kernel
 from rules.darkfuture import tables
 from rules.darkfuture.options import OPTIONS
+from rules.darkfuture.sheet import ATTRIBUTES
 from rules.dice import Dice, faces_text
 from rules.options import read_options
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
-from rules.text import unreadable
+from rules.sheet import read_attributes
 
 SLUG = "darkfuture"
 
@@ -61,10 +62,8 @@ NOT_KNOCKED_OUT = "the character is not knocked out"
 KNOCKED_OUT_BY_ZERO_CON = "a knock-out at 0 CON ends only when CON rises above 0"
 LIMBS_EXPECTED = "expected a list of limbs among left_arm, right_arm, left_leg, right_leg"
 LIMB_TWICE = "expected each limb once, got {value} twice"
-MAX_SKILL_NAME = 40
 
 SHARED_OPTIONS = ("start", "time_scale", "table_dice")
-ATTRIBUTE_NAMES = ("con", "skills", "move", "armour", "pedestrian", "driver")
 
 
 def limb_not_disabled(limb: str) -> str:
@@ -79,33 +78,9 @@ def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     return read_options(OPTIONS, options)
 
 
-def _skills(value: Any) -> dict[str, int]:
-    skills = params.require_mapping(value, "attributes.skills")
-    result = {}
-    for name in skills:
-        if not isinstance(name, str) or not name.strip() or len(name) > MAX_SKILL_NAME:
-            raise RuleError(
-                "attributes.skills", f"expected skill names of 1-{MAX_SKILL_NAME} characters, got {name!r}"
-            )
-        if problem := unreadable(name, "a skill name"):
-            raise RuleError("attributes.skills", problem)
-        result[name] = params.integer(skills, name, minimum=0, maximum=100, prefix="attributes.skills")
-    return result
-
-
 def validate_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
-    attributes = params.require_mapping(attributes, "attributes")
-    params.reject_unknown(attributes, ATTRIBUTE_NAMES, prefix="attributes")
-    return {
-        "con": params.integer(attributes, "con", minimum=1, maximum=1000, prefix="attributes"),
-        "skills": _skills(attributes.get("skills")),
-        "move": params.integer(attributes, "move", default=0, minimum=0, maximum=1000, prefix="attributes"),
-        "armour": params.integer(
-            attributes, "armour", default=0, minimum=0, maximum=1000, prefix="attributes"
-        ),
-        "pedestrian": params.boolean(attributes, "pedestrian", default=True, prefix="attributes"),
-        "driver": params.boolean(attributes, "driver", default=False, prefix="attributes"),
-    }
+    """The attributes as `rules/darkfuture/sheet.py` declares them."""
+    return read_attributes(ATTRIBUTES, attributes)
 
 
 # --- Table look-ups ------------------------------------------------------------------------------------------

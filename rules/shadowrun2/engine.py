@@ -22,10 +22,12 @@ from typing import Any
 from rules import kernel
 from rules.dice import Dice, faces_text, roll_expression
 from rules.options import read_options
-from rules.params import integer, reject_unknown, require_mapping
+from rules.params import integer
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, game_time_mark
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.options import OPTIONS
+from rules.shadowrun2.sheet import ATTRIBUTES
+from rules.sheet import read_attributes
 
 SLUG = "shadowrun2"
 
@@ -94,11 +96,8 @@ MAX_ATTRIBUTE = t.MAX_ATTRIBUTE
 
 
 def validate_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
-    raw = require_mapping(attributes, "attributes")
-    reject_unknown(raw, ("body", "willpower"), prefix="attributes")
-    body = integer(raw, "body", minimum=1, maximum=MAX_ATTRIBUTE, prefix="attributes")
-    willpower = integer(raw, "willpower", default=body, minimum=1, maximum=MAX_ATTRIBUTE, prefix="attributes")
-    return {"body": body, "willpower": willpower}
+    """The attributes as `rules/shadowrun2/sheet.py` declares them (Willpower left out: Body's)."""
+    return read_attributes(ATTRIBUTES, attributes)
 
 
 def initial_state(attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:
