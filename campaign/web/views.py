@@ -222,7 +222,8 @@ def _new_campaign_options(
 def new_campaign_options(request: HttpRequest) -> HttpResponse:
     """The new-campaign form's house rules for the ruleset chosen (htmx swaps them when the ruleset changes)."""
     fields = _new_campaign_options(request.GET.get("ruleset", ""))
-    return render(request, "home.html#new-options", {"new_options": fields})
+    # Swapped in when the GM chose another ruleset: open, to show what changed.
+    return render(request, "home.html#new-options", {"new_options": fields, "new_options_open": True})
 
 
 def _home_page(
