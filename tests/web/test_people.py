@@ -245,7 +245,8 @@ def test_a_refused_house_rule_shows_its_error_at_its_option_and_the_page_opens_t
         r'<fieldset id="o-first_aid_tn" aria-describedby="help-o-first_aid_tn" aria-invalid="true">', html
     )
     assert re.search(
-        r'<p class="error" role="alert" id="err-o-first_aid_tn">Deadly, TN: expected a whole number', html
+        r'<p class="error" role="alert" tabindex="-1" autofocus id="err-o-first_aid_tn">Deadly, TN: expected a whole number',
+        html,
     )
     # An option's own error, and one with no field of its own, likewise take the page there.
     flag = house_rules_post(sr2_web, o_critical_category="7").content.decode()
