@@ -2,7 +2,7 @@
 
 Python's dates end at 9999-12-31. A campaign that started in 9999 and ran one second had no date any more, and
 every page or list that showed it failed for good, its players' included. So the clock is bounded: a campaign
-starts between the years 1 and 7999 and runs at most a thousand years, and whatever the rules schedule beyond that
+starts between the years 1 and 7999 (its `start` option, declared in `rules.options.SHARED`) and runs at most a thousand years, and whatever the rules schedule beyond that
 (a hit that heals in eight weeks, a bone that mends in six) still has a date, with a thousand years to spare.
 """
 
@@ -14,8 +14,6 @@ from typing import Any
 YEAR = 365 * 86_400 + 86_400 // 4
 MAX_GAME_SECONDS = 1000 * YEAR
 """The latest game time a campaign's clock may reach, in game seconds since its start (a thousand years)."""
-LATEST_START = datetime(7999, 12, 31, 23, 59, 59)
-START_EXAMPLE = "2053-03-14T22:00:00"
 
 
 class CalendarError(ValueError):
@@ -24,29 +22,6 @@ class CalendarError(ValueError):
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(message)
-
-
-def parse_start(value: Any) -> str:
-    """A campaign's `start` option as stored: an ISO date and time without a zone, from year 1 to 7999."""
-    if not isinstance(value, str):
-        raise CalendarError(f"expected an ISO date and time such as {START_EXAMPLE}, got {value!r}")
-    try:
-        start = datetime.fromisoformat(value)
-    except ValueError:
-        raise CalendarError(
-            f"expected an ISO date and time such as {START_EXAMPLE}, got {value[:40]!r}"
-        ) from None
-    if start.tzinfo is not None:
-        # The game's calendar has no zones: an offset (`+14:00`, `Z`) was dropped in silence, and the campaign
-        # started at another hour than the one its GM wrote.
-        raise CalendarError(
-            f"expected a date and time without a time zone, such as {START_EXAMPLE}, got {value[:40]!r}"
-        )
-    if start > LATEST_START:
-        raise CalendarError(
-            f"expected a date in the years 1 to 7999 (the clock may run a thousand years from it), got {start.year}"
-        )
-    return start.isoformat()
 
 
 def check_game_time(value: Any) -> int:

@@ -54,10 +54,11 @@ from campaign.projections import (
     projection_writes,
 )
 from rules import clock
+from rules import options as declared
 from rules import ruleset as ruleset_types
 from rules.dice import Dice, RollNeeded, RollRequest
 from rules.event_schema import TABLE_DICE
-from rules.params import choice, reject_unknown, reject_unknown_params
+from rules.params import reject_unknown, reject_unknown_params
 from rules.registry import get_ruleset
 from rules.ruleset import (
     ACTION_UNDONE,
@@ -91,10 +92,7 @@ KEY_REUSED = "this Idempotency-Key was already used for a different request"
 LAST_GM = "{name} is the campaign's only GM: make someone else a GM first, or nobody could run the campaign"
 NOTHING_TO_UNDO = "there is nothing to undo on this character"
 MAX_ADVANCE_SECONDS = 100 * 366 * 86_400
-SHARED_OPTIONS = ("start", "time_scale", "table_dice")
-# Who rolls the dice the GM did not give (RULES.md "Every ruleset"): the server; the table for actions (each action
-# asks for each die it needs); the table for actions and for the clock (an advance waits for the GM's roll).
-TABLE_DICE_CHOICES = ("none", "actions", "all")
+SHARED_OPTIONS = declared.SHARED_NAMES
 COMMAND_ATTEMPTS = 3
 
 
@@ -185,29 +183,15 @@ def user_sign_up(*, username: Any, password: Any) -> AbstractBaseUser:
 
 
 def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
-    """The ruleset's options plus the shared ones (`start`, `time_scale`, `table_dice`), defaults filled in."""
+    """The ruleset's options plus the shared ones (`start`, `time_scale`, `table_dice`: `rules.options.SHARED`),
+    defaults filled in, each checked by its declaration."""
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
         raise ServiceError("options", f"expected an object, got {type(options).__name__}")
-    shared: dict[str, Any] = {}
-    try:
-        shared["start"] = game_dates.parse_start(options.get("start", ruleset.default_start))
-    except game_dates.CalendarError as error:
-        raise ServiceError("options.start", error.message) from None
-    time_scale = options.get("time_scale", 0)
-    if (
-        isinstance(time_scale, bool)
-        or not isinstance(time_scale, int | float)
-        or not 0 <= time_scale <= 86_400
-    ):
-        raise ServiceError(
-            "options.time_scale",
-            f"expected game seconds per real second, 0 to 86400 (0: manual), got {time_scale!r}",
-        )
-    shared["time_scale"] = time_scale
-    shared["table_dice"] = choice(options, "table_dice", TABLE_DICE_CHOICES, default="none", prefix="options")
-    rest = {name: value for name, value in options.items() if name not in SHARED_OPTIONS}
+    given = {"start": ruleset.default_start, **options}
+    shared = {setting.name: setting.read(given, "options") for setting in declared.SHARED}
+    rest = {name: value for name, value in options.items() if name not in declared.SHARED_NAMES}
     return {**ruleset.validate_options(rest), **shared}
 
 

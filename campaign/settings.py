@@ -260,6 +260,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "campaign.api.answers.add_components",
+        # The rulesets' campaign options and character attributes, typed by their declarations.
+        "campaign.api.option_schema.add_components",
     ],
     # Swagger UI from our own static files (drf-spectacular-sidecar, a pinned version), never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -12,8 +12,10 @@ A ruleset's folder (`rules/<slug>/`) holds
                 TIMER_WORDS (timer kind -> what it will do, the GM's: 'bleeds out', 'next healing roll');
                 describe and said: events in the game's words (rules/words.py), the one source of an event's
                 words: the Undo button's summary is the short form of its describe sentence (`words.short`)
-    forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to), OPTION_HELP,
+    forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to),
                 CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
+    options.py  OPTIONS: the campaign options, each one typed declaration (rules/options.py) that the check,
+                the forms, the words of a change and the schema are drawn from
     sheet.py    SHEET: how a character is created and drawn, and the ruleset's demo (rules/sheet.py)
     events.py   EVENTS and STATE: what each event type's data holds and the replayed state's ranges
                 (rules/event_schema.py), against which an import checks a file written elsewhere
@@ -34,6 +36,7 @@ from typing import Any
 
 from rules import words
 from rules.dice import Dice
+from rules.options import Declarations, change_sentence
 from rules.params import RuleError, read_params, require_mapping
 from rules.ruleset import (
     CHARACTER_RESTORED,
@@ -158,12 +161,23 @@ def timer_worder(phrases: Mapping[str, TimerPhrase]) -> Callable[[State, Timer],
     return timer_words
 
 
+def house_rules_words(describe: Callable[[Event], str], declarations: Declarations) -> Callable[[Event], str]:
+    """A ruleset's sentences, with a change of its house rules said in the options' words (`rules.options`)."""
+
+    def said(event: Event) -> str:
+        if event.type == words.CAMPAIGN_CHANGED:
+            return change_sentence(declarations, event.data.get("changes") or {})
+        return describe(event)
+
+    return said
+
+
 def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
     """The Ruleset of one folder (`package`, its `__name__`), from the names its modules define (this module's
     docstring): every folder has the same files, so none lists them."""
-    engine, view, forms, sheet, events, forecast = (
+    engine, view, forms, sheet, events, forecast, options = (
         importlib.import_module(f"{package}.{name}")
-        for name in ("engine", "view", "forms", "sheet", "events", "forecast")
+        for name in ("engine", "view", "forms", "sheet", "events", "forecast", "options")
     )
     return Ruleset(
         slug=engine.SLUG,
@@ -181,15 +195,15 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         view=view.view,
         status=view.status,
         public_event=unretired(view.public_event, None),
-        summary=words.summary_with(view.describe),
+        summary=words.summary_with(house_rules_words(view.describe, options.OPTIONS)),
         timer_words=timer_worder(view.TIMER_WORDS),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
-        describe=view.describe,
+        describe=house_rules_words(view.describe, options.OPTIONS),
         said=view.said,
         clock_rolls=forms.CLOCK_ROLLS,
         forms=forms.FORMS,
-        option_help=forms.OPTION_HELP,
+        options=options.OPTIONS,
         sheet=sheet.SHEET,
         sheet_schemas={GM: view.SHEET_SCHEMA, PLAYER: view.PLAYER_SHEET_SCHEMA},
         event_schemas=events.EVENTS,

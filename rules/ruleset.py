@@ -34,6 +34,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rules.options import Declarations
+from rules.options import option_help as help_of
+
 # Re-exported: the protocol's users import these from here.
 from rules.params import ActionForm as ActionForm
 from rules.params import Param as Param
@@ -174,7 +177,8 @@ class Ruleset:
     # sentence (`rules.words.summary_with`); a ruleset without sentences names an entry by its type.
     summary: Callable[[Event], str] = field(default=lambda event: type_words(event.type))
     forms: Mapping[str, ActionForm] = field(default_factory=dict)
-    option_help: Mapping[str, str] = field(default_factory=dict)
+    # The campaign options, each a typed declaration (rules/options.py): `validate_options` reads them.
+    options: Declarations = ()
     # How a character is created and drawn, and the ruleset's demo (rules/sheet.py); the web app asks nothing else.
     sheet: CharacterSheet | None = None
     # The shape of `view`'s sheet by audience (GM, PLAYER), as OpenAPI schema (rules/answer_schema.py): the API's
@@ -214,6 +218,11 @@ class Ruleset:
     # it keeps that an option's interval set are moved by the change (RULES.md, "House rules changed in play").
     # None: the ruleset's timers read their intervals from the options whenever they are asked.
     reindex_timers: Callable[[State, Mapping[str, Any]], None] | None = None
+
+    @property
+    def option_help(self) -> dict[str, str]:
+        """The API's help of each option (`GET /api/rulesets/`), from the declarations."""
+        return help_of(self.options)
 
     @property
     def all_actions(self) -> tuple[str, ...]:

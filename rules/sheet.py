@@ -26,6 +26,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rules.params import RuleError, boolean, integer, reject_unknown, require_mapping
+from rules.text import unreadable
+
 Character = Mapping[str, Any]  # the presenter's character dict, as one audience sees it
 Block = dict[str, Any]
 Severity = int | str
@@ -68,6 +71,66 @@ class Attribute:
     maximum: int | None = None
     help: str = ""
     columns: tuple[str, str] = ("Name", "Number")
+    # A default the ruleset derives from the attributes read before it (Willpower: Body's; a BTM: Body Type's).
+    derive: Callable[[Mapping[str, Any]], Any] | None = None
+    # A map's names: at most this many characters, each readable (rules/text.py); `what` they are called.
+    key_length: int = 40
+    key_what: str = "a name"
+    key_names: str = "names"
+
+
+def read_attributes(attributes: tuple[Attribute, ...], given: Any) -> dict[str, Any]:
+    """A character's attributes as the ruleset declares them (`CharacterSheet.attributes`): each checked with its
+    kind and bounds, each absent one its default; a dotted name is a key of an object (`armor.head`). The one check
+    of the attributes: the API, the web forms and the schema read the same declarations."""
+    raw = require_mapping(given, "attributes")
+    groups: dict[str, list[Attribute]] = {}
+    for attribute in attributes:
+        group, _, key = attribute.name.partition(".")
+        if key:
+            groups.setdefault(group, []).append(attribute)
+    reject_unknown(raw, {attribute.name.partition(".")[0] for attribute in attributes}, prefix="attributes")
+    out: dict[str, Any] = {}
+    for attribute in attributes:
+        group, _, key = attribute.name.partition(".")
+        if key:
+            if group not in out:
+                held = require_mapping(raw.get(group), f"attributes.{group}")
+                reject_unknown(
+                    held, [a.name.partition(".")[2] for a in groups[group]], prefix=f"attributes.{group}"
+                )
+                out[group] = {}
+            out[group][key] = _read_one(attribute, held, key, f"attributes.{group}", out)
+        else:
+            out[attribute.name] = _read_one(attribute, raw, attribute.name, "attributes", out)
+    return out
+
+
+def _read_one(
+    attribute: Attribute, raw: Mapping[str, Any], key: str, prefix: str, read: Mapping[str, Any]
+) -> Any:
+    default = attribute.derive(read) if attribute.derive is not None else attribute.default
+    missing = {} if attribute.required else {"default": default}
+    if attribute.kind == "bool":
+        return boolean(raw, key, prefix=prefix, **missing)
+    if attribute.kind == "map":
+        return _read_map(attribute, raw.get(key), f"{prefix}.{key}")
+    return integer(raw, key, minimum=attribute.minimum, maximum=attribute.maximum, prefix=prefix, **missing)
+
+
+def _read_map(attribute: Attribute, value: Any, field: str) -> dict[str, int]:
+    """Names to whole numbers (a character's skills): each name a readable text of 1 to `key_length` characters."""
+    held = require_mapping(value, field)
+    out = {}
+    for name in held:
+        if not isinstance(name, str) or not name.strip() or len(name) > attribute.key_length:
+            raise RuleError(
+                field, f"expected {attribute.key_names} of 1-{attribute.key_length} characters, got {name!r}"
+            )
+        if problem := unreadable(name, attribute.key_what):
+            raise RuleError(field, problem)
+        out[name] = integer(held, name, minimum=attribute.minimum, maximum=attribute.maximum, prefix=field)
+    return out
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,7 @@ def test_a_new_character_whose_answer_fails_writes_nothing(
 
 # --- a start the calendar cannot keep is refused, never changed ------------------------------------------------
 
-OFFSET = "expected a date and time without a time zone, such as 2053-03-14T22:00:00, got {value!r}"
+OFFSET = "expected a game date and time without a time zone, such as 2053-03-14T22:00:00, got {value!r}"
 
 
 @pytest.mark.django_db
@@ -174,7 +174,7 @@ def test_a_start_with_a_time_zone_or_no_such_date_is_a_400_naming_the_option(
 
 @pytest.mark.django_db
 def test_the_web_forms_refuse_a_start_with_a_time_zone_naming_it(sr2: Table) -> None:
-    import json
+    from tests.web.conftest import form_inputs
 
     gm = Client()
     gm.force_login(sr2.gm.user)
@@ -182,19 +182,15 @@ def test_the_web_forms_refuse_a_start_with_a_time_zone_naming_it(sr2: Table) -> 
     before = Campaign.objects.count()
     new = gm.post(
         "/",
-        {"name": "Zoned", "ruleset": "shadowrun2", "options": '{"start": "2053-03-14T22:00:00+14:00"}'},
+        {"name": "Zoned", "ruleset": "shadowrun2", "o_start": "2053-03-14T22:00:00+14:00"},
     )
     assert new.status_code == 400
-    assert f"options.start: {message}" in new.content.decode()
+    assert message in new.content.decode()
     assert Campaign.objects.count() == before
     campaign = Campaign.objects.get(pk=sr2.campaign["id"])
-    posted = {
-        "name": campaign.name,
-        **{f"o_{name}": json.dumps(value) for name, value in campaign.options.items()},
-    }
-    board = gm.post(
-        f"/campaigns/{campaign.pk}/options/", {**posted, "o_start": '"2053-03-14T22:00:00+14:00"'}
-    )
+    action = f"/campaigns/{campaign.pk}/options/"
+    posted = form_inputs(gm.get(f"/campaigns/{campaign.pk}/").content.decode(), action)
+    board = gm.post(action, {**posted, "o_start": "2053-03-14T22:00:00+14:00"})
     assert board.status_code == 400
     assert message in board.content.decode()
     assert Campaign.objects.get(pk=campaign.pk).options == campaign.options

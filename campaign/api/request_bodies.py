@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from campaign import services
+from campaign.api import option_schema
 from campaign.models import GM, PLAYER
 from rules.registry import ruleset_slugs
 
@@ -26,8 +27,6 @@ def text(max_length: int | None = None, **more: Any) -> dict[str, Any]:
     return {"type": "string", **({"maxLength": max_length} if max_length else {}), **more}
 
 
-ANY_OBJECT = {"type": "object", "additionalProperties": True}
-
 SIGN_UP = closed(
     {
         "username": text(150, description="letters, digits and @/./+/-/_"),
@@ -41,7 +40,7 @@ CAMPAIGN_CREATE = closed(
     {
         "name": text(200, pattern=NOT_BLANK),
         "ruleset": {"type": "string", "enum": ruleset_slugs()},
-        "options": ANY_OBJECT,
+        "options": option_schema.OPTIONS,
     },
     "name",
     "ruleset",
@@ -55,7 +54,7 @@ CHARACTER_CREATE = closed(
     {
         "name": text(200, pattern=NOT_BLANK),
         "player": text(150, nullable=True, description="empty: no player"),
-        "attributes": ANY_OBJECT,
+        "attributes": option_schema.ATTRIBUTES,
     },
     "name",
 )
@@ -63,21 +62,14 @@ CHARACTER_CHANGE = closed(
     {
         "name": text(200, pattern=NOT_BLANK),
         "player": text(150, nullable=True, description="a member's user name; empty or null: no player"),
-        "attributes": {
-            "type": "object",
-            "additionalProperties": True,
-            "description": "only the attributes that change, among those the ruleset lets change in play",
-        },
+        # Only the attributes that change, among those the ruleset lets change in play.
+        "attributes": option_schema.ATTRIBUTES,
     }
 )
 CAMPAIGN_CHANGE = closed(
     {
         "name": text(200, pattern=NOT_BLANK),
-        "options": {
-            "type": "object",
-            "additionalProperties": True,
-            "description": "only the options that change; the rest keep their values",
-        },
+        "options": option_schema.OPTIONS,  # only the options that change; the rest keep their values
     }
 )
 CLOCK_ADVANCE = closed(
@@ -112,7 +104,7 @@ CHARACTERS_NUMBERED = closed(
             services.PREFIX_LENGTH, pattern=NOT_BLANK, description='"Ganger": Ganger 1, Ganger 2...'
         ),
         "count": {"type": "integer", "minimum": 1, "maximum": services.MAX_NUMBERED},
-        "attributes": ANY_OBJECT,
+        "attributes": option_schema.ATTRIBUTES,
     },
     "prefix",
     "count",

@@ -636,7 +636,7 @@ def rulesets(request: Request) -> Response:
                 "title": rules.title,
                 "actions": list(rules.all_actions),
                 "options": services.validate_campaign_options(rules, {}),
-                "option_help": {**dict(rules.option_help), "table_dice": TABLE_DICE_HELP},
+                "option_help": {**rules.option_help, "table_dice": TABLE_DICE_HELP},
                 "forms": {
                     name: {
                         "label": form.label,

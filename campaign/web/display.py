@@ -6,13 +6,11 @@ player's page can never show more than the player's view holds.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from rules import words
-from rules.dice import TABLE_DICE_HELP
 from rules.ruleset import Ruleset
 from rules.sheet import BODY_REGIONS, CharacterSheet, Mark, Severity, label, worse
 
@@ -34,45 +32,6 @@ def duration_text(seconds: int | None) -> str:
 def event_title(kind: str) -> str:
     """'CriticalHitTaken' -> 'Critical hit taken'; the entries every ruleset shares by their names (rules/words.py)."""
     return words.title_of(kind)
-
-
-# The options every ruleset shares (`services.validate_campaign_options`); each ruleset explains its own.
-SHARED_OPTION_HELP = {
-    "start": "the game date and time the campaign's clock starts at",
-    "time_scale": "game seconds per real second for a clock that runs on its own; 0: the GM advances it",
-    "table_dice": TABLE_DICE_HELP,
-}
-
-
-def option_words(name: str, value: Any) -> str:
-    """A campaign option as people read it: 'yes', '10 min', 'mortal: TN 8, 10 min; critical: TN 4, 20 min'. The
-    unit is the option's name's (`_seconds`, `_minutes`, `_days`), so every ruleset's options read alike."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if name == "start" and isinstance(value, str):
-        return date_text(value)
-    if isinstance(value, dict):
-        return "; ".join(f"{label(key)}: {_option_part(key, item)}" for key, item in value.items())
-    if isinstance(value, int | float):
-        for suffix, size in (("seconds", 1), ("minutes", 60), ("days", 86_400)):
-            if name.endswith(suffix):
-                return words.duration(value * size) if value else "off"
-    if isinstance(value, list):
-        return ", ".join(label(str(item)) for item in value) or "none"
-    return label(str(value))
-
-
-def _option_part(key: str, value: Any) -> str:
-    if isinstance(value, dict):
-        return ", ".join(
-            option_words(inner, item) if inner != "tn" else f"TN {item}" for inner, item in value.items()
-        )
-    return option_words(key, value)
-
-
-def option_text(value: Any) -> str:
-    """A campaign option's value as the JSON the house-rules form's field takes (`true`, not `True`)."""
-    return json.dumps(value, separators=(", ", ": "))
 
 
 # --- body diagram and monitors: what the ruleset draws (rules/sheet.py) ----------------------------------------

@@ -23,7 +23,7 @@ from campaign import services
 from campaign.client_input import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
 from rules.registry import get_ruleset
 from rules.ruleset import NOTE_FORM, ActionForm, Param, RollSpec, RuleError
-from rules.sheet import Attribute, Board, label
+from rules.sheet import Attribute, Board
 from rules.text import without_direction_controls
 from rules.words import count as how_many
 
@@ -718,13 +718,6 @@ def parse_advance(data: QueryDict) -> dict[str, Any]:
     return {unit: amount}
 
 
-def json_field(name: str, raw: str) -> Any:
-    return _json(raw, name, "a JSON object")
-
-
-# --- the GM's board (rules/sheet.py, `Board`) ----------------------------------------------------------------------
-
-
 def board_of(ruleset: str) -> Board | None:
     """What the ruleset says of its table (rules/sheet.py, `Board`), if it says anything."""
     sheet = get_ruleset(ruleset).sheet
@@ -867,31 +860,6 @@ def parse_edit(ruleset: str, data: QueryDict, attributes: Mapping[str, Any]) -> 
         "player": data.get("player", "").strip() or None,
         "attributes": patch,
     }
-
-
-def parse_options(data: QueryDict, names: list[str]) -> dict[str, Any]:
-    """The house-rules form's options: each input holds its option's value as JSON (`true`, `7`, `"standard"`),
-    as the board shows it."""
-    check_posted(data, {"key": "key", "name": "name", **{f"o_{name}": f"options.{name}" for name in names}})
-    options = {}
-    for name in names:
-        raw = data.get(f"o_{name}", "").strip()
-        if raw:
-            options[name] = _json(raw, f"options.{name}", 'a JSON value, e.g. true, 7 or "standard"')
-    return options
-
-
-def place_option_error(names: list[str], field_name: str, message: str) -> dict[str, str]:
-    """Put an error of the house-rules form where the form shows one: on the option's input, with the part of the
-    option it names (`options.first_aid_tn.D` -> beside first aid tn, "D: ..."), on the name, or on top."""
-    head, _, rest = field_name.partition(".")
-    if head == "options" and rest:
-        option, _, part = rest.partition(".")
-        if option in names:
-            return {f"options.{option}": f"{label(part.replace('.', ' '))}: {message}" if part else message}
-    if field_name in ("form", "options", "name"):
-        return {field_name: message}
-    return {"form": f"{label(field_name)}: {message}"}
 
 
 # --- table dice: the action form asks for one roll at a time ------------------------------------------------------

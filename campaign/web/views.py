@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import escapejs
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaign import (
     access,
@@ -43,12 +43,12 @@ from campaign import (
     transfer,
 )
 from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Invitation, Job, Membership
-from campaign.web import board, display, forecast_panel, forms, people
+from campaign.web import board, display, forecast_panel, forms, option_forms, people
+from rules import options as declared
 from rules import words
 from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
 from rules.ruleset import RuleError, Ruleset, State, Timer
-from rules.sheet import label
 from rules.text import without_direction_controls
 
 HISTORY_LIMIT = 50
@@ -191,17 +191,20 @@ def home(request: HttpRequest) -> HttpResponse:
     errors: dict[str, str] = {}
     values = _new_campaign()
     refused: RuleError | None = None
+    posted: dict[str, Any] = {}
     if request.method == "POST":
         values = {key: request.POST.get(key, "") for key in values}
+        rules = _chosen_ruleset(values["ruleset"])
         try:
-            forms.check_posted(request.POST, {key: key for key in (*values, "key")})
-            options = forms.json_field("options", values["options"]) if values["options"].strip() else None
+            option_inputs = option_forms.inputs(rules) if rules is not None else {}
+            forms.check_posted(request.POST, {"key": "key", **{key: key for key in values}, **option_inputs})
+            posted = option_forms.parse_options(rules, request.POST) if rules is not None else {}
             with limits.campaigns(request.user):
                 campaign = services.campaign_create(
                     user=request.user,
                     name=values["name"],
                     ruleset=values["ruleset"],
-                    options=options,
+                    options=posted or None,
                     idempotency_key=forms.idempotency_key(request.POST),
                 )
         except RuleError as error:
@@ -209,13 +212,15 @@ def home(request: HttpRequest) -> HttpResponse:
             key = error.field.split(".", 1)[0]
             if isinstance(error, limits.LimitReached):
                 errors["form"] = error.message
+            elif key == "options" and rules is not None:
+                errors.update(option_forms.place_error(rules, error.field, error.message))
             elif key in values:
-                errors[key] = f"{error.field}: {error.message}" if key == "options" else error.message
+                errors[key] = error.message
             else:  # the form as a whole: an input it does not have, its key
                 errors["form"] = error.message if key == "form" else f"{error.field}: {error.message}"
         else:
             return redirect("campaign", campaign_id=campaign.pk)
-    return _limited(_home_page(request, values, errors), refused)
+    return _limited(_home_page(request, values, errors, posted=posted), refused)
 
 
 def _limited(response: HttpResponse, error: RuleError | None) -> HttpResponse:
@@ -228,8 +233,35 @@ def _limited(response: HttpResponse, error: RuleError | None) -> HttpResponse:
     return response
 
 
+def _chosen_ruleset(slug: str) -> Ruleset | None:
+    return get_ruleset(slug) if slug in ruleset_slugs() else None
+
+
+def _new_campaign_options(
+    slug: str, posted: dict[str, Any] | None = None, errors: dict[str, str] | None = None
+) -> list[option_forms.OptionField]:
+    """The new-campaign form's house rules: the chosen ruleset's options with their defaults (what was posted,
+    when a refused form shows again)."""
+    rules = _chosen_ruleset(slug) or all_rulesets()[0]
+    defaults = services.validate_campaign_options(rules, {})
+    return option_forms.option_fields(rules, defaults, errors, posted)
+
+
+@login_required
+@require_GET
+def new_campaign_options(request: HttpRequest) -> HttpResponse:
+    """The new-campaign form's house rules for the ruleset chosen (htmx swaps them when the ruleset changes)."""
+    fields = _new_campaign_options(request.GET.get("ruleset", ""))
+    # Swapped in when the GM chose another ruleset: open, to show what changed.
+    return render(request, "home.html#new-options", {"new_options": fields, "new_options_open": True})
+
+
 def _home_page(
-    request: HttpRequest, values: dict[str, str], errors: dict[str, str], import_error: str = ""
+    request: HttpRequest,
+    values: dict[str, str],
+    errors: dict[str, str],
+    import_error: str = "",
+    posted: dict[str, Any] | None = None,
 ) -> HttpResponse:
     memberships = (
         Membership.objects.filter(user=request.user).select_related("campaign").order_by("campaign_id")
@@ -245,22 +277,16 @@ def _home_page(
             "values": {key: without_direction_controls(value) for key, value in values.items()},
             "errors": errors,
             "import_error": import_error,
-            "option_defaults": [(rules.title, _options_in_words(rules)) for _slug, rules in rulesets],
+            "new_options": _new_campaign_options(values["ruleset"], posted, errors),
         },
         status=400 if errors or import_error else 200,
     )
     return _with_keyed_forms(response)
 
 
-def _options_in_words(rules: Any) -> str:
-    """A ruleset's house rules, as the campaign form lists them: 'critical category: yes; ...'."""
-    options = services.validate_campaign_options(rules, {})
-    return "; ".join(f"{label(name)}: {display.option_words(name, value)}" for name, value in options.items())
-
-
 def _new_campaign() -> dict[str, str]:
     """The new-campaign form as it first shows: the first registered ruleset chosen."""
-    return {"name": "", "ruleset": all_rulesets()[0].slug, "options": ""}
+    return {"name": "", "ruleset": all_rulesets()[0].slug}
 
 
 @login_required
@@ -399,18 +425,8 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
         context["player_choices"] = people.player_choices(context["members"], context["pending_invitations"])
         context["clock_buttons"] = forms.CLOCK_BUTTONS
         context["clock_units"] = forms.CLOCK_UNITS
-        help_texts = {**display.SHARED_OPTION_HELP, **context["ruleset"].option_help}
-        context["options"] = [
-            # The field's value is what the form takes back (JSON); the reader sees the label and the words.
-            (
-                name,
-                display.option_text(value),
-                help_texts.get(name, ""),
-                label(name),
-                display.option_words(name, value),
-            )
-            for name, value in campaign.options.items()
-        ]
+        # The house-rules form, drawn from the options' declarations.
+        context["options"] = option_forms.option_fields(context["ruleset"], campaign.options)
         context.setdefault("attribute_fields", forms.attribute_fields(campaign.ruleset))
         context["retired"] = Character.objects.filter(campaign=campaign, retired=True).values("pk", "name")
     return context
@@ -1341,18 +1357,32 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The board's house-rules form: the campaign's name and options (the API's PATCH)."""
     campaign, role = access.campaign_for(request.user, campaign_id)
     access.require_gm(role, "change the house rules")
-    names = list(campaign.options)
+    rules = get_ruleset(campaign.ruleset)
+    posted: dict[str, Any] = {}
     try:
-        changes = {"name": request.POST.get("name", ""), "options": forms.parse_options(request.POST, names)}
-        services.change_campaign(campaign_id=campaign.pk, actor=request.user.get_username(), changes=changes)
+        forms.check_posted(request.POST, {"key": "key", "name": "name", **option_forms.inputs(rules)})
+        posted = option_forms.parse_options(rules, request.POST)
+        changes = {"name": request.POST.get("name", ""), "options": posted}
+        changed = services.change_campaign(
+            campaign_id=campaign.pk, actor=request.user.get_username(), changes=changes
+        )
     except RuleError as error:
+        errors = option_forms.place_error(rules, error.field, error.message)
         extra = {
-            "options_error": forms.place_option_error(names, error.field, error.message),
+            "options_error": errors,
             "options_posted": forms.echoed(request.POST),
+            "options": option_forms.option_fields(rules, campaign.options, errors, posted),
         }
         context = {**_board_context(request, campaign, role), **extra}
         return render(request, "campaign.html", context, status=error.status)
-    messages.success(request, "House rules saved.")
+    told = {
+        f"options.{name}": {"old": campaign.options.get(name), "new": value}
+        for name, value in changed.options.items()
+        if value != campaign.options.get(name)
+    }
+    if changed.name != campaign.name:
+        told["name"] = {"old": campaign.name, "new": changed.name}
+    messages.success(request, declared.change_sentence(rules.options, told))
     return redirect("campaign", campaign_id=campaign.pk)
 
 

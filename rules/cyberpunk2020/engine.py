@@ -20,8 +20,12 @@ from typing import Any
 
 from rules import kernel, params
 from rules.cyberpunk2020 import tables
+from rules.cyberpunk2020.options import OPTIONS
+from rules.cyberpunk2020.sheet import ATTRIBUTES, btm_for_body
 from rules.dice import Dice, faces_text
+from rules.options import read_options
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
+from rules.sheet import read_attributes
 
 SLUG = "cyberpunk2020"
 
@@ -94,71 +98,14 @@ KINDS = ("normal", "stun", "blunt", "explosion")
 
 
 def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    raw = dict(params.require_mapping(options, "options"))
-    for shared in ("start", "time_scale", "table_dice"):
-        raw.pop(shared, None)
-    params.reject_unknown(
-        raw,
-        ("hit_location_model", "treatment_difficulty", "treatment_retry_days", "bone_mend_weeks"),
-        prefix="options",
-    )
-    return {
-        "hit_location_model": params.choice(
-            raw, "hit_location_model", tables.HIT_LOCATION_MODELS, default="standard", prefix="options"
-        ),
-        "treatment_difficulty": params.integer(
-            raw,
-            "treatment_difficulty",
-            default=tables.TREATMENT_DIFFICULTY,
-            minimum=1,
-            maximum=100,
-            prefix="options",
-        ),
-        "treatment_retry_days": params.integer(
-            raw,
-            "treatment_retry_days",
-            default=tables.TREATMENT_RETRY_DAYS,
-            minimum=0,
-            maximum=365,
-            prefix="options",
-        ),
-        "bone_mend_weeks": params.integer(
-            raw, "bone_mend_weeks", default=tables.BONE_MEND_WEEKS, minimum=0, maximum=104, prefix="options"
-        ),
-    }
-
-
-def btm_for_body(body: int) -> int:
-    for low, high, btm in tables.BTM_BY_BODY:
-        if body >= low and (high is None or body <= high):
-            return btm
-    raise ValueError(f"no BTM for body {body}")
+    """The options as `OPTIONS` declares them (rules/cyberpunk2020/options.py), each absent one its default."""
+    return read_options(OPTIONS, options)
 
 
 def validate_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
-    raw = params.require_mapping(attributes, "attributes")
-    params.reject_unknown(raw, ("body", "luck", "armor", "btm", "stun_save_bonus"), prefix="attributes")
-    body = params.integer(raw, "body", minimum=1, maximum=30, prefix="attributes")
-    armor_raw = params.require_mapping(raw.get("armor"), "attributes.armor")
-    params.reject_unknown(armor_raw, tables.LOCATIONS, prefix="attributes.armor")
-    armor = {
-        location: params.integer(
-            armor_raw, location, default=0, minimum=0, maximum=100, prefix="attributes.armor"
-        )
-        for location in tables.LOCATIONS
-    }
-    return {
-        "body": body,
-        "luck": params.integer(raw, "luck", default=0, minimum=0, maximum=30, prefix="attributes"),
-        "armor": armor,
-        # Cyberware may change the BTM: an explicit value overrides the one derived from body.
-        "btm": params.integer(
-            raw, "btm", default=btm_for_body(body), minimum=-10, maximum=0, prefix="attributes"
-        ),
-        "stun_save_bonus": params.integer(
-            raw, "stun_save_bonus", default=0, minimum=-10, maximum=10, prefix="attributes"
-        ),
-    }
+    """The attributes as `rules/cyberpunk2020/sheet.py` declares them; an explicit BTM (cyberware may change it)
+    overrides the one derived from body."""
+    return read_attributes(ATTRIBUTES, attributes)
 
 
 def initial_state(attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:

@@ -123,12 +123,6 @@ FORMS = {
     ),
 }
 
-OPTION_HELP = {
-    "hit_location_model": "Hit location table: standard (d10), d8 (a d8 on the standard table) or modified (d10).",
-    "treatment_difficulty": "Difficulty of a healing treatment roll (house: 15).",
-    "treatment_retry_days": "Game days before a failed treatment may be retried (house: 1).",
-    "bone_mend_weeks": "Game weeks before set bones mend and the limb is usable again (house: 6).",
-}
 
 CLOCK_ROLLS = (
     RollSpec(

@@ -23,6 +23,14 @@ from rules.sheet import (
     title,
 )
 
+
+def btm_for_body(body: int) -> int:
+    for low, high, btm in tables.BTM_BY_BODY:
+        if body >= low and (high is None or body <= high):
+            return btm
+    raise ValueError(f"no BTM for body {body}")
+
+
 ATTRIBUTES = (
     Attribute("body", "int", "Body Type", required=True, minimum=1, maximum=30),
     Attribute("luck", "int", "Luck", default=0, minimum=0, maximum=30),
@@ -32,7 +40,15 @@ ATTRIBUTES = (
         )
         for location in tables.LOCATIONS
     ),
-    Attribute("btm", "int", "BTM override", minimum=-10, maximum=0, help="empty: from Body Type"),
+    Attribute(
+        "btm",
+        "int",
+        "BTM override",
+        minimum=-10,
+        maximum=0,
+        help="empty: from Body Type",
+        derive=lambda read: btm_for_body(read["body"]),
+    ),
     Attribute("stun_save_bonus", "int", "Stun save bonus", default=0, minimum=-10, maximum=10),
 )
 

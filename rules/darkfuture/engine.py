@@ -27,11 +27,14 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from rules import kernel, params
+from rules import kernel
 from rules.darkfuture import tables
+from rules.darkfuture.options import OPTIONS
+from rules.darkfuture.sheet import ATTRIBUTES
 from rules.dice import Dice, faces_text
+from rules.options import read_options
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
-from rules.text import unreadable
+from rules.sheet import read_attributes
 
 SLUG = "darkfuture"
 
@@ -59,20 +62,8 @@ NOT_KNOCKED_OUT = "the character is not knocked out"
 KNOCKED_OUT_BY_ZERO_CON = "a knock-out at 0 CON ends only when CON rises above 0"
 LIMBS_EXPECTED = "expected a list of limbs among left_arm, right_arm, left_leg, right_leg"
 LIMB_TWICE = "expected each limb once, got {value} twice"
-MAX_SKILL_NAME = 40
-MAX_LASTING = 365 * 86_400
 
-OPTION_NAMES = (
-    "ko_pass_means_stun",
-    "con_recovery_days",
-    "limb_check_target",
-    "limb_arm_up_to",
-    "limb_left_up_to",
-    "stun_lasts_seconds",
-    "ko_lasts_seconds",
-)
 SHARED_OPTIONS = ("start", "time_scale", "table_dice")
-ATTRIBUTE_NAMES = ("con", "skills", "move", "armour", "pedestrian", "driver")
 
 
 def limb_not_disabled(limb: str) -> str:
@@ -83,80 +74,13 @@ def limb_not_disabled(limb: str) -> str:
 
 
 def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    options = params.require_mapping(options, "options")
-    params.reject_unknown(options, (*OPTION_NAMES, *SHARED_OPTIONS), prefix="options")
-    return {
-        "ko_pass_means_stun": params.boolean(options, "ko_pass_means_stun", default=False, prefix="options"),
-        "con_recovery_days": params.integer(
-            options,
-            "con_recovery_days",
-            default=tables.DEFAULT_CON_RECOVERY_DAYS,
-            minimum=1,
-            maximum=3650,
-            prefix="options",
-        ),
-        # The house rules RULES.md marks (section 3, "KO and stun rolls" and "Recovery"), each a default.
-        "limb_check_target": params.integer(
-            options,
-            "limb_check_target",
-            default=tables.LIMB_CHECK_TARGET,
-            minimum=0,
-            maximum=tables.DAMAGE_DIE_SIDES,
-            prefix="options",
-        ),
-        # Which limb and side: a 1d6 at or below the value is an arm (a left), above it a leg (a right).
-        "limb_arm_up_to": params.integer(
-            options,
-            "limb_arm_up_to",
-            default=tables.LIMB_ARM_UP_TO,
-            minimum=0,
-            maximum=tables.DAMAGE_DIE_SIDES,
-            prefix="options",
-        ),
-        "limb_left_up_to": params.integer(
-            options,
-            "limb_left_up_to",
-            default=tables.LIMB_LEFT_UP_TO,
-            minimum=0,
-            maximum=tables.DAMAGE_DIE_SIDES,
-            prefix="options",
-        ),
-        "stun_lasts_seconds": params.integer(
-            options, "stun_lasts_seconds", default=0, minimum=0, maximum=MAX_LASTING, prefix="options"
-        ),
-        "ko_lasts_seconds": params.integer(
-            options, "ko_lasts_seconds", default=0, minimum=0, maximum=MAX_LASTING, prefix="options"
-        ),
-    }
-
-
-def _skills(value: Any) -> dict[str, int]:
-    skills = params.require_mapping(value, "attributes.skills")
-    result = {}
-    for name in skills:
-        if not isinstance(name, str) or not name.strip() or len(name) > MAX_SKILL_NAME:
-            raise RuleError(
-                "attributes.skills", f"expected skill names of 1-{MAX_SKILL_NAME} characters, got {name!r}"
-            )
-        if problem := unreadable(name, "a skill name"):
-            raise RuleError("attributes.skills", problem)
-        result[name] = params.integer(skills, name, minimum=0, maximum=100, prefix="attributes.skills")
-    return result
+    """The options as `OPTIONS` declares them (rules/darkfuture/options.py), each absent one its default."""
+    return read_options(OPTIONS, options)
 
 
 def validate_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
-    attributes = params.require_mapping(attributes, "attributes")
-    params.reject_unknown(attributes, ATTRIBUTE_NAMES, prefix="attributes")
-    return {
-        "con": params.integer(attributes, "con", minimum=1, maximum=1000, prefix="attributes"),
-        "skills": _skills(attributes.get("skills")),
-        "move": params.integer(attributes, "move", default=0, minimum=0, maximum=1000, prefix="attributes"),
-        "armour": params.integer(
-            attributes, "armour", default=0, minimum=0, maximum=1000, prefix="attributes"
-        ),
-        "pedestrian": params.boolean(attributes, "pedestrian", default=True, prefix="attributes"),
-        "driver": params.boolean(attributes, "driver", default=False, prefix="attributes"),
-    }
+    """The attributes as `rules/darkfuture/sheet.py` declares them."""
+    return read_attributes(ATTRIBUTES, attributes)
 
 
 # --- Table look-ups ------------------------------------------------------------------------------------------

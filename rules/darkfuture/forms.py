@@ -53,18 +53,5 @@ FORMS = {
     ),
 }
 
-OPTION_HELP = {
-    "ko_pass_means_stun": "The seed's optional rule: a passed KO roll is an automatic stun, no stun roll (default off).",
-    "con_recovery_days": "(house) Game days of rest for each CON point to come back (default 7).",
-    "limb_check_target": "(house) In the 01-25% band a 1d6 above this disables a limb (default 3: 4 or more; "
-    "0: always, 6: never).",
-    "limb_arm_up_to": "(house) Which limb a disablement takes: a 1d6 at or below this is an arm, above it a leg "
-    "(default 3: 1-3 arm, 4-6 leg; 0: always a leg, 6: always an arm).",
-    "limb_left_up_to": "(house) Which side: a 1d6 at or below this is the left, above it the right (default 3: "
-    "1-3 left, 4-6 right; 0: always right, 6: always left).",
-    "stun_lasts_seconds": "(house) Game seconds a stun lasts; 0 (default): until the next clock advance.",
-    "ko_lasts_seconds": "(house) Game seconds until a KO from a roll wears off by itself; 0 (default): only the "
-    "GM's Recover ends it.",
-}
 
 CLOCK_ROLLS: tuple[RollSpec, ...] = ()  # Dark Future's clock rolls no dice: stun ends, CON comes back

@@ -40,6 +40,8 @@ ATTRIBUTES = (
         maximum=100,
         help="One skill a row, its name and level (0-100), e.g. driver 3; a row left empty is left out.",
         columns=("Skill", "Level"),
+        key_what="a skill name",
+        key_names="skill names",
     ),
     Attribute("move", "int", "Move", default=0, minimum=0, maximum=1000),
     Attribute("armour", "int", "Body armour", default=0, minimum=0, maximum=1000),

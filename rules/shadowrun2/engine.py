@@ -16,15 +16,18 @@ Timed effects and why the game clock always terminates:
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
 from rules import kernel
 from rules.dice import Dice, faces_text, roll_expression
-from rules.params import boolean, choice, integer, reject_unknown, require_mapping
-from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
+from rules.options import read_options
+from rules.params import integer
+from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, game_time_mark
 from rules.shadowrun2 import tables as t
+from rules.shadowrun2.options import OPTIONS
+from rules.shadowrun2.sheet import ATTRIBUTES
+from rules.sheet import read_attributes
 
 SLUG = "shadowrun2"
 
@@ -78,21 +81,6 @@ ONLY_CRIPPLING_ACCEPTED = "only a crippling critical hit is accepted (the others
 ACCEPT_UNDIAGNOSED = "nobody knows this critical hit is there; diagnose it before accepting it"
 ALREADY_ACCEPTED = "this critical hit is already accepted"
 
-DEFAULT_OPTIONS: dict[str, Any] = {
-    "body_check_tn": "standard",
-    "critical_category": True,
-    "combat_pool_on_body_check": False,
-    "stun_causes_critical_hits": False,
-    "treatment_table": copy.deepcopy(t.TREATMENT_TABLE),
-    "deadly_overflow_minutes": t.DEADLY_OVERFLOW_MINUTES,
-    "first_aid_tn": dict(t.FIRST_AID_TN),
-    "physical_healing_table": {
-        level: {"tn": row["tn"], "base_seconds": row["base_seconds"]}
-        for level, row in t.PHYSICAL_HEALING.items()
-    },
-    "stun_healing": {"tn": t.STUN_RECOVERY_BASE_TN, "base_minutes": t.STUN_RECOVERY_BASE_MINUTES},
-    "first_aid_floor": dict(t.FIRST_AID_FLOOR),
-}
 SHARED_OPTIONS = ("start", "time_scale", "table_dice")  # handled by the campaign, not by this engine
 
 
@@ -100,136 +88,20 @@ SHARED_OPTIONS = ("start", "time_scale", "table_dice")  # handled by the campaig
 # Options, attributes, initial state
 
 
-def _treatment_table(value: Any) -> dict[str, dict[str, int]]:
-    field = "options.treatment_table"
-    override = require_mapping(value, field)
-    reject_unknown(override, t.TREATMENT_TABLE, prefix=field)
-    result = copy_state(t.TREATMENT_TABLE)
-    for lethality, row in override.items():
-        row_field = f"{field}.{lethality}"
-        row = require_mapping(row, row_field)
-        reject_unknown(row, ("tn", "base_seconds"), prefix=row_field)
-        default = t.TREATMENT_TABLE[lethality]
-        result[lethality] = {
-            "tn": integer(row, "tn", default=default["tn"], minimum=2, maximum=30, prefix=row_field),
-            "base_seconds": integer(
-                row,
-                "base_seconds",
-                default=default["base_seconds"],
-                minimum=1,
-                maximum=10 * 366 * t.DAY,
-                prefix=row_field,
-            ),
-        }
-    return result
-
-
 def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    raw = dict(require_mapping(options, "options"))
-    for shared in SHARED_OPTIONS:
-        raw.pop(shared, None)
-    reject_unknown(raw, DEFAULT_OPTIONS, prefix="options")
-    d = DEFAULT_OPTIONS
-    return {
-        "body_check_tn": choice(
-            raw, "body_check_tn", t.BODY_CHECK_TN, default=d["body_check_tn"], prefix="options"
-        ),
-        "critical_category": boolean(raw, "critical_category", default=True, prefix="options"),
-        "combat_pool_on_body_check": boolean(
-            raw, "combat_pool_on_body_check", default=False, prefix="options"
-        ),
-        "stun_causes_critical_hits": boolean(
-            raw, "stun_causes_critical_hits", default=False, prefix="options"
-        ),
-        "treatment_table": _treatment_table(raw.get("treatment_table")),
-        "deadly_overflow_minutes": integer(
-            raw,
-            "deadly_overflow_minutes",
-            default=d["deadly_overflow_minutes"],
-            minimum=0,
-            maximum=10_000,
-            prefix="options",
-        ),
-        # The house tables of RULES.md's first aid and natural healing, each row a default the GM may change.
-        "first_aid_tn": _first_aid_tn(raw.get("first_aid_tn")),
-        "physical_healing_table": _physical_healing_table(raw.get("physical_healing_table")),
-        "stun_healing": _stun_healing(raw.get("stun_healing")),
-        "first_aid_floor": _first_aid_floor(raw.get("first_aid_floor")),
-    }
+    """The options as `OPTIONS` declares them (rules/shadowrun2/options.py), each absent one its default."""
+    return read_options(OPTIONS, options)
 
 
-def _first_aid_tn(value: Any) -> dict[str, int]:
-    field = "options.first_aid_tn"
-    override = require_mapping(value, field)
-    reject_unknown(override, t.FIRST_AID_TN, prefix=field)
-    return {
-        level: integer(override, level, default=tn, minimum=2, maximum=30, prefix=field)
-        for level, tn in t.FIRST_AID_TN.items()
-    }
-
-
-def _physical_healing_table(value: Any) -> dict[str, dict[str, int]]:
-    field = "options.physical_healing_table"
-    override = require_mapping(value, field)
-    reject_unknown(override, t.PHYSICAL_HEALING, prefix=field)
-    result = {}
-    for level, default in t.PHYSICAL_HEALING.items():
-        row_field = f"{field}.{level}"
-        row = require_mapping(override.get(level), row_field)
-        reject_unknown(row, ("tn", "base_seconds"), prefix=row_field)
-        result[level] = {
-            "tn": integer(row, "tn", default=default["tn"], minimum=2, maximum=30, prefix=row_field),
-            "base_seconds": integer(
-                row,
-                "base_seconds",
-                default=default["base_seconds"],
-                minimum=1,
-                maximum=10 * 366 * t.DAY,
-                prefix=row_field,
-            ),
-        }
-    return result
-
-
-def _stun_healing(value: Any) -> dict[str, int]:
-    field = "options.stun_healing"
-    override = require_mapping(value, field)
-    reject_unknown(override, ("tn", "base_minutes"), prefix=field)
-    return {
-        "tn": integer(override, "tn", default=t.STUN_RECOVERY_BASE_TN, minimum=2, maximum=30, prefix=field),
-        "base_minutes": integer(
-            override,
-            "base_minutes",
-            default=t.STUN_RECOVERY_BASE_MINUTES,
-            minimum=1,
-            maximum=10_000,
-            prefix=field,
-        ),
-    }
-
-
-def _first_aid_floor(value: Any) -> dict[str, int]:
-    """At most the level's lowest box count: first aid never adds boxes, and at that floor heals none there."""
-    field = "options.first_aid_floor"
-    override = require_mapping(value, field)
-    reject_unknown(override, t.FIRST_AID_FLOOR, prefix=field)
-    return {
-        level: integer(
-            override, level, default=floor, minimum=0, maximum=t.LEVEL_BY_BOXES.index(level), prefix=field
-        )
-        for level, floor in t.FIRST_AID_FLOOR.items()
-    }
+DEFAULT_OPTIONS: dict[str, Any] = validate_options(None)
 
 
 MAX_ATTRIBUTE = t.MAX_ATTRIBUTE
 
 
 def validate_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
-    raw = require_mapping(attributes, "attributes")
-    reject_unknown(raw, ("body", "willpower"), prefix="attributes")
-    body = integer(raw, "body", minimum=1, maximum=MAX_ATTRIBUTE, prefix="attributes")
-    willpower = integer(raw, "willpower", default=body, minimum=1, maximum=MAX_ATTRIBUTE, prefix="attributes")
-    return {"body": body, "willpower": willpower}
+    """The attributes as `rules/shadowrun2/sheet.py` declares them (Willpower left out: Body's)."""
+    return read_attributes(ATTRIBUTES, attributes)
 
 
 def initial_state(attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:

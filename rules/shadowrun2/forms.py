@@ -158,21 +158,6 @@ FORMS = {
     ),
 }
 
-OPTION_HELP = {
-    "body_check_tn": "Body-check TNs: standard (the seed's recommended column, L 2 M 4 S 6 D 10) or gentle",
-    "critical_category": "false deletes the Critical category: 2 Body-check successes already mean no critical hit",
-    "combat_pool_on_body_check": "allow combat pool dice on the Body check (the seed's optional rule)",
-    "stun_causes_critical_hits": "stun wounds make the Body check too (house: off)",
-    "treatment_table": "(house) treatment TN and base time: mortal TN 8 / 10 min, critical TN 4 / 20 min",
-    "deadly_overflow_minutes": "(house, SRII core) minutes per overflow box while physical is full; 0 disables",
-    "first_aid_tn": "(house, SRII core simplified) first aid TN by the physical level: L 4, M 6, S 8, D 10",
-    "physical_healing_table": "(house, SRII core) natural healing of physical damage, each level's TN and base "
-    "time: D TN 10 / 30 days, S TN 8 / 20 days, M TN 6 / 10 days, L TN 4 / 24 hours",
-    "stun_healing": "(house) stun recovery: the higher of Body and Willpower vs this TN + general modifier; one "
-    "box per the base minutes / successes, none: roll again after the base minutes (default TN 2 / 60 minutes)",
-    "first_aid_floor": "(house-simplified) the fewest boxes first aid leaves at each physical level: S 3, M 1, L 0 "
-    "(at most one level healed); at most the level's lowest box count (S 6, M 3, L 1: heals nothing there)",
-}
 
 CLOCK_ROLLS = (
     RollSpec(

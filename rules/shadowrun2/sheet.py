@@ -28,7 +28,13 @@ from rules.sheet import (
 ATTRIBUTES = (
     Attribute("body", "int", "Body", required=True, minimum=1, maximum=t.MAX_ATTRIBUTE),
     Attribute(
-        "willpower", "int", "Willpower", minimum=1, maximum=t.MAX_ATTRIBUTE, help="empty: same as Body"
+        "willpower",
+        "int",
+        "Willpower",
+        minimum=1,
+        maximum=t.MAX_ATTRIBUTE,
+        help="empty: same as Body",
+        derive=lambda read: read["body"],
     ),
 )
 

@@ -117,7 +117,7 @@ def test_a_generated_client_plays_a_whole_game(
         body=M("CampaignsCreateBody")(
             name="Seattle 2053",
             ruleset=M("CampaignsCreateBodyRuleset")(slug),
-            options=M("CampaignsCreateBodyOptions").from_dict({"table_dice": "actions"}),
+            options=M(f"{TITLES[slug]}Options").from_dict({"table_dice": "actions"}),
         ),
     )
     assert isinstance(campaign, M("Campaign")) and campaign.role.value == "gm"
@@ -144,7 +144,7 @@ def test_a_generated_client_plays_a_whole_game(
         body=M("CampaignsCharactersCreateBody")(
             name="Ash",
             player="player",
-            attributes=M("CampaignsCharactersCreateBodyAttributes").from_dict(attributes),
+            attributes=M(f"{TITLES[slug]}Attributes").from_dict(attributes),
         ),
     )
     gm_character = M(f"{TITLES[slug]}GmCharacter")
@@ -155,7 +155,7 @@ def test_a_generated_client_plays_a_whole_game(
         body=M("CampaignsCharactersNumberedCreateBody")(
             prefix="Ganger",
             count=2,
-            attributes=M("CampaignsCharactersNumberedCreateBodyAttributes").from_dict(attributes),
+            attributes=M(f"{TITLES[slug]}Attributes").from_dict(attributes),
         ),
     )
     assert [npc.name for npc in npcs] == ["Ganger 1", "Ganger 2"]

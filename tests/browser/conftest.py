@@ -50,9 +50,13 @@ def screenshot(tmp_path: Path) -> Any:
     folder = SCREENSHOTS if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
 
-    def take(page: Any, name: str) -> Path:
+    def take(page: Any, name: str, element: Any = None) -> Path:
+        """The whole page, or only `element` (a locator: one section of it)."""
         path = folder / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        if element is not None:
+            element.screenshot(path=str(path))
+        else:
+            page.screenshot(path=str(path), full_page=True)
         return path
 
     return take

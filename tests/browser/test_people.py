@@ -44,9 +44,8 @@ def test_a_player_chosen_a_medic_suggested_and_a_house_rules_error_in_view(
 
     # A refused house rule: the whole board comes back, opened at the option with its error.
     gm.goto(board)
-    gm.locator("#o-critical_category").fill("7")
+    gm.locator("#o-first_aid_tn").get_by_label("Deadly, TN").fill("40")
     gm.get_by_role("button", name="Save house rules").click()
     error = gm.locator("#house-rules .error")
-    expect(error).to_have_text("expected true or false, got 7")
+    expect(error).to_have_text("Deadly, TN: expected a whole number of at most 30, got 40")
     expect(error).to_be_in_viewport()
-    expect(gm.locator("#o-critical_category")).to_be_focused()

@@ -10,17 +10,22 @@ from playwright.sync_api import Page, expect
 
 from campaign import services
 from campaign.models import Character, Event
+from rules.registry import get_ruleset
+from tests.browser.test_house_rules import open_house_rules
 from tests.browser.test_scenarios import add_character, open_action, sign_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def create_campaign(page: Page, base: str, name: str, ruleset: str, options: str) -> None:
+def create_campaign(page: Page, base: str, name: str, ruleset: str, table_dice: str) -> None:
     page.goto(f"{base}/")
+    page.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
     page.locator("#c-name").fill(name)
     page.locator("#c-ruleset").select_option(ruleset)
-    page.locator("summary", has_text="House rules").click()
-    page.locator("#c-options").fill(options)
+    # The chosen ruleset's house rules come in its place (htmx): its first option is there.
+    open_house_rules(page)
+    expect(page.locator(f"#c-{get_ruleset(ruleset).options[0].name}")).to_be_visible()
+    page.locator("#c-table_dice").select_option(table_dice)
     page.get_by_role("button", name="Create campaign").click()
     expect(page.get_by_role("heading", name=name)).to_be_visible()
 
@@ -29,7 +34,7 @@ def gm_at_a_new_table(live_server: Any, browser: Any, name: str, ruleset: str, t
     """The GM signed up, on the board of a new campaign with this `table_dice`."""
     gm = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     sign_up(gm, live_server.url, "anna_gm")
-    create_campaign(gm, live_server.url, name, ruleset, f'{{"table_dice": "{table_dice}"}}')
+    create_campaign(gm, live_server.url, name, ruleset, table_dice)
     return gm
 
 

@@ -137,7 +137,7 @@ def test_edits_retiring_and_taking_back_read_as_sentences_in_every_ruleset(slug:
         "torso 12; pedestrian from yes to no."
     )
     assert describe(Event("CampaignChanged", {"changes": {"time_scale": {"old": 0, "new": 60}}}, 0)) == (
-        "House rules changed: time scale from 0 to 60."
+        "From now on: Clock speed: 60 times real time."
     )
     assert describe(Event("CharacterRetired", {}, 0)).startswith("Retired from play")
     assert describe(Event("CharacterRestored", {}, 0)) == "Back in play."

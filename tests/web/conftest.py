@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -69,3 +70,46 @@ def _empty_page_cache() -> None:
     from django.core.cache import caches
 
     caches["pages"].clear()
+
+
+class _FormInputs(HTMLParser):
+    """What a browser would post of one form of a page: its inputs' values, the chosen option of each select, the
+    ticked boxes (buttons and files left out)."""
+
+    def __init__(self, action: str) -> None:
+        super().__init__()
+        self.action = action
+        self.inside = False
+        self.select: str | None = None
+        self.posted: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        given = {key: value or "" for key, value in attrs}
+        if tag == "form":
+            self.inside = given.get("action") == self.action
+        if not self.inside:
+            return
+        name = given.get("name")
+        if tag == "input" and name and given.get("type") not in ("submit", "file"):
+            if given.get("type") == "checkbox":
+                if "checked" in given:
+                    self.posted.append((name, given.get("value") or "on"))
+            else:
+                self.posted.append((name, given.get("value", "")))
+        elif tag == "select":
+            self.select = name
+        elif tag == "option" and self.select and "selected" in given:
+            self.posted.append((self.select, given.get("value", "")))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.inside = False
+        elif tag == "select":
+            self.select = None
+
+
+def form_inputs(html: str, action: str) -> dict[str, str]:
+    """The form of `action` on the page as a browser posts it unchanged (each input once)."""
+    parser = _FormInputs(action)
+    parser.feed(html)
+    return dict(parser.posted)

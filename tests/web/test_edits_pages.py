@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from campaign.models import Campaign, Character, Event
-from tests.web.conftest import Web
+from tests.web.conftest import Web, form_inputs
 
 pytestmark = pytest.mark.django_db
 
@@ -95,12 +95,12 @@ def test_retire_and_restore_from_the_pages(df_web: Web) -> None:
 def test_the_board_shows_the_house_rules_and_a_gm_changes_them(df_web: Web) -> None:
     board = reverse("campaign", args=[df_web.campaign_id])
     page = df_web.gm.get(board).content.decode()
-    assert 'name="o_con_recovery_days" value="7"' in page
-    assert "(house) Game seconds until a KO from a roll wears off by itself" in page
-    options = {f"o_{name}": value for name, value in _shown_options(df_web).items()}
+    assert 'name="o_con_recovery_days" type="number" inputmode="numeric" min="0" value="1"' in page  # 1 week
+    assert "How long until a KO from a roll wears off by itself" in page
+    options = form_inputs(page, reverse("campaign-options", args=[df_web.campaign_id]))
     response = df_web.gm.post(
         reverse("campaign-options", args=[df_web.campaign_id]),
-        {**options, "name": "Seattle 2054", "o_con_recovery_days": "3"},
+        {**options, "name": "Seattle 2054", "o_con_recovery_days": "3", "o_con_recovery_days__unit": "days"},
     )
     assert response.status_code == 302
     campaign = Campaign.objects.get(pk=df_web.campaign_id)
@@ -108,7 +108,7 @@ def test_the_board_shows_the_house_rules_and_a_gm_changes_them(df_web: Web) -> N
     assert Event.objects.filter(type="CampaignChanged").count() == 1
     bad = df_web.gm.post(
         reverse("campaign-options", args=[df_web.campaign_id]),
-        {**options, "name": "Seattle", "o_con_recovery_days": "0"},
+        {**options, "name": "Seattle", "o_con_recovery_days": "0", "o_con_recovery_days__unit": "days"},
     )
     assert bad.status_code == 400
     assert "expected a whole number of at least 1, got 0" in bad.content.decode()
@@ -117,11 +117,3 @@ def test_the_board_shows_the_house_rules_and_a_gm_changes_them(df_web: Web) -> N
         df_web.player.post(reverse("campaign-options", args=[df_web.campaign_id]), options).status_code == 403
     )
     assert 'name="o_con_recovery_days"' not in df_web.player.get(board).content.decode()
-
-
-def _shown_options(web: Web) -> dict[str, str]:
-    import json
-
-    return {
-        name: json.dumps(value) for name, value in Campaign.objects.get(pk=web.campaign_id).options.items()
-    }

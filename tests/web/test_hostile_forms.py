@@ -496,42 +496,62 @@ HOME_CASES = [
         'id="err-c-name">expected at most 200 characters, got 201',
     ),
     ({"name": "X\x00", "ruleset": "shadowrun2"}, f'id="err-c-name">{escape(NUL)}'),  # stored before
+    # The house rules are inputs of their own, drawn from the options' declarations (campaign/web/option_forms.py):
+    # each error shows on its option, in its words.
     (
-        {"name": "X", "ruleset": "shadowrun2", "options": "{"},
-        'id="err-c-options">options: expected a JSON object',
+        {"name": "X", "ruleset": "shadowrun2", "o_time_scale": "-1"},
+        'id="err-c-time_scale">expected game seconds per real second',
     ),
     (
-        {"name": "X", "ruleset": "shadowrun2", "options": "[]"},
-        'id="err-c-options">options: expected an object',
+        {"name": "X", "ruleset": "shadowrun2", "o_time_scale": "fast"},
+        'id="err-c-time_scale">expected a number',
     ),
     (
-        {"name": "X", "ruleset": "shadowrun2", "options": '{"time_scale": -1}'},
-        'id="err-c-options">options.time_scale: expected game seconds per real second',
+        {"name": "X", "ruleset": "shadowrun2", "o_time_scale": HUGE_DIGITS},
+        'id="err-c-time_scale">expected game seconds per real second',
+    ),  # a number too big for a float is no crash
+    (
+        {"name": "X", "ruleset": "shadowrun2", "o_deadly_overflow_minutes": HUGE_DIGITS},
+        'id="err-c-deadly_overflow_minutes">expected a whole number',
     ),
     (
-        {"name": "X", "ruleset": "shadowrun2", "options": '{"bogus": 1}'},
-        'id="err-c-options">options.bogus: unknown field',
+        {"name": "X", "ruleset": "shadowrun2", "o_first_aid_tn__D": "x"},
+        'id="err-c-first_aid_tn">Deadly, TN: expected a whole number',
     ),
     (
-        {"name": "X", "ruleset": "shadowrun2", "options": '{"start": "2053-01-01T00:00:00\\u0000"}'},
-        f'id="err-c-options">options.start: {escape(NUL)}',
+        {"name": "X", "ruleset": "shadowrun2", "o_first_aid_tn__D": "40"},
+        'id="err-c-first_aid_tn">Deadly, TN: expected a whole number of at most 30, got 40',
     ),
     (
-        {"name": "X", "ruleset": "shadowrun2", "options": '{"\\ud800": 1}'},
-        f'id="err-c-options">options: {escape(SURROGATE_KEY)}',
-    ),  # a 500 before
+        {
+            "name": "X",
+            "ruleset": "shadowrun2",
+            "o_treatment_table__mortal__base_seconds": "90",
+            "o_treatment_table__mortal__base_seconds__unit": "fortnights",
+        },
+        'id="err-c-treatment_table">Mortal, Base time: expected a unit among minutes, hours, days',
+    ),
     (
-        {"name": "X", "ruleset": "shadowrun2", "options": '{"a":' * 5000 + "1" + "}" * 5000},
-        'id="err-c-options">options: expected a JSON object, nested at most 32 levels deep',
-    ),  # a 500 before
+        {"name": "X", "ruleset": "shadowrun2", "o_body_check_tn": "hard"},
+        'id="err-c-body_check_tn">expected one of standard, gentle',
+    ),
     (
-        {"name": "X", "ruleset": "shadowrun2", "options": '{"time_scale": ' + HUGE_DIGITS + "}"},
-        'id="err-c-options">options: expected a JSON object: a number of over 4300 digits',
-    ),  # a 500 before
-    # a misspelt `options`: a campaign with the house defaults instead of the options given
+        {"name": "X", "ruleset": "shadowrun2", "o_critical_category": "yes"},
+        'id="err-c-critical_category">expected the box ticked (on) or not sent',
+    ),
     (
-        {"name": "X", "ruleset": "shadowrun2", "option": '{"time_scale": 60}'},
-        form_error("option: unknown field; expected one of key, name, options, ruleset"),
+        {"name": "X", "ruleset": "shadowrun2", "o_start": "2053-01-01T00:00:00\x00"},
+        f'id="err-c-start">{escape(NUL)}',
+    ),
+    ({"name": "X", "ruleset": "shadowrun2", "o_start": "yesterday"}, 'id="err-c-start">expected an ISO date'),
+    (
+        {"name": "X", "ruleset": "shadowrun2", "o_start": "2053-01-01T00:00:00+02:00"},
+        'id="err-c-start">expected a game date and time without a time zone',
+    ),
+    # a misspelt option: a campaign with the house defaults instead of the option given
+    (
+        {"name": "X", "ruleset": "shadowrun2", "o_time_scal": "60"},
+        form_error("o_time_scal: unknown field; expected one of key, name, o_body_check_tn"),
     ),
 ]
 

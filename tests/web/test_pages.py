@@ -131,16 +131,21 @@ def test_history_entries_read_as_sentences_rather_than_python_values(sr2_web: We
 
 def test_the_board_shows_the_options_in_words(sr2_web: Web) -> None:
     html = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
-    # The house-rules form (web/board_house_rules.html) holds each option's value as JSON, ready to change.
-    assert 'name="o_critical_category" value="true"' in html
-    assert 'value="{&quot;mortal&quot;: {&quot;tn&quot;: 8, &quot;base_seconds&quot;: 600}' in html
-    assert "True" not in html and "{&#x27;mortal" not in html
-    assert 'name="o_time_scale" value="0"' in html
-    assert '<span class="muted" id="help-o-time_scale">game seconds per real second' in html
-    # The reader sees each option's name and value in words beside the field.
-    assert '<label for="o-critical_category">critical category</label>' in html
-    assert "Now: mortal: TN 8, 10 min; critical: TN 4, 20 min." in html
-    assert "Now: 10 min." in html and "Now: 2053-01-01 00:00:00." in html
+    # The house-rules form (web/board_house_rules.html) draws each option by its declaration (rules/options.py).
+    assert re.search(
+        r'<input type="checkbox" id="o-critical_category" name="o_critical_category" checked', html
+    )
+    assert 'name="o_treatment_table__mortal__base_seconds" type="number"' in html
+    assert '<option value="minutes" selected>minutes</option>' in html
+    assert "&quot;" not in html and "True" not in html
+    assert (
+        '<input id="o-start" name="o_start" type="datetime-local" step="1" value="2053-01-01T00:00:00"'
+        in html
+    )
+    # The reader sees each option's label and value in words beside the field.
+    assert '<label for="o-body_check_tn">Body-check TNs</label>' in html
+    assert "Now: Mortal TN 8, 10 minutes; Critical TN 4, 20 minutes." in html
+    assert "Now: 10 minutes." in html and "Now: 2053-01-01 00:00." in html
     assert "RULES.md" not in html
 
 

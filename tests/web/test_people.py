@@ -4,7 +4,6 @@ A player's pages hold neither list. And a campaign form with an error opens the 
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -12,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from campaign.models import Campaign, Character, Event
-from tests.web.conftest import Web
+from tests.web.conftest import Web, form_inputs
 
 pytestmark = pytest.mark.django_db
 
@@ -195,15 +194,15 @@ def test_a_players_pages_hold_no_list_of_people(sr2_web: Web) -> None:
 
 def test_the_new_campaign_form_opens_its_house_rules_when_the_error_is_there(sr2_web: Web) -> None:
     closed = sr2_web.gm.get("/").content.decode()
-    assert "<details>\n    <summary>House rules (campaign options)</summary>" in closed
-    bad = sr2_web.gm.post("/", {"name": "Chicago", "ruleset": "shadowrun2", "options": '{"no_such": 1}'})
+    assert '<details id="new-options">\n    <summary>House rules (campaign options)</summary>' in closed
+    bad = sr2_web.gm.post("/", {"name": "Chicago", "ruleset": "shadowrun2", "o_first_aid_tn__D": "40"})
     html = bad.content.decode()
     assert bad.status_code == 400
-    assert "<details open>\n    <summary>House rules (campaign options)</summary>" in html
-    assert re.search(r'<p class="error" id="err-c-options">options\.no_such: unknown field', html), html
+    assert '<details id="new-options" open>\n    <summary>House rules (campaign options)</summary>' in html
+    assert re.search(r'id="err-c-first_aid_tn">Deadly, TN: expected a whole number of at most 30', html), html
     # An error elsewhere leaves the section as it was: closed.
-    nameless = sr2_web.gm.post("/", {"name": "", "ruleset": "shadowrun2", "options": ""}).content.decode()
-    assert "<details>\n    <summary>House rules (campaign options)</summary>" in nameless
+    nameless = sr2_web.gm.post("/", {"name": "", "ruleset": "shadowrun2"}).content.decode()
+    assert '<details id="new-options">\n    <summary>House rules (campaign options)</summary>' in nameless
     assert 'id="err-c-name"' in nameless
 
 
@@ -231,26 +230,33 @@ def test_every_medic_of_every_ruleset_is_offered_the_campaigns_people() -> None:
 
 def house_rules_post(web: Web, **changed: str) -> Any:
     """The board's house-rules form as it shows, with `changed` inputs."""
-    options = Campaign.objects.get(pk=web.campaign_id).options
-    posted = {"name": "Seattle 2053", **{f"o_{name}": json.dumps(value) for name, value in options.items()}}
+    board = web.gm.get(f"/campaigns/{web.campaign_id}/").content.decode()
+    posted = form_inputs(board, f"/campaigns/{web.campaign_id}/options/")
     return web.gm.post(f"/campaigns/{web.campaign_id}/options/", {**posted, **changed})
 
 
 def test_a_refused_house_rule_shows_its_error_at_its_option_and_the_page_opens_there(sr2_web: Web) -> None:
     assert "autofocus" not in sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
-    # An error inside an option (one level of first aid's TN) is said beside that option, not lost.
-    nested = house_rules_post(sr2_web, o_first_aid_tn='{"L": 4, "M": 6, "S": 8, "D": "x"}')
+    # An error inside an option (one level of first aid's TN) is said beside that option, in its words.
+    nested = house_rules_post(sr2_web, o_first_aid_tn__D="x")
     html = nested.content.decode()
     assert nested.status_code == 400
     assert re.search(
-        r'<input id="o-first_aid_tn" name="o_first_aid_tn" value="[^"]*" aria-invalid="true" autofocus', html
+        r'<fieldset id="o-first_aid_tn" aria-describedby="help-o-first_aid_tn" aria-invalid="true">', html
     )
-    assert re.search(r'<p class="error" role="alert">D: expected a whole number[^<]*</p></dd>', html), html
-    assert html.count("autofocus") == 1
+    assert re.search(
+        r'<p class="error" role="alert" tabindex="-1" autofocus id="err-o-first_aid_tn">Deadly, TN: expected a whole number',
+        html,
+    )
     # An option's own error, and one with no field of its own, likewise take the page there.
     flag = house_rules_post(sr2_web, o_critical_category="7").content.decode()
-    assert re.search(r'<input id="o-critical_category" [^>]*aria-invalid="true" autofocus', flag)
-    assert '<p class="error" role="alert">expected true or false, got 7</p>' in flag
+    assert re.search(
+        r'<input type="checkbox" id="o-critical_category" [^>]*aria-invalid="true" autofocus', flag
+    )
+    assert (
+        'id="err-o-critical_category">expected the box ticked (on) or not sent, got &#x27;7&#x27;</p>' in flag
+    )
+    assert flag.count("autofocus") == 1
     named = house_rules_post(sr2_web, name="").content.decode()
     assert re.search(
         r'<input id="o-name" name="name" required value="" aria-invalid="true" autofocus>', named

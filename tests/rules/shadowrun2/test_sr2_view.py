@@ -9,7 +9,7 @@ import pytest
 from rules.ruleset import GM, PLAYER, Event, RuleError, apply
 from rules.shadowrun2 import RULESET
 from rules.shadowrun2.engine import initial_state, validate_attributes, validate_options
-from rules.shadowrun2.forms import FORMS, OPTION_HELP
+from rules.shadowrun2.forms import FORMS
 from rules.shadowrun2.view import MORTAL_FOR_PLAYERS, public_event, view
 
 from .helpers import CRITICAL, MORTAL, act, character, hit, wounded
@@ -308,6 +308,7 @@ def test_the_ruleset_describes_every_action_and_option():
     assert RULESET.slug == "shadowrun2"
     assert RULESET.default_start == "2053-01-01T00:00:00"
     assert set(FORMS) == set(RULESET.actions)
-    assert set(OPTION_HELP) == set(validate_options(None))
-    assert "(house)" in OPTION_HELP["treatment_table"] and "(house" in OPTION_HELP["deadly_overflow_minutes"]
+    help_of = RULESET.option_help
+    assert set(help_of) == set(validate_options(None))
+    assert "(house)" in help_of["treatment_table"] and "(house" in help_of["deadly_overflow_minutes"]
     assert initial_state({"body": 3}, {})["alive"] is True

@@ -1,0 +1,134 @@
+"""The OpenAPI components of a campaign's `options` and a character's `attributes`, one per ruleset, written from
+the rulesets' declarations (`rules.options`: each option's kind, bounds, unit, default; `rules.sheet.Attribute`),
+the same ones the API checks a body with, so the schema and the check cannot drift apart.
+
+`CampaignOptions` is `oneOf` the rulesets' option objects (`Shadowrun2Options`, ...), each with the options every
+ruleset shares; `CharacterAttributes` likewise (`Shadowrun2Attributes`, ...). Which one applies is the campaign's
+ruleset. The components are added to the schema by `add_components` (a drf-spectacular post-processing hook,
+`SPECTACULAR_SETTINGS`); a body's or an answer's schema refers to them with `OPTIONS` and `ATTRIBUTES`
+(`CAMPAIGN_ANSWER`, `CHARACTER_ANSWER`: the answers with their `options` and `attributes` typed). The stored shapes are the API's as before: a
+duration in the unit its option's name says (`_seconds`, `_minutes`, `_days`, `_weeks`), each described so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules import options as declared
+from rules.registry import get_ruleset, ruleset_slugs
+from rules.sheet import Attribute
+
+OPTIONS_COMPONENT = "CampaignOptions"
+ATTRIBUTES_COMPONENT = "CharacterAttributes"
+OPTIONS = {"$ref": f"#/components/schemas/{OPTIONS_COMPONENT}"}
+ATTRIBUTES = {"$ref": f"#/components/schemas/{ATTRIBUTES_COMPONENT}"}
+
+
+def _name(slug: str, what: str) -> str:
+    return f"{slug[:1].upper()}{slug[1:]}{what}"
+
+
+def options_schema(slug: str) -> dict[str, Any]:
+    """A ruleset's options as the API takes and answers them: its own and the shared ones, each typed."""
+    rules = get_ruleset(slug)
+    properties = {setting.name: setting.schema() for setting in (*rules.options, *declared.SHARED)}
+    properties["start"]["default"] = rules.default_start
+    return {
+        "type": "object",
+        # No title: a generated client names the model by the component (Shadowrun2Options).
+        "description": f"{rules.title}: campaign options. Every option may be left out: its default applies (at creation), or it keeps its value (a "
+        "PATCH names only what changes).",
+        "properties": properties,
+        "additionalProperties": False,
+    }
+
+
+def _attribute_schema(attribute: Attribute) -> dict[str, Any]:
+    bounds = {
+        key: value
+        for key, value in (("minimum", attribute.minimum), ("maximum", attribute.maximum))
+        if value is not None
+    }
+    described = {"title": attribute.label, **({"description": attribute.help} if attribute.help else {})}
+    if attribute.default is not None:
+        described["default"] = attribute.default
+    if attribute.kind == "bool":
+        return {"type": "boolean", **described}
+    if attribute.kind == "map":
+        return {
+            "type": "object",
+            "additionalProperties": {"type": "integer", **bounds},
+            "description": f"{attribute.columns[0]} to {attribute.columns[1].lower()}"
+            + (f"; {attribute.help}" if attribute.help else ""),
+            "title": attribute.label,
+        }
+    return {"type": "integer", **bounds, **described}
+
+
+def attributes_schema(slug: str) -> dict[str, Any]:
+    """A ruleset's attributes as `rules/<slug>/sheet.py` declares them: a dotted name (`armor.head`) is a key of an
+    object."""
+    rules = get_ruleset(slug)
+    attributes = rules.sheet.attributes if rules.sheet is not None else ()
+    properties: dict[str, Any] = {}
+    required = []
+    for attribute in attributes:
+        if "." in attribute.name:
+            group, key = attribute.name.split(".", 1)
+            holder = properties.setdefault(
+                group, {"type": "object", "properties": {}, "additionalProperties": False}
+            )
+            holder["properties"][key] = _attribute_schema(attribute)
+        else:
+            properties[attribute.name] = _attribute_schema(attribute)
+            if attribute.required:
+                required.append(attribute.name)
+    return {
+        "type": "object",
+        "description": f"{rules.title}: character attributes. At creation the required ones must be given; a PATCH names only those that change, among "
+        f"those that may change in play ({', '.join(rules.changeable_attributes)}).",
+        "properties": properties,
+        **({"required": required} if required else {}),
+        "additionalProperties": False,
+    }
+
+
+def components() -> dict[str, dict[str, Any]]:
+    """Every component this module writes, by name."""
+    out: dict[str, dict[str, Any]] = {}
+    for slug in ruleset_slugs():
+        out[_name(slug, "Options")] = options_schema(slug)
+        out[_name(slug, "Attributes")] = attributes_schema(slug)
+    out[OPTIONS_COMPONENT] = {
+        # anyOf, not oneOf: a request names only the options that change, which every ruleset's component takes;
+        # the campaign's `ruleset` says which one applies.
+        "description": "The campaign's options, by its ruleset (the campaign's `ruleset` says which).",
+        "anyOf": [{"$ref": f"#/components/schemas/{_name(slug, 'Options')}"} for slug in ruleset_slugs()],
+    }
+    out[ATTRIBUTES_COMPONENT] = {
+        "description": "The character's attributes, by its campaign's ruleset (the character's `ruleset`).",
+        "anyOf": [{"$ref": f"#/components/schemas/{_name(slug, 'Attributes')}"} for slug in ruleset_slugs()],
+    }
+    return out
+
+
+def add_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular's post-processing hook: the schema gains the components `OPTIONS` and `ATTRIBUTES` name."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(components())
+    return result
+
+
+def answer_with(field: str, schema: dict[str, Any], what: str) -> dict[str, Any]:
+    """An answer's schema that types one field (`options`, `attributes`) and leaves the rest as it is described
+    elsewhere (docs/api.md)."""
+    return {
+        "type": "object",
+        "description": what,
+        "properties": {field: schema},
+        "additionalProperties": True,
+    }
+
+
+CAMPAIGN_ANSWER = answer_with("options", OPTIONS, "The campaign as the caller sees it.")
+CHARACTER_ANSWER = answer_with("attributes", ATTRIBUTES, "The character as the caller sees it.")
