@@ -1,4 +1,4 @@
-"""Settings, all from the environment (see README "Configuration")."""
+"""Settings, all from the environment (docs/operations.md, "Configuration")."""
 
 import os
 import tempfile
@@ -185,7 +185,7 @@ LOGOUT_REDIRECT_URL = "login"
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024
-# The largest export an import takes (README, Security): its bytes, kept in the import's job row until written,
+# The largest export an import takes (docs/security.md, "Import"): its bytes, kept in the import's job row until written,
 # and its events, every one checked within the request before the 202 (about 400 bytes and 60 us each).
 IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(128 * 1024 * 1024)))
 IMPORT_MAX_LINES = int(os.environ.get("IMPORT_MAX_LINES", "300000"))
