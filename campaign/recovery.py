@@ -335,7 +335,9 @@ def character_text(recovery: Recovery, member: Member) -> str:
         return "fit for action now"
     if outlook.status == rc.DEAD:
         return "dead"
-    if outlook.note in (rc.UNKNOWN_UNTIL_DIAGNOSED, rc.NOT_WITHOUT_CARE):
+    if outlook.note == rc.NOT_WITHOUT_CARE:
+        return "not fit for action without care"
+    if outlook.note == rc.UNKNOWN_UNTIL_DIAGNOSED:
         return f"fit for action: {outlook.note}"
     return f"fit for action by {spread_text(recovery, outlook.fit, outlook.note)}"
 
@@ -354,13 +356,17 @@ def item_text(recovery: Recovery, item: fc.Item) -> str:
     """'the chest's critical hit (ribs), out of the way by 2053-02-10 08:00 (p50), ... (p90)'."""
     if item.note is not None:
         return f"{item.what}: {item.note}" + (f" ({item.care})" if item.care else "")
+    if item.when is None or item.when.p50 is None:
+        return f"{item.what}: still in the way on {_horizon_text(recovery)} in most futures"
     return f"{item.what}, out of the way by {spread_text(recovery, item.when, None)}"
 
 
 def party_text(recovery: Recovery, party: Party) -> str:
     if party.counted == 0:
         return "nobody alive to be fit" if party.note == rc.DEAD else "nobody to be fit"
-    if party.note in (rc.UNKNOWN_UNTIL_DIAGNOSED, rc.NOT_WITHOUT_CARE):
+    if party.note == rc.NOT_WITHOUT_CARE:
+        return "not all fit without care"
+    if party.note == rc.UNKNOWN_UNTIL_DIAGNOSED:
         return f"all fit: {party.note}"
     if party.all_fit is not None and party.all_fit.p50 == recovery.as_of:
         return "all fit for action now"
@@ -374,9 +380,7 @@ def moved_text(recovery: Recovery, scenario: Scenario) -> str:
     if new.all_fit is None or new.all_fit.p50 is None:
         return head
     if old.all_fit is None or old.all_fit.p50 is None:
-        return (
-            f"{head}, where untreated it is {party_text(recovery, old).removeprefix('all fit').strip(': ')}"
-        )
+        return f"{head}, where untreated: {party_text(recovery, old)}"
     change = old.all_fit.p50 - new.all_fit.p50
     if change == 0:
         return f"{head}, no sooner"

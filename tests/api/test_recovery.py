@@ -130,3 +130,19 @@ def test_a_players_answer_is_byte_identical_for_a_mortal_and_a_critical_undiagno
     assert ash["text"] == "fit for action: unknown until diagnosed"
     assert ash["in_the_way"][-1]["text"] == "a critical hit to the chest: unknown until diagnosed"
     assert data["party"]["text"] == "all fit: unknown until diagnosed"
+
+
+def test_a_gm_reads_a_mortal_hit_as_care_needed_and_an_injury_past_the_year_as_still_in_the_way(
+    sr2: Table,
+) -> None:
+    assert sr2.act(chest_hit(MORTAL)).status_code == 201
+    data = sr2.gm.get(url(sr2)).json()
+    ash = data["characters"][0]
+    assert ash["text"] == "not fit for action without care"
+    assert data["party"]["text"] == "not all fit without care"
+    texts = [item["text"] for item in ash["in_the_way"]]
+    assert (
+        texts[0]
+        == "the chest's mortal hit (spine): not without care (a mortal hit kills unless it is treated)"
+    )
+    assert texts[1].endswith(": still in the way on 2054-01-01 00:00 in most futures"), texts
