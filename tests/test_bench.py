@@ -124,7 +124,11 @@ def test_the_history_page_row_compares_a_long_history_with_a_short_one(tmp_path:
         assert 0 < row[f"{who}_long_cpu_p50_ms"] <= row[f"{who}_long_cpu_p99_ms"]
     assert row["ratio"] == pytest.approx(row["rate"] / row["baseline"])
     assert row["met"] is (row["ratio"] <= 1.2)
-    assert f"{row['ratio']:.2f} x" in table
+    worse_by_cpu = max(
+        row[f"{who}_long_cpu_p99_ms"] / row[f"{who}_short_cpu_p99_ms"] for who in ("gm", "player")
+    )
+    assert row["cpu_times"] == pytest.approx(worse_by_cpu)
+    assert f"{row['ratio']:.2f} x (by CPU {row['cpu_times']:.2f} x)" in table
 
 
 def test_the_forecast_row_times_each_rulesets_richest_injuries(tmp_path: Path) -> None:

@@ -248,6 +248,8 @@ def render_table(rows: dict[str, dict[str, Any]]) -> str:
             ratio += f" (by worker CPU {result['cpu_ratio']:.2f} x)"
             lines.append((row, measured, baseline, ratio, TARGETS[row][2], "yes" if result["met"] else "NO"))
             continue
+        if "cpu_times" in result:  # a cost's ratio by CPU time, beside the judged one
+            ratio += f" (by CPU {result['cpu_times']:.2f} x)"
         if "cpu_ratio" in result:  # beside the judged ratio: what the machine's load moves less
             ratio += f" (by CPU {result['cpu_ratio']:.1%})"
         lines.append((row, measured, baseline, ratio, TARGETS[row][2], "yes" if result["met"] else "NO"))
