@@ -22,20 +22,37 @@ POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
 
 
 def _bench(tmp_path: Path, *args: str) -> tuple[dict[str, Any], str]:
+    report, stdout, _ = _bench_run(tmp_path, *args)
+    return report, stdout
+
+
+def _bench_run(tmp_path: Path, *args: str) -> tuple[dict[str, Any], str, int]:
+    """The bench's report, its table and its process id (which names its throwaway PostgreSQL databases)."""
     out = tmp_path / "bench.json"
-    done = subprocess.run(
-        [sys.executable, "manage.py", "bench", "--quick", "--json", str(out), *args],
+    command = [sys.executable, "manage.py", "bench", "--quick", "--json", str(out), *args]
+    with subprocess.Popen(
+        command,
         cwd=settings.BASE_DIR,
         env=os.environ,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    ) as bench:
+        stdout, stderr = bench.communicate(timeout=600)
+    assert bench.returncode == 0, stderr[-3000:]
     report = json.loads(out.read_text())
     failed = {row: result for row, result in report["rows"].items() if "error" in result}
-    assert not failed, f"{failed}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return report, done.stdout
+    assert not failed, f"{failed}\n{stdout[-3000:]}\n{stderr[-3000:]}"
+    return report, stdout, bench.pid
+
+
+def _databases_left(pid: int) -> list[str]:
+    """The throwaway databases of the bench run `pid` still on the server (other runs may share the server)."""
+    import psycopg
+
+    with psycopg.connect(POSTGRES.replace("postgres://", "postgresql://")) as db:
+        rows = db.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", [f"wl_bench_{pid}%"])
+        return [name for (name,) in rows.fetchall()]
 
 
 def test_the_actions_row_compares_the_action_path_with_raw_sqlite_writes(tmp_path: Path) -> None:
@@ -53,18 +70,14 @@ def test_the_actions_row_compares_the_action_path_with_raw_sqlite_writes(tmp_pat
 @pytest.mark.services
 def test_the_postgres_row_compares_with_raw_psycopg_and_drops_its_databases(tmp_path: Path) -> None:
     need_service("PostgreSQL", "127.0.0.1", 5432)
-    import psycopg
-
-    report, _ = _bench(tmp_path, "--only", "postgres", "--postgres", POSTGRES)
+    report, _, pid = _bench_run(tmp_path, "--only", "postgres", "--postgres", POSTGRES)
     row = report["rows"]["postgres"]
     assert row["actions"] + row["refused_by_rules"] == 1000 and row["threads"] == 8
     assert row["rate"] > 0 and row["baseline"] > 0 and row["sequential_rate"] > 0
     assert row["ratio"] == pytest.approx(row["rate"] / row["baseline"])
     assert row["met"] is (row["rate"] >= 2000)
     assert row["python_cpu_ms_per_action"] > 0 and row["baseline_python_cpu_ms_per_action"] > 0
-    with psycopg.connect(POSTGRES.replace("postgres://", "postgresql://")) as db:
-        left = db.execute("SELECT datname FROM pg_database WHERE datname LIKE 'wl_bench_%'").fetchall()
-    assert left == []
+    assert _databases_left(pid) == []
 
 
 @pytest.mark.django_db
@@ -149,7 +162,7 @@ def test_the_forecast_row_times_each_rulesets_richest_injuries(tmp_path: Path) -
 @pytest.mark.services
 def test_the_many_players_row_times_polls_and_the_gms_actions_on_postgres(tmp_path: Path) -> None:
     need_service("PostgreSQL", "127.0.0.1", 5432)
-    report, table = _bench(tmp_path, "--only", "many_players", "--postgres", POSTGRES)
+    report, table, pid = _bench_run(tmp_path, "--only", "many_players", "--postgres", POSTGRES)
     row = report["rows"]["many_players"]
     assert row["players"] == 20 and row["workers"] == 4 and row["seconds"] == 4
     assert row["polls"] > 0 and set(row["polls_by_status"]) <= {"200", "304"}
@@ -157,6 +170,7 @@ def test_the_many_players_row_times_polls_and_the_gms_actions_on_postgres(tmp_pa
     assert row["poll_p50_ms"] <= row["poll_p99_ms"]
     assert row["met"] is (row["action_p99_ms"] < 50 and row["poll_p99_ms"] < 25)
     assert "many_players" in table and f"poll {row['poll_p99_ms']:.1f} ms" in table
+    assert _databases_left(pid) == []
 
 
 def test_a_postgres_row_without_postgres_is_skipped_in_words(tmp_path: Path) -> None:
