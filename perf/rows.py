@@ -1074,7 +1074,6 @@ def _raw_import(
 def _long_history(events: int, tag: str) -> tuple[int, Any, Any]:
     """A shadowrun2 character with `events` events (raw INSERTs: three care changes its player sees, then a GM note
     they do not), its read model rebuilt. Returns its id and API clients of its GM and its player."""
-    from django.test import Client
     from rest_framework.authtoken.models import Token
 
     from campaign.projections import rebuild_campaign
@@ -1112,7 +1111,53 @@ def _long_history(events: int, tag: str) -> tuple[int, Any, Any]:
         if connection.vendor == "sqlite":  # and its write-ahead log folded into the file long since
             cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     tokens = [Token.objects.get_or_create(user=user)[0].key for user in (gm, player)]
-    return character.pk, *(Client(HTTP_AUTHORIZATION=f"Token {key}") for key in tokens)
+    return character.pk, *(_WsgiClient(f"Token {key}") for key in tokens)
+
+
+class _Answer(NamedTuple):
+    status_code: int
+    content: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+
+class _WsgiClient:
+    """GET requests through Django's WSGI handler in this process, as gunicorn calls `campaign.wsgi.application`.
+    Not Django's test client: it connects a receiver of its own to a signal on every request, and each connect
+    leaves a `weakref.finalize` alive for as long as the client lives; thousands of them made every full
+    collection of the row's process walk them, which a served process never does."""
+
+    def __init__(self, authorization: str) -> None:
+        from django.core.handlers.wsgi import WSGIHandler
+
+        self.handler = WSGIHandler()
+        self.authorization = authorization
+
+    def get(self, url: str) -> _Answer:
+        import io
+
+        path, _, query = url.partition("?")
+        environ = {
+            "REQUEST_METHOD": "GET",
+            "PATH_INFO": path,
+            "QUERY_STRING": query,
+            "SERVER_NAME": "testserver",
+            "SERVER_PORT": "80",
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "HTTP_HOST": "testserver",
+            "HTTP_AUTHORIZATION": self.authorization,
+            "wsgi.url_scheme": "http",
+            "wsgi.input": io.BytesIO(b""),
+            "wsgi.errors": sys.stderr,
+        }
+        status: list[str] = []
+        body = self.handler(environ, lambda line, headers, *_: status.append(line))
+        try:
+            content = b"".join(body)
+        finally:
+            getattr(body, "close", lambda: None)()
+        return _Answer(int(status[0].split()[0]), content)
 
 
 PAGE = 50  # entries: a full page of the short history as its player sees it (75 of its 100 events)
