@@ -863,18 +863,15 @@ def http_action(actions: int, profile: str | None = None) -> dict[str, Any]:
     peer_token, tables = drf_peer.build(folder, len(everyone))
 
     def requests(side: str, count: int, first: int) -> list[tuple[str, str]]:
+        """`count` notes, the n-th on table or character n (round robin): the peer's body is the note's text."""
         made = []
         for n in range(first, first + count):
-            text = json.dumps({"type": "note", "text": f"Bench note {n}: took a hit in the alley."})
+            text = f"Bench note {n}: took a hit in the alley."
             if side == "peer":
-                made.append(
-                    (
-                        f"/tables/{tables[n % len(tables)]}/notes/",
-                        json.dumps({"text": json.loads(text)["text"]}),
-                    )
-                )
+                made.append((f"/tables/{tables[n % len(tables)]}/notes/", json.dumps({"text": text})))
             else:
-                made.append((f"/api/characters/{everyone[n % len(everyone)]}/actions/", text))
+                path = f"/api/characters/{everyone[n % len(everyone)]}/actions/"
+                made.append((path, json.dumps({"type": "note", "text": text})))
         return made
 
     seconds = dict.fromkeys(HTTP_SIDES, 0.0)
