@@ -17,7 +17,7 @@ from campaign import celery
 
 def test_the_wsgi_application_freezes_what_start_up_built() -> None:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "campaign.settings"}
-    code = "import gc, campaign.wsgi; print(gc.get_freeze_count())"
+    code = "import gc, campaign.wsgi; print(gc.get_freeze_count(), gc.get_threshold()[2])"
     frozen = subprocess.run(
         [sys.executable, "-c", code],
         env=env,
@@ -27,19 +27,25 @@ def test_the_wsgi_application_freezes_what_start_up_built() -> None:
         check=True,
     )
     # Django, the URLconf, the rule tables: tens of thousands of objects no collection needs to walk again.
-    assert int(frozen.stdout) > 20_000
+    count, full_every = (int(n) for n in frozen.stdout.split())
+    assert count > 20_000
+    # And the full collections ten times rarer than Python's default (10 generation-1 collections between two).
+    assert full_every == 100
 
 
 def test_a_celery_worker_freezes_what_start_up_built_too() -> None:
     assert any(receiver() is celery.freeze_after_start for _, receiver in worker_init.receivers)
     gc.unfreeze()  # whatever an earlier test in this process froze
     assert gc.get_freeze_count() == 0
+    thresholds = gc.get_threshold()
     try:
         celery.freeze_after_start()
         assert gc.get_freeze_count() > 20_000
         assert gc.isenabled()  # objects created later are still collected
+        assert gc.get_threshold()[2] == 100
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 def _database_options(**env: str) -> dict:
