@@ -31,6 +31,7 @@ from campaign.eventstore import json_text
 from campaign.models import PLAYER, Campaign, Character, Event, Job, Membership, Timer
 from campaign.projections import timer_changes
 from perf import postgres_execute, with_database
+from perf.board import board
 from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, FORECAST_INJURIES, MIXES, RECOVERY_PARTY
 from rules.params import RuleError
 from rules.registry import get_ruleset
@@ -1140,4 +1141,5 @@ ROWS: dict[str, Callable[..., dict[str, Any]]] = {
     "history_page": history_page,
     "forecast": forecast,
     "recovery": recovery,
+    "board": board,
 }

@@ -7,6 +7,7 @@ of the page that refreshes itself, answered with 304 when its ETag has not chang
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import uuid
 from collections import Counter
@@ -33,7 +34,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign import access, cursors, forecasts, limits, presenters, services, throttles, transfer
 from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Invitation, Job, Membership
-from campaign.web import board, display, forecast_panel, forms, people
+from campaign.web import board, display, forecast_panel, forms, fragments, people
 from rules import words
 from rules.dice import RollNeeded
 from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
@@ -45,7 +46,7 @@ HISTORY_LIMIT = 50
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
 LIVE_CACHE = "pages"
 LIVE_CACHE_SECONDS = 300
-LIVE_CACHE_FORMAT = 7  # bump when the live region's template or context changes
+LIVE_CACHE_FORMAT = 8  # bump when the live region's template or context changes
 # Where a player's live region holds its own ETag while it is rendered: the ETag is the digest of the region
 # with this in its place (`_sealed_live`). Letters and digits only, so no filter changes it.
 ETAG_PENDING = "etagpendingf3c9a1"
@@ -294,12 +295,17 @@ def import_progress(request: HttpRequest, job_id: Any) -> HttpResponse:
     return response
 
 
-def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
-    """The GM's board ETag, from the campaign's numbers (a player's is the digest of the region: `_board_live`)."""
+_NOT_READ: Any = object()
+
+
+def _board_etag(campaign: Campaign, role: str, user_id: int, job: Job | None = _NOT_READ) -> str:
+    """The GM's board ETag, from the campaign's numbers (a player's is the digest of the region: `_board_live`);
+    `job`, the campaign's open job where the caller has read it already."""
     if role != GM:
         return ETAG_PENDING
     totals = Character.objects.filter(campaign=campaign).aggregate(v=Sum("version"), n=Count("id"))
-    job = services.open_job(campaign)
+    if job is _NOT_READ:
+        job = services.open_job(campaign)
     job_part = "-"
     if job is not None and role == GM:
         # A job going quiet changes nothing else: the board must still learn that it has stalled.
@@ -314,45 +320,73 @@ def _board_etag(campaign: Campaign, role: str, user_id: int) -> str:
     )
 
 
-def _board_characters(campaign: Campaign, role: str, user: Any) -> list[dict[str, Any]]:
-    rows = Character.objects.filter(campaign=campaign, retired=False).select_related("player", "campaign")
+def _board_characters(request: HttpRequest, campaign: Campaign, role: str) -> list[dict[str, Any]]:
+    # The rows without their state: a card kept in the cache needs only what its key is made of.
+    rows = (
+        Character.objects.filter(campaign=campaign, retired=False)
+        .select_related("player")
+        .only(*_CARD_KEY_FIELDS, "player__username")
+    )
     if role == PLAYER:
-        rows = rows.filter(player=user)
-    return _board_cards(campaign, role, list(rows))
+        rows = rows.filter(player=request.user)
+    return _board_cards(request, campaign, role, list(rows))
 
 
-def _board_cards(campaign: Campaign, role: str, rows: list[Character]) -> list[dict[str, Any]]:
-    """The cards of the board. Each card's state is rendered once per character version, clock and role (the
-    "pages" cache, as the character page's live region): a refresh after one character changed presents that one
-    alone. What the state shows depends on the role only (no user, no CSRF token)."""
+# What a card's cache key is made of (`_card_cache_key`) and the board's order (the model's ordering).
+_CARD_KEY_FIELDS = ("id", "campaign_id", "name", "player_id", "version", "created_at")
+
+
+def _board_cards(
+    request: HttpRequest, campaign: Campaign, role: str, rows: list[Character]
+) -> list[dict[str, Any]]:
+    """The cards of the board. Each card is rendered once per character version, clock, campaign options and role
+    (the "pages" cache, as the character page's live region): a refresh after one character changed renders that
+    one alone, and the others are two strings from the cache. What a card shows depends on the role only (no user);
+    its forms' CSRF token and idempotency keys are marks, filled in each answer (`fragments`). The characters kept
+    in no entry are read again, whole, in one query."""
     ruleset = get_ruleset(campaign.ruleset)
     cache = caches[LIVE_CACHE]
-    keys = {_card_cache_key(campaign, role, character): character for character in rows}
+    options = hashlib.sha256(json.dumps(campaign.options, sort_keys=True).encode()).hexdigest()[:16]
+    keys = {_card_cache_key(campaign, role, character, options): character for character in rows}
     found = cache.get_many(list(keys))
-    fresh: dict[str, str] = {}
+    missing = [character.pk for key, character in keys.items() if key not in found]
+    whole = (
+        {c.pk: c for c in Character.objects.filter(pk__in=missing).select_related("player")}
+        if missing
+        else {}
+    )
+    fresh: dict[str, tuple[str, str]] = {}
     out = []
     for key, character in keys.items():
         html = found.get(key)
         if html is None:
-            card = board.card(campaign, ruleset, role, presenters.character_json(character, role))
-            html = render_to_string("web/board_card_state.html", {"c": card, "is_gm": role == GM})
+            full = whole[character.pk]
+            full.campaign = campaign
+            card = board.card(campaign, ruleset, role, presenters.character_json(full, role))
+            context = fragments.marked_context(c=card, is_gm=role == GM, campaign=campaign)
+            html = (
+                render_to_string("web/board_card_state.html", context),
+                render_to_string("web/board_card_actions.html", context) if role == GM else "",
+            )
             fresh[key] = html
         else:
             card = board.card_shell(ruleset, role, character.pk)
-        card["state_html"] = _rendered(html)
-        card["player_username"] = presenters.player_name(character)  # outside the cached state: an invitation
+        card["state_html"] = _rendered(html[0])
+        if html[1]:
+            card["actions_html"] = _rendered(fragments.filled(html[1], request))
+        card["player_username"] = presenters.player_name(character)  # outside the cached card: an invitation
         out.append(card)
     if fresh:
         cache.set_many(fresh, LIVE_CACHE_SECONDS)
     return out
 
 
-def _card_cache_key(campaign: Campaign, role: str, character: Character) -> str:
+def _card_cache_key(campaign: Campaign, role: str, character: Character, options: str) -> str:
     # The name and player are not events (an edit may change them without a new version): their digest is part.
     who = hashlib.sha256(f"{character.name}\0{character.player_id}".encode()).hexdigest()[:16]
     return (
         f"card{LIVE_CACHE_FORMAT}:{character.pk}:{character.created_at.timestamp()}:v{character.version}"
-        f":t{campaign.game_time}:e{campaign.projection_epoch}:{who}:{role}"
+        f":t{campaign.game_time}:e{campaign.projection_epoch}:o{options}:{who}:{role}"
     )
 
 
@@ -363,12 +397,12 @@ def _board_context(request: HttpRequest, campaign: Campaign, role: str) -> dict[
         "is_gm": role == GM,
         "ruleset": get_ruleset(campaign.ruleset),
         "game_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
-        "characters": _board_characters(campaign, role, request.user),
-        "etag": _board_etag(campaign, role, request.user.pk),
+        "characters": _board_characters(request, campaign, role),
         "fight": board.fight(campaign, get_ruleset(campaign.ruleset)),
     }
+    job = services.open_job(campaign) if role == GM else None
+    context["etag"] = _board_etag(campaign, role, request.user.pk, job)
     if role == GM:
-        job = services.open_job(campaign)
         context["job"] = presenters.job_json(job) if job else None
         context["job_percent"] = round(100 * job.progress) if job else 0
         context["upcoming"] = [
