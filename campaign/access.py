@@ -13,6 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db.models import OuterRef, Subquery
 from django.http import Http404
+from django.utils.http import parse_etags
 
 from campaign.eventstore import command_cursor
 from campaign.models import GM, PLAYER, Campaign, Character, Membership
@@ -66,6 +67,15 @@ def character_etag(character_id: int, version: int, game_time: int, epoch: int, 
     """The ETag of a character's page region and API answer: a new event, clock time or rebuild, or another role,
     is another tag."""
     return f'"c{character_id}-{version}-{game_time}-e{epoch}-{role}"'
+
+
+def etag_matches(request: Any, etag: str) -> bool:
+    """Whether the request's If-None-Match names `etag`, by the weak comparison RFC 9110 prescribes for it: an
+    answer sent compressed carries its ETag weakened (`W/"..."`, GZipMiddleware), and a client sends that back."""
+    header = request.headers.get("If-None-Match")
+    if not header:
+        return False
+    return etag.removeprefix("W/") in (tag.removeprefix("W/") for tag in parse_etags(header))
 
 
 def digest_etag(answer: Any) -> str:

@@ -73,7 +73,7 @@ def _sealed_live(html: str) -> tuple[str, str]:
 
 def _etag_response(request: HttpRequest, etag: str) -> HttpResponse | None:
     """304 for the live region's own poll (htmx names the element that triggered it) when nothing changed."""
-    if request.htmx.trigger == "live" and request.headers.get("If-None-Match") == etag:
+    if request.htmx.trigger == "live" and access.etag_matches(request, etag):
         response = HttpResponseNotModified()
         response["ETag"] = etag
         return response
