@@ -29,13 +29,26 @@ def _duplicate_form(html: str, character_id: int) -> tuple[str, str]:
     return token.group(1), key.group(1)
 
 
-def _card_entries() -> dict[str, tuple[str, str]]:
+def _entries(prefix: str) -> dict[str, object]:
     store = caches[views.LIVE_CACHE]
-    return {
-        key: store.get(key)
-        for key in (k.split(":", 2)[-1] for k in list(store._cache))
-        if key.startswith("card")
-    }
+    names = (name.split(":", 2)[-1] for name in list(store._cache))
+    return {name: store.get(name) for name in names if name.startswith(prefix)}
+
+
+def _card_entries() -> dict[str, tuple[str, str]]:
+    return _entries("card")  # type: ignore[return-value]
+
+
+def _poison_everything(cards: bool = True) -> None:
+    """A marker in every rendering the board keeps: its cards (unless not `cards`), and the GM's and the player's
+    page parts."""
+    store = caches[views.LIVE_CACHE]
+    for name, (_, actions) in _card_entries().items() if cards else ():
+        store.set(name, (POISON, actions))
+    for name in (*_entries("boardlive"), *_entries("boardforms")):
+        store.set(name, POISON)
+    for name, (_, etag) in _entries("boardplayer").items():  # type: ignore[misc]
+        store.set(name, (POISON, etag))
 
 
 def test_a_cached_card_holds_marks_and_each_answer_gets_its_own_token_and_key(sr2_web: Web) -> None:
@@ -59,11 +72,10 @@ def test_a_cached_card_holds_marks_and_each_answer_gets_its_own_token_and_key(sr
 
 
 def test_a_change_of_the_character_the_clock_or_the_options_renders_the_card_again(sr2_web: Web) -> None:
-    def poisoned() -> bool:
-        _board(sr2_web)
-        for key, (_, actions) in _card_entries().items():
-            caches[views.LIVE_CACHE].set(key, (POISON, actions))
-        return "POISONED" in _board(sr2_web)
+    def poisoned(client: Client | None = None) -> bool:
+        _board(sr2_web, client)
+        _poison_everything()
+        return "POISONED" in _board(sr2_web, client)
 
     assert poisoned()  # the card is served from the cache (what makes the checks below fair)
     assert sr2_web.table.act({"type": "note", "text": "Patched up"}).status_code == 201
@@ -78,3 +90,29 @@ def test_a_change_of_the_character_the_clock_or_the_options_renders_the_card_aga
     # And the player's card is the player's own rendering, never the GM's.
     assert poisoned()
     assert "POISONED" not in _board(sr2_web, sr2_web.player)
+    assert poisoned(sr2_web.player)
+    assert sr2_web.table.act({"type": "note", "text": "GM only"}).status_code == 201
+    assert "POISONED" in _board(sr2_web, sr2_web.player)  # a GM note: nothing the player sees has changed
+    assert sr2_web.table.act({"type": "wound", "severity": "L"}).status_code == 201
+    assert "POISONED" not in _board(sr2_web, sr2_web.player)
+
+
+def test_the_gms_board_page_follows_its_people_and_its_characters(sr2_web: Web) -> None:
+    """What the page parts show besides the cards' states: members and invitations, names, retirement, the
+    options."""
+    board = f"/campaigns/{sr2_web.campaign_id}/"
+    stranger = sr2_web.table.stranger.user.get_username()
+    changes = [
+        lambda: sr2_web.gm.post(f"{board}members/", {"username": stranger, "role": "player"}),
+        lambda: Character.objects.filter(pk=sr2_web.character_id).update(name="Renamed"),
+        lambda: sr2_web.gm.post(f"/characters/{sr2_web.character_id}/retire/"),
+        lambda: house_rules_post(sr2_web, o_combat_pool_on_body_check="true"),
+    ]
+    for n, change in enumerate(changes):
+        _board(sr2_web)
+        _poison_everything(cards=False)
+        assert "POISONED" in _board(sr2_web)
+        change()
+        html = _board(sr2_web)
+        assert "POISONED" not in html, n
+    assert f"Withdraw the invitation of {stranger}" in html and "Restore Renamed" in html
