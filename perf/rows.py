@@ -32,6 +32,7 @@ from campaign.models import PLAYER, Campaign, Character, Event, Job, Membership,
 from campaign.projections import timer_changes
 from perf import postgres_execute, with_database
 from perf.board import board
+from perf.lighthouse import lighthouse
 from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, FORECAST_INJURIES, MIXES, RECOVERY_PARTY
 from rules.params import RuleError
 from rules.registry import get_ruleset
@@ -1142,4 +1143,5 @@ ROWS: dict[str, Callable[..., dict[str, Any]]] = {
     "forecast": forecast,
     "recovery": recovery,
     "board": board,
+    "lighthouse": lighthouse,
 }

@@ -36,6 +36,7 @@ SIZES = {
     "forecast": ({"runs": 1000, "repeats": 7}, {"runs": 1000, "repeats": 3}),
     "recovery": ({"runs": 1000, "repeats": 5}, {"runs": 1000, "repeats": 3}),
     "board": ({"sizes": [6, 30], "repeats": 30}, {"sizes": [6, 30], "repeats": 10}),
+    "lighthouse": ({"characters": 6}, {"characters": 6}),
 }
 TARGETS = {
     "actions": ("ratio", 0.30, "action path on SQLite >= 30% of raw sqlite3 inserts of the same rows"),
@@ -55,6 +56,12 @@ TARGETS = {
         "within_limits",
         None,
         "the GM's and the player's board <= 2 x their character page with 6 characters, <= 3 x with 30",
+    ),
+    "lighthouse": (
+        "scores",
+        None,
+        "Lighthouse (mobile): performance >= 90, accessibility and best practices 100, CLS < 0.05; "
+        "the GM's board and the player's character page",
     ),
 }
 BROKER = "redis://127.0.0.1:6379/14"
@@ -188,6 +195,8 @@ class Command(BaseCommand):
         elif kind == "within_limits":  # several ratios, each against its own limit: the row judged them
             result["ratio"] = result["rate"] / result["baseline"]
             result["met"] = result["met_all"]
+        elif kind == "scores":  # the row compared each page's scores with their targets
+            result["met"] = result["met_all"]
         elif kind == "max_seconds":
             # The clock row must also have fired every timer it meant to (the forecast row has none to count).
             fired = result.get("timers_fired", 0) >= result.get("timers_wanted", 0)
@@ -212,6 +221,11 @@ def render_table(rows: dict[str, dict[str, Any]]) -> str:
             lines.append((row, result.get("skipped") or result["error"], "", "", "", "skipped"))
             continue
         unit = result["unit"]
+        if "summary" in result:  # several figures, none a rate
+            lines.append(
+                (row, result["summary"], "-", "-", TARGETS[row][2], "yes" if result["met"] else "NO")
+            )
+            continue
         measured = _figure(result["seconds"] if unit == "s" else result["rate"], unit)
         if "timers_fired" in result:
             measured += (
