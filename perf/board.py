@@ -75,7 +75,8 @@ def _timed(client: Any, url: str) -> tuple[float, float]:
 def board(sizes: list[int], repeats: int, profile: str | None = None) -> dict[str, Any]:
     """For each size (characters on the board), the GM's and the player's whole board page against their own
     character page of the same campaign, `repeats` loads each in turns after a warm-up; medians of wall and CPU
-    time. The judged ratio is the worst of (size, role) against its limit (`LIMITS`)."""
+    time. Each ratio is of CPU time (the wall time's beside it) and is judged against its limit (`limit`); the
+    figure shown is the case nearest its limit."""
     from django.test import override_settings
 
     from perf.rows import profiled
@@ -112,9 +113,10 @@ def board(sizes: list[int], repeats: int, profile: str | None = None) -> dict[st
     worst: tuple[float, str, str] = (0.0, "", "")
     for size, f in figures.items():
         for role in ("gm", "player"):
-            ratio = f[f"{role}_board_ms"] / f[f"{role}_character_ms"]
+            # Judged by CPU time: on a shared machine a page's wall time is mostly its wait for a core.
+            ratio = f[f"{role}_board_cpu_ms"] / f[f"{role}_character_cpu_ms"]
             f[f"{role}_ratio"] = ratio
-            f[f"{role}_cpu_ratio"] = f[f"{role}_board_cpu_ms"] / f[f"{role}_character_cpu_ms"]
+            f[f"{role}_wall_ratio"] = f[f"{role}_board_ms"] / f[f"{role}_character_ms"]
             f[f"{role}_limit"] = limit(int(size))
             share = ratio / limit(int(size))
             if share > worst[0]:
@@ -122,9 +124,9 @@ def board(sizes: list[int], repeats: int, profile: str | None = None) -> dict[st
     _, size, role = worst
     return {
         "unit": "ms",
-        # The figure shown: the case nearest its limit (its board against its character page).
-        "rate": figures[size][f"{role}_board_ms"],
-        "baseline": figures[size][f"{role}_character_ms"],
+        # The figure shown: the case nearest its limit (its board against its character page, CPU time).
+        "rate": figures[size][f"{role}_board_cpu_ms"],
+        "baseline": figures[size][f"{role}_character_cpu_ms"],
         "worst": f"{role}, {size} characters",
         "met_all": all(
             f[f"{r}_ratio"] <= f[f"{r}_limit"] for f in figures.values() for r in ("gm", "player")

@@ -106,9 +106,12 @@ def met(page: dict[str, Any]) -> bool:
     return all(page[name] >= score for name, score in TARGETS.items()) and page["cls"] < CLS_LIMIT
 
 
-def lighthouse(characters: int = CHARACTERS, profile: str | None = None) -> dict[str, Any]:
+def lighthouse(
+    characters: int = CHARACTERS, runs_each: int = 3, profile: str | None = None
+) -> dict[str, Any]:
     """Lighthouse on the GM's board (`characters` Shadowrun characters with three wounds each) and on the player's
-    character page, served by gunicorn (DEBUG off, static files collected and compressed as deployed)."""
+    character page, served by gunicorn (DEBUG off, static files collected and compressed as deployed); each page
+    `runs_each` times, the median run (by performance score) reported, every run's score beside it."""
     from perf.board import seeded_table
     from perf.rows import _gunicorn
 
@@ -131,7 +134,16 @@ def lighthouse(characters: int = CHARACTERS, profile: str | None = None) -> dict
                 "player_character": (f"{base}/characters/{ids[0]}/", player),
             }
             for name, (url, user) in runs.items():
-                pages[name] = audit(url, _session_cookie(user), static / f"{name}.json")
+                # Lighthouse's advice for a figure to judge: the median of several runs (on a shared machine one
+                # run's blocking time can be several times another's).
+                tries = [
+                    audit(url, _session_cookie(user), static / f"{name}-{n}.json") for n in range(runs_each)
+                ]
+                tries.sort(key=lambda run: (run["performance"], -run["tbt_ms"]))
+                pages[name] = {
+                    **tries[len(tries) // 2],
+                    "performance_runs": [run["performance"] for run in tries],
+                }
     finally:
         if os.environ.get("LIGHTHOUSE_KEEP"):  # the reports, to read what failed
             for report in static.glob("*.json"):
@@ -139,7 +151,7 @@ def lighthouse(characters: int = CHARACTERS, profile: str | None = None) -> dict
         shutil.rmtree(static, ignore_errors=True)
     summary = "; ".join(
         f"{name}: performance {p['performance']}, accessibility {p['accessibility']}, "
-        f"best practices {p['best-practices']}, CLS {p['cls']:.3f}"
+        f"best practices {p['best-practices']}, CLS {p['cls']:.3f} (performance of each run {p['performance_runs']})"
         for name, p in pages.items()
     )
     return {

@@ -154,7 +154,7 @@ def test_the_board_row_compares_each_board_with_its_character_page(tmp_path: Pat
         for who in ("gm", "player"):
             assert figures[f"{who}_board_ms"] > 0 and figures[f"{who}_character_ms"] > 0
             assert figures[f"{who}_ratio"] == pytest.approx(
-                figures[f"{who}_board_ms"] / figures[f"{who}_character_ms"]
+                figures[f"{who}_board_cpu_ms"] / figures[f"{who}_character_cpu_ms"]
             )
             assert figures[f"{who}_limit"] == (2.0 if size == "6" else 3.0)
     ratios = [

@@ -36,7 +36,7 @@ SIZES = {
     "forecast": ({"runs": 1000, "repeats": 7}, {"runs": 1000, "repeats": 3}),
     "recovery": ({"runs": 1000, "repeats": 5}, {"runs": 1000, "repeats": 3}),
     "board": ({"sizes": [6, 30], "repeats": 30}, {"sizes": [6, 30], "repeats": 10}),
-    "lighthouse": ({"characters": 6}, {"characters": 6}),
+    "lighthouse": ({"characters": 6, "runs_each": 3}, {"characters": 6, "runs_each": 1}),
 }
 TARGETS = {
     "actions": ("ratio", 0.30, "action path on SQLite >= 30% of raw sqlite3 inserts of the same rows"),
