@@ -62,6 +62,17 @@ def test_a_cached_card_holds_marks_and_each_answer_gets_its_own_token_and_key(sr
     assert fragments.CSRF_MARK in actions and fragments.KEY_MARK in actions
     for secret in (token1, token2, key1, key2):
         assert secret not in state + actions
+    # The page's kept parts likewise: marks, never what an answer carried.
+    parts = [*_entries("boardlive").values(), *_entries("boardforms").values()]
+    assert len(parts) == 2
+    keys = set(re.findall(r'name="key" value="([^"]+)"', first + second))
+    tokens = set(re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', first + second))
+    assert len(keys) > 10 and tokens
+    keys_first = set(re.findall(r'name="key" value="([^"]+)"', first))
+    assert keys_first.isdisjoint(re.findall(r'name="key" value="([^"]+)"', second))  # every form's key fresh
+    for part in parts:
+        assert fragments.CSRF_MARK in part and fragments.KEY_MARK in part  # type: ignore[operator]
+        assert not any(secret in part for secret in keys | tokens)  # type: ignore[operator]
     # The token filled in is the request's: a client that enforces CSRF posts the cached form and is heard.
     checked = Client(enforce_csrf_checks=True)
     checked.force_login(sr2_web.table.gm.user)
