@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-eventstore-sqlite lint format bench fuzz migrate demo worker clean
+.PHONY: run test test-eventstore-sqlite lint format bench fuzz migrate demo worker clean lighthouse
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,10 @@ format: $(STAMP)
 ## the bench makes throwaway databases of its own; it never touches db.sqlite3
 bench: $(STAMP)
 	$(BIN)/python manage.py bench
+
+## npm's Lighthouse for the bench's lighthouse row and tests/browser/test_lighthouse.py (its lock file; no browser)
+lighthouse:
+	PUPPETEER_SKIP_DOWNLOAD=1 npm ci --prefix perf/lighthouse --no-audit --no-fund
 
 worker: $(STAMP)
 	$(BIN)/celery -A campaign worker --loglevel=info

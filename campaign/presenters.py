@@ -491,6 +491,7 @@ def upcoming(campaign: Campaign, limit: int = 10) -> list[dict[str, Any]]:
     rows = (
         Timer.objects.filter(campaign=campaign)
         .select_related("character")
+        .only("character__name", "kind", "due")  # not the characters' states
         .order_by("due", "character_id", "priority", "key")[:limit]
     )
     return [

@@ -33,6 +33,8 @@ from campaign.eventstore import json_text
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Job, Membership, Timer
 from campaign.projections import timer_changes
 from perf import postgres_execute, with_database
+from perf.board import board
+from perf.lighthouse import lighthouse
 from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, FORECAST_DEAREST, FORECAST_INJURIES, MIXES, RECOVERY_PARTY
 from rules.params import RuleError
 from rules.registry import get_ruleset
@@ -1432,4 +1434,6 @@ ROWS: dict[str, Callable[..., dict[str, Any]]] = {
     "forecast": forecast,
     "recovery": recovery,
     "many_players": many_players,
+    "board": board,
+    "lighthouse": lighthouse,
 }

@@ -209,3 +209,21 @@ def test_a_postgres_row_without_postgres_is_skipped_in_words(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr[-3000:]
     row = json.loads(out.read_text())["rows"]["many_players"]
     assert row["skipped"] == "no PostgreSQL: set DATABASE_URL=postgres://... or --postgres URL"
+
+
+def test_the_board_row_compares_each_board_with_its_character_page(tmp_path: Path) -> None:
+    report, table = _bench(tmp_path, "--only", "board")
+    row = report["rows"]["board"]
+    assert list(row["sizes"]) == ["6", "30"] and row["repeats"] == 10
+    for size, figures in row["sizes"].items():
+        for who in ("gm", "player"):
+            assert figures[f"{who}_board_ms"] > 0 and figures[f"{who}_character_ms"] > 0
+            assert figures[f"{who}_ratio"] == pytest.approx(
+                figures[f"{who}_board_cpu_ms"] / figures[f"{who}_character_cpu_ms"]
+            )
+            assert figures[f"{who}_limit"] == (2.0 if size == "6" else 3.0)
+    ratios = [
+        f[f"{who}_ratio"] <= f[f"{who}_limit"] for f in row["sizes"].values() for who in ("gm", "player")
+    ]
+    assert row["met"] is all(ratios)
+    assert "board" in table and f"{row['ratio']:.2f} x" in table

@@ -340,7 +340,7 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
     only). A player's ETag is the digest of the player's answer, kept beside it in the cache: the stamp's
     versions count events the player may not see, so a hidden event gives a new key but the same ETag."""
     gm = stamp.role == GM
-    if gm and request.headers.get("If-None-Match") == stamp.etag:
+    if gm and access.etag_matches(request, stamp.etag):
         return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": stamp.etag})
     key = stamp.cache_key("api-character2")  # 2: (answer, ETag) pairs, where the first held answers alone
     cache = caches[CHARACTER_CACHE]
@@ -355,7 +355,7 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
         cached = (data, stamp.etag if gm else access.digest_etag(data))
         cache.set(key, cached)
     data, etag = cached
-    if request.headers.get("If-None-Match") == etag:
+    if access.etag_matches(request, etag):
         return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
     return Response(data, headers={"ETag": etag, "Cache-Control": "no-cache, private"})
 

@@ -9,17 +9,20 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from campaign.web import fragments
 from rules.registry import get_ruleset
 
 register = template.Library()
 
 
-@register.simple_tag
-def idempotency_key() -> SafeString:
+@register.simple_tag(takes_context=True)
+def idempotency_key(context: template.Context) -> SafeString:
     """A hidden input with a fresh key for one rendering of a form that writes: the same form posted twice (a
     double click, a resent request) writes once. Each rendering has its own, so posting a form again on purpose,
-    after the page has answered, writes again."""
-    return format_html('<input type="hidden" name="key" value="{}">', uuid.uuid4())
+    after the page has answered, writes again. In a fragment kept in a cache, a mark that each answer replaces with
+    a fresh key (`campaign.web.fragments`)."""
+    key = fragments.KEY_MARK if context.get(fragments.KEYS_LATER) else uuid.uuid4()
+    return format_html('<input type="hidden" name="key" value="{}">', key)
 
 
 @register.filter

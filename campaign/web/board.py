@@ -90,6 +90,7 @@ def with_form(cards: list[dict[str, Any]], character_id: int, form: forms.Action
     """Put a refused form (its values and errors) on its card, open, in place of the fresh one."""
     for shown in cards:
         if shown["id"] == character_id:
+            shown.pop("actions_html", None)  # the cached actions are all closed: render this card's afresh
             for item in shown.get("forms", []):
                 if item["action"] == form.action:
                     item["form"] = form

@@ -1,0 +1,162 @@
+"""The lighthouse row: npm's Lighthouse (perf/lighthouse/package.json, its version pinned) with Debian's Chromium,
+mobile preset, on the GM's board and the player's character page of a seeded campaign served as in production.
+
+Run inside the bench's child process (a throwaway database): static files collected into a temporary folder,
+gunicorn with DEBUG off, the GM and the player logged in by a session cookie Lighthouse sends with every request.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+FOLDER = Path(__file__).resolve().parent / "lighthouse"
+CLI = FOLDER / "node_modules" / "lighthouse" / "cli" / "index.js"
+SCRIPT = FOLDER / "run.js"  # the session cookie set in the browser, then Lighthouse's node API
+CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
+CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --disable-background-networking"
+CATEGORIES = ("performance", "accessibility", "best-practices")
+# The issue's targets: scores out of 100 at least these, cumulative layout shift under CLS_LIMIT.
+TARGETS = {"performance": 90, "accessibility": 100, "best-practices": 100}
+CLS_LIMIT = 0.05
+CHARACTERS = 6
+ATTEMPTS = 3
+
+
+def missing() -> str | None:
+    """Why the row cannot run here, or None."""
+    if shutil.which("node") is None:
+        return "node is not installed (apt-get install nodejs npm)"
+    if not CLI.exists():
+        return f"lighthouse is not installed: npm ci --prefix {FOLDER.relative_to(settings.BASE_DIR)}"
+    if not Path(CHROME).exists():
+        return f"no Chromium at {CHROME} (apt-get install chromium, or set CHROME_PATH)"
+    return None
+
+
+def _session_cookie(user: Any) -> str:
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)  # a session row in this database, which the server reads
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+def audit(url: str, cookie: str, out: Path) -> dict[str, Any]:
+    """One Lighthouse run (mobile preset: its defaults) on `url` logged in by the session `cookie` (`run.js`);
+    its scores (0-100) and the page's cumulative layout shift."""
+    command = ["node", str(SCRIPT), url, settings.SESSION_COOKIE_NAME, cookie, str(out)]
+    began = time.perf_counter()
+    for attempt in range(ATTEMPTS):
+        done = subprocess.run(
+            command,
+            env={**os.environ, "CHROME_PATH": CHROME, "CHROME_FLAGS": CHROME_FLAGS},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        error = json.loads(out.read_text()).get("runtimeError") if out.exists() else None
+        if done.returncode == 0 and out.exists() and error is None:
+            break
+        stderr = done.stderr + (error or {}).get("message", "")
+        # Lighthouse's own advice for a trace it failed to record (NO_NAVSTART, NO_FCP on a busy machine).
+        if attempt == ATTEMPTS - 1 or "Please run Lighthouse again" not in stderr:
+            raise RuntimeError(f"lighthouse failed on {url} (exit {done.returncode}): {stderr[-2000:]}")
+    report = json.loads(out.read_text())
+    audits = report["audits"]
+    failing = [
+        f"{name}: {audits[name]['title']}"
+        for category in CATEGORIES
+        for ref in report["categories"][category]["auditRefs"]
+        if ref["weight"] > 0
+        and (name := ref["id"]) in audits
+        and audits[name].get("score") is not None
+        and audits[name]["score"] < 1
+        and category != "performance"
+    ]
+    return {
+        **{name: round(100 * report["categories"][name]["score"]) for name in CATEGORIES},
+        "cls": audits["cumulative-layout-shift"]["numericValue"],
+        "lcp_ms": audits["largest-contentful-paint"]["numericValue"],
+        "tbt_ms": audits["total-blocking-time"]["numericValue"],
+        "fcp_ms": audits["first-contentful-paint"]["numericValue"],
+        "html_bytes": next(
+            (
+                item["transferSize"]
+                for item in audits["network-requests"]["details"]["items"]
+                if item["url"] == url
+            ),
+            None,
+        ),
+        "failing_audits": failing,
+        "seconds": round(time.perf_counter() - began, 1),
+    }
+
+
+def met(page: dict[str, Any]) -> bool:
+    return all(page[name] >= score for name, score in TARGETS.items()) and page["cls"] < CLS_LIMIT
+
+
+def lighthouse(
+    characters: int = CHARACTERS, runs_each: int = 3, profile: str | None = None
+) -> dict[str, Any]:
+    """Lighthouse on the GM's board (`characters` Shadowrun characters with three wounds each) and on the player's
+    character page, served by gunicorn (DEBUG off, static files collected and compressed as deployed); each page
+    `runs_each` times, the median run (by performance score) reported, every run's score beside it."""
+    from perf.board import seeded_table
+    from perf.rows import _gunicorn
+
+    why = missing()
+    if why:
+        return {"skipped": why}
+    campaign, gm, player, ids = seeded_table(characters, tag="lighthouse")
+    static = Path(tempfile.mkdtemp(prefix="wl-static-"))
+    env = {**os.environ, "STATIC_ROOT": str(static)}
+    manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
+    subprocess.run([*manage, "collectstatic", "--noinput", "-v", "0"], env=env, check=True, timeout=300)
+    # The server: this database, the collected files, cookies sent over plain http on loopback.
+    os.environ.update({"STATIC_ROOT": str(static), "SECURE_COOKIES": "0"})
+    pages: dict[str, dict[str, Any]] = {}
+    try:
+        with _gunicorn(2) as (port, _):
+            base = f"http://127.0.0.1:{port}"
+            runs = {
+                "gm_board": (f"{base}/campaigns/{campaign.pk}/", gm),
+                "player_character": (f"{base}/characters/{ids[0]}/", player),
+            }
+            for name, (url, user) in runs.items():
+                # Lighthouse's advice for a figure to judge: the median of several runs (on a shared machine one
+                # run's blocking time can be several times another's).
+                tries = [
+                    audit(url, _session_cookie(user), static / f"{name}-{n}.json") for n in range(runs_each)
+                ]
+                tries.sort(key=lambda run: (run["performance"], -run["tbt_ms"]))
+                pages[name] = {
+                    **tries[len(tries) // 2],
+                    "performance_runs": [run["performance"] for run in tries],
+                }
+    finally:
+        if os.environ.get("LIGHTHOUSE_KEEP"):  # the reports, to read what failed
+            for report in static.glob("*.json"):
+                shutil.copy(report, os.environ["LIGHTHOUSE_KEEP"])
+        shutil.rmtree(static, ignore_errors=True)
+    summary = "; ".join(
+        f"{name}: performance {p['performance']}, accessibility {p['accessibility']}, "
+        f"best practices {p['best-practices']}, CLS {p['cls']:.3f} (performance of each run {p['performance_runs']})"
+        for name, p in pages.items()
+    )
+    return {
+        "unit": "score",
+        "pages": pages,
+        "met_all": all(met(p) for p in pages.values()),
+        "summary": summary,
+    }

@@ -1,0 +1,48 @@
+"""Lighthouse's mobile preset on the GM's board and the player's character page (the bench's `lighthouse` row:
+gunicorn with DEBUG off on a throwaway database, Debian's Chromium, npm's Lighthouse from perf/lighthouse).
+
+Skipped when node, Lighthouse (`npm ci --prefix perf/lighthouse`) or Chromium is missing, unless
+REQUIRE_SERVICES=1 (then it fails). About 40 s."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from perf import lighthouse
+from tests.conftest import REQUIRE_SERVICES
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_board_and_the_players_page_meet_lighthouses_targets(tmp_path: Path) -> None:
+    why = lighthouse.missing()
+    if why:
+        if REQUIRE_SERVICES:
+            pytest.fail(f"{why} and REQUIRE_SERVICES=1")
+        pytest.skip(why)
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, "manage.py", "bench", "--only", "lighthouse", "--json", str(out)],
+        cwd=settings.BASE_DIR,
+        env=os.environ,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    row = json.loads(out.read_text())["rows"]["lighthouse"]
+    assert "error" not in row and "skipped" not in row, row
+    assert set(row["pages"]) == {"gm_board", "player_character"}
+    for name, page in row["pages"].items():
+        assert page["performance"] >= 90, (name, page)
+        assert page["accessibility"] == 100 and page["best-practices"] == 100, (name, page)
+        assert page["cls"] < 0.05, (name, page)
+        assert page["failing_audits"] == [], (name, page)
+    assert row["met"] is True
