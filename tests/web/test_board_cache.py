@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django.core.cache import caches
 from django.test import Client
 
 from campaign.models import Character
 from campaign.web import fragments, views
-from tests.web.conftest import Web
-from tests.web.test_people import house_rules_post
+from tests.web.conftest import Web, form_inputs
 
 POISON = '<div class="card-state">POISONED CARD</div>'
 
@@ -82,7 +82,16 @@ def test_a_cached_card_holds_marks_and_each_answer_gets_its_own_token_and_key(sr
     assert Character.objects.filter(campaign_id=sr2_web.campaign_id).count() == 2
 
 
+def _house_rules_change(web: Web) -> Any:
+    """The house-rules form posted with one box ticked, its inputs read from a board rendered before any poison."""
+    action = f"/campaigns/{web.campaign_id}/options/"
+    inputs = form_inputs(_board(web), action)
+    return lambda: web.gm.post(action, {**inputs, "o_combat_pool_on_body_check": "on"})
+
+
 def test_a_change_of_the_character_the_clock_or_the_options_renders_the_card_again(sr2_web: Web) -> None:
+    change_house_rules = _house_rules_change(sr2_web)
+
     def poisoned(client: Client | None = None) -> bool:
         _board(sr2_web, client)
         _poison_everything()
@@ -96,7 +105,7 @@ def test_a_change_of_the_character_the_clock_or_the_options_renders_the_card_aga
     assert clock.status_code == 302
     assert "POISONED" not in _board(sr2_web)
     assert poisoned()
-    assert house_rules_post(sr2_web, o_combat_pool_on_body_check="true").status_code == 302
+    assert change_house_rules().status_code == 302
     assert "POISONED" not in _board(sr2_web)
     # And the player's card is the player's own rendering, never the GM's.
     assert poisoned()
@@ -112,12 +121,13 @@ def test_the_gms_board_page_follows_its_people_and_its_characters(sr2_web: Web) 
     """What the page parts show besides the cards' states: members and invitations, names, retirement, the
     options."""
     board = f"/campaigns/{sr2_web.campaign_id}/"
+    change_house_rules = _house_rules_change(sr2_web)
     stranger = sr2_web.table.stranger.user.get_username()
     changes = [
         lambda: sr2_web.gm.post(f"{board}members/", {"username": stranger, "role": "player"}),
         lambda: Character.objects.filter(pk=sr2_web.character_id).update(name="Renamed"),
         lambda: sr2_web.gm.post(f"/characters/{sr2_web.character_id}/retire/"),
-        lambda: house_rules_post(sr2_web, o_combat_pool_on_body_check="true"),
+        change_house_rules,
     ]
     for n, change in enumerate(changes):
         _board(sr2_web)
