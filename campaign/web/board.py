@@ -44,8 +44,9 @@ def card_shell(ruleset: Ruleset, role: str, character_id: int) -> dict[str, Any]
     GM, its actions, each a closed <details> whose form is fetched when it opens (`card_form_for`)."""
     shell: dict[str, Any] = {"id": character_id, "fid": f"c{character_id}"}
     if role == GM:
+        more = forms.more_card_actions(ruleset.slug)
         shell["forms"] = [
-            {"action": action, "label": label, "form": None}
+            {"action": action, "label": label, "form": None, "more": action in more}
             for action, label in forms.card_actions(ruleset.slug).items()
         ]
     return shell
@@ -58,12 +59,16 @@ def card_form_for(
     options: dict[str, Any],
     posted: Any = None,
     errors: dict[str, str] | None = None,
+    *,
+    table: bool = False,
+    needs: dict[str, Any] | None = None,
 ) -> forms.ActionFormView:
     """The form of `action` for the card of `data` (the character as the GM sees it) in a campaign of `options`:
-    fresh, or a refused one (`posted`, a QueryDict, with its `errors`)."""
+    fresh, or a refused one (`posted`, a QueryDict, with its `errors`). `table`: the campaign rolls at the table,
+    and the form is the character page's roll flow (`forms.table_dice_form`), asking `needs` when given."""
     sheet = ruleset.sheet
     injuries = sheet.injury_choices(data["sheet"]) if sheet is not None and sheet.injury_choices else []
-    return forms.card_form(
+    form = forms.card_form(
         ruleset.slug,
         action,
         injuries=injuries,
@@ -71,7 +76,11 @@ def card_form_for(
         errors=errors,
         options=options,
         sheet=data["sheet"],
+        table=table,
     )
+    if table:
+        form = forms.table_dice_form(form, ruleset.slug, posted, needs)
+    return form
 
 
 def next_on_the_clock(campaign: Campaign, timers: list[dict[str, Any]]) -> dict[str, str] | None:

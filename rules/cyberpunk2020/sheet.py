@@ -185,6 +185,12 @@ BOARD = Board(
     actions=(
         CardAction("damage", ("damage", "location", "rolls.stun_save", "rolls.death_save")),
         CardAction("save", ("kind", "rolls.save"), label="Save"),
+        # The one action that saves a dying character before the next round's death save.
+        CardAction(
+            "stabilize",
+            ("target", "medic", "skill", "tech", "skill_level", "rolls.stabilize"),
+            label="Stabilize",
+        ),
     ),
 )
 
