@@ -1033,7 +1033,7 @@ def _roll_words(roll: RollSpec) -> str:
     """A roll as the quick row lists it: "Hit location (2d6)", "Body check (a pool of d6: ...; as rolled)"."""
     if roll.count:
         return f"{roll.label} ({roll.count}d{roll.sides})"
-    size = f": {roll.size}" if roll.size else ""
+    size = f": {roll.size.split(' (')[0]}" if roll.size else ""
     rolled = f"; as rolled, {ROW_HELP} when the Rule of Six applies" if roll.open_ended else ""
     return f"{roll.label} (a pool of d{roll.sides}{size}{rolled})"
 
