@@ -152,6 +152,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         public_event=unretired(view.public_event, None),
         summary=words.summary_with(view.describe),
         timer_words=timer_worder(view.TIMER_WORDS),
+        saves=getattr(view, "saves", lambda state: {}),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
         describe=view.describe,

@@ -207,6 +207,9 @@ class Ruleset:
     timer_words: Callable[[State, Timer], str] = field(
         default=lambda state, timer: timer.kind.replace("_", " ")
     )
+    # What stops the time of death of `state`, for the GM's words (`rules.words.threat`): `saved_by` ("stabilized",
+    # "treated") and `treatment_ends`, when a treatment under way ends first. Empty: "treated".
+    saves: Callable[[State], dict[str, Any]] = field(default=lambda state: {})
 
     @property
     def all_actions(self) -> tuple[str, ...]:

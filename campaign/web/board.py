@@ -23,8 +23,11 @@ def board_of(ruleset: Ruleset) -> Board:
     return forms.board_of(ruleset.slug) or DEFAULT_BOARD
 
 
-def card(campaign: Campaign, ruleset: Ruleset, role: str, data: dict[str, Any]) -> dict[str, Any]:
-    """One character's card: `data` is the character as `role` may see it (`presenters.character_json`)."""
+def card(
+    campaign: Campaign, ruleset: Ruleset, role: str, data: dict[str, Any], state: Any = None
+) -> dict[str, Any]:
+    """One character's card: `data` is the character as `role` may see it (`presenters.character_json`), `state`
+    its state (what stops its death: `death_words`)."""
     shown = {
         **data,
         **card_shell(ruleset, role, data["id"]),
@@ -33,10 +36,25 @@ def card(campaign: Campaign, ruleset: Ruleset, role: str, data: dict[str, Any]) 
     if role != GM:
         return shown
     if data.get("death_at") is not None:
-        shown["time_left"] = display.duration_text(data["death_at"] - campaign.game_time)
-        shown["death_text"] = display.date_text(data["death_at_date"])
+        shown.update(death_words(campaign, ruleset, state, data["death_at"], campaign.game_time))
     shown["next"] = next_on_the_clock(campaign, data["timers"])
     return shown
+
+
+def death_words(campaign: Campaign, ruleset: Ruleset, state: Any, death_at: int, now: int) -> dict[str, str]:
+    """The dying chip's words (the card's and the character page's alike): the time left, the moment, and what
+    stops it ("unless stabilized"), or the treatment under way that ends first (RULES.md, "Words")."""
+    death_at = max(death_at, now)
+    saves = ruleset.saves(state) if state is not None else {}
+    words = {
+        "time_left": display.duration_text(death_at - now),
+        "death_text": display.date_text(presenters.game_date(campaign, death_at)),
+        "saved_by": saves.get("saved_by") or "treated",
+    }
+    ends = saves.get("treatment_ends")
+    if ends is not None and ends <= death_at:
+        words["treatment_text"] = display.date_text(presenters.game_date(campaign, ends))
+    return words
 
 
 def card_shell(ruleset: Ruleset, role: str, character_id: int) -> dict[str, Any]:

@@ -314,7 +314,8 @@ def _board_cards(campaign: Campaign, role: str, rows: list[Character]) -> list[d
     for key, character in keys.items():
         html = found.get(key)
         if html is None:
-            card = board.card(campaign, ruleset, role, presenters.character_json(character, role))
+            data = presenters.character_json(character, role)
+            card = board.card(campaign, ruleset, role, data, character.state if role == GM else None)
             html = render_to_string("web/board_card_state.html", {"c": card, "is_gm": role == GM})
             fresh[key] = html
         else:
@@ -681,9 +682,9 @@ def _live_context(
     }
     if role == GM:
         if data.get("death_at") is not None:
-            death_at = max(data["death_at"], now)
-            context["death_in"] = display.duration_text(death_at - now)
-            context["death_text"] = display.date_text(presenters.game_date(campaign, death_at))
+            dying = board.death_words(campaign, ruleset, state, data["death_at"], now)
+            context["death_in"], context["death_text"] = dying["time_left"], dying["death_text"]
+            context["saved_by"], context["treatment_text"] = dying["saved_by"], dying.get("treatment_text")
         context["timers"] = _timers_shown(campaign, ruleset, state, data["timers"], now)
         context["notes"] = [
             {**n, "date": display.date_text(presenters.game_date(campaign, n.get("game_time")))}
@@ -1061,7 +1062,7 @@ def _card_for(request: HttpRequest, character: Character) -> dict[str, Any]:
     """The card of one character as the GM sees it now (after an action on it)."""
     campaign = character.campaign
     data = presenters.character_json(character, GM)
-    return board.card(campaign, get_ruleset(campaign.ruleset), GM, data)
+    return board.card(campaign, get_ruleset(campaign.ruleset), GM, data, character.state)
 
 
 @login_required

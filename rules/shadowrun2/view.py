@@ -121,6 +121,17 @@ def status(state: State) -> dict[str, Any]:
     }
 
 
+def saves(state: State) -> dict[str, Any]:
+    """What stops the first death (RULES.md, "Words"): a medic's treatment of the hit (a treatment under way stops
+    it when it ends, if it ends first: `treatment_ends`); the overflow clock stops with first aid."""
+    death_at = status(state)["death_at"]
+    first = [h for h in _mortal_hits(state) if h["death_at"] == death_at]
+    if death_at is not None and not first:
+        return {"saved_by": "stabilized by first aid"}
+    treatment = first[0]["treatment"] if first else None
+    return {"saved_by": "treated", "treatment_ends": treatment["completes_at"] if treatment else None}
+
+
 def view(state: State, audience: str) -> dict[str, Any]:
     alive = state["alive"]
     hits = state["critical_hits"]
@@ -464,4 +475,4 @@ def _healing_roll(what: str, data: Mapping[str, Any]) -> str:
 
 
 # The sentences of one entry and the GM's answer to an action (rules/words.py).
-describe, said = words.speaker(_own_words, status)
+describe, said = words.speaker(_own_words, status, saves)

@@ -42,7 +42,10 @@ def test_each_character_is_a_card_with_its_track_chips_next_timer_and_actions(cp
     html = board(cp2020_web)
     card = html[html.index(f'id="card-{cp2020_web.character_id}"') :]
     assert "Wound track: 28 of 40 points (28 real, 0 stun), level mortal 3" in card
-    assert '<span class="chip dying">dying: 30 s left (dies 2020-01-01 00:00:30)</span>' in card
+    assert (
+        '<span class="chip dying">dying: 30 s left unless stabilized (dies 2020-01-01 00:00:30)</span>'
+        in card
+    )
     assert '<span class="chip down">unconscious</span>' in card
     assert "Next: death at 2020-01-01 00:00:30 <span" in card
     for label in ("Damage", "Save", "GM note", "Undo"):

@@ -169,3 +169,31 @@ def test_a_dark_future_card_asks_the_critical_table_die(df_table: Web) -> None:
     asked = card_post(df_table, "damage", {"p_weapon_damage": "5"})
     assert asked.status_code == 200
     assert "Pedestrian Critical Table: roll 1d6" in form_of(asked)
+
+
+def test_the_dying_chip_says_what_saves_and_when_a_treatment_under_way_ends_first(sr2_web: Web) -> None:
+    mortal = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
+    assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": mortal}).status_code == 201
+    board_url = f"/campaigns/{sr2_web.campaign_id}/"
+    chip = "dying: 30 min left unless treated (dies 2053-01-01 00:30:00)"
+    assert chip in sr2_web.gm.get(board_url).content.decode()
+    diagnose = {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 1,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [6]},
+    }
+    assert sr2_web.table.act(diagnose).status_code == 201
+    treat = {
+        "type": "treat",
+        "critical_hit": "ch1",
+        "medic": "Doc",
+        "skill": 3,
+        "rolls": {"treatment": [9, 13, 2]},
+    }
+    assert sr2_web.table.act(treat).status_code == 201
+    ends = "dying: the treatment under way ends 2053-01-01 00:05:00, before the death (2053-01-01 00:30:00)"
+    assert ends in sr2_web.gm.get(board_url).content.decode()
+    page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert ends in page  # the history keeps what was said at the time: "bleeds out ... unless treated"

@@ -122,7 +122,7 @@ def test_the_clock_buttons_advance_and_a_bad_custom_advance_shows_the_api_messag
 def test_the_board_shows_dying_with_the_time_left_and_what_the_clock_will_do(sr2_web: Web) -> None:
     sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/wound/", WOUND)
     html = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
-    assert "dying: 30 min left (dies 2053-01-01 00:30:00)" in html
+    assert "dying: 30 min left unless treated (dies 2053-01-01 00:30:00)" in html
     assert "<strong>Ash</strong>: death at 2053-01-01 00:30:00" in html
 
 
