@@ -67,6 +67,7 @@ def card_shell(ruleset: Ruleset, role: str, character_id: int) -> dict[str, Any]
             {"action": action, "label": label, "form": None, "more": action in more}
             for action, label in forms.card_actions(ruleset.slug).items()
         ]
+        shell["has_more"] = bool(more)
     return shell
 
 

@@ -25,6 +25,7 @@ from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified, QueryDict
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
@@ -114,6 +115,12 @@ class LoginView(auth_views.LoginView):
 
 class LogoutView(auth_views.LogoutView):
     http_method_names = ["post", "options"]
+
+
+@require_http_methods(["GET", "HEAD"])
+def favicon(request: HttpRequest) -> HttpResponse:
+    """`/favicon.ico`, which browsers ask for whatever the page links: the app's icon (static/favicon.svg)."""
+    return redirect(static("favicon.svg"), permanent=True)
 
 
 @require_http_methods(["GET", "POST"])

@@ -197,3 +197,15 @@ def test_the_dying_chip_says_what_saves_and_when_a_treatment_under_way_ends_firs
     assert ends in sr2_web.gm.get(board_url).content.decode()
     page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
     assert ends in page  # the history keeps what was said at the time: "bleeds out ... unless treated"
+
+
+def test_the_favicon_is_found(client: Any) -> None:
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"] == "/static/favicon.svg"
+
+
+def test_leaving_asks_first_with_a_confirming_form(sr2_web: Web) -> None:
+    page = sr2_web.player.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    leave = page[page.index('id="leave"') :]
+    assert '<summary class="button-like">Leave Seattle 2053</summary>' in leave
+    assert leave.index("<summary") < leave.index("<form") < leave.index("Yes, leave Seattle 2053")
