@@ -153,6 +153,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         summary=words.summary_with(view.describe),
         timer_words=timer_worder(view.TIMER_WORDS),
         saves=getattr(view, "saves", lambda state: {}),
+        public_taken_back=getattr(view, "public_taken_back", None),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
         describe=view.describe,

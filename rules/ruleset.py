@@ -207,6 +207,9 @@ class Ruleset:
     timer_words: Callable[[State, Timer], str] = field(
         default=lambda state, timer: timer.kind.replace("_", " ")
     )
+    # What a player reads of an entry taken back (its public data given): what it told may be secret again in the
+    # state that stands (a diagnosis taken back: the hit's part and lethality are the GM's again). None: as is.
+    public_taken_back: Callable[[Event, dict[str, Any]], dict[str, Any]] | None = None
     # What stops the time of death of `state`, for the GM's words (`rules.words.threat`): `saved_by` ("stabilized",
     # "treated") and `treatment_ends`, when a treatment under way ends first. Empty: "treated".
     saves: Callable[[State], dict[str, Any]] = field(default=lambda state: {})
