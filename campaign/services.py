@@ -91,7 +91,10 @@ KEY_REUSED = "this Idempotency-Key was already used for a different request"
 LAST_GM = "{name} is the campaign's only GM: make someone else a GM first, or nobody could run the campaign"
 NOTHING_TO_UNDO = "there is nothing to undo on this character"
 MAX_ADVANCE_SECONDS = 100 * 366 * 86_400
-SHARED_OPTIONS = ("start", "time_scale", "table_dice")
+SHARED_OPTIONS = ("start", "time_scale", "table_dice", "fight_idle_minutes")
+# A fight ends by itself after this many game minutes without a combat action (option `fight_idle_minutes`; 0: the
+# GM ends it), so that downtime is never counted in rounds (docs/web.md, "The round counter").
+FIGHT_IDLE_MINUTES = 10
 # Who rolls the dice the GM did not give (RULES.md "Every ruleset"): the server; the table for actions (each action
 # asks for each die it needs); the table for actions and for the clock (an advance waits for the GM's roll).
 TABLE_DICE_CHOICES = ("none", "actions", "all")
@@ -207,6 +210,14 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
         )
     shared["time_scale"] = time_scale
     shared["table_dice"] = choice(options, "table_dice", TABLE_DICE_CHOICES, default="none", prefix="options")
+    if "fight_idle_minutes" in options:  # kept only when given: the default is FIGHT_IDLE_MINUTES
+        idle = options["fight_idle_minutes"]
+        if isinstance(idle, bool) or not isinstance(idle, int) or not 0 <= idle <= 10_080:
+            raise ServiceError(
+                "options.fight_idle_minutes",
+                f"expected a whole number of game minutes, 0 to 10080 (0: the GM ends the fight), got {idle!r}",
+            )
+        shared["fight_idle_minutes"] = idle
     rest = {name: value for name, value in options.items() if name not in SHARED_OPTIONS}
     return {**ruleset.validate_options(rest), **shared}
 

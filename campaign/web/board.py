@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Max
+
 from campaign import presenters, services
-from campaign.models import GM, Campaign
+from campaign.models import GM, Campaign, Event
 from campaign.web import display, forms
 from rules.ruleset import Ruleset
 from rules.sheet import Board
@@ -124,13 +126,34 @@ def with_form(cards: list[dict[str, Any]], character_id: int, form: forms.Action
                     item["open"] = True
 
 
+def last_combat_action(campaign: Campaign, since: int) -> int:
+    """The game second of the campaign's latest action on a character (not the clock's) from `since` on, or
+    `since` when there is none: a fight's last blow."""
+    latest = (
+        Event.objects.filter(campaign=campaign, character__isnull=False, game_time__gte=since)
+        .exclude(actor="clock")
+        .aggregate(latest=Max("game_time"))["latest"]
+    )
+    return since if latest is None else max(since, latest)
+
+
 def fight(campaign: Campaign, ruleset: Ruleset) -> dict[str, Any]:
     """The round counter: which round of the fight the game clock is in (round 1 from the moment the GM started
-    it), and what "+1" advances by."""
+    it), and what "+1" advances by. A fight ends by itself once the clock is `fight_idle_minutes` game minutes
+    (campaign option, default `services.FIGHT_IDLE_MINUTES`; 0: never) past its last combat action, so downtime
+    is never counted in rounds; an advance taken back brings it back, as the round is counted, not kept."""
     board = board_of(ruleset)
     shown: dict[str, Any] = {"round_name": board.round_name, "round_seconds": board.round_seconds}
     # A fight "started" after the game time (the clock was taken back past it) is no fight.
     if campaign.fight_started_at is not None and campaign.fight_started_at <= campaign.game_time:
+        idle = (campaign.options or {}).get("fight_idle_minutes", services.FIGHT_IDLE_MINUTES) * 60
+        if idle:
+            last = last_combat_action(campaign, campaign.fight_started_at)
+            if campaign.game_time - last > idle:
+                ended = presenters.game_date(campaign, last + idle)
+                shown["ended_text"] = display.date_text(ended)
+                shown["idle_text"] = display.duration_text(idle)
+                return shown
         elapsed = campaign.game_time - campaign.fight_started_at
         shown["round"] = elapsed // board.round_seconds + 1
         shown["elapsed_text"] = display.duration_text(elapsed)

@@ -41,6 +41,8 @@ SHARED_OPTION_HELP = {
     "start": "the game date and time the campaign's clock starts at",
     "time_scale": "game seconds per real second for a clock that runs on its own; 0: the GM advances it",
     "table_dice": TABLE_DICE_HELP,
+    "fight_idle_minutes": "game minutes without a combat action after which a fight ends by itself (default 10; "
+    "0: the GM ends it)",
 }
 
 

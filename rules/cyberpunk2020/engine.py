@@ -95,7 +95,7 @@ KINDS = ("normal", "stun", "blunt", "explosion")
 
 def validate_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     raw = dict(params.require_mapping(options, "options"))
-    for shared in ("start", "time_scale", "table_dice"):
+    for shared in ("start", "time_scale", "table_dice", "fight_idle_minutes"):
         raw.pop(shared, None)
     params.reject_unknown(
         raw,

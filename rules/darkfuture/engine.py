@@ -71,7 +71,7 @@ OPTION_NAMES = (
     "stun_lasts_seconds",
     "ko_lasts_seconds",
 )
-SHARED_OPTIONS = ("start", "time_scale", "table_dice")
+SHARED_OPTIONS = ("start", "time_scale", "table_dice", "fight_idle_minutes")
 ATTRIBUTE_NAMES = ("con", "skills", "move", "armour", "pedestrian", "driver")
 
 

@@ -89,7 +89,12 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "stun_healing": {"tn": t.STUN_RECOVERY_BASE_TN, "base_minutes": t.STUN_RECOVERY_BASE_MINUTES},
     "first_aid_floor": dict(t.FIRST_AID_FLOOR),
 }
-SHARED_OPTIONS = ("start", "time_scale", "table_dice")  # handled by the campaign, not by this engine
+SHARED_OPTIONS = (
+    "start",
+    "time_scale",
+    "table_dice",
+    "fight_idle_minutes",
+)  # handled by the campaign, not by this engine
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -361,3 +361,37 @@ def test_a_bad_fight_post_is_refused_and_changes_nothing(
     response = cp2020_web.gm.post(path, data)
     assert response.status_code == 400 and message in response.content.decode()
     assert Campaign.objects.get(pk=cp2020_web.campaign_id).fight_started_at is None
+
+
+def test_a_fight_ends_by_itself_after_its_idle_minutes_and_never_counts_downtime(cp2020_web: Web) -> None:
+    path = f"/campaigns/{cp2020_web.campaign_id}/fight/"
+    cp2020_web.gm.post(path, {"at": "0"})
+    cp2020_web.table.advance(seconds=300)
+    note = cp2020_web.table.act(
+        {"type": "note", "text": "Ash ducks behind the van"}
+    )  # a combat action at 5 min
+    assert note.status_code == 201
+    cp2020_web.table.advance(seconds=600)  # 10 min after it: still the fight (the default is 10 minutes)
+    assert 'Round <strong id="round-number">301</strong>' in board(cp2020_web)
+    cp2020_web.table.advance(days=21)  # three weeks of downtime
+    html = board(cp2020_web)
+    assert 'id="round-number"' not in html
+    assert "The fight ended by itself at 2020-01-01 00:15:00, 10 min after its last combat action." in html
+    # The campaign's own option: 0 leaves the fight to the GM.
+    options = cp2020_web.table.gm.client.patch(
+        f"/api/campaigns/{cp2020_web.campaign_id}/", {"options": {"fight_idle_minutes": 0}}, format="json"
+    )
+    assert options.status_code == 200, options.content
+    assert 'id="round-number"' in board(cp2020_web)
+
+
+def test_the_fights_idle_option_is_a_whole_number_of_minutes(cp2020_web: Web) -> None:
+    refused = cp2020_web.table.gm.client.patch(
+        f"/api/campaigns/{cp2020_web.campaign_id}/",
+        {"options": {"fight_idle_minutes": "soon"}},
+        format="json",
+    )
+    assert refused.status_code == 400
+    assert refused.json()["options.fight_idle_minutes"] == [
+        "expected a whole number of game minutes, 0 to 10080 (0: the GM ends the fight), got 'soon'"
+    ]
