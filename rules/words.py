@@ -163,7 +163,10 @@ def _going_back(event: Event) -> str | None:
         taken = _taken_back(data)
         if data.get("advance"):
             return f"The clock's advance taken back{f': {taken}' if taken else ''}."
-        back = f"Back to how it was after entry {data.get('to_version')}"
+        to_version = data.get("to_version")
+        if to_version is None:  # a player's entry: the version counts entries they do not see
+            return f"Took back {taken}." if taken else "Entries taken back."
+        back = f"Back to how it was after entry {to_version}"
         return f"{back}: took back {taken}." if taken else f"{back}."
     if event.type == CLOCK_REWOUND:
         return f"The clock went back {duration(data['from'] - data['to'])} to {game_time_mark(data['to'])}."

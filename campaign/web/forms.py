@@ -239,7 +239,8 @@ def action_forms(ruleset: str) -> dict[str, ActionForm]:
 def _choices(param: Param, injuries: list[tuple[str, str]]) -> list[tuple[str, str]]:
     if param.kind == "critical_hit" or param.picker:
         return injuries
-    return [(choice, choice.replace("_", " ")) for choice in param.choices]
+    words = dict(param.choice_words)
+    return [(choice, words.get(choice) or choice.replace("_", " ")) for choice in param.choices]
 
 
 def _empty_choice(param: Param, value: Any) -> str:
@@ -1161,7 +1162,7 @@ def table_dice_form(
     once, in the order the rules ask); then the rolls given so far and, when the rules need one more, that roll
     alone with what it decides and its target; or a roll given wrong, asked again with its error beside it."""
     spec = get_ruleset(ruleset).action_form(form.action)
-    form.table_dice = True
+    form.table_dice = bool(spec.rolls)  # a form without dice (a note, Undo) has no dice to ask
     wrong = {r.name: r.error for r in form.rolls if r.error}
     form.given = _given_rolls(spec, data, set(wrong)) if data is not None else []
     for item in form.rolls:

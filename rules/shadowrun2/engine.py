@@ -22,7 +22,7 @@ from typing import Any
 
 from rules import kernel
 from rules.dice import Dice, faces_text, roll_expression
-from rules.params import boolean, choice, integer, reject_unknown, require_mapping
+from rules.params import NO_CRITICAL_HIT, boolean, choice, integer, reject_unknown, require_mapping
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
 from rules.shadowrun2 import tables as t
 
@@ -391,7 +391,9 @@ def physical_healing_possible(state: Mapping[str, Any]) -> bool:
 
 
 def _hit(state: Mapping[str, Any], hit_id: Any, field: str = "critical_hit") -> dict[str, Any]:
-    if not isinstance(hit_id, str) or not hit_id:
+    if hit_id is None or hit_id == "":
+        raise RuleError(field, NO_CRITICAL_HIT)
+    if not isinstance(hit_id, str):
         raise RuleError(field, f"expected a critical hit id such as ch1, got {hit_id!r}")
     for hit in state["critical_hits"]:
         if hit["id"] == hit_id:

@@ -174,7 +174,7 @@ def view(state: State, audience: str) -> dict[str, Any]:
             else:
                 warnings.append(f"{where}, {hit['part']}: {MORTAL_FOR_PLAYERS}")
         if audience == GM and not hit["diagnosed"]:
-            warnings.append(f"{words.capital(hit_name(hit))} ({hit['lethality']}) is not diagnosed")
+            warnings.append(f"{words.capital(hit_name(hit))} is {hit['lethality']} and not diagnosed")
         if hit["treatment"] is not None and _visible(hit, audience):
             recovery.append(
                 {

@@ -209,3 +209,28 @@ def test_leaving_asks_first_with_a_confirming_form(sr2_web: Web) -> None:
     leave = page[page.index('id="leave"') :]
     assert '<summary class="button-like">Leave Seattle 2053</summary>' in leave
     assert leave.index("<summary") < leave.index("<form") < leave.index("Yes, leave Seattle 2053")
+
+
+def test_forms_without_dice_have_no_dice_boxes_in_a_table_dice_campaign(sr2_table: Web) -> None:
+    for action in ("undo", "heal_magic", "note"):
+        html = sr2_table.gm.get(
+            f"/characters/{sr2_table.character_id}/forms/{action}/", **HTMX
+        ).content.decode()
+        assert "Dice (rolled at the table)" not in html, action
+    wound = sr2_table.gm.get(f"/characters/{sr2_table.character_id}/forms/wound/", **HTMX).content.decode()
+    assert "Dice (rolled at the table)" in wound
+    # A severity in words, never a bare letter.
+    assert (
+        '<option value="D">Deadly (D)</option>' in wound and '<option value="L">Light (L)</option>' in wound
+    )
+
+
+def test_a_players_entry_of_a_revert_names_no_version(sr2_web: Web) -> None:
+    table = sr2_web.table
+    assert table.act({"type": "note", "text": "x"}).status_code == 201
+    wound = {"type": "wound", "severity": "L", "rolls": {"body_check": [6, 6, 6, 6, 6]}}
+    assert table.act(wound).status_code == 201
+    assert table.act({"type": "revert", "to_version": 1}).status_code == 201
+    page = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert "Took back wound taken." in page  # was "Back to how it was after entry None: ..."
+    assert "after entry" not in page
