@@ -887,7 +887,8 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
 
 def _named_undo(form: forms.ActionFormView, character: Character) -> forms.ActionFormView:
     """The undo form's button names what it takes back (RULES.md, "Every ruleset"): "Undo: Death save: rolled 7
-    against 6, failed: is dying, 00:00:30 (clock)"; the time of day when the entry is from the campaign's day, else the whole date."""
+    against 6, failed: is dying, 2020-01-01 00:00:30 (clock)"; always the whole date (a time of day alone, weeks into
+    a campaign, did not say which day)."""
     if form.action != "undo":
         return form
     target = presenters.undo_target(character)
@@ -896,8 +897,6 @@ def _named_undo(form: forms.ActionFormView, character: Character) -> forms.Actio
         return form
     campaign = character.campaign
     when = display.date_text(presenters.game_date(campaign, target["game_time"]))
-    today = display.date_text(presenters.game_date(campaign, campaign.game_time))
-    when = when[11:] if when[:10] == today[:10] else when
     clock = " (clock)" if target["by_clock"] else ""
     form.undo_text = f"Undo: {target['summary']}, {when}{clock}"
     return form
