@@ -234,3 +234,24 @@ def test_a_players_entry_of_a_revert_names_no_version(sr2_web: Web) -> None:
     page = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
     assert "Took back wound taken." in page  # was "Back to how it was after entry None: ..."
     assert "after entry" not in page
+
+
+def test_one_time_of_death_everywhere_after_a_revert(sr2_web: Web) -> None:
+    """A treatment that saved the hit, taken back 20 minutes later: the hit kills at 00:30 again, and the chip, the
+    card, "How Ash is", the answer and the API all say so."""
+    table = sr2_web.table
+    mortal = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
+    assert table.act({"type": "wound", "severity": "S", "rolls": mortal}).status_code == 201
+    diagnose = {"type": "diagnose", "medic": "Doc", "skill": 1, "critical_hit": "ch1", "rolls": {"diagnosis": [6]}}
+    assert table.act(diagnose).status_code == 201
+    diagnosed = table.gm.get(table.character_url()).json()["version"]
+    treat = {"type": "treat", "critical_hit": "ch1", "medic": "Doc", "skill": 3, "rolls": {"treatment": [9, 13, 2]}}
+    assert table.act(treat).status_code == 201
+    assert table.advance(minutes=20).status_code == 202
+    reverted = table.act({"type": "revert", "to_version": diagnosed}).json()
+    assert reverted["said"].endswith("Dies in about 10 min unless treated (2053-01-01 00:30:00).")
+    chip = "dying: 10 min left unless treated (dies 2053-01-01 00:30:00)"
+    page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert chip in page and "internal bleeding kills at 2053-01-01 00:30:00" in page
+    assert chip in sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    assert table.gm.get(table.character_url()).json()["death_at"] == 1800
