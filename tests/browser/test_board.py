@@ -137,7 +137,9 @@ def test_a_six_character_fight_run_from_the_board(
     gm.get_by_role("button", name="Next round").click()
     expect(gm.locator("#clock-form .ok")).to_have_text("Advanced 3 s to 2020-01-01 00:00:03.")
     expect(gm.locator("#round-number")).to_have_text("2", timeout=REFRESH_MS)
-    expect(ganger2.locator(".chip.dying")).to_have_text("dying: 27 s left unless stabilized (dies 2020-01-01 00:00:30)")
+    expect(ganger2.locator(".chip.dying")).to_have_text(
+        "dying: 27 s left unless stabilized (dies 2020-01-01 00:00:30)"
+    )
     assert "/characters/" not in gm.url
     # The picture for docs/web.md: the board as the fight goes on, its forms closed.
     gm.evaluate("document.querySelectorAll('details[open]').forEach(d => { d.open = false; })")

@@ -242,10 +242,22 @@ def test_one_time_of_death_everywhere_after_a_revert(sr2_web: Web) -> None:
     table = sr2_web.table
     mortal = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
     assert table.act({"type": "wound", "severity": "S", "rolls": mortal}).status_code == 201
-    diagnose = {"type": "diagnose", "medic": "Doc", "skill": 1, "critical_hit": "ch1", "rolls": {"diagnosis": [6]}}
+    diagnose = {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 1,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [6]},
+    }
     assert table.act(diagnose).status_code == 201
     diagnosed = table.gm.get(table.character_url()).json()["version"]
-    treat = {"type": "treat", "critical_hit": "ch1", "medic": "Doc", "skill": 3, "rolls": {"treatment": [9, 13, 2]}}
+    treat = {
+        "type": "treat",
+        "critical_hit": "ch1",
+        "medic": "Doc",
+        "skill": 3,
+        "rolls": {"treatment": [9, 13, 2]},
+    }
     assert table.act(treat).status_code == 201
     assert table.advance(minutes=20).status_code == 202
     reverted = table.act({"type": "revert", "to_version": diagnosed}).json()
@@ -255,3 +267,14 @@ def test_one_time_of_death_everywhere_after_a_revert(sr2_web: Web) -> None:
     assert chip in page and "internal bleeding kills at 2053-01-01 00:30:00" in page
     assert chip in sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
     assert table.gm.get(table.character_url()).json()["death_at"] == 1800
+
+
+def test_a_dead_characters_page_lists_no_save_targets(cp2020_web: Web) -> None:
+    dying = {"type": "damage", "damage": 30, "location": "torso", "rolls": {"stun_save": [1], "death_save": [10]}}
+    assert cp2020_web.table.act(dying).status_code == 201
+    page = cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/").content.decode()
+    assert "or less on a d10" in page  # dying: the saves still count
+    assert cp2020_web.table.advance(seconds=30).status_code == 202  # the end of the turn: dead
+    page = cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/").content.decode()
+    assert '<span class="chip dead">dead</span>' in page
+    assert "or less on a d10" not in page and "Healing rate" not in page
