@@ -270,7 +270,12 @@ def test_one_time_of_death_everywhere_after_a_revert(sr2_web: Web) -> None:
 
 
 def test_a_dead_characters_page_lists_no_save_targets(cp2020_web: Web) -> None:
-    dying = {"type": "damage", "damage": 30, "location": "torso", "rolls": {"stun_save": [1], "death_save": [10]}}
+    dying = {
+        "type": "damage",
+        "damage": 30,
+        "location": "torso",
+        "rolls": {"stun_save": [1], "death_save": [10]},
+    }
     assert cp2020_web.table.act(dying).status_code == 201
     page = cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/").content.decode()
     assert "or less on a d10" in page  # dying: the saves still count
