@@ -261,6 +261,14 @@ def gm_notes_kept(
     return notes
 
 
+def _player_data(rules: Any, row: Event, data: Any, voided: bool) -> Any:
+    """A player's data of an entry: taken back, only what they may know in the state that stands
+    (`Ruleset.public_taken_back`: "a diagnosis, taken back")."""
+    if not voided or rules.public_taken_back is None or row.type in TAKING_BACK or row.character_id is None:
+        return data
+    return rules.public_taken_back(eventstore.to_rule_event(row), data)
+
+
 def _entry(row: Event, audience: str, data: Any, voided: bool, version: int | None) -> dict[str, Any]:
     """One history or feed entry. A player's has no log position and no actor, and the `version` it is given."""
     gm = audience == GM
@@ -284,9 +292,10 @@ def events_json(rows: list[Event], audience: str, ruleset_slug: str) -> list[dic
     voided = eventstore.voided_causes(rows)
     if audience == GM:
         return [_entry(row, GM, row.data, row.cause in voided, row.version) for row in rows]
-    shown = secrecy.shown_data(get_ruleset(ruleset_slug), rows)
+    rules = get_ruleset(ruleset_slug)
+    shown = secrecy.shown_data(rules, rows)
     return [
-        _entry(row, PLAYER, data, row.cause in voided, None)
+        _entry(row, PLAYER, _player_data(rules, row, data, row.cause in voided), row.cause in voided, None)
         for row, data in zip(rows, shown, strict=True)
         if data is not None
     ]
@@ -366,7 +375,10 @@ def history_page(character: Character, audience: str, *, before: int | str | Non
         batch = min(_SCAN_MAX, missing * read // len(picked) + missing // 4 + 1 if picked else 2 * batch)
     window = [row for row, _, _ in picked]
     voided = _voided_among(character.stream, window)
-    entries = [_entry(row, PLAYER, data, row.cause in voided, n) for row, data, n in picked]
+    entries = [
+        _entry(row, PLAYER, _player_data(rules, row, data, row.cause in voided), row.cause in voided, n)
+        for row, data, n in picked
+    ]
     more = ordinal > 0 and not exhausted
     return HistoryPage(entries, window, cursors.seal(scope, below, ordinal) if more else None)
 
@@ -405,7 +417,12 @@ def player_feed(campaign: Campaign, user_id: int, after: str | None) -> dict[str
             break
     voided = eventstore.voided_causes([row for row, _ in picked])
     return {
-        "events": [_entry(row, PLAYER, data, row.cause in voided, None) for row, data in picked],
+        "events": [
+            _entry(
+                row, PLAYER, _player_data(rules, row, data, row.cause in voided), row.cause in voided, None
+            )
+            for row, data in picked
+        ],
         "last_position": cursors.seal(scope, last),
         "more": len(picked) == FEED_PAGE,
     }

@@ -93,6 +93,9 @@ LAST_GM = "{name} is the campaign's only GM: make someone else a GM first, or no
 NOTHING_TO_UNDO = "there is nothing to undo on this character"
 MAX_ADVANCE_SECONDS = 100 * 366 * 86_400
 SHARED_OPTIONS = declared.SHARED_NAMES
+# A fight ends by itself after this many game minutes without a combat action (option `fight_idle_minutes`; 0: the
+# GM ends it), so that downtime is never counted in rounds (docs/web.md, "The round counter").
+FIGHT_IDLE_MINUTES = declared.FIGHT_IDLE_MINUTES
 COMMAND_ATTEMPTS = 3
 
 

@@ -35,10 +35,13 @@ class DiceError(RuleError):
     """Entered dice that cannot be right. `field` is the dotted name the API reports (`rolls.location`), which the
     message repeats: the GM reads it beside the form, not the field."""
 
-    def __init__(self, name: str, message: str) -> None:
+    def __init__(self, name: str, message: str, *, count: int | None = None) -> None:
         field = f"rolls.{name}"
         super().__init__(field, f"{field}: {message}")
         self.args = (self.message,)
+        self.roll = name
+        self.detail = message  # the message without the field, for a form that says it beside the roll
+        self.count = count  # how many dice the roll takes, when the rules know it (a form says it in words)
 
 
 def _dice_word(count: int) -> str:
@@ -242,7 +245,9 @@ class Dice:
         values = self._entered_list(name)
         if values is not None:
             if len(values) != count or any(v < 1 or v > sides for v in values):
-                raise DiceError(name, f"expected {count} {_dice_word(count)} of 1-{sides}, got {values}")
+                raise DiceError(
+                    name, f"expected {count} {_dice_word(count)} of 1-{sides}, got {values}", count=count
+                )
         else:
             self._missing(RollRequest(name, count, sides, label or _label(name), why, target, reading))
             values = [self.rng.randint(1, sides) for _ in range(count)]
@@ -266,7 +271,9 @@ class Dice:
         rule_of_six = target > 6
         if values is not None:
             if len(values) != pool:
-                raise DiceError(name, f"expected {pool} {_dice_word(pool)} (the pool), got {values}")
+                raise DiceError(
+                    name, f"expected {pool} {_dice_word(pool)} (the pool), got {values}", count=pool
+                )
             if rule_of_six:
                 bad = [v for v in values if v < 1 or v % 6 == 0]
                 if bad:
@@ -274,9 +281,10 @@ class Dice:
                         name,
                         f"expected {pool} die totals of 1 or more, not a multiple of 6 (Rule of Six: a 6 is "
                         f"rolled again and added, so 6 then 4 is entered as 10), got {values}",
+                        count=pool,
                     )
             elif any(v < 1 or v > 6 for v in values):
-                raise DiceError(name, f"expected {pool} {_dice_word(pool)} of 1-6, got {values}")
+                raise DiceError(name, f"expected {pool} {_dice_word(pool)} of 1-6, got {values}", count=pool)
         else:
             reading = f"each {target}+ is a success" + ("; 6s roll again and add" if rule_of_six else "")
             self._missing(

@@ -197,6 +197,8 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         public_event=unretired(view.public_event, None),
         summary=words.summary_with(house_rules_words(view.describe, options.OPTIONS)),
         timer_words=timer_worder(view.TIMER_WORDS),
+        saves=getattr(view, "saves", lambda state: {}),
+        public_taken_back=getattr(view, "public_taken_back", None),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
         describe=house_rules_words(view.describe, options.OPTIONS),

@@ -398,6 +398,22 @@ TABLE_DICE = Choice(
     help="Who rolls the dice the GM does not type in.",
     origin=CAMPAIGN,
 )
+# A fight ends by itself after this many game minutes without a combat action, so that downtime is never counted
+# in rounds (docs/web.md, "The round counter").
+FIGHT_IDLE_MINUTES = 10
+FIGHT_IDLE = Duration(
+    "fight_idle_minutes",
+    "A fight ends by itself after",
+    FIGHT_IDLE_MINUTES,
+    help="Game time without a combat action after which the board ends the fight and stops counting rounds; 0: the "
+    "GM ends it.",
+    origin=CAMPAIGN,
+    stored="minutes",
+    units=("minutes", "hours"),
+    maximum=10_080,
+    zero="never: the GM ends it",
+    api_help="game minutes without a combat action after which a fight ends by itself (0: the GM ends it)",
+)
 # The options every ruleset shares, checked by the campaign (`campaign.services.validate_campaign_options`).
 SHARED: Declarations = (
     DateTime(
@@ -421,6 +437,7 @@ SHARED: Declarations = (
         api_help="game seconds per real second for a clock that runs on its own; 0: the GM advances it",
     ),
     TABLE_DICE,
+    FIGHT_IDLE,
 )
 SHARED_NAMES = tuple(setting.name for setting in SHARED)
 

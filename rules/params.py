@@ -72,6 +72,8 @@ class Param:
     option: str | None = None
     # A text the web form offers as a choice of the character's injuries (`CharacterSheet.injury_choices`).
     picker: bool = False
+    # A choice's words on a form, by value ("D": "Deadly (D)"); a value without words reads as itself.
+    choice_words: tuple[tuple[str, str], ...] = ()
     # For amounts: the names the value may hold, each with its words, from the character's sheet as the GM sees it
     # (the web form's one number input each); `columns`: what the names and the amounts are called.
     targets: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
@@ -284,11 +286,16 @@ def _read_choices(param: Param, action: Mapping[str, Any]) -> Any:
     return picked
 
 
+NO_CRITICAL_HIT = "expected a critical hit: none was chosen (the API takes its id, such as ch1)"
+
+
 def _read_critical_hit(param: Param, action: Mapping[str, Any]) -> Any:
     value = action.get(param.name)
     if value is None and not param.required:
         return None
-    if not isinstance(value, str) or not value:
+    if value is None or value == "":
+        raise RuleError(param.name, NO_CRITICAL_HIT)
+    if not isinstance(value, str):
         raise RuleError(param.name, f"expected a critical hit id such as ch1, got {value!r}")
     return value
 

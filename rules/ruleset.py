@@ -219,6 +219,13 @@ class Ruleset:
     # None: the ruleset's timers read their intervals from the options whenever they are asked.
     reindex_timers: Callable[[State, Mapping[str, Any]], None] | None = None
 
+    # What a player reads of an entry taken back (its public data given): what it told may be secret again in the
+    # state that stands (a diagnosis taken back: the hit's part and lethality are the GM's again). None: as is.
+    public_taken_back: Callable[[Event, dict[str, Any]], dict[str, Any]] | None = None
+    # What stops the time of death of `state`, for the GM's words (`rules.words.threat`): `saved_by` ("stabilized",
+    # "treated") and `treatment_ends`, when a treatment under way ends first. Empty: "treated".
+    saves: Callable[[State], dict[str, Any]] = field(default=lambda state: {})
+
     @property
     def option_help(self) -> dict[str, str]:
         """The API's help of each option (`GET /api/rulesets/`), from the declarations."""

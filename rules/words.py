@@ -5,7 +5,7 @@ A ruleset's `view.describe(event)` says in one sentence what an event did, from 
 whole event, or the player's `public_event`), so a sentence never tells a player more than the player's data holds.
 A moment is written as `game_time_mark(seconds)`; the presenters put the campaign's in-world date in its place.
 `view.said(events, state)` is the GM's answer to an action: the sentences of its events and what the state now
-threatens ("dies in about 30 min unless treated").
+threatens ("dies in about 30 min unless treated", "unless stabilized": the action that stops it).
 
 `short(sentence)` is the short form the Undo button names an entry by (`Ruleset.summary`): the same sentence without
 its details in parentheses (dice, targets, skills) and its closing period, cut to SHORT_CHARACTERS. Every event has
@@ -163,7 +163,10 @@ def _going_back(event: Event) -> str | None:
         taken = _taken_back(data)
         if data.get("advance"):
             return f"The clock's advance taken back{f': {taken}' if taken else ''}."
-        back = f"Back to how it was after entry {data.get('to_version')}"
+        to_version = data.get("to_version")
+        if to_version is None:  # a player's entry: the version counts entries they do not see
+            return f"Took back {taken}." if taken else "Entries taken back."
+        back = f"Back to how it was after entry {to_version}"
         return f"{back}: took back {taken}." if taken else f"{back}."
     if event.type == CLOCK_REWOUND:
         return f"The clock went back {duration(data['from'] - data['to'])} to {game_time_mark(data['to'])}."
@@ -239,15 +242,29 @@ def summary_with(describe: Callable[[Event], str]) -> Callable[[Event], str]:
 
 
 def threat(status: Mapping[str, Any], now: int) -> str:
-    """What the state threatens, for the GM: the time of death left (the GM's status holds `death_at`)."""
+    """What the state threatens, for the GM: the time of death left (the GM's status holds `death_at`), with the
+    action that stops it (`saved_by`: "stabilized", "treated"; RULES.md, "Words"), or, when a treatment under way
+    ends first and stops it (`treatment_ends`), when it ends."""
     if not status["alive"]:
         return ""
     death_at = status.get("death_at")
     if death_at is None:
         return ""
+    saved_by = status.get("saved_by") or "treated"
+    ends = status.get("treatment_ends")
+    if ends is not None and ends <= death_at:
+        return (
+            f"The treatment under way ends at {game_time_mark(ends)}, before the death it stops "
+            f"({game_time_mark(death_at)})."
+        )
     if death_at <= now:  # the clock has not reached it yet: it fires at the next advance
-        return f"Death is due now ({game_time_mark(death_at)}) unless treated before the clock moves on."
-    return f"Dies in about {duration(death_at - now)} unless treated ({game_time_mark(death_at)})."
+        return f"Death is due now ({game_time_mark(death_at)}) unless {saved_by} before the clock moves on."
+    if ends is not None:
+        return (
+            f"Dies in about {duration(death_at - now)} ({game_time_mark(death_at)}), before the treatment under "
+            f"way ends ({game_time_mark(ends)})."
+        )
+    return f"Dies in about {duration(death_at - now)} unless {saved_by} ({game_time_mark(death_at)})."
 
 
 def said_with(describe: Callable[[Event], str], events: list[Event], status: Mapping[str, Any]) -> str:
@@ -256,18 +273,21 @@ def said_with(describe: Callable[[Event], str], events: list[Event], status: Map
         return "Nothing happened."
     sentences = [describe(event) for event in events]
     tail = threat(status, events[-1].game_time)
-    if any("unless treated" in sentence for sentence in sentences):
-        tail = ""  # a new hit already said how long is left
+    if any(" unless " in sentence for sentence in sentences):
+        tail = ""  # a new hit already said how long is left and what stops it
     return " ".join([*sentences, tail] if tail else sentences)
 
 
 def speaker(
-    own: Callable[[Event], str | None], status: Callable[[Any], Mapping[str, Any]]
+    own: Callable[[Event], str | None],
+    status: Callable[[Any], Mapping[str, Any]],
+    saves: Callable[[Any], Mapping[str, Any]] | None = None,
 ) -> tuple[Callable[[Event], str], Callable[[list[Event], Any], str]]:
-    """A ruleset's `describe` and `said` from its own events' sentences and its `status` (the GM's view)."""
+    """A ruleset's `describe` and `said` from its own events' sentences, its `status` (the GM's view) and `saves`,
+    what stops the time of death (`saved_by`, `treatment_ends`: `threat`)."""
     describe = describe_with(own)
 
     def said(events: list[Event], state: Any) -> str:
-        return said_with(describe, events, status(state))
+        return said_with(describe, events, {**status(state), **(saves(state) if saves else {})})
 
     return describe, said

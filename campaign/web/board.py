@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Max
+
 from campaign import presenters, services
-from campaign.models import GM, Campaign
+from campaign.models import GM, Campaign, Event
 from campaign.web import display, forms
 from rules.ruleset import Ruleset
 from rules.sheet import Board
@@ -23,8 +25,11 @@ def board_of(ruleset: Ruleset) -> Board:
     return forms.board_of(ruleset.slug) or DEFAULT_BOARD
 
 
-def card(campaign: Campaign, ruleset: Ruleset, role: str, data: dict[str, Any]) -> dict[str, Any]:
-    """One character's card: `data` is the character as `role` may see it (`presenters.character_json`)."""
+def card(
+    campaign: Campaign, ruleset: Ruleset, role: str, data: dict[str, Any], state: Any = None
+) -> dict[str, Any]:
+    """One character's card: `data` is the character as `role` may see it (`presenters.character_json`), `state`
+    its state (what stops its death: `death_words`)."""
     shown = {
         **data,
         **card_shell(ruleset, role, data["id"]),
@@ -33,10 +38,25 @@ def card(campaign: Campaign, ruleset: Ruleset, role: str, data: dict[str, Any]) 
     if role != GM:
         return shown
     if data.get("death_at") is not None:
-        shown["time_left"] = display.duration_text(data["death_at"] - campaign.game_time)
-        shown["death_text"] = display.date_text(data["death_at_date"])
+        shown.update(death_words(campaign, ruleset, state, data["death_at"], campaign.game_time))
     shown["next"] = next_on_the_clock(campaign, data["timers"])
     return shown
+
+
+def death_words(campaign: Campaign, ruleset: Ruleset, state: Any, death_at: int, now: int) -> dict[str, str]:
+    """The dying chip's words (the card's and the character page's alike): the time left, the moment, and what
+    stops it ("unless stabilized"), or the treatment under way that ends first (RULES.md, "Words")."""
+    death_at = max(death_at, now)
+    saves = ruleset.saves(state) if state is not None else {}
+    words = {
+        "time_left": display.duration_text(death_at - now),
+        "death_text": display.date_text(presenters.game_date(campaign, death_at)),
+        "saved_by": saves.get("saved_by") or "treated",
+    }
+    ends = saves.get("treatment_ends")
+    if ends is not None and ends <= death_at:
+        words["treatment_text"] = display.date_text(presenters.game_date(campaign, ends))
+    return words
 
 
 def card_shell(ruleset: Ruleset, role: str, character_id: int) -> dict[str, Any]:
@@ -44,10 +64,12 @@ def card_shell(ruleset: Ruleset, role: str, character_id: int) -> dict[str, Any]
     GM, its actions, each a closed <details> whose form is fetched when it opens (`card_form_for`)."""
     shell: dict[str, Any] = {"id": character_id, "fid": f"c{character_id}"}
     if role == GM:
+        more = forms.more_card_actions(ruleset.slug)
         shell["forms"] = [
-            {"action": action, "label": label, "form": None}
+            {"action": action, "label": label, "form": None, "more": action in more}
             for action, label in forms.card_actions(ruleset.slug).items()
         ]
+        shell["has_more"] = bool(more)
     return shell
 
 
@@ -58,12 +80,16 @@ def card_form_for(
     options: dict[str, Any],
     posted: Any = None,
     errors: dict[str, str] | None = None,
+    *,
+    table: bool = False,
+    needs: dict[str, Any] | None = None,
 ) -> forms.ActionFormView:
     """The form of `action` for the card of `data` (the character as the GM sees it) in a campaign of `options`:
-    fresh, or a refused one (`posted`, a QueryDict, with its `errors`)."""
+    fresh, or a refused one (`posted`, a QueryDict, with its `errors`). `table`: the campaign rolls at the table,
+    and the form is the character page's roll flow (`forms.table_dice_form`), asking `needs` when given."""
     sheet = ruleset.sheet
     injuries = sheet.injury_choices(data["sheet"]) if sheet is not None and sheet.injury_choices else []
-    return forms.card_form(
+    form = forms.card_form(
         ruleset.slug,
         action,
         injuries=injuries,
@@ -71,7 +97,11 @@ def card_form_for(
         errors=errors,
         options=options,
         sheet=data["sheet"],
+        table=table,
     )
+    if table:
+        form = forms.table_dice_form(form, ruleset.slug, posted, needs)
+    return form
 
 
 def next_on_the_clock(campaign: Campaign, timers: list[dict[str, Any]]) -> dict[str, str] | None:
@@ -97,13 +127,34 @@ def with_form(cards: list[dict[str, Any]], character_id: int, form: forms.Action
                     item["open"] = True
 
 
+def last_combat_action(campaign: Campaign, since: int) -> int:
+    """The game second of the campaign's latest action on a character (not the clock's) from `since` on, or
+    `since` when there is none: a fight's last blow."""
+    latest = (
+        Event.objects.filter(campaign=campaign, character__isnull=False, game_time__gte=since)
+        .exclude(actor="clock")
+        .aggregate(latest=Max("game_time"))["latest"]
+    )
+    return since if latest is None else max(since, latest)
+
+
 def fight(campaign: Campaign, ruleset: Ruleset) -> dict[str, Any]:
     """The round counter: which round of the fight the game clock is in (round 1 from the moment the GM started
-    it), and what "+1" advances by."""
+    it), and what "+1" advances by. A fight ends by itself once the clock is `fight_idle_minutes` game minutes
+    (campaign option, default `services.FIGHT_IDLE_MINUTES`; 0: never) past its last combat action, so downtime
+    is never counted in rounds; an advance taken back brings it back, as the round is counted, not kept."""
     board = board_of(ruleset)
     shown: dict[str, Any] = {"round_name": board.round_name, "round_seconds": board.round_seconds}
     # A fight "started" after the game time (the clock was taken back past it) is no fight.
     if campaign.fight_started_at is not None and campaign.fight_started_at <= campaign.game_time:
+        idle = (campaign.options or {}).get("fight_idle_minutes", services.FIGHT_IDLE_MINUTES) * 60
+        if idle:
+            last = last_combat_action(campaign, campaign.fight_started_at)
+            if campaign.game_time - last > idle:
+                ended = presenters.game_date(campaign, last + idle)
+                shown["ended_text"] = display.date_text(ended)
+                shown["idle_text"] = display.duration_text(idle)
+                return shown
         elapsed = campaign.game_time - campaign.fight_started_at
         shown["round"] = elapsed // board.round_seconds + 1
         shown["elapsed_text"] = display.duration_text(elapsed)

@@ -100,6 +100,8 @@ class ActionFormView:
     table_dice: bool = False
     asked: AskedRoll | None = None
     given: list[GivenRoll] = field(default_factory=list)
+    quick: list[str] = field(default_factory=list)  # the quick row's rolls, in order, with their dice
+    quick_value: str = ""
 
 
 def check_posted(data: QueryDict, inputs: Mapping[str, str]) -> None:
@@ -237,7 +239,8 @@ def action_forms(ruleset: str) -> dict[str, ActionForm]:
 def _choices(param: Param, injuries: list[tuple[str, str]]) -> list[tuple[str, str]]:
     if param.kind == "critical_hit" or param.picker:
         return injuries
-    return [(choice, choice.replace("_", " ")) for choice in param.choices]
+    words = dict(param.choice_words)
+    return [(choice, words.get(choice) or choice.replace("_", " ")) for choice in param.choices]
 
 
 def _empty_choice(param: Param, value: Any) -> str:
@@ -370,6 +373,7 @@ def action_inputs(ruleset: str, action: str) -> dict[str, str]:
         inputs.update(dict.fromkeys(names, param.name))
     if spec.rolls:
         inputs["ask"] = "ask"  # table dice: "let the server roll the rest"
+        inputs[QUICK_INPUT] = QUICK_INPUT  # table dice: all the dice in one row (`take_from_row`)
     for roll in spec.rolls:
         names = [f"r_{roll.name}_{i}" for i in range(roll.count)] if roll.count > 0 else [f"r_{roll.name}"]
         if roll.open_ended:
@@ -416,8 +420,11 @@ def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
         if not any(raw):
             return None
         if not all(raw):
+            typed = sum(1 for value in raw if value)
             raise RuleError(
-                where, f"fill all {roll.count} dice or leave them all empty for the server to roll them"
+                where,
+                f"{roll.label}: {_dice(typed)} of {roll.count} typed; type every die, or leave them "
+                "all empty for the server to roll them",
             )
         return [_die(value, where) for value in raw]
     as_rolled = data.get(f"d_{roll.name}", "").strip() if roll.open_ended else ""
@@ -725,14 +732,24 @@ def board_of(ruleset: str) -> Board | None:
 
 
 def card_actions(ruleset: str) -> dict[str, str]:
-    """The actions a character's card on the board offers, each with its label: the ruleset's board actions, then
-    the GM note and Undo every ruleset has."""
+    """The actions a character's card on the board offers, each with its label: the ruleset's board actions, the
+    GM note and Undo every ruleset has, then every other action of the ruleset (`more_card_actions`), so that
+    nothing the rules allow needs the character's page."""
     rules = get_ruleset(ruleset)
     board = board_of(ruleset)
     labels = {a.action: a.label for a in board.actions} if board is not None else {}
+    first = (*labels, "note", "undo")
     return {
-        action: labels.get(action) or rules.action_form(action).label for action in (*labels, "note", "undo")
+        action: labels.get(action) or rules.action_form(action).label
+        for action in (*first, *more_card_actions(ruleset))
     }
+
+
+def more_card_actions(ruleset: str) -> tuple[str, ...]:
+    """The ruleset's actions its board does not name: a card offers them, whole, under "More actions"."""
+    board = board_of(ruleset)
+    named = {a.action for a in board.actions} if board is not None else set()
+    return tuple(action for action in action_forms(ruleset) if action not in named and action != "note")
 
 
 def _card_inputs(ruleset: str, action: str) -> tuple[str, ...] | None:
@@ -753,9 +770,11 @@ def card_form(
     errors: dict[str, str] | None = None,
     options: dict[str, Any] | None = None,
     sheet: Mapping[str, Any] | None = None,
+    table: bool = False,
 ) -> ActionFormView:
     """An action's form as a card shows it: the action's own form (`build_form`) cut down to the inputs the
-    ruleset's board names. An error of an input the card does not show is said on top of the form."""
+    ruleset's board names. An error of an input the card does not show is said on top of the form. `table`: the
+    campaign rolls at the table, and the card asks every roll itself (`table_dice_form`): its rolls are all kept."""
     form = build_form(
         ruleset, action, injuries=injuries, data=data, errors=errors, options=options, sheet=sheet
     )
@@ -763,9 +782,10 @@ def card_form(
     if shown is None:
         return form
     hidden = [f.error for f in form.fields if f.name not in shown and f.error]
-    hidden += [r.error for r in form.rolls if f"rolls.{r.name}" not in shown and r.error]
     form.fields = [f for f in form.fields if f.name in shown]
-    form.rolls = [r for r in form.rolls if f"rolls.{r.name}" in shown]
+    if not table:
+        hidden += [r.error for r in form.rolls if f"rolls.{r.name}" not in shown and r.error]
+        form.rolls = [r for r in form.rolls if f"rolls.{r.name}" in shown]
     form.error = " ".join(text for text in (form.error, *hidden) if text)
     return form
 
@@ -869,9 +889,18 @@ UNFINISHED_CHAIN = (
 )
 
 
+QUICK_INPUT = "quick"
+QUICK_NOT_HERE = (
+    "All the dice: this campaign does not roll at the table (option table_dice); type each roll's dice in its own "
+    "boxes, or leave them empty for the server to roll them"
+)
+ROW_HELP = "a 6's extra roll after it"
+
+
 @dataclass
 class AskedRoll:
-    """The roll the rules need next (the service's `needs_roll`), with the inputs the GM types it in."""
+    """The roll the rules need next (the service's `needs_roll`), with the inputs the GM types it in; or a roll
+    given wrong, asked again with what was typed and its error beside it."""
 
     name: str
     prompt: str
@@ -880,6 +909,13 @@ class AskedRoll:
     sides: int
     as_rolled: bool  # a Rule-of-Six pool: the dice are typed as rolled, each 6 followed by its next die
     pool: bool  # one text input of all the dice (a pool), not one input per die
+    values: list[str] = field(default_factory=list)  # what was typed in each input (a roll asked again)
+    error: str = ""
+
+    @property
+    def typed(self) -> list[tuple[str, str]]:
+        """Each input with what was typed in it."""
+        return [(name, self.values[i] if i < len(self.values) else "") for i, name in enumerate(self.inputs)]
 
 
 @dataclass
@@ -909,10 +945,139 @@ def dice_as_rolled(raw: str, where: str) -> list[int]:
     return totals
 
 
-def _given_rolls(spec: ActionForm, data: QueryDict) -> list[GivenRoll]:
-    """The rolls the form holds (each as the rules read it), to show and to post again."""
+def _dice(count: int) -> str:
+    return f"{count} {'die' if count == 1 else 'dice'}"
+
+
+def _chains(faces: list[int]) -> list[list[int]]:
+    """Dice typed as rolled, grouped as the Rule of Six reads them: [1, 6, 3, 4] -> [[1], [6, 3], [4]]."""
+    chains: list[list[int]] = [[]]
+    for face in faces:
+        chains[-1].append(face)
+        if face != 6:
+            chains.append([])
+    return [chain for chain in chains if chain]
+
+
+def _faces(raw: str) -> list[int] | None:
+    try:
+        return [int(text) for text in raw.replace(",", " ").split()]
+    except ValueError:
+        return None
+
+
+def roll_spec(spec: ActionForm, name: str) -> RollSpec | None:
+    return next((r for r in spec.rolls if r.name == name.split(":", 1)[0]), None)
+
+
+def dice_error_words(ruleset: str, action: str, error: RuleError, data: QueryDict) -> RuleError:
+    """A dice error of the rules (`rules.dice.DiceError`) in the words a form says beside the roll: the roll's
+    name, how the dice typed were read and what to type ("Body check: the pool is 5 dice, 4 read: 6 then 3 reads
+    as one die of 9; type each die as rolled, a 6's extra roll after it"); never a field name or a list's repr."""
+    detail, name, count = (getattr(error, key, None) for key in ("detail", "roll", "count"))
+    if detail is None or name is None:
+        return error
+    roll = roll_spec(get_ruleset(ruleset).action_form(action), name)
+    if roll is None:
+        return error
+    as_rolled = data.get(f"d_{name}", "").strip() if roll.open_ended else ""
+    faces = _faces(as_rolled) if as_rolled else None
+    if faces and count is not None:
+        totals = [sum(chain) for chain in _chains(faces)]
+        if len(totals) != count:
+            read = "; ".join(
+                f"{' then '.join(map(str, chain))} reads as one die of {sum(chain)}"
+                for chain in _chains(faces)
+                if len(chain) > 1
+            )
+            return RuleError(
+                error.field,
+                f"{roll.label}: the pool is {_dice(count)}, {len(totals)} read"
+                f"{': ' + read if read else ''}; type each die as rolled, {ROW_HELP}",
+            )
+    words = detail.replace("[", "").replace("]", "")
+    return RuleError(error.field, f"{roll.label}: {words}")
+
+
+def _roll_words(roll: RollSpec) -> str:
+    """A roll as the quick row lists it: "Hit location (2d6)", "Body check (a pool of d6: ...; as rolled)"."""
+    if roll.count:
+        return f"{roll.label} ({roll.count}d{roll.sides})"
+    size = f": {roll.size.split(' (')[0]}" if roll.size else ""
+    rolled = f"; as rolled, {ROW_HELP} when the Rule of Six applies" if roll.open_ended else ""
+    return f"{roll.label} (a pool of d{roll.sides}{size}{rolled})"
+
+
+def quick_list(spec: ActionForm) -> list[str]:
+    """The rolls an action may need, in the order the rules ask them, with their dice (the quick row's help)."""
+    return [_roll_words(roll) for roll in spec.rolls]
+
+
+def quick_row(data: QueryDict) -> list[int]:
+    """The dice of the quick row, as typed (each face as rolled), or a RuleError naming the row."""
+    raw = data.get(QUICK_INPUT, "").replace(",", " ").split()
+    faces = []
+    for text in raw:
+        try:
+            faces.append(int(text))
+        except ValueError:
+            raise RuleError(QUICK_INPUT, f"All the dice: expected whole numbers, got {text!r}") from None
+    return faces
+
+
+def take_from_row(
+    ruleset: str, action: str, faces: list[int], need: Mapping[str, Any], data: QueryDict
+) -> tuple[list[int], list[int]]:
+    """Take the dice of the roll the rules ask (`needs_roll`) from the front of the quick row: the dice as the rules
+    read them and the row's rest. The dice taken go into `data` as the roll's own inputs, so the form keeps them
+    (a given roll, or the roll asked again with its error); a row too short for the roll is that roll's error."""
+    name, count, sides = need["name"], need["count"], need["sides"]
+    where = f"rolls.{name}"
+    if need.get("open_ended"):
+        taken, totals, chain = 0, [], 0
+        while taken < len(faces) and len(totals) < count:
+            chain += faces[taken]
+            taken += 1
+            if faces[taken - 1] != 6:
+                totals.append(chain)
+                chain = 0
+        data[f"d_{name}"] = " ".join(map(str, faces[:taken]))
+        if len(totals) < count:
+            read = "; ".join(
+                f"{' then '.join(map(str, c))} reads as one die of {sum(c)}"
+                for c in _chains(faces[:taken])
+                if len(c) > 1
+            )
+            raise RuleError(
+                where,
+                f"{need['label']}: the pool is {_dice(count)}, the row held {len(totals)}"
+                f"{': ' + read if read else ''}; type each die as rolled, {ROW_HELP}",
+            )
+        return totals, faces[taken:]
+    dice = faces[:count]
+    if ":" in name or count == 0:
+        raise RuleError(where, f"{need['label']}: type this roll on its own")
+    roll = roll_spec(get_ruleset(ruleset).action_form(action), name)
+    if roll is not None and roll.count == count:
+        for i, die in enumerate(dice):
+            data[f"r_{name}_{i}"] = str(die)
+    else:
+        data[f"r_{name}"] = " ".join(map(str, dice))
+    if len(dice) < count:
+        raise RuleError(
+            where,
+            f"{need['label']}: {_dice(count)} of 1-{sides}, the row held {len(dice)}; type them all",
+        )
+    return dice, faces[count:]
+
+
+def _given_rolls(spec: ActionForm, data: QueryDict, wrong: set[str]) -> list[GivenRoll]:
+    """The rolls the form holds (each as the rules read it), to show and to post again; not those given wrong,
+    which are asked again with their error."""
     given = []
     for roll in spec.rolls:
+        if roll.name in wrong:
+            continue
         try:
             dice = _roll(roll, data)
         except RuleError:
@@ -920,30 +1085,69 @@ def _given_rolls(spec: ActionForm, data: QueryDict) -> list[GivenRoll]:
         if dice is None:
             continue
         text = " ".join(str(die) for die in dice)
+        as_rolled = data.get(f"d_{roll.name}", "").strip() if roll.open_ended else ""
         if roll.count > 0 and len(dice) == roll.count:
             hidden = [(f"r_{roll.name}_{i}", str(die)) for i, die in enumerate(dice)]
+        elif as_rolled:
+            hidden = [(f"d_{roll.name}", " ".join(as_rolled.replace(",", " ").split()))]
         else:
             hidden = [(f"r_{roll.name}", text)]
         shown = ", ".join(str(die) for die in dice)
-        as_rolled = data.get(f"d_{roll.name}", "").strip() if roll.open_ended else ""
         if as_rolled:
             shown = f"{' '.join(as_rolled.replace(',', ' ').split())}, totals {shown}"
         given.append(GivenRoll(roll.label, shown, hidden))
     return given
 
 
+def _asked_again(roll: RollSpec, data: QueryDict, error: str) -> AskedRoll:
+    """A roll given wrong, asked again with what was typed in it and its error beside it."""
+    as_rolled = roll.open_ended and bool(data.get(f"d_{roll.name}", "").strip())
+    if roll.count > 0:
+        inputs = [f"r_{roll.name}_{i}" for i in range(roll.count)]
+        prompt = f"{roll.label}: roll {roll.count}d{roll.sides}"
+    else:
+        inputs = [f"d_{roll.name}" if as_rolled or roll.open_ended else f"r_{roll.name}"]
+        prompt = f"{roll.label}: roll the pool of d{roll.sides}"
+        if not as_rolled and roll.open_ended and data.get(f"r_{roll.name}", "").strip():
+            inputs = [f"r_{roll.name}"]
+    values = [data.get(name, "") for name in inputs]
+    return AskedRoll(
+        roll.name,
+        prompt,
+        "",
+        inputs,
+        roll.sides,
+        as_rolled=inputs[0].startswith("d_"),
+        pool=roll.count == 0,
+        values=values,
+        error=error,
+    )
+
+
 def table_dice_form(
     form: ActionFormView, ruleset: str, data: QueryDict | None, needs: Mapping[str, Any] | None
 ) -> ActionFormView:
-    """The action's form in a table-dice campaign: its parameters, the rolls given so far and, when the rules need
-    one more, that roll alone with what it decides and its target."""
+    """The action's form in a table-dice campaign: its parameters and, fresh, the quick row (every die typed at
+    once, in the order the rules ask); then the rolls given so far and, when the rules need one more, that roll
+    alone with what it decides and its target; or a roll given wrong, asked again with its error beside it."""
     spec = get_ruleset(ruleset).action_form(form.action)
-    form.table_dice = True
-    form.given = _given_rolls(spec, data) if data is not None else []
+    form.table_dice = bool(spec.rolls)  # a form without dice (a note, Undo) has no dice to ask
+    wrong = {r.name: r.error for r in form.rolls if r.error}
+    form.given = _given_rolls(spec, data, set(wrong)) if data is not None else []
+    for item in form.rolls:
+        item.error = ""
+    if wrong:
+        name, error = next(iter(wrong.items()))
+        roll = roll_spec(spec, name)
+        assert roll is not None and data is not None
+        form.asked = _asked_again(roll, data, error)
+        return form
     if needs is None:
+        form.quick = quick_list(spec) if not form.given and spec.rolls else []
+        form.quick_value = data.get(QUICK_INPUT, "") if data is not None else ""
         return form
     name = needs["name"]
-    roll = next((r for r in spec.rolls if r.name == name.split(":", 1)[0]), None)
+    roll = roll_spec(spec, name)
     fixed = roll is not None and roll.count > 0 and roll.count == needs["count"]
     as_rolled = bool(needs.get("open_ended"))
     if fixed:

@@ -5,6 +5,7 @@ from campaign.web import recovery_page, views
 urlpatterns = [
     path("", views.home, name="home"),
     path("campaigns/new/options/", views.new_campaign_options, name="new-campaign-options"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", views.LogoutView.as_view(), name="logout"),
     path("signup/", views.signup, name="signup"),

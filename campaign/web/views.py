@@ -12,6 +12,7 @@ import math
 import uuid
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -23,9 +24,10 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import caches
 from django.db import connection
 from django.db.models import Count, Sum
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified, QueryDict
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
@@ -130,6 +132,12 @@ class LoginView(auth_views.LoginView):
 
 class LogoutView(auth_views.LogoutView):
     http_method_names = ["post", "options"]
+
+
+@require_http_methods(["GET", "HEAD"])
+def favicon(request: HttpRequest) -> HttpResponse:
+    """`/favicon.ico`, which browsers ask for whatever the page links: the app's icon (static/favicon.svg)."""
+    return redirect(static("favicon.svg"), permanent=True)
 
 
 @require_http_methods(["GET", "POST"])
@@ -409,7 +417,13 @@ def _board_cards(
         if html is None:
             full = whole[character.pk]
             full.campaign = campaign
-            card = board.card(campaign, ruleset, role, presenters.character_json(full, role))
+            card = board.card(
+                campaign,
+                ruleset,
+                role,
+                presenters.character_json(full, role),
+                full.state if role == GM else None,
+            )
             context = fragments.marked_context(c=card, is_gm=role == GM, campaign=campaign)
             html = (
                 render_to_string("web/board_card_state.html", context),
@@ -869,9 +883,9 @@ def _live_context(
     }
     if role == GM:
         if data.get("death_at") is not None:
-            death_at = max(data["death_at"], now)
-            context["death_in"] = display.duration_text(death_at - now)
-            context["death_text"] = display.date_text(presenters.game_date(campaign, death_at))
+            dying = board.death_words(campaign, ruleset, state, data["death_at"], now)
+            context["death_in"], context["death_text"] = dying["time_left"], dying["death_text"]
+            context["saved_by"], context["treatment_text"] = dying["saved_by"], dying.get("treatment_text")
         context["timers"] = _timers_shown(campaign, ruleset, state, data["timers"], now)
         context["notes"] = [
             {**n, "date": display.date_text(presenters.game_date(campaign, n.get("game_time")))}
@@ -1067,7 +1081,8 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
 
 def _named_undo(form: forms.ActionFormView, character: Character) -> forms.ActionFormView:
     """The undo form's button names what it takes back (RULES.md, "Every ruleset"): "Undo: Death save: rolled 7
-    against 6, failed: is dying, 00:00:30 (clock)"; the time of day when the entry is from the campaign's day, else the whole date."""
+    against 6, failed: is dying, 2020-01-01 00:00:30 (clock)"; always the whole date (a time of day alone, weeks into
+    a campaign, did not say which day)."""
     if form.action != "undo":
         return form
     target = presenters.undo_target(character)
@@ -1076,8 +1091,6 @@ def _named_undo(form: forms.ActionFormView, character: Character) -> forms.Actio
         return form
     campaign = character.campaign
     when = display.date_text(presenters.game_date(campaign, target["game_time"]))
-    today = display.date_text(presenters.game_date(campaign, campaign.game_time))
-    when = when[11:] if when[:10] == today[:10] else when
     clock = " (clock)" if target["by_clock"] else ""
     form.undo_text = f"Undo: {target['summary']}, {when}{clock}"
     return form
@@ -1141,36 +1154,66 @@ def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
     return render(request, "character_history.html", context)
 
 
-def _posted_action(
-    request: HttpRequest, character: Character, action: str
-) -> tuple[services.ActionResult | None, dict[str, str], int, dict[str, Any] | None]:
-    """Run a posted action form (the character page's or a card's): the result, or the errors placed on the
-    form's fields, and the status; the character is read again after it. Table dice: the roll the rules need
-    next (`needs_roll`), when one is missing."""
+@dataclass
+class Posted:
+    """A posted action form, run: the result, or the errors placed on the form's fields; the status; in a
+    table-dice campaign the roll the rules need next (`needs`); `data`, what the form shows back (the post, with the
+    dice the quick row gave each roll as that roll's inputs); `unused`, the quick row's dice no roll took."""
+
+    result: services.ActionResult | None
+    errors: dict[str, str]
+    status: int
+    needs: dict[str, Any] | None
+    data: QueryDict
+    unused: list[int]
+
+
+def _posted_action(request: HttpRequest, character: Character, action: str) -> Posted:
+    """Run a posted action form (the character page's or a card's); the character is read again after it.
+
+    Table dice: the quick row's dice are handed out in the order the rules ask for rolls: each try that needs a
+    roll (nothing is written) takes that roll's dice from the front of the row and tries again, so a roll whose
+    size depends on an earlier die (a Shadowrun death-time pool) takes the right number. When the row runs out,
+    the form asks for the next roll itself."""
     ruleset = character.campaign.ruleset
-    result, errors, status = None, {}, 201
-    needs = None
+    data = forms.echoed(request.POST)
+    result, errors, status, needs, faces = None, {}, 201, None, []
     try:
         body = forms.parse_action(ruleset, action, request.POST, _form_of(character)["sheet"])
-        result = services.character_act(
-            character_id=character.pk,
-            body=body,
-            actor=request.user.get_username(),
-            idempotency_key=forms.idempotency_key(request.POST),
-        )
+        faces = forms.quick_row(request.POST)
+        if faces and not services.asks_the_table(character.campaign, "actions"):
+            raise RuleError(forms.QUICK_INPUT, forms.QUICK_NOT_HERE)
+        data.pop(forms.QUICK_INPUT, None)
+        while True:
+            try:
+                result = services.character_act(
+                    character_id=character.pk,
+                    body=body,
+                    actor=request.user.get_username(),
+                    idempotency_key=forms.idempotency_key(request.POST),
+                )
+                break
+            except RollNeeded as need:
+                asked = need.request.as_data()
+                if not faces or body.get("ask") is False:
+                    needs, status = asked, 200  # the form asks for it: nothing refused
+                    break
+                dice, faces = forms.take_from_row(ruleset, action, faces, asked, data)
+                body.setdefault("rolls", {})[asked["name"]] = dice
     except RuleError as error:
+        error = forms.dice_error_words(ruleset, action, error, data)
         errors = forms.place_error(ruleset, action, error.field, error.message)
+        if error.field == forms.QUICK_INPUT:
+            errors = {"form": error.message}
         status = error.status
-    except RollNeeded as need:
-        needs, status = need.request.as_data(), 422
+        if status == 201:
+            status = 400
     character.refresh_from_db()
-    return result, errors, status, needs
+    return Posted(result, errors, status, needs, data, faces)
 
 
-CARD_NEEDS_ROLL = (
-    "this campaign rolls at the table and the rules need a roll: {prompt}. Enter the dice on the card, or use the "
-    "character's page, which asks for each roll in turn"
-)
+def _unused_text(unused: list[int]) -> str:
+    return f" Dice of the row no roll needed: {', '.join(map(str, unused))}." if unused else ""
 
 
 @login_required
@@ -1178,26 +1221,29 @@ CARD_NEEDS_ROLL = (
 def character_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
     character = _gm_acting_on(request, character_id, action)
     ruleset = character.campaign.ruleset
-    result, errors, status, needs = _posted_action(request, character, action)
+    posted = _posted_action(request, character, action)
+    errors, needs = posted.errors, posted.needs
     drawn = _form_of(character)
     if errors or needs:
-        form = forms.build_form(ruleset, action, data=forms.echoed(request.POST), errors=errors, **drawn)
-        if needs:
-            form.key = (
-                request.POST.get("key") or form.key
-            )  # nothing was written: the key is the final write's
+        form = forms.build_form(ruleset, action, data=posted.data, errors=errors, **drawn)
+        form.key = request.POST.get("key") or form.key  # nothing was written: the key is the final write's
     else:
+        assert posted.result is not None
         form = forms.build_form(ruleset, action, **drawn)
-        said = presenters.action_said(character.campaign, result.events, result.state)
-        form.success = said if not result.replayed else f"Already recorded: {said}"
+        said = presenters.action_said(character.campaign, posted.result.events, posted.result.state)
+        said += _unused_text(posted.unused)
+        form.success = said if not posted.result.replayed else f"Already recorded: {said}"
     _named_undo(form, character)
     people.offer_medics(form, character.campaign)
     if services.asks_the_table(character.campaign, "actions"):
-        form = forms.table_dice_form(
-            form, ruleset, forms.echoed(request.POST) if errors or needs else None, needs
-        )
+        form = forms.table_dice_form(form, ruleset, posted.data if errors or needs else None, needs)
     if request.htmx:
-        response = render(request, "character.html#action-form", {"form": form, "model": character})
+        # A refusal is its status (400, 409) and htmx swaps it in (base.html's responseHandling); a roll asked for
+        # is a 200: nothing was refused.
+        status = posted.status if errors else 200
+        response = render(
+            request, "character.html#action-form", {"form": form, "model": character}, status=status
+        )
         if not errors and not needs:
             response["HX-Trigger"] = "refresh"
         return response
@@ -1206,7 +1252,7 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         return redirect(reverse("character", args=[character.pk]) + f"#form-{action}")
     stamp = access.character_stamp(request.user, character.pk)
     context = _page_context(request, stamp, None, character, open_form=form)
-    return render(request, "character.html", context, status=status)
+    return render(request, "character.html", context, status=posted.status if errors else 200)
 
 
 # --- the GM's board: cards, a fight's rounds, NPCs in a hurry (campaign/web/board.py) ---------------------------
@@ -1216,50 +1262,57 @@ def _card_for(request: HttpRequest, character: Character) -> dict[str, Any]:
     """The card of one character as the GM sees it now (after an action on it)."""
     campaign = character.campaign
     data = presenters.character_json(character, GM)
-    return board.card(campaign, get_ruleset(campaign.ruleset), GM, data)
+    return board.card(campaign, get_ruleset(campaign.ruleset), GM, data, character.state)
 
 
 @login_required
 @require_POST
 def card_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
     """An action posted from a character's card on the board: the card's form (`forms.card_form`), parsed and
-    recorded as the character page's. With htmx the answer is the form and, out of band, the card's state; without,
-    the board (a redirect, or the page with the card's form open and its error)."""
+    recorded as the character page's, table dice and all (the quick row, then one roll at a time). With htmx the
+    answer is the form and, out of band, the card's state; without, the board (a redirect, or the page with the
+    card's form open and its error or the roll it asks for)."""
     character = _gm_acting_on(request, character_id, action)
     ruleset = character.campaign.ruleset
     labels = forms.card_actions(ruleset)
     if action not in labels:
         raise Http404("no such action on a card")
-    result, errors, status, needs = _posted_action(request, character, action)
-    if needs:
-        # A card takes no roll at a time: the character's page walks the GM through them.
-        errors = {"form": CARD_NEEDS_ROLL.format(prompt=needs["prompt"])}
+    posted = _posted_action(request, character, action)
+    errors, needs = posted.errors, posted.needs
     card = _card_for(request, character)
-    options = character.campaign.options
-    if errors:
-        posted = forms.echoed(request.POST)
-        form = board.card_form_for(get_ruleset(ruleset), card, action, options, posted, errors)
+    campaign = character.campaign
+    options = campaign.options
+    table = services.asks_the_table(campaign, "actions")
+    if errors or needs:
+        form = board.card_form_for(
+            get_ruleset(ruleset), card, action, options, posted.data, errors, table=table, needs=needs
+        )
+        form.key = request.POST.get("key") or form.key  # nothing was written: the key is the final write's
     else:
-        form = board.card_form_for(get_ruleset(ruleset), card, action, options)
-        said = presenters.action_said(character.campaign, result.events, result.state)
-        form.success = f"{character.name}: {'already recorded: ' if result.replayed else ''}{said}"
-    people.offer_medics(form, character.campaign)
+        assert posted.result is not None
+        form = board.card_form_for(get_ruleset(ruleset), card, action, options, table=table)
+        said = presenters.action_said(campaign, posted.result.events, posted.result.state)
+        said += _unused_text(posted.unused)
+        form.success = f"{character.name}: {'already recorded: ' if posted.result.replayed else ''}{said}"
+    _named_undo(form, character)
+    people.offer_medics(form, campaign)
     if request.htmx:
         response = render(
             request,
             "web/board_card_form.html",
             {"c": card, "form": form, "label": labels[action], "is_gm": True, "oob": True},
+            status=posted.status if errors else 200,
         )
-        if not errors:
+        if not errors and not needs:
             response["HX-Trigger"] = "refresh"
         return response
     board_url = reverse("campaign", args=[character.campaign_id]) + f"#card-{character.pk}"
-    if not errors:
+    if not errors and not needs:
         messages.success(request, form.success)
         return redirect(board_url)
-    context = _board_context(request, character.campaign, GM)
+    context = _board_context(request, campaign, GM)
     board.with_form(context["characters"], character.pk, form)
-    return render(request, "campaign.html", context, status=status)
+    return render(request, "campaign.html", context, status=posted.status if errors else 200)
 
 
 @login_required
@@ -1455,7 +1508,9 @@ def _open_card_form(request: HttpRequest, campaign: Campaign, context: dict[str,
     if character is None or action not in forms.card_actions(ruleset.slug):
         raise Http404("no such card or action")
     data = presenters.character_json(character, GM)
-    form = people.offer_medics(board.card_form_for(ruleset, data, action, campaign.options), campaign)
+    table = services.asks_the_table(campaign, "actions")
+    form = board.card_form_for(ruleset, data, action, campaign.options, table=table)
+    form = people.offer_medics(_named_undo(form, character), campaign)
     board.with_form(context["characters"], character.pk, form)
 
 
@@ -1473,7 +1528,9 @@ def card_form(request: HttpRequest, character_id: int, action: str) -> HttpRespo
         return redirect(f"{board_url}?card={character.pk}&form={action}#card-{character.pk}")
     card = _card_for(request, character)
     campaign = character.campaign
-    form = people.offer_medics(board.card_form_for(ruleset, card, action, campaign.options), campaign)
+    table = services.asks_the_table(campaign, "actions")
+    form = board.card_form_for(ruleset, card, action, campaign.options, table=table)
+    form = people.offer_medics(_named_undo(form, character), campaign)
     context = {"c": card, "form": form, "label": labels[action], "is_gm": True}
     return _with_keyed_forms(render(request, "web/board_card_form.html", context))
 

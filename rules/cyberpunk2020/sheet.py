@@ -83,18 +83,26 @@ def monitors(character: Character, audience: str) -> list[Block]:
             "groups": track(sheet),
             "legend": [("real", "real damage"), ("stun", "stun damage")],
         },
-        stats(
-            ("Wound level", label(sheet.get("wound_level") or "none")),
-            ("BTM", sheet["btm"]),
+        stats(*_rows(character, sheet)),
+    ]
+
+
+def _rows(character: Character, sheet: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The sheet's figures; a dead character has no saves to make and nothing to heal."""
+    rows: list[tuple[str, Any]] = [
+        ("Wound level", label(sheet.get("wound_level") or "none")),
+        ("BTM", sheet["btm"]),
+    ]
+    if character.get("alive", True):
+        rows += [
             ("Stun save", f"{sheet['stun_save_target']} or less on a d10"),
             ("Death save", f"{sheet['death_save_target']} or less on a d10"),
             (
                 "Healing rate",
                 f"{sheet['healing_rate']} point/day" if sheet["healing_rate"] else "not treated: no healing",
             ),
-            ("Minor wounds", sheet["minor_wounds"]),
-        ),
-    ]
+        ]
+    return [*rows, ("Minor wounds", sheet["minor_wounds"])]
 
 
 # The words for a location's own points on the track, by the wound levels they would make alone (README, "Damage
@@ -201,6 +209,12 @@ BOARD = Board(
     actions=(
         CardAction("damage", ("damage", "location", "rolls.stun_save", "rolls.death_save")),
         CardAction("save", ("kind", "rolls.save"), label="Save"),
+        # The one action that saves a dying character before the next round's death save.
+        CardAction(
+            "stabilize",
+            ("target", "medic", "skill", "tech", "skill_level", "rolls.stabilize"),
+            label="Stabilize",
+        ),
     ),
 )
 

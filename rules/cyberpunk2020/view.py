@@ -260,6 +260,10 @@ def status(state: State) -> dict[str, Any]:
     }
 
 
+# What stops a dying character's death (RULES.md, "Words"): a stabilization, never a treatment.
+SAVED_BY = "stabilized"
+
+
 def view(state: State, audience: str) -> dict[str, Any]:
     result = {
         "alive": state["alive"],
@@ -290,7 +294,7 @@ def shows(event: Event) -> bool:
 
 # What each timer will do, for the GM (the character page's clock, now or in the past).
 TIMER_WORDS = {
-    "death": "dies unless treated",
+    "death": f"dies unless {SAVED_BY}",
     "death_save": "next death save",
     "stun_save": "next stun save",
     "stun_heal": "a stun point heals",
@@ -398,4 +402,9 @@ def _limb_words(event: Event) -> str:
 
 
 # The sentences of one entry and the GM's answer to an action (rules/words.py).
-describe, said = words.speaker(_own_words, status)
+def saves(state: State) -> dict[str, Any]:
+    """What stops a dying character's death: a stabilization (`rules.words.threat`)."""
+    return {"saved_by": SAVED_BY}
+
+
+describe, said = words.speaker(_own_words, status, saves)

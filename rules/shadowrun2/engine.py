@@ -22,7 +22,7 @@ from typing import Any
 from rules import kernel
 from rules.dice import Dice, faces_text, roll_expression
 from rules.options import read_options
-from rules.params import integer
+from rules.params import NO_CRITICAL_HIT, integer
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, game_time_mark
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.options import OPTIONS
@@ -267,7 +267,9 @@ def physical_healing_possible(state: Mapping[str, Any]) -> bool:
 
 
 def _hit(state: Mapping[str, Any], hit_id: Any, field: str = "critical_hit") -> dict[str, Any]:
-    if not isinstance(hit_id, str) or not hit_id:
+    if hit_id is None or hit_id == "":
+        raise RuleError(field, NO_CRITICAL_HIT)
+    if not isinstance(hit_id, str):
         raise RuleError(field, f"expected a critical hit id such as ch1, got {hit_id!r}")
     for hit in state["critical_hits"]:
         if hit["id"] == hit_id:

@@ -30,13 +30,23 @@ _MEDIC = (
     Param("defaulting", "bool", "Defaulting", default=False, help="no Biotech: Intelligence dice, TN +4"),
 )
 
+# A wound's severity in words on a form: never a bare letter.
+SEVERITY_WORDS = (("L", "Light (L)"), ("M", "Moderate (M)"), ("S", "Serious (S)"), ("D", "Deadly (D)"))
+
 _SKILL_POOL = "the medic's skill: Biotech rating, or Intelligence when defaulting"
 
 FORMS = {
     "wound": ActionForm(
         "Wound",
         params=(
-            Param("severity", "choice", "Severity", required=True, choices=tuple(t.WOUND_BOXES)),
+            Param(
+                "severity",
+                "choice",
+                "Severity",
+                required=True,
+                choices=tuple(t.WOUND_BOXES),
+                choice_words=SEVERITY_WORDS,
+            ),
             Param("damage", "choice", "Damage", default="physical", choices=("physical", "stun")),
             Param(
                 "open_wound",

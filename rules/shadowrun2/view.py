@@ -177,6 +177,17 @@ def status(state: State) -> dict[str, Any]:
     }
 
 
+def saves(state: State) -> dict[str, Any]:
+    """What stops the first death (RULES.md, "Words"): a medic's treatment of the hit (a treatment under way stops
+    it when it ends, if it ends first: `treatment_ends`); the overflow clock stops with first aid."""
+    death_at = status(state)["death_at"]
+    first = [h for h in _mortal_hits(state) if h["death_at"] == death_at]
+    if death_at is not None and not first:
+        return {"saved_by": "stabilized by first aid"}
+    treatment = first[0]["treatment"] if first else None
+    return {"saved_by": "treated", "treatment_ends": treatment["completes_at"] if treatment else None}
+
+
 def view(state: State, audience: str) -> dict[str, Any]:
     alive = state["alive"]
     hits = state["critical_hits"]
@@ -219,7 +230,7 @@ def view(state: State, audience: str) -> dict[str, Any]:
             else:
                 warnings.append(f"{where}, {hit['part']}: {MORTAL_FOR_PLAYERS}")
         if audience == GM and not hit["diagnosed"]:
-            warnings.append(f"{words.capital(hit_name(hit))} ({hit['lethality']}) is not diagnosed")
+            warnings.append(f"{words.capital(hit_name(hit))} is {hit['lethality']} and not diagnosed")
         if hit["treatment"] is not None and _visible(hit, audience):
             recovery.append(
                 {
@@ -284,6 +295,24 @@ def _stun_recovered_at(state: Mapping[str, Any]) -> int | None:
 
 # ----------------------------------------------------------------------------------------------------------------
 # What a player may read of one history entry: when in doubt, leave it out.
+
+
+# What a diagnosis told a player (the hit's part and lethality), secret again once the diagnosis is taken back.
+_DIAGNOSED = ("part", "lethality")
+
+
+def public_taken_back(event: Event, public: dict[str, Any]) -> dict[str, Any]:
+    """A player's data of an entry taken back: a diagnosis taken back leaves the hit undiagnosed, so neither it nor
+    a treatment or a spell that named the hit's part or lethality tells them any longer ("a diagnosis, taken
+    back"). A later diagnosis, standing, tells them again in its own entry."""
+    if event.type == DIAGNOSIS_MADE:
+        return {"medic": public["medic"], "withheld": True}
+    if event.type in (TREATMENT_STARTED, TREATMENT_FAILED, TREATMENT_COMPLETED):
+        return {key: value for key, value in public.items() if key not in _DIAGNOSED}
+    if event.type == MAGIC_HEALING_APPLIED and "critical_hits" in public:
+        hits = [{k: v for k, v in hit.items() if k not in _DIAGNOSED} for hit in public["critical_hits"]]
+        return {**public, "critical_hits": hits}
+    return public
 
 
 def public_event(event: Event) -> dict[str, Any] | None:
@@ -444,6 +473,8 @@ def _own_words(event: Event) -> str | None:  # noqa: C901, PLR0911, PLR0912 (one
             return f"Died of {hit_name(data)}."
         return "Died." if data.get("cause") != "overflow" else "Died: the overflow passed their Body."
     if kind == DIAGNOSIS_MADE:
+        if data.get("withheld"):  # a player's, taken back: what it found is the GM's again
+            return f"{_medic(data)}: a diagnosis, taken back."
         if "results" not in data:  # a player's: what was found
             found = [hit_name(item) + f", {item['lethality']}" for item in data.get("found", [])]
             return f"{_medic(data)} diagnosed " + ("; ".join(found) if found else "nothing new") + "."
@@ -466,12 +497,14 @@ def _own_words(event: Event) -> str | None:  # noqa: C901, PLR0911, PLR0912 (one
             f": {_test(data)}." if data.get("successes") is not None else "."
         )
     if kind == TREATMENT_COMPLETED:
+        if "lethality" not in data:  # a player's, taken back with the diagnosis (`public_taken_back`)
+            return f"Treatment of {hit_name(data)} done, taken back."
         return f"Treatment of {hit_name(data)} done: now {data['lethality']}, {words.count(data['boxes'], 'box', 'boxes')}."
     if kind == MAGIC_HEALING_APPLIED:
         physical = data["physical"]
         text = f"Healing spell ({words.spoken(data['mode'])}): physical monitor at {words.count(physical['boxes'], 'box', 'boxes')}"
         hits = [
-            f"{hit_name(item)} {item['lethality']}"
+            f"{hit_name(item)} {item.get('lethality', 'healed')}"
             for item in data["critical_hits"]
             if item.get("diagnosed", True)
         ]
@@ -523,4 +556,4 @@ def _healing_roll(what: str, data: Mapping[str, Any]) -> str:
 
 
 # The sentences of one entry and the GM's answer to an action (rules/words.py).
-describe, said = words.speaker(_own_words, status)
+describe, said = words.speaker(_own_words, status, saves)

@@ -1130,3 +1130,15 @@ def test_any_sequence_of_valid_actions_keeps_the_monitors_sane_and_equals_a_repl
     assert character_state_at(character, rows) == before["state"]
     rebuild_campaign(Campaign.objects.get(pk=campaign.pk))
     assert _row(character) == before
+
+
+def test_after_a_treatment_the_answer_says_whether_it_ends_before_the_death_it_stops(sr2: Table) -> None:
+    wound(sr2, "S", MORTAL_LUNG)
+    diagnosed(sr2)
+    treat = {"type": "treat", "critical_hit": "ch1", "medic": "Doc", "skill": 3}
+    answer = act_ok(sr2, {**treat, "rolls": {"treatment": [9, 13, 2]}})
+    # Never "dies ... unless treated" once a treatment that ends first is under way: it says when it ends.
+    assert answer["said"] == (
+        "Doc treats critical hit 1: 2 successes (TN 8; dice 9, 13, 2); done 2053-01-01 00:05:00. The treatment "
+        "under way ends at 2053-01-01 00:05:00, before the death it stops (2053-01-01 00:30:00)."
+    )

@@ -95,7 +95,7 @@ def test_the_web_undo_button_says_what_it_takes_back(cp2020: Table) -> None:
     client.force_login(Character.objects.get(pk=cp2020.character["id"]).campaign.created_by)
     page = client.get(f"/characters/{cp2020.character['id']}/forms/undo/", HTTP_HX_REQUEST="true")
     assert page.status_code == 200
-    assert "Undo: Died: bled out, 00:00:30 (clock)" in page.content.decode()
+    assert "Undo: Died: bled out, 2020-01-01 00:00:30 (clock)" in page.content.decode()
 
 
 # --- revert: "make this the present" ------------------------------------------------------------------------------

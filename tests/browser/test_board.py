@@ -102,7 +102,9 @@ def test_a_six_character_fight_run_from_the_board(
     # Ganger 2 takes 30 to the torso and fails the death save: mortal, dying at the end of the turn.
     damage(gm, "Ganger 2", 30, "torso", stun_save=1, death_save=10)
     ganger2 = card(gm, "Ganger 2")
-    expect(ganger2.locator(".chip.dying")).to_have_text("dying: 30 s left (dies 2020-01-01 00:00:30)")
+    expect(ganger2.locator(".chip.dying")).to_have_text(
+        "dying: 30 s left unless stabilized (dies 2020-01-01 00:00:30)"
+    )
     expect(ganger2.locator(".next")).to_have_text("Next: death at 2020-01-01 00:00:30 (in 30 s)")
 
     # Ganger 3 takes a light wound to the leg, which the GM then takes back from the card.
@@ -135,7 +137,9 @@ def test_a_six_character_fight_run_from_the_board(
     gm.get_by_role("button", name="Next round").click()
     expect(gm.locator("#clock-form .ok")).to_have_text("Advanced 3 s to 2020-01-01 00:00:03.")
     expect(gm.locator("#round-number")).to_have_text("2", timeout=REFRESH_MS)
-    expect(ganger2.locator(".chip.dying")).to_have_text("dying: 27 s left (dies 2020-01-01 00:00:30)")
+    expect(ganger2.locator(".chip.dying")).to_have_text(
+        "dying: 27 s left unless stabilized (dies 2020-01-01 00:00:30)"
+    )
     assert "/characters/" not in gm.url
     # The picture for docs/web.md: the board as the fight goes on, its forms closed.
     gm.evaluate("document.querySelectorAll('details[open]').forEach(d => { d.open = false; })")

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
+from rules.registry import get_ruleset
 from tests.browser.test_scenarios import fill_dice, open_action
 from tests.conftest import make_table
 
@@ -127,3 +128,48 @@ def test_the_pages_htmx_and_the_api_docs_run_under_the_policy_with_no_violation(
     assert player.problems == [], "\n".join(player.problems)
     gm.context.close()
     player.context.close()
+
+
+@pytest.mark.parametrize("ruleset", ["shadowrun2", "cyberpunk2020", "darkfuture"])
+def test_every_form_of_the_gms_character_page_and_of_a_card_opens_under_the_policy(
+    live_server: Any, browser: Any, django_user_model: Any, ruleset: str
+) -> None:
+    attributes = {
+        "shadowrun2": {"body": 5},
+        "cyberpunk2020": {"body": 6, "luck": 2},
+        "darkfuture": {"con": 8},
+    }
+    table = make_table(django_user_model, ruleset, attributes[ruleset], {"table_dice": "actions"})
+    base, character_id = live_server.url, table.character["id"]
+    gm = Watched(browser, viewport={"width": 1280, "height": 900})
+    gm.log_in(base, "gm")
+
+    # The board: every action of the card opened (those under "More actions" too), each form fetched.
+    gm.page.goto(f"{base}/campaigns/{table.campaign['id']}/")
+    gm.htmx_ready()
+    more = gm.page.locator(f"#card-{character_id}-more > summary")
+    if more.count():  # Dark Future's card names every action of its rules: nothing more
+        more.click()
+    actions = gm.page.locator(f"#card-{character_id}-actions details.card-action")
+    assert actions.count() == len(get_ruleset(ruleset).forms) + 2  # with the GM note and Undo
+    for index in range(actions.count()):
+        details = actions.nth(index)
+        details.locator("summary").click()
+        expect(details.locator("form button[type=submit]")).to_be_visible()
+    gm.live_refresh()
+
+    # The GM's character page: every action's form opened.
+    gm.page.goto(f"{base}/characters/{character_id}/")
+    gm.htmx_ready()
+    opened = gm.page.locator(".actions-aside details.action")
+    for index in range(opened.count()):
+        details = opened.nth(index)
+        if details.get_attribute("open") is None:
+            details.locator("summary").first.click()
+    expect(gm.page.locator(".actions-aside section.action-form")).to_have_count(opened.count())
+    gm.live_refresh()
+
+    # The icon browsers ask for.
+    assert gm.page.goto(f"{base}/favicon.ico").status == 200
+    assert gm.problems == [], "\n".join(gm.problems)
+    gm.context.close()

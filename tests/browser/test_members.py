@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from campaign.models import Membership
 from tests.browser.test_scenarios import (
     accept_invitation,
     add_character,
@@ -87,10 +88,14 @@ def test_the_last_gm_cannot_leave_but_a_player_can(live_server: Any, browser: An
     accept_invitation(player, base, "Highway 2025")
 
     gm.goto(board)
-    gm.get_by_role("button", name="Leave the campaign").click()
+    # Leaving asks first: the button opens a confirming form.
+    gm.locator("#members summary", has_text="Leave the campaign").click()
+    gm.get_by_role("button", name="Yes, leave Highway 2025").click()
     expect(gm.locator("#members .error")).to_contain_text("lu_gm is the campaign's only GM and cannot leave")
 
-    player.get_by_role("button", name="Leave Highway 2025").click()
+    player.locator("#leave summary", has_text="Leave Highway 2025").click()
+    assert Membership.objects.filter(user__username="mo_player").exists()  # opening it asked, nothing more
+    player.get_by_role("button", name="Yes, leave Highway 2025").click()
     expect(player.locator(".messages")).to_contain_text("You left Highway 2025.")
     expect(player.get_by_role("link", name="Highway 2025")).to_have_count(0)
     gm.goto(board)

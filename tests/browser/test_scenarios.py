@@ -110,9 +110,8 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     gm.locator("#wound-r_body_check").fill("1 1 1 1 1")
     fill_dice(gm, "wound", "location", [7, 3])
     gm.locator("#form-wound").get_by_role("button", name="Wound").click()
-    expect(gm.locator("#form-wound .error")).to_contain_text(
-        "rolls.location: expected 2 dice of 1-6, got [7, 3]"
-    )
+    # The API's message (rolls.location: ... got [7, 3]) in the form's words, beside the roll.
+    expect(gm.locator("#form-wound .error")).to_contain_text("Hit location: expected 2 dice of 1-6, got 7, 3")
 
     # The GM applies a Serious wound with the dice rolled at the table: a failed Body check, a chest hit.
     gm.locator("#wound-p_severity").select_option("S")

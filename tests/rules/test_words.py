@@ -190,3 +190,21 @@ def test_timer_words_name_the_injury_never_its_id() -> None:
     mend = Timer(0, "bone_mend", "bone_mend:left_leg", data={"limb": "left_leg"})
     assert cp2020.timer_words({}, mend) == "the bones of the left leg mend"
     assert get_ruleset("darkfuture").timer_words({}, Timer(0, "ko_ends", "ko")) == "comes round"
+
+
+def test_the_threat_names_the_action_that_stops_the_death() -> None:
+    from rules.words import threat
+
+    dying = {"alive": True, "death_at": 30}
+    assert threat({**dying, "saved_by": "stabilized"}, 6) == "Dies in about 24 s unless stabilized ([t=30])."
+    assert threat(dying, 6) == "Dies in about 24 s unless treated ([t=30])."
+    assert threat({**dying, "saved_by": "stabilized"}, 30) == (
+        "Death is due now ([t=30]) unless stabilized before the clock moves on."
+    )
+    # A treatment under way that ends first stops it; one that ends later does not.
+    assert threat({**dying, "treatment_ends": 20}, 6) == (
+        "The treatment under way ends at [t=20], before the death it stops ([t=30])."
+    )
+    assert threat({**dying, "treatment_ends": 40}, 6) == (
+        "Dies in about 24 s ([t=30]), before the treatment under way ends ([t=40])."
+    )

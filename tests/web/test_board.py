@@ -42,7 +42,10 @@ def test_each_character_is_a_card_with_its_track_chips_next_timer_and_actions(cp
     html = board(cp2020_web)
     card = html[html.index(f'id="card-{cp2020_web.character_id}"') :]
     assert "Wound track: 28 of 40 points (28 real, 0 stun), level mortal 3" in card
-    assert '<span class="chip dying">dying: 30 s left (dies 2020-01-01 00:00:30)</span>' in card
+    assert (
+        '<span class="chip dying">dying: 30 s left unless stabilized (dies 2020-01-01 00:00:30)</span>'
+        in card
+    )
     assert '<span class="chip down">unconscious</span>' in card
     assert "Next: death at 2020-01-01 00:00:30 <span" in card
     for label in ("Damage", "Save", "GM note", "Undo"):
@@ -67,9 +70,9 @@ def test_a_cards_form_is_fetched_when_opened_or_opened_on_the_board_without_java
     assert f'<details class="card-action" id="card-{cp2020_web.character_id}-damage" open>' in page
     assert 'name="p_damage"' in page
     assert cp2020_web.gm.get(f"{board_path}?card=999&form=damage").status_code == 404
-    assert cp2020_web.gm.get(f"{board_path}?card={cp2020_web.character_id}&form=treat").status_code == 404
+    assert cp2020_web.gm.get(f"{board_path}?card={cp2020_web.character_id}&form=wound").status_code == 404
     assert (
-        cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/card/treat/form/", **HTMX).status_code
+        cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/card/first_aid/form/", **HTMX).status_code
         == 404
     )
     assert cp2020_web.player.get(path, **HTMX).status_code == 403
@@ -155,7 +158,8 @@ def test_bad_input_on_a_card_is_shown_on_its_form_and_writes_nothing(
 ) -> None:
     before = counts()
     response = cp2020_web.gm.post(card_url(cp2020_web, action), data, **HTMX)
-    assert response.status_code == 200  # htmx swaps only a 2xx: the error is in the form it swaps
+    # A refusal is never a 200: htmx swaps a 400 or 409 in (base.html's responseHandling), the error in the form.
+    assert response.status_code in (400, 409)
     assert "HX-Trigger" not in response
     html = response.content.decode()
     assert 'class="error"' in html and message in html, html
@@ -180,9 +184,9 @@ def test_without_htmx_a_card_action_redirects_to_its_card_with_a_message(cp2020_
     assert Event.objects.filter(type="ActionUndone").count() == 1
 
 
-def test_an_action_a_card_does_not_offer_is_not_found(cp2020_web: Web) -> None:
+def test_an_action_of_another_ruleset_is_not_found_on_a_card(cp2020_web: Web) -> None:
     before = counts()
-    assert cp2020_web.gm.post(card_url(cp2020_web, "treat"), {"p_skill": "first_aid"}).status_code == 404
+    assert cp2020_web.gm.post(card_url(cp2020_web, "first_aid"), {"p_medic": "x"}).status_code == 404
     assert cp2020_web.gm.post(card_url(cp2020_web, "wound"), {}).status_code == 404  # another ruleset's
     assert counts() == before
 
@@ -357,3 +361,35 @@ def test_a_bad_fight_post_is_refused_and_changes_nothing(
     response = cp2020_web.gm.post(path, data)
     assert response.status_code == 400 and message in response.content.decode()
     assert Campaign.objects.get(pk=cp2020_web.campaign_id).fight_started_at is None
+
+
+def test_a_fight_ends_by_itself_after_its_idle_minutes_and_never_counts_downtime(cp2020_web: Web) -> None:
+    path = f"/campaigns/{cp2020_web.campaign_id}/fight/"
+    cp2020_web.gm.post(path, {"at": "0"})
+    cp2020_web.table.advance(seconds=300)
+    note = cp2020_web.table.act(
+        {"type": "note", "text": "Ash ducks behind the van"}
+    )  # a combat action at 5 min
+    assert note.status_code == 201
+    cp2020_web.table.advance(seconds=600)  # 10 min after it: still the fight (the default is 10 minutes)
+    assert 'Round <strong id="round-number">301</strong>' in board(cp2020_web)
+    cp2020_web.table.advance(days=21)  # three weeks of downtime
+    html = board(cp2020_web)
+    assert 'id="round-number"' not in html
+    assert "The fight ended by itself at 2020-01-01 00:15:00, 10 min after its last combat action." in html
+    # The campaign's own option: 0 leaves the fight to the GM.
+    options = cp2020_web.table.gm.client.patch(
+        f"/api/campaigns/{cp2020_web.campaign_id}/", {"options": {"fight_idle_minutes": 0}}, format="json"
+    )
+    assert options.status_code == 200, options.content
+    assert 'id="round-number"' in board(cp2020_web)
+
+
+def test_the_fights_idle_option_is_a_whole_number_of_minutes(cp2020_web: Web) -> None:
+    refused = cp2020_web.table.gm.client.patch(
+        f"/api/campaigns/{cp2020_web.campaign_id}/",
+        {"options": {"fight_idle_minutes": "soon"}},
+        format="json",
+    )
+    assert refused.status_code == 400
+    assert refused.json()["options.fight_idle_minutes"] == ["expected a whole number, got 'soon'"]

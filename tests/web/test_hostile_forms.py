@@ -62,8 +62,8 @@ def allocation(**amounts: str) -> dict[str, list[str]]:
 
 
 WOUND_INPUTS = (
-    "ask, d_body_check, key, p_combat_pool, p_damage, p_open_wound, p_severity, r_body_check, r_critical_0,"
-    " r_death_time, r_location_0, r_location_1"
+    "ask, d_body_check, key, p_combat_pool, p_damage, p_open_wound, p_severity, quick, r_body_check,"
+    " r_critical_0, r_death_time, r_location_0, r_location_1"
 )
 ACTION_CASES = [
     # text the database cannot store (PostgreSQL refuses a NUL: a 500 there, stored as is on SQLite)

@@ -115,6 +115,7 @@ def test_the_new_campaign_form_offers_the_chosen_rulesets_defaults(sr2_web: Web,
     )
     inputs = form_inputs(f'<form action="x">{fragment}</form>', "x")
     defaults = {**declared.defaults(rules.options), "start": rules.default_start, "time_scale": 0}
+    defaults["fight_idle_minutes"] = declared.FIGHT_IDLE_MINUTES
     assert option_forms.parse_options(rules, posted(inputs)) == {**defaults, "table_dice": "none"}
     created = sr2_web.gm.post("/", {"name": "New", "ruleset": slug, **inputs})
     assert created.status_code == 302

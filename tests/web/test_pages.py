@@ -37,8 +37,10 @@ def test_a_wrong_die_shows_the_same_message_as_the_api_next_to_the_roll(sr2_web:
         **HTMX,
     )
     html = page.content.decode()
-    assert page.status_code == 200 and "<html" not in html  # the form alone, for htmx to swap
-    assert 'id="err-wound-location"' in html and message in html
+    assert page.status_code == 400 and "<html" not in html  # the form alone, for htmx to swap
+    # The API's message, in the form's words: the roll's name, no field name, no list's brackets.
+    assert message == "rolls.location: expected 2 dice of 1-6, got [7, 3]"
+    assert 'id="err-wound-location"' in html and "Hit location: expected 2 dice of 1-6, got 7, 3" in html
 
 
 def test_a_missing_parameter_shows_the_api_message_on_its_field_without_javascript(sr2_web: Web) -> None:
@@ -54,7 +56,8 @@ def test_a_half_filled_roll_is_refused_rather_than_completed_by_the_server(sr2_w
     page = sr2_web.gm.post(
         f"/characters/{sr2_web.character_id}/act/wound/", {"p_severity": "S", "r_location_0": "3"}, **HTMX
     )
-    assert "fill all 2 dice or leave them all empty" in page.content.decode()
+    assert page.status_code == 400
+    assert "Hit location: 1 die of 2 typed; type every die, or leave them all empty" in page.content.decode()
     assert sr2_web.table.gm.get(sr2_web.table.character_url()).json()["version"] == 0
 
 
@@ -119,7 +122,7 @@ def test_the_clock_buttons_advance_and_a_bad_custom_advance_shows_the_api_messag
 def test_the_board_shows_dying_with_the_time_left_and_what_the_clock_will_do(sr2_web: Web) -> None:
     sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/wound/", WOUND)
     html = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
-    assert "dying: 30 min left (dies 2053-01-01 00:30:00)" in html
+    assert "dying: 30 min left unless treated (dies 2053-01-01 00:30:00)" in html
     assert "<strong>Ash</strong>: death at 2053-01-01 00:30:00" in html
 
 

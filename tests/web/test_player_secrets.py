@@ -215,3 +215,36 @@ def test_a_player_reads_the_symptom_of_an_undiagnosed_hit_but_no_part_until_a_me
     hit = table.player.get(table.character_url()).json()["sheet"]["critical_hits"][0]
     assert (hit["symptom"], hit["part"]) == (symptom, part)
     assert f"· {part}" in sr2_web.player.get(page_url).content.decode()
+
+
+def test_a_diagnosis_taken_back_shows_a_player_only_what_they_may_know_now(sr2_web: Web) -> None:
+    """A revert takes the diagnosis back: the hit is undiagnosed again, so its part and lethality are the GM's; the
+    player's history (page and API) and feed keep the entry, struck through, without them."""
+    table = sr2_web.table
+    crippling = {"body_check": [6, 1, 1, 1, 1], "location": [3, 4], "critical": [2]}
+    assert table.act({"type": "wound", "severity": "S", "rolls": crippling}).status_code == 201
+    before_diagnosis = table.gm.get(table.character_url()).json()["version"]
+    diagnose = {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 1,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [6]},
+    }
+    assert table.act(diagnose).status_code == 201
+    page = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert (
+        "Doc diagnosed critical hit 1 to the chest (ribs), crippling." in page
+    )  # standing: the player knows
+    assert table.act({"type": "revert", "to_version": before_diagnosis}).status_code == 201
+
+    page = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert "Doc: a diagnosis, taken back." in page
+    assert "ribs" not in page and "crippling" not in page
+    history = table.player.get(f"{table.character_url()}events/").content.decode()
+    feed = table.player.get(f"/api/campaigns/{table.campaign['id']}/events/").content.decode()
+    for answer in (history, feed):
+        assert '"withheld":true' in answer
+        assert "ribs" not in answer and "crippling" not in answer
+    # The GM still reads what was diagnosed.
+    assert "ribs" in sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()

@@ -55,7 +55,7 @@ def test_options_get_their_defaults_and_ignore_the_shared_ones():
         (
             {"gore": True},
             "options.gore",
-            "unknown field; expected one of bone_mend_weeks, hit_location_model, start, table_dice, time_scale, "
+            "unknown field; expected one of bone_mend_weeks, fight_idle_minutes, hit_location_model, start, table_dice, time_scale, "
             "treatment_difficulty, treatment_retry_days",
         ),
         ([], "options", "expected an object, got list"),

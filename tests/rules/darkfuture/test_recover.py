@@ -64,7 +64,8 @@ def test_recover_can_do_both_at_once():
 def test_recover_with_nothing_to_recover_is_refused():
     assert refused(character(), {"type": "recover"}) == (
         "knocked_out",
-        "expected knocked_out: true or a list of limbs to restore",
+        "expected the character to come round from a knock-out (knocked_out) or limbs to restore: nothing to "
+        "recover",
     )
     assert refused(character(), {"type": "recover", "knocked_out": False, "limbs": []})[0] == "knocked_out"
 

@@ -41,7 +41,7 @@ def test_the_shared_start_and_time_scale_options_are_ignored():
 def test_an_unknown_option_is_refused():
     assert error_of(RULESET.validate_options, {"gentle": True}) == (
         "options.gentle",
-        "unknown field; expected one of con_recovery_days, ko_lasts_seconds, ko_pass_means_stun, "
+        "unknown field; expected one of con_recovery_days, fight_idle_minutes, ko_lasts_seconds, ko_pass_means_stun, "
         "limb_arm_up_to, limb_check_target, limb_left_up_to, start, stun_lasts_seconds, table_dice, time_scale",
     )
 

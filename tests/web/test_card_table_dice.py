@@ -1,0 +1,285 @@
+"""The board's card in a table-dice campaign (`table_dice`): the character page's roll flow on the card (each roll
+asked in turn, the rolls given kept), the quick row (every die typed at once) and a dice typo's error beside its
+roll, with what was typed kept and nothing written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from campaign.models import Event
+from tests.conftest import make_table
+from tests.web.conftest import Web, make_web
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def table_web(django_user_model: Any, ruleset: str, attributes: dict[str, Any]) -> Web:
+    return make_web(make_table(django_user_model, ruleset, attributes, {"table_dice": "actions"}))
+
+
+def card_post(web: Web, action: str, data: dict[str, Any], key: str = "k-1") -> Any:
+    return web.gm.post(f"/characters/{web.character_id}/card/{action}/", {"key": key, **data}, **HTMX)
+
+
+def form_of(response: Any) -> str:
+    """The card's form in the answer (before the card's state, swapped out of band)."""
+    html = response.content.decode()
+    return html[: html.index("</section>")]
+
+
+@pytest.fixture
+def sr2_table(db: None, django_user_model: Any) -> Web:
+    return table_web(django_user_model, "shadowrun2", {"body": 5})
+
+
+def test_a_fresh_card_form_lists_the_rolls_of_the_quick_row_in_order(sr2_table: Web) -> None:
+    html = sr2_table.gm.get(f"/characters/{sr2_table.character_id}/card/wound/form/", **HTMX).content.decode()
+    assert "empty: rolled" not in html
+    assert 'name="quick"' in html
+    listed = html[html.index("The rolls the rules may ask, in this order:") :]
+    order = [listed.index(name) for name in ("Body check", "Hit location (2d6)", "Critical hit table (1d6)")]
+    assert order == sorted(order)
+    assert "Enter the dice on the card" not in html
+
+
+def test_a_card_asks_each_roll_in_turn_and_records_the_wound_with_the_last(sr2_table: Web) -> None:
+    asked = card_post(sr2_table, "wound", {"p_severity": "D"})
+    assert asked.status_code == 200
+    assert "Body check: roll 5d6, each 10+ is a success; 6s roll again and add" in form_of(asked)
+    assert "HX-Trigger" not in asked
+    given = {"p_severity": "D", "d_body_check": "6 3 1 2 3 1"}
+    asked = card_post(sr2_table, "wound", given)
+    assert "Hit location: roll 2d6" in form_of(asked)
+    assert "Body check</span>: 6 3 1 2 3 1, totals 9, 1, 2, 3, 1" in form_of(asked)
+    asked = card_post(sr2_table, "wound", {**given, "r_location_0": "3", "r_location_1": "4"})
+    assert "Critical hit table: roll 1d6" in form_of(asked)
+    given |= {"r_location_0": "3", "r_location_1": "4", "r_critical_0": "4"}
+    asked = card_post(sr2_table, "wound", given)
+    assert "Time before death: roll 2d6" in form_of(asked)
+    assert Event.objects.filter(type="WoundTaken").count() == 0
+    done = card_post(sr2_table, "wound", {**given, "r_death_time": "2 3"})
+    assert done.status_code == 200
+    assert done["HX-Trigger"] == "refresh"
+    assert "Ash: " in form_of(done) and "Critical hit 1" in form_of(done)
+    assert 'hx-swap-oob="true"' in done.content.decode()  # the card's state, in place
+    (hit,) = Event.objects.filter(type="CriticalHitTaken")
+    assert (hit.data["part"], hit.data["death_time_dice"]) == ("diaphragm", [2, 3])
+    (wound,) = Event.objects.filter(type="WoundTaken")
+    assert wound.data["body_check"]["dice"] == [9, 1, 2, 3, 1]
+
+
+def test_the_quick_row_records_a_wound_in_one_post(sr2_table: Web) -> None:
+    done = card_post(sr2_table, "wound", {"p_severity": "S", "quick": "1 1 1 1 1 3 4 2 3"})
+    assert done.status_code == 200, form_of(done)
+    assert "Critical hit 1 to the chest (ribs), Mortal" in form_of(done)
+    (wound,) = Event.objects.filter(type="WoundTaken")
+    assert wound.data["body_check"]["dice"] == [1, 1, 1, 1, 1]
+    (hit,) = Event.objects.filter(type="CriticalHitTaken")
+    assert hit.data["part"] == "ribs"
+
+
+def test_a_quick_row_too_short_asks_the_next_roll_with_the_rolls_it_gave_kept(sr2_table: Web) -> None:
+    asked = card_post(sr2_table, "wound", {"p_severity": "S", "quick": "1 1 1 1 1"})
+    assert asked.status_code == 200
+    html = form_of(asked)
+    assert "Hit location: roll 2d6" in html
+    # A Serious wound's Body check has no Rule of Six: the row's dice are the dice.
+    assert '<input type="hidden" name="r_body_check" value="1 1 1 1 1">' in html
+    assert Event.objects.filter(type="WoundTaken").count() == 0
+
+
+def test_a_rule_of_six_pool_typed_short_is_an_error_beside_the_roll_with_the_dice_kept(
+    sr2_table: Web,
+) -> None:
+    refused = card_post(sr2_table, "wound", {"p_severity": "D", "d_body_check": "1 2 6 3 4"})
+    assert refused.status_code == 400
+    html = form_of(refused)
+    assert (
+        "Body check: the pool is 5 dice, 4 read: 6 then 3 reads as one die of 9; type each die as rolled, "
+        "a 6&#x27;s extra roll after it" in html
+    )
+    assert 'name="d_body_check" value="1 2 6 3 4"' in html
+    assert "rolls.body_check" not in html
+    assert "HX-Trigger" not in refused
+    assert Event.objects.filter(type="WoundTaken").count() == 0
+
+
+def test_half_a_2d6_is_an_error_beside_the_roll_with_the_die_kept(sr2_table: Web) -> None:
+    given = {"p_severity": "D", "d_body_check": "1 1 1 1 1", "r_location_0": "3"}
+    refused = card_post(sr2_table, "wound", given)
+    assert refused.status_code == 400
+    html = form_of(refused)
+    assert "Hit location: 1 die of 2 typed; type every die, or leave them all empty" in html
+    assert 'name="r_location_0" type="number" min="1" max="6" inputmode="numeric" value="3"' in html
+    assert '<input type="hidden" name="d_body_check" value="1 1 1 1 1">' in html
+
+
+def test_the_character_pages_form_answers_a_dice_typo_with_a_400_beside_the_roll(sr2_table: Web) -> None:
+    refused = sr2_table.gm.post(
+        f"/characters/{sr2_table.character_id}/act/wound/",
+        {"key": "k-2", "p_severity": "D", "d_body_check": "1 2 6 3 4"},
+        **HTMX,
+    )
+    assert refused.status_code == 400
+    assert (
+        "Body check: the pool is 5 dice, 4 read: 6 then 3 reads as one die of 9" in refused.content.decode()
+    )
+
+
+@pytest.fixture
+def cp2020_table(db: None, django_user_model: Any) -> Web:
+    return table_web(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2})
+
+
+def test_a_dying_cyberpunk_character_is_stabilized_from_the_card(cp2020_table: Web) -> None:
+    dying = {
+        "type": "damage",
+        "damage": 30,
+        "location": "torso",
+        "rolls": {"stun_save": [1], "death_save": [10]},
+    }
+    assert cp2020_table.table.act(dying).status_code == 201
+    board = cp2020_table.gm.get(f"/campaigns/{cp2020_table.campaign_id}/").content.decode()
+    assert f'hx-get="/characters/{cp2020_table.character_id}/card/stabilize/form/"' in board
+    form = cp2020_table.gm.get(
+        f"/characters/{cp2020_table.character_id}/card/stabilize/form/", **HTMX
+    ).content.decode()
+    assert '<option value="dying">' in form
+    chosen = {"p_target": "dying", "p_skill": "medical_tech", "p_tech": "10", "p_skill_level": "10"}
+    asked = card_post(cp2020_table, "stabilize", chosen)
+    assert asked.status_code == 200
+    assert "Stabilize d10: roll 1d10, succeeds on 8 or more" in form_of(asked)
+    done = card_post(cp2020_table, "stabilize", {**chosen, "r_stabilize_0": "9"})
+    assert done.status_code == 200 and done["HX-Trigger"] == "refresh"
+    assert "Ash: The medic (medical tech) rolled 29 against 28: stabilized the dying character." in form_of(
+        done
+    )
+    assert Event.objects.filter(type="StabilizationSucceeded").count() == 1
+    assert "chip dying" not in done.content.decode()  # the card's state, swapped in place
+
+
+@pytest.fixture
+def df_table(db: None, django_user_model: Any) -> Web:
+    return table_web(django_user_model, "darkfuture", {"con": 8, "skills": {"driver": 3}})
+
+
+def test_a_dark_future_card_asks_the_critical_table_die(df_table: Web) -> None:
+    asked = card_post(df_table, "damage", {"p_weapon_damage": "5"})
+    assert asked.status_code == 200
+    assert "Pedestrian Critical Table: roll 1d6" in form_of(asked)
+
+
+def test_the_dying_chip_says_what_saves_and_when_a_treatment_under_way_ends_first(sr2_web: Web) -> None:
+    mortal = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
+    assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": mortal}).status_code == 201
+    board_url = f"/campaigns/{sr2_web.campaign_id}/"
+    chip = "dying: 30 min left unless treated (dies 2053-01-01 00:30:00)"
+    assert chip in sr2_web.gm.get(board_url).content.decode()
+    diagnose = {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 1,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [6]},
+    }
+    assert sr2_web.table.act(diagnose).status_code == 201
+    treat = {
+        "type": "treat",
+        "critical_hit": "ch1",
+        "medic": "Doc",
+        "skill": 3,
+        "rolls": {"treatment": [9, 13, 2]},
+    }
+    assert sr2_web.table.act(treat).status_code == 201
+    ends = "dying: the treatment under way ends 2053-01-01 00:05:00, before the death (2053-01-01 00:30:00)"
+    assert ends in sr2_web.gm.get(board_url).content.decode()
+    page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert ends in page  # the history keeps what was said at the time: "bleeds out ... unless treated"
+
+
+def test_the_favicon_is_found(client: Any) -> None:
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"] == "/static/favicon.svg"
+
+
+def test_leaving_asks_first_with_a_confirming_form(sr2_web: Web) -> None:
+    page = sr2_web.player.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    leave = page[page.index('id="leave"') :]
+    assert '<summary class="button-like">Leave Seattle 2053</summary>' in leave
+    assert leave.index("<summary") < leave.index("<form") < leave.index("Yes, leave Seattle 2053")
+
+
+def test_forms_without_dice_have_no_dice_boxes_in_a_table_dice_campaign(sr2_table: Web) -> None:
+    for action in ("undo", "heal_magic", "note"):
+        html = sr2_table.gm.get(
+            f"/characters/{sr2_table.character_id}/forms/{action}/", **HTMX
+        ).content.decode()
+        assert "Dice (rolled at the table)" not in html, action
+    wound = sr2_table.gm.get(f"/characters/{sr2_table.character_id}/forms/wound/", **HTMX).content.decode()
+    assert "Dice (rolled at the table)" in wound
+    # A severity in words, never a bare letter.
+    assert (
+        '<option value="D">Deadly (D)</option>' in wound and '<option value="L">Light (L)</option>' in wound
+    )
+
+
+def test_a_players_entry_of_a_revert_names_no_version(sr2_web: Web) -> None:
+    table = sr2_web.table
+    assert table.act({"type": "note", "text": "x"}).status_code == 201
+    wound = {"type": "wound", "severity": "L", "rolls": {"body_check": [6, 6, 6, 6, 6]}}
+    assert table.act(wound).status_code == 201
+    assert table.act({"type": "revert", "to_version": 1}).status_code == 201
+    page = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert "Took back wound taken." in page  # was "Back to how it was after entry None: ..."
+    assert "after entry" not in page
+
+
+def test_one_time_of_death_everywhere_after_a_revert(sr2_web: Web) -> None:
+    """A treatment that saved the hit, taken back 20 minutes later: the hit kills at 00:30 again, and the chip, the
+    card, "How Ash is", the answer and the API all say so."""
+    table = sr2_web.table
+    mortal = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
+    assert table.act({"type": "wound", "severity": "S", "rolls": mortal}).status_code == 201
+    diagnose = {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 1,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [6]},
+    }
+    assert table.act(diagnose).status_code == 201
+    diagnosed = table.gm.get(table.character_url()).json()["version"]
+    treat = {
+        "type": "treat",
+        "critical_hit": "ch1",
+        "medic": "Doc",
+        "skill": 3,
+        "rolls": {"treatment": [9, 13, 2]},
+    }
+    assert table.act(treat).status_code == 201
+    assert table.advance(minutes=20).status_code == 202
+    reverted = table.act({"type": "revert", "to_version": diagnosed}).json()
+    assert reverted["said"].endswith("Dies in about 10 min unless treated (2053-01-01 00:30:00).")
+    chip = "dying: 10 min left unless treated (dies 2053-01-01 00:30:00)"
+    page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert chip in page and "internal bleeding kills at 2053-01-01 00:30:00" in page
+    assert chip in sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    assert table.gm.get(table.character_url()).json()["death_at"] == 1800
+
+
+def test_a_dead_characters_page_lists_no_save_targets(cp2020_web: Web) -> None:
+    dying = {
+        "type": "damage",
+        "damage": 30,
+        "location": "torso",
+        "rolls": {"stun_save": [1], "death_save": [10]},
+    }
+    assert cp2020_web.table.act(dying).status_code == 201
+    page = cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/").content.decode()
+    assert "or less on a d10" in page  # dying: the saves still count
+    assert cp2020_web.table.advance(seconds=30).status_code == 202  # the end of the turn: dead
+    page = cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/").content.decode()
+    assert '<span class="chip dead">dead</span>' in page
+    assert "or less on a d10" not in page and "Healing rate" not in page
