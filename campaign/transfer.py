@@ -30,11 +30,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from campaign import game_dates, services
+from campaign import game_dates, queue, services
 from campaign.client_input import check_text, no_constants
-from campaign.eventstore import json_text, json_value
-from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Membership
-from campaign.projections import (
+from campaign.events import (
     CAMPAIGN_CHANGED,
     CAMPAIGN_CREATED,
     CHARACTER_CREATED,
@@ -47,12 +45,17 @@ from campaign.projections import (
     MEMBER_LEFT,
     MEMBER_REMOVED,
     MEMBERSHIP_EVENTS,
+)
+from campaign.eventstore import json_text, json_value
+from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Membership
+from campaign.projections import (
     Folded,
     Identity,
     changed_options,
     cyclic_gc_paused,
     write_read_models,
 )
+from campaign.secrecy import stream_entries
 from campaign.services import Conflict, ServiceError, readable, validate_campaign_options
 from rules.event_schema import (
     Int,
@@ -503,8 +506,6 @@ class _Replay:
         self, stream: str, data: bytes, lines: list[tuple[int, int]], voided: set[str]
     ) -> None:
         """A stream with an undo or a revert, from its own lines, as `projections._fold_campaign` replays one."""
-        from campaign.secrecy import stream_entries  # secrecy reads the projections' event names
-
         attributes, options, name = self.created[stream]
         state = self.states[stream] = start_state(self.rules, attributes, options)
         self.names[stream] = name  # a rename taken back is no rename (`services.take_back_identity`)
@@ -710,14 +711,12 @@ def _keyed_import(user: AbstractBaseUser, idempotency_key: str | None, digest: s
 def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str | None = None) -> ImportJob:
     """Check an export and make the job that writes it as a new campaign (run at once when there is no broker).
     The same file with the same `idempotency_key` again returns the first request's job."""
-    from campaign import tasks
-
     digest = hashlib.sha256(data).hexdigest()
     job = _keyed_import(user, idempotency_key, digest)
     if job is not None:
         return job
     checked = check_file(data)
-    tasks.ensure_broker("file", tasks.IMPORT_BROKER_DOWN)
+    queue.ensure_broker_for_import()
     try:
         with transaction.atomic():
             job = _keyed_import(user, idempotency_key, digest)
@@ -731,13 +730,13 @@ def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str 
                 idempotency_key=idempotency_key or None,
             )
             if not settings.CELERY_TASK_ALWAYS_EAGER:
-                transaction.on_commit(lambda: tasks.enqueue_import(job.pk))
+                transaction.on_commit(lambda: queue.enqueue_import(job.pk))
     except IntegrityError:
         raise Conflict(
             "Idempotency-Key", "another import with this key was started at the same moment"
         ) from None
     if settings.CELERY_TASK_ALWAYS_EAGER:
-        tasks.enqueue_import(job.pk)
+        queue.enqueue_import(job.pk)
     return ImportJob.objects.defer("file").get(pk=job.pk)
 
 
