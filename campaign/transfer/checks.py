@@ -130,7 +130,7 @@ ENVELOPE = Obj(
     },
     optional=frozenset({"recorded_at"}),
 )
-# The campaign stream's own events (campaign/projections.py); a CharacterCreated's attributes and a
+# The campaign stream's own events (campaign/events.py); a CharacterCreated's attributes and a
 # CampaignCreated's options are checked by the ruleset and the campaign, as a new character's or campaign's are.
 CAMPAIGN_EVENTS = {
     CAMPAIGN_CREATED: event(name=Text(200), ruleset=Text(32), options=ANY_OBJECT),
