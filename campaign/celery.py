@@ -6,6 +6,8 @@ from typing import Any
 from celery import Celery
 from celery.signals import worker_init
 
+from campaign.startup import freeze_startup_objects
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "campaign.settings")
 
 app = Celery("campaign")
@@ -15,6 +17,4 @@ app.autodiscover_tasks(["campaign"])
 
 @worker_init.connect
 def freeze_after_start(**kwargs: Any) -> None:
-    from campaign.startup import freeze_startup_objects
-
     freeze_startup_objects()

@@ -19,6 +19,8 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from campaign.celery import app
+
 log = logging.getLogger(__name__)
 
 OK = "ok"
@@ -62,8 +64,6 @@ def _cache() -> str:
 def _broker() -> str:
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return "ok (none: tasks run in the server's process)"
-    from campaign.celery import app
-
     with app.connection_for_write() as connection:
         connection.ensure_connection(max_retries=1, timeout=2)
     return OK

@@ -16,9 +16,7 @@ from django.core.cache import caches
 from django.utils import timezone
 
 from campaign import cursors, eventstore, secrecy
-from campaign.game_dates import game_datetime
-from campaign.models import Campaign, Character, Event, ImportJob, Invitation, Job, Membership
-from campaign.projections import (
+from campaign.events import (
     CHARACTER_CREATED,
     CLOCK_ADVANCED,
     INVITATION_ACCEPTED,
@@ -29,6 +27,8 @@ from campaign.projections import (
     MEMBER_REMOVED,
     MEMBERSHIP_EVENTS,
 )
+from campaign.game_dates import game_datetime
+from campaign.models import Campaign, Character, Event, ImportJob, Invitation, Job, Membership, Timer
 from rules.registry import get_ruleset
 from rules.ruleset import GAME_TIME_MARK, GM, NOT_UNDONE, NOTE_ADDED, PLAYER, TAKING_BACK, State
 from rules.ruleset import Event as RuleEvent
@@ -503,8 +503,6 @@ def timer_phrase(kind: str) -> str:
 
 def upcoming(campaign: Campaign, limit: int = 10) -> list[dict[str, Any]]:
     """What the clock will do next (GM only): "Ash: death at 2053-01-01T14:32:30"."""
-    from campaign.models import Timer
-
     rows = (
         Timer.objects.filter(campaign=campaign)
         .select_related("character")

@@ -17,7 +17,15 @@ from django.db import connection, transaction
 from django.db.models import F
 
 from campaign import eventstore
+from campaign.events import (
+    CAMPAIGN_CHANGED,
+    CAMPAIGN_CREATED,
+    CHARACTER_CREATED,
+    CLOCK_ADVANCED,
+    CLOCK_REWOUND,
+)
 from campaign.models import Campaign, Character, Event, Timer
+from campaign.secrecy import stream_entries
 from rules.registry import get_ruleset
 from rules.ruleset import (
     CHARACTER_CHANGED,
@@ -34,27 +42,6 @@ from rules.ruleset import (
 )
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Timer as RuleTimer
-
-CAMPAIGN_CREATED = "CampaignCreated"
-CAMPAIGN_CHANGED = "CampaignChanged"
-CHARACTER_CREATED = "CharacterCreated"
-CLOCK_ADVANCED = "ClockAdvanced"
-# Who joined and left: the campaign's history of its members (docs/members.md). They change no read model.
-MEMBER_INVITED = "MemberInvited"
-INVITATION_ACCEPTED = "InvitationAccepted"
-INVITATION_DECLINED = "InvitationDeclined"
-INVITATION_CANCELLED = "InvitationCancelled"
-MEMBER_REMOVED = "MemberRemoved"
-MEMBER_LEFT = "MemberLeft"
-MEMBERSHIP_EVENTS = (
-    MEMBER_INVITED,
-    INVITATION_ACCEPTED,
-    INVITATION_DECLINED,
-    INVITATION_CANCELLED,
-    MEMBER_REMOVED,
-    MEMBER_LEFT,
-)
-CLOCK_REWOUND = "ClockRewound"  # an advance taken back: the clock returns to `to`, where the advance began
 
 
 def status_columns(ruleset: Ruleset, state: State) -> dict[str, Any]:
@@ -291,8 +278,6 @@ def _fold_campaign(campaign: Campaign, ruleset: Ruleset) -> tuple[int, Folded]:
                 seen[character_id] += shows(event)
                 if type_ == CHARACTER_CHANGED:
                     identity.renamed(character_id, data["changes"])
-    from campaign.secrecy import stream_entries  # secrecy reads this module's event names
-
     for character_id in undone:
         rows = eventstore.stream_events(f"character:{character_id}")
         attributes, created_options, name = created[character_id]

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from campaign import eventstore
+from campaign.events import CLOCK_ADVANCED
 from campaign.models import Event
-from campaign.projections import CLOCK_ADVANCED
 from rules.ruleset import TAKING_BACK, Ruleset, player_sees, taken_back
 from rules.ruleset import Event as RuleEvent
 

@@ -192,7 +192,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024
 # and its events, every one checked within the request before the 202 (about 400 bytes and 60 us each).
 IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(128 * 1024 * 1024)))
 IMPORT_MAX_LINES = int(os.environ.get("IMPORT_MAX_LINES", "300000"))
-# Lines of an export an import writes per transaction (campaign/transfer.py, BATCH; docs/clock.md, "Faults").
+# Lines of an export an import writes per transaction (campaign/transfer/importing.py, BATCH; docs/clock.md, "Faults").
 IMPORT_LINES_PER_TRANSACTION = int(os.environ.get("IMPORT_LINES_PER_TRANSACTION", "50000"))
 
 # What one user may create (docs/security.md, "What one user may create"): a rate per user ("N/hour", as DRF's

@@ -20,6 +20,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from campaign import game_dates, services, transfer
+from campaign.celery import app
 from campaign.models import Campaign, ImportJob, Job
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,6 @@ def ensure_broker(field: str = "clock", message: str = BROKER_DOWN) -> None:
     (503)."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return
-    from campaign.celery import app
-
     try:
         with app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=1, timeout=2)

@@ -1,19 +1,5 @@
-"""Export a campaign as JSON Lines (one event per line, in global order) and import it as a new campaign.
-
-Streams are written as `campaign` and `character:<id in the file>`; import gives the characters new ids and
-replays the log into fresh read models, so the imported characters end in the same states. Players, members,
-the file's idempotency keys and jobs are not part of the log and are not carried over: the importer becomes the GM.
-The log's history of members (invitations, who joined, left or was removed, CharacterChanged of a character handed
-to a GM) comes along as history, user names as text: they name people of the server the file was written on.
-
-An export ends with a trailer: the count and the SHA-256 of the lines before it. An import refuses a file whose
-trailer is missing or does not match (cut short, or changed by hand), then checks every line before anything is
-written (`check_file`), in one pass: the envelope, each event against its ruleset's description
-(`rules/<slug>/events.py`), game times, versions, positions and undos, and a replay of every character through the
-ruleset with the replayed state's ranges checked after each event. Each refusal names the line and the field. The
-checked file is then written by an `ImportJob` (`import_run`) in batches, the events in bulk; the read models are
-what the check's replay gave (it is the rebuild's fold), written by the rebuild's own write (`write_read_models`).
-"""
+"""The checks of an export before anything of it is written: the trailer, then every line against its
+description and the lines before it, every character replayed through its ruleset (`check_file`)."""
 
 from __future__ import annotations
 
@@ -26,15 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, connection, transaction
-from django.utils import timezone
 
-from campaign import game_dates, services
+from campaign import game_dates
 from campaign.client_input import check_text, no_constants
-from campaign.eventstore import json_text, json_value
-from campaign.models import GM, PLAYER, Campaign, Character, Event, ImportJob, Membership
-from campaign.projections import (
+from campaign.events import (
     CAMPAIGN_CHANGED,
     CAMPAIGN_CREATED,
     CHARACTER_CREATED,
@@ -47,13 +28,13 @@ from campaign.projections import (
     MEMBER_LEFT,
     MEMBER_REMOVED,
     MEMBERSHIP_EVENTS,
-    Folded,
-    Identity,
-    changed_options,
-    cyclic_gc_paused,
-    write_read_models,
 )
-from campaign.services import Conflict, ServiceError, readable, validate_campaign_options
+from campaign.eventstore import json_value
+from campaign.models import GM, PLAYER
+from campaign.projections import Folded, Identity, changed_options, cyclic_gc_paused
+from campaign.secrecy import stream_entries
+from campaign.services import ServiceError, readable, validate_campaign_options
+from campaign.transfer.export import FORMAT
 from rules.event_schema import (
     Int,
     Limits,
@@ -86,12 +67,6 @@ from rules.ruleset import (
 )
 from rules.ruleset import Event as RuleEvent
 
-FORMAT = "wound-ledger/1"
-# Lines per transaction. Each batch saves the job's progress, and on SQLite an UPDATE rewrites the whole row, the
-# file it keeps for the worker with it (up to IMPORT_MAX_BYTES): at 5,000 lines a batch, rewriting the file cost
-# more than writing the events. 50,000 lines take 2 to 10 s on a busy 2-core machine: the heartbeat stays well
-# inside CLOCK_STALLED_AFTER_SECONDS, and the progress of a large file still moves (IMPORT_LINES_PER_TRANSACTION).
-BATCH = settings.IMPORT_LINES_PER_TRANSACTION
 LIMITS = Limits(
     # The rules schedule past the clock's last second (a hit that heals in eight weeks): the calendar keeps a
     # thousand years to spare for that (`game_dates`), and so does a time inside an event's data.
@@ -101,58 +76,6 @@ TRAILER_EXPECTED = (
     "expected the export's trailer (its line count and SHA-256), the last line of every export; "
     "the file is cut short or was changed"
 )
-
-
-# --- export --------------------------------------------------------------------------------------------------
-
-
-def export_lines(campaign: Campaign) -> Iterator[dict[str, Any]]:
-    rows = Event.objects.filter(campaign=campaign).order_by("position")
-    for row in rows.iterator(chunk_size=2000):
-        yield {
-            "format": FORMAT,
-            "position": row.position,
-            "stream": "campaign" if row.character_id is None else f"character:{row.character_id}",
-            "version": row.version,
-            "type": row.type,
-            "schema_version": row.schema_version,
-            "data": row.data,
-            "game_time": row.game_time,
-            "recorded_at": row.recorded_at.isoformat(),
-            "actor": row.actor,
-            "cause": row.cause,
-        }
-
-
-def _line(item: dict[str, Any]) -> str:
-    # ASCII only (json.dumps escapes the rest), so the text and the bytes the trailer hashes are one and the same.
-    return json.dumps(item, separators=(",", ":")) + "\n"
-
-
-def export_text(campaign: Campaign) -> Iterator[str]:
-    """The export's lines, streamed, then its trailer: the count and SHA-256 of the lines, hashed as they go.
-
-    Refused (409) while an advance is open: its firings are in the log before its `ClockAdvanced` is, so a copy
-    made from the file would have its clock behind them, and the copy's next note would be dated before them
-    (docs/clock.md, "Faults"). Checked here, before the first line, so that the answer can still be a 409."""
-    busy = services.open_job(campaign)
-    if busy is not None:
-        raise Conflict("clock", services.clock_busy(busy.pk))
-    return _export_text(campaign)
-
-
-def _export_text(campaign: Campaign) -> Iterator[str]:
-    digest = hashlib.sha256()
-    count = 0
-    for item in export_lines(campaign):
-        text = _line(item)
-        digest.update(text.encode("ascii"))
-        count += 1
-        yield text
-    yield _line({"format": FORMAT, "trailer": True, "lines": count, "sha256": digest.hexdigest()})
-
-
-# --- checks --------------------------------------------------------------------------------------------------
 
 
 def _fail(line: int, message: str) -> ServiceError:
@@ -207,7 +130,7 @@ ENVELOPE = Obj(
     },
     optional=frozenset({"recorded_at"}),
 )
-# The campaign stream's own events (campaign/projections.py); a CharacterCreated's attributes and a
+# The campaign stream's own events (campaign/events.py); a CharacterCreated's attributes and a
 # CampaignCreated's options are checked by the ruleset and the campaign, as a new character's or campaign's are.
 CAMPAIGN_EVENTS = {
     CAMPAIGN_CREATED: event(name=Text(200), ruleset=Text(32), options=ANY_OBJECT),
@@ -503,8 +426,6 @@ class _Replay:
         self, stream: str, data: bytes, lines: list[tuple[int, int]], voided: set[str]
     ) -> None:
         """A stream with an undo or a revert, from its own lines, as `projections._fold_campaign` replays one."""
-        from campaign.secrecy import stream_entries  # secrecy reads the projections' event names
-
         attributes, options, name = self.created[stream]
         state = self.states[stream] = start_state(self.rules, attributes, options)
         self.names[stream] = name  # a rename taken back is no rename (`services.take_back_identity`)
@@ -665,278 +586,3 @@ def _check_undo(line_no: int, stream: _Stream, payload: dict[str, Any]) -> None:
             f"data.versions: expected {versions} (the events of {cause!r}), got {payload['versions']}",
         )
     stream.voided.add(cause)
-
-
-# --- the import job --------------------------------------------------------------------------------------------
-
-
-def file_bytes(upload: Any) -> bytes:
-    """The uploaded file's bytes, refused past IMPORT_MAX_BYTES before they are read."""
-    limit = settings.IMPORT_MAX_BYTES
-    size = getattr(upload, "size", None)
-    if size is not None and size > limit:
-        raise ServiceError("file", f"expected a file of at most {limit:,} bytes, got {size:,}")
-    data = upload.read(limit + 1)
-    if len(data) > limit:
-        raise ServiceError("file", f"expected a file of at most {limit:,} bytes")
-    return data
-
-
-def _keyed_import(user: AbstractBaseUser, idempotency_key: str | None, digest: str) -> ImportJob | None:
-    """The import `user` already made with this key, if any; a 409 if it was another file or another request."""
-    if not idempotency_key:
-        return None
-    with transaction.atomic():
-        made = services.campaign_made_with(user, idempotency_key, digest)
-        job = ImportJob.objects.defer("file").filter(user=user, idempotency_key=idempotency_key).first()
-        if job is not None:
-            if job.file_sha256 != digest:
-                raise Conflict("Idempotency-Key", services.KEY_REUSED)
-            return job
-        if made is not None:
-            # Imported before imports were jobs: the campaign is answered as a finished job.
-            return ImportJob.objects.create(
-                user=user,
-                status=ImportJob.DONE,
-                file_sha256=digest,
-                progress=1.0,
-                campaign=made,
-                idempotency_key=idempotency_key,
-                finished_at=timezone.now(),
-            )
-    return None
-
-
-def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str | None = None) -> ImportJob:
-    """Check an export and make the job that writes it as a new campaign (run at once when there is no broker).
-    The same file with the same `idempotency_key` again returns the first request's job."""
-    from campaign import tasks
-
-    digest = hashlib.sha256(data).hexdigest()
-    job = _keyed_import(user, idempotency_key, digest)
-    if job is not None:
-        return job
-    checked = check_file(data)
-    tasks.ensure_broker("file", tasks.IMPORT_BROKER_DOWN)
-    try:
-        with transaction.atomic():
-            job = _keyed_import(user, idempotency_key, digest)
-            if job is not None:
-                return job
-            job = ImportJob.objects.create(
-                user=user,
-                file=data,
-                file_sha256=digest,
-                lines=checked.lines,
-                idempotency_key=idempotency_key or None,
-            )
-            if not settings.CELERY_TASK_ALWAYS_EAGER:
-                transaction.on_commit(lambda: tasks.enqueue_import(job.pk))
-    except IntegrityError:
-        raise Conflict(
-            "Idempotency-Key", "another import with this key was started at the same moment"
-        ) from None
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        tasks.enqueue_import(job.pk)
-    return ImportJob.objects.defer("file").get(pk=job.pk)
-
-
-def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
-    """Write a checked file as a new campaign, `BATCH` lines per transaction with the job's progress: the
-    events in bulk, each new character's row as its CharacterCreated comes, then in the last transaction the read
-    models and the importer as its GM. The read models are what the check's replay gave (`checked`, or the file
-    checked again here, as a worker does), written as the rebuild writes them (`write_read_models`). A run resumes
-    after the last batch written; a second run of the same job finds the batch already written and stops."""
-    job = ImportJob.objects.get(pk=job_id)
-    if not job.open:
-        return job
-    ImportJob.objects.filter(pk=job.pk, status=ImportJob.QUEUED).update(
-        status=ImportJob.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
-    )
-    data = bytes(job.file)
-    if checked is None:
-        checked = check_file(data)  # the worker's check is its replay: what `_finish` writes
-    end = len(data.rstrip(b"\n"))
-    end = data.rfind(b"\n", 0, end) + 1
-    lines = _lines(data, end)
-    position = job.lines_written
-    for _ in range(position):
-        next(lines)
-    with cyclic_gc_paused():  # the batches' parsed lines hold no cycles; the collector would walk the states
-        while True:
-            with transaction.atomic():
-                job = ImportJob.objects.defer("file").select_for_update().get(pk=job_id)
-                if not job.open or job.lines_written != position:
-                    return job
-                batch = [(line_no, json_value(raw)) for line_no, raw in _take(lines, BATCH)]
-                _write_batch(job, batch, checked.attributes)
-                position += len(batch)
-                job.lines_written = position
-                job.progress = round(min(position / max(job.lines, 1), 1.0), 4)
-                job.heartbeat_at = timezone.now()
-                if position >= job.lines:
-                    _finish(job, checked.folded)
-                    return job
-                job.save(
-                    update_fields=["lines_written", "progress", "heartbeat_at", "campaign", "characters"]
-                )
-
-
-def _finish(job: ImportJob, folded: Folded) -> None:
-    """The last batch's transaction: the read models, the importer as the campaign's GM, the job done."""
-    campaign = Campaign.objects.get(pk=job.campaign_id)
-    ids = {int(theirs): ours for theirs, ours in job.characters.items()}
-    write_read_models(
-        campaign,
-        get_ruleset(campaign.ruleset),
-        Folded(
-            {ids[theirs]: state for theirs, state in folded.states.items()},
-            {ids[theirs]: version for theirs, version in folded.versions.items()},
-            {ids[theirs]: seen for theirs, seen in folded.seen.items()},
-            folded.game_time,
-            folded.campaign_version,
-            folded.options,
-            Identity(
-                folded.identity.campaign_name,
-                {ids[theirs]: name for theirs, name in folded.identity.names.items()},
-                {ids[theirs]: retired for theirs, retired in folded.identity.retired.items()},
-            ),
-        ),
-    )
-    Membership.objects.create(campaign=campaign, user=job.user, role=GM)
-    job.status = ImportJob.DONE
-    job.progress = 1.0
-    job.finished_at = timezone.now()
-    job.file = b""  # written: the file is the campaign's event log now
-    job.save()
-
-
-def _take(lines: Iterator[tuple[int, bytes]], count: int) -> Iterator[tuple[int, bytes]]:
-    for _ in range(count):
-        item = next(lines, None)
-        if item is None:
-            return
-        yield item
-
-
-_EVENT_COLUMNS = [field for field in Event._meta.concrete_fields if not field.primary_key]
-_EVENT_COLUMN_NAMES = ", ".join(f'"{field.column}"' for field in _EVENT_COLUMNS)
-_EVENT_COPY = f"COPY {Event._meta.db_table} ({_EVENT_COLUMN_NAMES}) FROM STDIN"
-_EVENT_INSERT = "INSERT INTO {} ({}) VALUES ({})".format(
-    Event._meta.db_table, _EVENT_COLUMN_NAMES, ", ".join(["%s"] * len(_EVENT_COLUMNS))
-)
-
-
-def _write_batch(
-    job: ImportJob, batch: list[tuple[int, dict[str, Any]]], attributes: dict[int, dict[str, Any]]
-) -> None:
-    """One batch of lines: a character row for each CharacterCreated, then the events in one COPY (PostgreSQL)
-    or one executemany (SQLite). `bulk_create` cost three times the whole write: a model instance per event, and
-    on PostgreSQL arrays of JSON documents for its UNNEST."""
-    rows = []
-    if job.campaign_id is None:
-        job.campaign = _create_campaign(batch[0][1]["data"], job.user)
-    campaign_id = job.campaign_id
-    created = [item["data"] for _, item in batch if item["type"] == CHARACTER_CREATED]
-    _create_characters(job, created, attributes)
-    recorded_at = Event._meta.get_field("recorded_at").get_db_prep_value(timezone.now(), connection)
-    campaign_stream = f"campaign:{campaign_id}"
-    characters = {f"character:{theirs}": ours for theirs, ours in job.characters.items()}
-    for line_no, item in batch:
-        stream, payload, character_id = item["stream"], item["data"], None
-        if stream == "campaign" and item["type"] == CHARACTER_CREATED:
-            payload = {**payload, "character": job.characters[str(payload["character"])]}
-        elif stream != "campaign":
-            character_id = characters[stream]
-        first = line_no == 1
-        rows.append(  # in the order of `_EVENT_COLUMNS`
-            (
-                campaign_id,
-                campaign_stream if character_id is None else f"character:{character_id}",
-                character_id,
-                item["version"],
-                item["type"],
-                item["schema_version"],
-                json_text(payload),
-                item["game_time"],
-                recorded_at,
-                item["actor"],
-                item["cause"],
-                # The campaign's first event holds the import's key, as a created campaign's does.
-                job.idempotency_key if first else None,
-                job.file_sha256 if first and job.idempotency_key else "",
-            )
-        )
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            # psycopg's own cursor: its errors are raised as Django's (a dropped connection an OperationalError,
-            # which the worker retries), as every query's are.
-            with connection.wrap_database_errors, cursor.cursor.copy(_EVENT_COPY) as copy:
-                for row in rows:
-                    copy.write_row(row)
-        else:
-            cursor.executemany(_EVENT_INSERT, rows)
-
-
-def _create_characters(
-    job: ImportJob, created: list[dict[str, Any]], attributes: dict[int, dict[str, Any]]
-) -> None:
-    """The batch's new characters, in one insert, with the attributes the check validated; their read models are
-    written at the end (`_finish`)."""
-    if not created:
-        return
-    characters = Character.objects.bulk_create(
-        Character(campaign_id=job.campaign_id, name=data["name"], attributes=attributes[data["character"]])
-        for data in created
-    )
-    for data, character in zip(created, characters, strict=True):
-        job.characters[str(data["character"])] = character.pk
-
-
-def _create_campaign(payload: dict[str, Any], user: AbstractBaseUser) -> Campaign:
-    rules = get_ruleset(payload["ruleset"])
-    options = validate_campaign_options(rules, payload["options"])
-    # A clock that runs on its own stays still until the import is done: `_finish` then sets the options of
-    # the CampaignCreated event, and the clock's version and time with them.
-    return Campaign.objects.create(
-        name=payload["name"].strip(),
-        ruleset=rules.slug,
-        options={**options, "time_scale": 0},
-        created_by=user,
-    )
-
-
-IMPORT_FAILED = (
-    "the import stopped after {written:,} of {lines:,} events because of an error on the server (its log has the "
-    "details); no campaign was made of it and nothing of it shows anywhere"
-)
-
-
-def import_fail(job_id: Any) -> None:
-    """End an import that failed for good (a bug; a fault of the database is retried). The campaign it was writing
-    gets its GM only in the last batch, so what it wrote stays out of everyone's sight; the job says so in words,
-    the log keeps the error."""
-    with transaction.atomic():
-        job = ImportJob.objects.defer("file").select_for_update().filter(pk=job_id).first()
-        if job is None or not job.open:
-            return
-        job.status, job.finished_at = ImportJob.FAILED, timezone.now()
-        job.error = IMPORT_FAILED.format(written=job.lines_written, lines=job.lines)
-        job.save(update_fields=["status", "finished_at", "error"])
-
-
-def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
-    """Check and write a file in this process, whatever the broker (the import_campaign command)."""
-    checked = check_file(data)
-    # Made running: on SQLite an UPDATE rewrites the whole row, the file with it.
-    job = ImportJob.objects.create(
-        user=user,
-        file=data,
-        file_sha256=hashlib.sha256(data).hexdigest(),
-        lines=checked.lines,
-        status=ImportJob.RUNNING,
-        started_at=timezone.now(),
-        heartbeat_at=timezone.now(),
-    )
-    job = import_run(job.pk, checked)
-    return Campaign.objects.get(pk=job.campaign_id)

@@ -1,0 +1,142 @@
+"""The API's clock: reading it, advancing it (a job), the jobs, an advance taken back, the roll a waiting advance
+asks for (table dice)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.http import Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.decorators import api_view
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from campaign import access, presenters, services
+from campaign.api import answers as A
+from campaign.api import request_bodies as bodies
+from campaign.api.views.common import IDEMPOTENCY_KEY, JSON, _body, _idempotency_key
+from campaign.models import GM, ImportJob, Job
+
+
+@extend_schema(
+    methods=["GET"],
+    summary="The campaign's clock",
+    responses=A.responses(
+        {200: ("Clock", "the game time, and for a GM the open advance and what comes next")}, 404
+    ),
+)
+@extend_schema(
+    methods=["POST"],
+    summary="Advance the clock (GMs): a job",
+    request={JSON: bodies.CLOCK_ADVANCE},
+    parameters=[IDEMPOTENCY_KEY],
+    responses=A.responses({202: ("AdvanceAccepted", "the advance, under way")}, 400, 403, 404, 409),
+    examples=[A.request_example({"advance": {"hours": 2}})],
+)
+@api_view(["GET", "POST"])
+def clock(request: Request, campaign_id: int) -> Response:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    if request.method == "GET":
+        job = services.open_job(campaign)
+        data = {
+            "game_time": campaign.game_time,
+            "game_date": presenters.game_date(campaign, campaign.game_time),
+            "job": presenters.job_json(job) if job and role == GM else None,
+        }
+        if role == GM:
+            data["next"] = presenters.upcoming(campaign)
+        return Response(data)
+    access.require_gm(role, "advance the clock")
+    body = _body(request, bodies.CLOCK_ADVANCE)
+    seconds = services.parse_advance(body.get("advance"))
+    job = services.clock_advance_request(
+        campaign=campaign,
+        seconds=seconds,
+        actor=request.user.get_username(),
+        idempotency_key=_idempotency_key(request),
+        stop_on=body.get("stop_on"),
+    )
+    return Response(
+        {"job": str(job.pk), "from": job.from_time, "to": job.to_time, "status": job.status},
+        status=status.HTTP_202_ACCEPTED,
+    )
+
+
+@extend_schema(
+    summary="A job: a clock advance (its GMs) or an import (its user)",
+    responses=A.responses({200: ("Job", "the job and how far it got")}, 403, 404),
+)
+@api_view(["GET"])
+def job_detail(request: Request, job_id: str) -> Response:
+    """A clock advance (the campaign's GMs see it) or an import (its user sees it)."""
+    try:
+        key = uuid.UUID(job_id)
+    except ValueError:
+        raise Http404 from None
+    job = Job.objects.select_related("campaign").filter(pk=key).first()
+    if job is None:
+        imported = ImportJob.objects.defer("file").filter(pk=key, user=request.user).first()
+        if imported is None:
+            raise Http404
+        return Response(presenters.import_job_json(imported))
+    _, role = access.campaign_for(request.user, job.campaign_id)
+    access.require_gm(role, "see clock jobs")
+    return Response(presenters.job_json(job))
+
+
+@extend_schema(
+    summary="Take back the latest advance (GMs)",
+    request=None,
+    responses=A.responses(
+        {200: ("Rewind", "the advance taken back and where the clock is now")}, 400, 403, 404, 409
+    ),
+)
+@api_view(["POST"])
+def clock_rewind(request: Request, campaign_id: int) -> Response:
+    """Take back the latest advance (GM): its firings on every character are voided and the clock goes back to
+    where it began, while nothing was recorded since (409 naming what was)."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "take back an advance")
+    rewind = services.clock_rewind(campaign=campaign, actor=request.user.get_username())
+    return Response(
+        {
+            "job": str(rewind.job.pk),
+            "characters": rewind.characters,
+            "game_time": rewind.to,
+            "game_date": presenters.game_date(campaign, rewind.to),
+        }
+    )
+
+
+@extend_schema(
+    request={
+        JSON: {
+            "type": "object",
+            "description": "the dice of the roll the job waits for, by its name (`needs_roll.name`), e.g. "
+            '{"death_save": [4]}; or {"ask": false}: the server rolls the rest of this advance',
+            "properties": {"ask": {"type": "boolean"}},
+            "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+        }
+    },
+    summary="Give the roll a waiting advance asks for (GMs, table dice)",
+    parameters=[IDEMPOTENCY_KEY],
+    responses=A.responses({200: ("ClockJob", "the advance, going on")}, 400, 403, 404, 409),
+    examples=[A.request_example({"death_save": [4]})],
+)
+@api_view(["POST"])
+def job_rolls(request: Request, job_id: str) -> Response:
+    """Give the roll a waiting clock advance asks for (table dice); the advance goes on."""
+    try:
+        key = uuid.UUID(job_id)
+    except ValueError:
+        raise Http404 from None
+    job = Job.objects.filter(pk=key).first()
+    if job is None:
+        raise Http404
+    _, role = access.campaign_for(request.user, job.campaign_id)
+    access.require_gm(role, "roll for the clock")
+    job = services.clock_give_roll(
+        job_id=job.pk, body=request.data, idempotency_key=_idempotency_key(request)
+    )
+    return Response(presenters.job_json(job))

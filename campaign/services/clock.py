@@ -1,0 +1,350 @@
+"""The game clock: an advance requested as a job, run in batches of firings, failed for good; stopping on a status."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from campaign import eventstore, game_dates, presenters, queue
+from campaign.events import CLOCK_ADVANCED
+from campaign.models import Campaign, Character, Job, Timer
+from campaign.projections import project_character
+from campaign.services.core import (
+    KEY_REUSED,
+    Conflict,
+    ServiceError,
+    _evolved_in_place,
+    _key_holders,
+    _record,
+    clock_busy,
+    open_job,
+    request_digest,
+)
+from campaign.services.table_dice import _given_for, _wait_for_roll, asks_the_table
+from rules import clock
+from rules.dice import Dice, RollNeeded
+from rules.event_schema import TABLE_DICE
+from rules.registry import get_ruleset
+from rules.ruleset import Event as RuleEvent
+from rules.ruleset import Ruleset, State, game_time_mark
+from rules.ruleset import Timer as RuleTimer
+
+MAX_ADVANCE_SECONDS = 100 * 366 * 86_400
+
+
+ADVANCE_UNITS = {
+    "seconds": 1,
+    "minutes": 60,
+    "hours": 3600,
+    "days": 86_400,
+    "weeks": 7 * 86_400,
+    "rounds": 3,
+    "turns": 30,
+}
+
+
+def parse_advance(advance: Any) -> int:
+    """`{"hours": 2}` -> 7200. Exactly one unit."""
+    units = ", ".join(ADVANCE_UNITS)
+    if not isinstance(advance, Mapping) or len(advance) != 1:
+        raise ServiceError("advance", f"expected an object with exactly one of: {units}")
+    unit, amount = next(iter(advance.items()))
+    if unit not in ADVANCE_UNITS:
+        raise ServiceError("advance", f"unknown unit {unit!r}; expected one of: {units}")
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+        raise ServiceError(f"advance.{unit}", f"expected a whole number above 0, got {amount!r}")
+    seconds = amount * ADVANCE_UNITS[unit]
+    if seconds > MAX_ADVANCE_SECONDS:
+        raise ServiceError(f"advance.{unit}", "expected at most 100 years in one advance")
+    return seconds
+
+
+def _past_the_calendar(campaign: Campaign) -> str:
+    start = campaign.options.get("start") or get_ruleset(campaign.ruleset).default_start
+    end = game_dates.game_datetime(start, game_dates.MAX_GAME_SECONDS)
+    end_text = f" ({end:%Y-%m-%d %H:%M:%S})" if end is not None else ""
+    return f"expected an advance that ends within a thousand years of the campaign's start{end_text}"
+
+
+def _too_much_at_once(followed: int) -> str:
+    """The 400 for an advance that would cover more than CLOCK_MAX_CHARACTER_YEARS, in the game's words."""
+    limit = settings.CLOCK_MAX_CHARACTER_YEARS
+    longest = limit * game_dates.YEAR // followed
+    for name, size in (("year", game_dates.YEAR), ("day", 86_400), ("hour", 3600), ("minute", 60)):
+        if longest >= size or name == "minute":
+            count = longest // size
+            span = f"{count} {name}{'' if count == 1 else 's'}"
+            break
+    who = "1 character has" if followed == 1 else f"{followed} characters have"
+    return (
+        f"expected at most {span} in one advance while {who} injuries the clock follows (one advance covers at "
+        f"most {limit:,} years of one such character's clock); advance in shorter steps"
+    )
+
+
+def clock_advance_request(
+    *, campaign: Campaign, seconds: int, actor: str, idempotency_key: str | None = None, stop_on: Any = None
+) -> Job:
+    """Create the Job for an advance and enqueue it once the transaction commits. The same `idempotency_key` again
+    returns the job the first request made, finished or not, and advances nothing more. `stop_on="status"` ends
+    the advance at the first firing that changes a character's status (`STOP_ON`)."""
+    if stop_on not in (None, "", STOP_ON_STATUS):
+        raise ServiceError("stop_on", f'expected "{STOP_ON_STATUS}" or nothing, got {stop_on!r}')
+    digest = request_digest({"seconds": seconds, **({"stop_on": stop_on} if stop_on else {})})
+    queue.ensure_broker_for_advance()
+    try:
+        with transaction.atomic():
+            campaign = eventstore.lock_campaign(campaign.pk)
+            if idempotency_key:
+                event, first = _key_holders(campaign, idempotency_key)
+                if event is not None or (first is not None and first.request_digest != digest):
+                    raise Conflict("Idempotency-Key", KEY_REUSED)
+                if first is not None:
+                    return first
+            busy = open_job(campaign)
+            if busy is not None:
+                raise Conflict("clock", clock_busy(busy.pk))
+            if campaign.game_time + seconds > game_dates.MAX_GAME_SECONDS:
+                raise ServiceError("advance", _past_the_calendar(campaign))
+            followed = Timer.objects.filter(campaign=campaign).values("character_id").distinct().count()
+            if followed * seconds > settings.CLOCK_MAX_CHARACTER_YEARS * game_dates.YEAR:
+                raise ServiceError("advance", _too_much_at_once(followed))
+            job = Job.objects.create(
+                campaign=campaign,
+                from_time=campaign.game_time,
+                to_time=campaign.game_time + seconds,
+                reached=campaign.game_time,
+                actor=actor,
+                asks=asks_the_table(campaign, "clock"),
+                idempotency_key=idempotency_key,
+                request_digest=digest if idempotency_key else "",
+                stop_on=stop_on or "",
+            )
+            if not settings.CELERY_TASK_ALWAYS_EAGER:
+                transaction.on_commit(lambda: queue.enqueue_advance(job.pk, job.ticket))
+    except IntegrityError:
+        raise Conflict("clock", "another advance of this campaign was started at the same moment") from None
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        # In-process: run it now, after the job row is written (the 202 then reports a finished job).
+        queue.enqueue_advance(job.pk, job.ticket)
+    job.refresh_from_db()
+    return job
+
+
+def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = None) -> Job:
+    """Fire every due timer of the job's campaign in game-time order, then append ClockAdvanced.
+
+    Each batch of firings is one transaction under the campaign lock: the events, the projections, the timer index
+    and the job's progress commit together, so a worker killed at any point leaves a job that the next run resumes
+    without firing a timer twice.
+
+    `ticket` is the queue message's: once the job has been resent with a new one, an older message stops at its
+    next batch. With `slice_seconds` the run returns, the job still open, after the first batch that ends that long
+    after it began, so that the task can queue the rest behind other campaigns' jobs; None runs it to the end.
+    Once the job has fired CLOCK_MAX_FIRINGS_PER_ADVANCE timers it ends at the game second it has reached.
+    """
+    job = Job.objects.get(pk=job_id)
+    if not job.open or not _holds(job, ticket) or job.waiting:
+        return job
+    Job.objects.filter(pk=job.pk, status=Job.QUEUED).update(status=Job.RUNNING, started_at=timezone.now())
+    began = time.monotonic()
+    while True:
+        with transaction.atomic():
+            campaign = eventstore.lock_campaign(job.campaign_id)
+            job = Job.objects.get(pk=job.pk)
+            if not job.open or not _holds(job, ticket) or job.waiting:
+                return job
+            rules = get_ruleset(campaign.ruleset)
+            fired = appended = 0
+            finished = False
+            characters, queue = _due_timers(campaign, rules, job)
+            while fired < settings.CLOCK_FIRINGS_PER_TRANSACTION:
+                due = queue.next(at_limit=job.timers_fired + fired >= settings.CLOCK_MAX_FIRINGS_PER_ADVANCE)
+                if due is None:
+                    finished = True
+                    break
+                character = characters[due.character_id]
+                before = status_of(rules, character.state) if job.stop_on else None
+                try:
+                    produced, timers = _fire(rules, character, due, job)
+                except RollNeeded as need:
+                    # Table dice: the advance stops before this firing, everything before it kept.
+                    _wait_for_roll(job, character, due, need.request)
+                    break
+                queue.fired(due, produced > 0, timers)
+                appended += produced
+                fired += 1
+                if before is not None and produced and (change := status_change(before, rules, character)):
+                    job.stopped_because = f"{character.name} {change}"
+                    queue.reached = due.fire_at
+                    finished = True
+                    break
+            job.reached = queue.reached
+            span = max(1, job.to_time - job.from_time)
+            job.timers_fired += fired
+            job.events_appended += appended
+            job.progress = min(1.0, (job.reached - job.from_time) / span) if not finished else 1.0
+            job.heartbeat_at = timezone.now()
+            job.skips = sorted([character_id, key] for character_id, key in queue.skip)
+            if finished:
+                _finish(campaign, job, end=queue.reached if job.stopped_because else queue.end)
+            elif job.reached != campaign.game_time:
+                # The clock moves with each batch: whatever becomes of the job, the clock is never behind a
+                # firing it committed (docs/clock.md, "Faults").
+                Campaign.objects.filter(pk=campaign.pk).update(game_time=job.reached)
+            job.save()
+        if (
+            finished
+            or job.waiting
+            or (slice_seconds is not None and time.monotonic() - began >= slice_seconds)
+        ):
+            return job
+
+
+def _holds(job: Job, ticket: Any) -> bool:
+    """Whether a run with this ticket may work on the job (None: a direct call, or a message from before tickets)."""
+    return ticket is None or str(job.ticket) == str(ticket)
+
+
+def _finish(campaign: Campaign, job: Job, end: int) -> None:
+    """Append ClockAdvanced up to `end` and set the clock there: the time asked for, or where the limit stopped it."""
+    eventstore.append(
+        campaign=campaign,
+        stream=campaign.stream,
+        expected_version=campaign.version,
+        events=[
+            RuleEvent(
+                CLOCK_ADVANCED,
+                {"from": job.from_time, "to": end, "job": str(job.pk), "timers_fired": job.timers_fired},
+                end,
+            )
+        ],
+        cause=f"job:{job.pk}",
+        actor=job.actor,
+    )
+    job.events_appended += 1
+    Campaign.objects.filter(pk=campaign.pk).update(game_time=end, version=campaign.version + 1)
+    job.status = Job.DONE
+    job.reached = end
+    job.finished_at = timezone.now()
+
+
+def _due_timers(campaign: Campaign, rules: Ruleset, job: Job) -> tuple[dict[int, Character], clock.DueTimers]:
+    """The characters with something due by the end of the advance, and their timers in firing order.
+
+    The Timer index only says who has work; each queue entry comes from the character's state, which the index
+    projects, so the queue can follow firings in memory for the rest of the batch.
+    """
+    due = Timer.objects.filter(campaign=campaign, due__lte=job.to_time).values_list("character_id", flat=True)
+    characters = {character.pk: character for character in Character.objects.filter(pk__in=set(due))}
+    skip = {(character_id, key) for character_id, key in job.skips}
+    queue = clock.DueTimers(job.from_time, job.to_time, skip, reached=job.reached)
+    for character in characters.values():
+        character.campaign = campaign
+        queue.set_timers(character.pk, rules.timers(character.state))
+    return characters, queue
+
+
+def _fire(rules: Ruleset, character: Character, due: clock.Due, job: Job) -> tuple[int, list[RuleTimer]]:
+    """Fire one timer. Returns how many events it appended and the character's timers after it. With table dice,
+    the firing takes the GM's dice given for it (`Job.rolls`) and raises `RollNeeded` for one nobody gave."""
+    given = _given_for(job, character, due)
+    dice = Dice(given, ask=job.asks)
+    events = clock.fire(rules, character.state, due, dice)
+    job.rolls = {"answered": job.rolls.get("answered", [])} if job.rolls else {}
+    if given and events:
+        events[0].data[TABLE_DICE] = sorted(name for name in given if name in dice.used)
+    state, previous_timers = _evolved_in_place(rules, character, events)
+    if not events:
+        return 0, project_character(
+            character, rules, state, character.version, previous_timers=previous_timers
+        )
+    _, timers = _record(
+        character,
+        rules,
+        events,
+        state,
+        previous_timers,
+        cause=f"timer:{job.pk}:{character.pk}:{due.timer.key}:{due.fire_at}",
+        actor="clock",
+        wrapper=transaction.get_connection(),
+    )
+    return len(events), timers
+
+
+ADVANCE_FAILED = (
+    "the advance stopped at {date} after {fired} because of an error on the server (its log has the details); "
+    "what fired up to there is kept and the clock stands there: take this advance back, or advance again to go on"
+)
+ADVANCE_FAILED_UNTOUCHED = (
+    "the advance stopped before it fired anything because of an error on the server (its log has the details); "
+    "nothing was changed"
+)
+
+
+def clock_fail(job_id: Any) -> Job | None:
+    """End an advance that failed for good (a bug, not a fault of the database: those are retried). What its
+    committed batches fired stays, closed by a `ClockAdvanced` up to the second they reached, as an advance the
+    firing limit stopped is: the clock stands there, the log agrees with it, and the advance can be taken back
+    (`clock_rewind`). The job says so in words; the log keeps the error."""
+    campaign_id = Job.objects.filter(pk=job_id).values_list("campaign_id", flat=True).first()
+    if campaign_id is None:
+        return None
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign_id)  # first, as `clock_run` takes it: no deadlock
+        job = Job.objects.get(pk=job_id)
+        if not job.open:
+            return job
+        job.needs_roll = None
+        if job.events_appended == 0 and job.reached == job.from_time:
+            job.status, job.finished_at = Job.FAILED, timezone.now()
+            job.error = ADVANCE_FAILED_UNTOUCHED
+        else:
+            _finish(campaign, job, end=job.reached)
+            job.status = Job.FAILED
+            fired = f"{job.timers_fired:,} timer firing{'' if job.timers_fired == 1 else 's'}"
+            job.error = presenters.dated(
+                campaign, ADVANCE_FAILED.format(date=game_time_mark(job.reached), fired=fired)
+            )
+        job.save()
+    return job
+
+
+STOP_ON_STATUS = "status"
+# A status as the board reads it, and the words for each change: (field, was, now) -> words.
+STATUS_WORDS = {
+    ("alive", True, False): "dies",
+    ("dying", False, True): "starts dying",
+    ("dying", True, False): "stops dying",
+    ("conscious", True, False): "falls unconscious",
+    ("conscious", False, True): "wakes",
+    ("stunned", False, True): "is stunned",
+    ("stunned", True, False): "is no longer stunned",
+}
+
+
+def status_of(rules: Ruleset, state: State) -> dict[str, bool]:
+    """What `stop_on: "status"` watches: alive, dying, conscious (the ruleset's status) and stunned (a state's
+    `stunned`, in the rulesets that have it)."""
+    status = rules.status(state)
+    return {
+        "alive": bool(status["alive"]),
+        "dying": bool(status["dying"]),
+        "conscious": bool(status["conscious"]),
+        "stunned": bool(state.get("stunned")),
+    }
+
+
+def status_change(before: dict[str, bool], rules: Ruleset, character: Character) -> str:
+    """The change a firing made to the character's status, in words ('dies'), or '' for none. A death says only
+    that: it also ends the dying and the consciousness."""
+    after = status_of(rules, character.state)
+    changes = [STATUS_WORDS[(name, was, after[name])] for name, was in before.items() if after[name] != was]
+    if "dies" in changes:
+        return "dies"
+    return " and ".join(changes)

@@ -1,0 +1,298 @@
+"""An import as a job: requested (the key, the check, the job), written in batches (`import_run`), failed for
+good (`import_fail`), or run in this process (`import_file`, the import_campaign command)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from campaign import queue, services
+from campaign.events import CHARACTER_CREATED
+from campaign.eventstore import json_text, json_value
+from campaign.models import GM, Campaign, Character, Event, ImportJob, Membership
+from campaign.projections import Folded, Identity, cyclic_gc_paused, write_read_models
+from campaign.services import Conflict, ServiceError, validate_campaign_options
+from campaign.transfer.checks import CheckedFile, _lines, check_file
+from rules.registry import get_ruleset
+
+# Lines per transaction. Each batch saves the job's progress, and on SQLite an UPDATE rewrites the whole row, the
+# file it keeps for the worker with it (up to IMPORT_MAX_BYTES): at 5,000 lines a batch, rewriting the file cost
+# more than writing the events. 50,000 lines take 2 to 10 s on a busy 2-core machine: the heartbeat stays well
+# inside CLOCK_STALLED_AFTER_SECONDS, and the progress of a large file still moves (IMPORT_LINES_PER_TRANSACTION).
+BATCH = settings.IMPORT_LINES_PER_TRANSACTION
+
+
+def file_bytes(upload: Any) -> bytes:
+    """The uploaded file's bytes, refused past IMPORT_MAX_BYTES before they are read."""
+    limit = settings.IMPORT_MAX_BYTES
+    size = getattr(upload, "size", None)
+    if size is not None and size > limit:
+        raise ServiceError("file", f"expected a file of at most {limit:,} bytes, got {size:,}")
+    data = upload.read(limit + 1)
+    if len(data) > limit:
+        raise ServiceError("file", f"expected a file of at most {limit:,} bytes")
+    return data
+
+
+def _keyed_import(user: AbstractBaseUser, idempotency_key: str | None, digest: str) -> ImportJob | None:
+    """The import `user` already made with this key, if any; a 409 if it was another file or another request."""
+    if not idempotency_key:
+        return None
+    with transaction.atomic():
+        made = services.campaign_made_with(user, idempotency_key, digest)
+        job = ImportJob.objects.defer("file").filter(user=user, idempotency_key=idempotency_key).first()
+        if job is not None:
+            if job.file_sha256 != digest:
+                raise Conflict("Idempotency-Key", services.KEY_REUSED)
+            return job
+        if made is not None:
+            # Imported before imports were jobs: the campaign is answered as a finished job.
+            return ImportJob.objects.create(
+                user=user,
+                status=ImportJob.DONE,
+                file_sha256=digest,
+                progress=1.0,
+                campaign=made,
+                idempotency_key=idempotency_key,
+                finished_at=timezone.now(),
+            )
+    return None
+
+
+def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str | None = None) -> ImportJob:
+    """Check an export and make the job that writes it as a new campaign (run at once when there is no broker).
+    The same file with the same `idempotency_key` again returns the first request's job."""
+    digest = hashlib.sha256(data).hexdigest()
+    job = _keyed_import(user, idempotency_key, digest)
+    if job is not None:
+        return job
+    checked = check_file(data)
+    queue.ensure_broker_for_import()
+    try:
+        with transaction.atomic():
+            job = _keyed_import(user, idempotency_key, digest)
+            if job is not None:
+                return job
+            job = ImportJob.objects.create(
+                user=user,
+                file=data,
+                file_sha256=digest,
+                lines=checked.lines,
+                idempotency_key=idempotency_key or None,
+            )
+            if not settings.CELERY_TASK_ALWAYS_EAGER:
+                transaction.on_commit(lambda: queue.enqueue_import(job.pk))
+    except IntegrityError:
+        raise Conflict(
+            "Idempotency-Key", "another import with this key was started at the same moment"
+        ) from None
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        queue.enqueue_import(job.pk)
+    return ImportJob.objects.defer("file").get(pk=job.pk)
+
+
+def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
+    """Write a checked file as a new campaign, `BATCH` lines per transaction with the job's progress: the
+    events in bulk, each new character's row as its CharacterCreated comes, then in the last transaction the read
+    models and the importer as its GM. The read models are what the check's replay gave (`checked`, or the file
+    checked again here, as a worker does), written as the rebuild writes them (`write_read_models`). A run resumes
+    after the last batch written; a second run of the same job finds the batch already written and stops."""
+    job = ImportJob.objects.get(pk=job_id)
+    if not job.open:
+        return job
+    ImportJob.objects.filter(pk=job.pk, status=ImportJob.QUEUED).update(
+        status=ImportJob.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
+    )
+    data = bytes(job.file)
+    if checked is None:
+        checked = check_file(data)  # the worker's check is its replay: what `_finish` writes
+    end = len(data.rstrip(b"\n"))
+    end = data.rfind(b"\n", 0, end) + 1
+    lines = _lines(data, end)
+    position = job.lines_written
+    for _ in range(position):
+        next(lines)
+    with cyclic_gc_paused():  # the batches' parsed lines hold no cycles; the collector would walk the states
+        while True:
+            with transaction.atomic():
+                job = ImportJob.objects.defer("file").select_for_update().get(pk=job_id)
+                if not job.open or job.lines_written != position:
+                    return job
+                batch = [(line_no, json_value(raw)) for line_no, raw in _take(lines, BATCH)]
+                _write_batch(job, batch, checked.attributes)
+                position += len(batch)
+                job.lines_written = position
+                job.progress = round(min(position / max(job.lines, 1), 1.0), 4)
+                job.heartbeat_at = timezone.now()
+                if position >= job.lines:
+                    _finish(job, checked.folded)
+                    return job
+                job.save(
+                    update_fields=["lines_written", "progress", "heartbeat_at", "campaign", "characters"]
+                )
+
+
+def _finish(job: ImportJob, folded: Folded) -> None:
+    """The last batch's transaction: the read models, the importer as the campaign's GM, the job done."""
+    campaign = Campaign.objects.get(pk=job.campaign_id)
+    ids = {int(theirs): ours for theirs, ours in job.characters.items()}
+    write_read_models(
+        campaign,
+        get_ruleset(campaign.ruleset),
+        Folded(
+            {ids[theirs]: state for theirs, state in folded.states.items()},
+            {ids[theirs]: version for theirs, version in folded.versions.items()},
+            {ids[theirs]: seen for theirs, seen in folded.seen.items()},
+            folded.game_time,
+            folded.campaign_version,
+            folded.options,
+            Identity(
+                folded.identity.campaign_name,
+                {ids[theirs]: name for theirs, name in folded.identity.names.items()},
+                {ids[theirs]: retired for theirs, retired in folded.identity.retired.items()},
+            ),
+        ),
+    )
+    Membership.objects.create(campaign=campaign, user=job.user, role=GM)
+    job.status = ImportJob.DONE
+    job.progress = 1.0
+    job.finished_at = timezone.now()
+    job.file = b""  # written: the file is the campaign's event log now
+    job.save()
+
+
+def _take(lines: Iterator[tuple[int, bytes]], count: int) -> Iterator[tuple[int, bytes]]:
+    for _ in range(count):
+        item = next(lines, None)
+        if item is None:
+            return
+        yield item
+
+
+_EVENT_COLUMNS = [field for field in Event._meta.concrete_fields if not field.primary_key]
+_EVENT_COLUMN_NAMES = ", ".join(f'"{field.column}"' for field in _EVENT_COLUMNS)
+_EVENT_COPY = f"COPY {Event._meta.db_table} ({_EVENT_COLUMN_NAMES}) FROM STDIN"
+_EVENT_INSERT = "INSERT INTO {} ({}) VALUES ({})".format(
+    Event._meta.db_table, _EVENT_COLUMN_NAMES, ", ".join(["%s"] * len(_EVENT_COLUMNS))
+)
+
+
+def _write_batch(
+    job: ImportJob, batch: list[tuple[int, dict[str, Any]]], attributes: dict[int, dict[str, Any]]
+) -> None:
+    """One batch of lines: a character row for each CharacterCreated, then the events in one COPY (PostgreSQL)
+    or one executemany (SQLite). `bulk_create` cost three times the whole write: a model instance per event, and
+    on PostgreSQL arrays of JSON documents for its UNNEST."""
+    rows = []
+    if job.campaign_id is None:
+        job.campaign = _create_campaign(batch[0][1]["data"], job.user)
+    campaign_id = job.campaign_id
+    created = [item["data"] for _, item in batch if item["type"] == CHARACTER_CREATED]
+    _create_characters(job, created, attributes)
+    recorded_at = Event._meta.get_field("recorded_at").get_db_prep_value(timezone.now(), connection)
+    campaign_stream = f"campaign:{campaign_id}"
+    characters = {f"character:{theirs}": ours for theirs, ours in job.characters.items()}
+    for line_no, item in batch:
+        stream, payload, character_id = item["stream"], item["data"], None
+        if stream == "campaign" and item["type"] == CHARACTER_CREATED:
+            payload = {**payload, "character": job.characters[str(payload["character"])]}
+        elif stream != "campaign":
+            character_id = characters[stream]
+        first = line_no == 1
+        rows.append(  # in the order of `_EVENT_COLUMNS`
+            (
+                campaign_id,
+                campaign_stream if character_id is None else f"character:{character_id}",
+                character_id,
+                item["version"],
+                item["type"],
+                item["schema_version"],
+                json_text(payload),
+                item["game_time"],
+                recorded_at,
+                item["actor"],
+                item["cause"],
+                # The campaign's first event holds the import's key, as a created campaign's does.
+                job.idempotency_key if first else None,
+                job.file_sha256 if first and job.idempotency_key else "",
+            )
+        )
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # psycopg's own cursor: its errors are raised as Django's (a dropped connection an OperationalError,
+            # which the worker retries), as every query's are.
+            with connection.wrap_database_errors, cursor.cursor.copy(_EVENT_COPY) as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            cursor.executemany(_EVENT_INSERT, rows)
+
+
+def _create_characters(
+    job: ImportJob, created: list[dict[str, Any]], attributes: dict[int, dict[str, Any]]
+) -> None:
+    """The batch's new characters, in one insert, with the attributes the check validated; their read models are
+    written at the end (`_finish`)."""
+    if not created:
+        return
+    characters = Character.objects.bulk_create(
+        Character(campaign_id=job.campaign_id, name=data["name"], attributes=attributes[data["character"]])
+        for data in created
+    )
+    for data, character in zip(created, characters, strict=True):
+        job.characters[str(data["character"])] = character.pk
+
+
+def _create_campaign(payload: dict[str, Any], user: AbstractBaseUser) -> Campaign:
+    rules = get_ruleset(payload["ruleset"])
+    options = validate_campaign_options(rules, payload["options"])
+    # A clock that runs on its own stays still until the import is done: `_finish` then sets the options of
+    # the CampaignCreated event, and the clock's version and time with them.
+    return Campaign.objects.create(
+        name=payload["name"].strip(),
+        ruleset=rules.slug,
+        options={**options, "time_scale": 0},
+        created_by=user,
+    )
+
+
+IMPORT_FAILED = (
+    "the import stopped after {written:,} of {lines:,} events because of an error on the server (its log has the "
+    "details); no campaign was made of it and nothing of it shows anywhere"
+)
+
+
+def import_fail(job_id: Any) -> None:
+    """End an import that failed for good (a bug; a fault of the database is retried). The campaign it was writing
+    gets its GM only in the last batch, so what it wrote stays out of everyone's sight; the job says so in words,
+    the log keeps the error."""
+    with transaction.atomic():
+        job = ImportJob.objects.defer("file").select_for_update().filter(pk=job_id).first()
+        if job is None or not job.open:
+            return
+        job.status, job.finished_at = ImportJob.FAILED, timezone.now()
+        job.error = IMPORT_FAILED.format(written=job.lines_written, lines=job.lines)
+        job.save(update_fields=["status", "finished_at", "error"])
+
+
+def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
+    """Check and write a file in this process, whatever the broker (the import_campaign command)."""
+    checked = check_file(data)
+    # Made running: on SQLite an UPDATE rewrites the whole row, the file with it.
+    job = ImportJob.objects.create(
+        user=user,
+        file=data,
+        file_sha256=hashlib.sha256(data).hexdigest(),
+        lines=checked.lines,
+        status=ImportJob.RUNNING,
+        started_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+    )
+    job = import_run(job.pk, checked)
+    return Campaign.objects.get(pk=job.campaign_id)
