@@ -107,9 +107,17 @@ def test_the_pages_htmx_and_the_api_docs_run_under_the_policy_with_no_violation(
     gm.page.on("request", lambda request: requested.append(request.url))
     gm.page.goto(f"{base}/api/docs/")
     expect(gm.page.locator(".swagger-ui .info .title")).to_contain_text("Wound Ledger API")
-    actions = gm.page.get_by_role("button", name="POST /api/characters/{character_id}/actions/", exact=True)
+    actions = gm.page.get_by_role(
+        "button",
+        name="POST /api/characters/{character_id}/actions/ Act on a character: a wound, care, a note, undo, revert (GMs)",
+        exact=True,
+    )
     expect(actions).to_be_visible()
-    gm.page.get_by_role("button", name="GET /api/rulesets/", exact=True).click()
+    gm.page.get_by_role(
+        "button",
+        name="GET /api/rulesets/ The rulesets: actions, their parameters and dice, campaign options",
+        exact=True,
+    ).click()
     gm.page.get_by_role("button", name="Try it out").click()
     gm.page.get_by_role("button", name="Execute").click()
     expect(gm.page.locator(".live-responses-table tbody .response-col_status")).to_have_text("200")
