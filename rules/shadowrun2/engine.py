@@ -56,6 +56,7 @@ STUN_BOX_RECOVERED = "StunBoxRecovered"
 DEAD = kernel.DEAD
 MEDIC_NEEDED = "this field is required: expected the medic's name"
 TEXT_NEEDED = "this field is required: expected a text"
+HIT_ID = "expected a critical hit id such as ch1, got {value!r}"
 COMBAT_POOL_OFF = "combat pool on the Body check needs the campaign option combat_pool_on_body_check"
 NOT_DIAGNOSED = "the medic does not know this critical hit is there"
 CRIPPLING_UNTREATABLE = (
@@ -268,7 +269,7 @@ def physical_healing_possible(state: Mapping[str, Any]) -> bool:
 
 def _hit(state: Mapping[str, Any], hit_id: Any, field: str = "critical_hit") -> dict[str, Any]:
     if not isinstance(hit_id, str) or not hit_id:
-        raise RuleError(field, f"expected a critical hit id such as ch1, got {hit_id!r}")
+        raise RuleError(field, HIT_ID.format(value=hit_id))
     for hit in state["critical_hits"]:
         if hit["id"] == hit_id:
             return hit

@@ -202,7 +202,7 @@ def param_values(ruleset: Ruleset, param: Param, state: State) -> st.SearchStrat
     if param.kind in ("text", "textarea"):
         return st.sampled_from(MEDIC_NAMES)
     injuries = _injury_ids(ruleset, state)
-    if param.kind == "critical_hit":
+    if param.kind == "id":
         return st.sampled_from([*injuries, "ch99"])
     if param.kind in ("json", "amounts"):
         keys = [*injuries, *ruleset.view(state, GM)["sheet"]]
@@ -312,7 +312,7 @@ def valid_action(ruleset: Ruleset, kind: str) -> dict[str, Any]:
                 "choices": list(param.choices[:1]),
                 "text": "Doc",
                 "textarea": "Doc",
-                "critical_hit": "ch1",
+                "id": "ch1",
                 "json": {},
                 "amounts": {},
             }[param.kind]
