@@ -10,7 +10,8 @@ A ruleset's folder (`rules/<slug>/`) holds
                 player never receives a value of; SHEET_SCHEMA and PLAYER_SHEET_SCHEMA, the shape of the view's
                 sheet as the GM and a player receive it (OpenAPI schema, rules/answer_schema.py);
                 TIMER_WORDS (timer kind -> what it will do, the GM's: 'bleeds out', 'next healing roll');
-                describe and said: events in the game's words (rules/words.py), the one source of an event's
+                SENTENCES (event type -> its sentence), from which describe and said are made: events in the
+                game's words (rules/words.py), the one source of an event's
                 words: the Undo button's summary is the short form of its describe sentence (`words.short`)
     forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to),
                 CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
@@ -200,6 +201,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
         describe=house_rules_words(view.describe, options.OPTIONS),
+        sentences=view.SENTENCES,
         said=view.said,
         clock_rolls=forms.CLOCK_ROLLS,
         forms=forms.FORMS,

@@ -208,6 +208,9 @@ class Ruleset:
     # The game's words (rules/words.py): one history entry as a sentence, from the data its reader holds, and the
     # GM's answer to an action from its events and the state after them. Dates are `game_time_mark`s.
     describe: Callable[[Event], str] | None = None
+    # The ruleset's own sentences, by event type (`view.SENTENCES`, from which `describe` is made): every event type
+    # of `event_schemas` has its sentence here or among the shared ones (`rules.words.SHARED_SENTENCES`).
+    sentences: Mapping[str, Callable[[Event], str]] = field(default_factory=dict)
     said: Callable[[list[Event], State], str] | None = None
     # What a timer of `state` will do when it fires, in the game's words, for the GM ("bleeds out: critical hit 1
     # to the chest", "next healing roll"): the character page's clock, now or in the past (time travel).
