@@ -22,6 +22,7 @@ A ruleset's folder (`rules/<slug>/`) holds
                 (rules/event_schema.py), against which an import checks a file written elsewhere
     forecast.py FORECAST: the injuries the recovery forecast follows, what a player may know of them and the GM's
                 what-if menu (rules/forecast.py)
+    bench.py    BENCH: what `manage.py bench` plays of the ruleset, its benchmark mix (rules/bench.py)
     __init__.py RULESET = assemble(__name__, title=..., default_start=...), which `rules.registry` lists.
 
 A decider is `(state, params, dice, now) -> events`, where `params` are the action's parameters as its form declares
@@ -176,9 +177,9 @@ def house_rules_words(describe: Callable[[Event], str], declarations: Declaratio
 def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
     """The Ruleset of one folder (`package`, its `__name__`), from the names its modules define (this module's
     docstring): every folder has the same files, so none lists them."""
-    engine, view, forms, sheet, events, forecast, options = (
+    engine, view, forms, sheet, events, forecast, options, bench = (
         importlib.import_module(f"{package}.{name}")
-        for name in ("engine", "view", "forms", "sheet", "events", "forecast", "options")
+        for name in ("engine", "view", "forms", "sheet", "events", "forecast", "options", "bench")
     )
     return Ruleset(
         slug=engine.SLUG,
@@ -214,6 +215,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         changeable_attributes=engine.CHANGEABLE,
         forecast=forecast.FORECAST,
         reindex_timers=getattr(engine, "reindex_timers", None),
+        bench=bench.BENCH,
     )
 
 

@@ -46,6 +46,7 @@ from rules.sheet import CharacterSheet
 from rules.text import unreadable
 
 if TYPE_CHECKING:
+    from rules.bench import Bench
     from rules.forecast import ForecastRules
 
 State = dict[str, Any]
@@ -221,6 +222,8 @@ class Ruleset:
     # it keeps that an option's interval set are moved by the change (RULES.md, "House rules changed in play").
     # None: the ruleset's timers read their intervals from the options whenever they are asked.
     reindex_timers: Callable[[State, Mapping[str, Any]], None] | None = None
+    # What `manage.py bench` plays of the ruleset (`rules.bench.Bench`, its `bench.py`): perf/ reads it from here.
+    bench: Bench | None = None
 
     @property
     def option_help(self) -> dict[str, str]:
