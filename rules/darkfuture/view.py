@@ -194,14 +194,6 @@ TIMER_WORDS = {
 # ----------------------------------------------------------------------------------------------------------------
 # The game's words for one history entry or an action's answer (rules/words.py). A player reads all of it.
 
-EFFECT_WORDS = {
-    tables.EFFECT_STUN: "stunned",
-    tables.EFFECT_KO: "knocked out",
-    tables.EFFECT_LIMB: "a limb disabled",
-    tables.EFFECT_AUTOMATIC_KO: "knocked out at once",
-    tables.EFFECT_DEAD: "dead",
-}
-
 
 def _attack(data: dict[str, Any]) -> str:
     return (

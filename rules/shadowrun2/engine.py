@@ -82,8 +82,6 @@ ONLY_CRIPPLING_ACCEPTED = "only a crippling critical hit is accepted (the others
 ACCEPT_UNDIAGNOSED = "nobody knows this critical hit is there; diagnose it before accepting it"
 ALREADY_ACCEPTED = "this critical hit is already accepted"
 
-SHARED_OPTIONS = ("start", "time_scale", "table_dice")  # handled by the campaign, not by this engine
-
 
 # ----------------------------------------------------------------------------------------------------------------
 # Options, attributes, initial state
