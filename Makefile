@@ -22,11 +22,12 @@ demo: migrate
 run: demo
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
-## make test: lint, the OpenAPI schema validated (warnings fail), then the whole suite (set DATABASE_URL and
-## REQUIRE_SERVICES=1 to run it on PostgreSQL/Redis)
+## make test: lint (ruff; vulture: no dead code), the OpenAPI schema validated (warnings fail), then the whole
+## suite (set DATABASE_URL and REQUIRE_SERVICES=1 to run it on PostgreSQL/Redis)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/vulture
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
 	$(BIN)/pytest -p no:cacheprovider -n 2
 
@@ -42,6 +43,7 @@ fuzz: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/vulture
 
 format: $(STAMP)
 	$(BIN)/ruff format .

@@ -26,7 +26,7 @@ sys.path.append(
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "campaign.settings")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 

@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 
 from campaign import services
 from campaign.models import PLAYER, Campaign, Membership
-from perf.mixes import SHADOWRUN2_ATTRIBUTES
+from perf.mixes import BENCHES
 
 # Three wounds of a fight, every die entered: a Light and a Moderate physical, a Moderate stun.
 THREE_WOUNDS: list[dict[str, Any]] = [
@@ -42,7 +42,7 @@ def seeded_table(characters: int, tag: str = "board") -> tuple[Campaign, Any, An
             actor=gm.username,
             name=f"Runner {n + 1}",
             player=player.username,
-            attributes=SHADOWRUN2_ATTRIBUTES,
+            attributes=BENCHES["shadowrun2"].attributes,
         )
         for body in THREE_WOUNDS:
             services.character_act(character_id=character.pk, body=body, actor=gm.username)

@@ -115,7 +115,7 @@ class _Player(threading.Thread):
         client = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
             self._get(client)  # the page opened: its first live region, not timed
-            due = self.start_at + random.uniform(0, PERIOD)  # noqa: S311 - the readers are not in step
+            due = self.start_at + random.uniform(0, PERIOD)
             while due < self.stop_at:
                 time.sleep(max(0.0, due - time.perf_counter()))
                 took, status = self._get(client, due >= self.measured)

@@ -826,10 +826,6 @@ def _post_all(port: int, token: str, requests: list[tuple[str, str]]) -> tuple[f
     return seconds, statuses
 
 
-def _action_requests(plan: list[tuple[int, dict[str, Any]]]) -> list[tuple[str, str]]:
-    return [(f"/api/characters/{character_id}/actions/", json.dumps(body)) for character_id, body in plan]
-
-
 def _posted_in_process(token: str, requests: list[tuple[str, str]]) -> None:
     """The requests posted through Django's test client in this process: what `--profile` profiles (a profiler in
     the server's worker would measure the profiler)."""

@@ -68,8 +68,10 @@ class DueTimers:
 
     def set_timers(self, character_id: int, timers: Iterable[Timer]) -> None:
         """What the character's state asks for now (all of it, due or not): entries that changed are queued."""
-        # Every firing comes here (the service's clock and each of a forecast's futures): `_order` and `fires_at`
-        # are written out in the loop.
+        # Every firing comes here (the service's clock and each of a forecast's futures): the order is written out
+        # in the loop, (fires at, character, priority, key), where a timer fires at its own `due`, or at the
+        # advance's start for one the state has in the past (undo and revert take back events, never time:
+        # RULES.md, "Every ruleset").
         before = self._current.get(character_id, _NO_TIMERS)
         now = {timer.key: timer for timer in timers}
         self._current[character_id] = now
@@ -81,14 +83,6 @@ class DueTimers:
                 at = due if due > from_time else from_time
                 entry = ((at, character_id, timer.priority, key), self._pushed, character_id, key, timer)
                 heapq.heappush(heap, entry)
-
-    def _order(self, character_id: int, timer: Timer) -> tuple:
-        return (self.fires_at(timer), character_id, timer.priority, timer.key)
-
-    def fires_at(self, timer: Timer) -> int:
-        """The second a timer fires at: its own `due`, or the advance's start for one the state has in the past
-        (undo and revert take back events, never time: RULES.md, "Every ruleset")."""
-        return max(timer.due, self.from_time)
 
     def peek(self) -> Due | None:
         """The next timer to fire, left in the queue; None when nothing more is due up to `to_time`."""

@@ -110,7 +110,7 @@ class RollRequest:
         return dice.roll(self.name, self.count, self.sides)
 
 
-class RollNeeded(Exception):  # noqa: N818 (it is a request to the table, not an error of the user)
+class RollNeeded(Exception):  # no Error suffix: a request to the table, not an error of the user
     """A roll the rules need and nobody gave, in table-dice mode: the action is refused before anything is written,
     the clock waits. Not a RuleError: nothing is wrong with the request."""
 

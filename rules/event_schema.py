@@ -316,7 +316,7 @@ class _Builder:
 
     def function(self, spec: Any) -> Any:
         code = f"def fits(value, limits):\n    return bool({self.source(spec, 'value')})\n"
-        exec(compile(code, f"<fits of {type(spec).__name__}>", "exec"), self.namespace)  # noqa: S102
+        exec(compile(code, f"<fits of {type(spec).__name__}>", "exec"), self.namespace)
         return self.namespace["fits"]
 
 

@@ -10,7 +10,8 @@ A ruleset's folder (`rules/<slug>/`) holds
                 player never receives a value of; SHEET_SCHEMA and PLAYER_SHEET_SCHEMA, the shape of the view's
                 sheet as the GM and a player receive it (OpenAPI schema, rules/answer_schema.py);
                 TIMER_WORDS (timer kind -> what it will do, the GM's: 'bleeds out', 'next healing roll');
-                describe and said: events in the game's words (rules/words.py), the one source of an event's
+                SENTENCES (event type -> its sentence), from which describe and said are made: events in the
+                game's words (rules/words.py), the one source of an event's
                 words: the Undo button's summary is the short form of its describe sentence (`words.short`)
     forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to),
                 CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
@@ -21,6 +22,7 @@ A ruleset's folder (`rules/<slug>/`) holds
                 (rules/event_schema.py), against which an import checks a file written elsewhere
     forecast.py FORECAST: the injuries the recovery forecast follows, what a player may know of them and the GM's
                 what-if menu (rules/forecast.py)
+    bench.py    BENCH: what `manage.py bench` plays of the ruleset, its benchmark mix (rules/bench.py)
     __init__.py RULESET = assemble(__name__, title=..., default_start=...), which `rules.registry` lists.
 
 A decider is `(state, params, dice, now) -> events`, where `params` are the action's parameters as its form declares
@@ -175,9 +177,9 @@ def house_rules_words(describe: Callable[[Event], str], declarations: Declaratio
 def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
     """The Ruleset of one folder (`package`, its `__name__`), from the names its modules define (this module's
     docstring): every folder has the same files, so none lists them."""
-    engine, view, forms, sheet, events, forecast, options = (
+    engine, view, forms, sheet, events, forecast, options, bench = (
         importlib.import_module(f"{package}.{name}")
-        for name in ("engine", "view", "forms", "sheet", "events", "forecast", "options")
+        for name in ("engine", "view", "forms", "sheet", "events", "forecast", "options", "bench")
     )
     return Ruleset(
         slug=engine.SLUG,
@@ -202,6 +204,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
         describe=house_rules_words(view.describe, options.OPTIONS),
+        sentences=view.SENTENCES,
         said=view.said,
         clock_rolls=forms.CLOCK_ROLLS,
         forms=forms.FORMS,
@@ -214,6 +217,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         changeable_attributes=engine.CHANGEABLE,
         forecast=forecast.FORECAST,
         reindex_timers=getattr(engine, "reindex_timers", None),
+        bench=bench.BENCH,
     )
 
 

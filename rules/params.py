@@ -46,7 +46,7 @@ class Param:
     kind: int (`minimum` to `maximum`), bool, choice (one of `choices`), choices (a list of some of `choices`; one
     name alone is a list of one), text (at most `max_length` characters once trimmed; `blank`: the message when
     only blanks are given, or "" when an empty text is fine), textarea (drawn as a text area, read as a text),
-    critical_hit (a hit's id; the decider looks it up), json (an object), amounts (an object of whole numbers by
+    id (the id of something the character has, that the decider looks up; `invalid` says what one looks like), json (an object), amounts (an object of whole numbers by
     name: successes per monitor; read as an object, the decider checks each name and amount; the web form draws
     one number input per name `targets` offers, never the object's braces). `invalid`: the message for a value of
     the wrong shape, where the kind's own would not do (a format string with `{value!r}`); `repeated`: for
@@ -84,13 +84,17 @@ class Param:
     # A text naming someone in the game (a medic): the web form offers the campaign's characters and keeps free
     # text for anyone else (an NPC nobody made a character of). The API takes the same text either way.
     person: bool = False
+    # What the API's list of rulesets calls the kind, where a ruleset's own name for it predates the generic one;
+    # `means`: what the value names, for the API's schema alone.
+    described_kind: str = ""
+    means: str = ""
 
     def described(self) -> dict[str, Any]:
         """What the API's list of rulesets says of the parameter. Its answer predates the bounds and the amounts
         kind: an amounts value is the object the API has always taken, so it says "json", with the example."""
         return {
             "name": self.name,
-            "kind": API_KINDS.get(self.kind, self.kind),
+            "kind": self.described_kind or API_KINDS.get(self.kind, self.kind),
             "label": self.label,
             "required": self.required,
             "default": self.default,
@@ -286,17 +290,14 @@ def _read_choices(param: Param, action: Mapping[str, Any]) -> Any:
     return picked
 
 
-NO_CRITICAL_HIT = "expected a critical hit: none was chosen (the API takes its id, such as ch1)"
-
-
-def _read_critical_hit(param: Param, action: Mapping[str, Any]) -> Any:
+def _read_id(param: Param, action: Mapping[str, Any]) -> Any:
     value = action.get(param.name)
     if value is None and not param.required:
-        return None
-    if value is None or value == "":
-        raise RuleError(param.name, NO_CRITICAL_HIT)
+        return param.default
+    if value is None or value == "":  # a picker left on its first line: said in words, never "got None"
+        raise RuleError(param.name, f"expected a {param.label.lower()}: none was chosen")
     if not isinstance(value, str):
-        raise RuleError(param.name, f"expected a critical hit id such as ch1, got {value!r}")
+        raise RuleError(param.name, (param.invalid or "expected an id, got {value!r}").format(value=value))
     return value
 
 
@@ -316,7 +317,7 @@ READERS: dict[str, Callable[[Param, Mapping[str, Any]], Any]] = {
     "choices": _read_choices,
     "text": _read_text,
     "textarea": _read_text,
-    "critical_hit": _read_critical_hit,
+    "id": _read_id,
     "json": _read_json,
     "amounts": _read_json,  # the decider knows the names and bounds; the form only draws the rows
 }

@@ -46,6 +46,7 @@ from rules.sheet import CharacterSheet
 from rules.text import unreadable
 
 if TYPE_CHECKING:
+    from rules.bench import Bench
     from rules.forecast import ForecastRules
 
 State = dict[str, Any]
@@ -208,6 +209,9 @@ class Ruleset:
     # The game's words (rules/words.py): one history entry as a sentence, from the data its reader holds, and the
     # GM's answer to an action from its events and the state after them. Dates are `game_time_mark`s.
     describe: Callable[[Event], str] | None = None
+    # The ruleset's own sentences, by event type (`view.SENTENCES`, from which `describe` is made): every event type
+    # of `event_schemas` has its sentence here or among the shared ones (`rules.words.SHARED_SENTENCES`).
+    sentences: Mapping[str, Callable[[Event], str]] = field(default_factory=dict)
     said: Callable[[list[Event], State], str] | None = None
     # What a timer of `state` will do when it fires, in the game's words, for the GM ("bleeds out: critical hit 1
     # to the chest", "next healing roll"): the character page's clock, now or in the past (time travel).
@@ -218,6 +222,8 @@ class Ruleset:
     # it keeps that an option's interval set are moved by the change (RULES.md, "House rules changed in play").
     # None: the ruleset's timers read their intervals from the options whenever they are asked.
     reindex_timers: Callable[[State, Mapping[str, Any]], None] | None = None
+    # What `manage.py bench` plays of the ruleset (`rules.bench.Bench`, its `bench.py`): perf/ reads it from here.
+    bench: Bench | None = None
 
     # What a player reads of an entry taken back (its public data given): what it told may be secret again in the
     # state that stands (a diagnosis taken back: the hit's part and lethality are the GM's again). None: as is.

@@ -143,67 +143,90 @@ def _taken_back(data: Mapping[str, Any]) -> str:
     return ", ".join(_lower(title_of(kind)) for kind in data.get("types", []))
 
 
-def _edit(event: Event) -> str | None:
-    """The sentences of the edits every ruleset shares (a character's, the house rules'), retiring, restoring."""
-    if event.type in (CHARACTER_CHANGED, CAMPAIGN_CHANGED):
-        said = changes_words(event.data.get("changes") or {})
-        heading = "Changed" if event.type == CHARACTER_CHANGED else "House rules changed"
-        return f"{heading}: {said}." if said else f"{heading}."
-    if event.type == CHARACTER_RETIRED:
-        return "Retired from play: off the board, and the clock no longer runs for the character."
-    if event.type == CHARACTER_RESTORED:
-        return "Back in play."
-    return None
+def _edited(event: Event) -> str:
+    """A character's edit or the house rules': what changed, old and new."""
+    said = changes_words(event.data.get("changes") or {})
+    heading = "Changed" if event.type == CHARACTER_CHANGED else "House rules changed"
+    return f"{heading}: {said}." if said else f"{heading}."
 
 
-def _going_back(event: Event) -> str | None:
-    """The sentences of taking back: a revert (by hand, or the clock's advance rewound) and the clock rewound."""
+def _retired(event: Event) -> str:
+    return "Retired from play: off the board, and the clock no longer runs for the character."
+
+
+def _restored(event: Event) -> str:
+    return "Back in play."
+
+
+def _reverted(event: Event) -> str:
+    """A revert, by hand or the clock's advance rewound."""
     data = event.data
-    if event.type == ACTIONS_REVERTED:
-        taken = _taken_back(data)
-        if data.get("advance"):
-            return f"The clock's advance taken back{f': {taken}' if taken else ''}."
-        to_version = data.get("to_version")
-        if to_version is None:  # a player's entry: the version counts entries they do not see
-            return f"Took back {taken}." if taken else "Entries taken back."
-        back = f"Back to how it was after entry {to_version}"
-        return f"{back}: took back {taken}." if taken else f"{back}."
-    if event.type == CLOCK_REWOUND:
-        return f"The clock went back {duration(data['from'] - data['to'])} to {game_time_mark(data['to'])}."
-    return None
+    taken = _taken_back(data)
+    if data.get("advance"):
+        return f"The clock's advance taken back{f': {taken}' if taken else ''}."
+    to_version = data.get("to_version")
+    if to_version is None:  # a player's entry: the version counts entries they do not see
+        return f"Took back {taken}." if taken else "Entries taken back."
+    back = f"Back to how it was after entry {to_version}"
+    return f"{back}: took back {taken}." if taken else f"{back}."
 
 
-def shared(event: Event) -> str | None:
-    """The sentence of an event every ruleset shares, or None for a ruleset's own."""
+def _rewound(event: Event) -> str:
     data = event.data
-    if event.type in (CHARACTER_CHANGED, CAMPAIGN_CHANGED, CHARACTER_RETIRED, CHARACTER_RESTORED):
-        return _edit(event)
-    if event.type in (ACTIONS_REVERTED, CLOCK_REWOUND):
-        return _going_back(event)
-    if event.type == NOTE_ADDED:
-        text = str(data.get("text", "")).strip()
-        return f"GM note: {text}{'' if text[-1:] in '.!?' else '.'}" if text else "A GM note."
-    if event.type == ACTION_UNDONE:
-        taken = _taken_back(data)
-        return f"Took back: {taken}." if taken else "Took back an earlier action."
-    if event.type == CLOCK_ADVANCED:
-        return f"The clock moved on {duration(data['to'] - data['from'])} to {game_time_mark(data['to'])}."
-    if event.type == "CampaignCreated":
-        return f"Campaign {data.get('name', '')} started."
-    if event.type == "CharacterCreated":
-        return f"{data.get('name', 'The character')} joined the campaign."
-    return None
+    return f"The clock went back {duration(data['from'] - data['to'])} to {game_time_mark(data['to'])}."
 
 
-def describe_with(own: Callable[[Event], str | None]) -> Callable[[Event], str]:
-    """A ruleset's `describe`: the shared events' sentences, then its own; an event neither knows reads as its
-    title (an event of a newer engine shown by an older one)."""
+def _note(event: Event) -> str:
+    data = event.data
+    text = str(data.get("text", "")).strip()
+    return f"GM note: {text}{'' if text[-1:] in '.!?' else '.'}" if text else "A GM note."
+
+
+def _undone(event: Event) -> str:
+    data = event.data
+    taken = _taken_back(data)
+    return f"Took back: {taken}." if taken else "Took back an earlier action."
+
+
+def _advanced(event: Event) -> str:
+    data = event.data
+    return f"The clock moved on {duration(data['to'] - data['from'])} to {game_time_mark(data['to'])}."
+
+
+def _campaign_created(event: Event) -> str:
+    data = event.data
+    return f"Campaign {data.get('name', '')} started."
+
+
+def _character_created(event: Event) -> str:
+    data = event.data
+    return f"{data.get('name', 'The character')} joined the campaign."
+
+
+# The sentences of the events every ruleset shares: the edits (a character's, the house rules'), retiring and
+# restoring, taking back (a revert, an undo, the clock rewound), a note, the clock, a campaign and a character made.
+SHARED_SENTENCES: dict[str, Callable[[Event], str]] = {
+    CHARACTER_CHANGED: _edited,
+    CAMPAIGN_CHANGED: _edited,
+    CHARACTER_RETIRED: _retired,
+    CHARACTER_RESTORED: _restored,
+    ACTIONS_REVERTED: _reverted,
+    CLOCK_REWOUND: _rewound,
+    NOTE_ADDED: _note,
+    ACTION_UNDONE: _undone,
+    CLOCK_ADVANCED: _advanced,
+    "CampaignCreated": _campaign_created,
+    "CharacterCreated": _character_created,
+}
+
+
+def describe_with(own: Mapping[str, Callable[[Event], str]]) -> Callable[[Event], str]:
+    """A ruleset's `describe`: the shared events' sentences, then its own (`own`: event type -> its sentence); an
+    event neither knows reads as its title (an event of a newer engine shown by an older one)."""
 
     def describe(event: Event) -> str:
-        text = shared(event)
-        if text is None:
-            text = own(event)
-        return text if text is not None else f"{title_of(event.type)}."
+        sentence = SHARED_SENTENCES.get(event.type) or own.get(event.type)
+        return sentence(event) if sentence is not None else f"{title_of(event.type)}."
 
     return describe
 
@@ -279,12 +302,12 @@ def said_with(describe: Callable[[Event], str], events: list[Event], status: Map
 
 
 def speaker(
-    own: Callable[[Event], str | None],
+    own: Mapping[str, Callable[[Event], str]],
     status: Callable[[Any], Mapping[str, Any]],
     saves: Callable[[Any], Mapping[str, Any]] | None = None,
 ) -> tuple[Callable[[Event], str], Callable[[list[Event], Any], str]]:
-    """A ruleset's `describe` and `said` from its own events' sentences, its `status` (the GM's view) and `saves`,
-    what stops the time of death (`saved_by`, `treatment_ends`: `threat`)."""
+    """A ruleset's `describe` and `said` from its own events' sentences (event type -> sentence), its `status` (the
+    GM's view) and `saves`, what stops the time of death (`saved_by`, `treatment_ends`: `threat`)."""
     describe = describe_with(own)
 
     def said(events: list[Event], state: Any) -> str:

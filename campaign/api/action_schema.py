@@ -35,8 +35,8 @@ def param_schema(param: Param) -> dict[str, Any]:
             schema["pattern"] = r"\S"
     elif param.kind == "textarea":
         schema = {"type": "string", "maxLength": NOTE_LENGTH, "pattern": r"\S"}
-    elif param.kind == "critical_hit":
-        schema = {"type": "string", "description": "the id of one of the character's critical hits, e.g. ch1"}
+    elif param.kind == "id":
+        schema = {"type": "string", "description": param.means} if param.means else {"type": "string"}
     elif param.kind == "json":
         schema = {"type": "object"}
     elif param.kind == "amounts":

@@ -102,13 +102,6 @@ DESCRIBED = {
 }
 # A refusal of the throttles (`Detail`) or of a service's (a field map): both are answered with these statuses.
 EITHER = {"anyOf": [ref("Detail"), ref("FieldErrors")]}
-RETRY_AFTER = OpenApiParameter(
-    "Retry-After",
-    int,
-    OpenApiParameter.HEADER,
-    description="seconds to wait before trying again",
-    response=[429],
-)
 
 
 # --- users, campaigns, members, invitations ----------------------------------------------------------------------

@@ -5,9 +5,8 @@ the same ones the API checks a body with, so the schema and the check cannot dri
 `CampaignOptions` is `oneOf` the rulesets' option objects (`Shadowrun2Options`, ...), each with the options every
 ruleset shares; `CharacterAttributes` likewise (`Shadowrun2Attributes`, ...). Which one applies is the campaign's
 ruleset. The components are added to the schema by `add_components` (a drf-spectacular post-processing hook,
-`SPECTACULAR_SETTINGS`); a body's or an answer's schema refers to them with `OPTIONS` and `ATTRIBUTES`
-(`CAMPAIGN_ANSWER`, `CHARACTER_ANSWER`: the answers with their `options` and `attributes` typed). The stored shapes are the API's as before: a
-duration in the unit its option's name says (`_seconds`, `_minutes`, `_days`, `_weeks`), each described so.
+`SPECTACULAR_SETTINGS`); a body's or an answer's schema refers to them with `OPTIONS` and `ATTRIBUTES`. The
+stored shapes are the API's as before: a duration in the unit its option's name says (`_seconds`, `_minutes`, `_days`, `_weeks`), each described so.
 """
 
 from __future__ import annotations
@@ -117,18 +116,3 @@ def add_components(result: dict[str, Any], generator: Any, request: Any, public:
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(components())
     return result
-
-
-def answer_with(field: str, schema: dict[str, Any], what: str) -> dict[str, Any]:
-    """An answer's schema that types one field (`options`, `attributes`) and leaves the rest as it is described
-    elsewhere (docs/api.md)."""
-    return {
-        "type": "object",
-        "description": what,
-        "properties": {field: schema},
-        "additionalProperties": True,
-    }
-
-
-CAMPAIGN_ANSWER = answer_with("options", OPTIONS, "The campaign as the caller sees it.")
-CHARACTER_ANSWER = answer_with("attributes", ATTRIBUTES, "The character as the caller sees it.")

@@ -24,7 +24,6 @@ from campaign.services.actions import COMMAND_ATTEMPTS, NOTHING_TO_UNDO, charact
 from campaign.services.campaigns import (
     CAMPAIGN_FIELDS,
     FIGHT_IDLE_MINUTES,
-    SHARED_OPTIONS,
     campaign_create,
     campaign_made_with,
     change_campaign,
@@ -124,7 +123,6 @@ __all__ = [
     "user_sign_up",
     "CAMPAIGN_FIELDS",
     "FIGHT_IDLE_MINUTES",
-    "SHARED_OPTIONS",
     "campaign_create",
     "campaign_made_with",
     "change_campaign",

@@ -29,7 +29,6 @@ from rules.registry import get_ruleset
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Ruleset, copy_state, set_options
 
-SHARED_OPTIONS = declared.SHARED_NAMES
 # A fight ends by itself after this many game minutes without a combat action (option `fight_idle_minutes`; 0: the
 # GM ends it), so that downtime is never counted in rounds (docs/web.md, "The round counter").
 FIGHT_IDLE_MINUTES = declared.FIGHT_IDLE_MINUTES

@@ -29,7 +29,6 @@ class Lane:
     plot_bottom: int
     band: str  # polygon points: the 90th percentile forward, the 10th back
     median: str  # polyline points
-    most_text: str
 
 
 @dataclass(frozen=True)
@@ -81,9 +80,7 @@ def _lane(line: fc.Line, index: int, start: int, end: int) -> Lane:
         (x, _y(p50, line.most, plot_top, plot_bottom))
         for x, (_, _, p50, _) in zip(xs, line.points, strict=True)
     ]
-    return Lane(
-        line.what, top, plot_top, plot_bottom, _points(high + low[::-1]), _points(median), str(line.most)
-    )
+    return Lane(line.what, top, plot_top, plot_bottom, _points(high + low[::-1]), _points(median))
 
 
 def draw(result: fc.Forecast, lines: list[fc.Line], dated: list[tuple[int, str]]) -> Chart | None:

@@ -27,7 +27,7 @@ from rules.sheet import Attribute, Board
 from rules.text import without_direction_controls
 from rules.words import count as how_many
 
-KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "critical_hit", "json", "amounts")
+KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "json", "amounts")
 # The blank rows a form of typed rows (a character's skills) offers below the filled ones: a GM who needs more saves
 # and edits again, with no script to add a row.
 EMPTY_ROWS = 3
@@ -237,7 +237,7 @@ def action_forms(ruleset: str) -> dict[str, ActionForm]:
 
 
 def _choices(param: Param, injuries: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    if param.kind == "critical_hit" or param.picker:
+    if param.picker:
         return injuries
     words = dict(param.choice_words)
     return [(choice, words.get(choice) or choice.replace("_", " ")) for choice in param.choices]
@@ -289,7 +289,7 @@ def build_form(
     sheet: Mapping[str, Any] | None = None,
 ) -> ActionFormView:
     """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed.
-    `injuries`: what a parameter of kind `critical_hit` may name (`CharacterSheet.injury_choices`); `options`:
+    `injuries`: what a `picker` parameter may name (`CharacterSheet.injury_choices`); `options`:
     the campaign's, whose switched-off options leave their parameters out (`Param.option`); `sheet`: the
     character's as the GM sees it, for the targets of an amounts parameter (`Param.targets`)."""
     spec = get_ruleset(ruleset).action_form(action)
@@ -307,7 +307,7 @@ def build_form(
             continue
         kind = param.kind if param.kind in (*KNOWN_KINDS, "textarea") else "text"
         if param.picker:
-            kind = "critical_hit"  # drawn as a choice of the character's injuries, posted as the text
+            kind = "picker"  # drawn as a choice of the character's injuries, posted as the text
         name = f"p_{param.name}"
         if data is not None:
             if kind == "bool":
@@ -330,12 +330,10 @@ def build_form(
                 label=param.label,
                 required=param.required,
                 value=value,
-                choices=_choices(param, injuries or [])
-                if kind in ("choice", "choices", "critical_hit")
-                else [],
+                choices=_choices(param, injuries or []) if kind in ("choice", "choices", "picker") else [],
                 help=param.help,
                 error=errors.pop(param.name, ""),
-                empty=_empty_choice(param, value) if kind in ("choice", "critical_hit") else "",
+                empty=_empty_choice(param, value) if kind in ("choice", "picker") else "",
             )
         )
     rolls: list[RollField] = []

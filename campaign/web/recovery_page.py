@@ -135,7 +135,7 @@ def _panel(request: HttpRequest, campaign: Campaign, role: str) -> tuple[SafeStr
     forms = render_to_string(
         "web/recovery_act.html", {"campaign": campaign, "is_gm": role == GM, **act}, request
     )
-    return mark_safe(body + forms), status  # noqa: S308 (our own renderings, as views._rendered)
+    return mark_safe(body + forms), status  # our own renderings, as views._rendered
 
 
 @login_required

@@ -18,7 +18,6 @@ from rules.ruleset import State
 
 LIGHT = tables.WOUND_LEVELS[0][1]  # the most points still Light
 MEDIC_SKILLS = (1, 10)
-STUN_CARE = "stunned with no save that can succeed: out until the stun damage heals"
 
 
 def _over_light(state: State) -> int:

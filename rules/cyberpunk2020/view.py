@@ -4,7 +4,7 @@ their own character but the moment of death and GM notes."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rules import words
@@ -338,52 +338,84 @@ def _target(target: str) -> str:
     return "the dying character" if target == "dying" else f"the {_spoken(target.removeprefix('limb:'))}"
 
 
-def _own_words(event: Event) -> str | None:  # noqa: C901, PLR0911 (one case per event type)
-    data, kind = event.data, event.type
-    if kind == DAMAGE_TAKEN:
-        text = f"{data['damage']} {data['kind']} damage to {_where(data.get('hit'))}"
-        if "sp" in data:
-            text += f" (SP {data['sp']}, BTM {data['btm']})"
-        taken = []
-        if data["real_points"]:
-            taken.append(words.count(data["real_points"], "point"))
-        if data["stun_points"]:
-            taken.append(words.count(data["stun_points"], "stun point"))
-        return text + (f": {' and '.join(taken)} on the track." if taken else ": no harm.")
-    if kind == DAMAGE_STOPPED_BY_ARMOR:
-        return f"{data['damage']} {data['kind']} damage to {_where(data.get('hit'))}: stopped by armor."
-    if kind == HIT_MISSED_SEVERED_LIMB:
-        return f"{data['damage']} damage at {_where(data.get('hit'))}: the limb is gone, the hit misses."
-    if kind == LIMB_CRIPPLED:
-        check = data["sever_check"]
-        kept = "kept" if check["kept"] else ("destroyed" if data["location"] == "head" else "severed")
-        return (
-            f"{words.capital(_spoken(data['location']))} crippled ({words.count(data['location_damage'], 'point')});"
-            f" sever check {check['total']} against {check['needed']}: {kept}."
-        )
-    if kind == STUN_SAVE_ROLLED:
-        return _save("Stun save", data) + "."
-    if kind == DEATH_SAVE_ROLLED:
-        return f"{_save('Death save', data)}: {OUTCOMES[data['outcome']]}."
-    if kind == DEATH_OCCURRED:  # the cause too: the history and the Undo button say why ("Died: bled out")
-        return f"Died: {data['cause']}." if data.get("cause") else "Died."
-    if kind in (STABILIZATION_SUCCEEDED, STABILIZATION_FAILED):
-        done = "stabilized" if kind == STABILIZATION_SUCCEEDED else "could not stabilize"
-        return f"{_skill_roll(data)}: {done} {_target(data['target'])}."
-    if kind == TREATMENT_SUCCEEDED:
-        rate = words.count(data["healing_rate"], "point")
-        return f"{_skill_roll(data)}: treated; heals {rate} a day."
-    if kind == TREATMENT_FAILED:
-        return f"{_skill_roll(data)}: treatment failed."
-    if kind == STUN_DAMAGE_HEALED:
-        return f"{words.count(data['points'], 'stun point')} healed; {data['stun_damage']} left."
-    if kind == MINOR_WOUND_HEALED:
-        return "A minor wound stopped counting."
-    if kind in (BONES_SET, BONE_SETTING_FAILED, BONES_MENDED, LIMB_REPLACED):
-        return _limb_words(event)
-    if kind == DAMAGE_HEALED:
-        return f"{words.count(data['points'], 'point')} healed; {words.count(data['damage'], 'point')} of damage left."
-    return None
+def _damage_taken(event: Event) -> str:
+    data = event.data
+    text = f"{data['damage']} {data['kind']} damage to {_where(data.get('hit'))}"
+    if "sp" in data:
+        text += f" (SP {data['sp']}, BTM {data['btm']})"
+    taken = []
+    if data["real_points"]:
+        taken.append(words.count(data["real_points"], "point"))
+    if data["stun_points"]:
+        taken.append(words.count(data["stun_points"], "stun point"))
+    return text + (f": {' and '.join(taken)} on the track." if taken else ": no harm.")
+
+
+def _damage_stopped_by_armor(event: Event) -> str:
+    data = event.data
+    return f"{data['damage']} {data['kind']} damage to {_where(data.get('hit'))}: stopped by armor."
+
+
+def _hit_missed_severed_limb(event: Event) -> str:
+    data = event.data
+    return f"{data['damage']} damage at {_where(data.get('hit'))}: the limb is gone, the hit misses."
+
+
+def _limb_crippled(event: Event) -> str:
+    data = event.data
+    check = data["sever_check"]
+    kept = "kept" if check["kept"] else ("destroyed" if data["location"] == "head" else "severed")
+    return (
+        f"{words.capital(_spoken(data['location']))} crippled ({words.count(data['location_damage'], 'point')});"
+        f" sever check {check['total']} against {check['needed']}: {kept}."
+    )
+
+
+def _stun_save_rolled(event: Event) -> str:
+    data = event.data
+    return _save("Stun save", data) + "."
+
+
+def _death_save_rolled(event: Event) -> str:
+    data = event.data
+    return f"{_save('Death save', data)}: {OUTCOMES[data['outcome']]}."
+
+
+# The cause too: the history and the Undo button say why ("Died: bled out").
+def _death_occurred(event: Event) -> str:
+    data = event.data
+    return f"Died: {data['cause']}." if data.get("cause") else "Died."
+
+
+def _stabilization(event: Event) -> str:
+    data = event.data
+    done = "stabilized" if event.type == STABILIZATION_SUCCEEDED else "could not stabilize"
+    return f"{_skill_roll(data)}: {done} {_target(data['target'])}."
+
+
+def _treatment_succeeded(event: Event) -> str:
+    data = event.data
+    rate = words.count(data["healing_rate"], "point")
+    return f"{_skill_roll(data)}: treated; heals {rate} a day."
+
+
+def _treatment_failed(event: Event) -> str:
+    data = event.data
+    return f"{_skill_roll(data)}: treatment failed."
+
+
+def _stun_damage_healed(event: Event) -> str:
+    data = event.data
+    return f"{words.count(data['points'], 'stun point')} healed; {data['stun_damage']} left."
+
+
+def _minor_wound_healed(event: Event) -> str:
+    return "A minor wound stopped counting."
+
+
+def _damage_healed(event: Event) -> str:
+    data = event.data
+    return f"{words.count(data['points'], 'point')} healed; {words.count(data['damage'], 'point')} of damage left."
 
 
 def _limb_words(event: Event) -> str:
@@ -401,10 +433,33 @@ def _limb_words(event: Event) -> str:
     return f"{roll}: the {limb}'s bones set; they mend in {weeks} ({game_time_mark(data['mends_at'])})."
 
 
+# Each event type's sentence (rules/words.py), as the deciders and evolvers are tables.
+SENTENCES: dict[str, Callable[[Event], str]] = {
+    DAMAGE_TAKEN: _damage_taken,
+    DAMAGE_STOPPED_BY_ARMOR: _damage_stopped_by_armor,
+    HIT_MISSED_SEVERED_LIMB: _hit_missed_severed_limb,
+    LIMB_CRIPPLED: _limb_crippled,
+    STUN_SAVE_ROLLED: _stun_save_rolled,
+    DEATH_SAVE_ROLLED: _death_save_rolled,
+    DEATH_OCCURRED: _death_occurred,
+    STABILIZATION_SUCCEEDED: _stabilization,
+    STABILIZATION_FAILED: _stabilization,
+    TREATMENT_SUCCEEDED: _treatment_succeeded,
+    TREATMENT_FAILED: _treatment_failed,
+    STUN_DAMAGE_HEALED: _stun_damage_healed,
+    MINOR_WOUND_HEALED: _minor_wound_healed,
+    DAMAGE_HEALED: _damage_healed,
+    BONES_SET: _limb_words,
+    BONE_SETTING_FAILED: _limb_words,
+    BONES_MENDED: _limb_words,
+    LIMB_REPLACED: _limb_words,
+}
+
+
 # The sentences of one entry and the GM's answer to an action (rules/words.py).
 def saves(state: State) -> dict[str, Any]:
     """What stops a dying character's death: a stabilization (`rules.words.threat`)."""
     return {"saved_by": SAVED_BY}
 
 
-describe, said = words.speaker(_own_words, status, saves)
+describe, said = words.speaker(SENTENCES, status, saves)

@@ -63,8 +63,6 @@ KNOCKED_OUT_BY_ZERO_CON = "a knock-out at 0 CON ends only when CON rises above 0
 LIMBS_EXPECTED = "expected a list of limbs among left_arm, right_arm, left_leg, right_leg"
 LIMB_TWICE = "expected each limb once, got {value} twice"
 
-SHARED_OPTIONS = ("start", "time_scale", "table_dice")
-
 
 def limb_not_disabled(limb: str) -> str:
     return f"{limb} is not disabled"

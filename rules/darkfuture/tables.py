@@ -97,8 +97,6 @@ BAND_EFFECTS: dict[str, dict] = {
     },
     BAND_DEAD: {"skill": SKILL_NONE, "move": (0, 1), "effects": (EFFECT_DEAD,), "safety_limit_mph": None},
 }
-# Bands in which a driver is no longer driving: "vehicle has no driver".
-DRIVERLESS_BANDS = (BAND_ZERO, BAND_DEAD)
 
 # The seed's "Current Skill" columns for ratings 1-10 (0 added: there is nothing to reduce).
 SKILL_HALF_TABLE: dict[int, int] = {0: 0, 1: 0, 2: 1, 3: 2, 4: 2, 5: 3, 6: 3, 7: 4, 8: 4, 9: 5, 10: 5}

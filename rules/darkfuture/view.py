@@ -4,6 +4,7 @@ their own character's wounds; GM notes stay hidden."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from rules import words
@@ -193,14 +194,6 @@ TIMER_WORDS = {
 # ----------------------------------------------------------------------------------------------------------------
 # The game's words for one history entry or an action's answer (rules/words.py). A player reads all of it.
 
-EFFECT_WORDS = {
-    tables.EFFECT_STUN: "stunned",
-    tables.EFFECT_KO: "knocked out",
-    tables.EFFECT_LIMB: "a limb disabled",
-    tables.EFFECT_AUTOMATIC_KO: "knocked out at once",
-    tables.EFFECT_DEAD: "dead",
-}
-
 
 def _attack(data: dict[str, Any]) -> str:
     return (
@@ -218,37 +211,64 @@ def _outcome(data: dict[str, Any]) -> str:
     return text
 
 
-def _own_words(event: Event) -> str | None:  # noqa: PLR0911 (one case per event type)
-    data, kind = event.data, event.type
-    if kind == WOUND_TAKEN:
-        text = f"{_attack(data)}: {words.count(data['con_lost'], 'CON point')} lost; {_outcome(data)}."
-        happened = []
-        if data["knocked_out_by_roll"] or data["automatic_ko"]:
-            happened.append("knocked out")
-        if data["stunned_by_wound"]:
-            happened.append("stunned")
-        limb = (data.get("limb_check") or {}).get("limb")
-        if limb and data["limb_check"]["disabled"]:
-            happened.append(f"{words.spoken(limb)} disabled")
-        return text + (f" {words.capital(', '.join(happened))}." if happened else "")
-    if kind == NEAR_MISS_TAKEN:
-        return f"{_attack(data)}: a near miss, no CON lost."
-    if kind == DEATH_OCCURRED:
-        return f"Died: CON fell to {data['con']}."
-    if kind == KNOCK_OUT_ENDED:
-        return (
-            "Came round."
-            if not data["still_out_at_zero_con"]
-            else "Came round from the blow, still out at 0 CON."
-        )
-    if kind == LIMBS_RESTORED:
-        return f"Restored: {', '.join(words.spoken(limb) for limb in data['limbs'])}."
-    if kind == STUN_ENDED:
-        return "The stun wore off."
-    if kind == CON_RECOVERED:
-        return f"{words.count(data['rest_days'], 'day')} of rest: {_outcome(data)}."
-    return None
+def _wound_taken(event: Event) -> str:
+    data = event.data
+    text = f"{_attack(data)}: {words.count(data['con_lost'], 'CON point')} lost; {_outcome(data)}."
+    happened = []
+    if data["knocked_out_by_roll"] or data["automatic_ko"]:
+        happened.append("knocked out")
+    if data["stunned_by_wound"]:
+        happened.append("stunned")
+    limb = (data.get("limb_check") or {}).get("limb")
+    if limb and data["limb_check"]["disabled"]:
+        happened.append(f"{words.spoken(limb)} disabled")
+    return text + (f" {words.capital(', '.join(happened))}." if happened else "")
+
+
+def _near_miss_taken(event: Event) -> str:
+    data = event.data
+    return f"{_attack(data)}: a near miss, no CON lost."
+
+
+def _death_occurred(event: Event) -> str:
+    data = event.data
+    return f"Died: CON fell to {data['con']}."
+
+
+def _knock_out_ended(event: Event) -> str:
+    data = event.data
+    return (
+        "Came round."
+        if not data["still_out_at_zero_con"]
+        else "Came round from the blow, still out at 0 CON."
+    )
+
+
+def _limbs_restored(event: Event) -> str:
+    data = event.data
+    return f"Restored: {', '.join(words.spoken(limb) for limb in data['limbs'])}."
+
+
+def _stun_ended(event: Event) -> str:
+    return "The stun wore off."
+
+
+def _con_recovered(event: Event) -> str:
+    data = event.data
+    return f"{words.count(data['rest_days'], 'day')} of rest: {_outcome(data)}."
+
+
+# Each event type's sentence (rules/words.py), as the deciders and evolvers are tables.
+SENTENCES: dict[str, Callable[[Event], str]] = {
+    WOUND_TAKEN: _wound_taken,
+    NEAR_MISS_TAKEN: _near_miss_taken,
+    DEATH_OCCURRED: _death_occurred,
+    KNOCK_OUT_ENDED: _knock_out_ended,
+    LIMBS_RESTORED: _limbs_restored,
+    STUN_ENDED: _stun_ended,
+    CON_RECOVERED: _con_recovered,
+}
 
 
 # The sentences of one entry and the GM's answer to an action (rules/words.py).
-describe, said = words.speaker(_own_words, status)
+describe, said = words.speaker(SENTENCES, status)

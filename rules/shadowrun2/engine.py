@@ -22,7 +22,7 @@ from typing import Any
 from rules import kernel
 from rules.dice import Dice, faces_text, roll_expression
 from rules.options import read_options
-from rules.params import NO_CRITICAL_HIT, integer
+from rules.params import integer
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, game_time_mark
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.options import OPTIONS
@@ -56,6 +56,8 @@ STUN_BOX_RECOVERED = "StunBoxRecovered"
 DEAD = kernel.DEAD
 MEDIC_NEEDED = "this field is required: expected the medic's name"
 TEXT_NEEDED = "this field is required: expected a text"
+HIT_ID = "expected a critical hit id such as ch1, got {value!r}"
+NO_CRITICAL_HIT = "expected a critical hit: none was chosen (the API takes its id, such as ch1)"
 COMBAT_POOL_OFF = "combat pool on the Body check needs the campaign option combat_pool_on_body_check"
 NOT_DIAGNOSED = "the medic does not know this critical hit is there"
 CRIPPLING_UNTREATABLE = (
@@ -80,8 +82,6 @@ REPLACE_UNDIAGNOSED = "nobody knows this critical hit is there; diagnose it befo
 ONLY_CRIPPLING_ACCEPTED = "only a crippling critical hit is accepted (the others heal)"
 ACCEPT_UNDIAGNOSED = "nobody knows this critical hit is there; diagnose it before accepting it"
 ALREADY_ACCEPTED = "this critical hit is already accepted"
-
-SHARED_OPTIONS = ("start", "time_scale", "table_dice")  # handled by the campaign, not by this engine
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -270,7 +270,7 @@ def _hit(state: Mapping[str, Any], hit_id: Any, field: str = "critical_hit") -> 
     if hit_id is None or hit_id == "":
         raise RuleError(field, NO_CRITICAL_HIT)
     if not isinstance(hit_id, str):
-        raise RuleError(field, f"expected a critical hit id such as ch1, got {hit_id!r}")
+        raise RuleError(field, HIT_ID.format(value=hit_id))
     for hit in state["critical_hits"]:
         if hit["id"] == hit_id:
             return hit

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules.params import ActionForm, Param, RollSpec
 from rules.shadowrun2 import tables as t
-from rules.shadowrun2.engine import MAX_ATTRIBUTE, MEDIC_NEEDED, TEXT_NEEDED
+from rules.shadowrun2.engine import HIT_ID, MAX_ATTRIBUTE, MEDIC_NEEDED, TEXT_NEEDED
 from rules.shadowrun2.sheet import heal_targets
 
 _MEDIC = (
@@ -32,6 +32,22 @@ _MEDIC = (
 
 # A wound's severity in words on a form: never a bare letter.
 SEVERITY_WORDS = (("L", "Light (L)"), ("M", "Moderate (M)"), ("S", "Serious (S)"), ("D", "Deadly (D)"))
+
+
+def _hit(required: bool, help: str = "") -> Param:
+    """A critical hit, picked on the web from the character's hits and named by its id in the API."""
+    return Param(
+        "critical_hit",
+        "id",
+        "Critical hit",
+        required=required,
+        help=help,
+        picker=True,
+        invalid=HIT_ID,
+        described_kind="critical_hit",
+        means="the id of one of the character's critical hits, e.g. ch1",
+    )
+
 
 _SKILL_POOL = "the medic's skill: Biotech rating, or Intelligence when defaulting"
 
@@ -93,9 +109,7 @@ FORMS = {
         params=(
             *_MEDIC,
             Param("assensing", "bool", "Assensing", default=False, help="a magician with Biotech: TN -2"),
-            Param(
-                "critical_hit", "critical_hit", "Critical hit", help="empty: roll for every undiagnosed hit"
-            ),
+            _hit(required=False, help="empty: roll for every undiagnosed hit"),
         ),
         rolls=(
             RollSpec(
@@ -112,7 +126,7 @@ FORMS = {
     ),
     "treat": ActionForm(
         "Treat a critical hit",
-        params=(Param("critical_hit", "critical_hit", "Critical hit", required=True), *_MEDIC),
+        params=(_hit(required=True), *_MEDIC),
         rolls=(RollSpec("treatment", 0, 6, "Treatment", size=_SKILL_POOL, open_ended=True),),
         help="Diagnosed Mortal or Critical hits only; duration = base time / successes.",
     ),
@@ -145,7 +159,7 @@ FORMS = {
     "replace": ActionForm(
         "Replace",
         params=(
-            Param("critical_hit", "critical_hit", "Critical hit", required=True),
+            _hit(required=True),
             Param(
                 "replacement",
                 "text",
@@ -159,7 +173,7 @@ FORMS = {
     ),
     "accept": ActionForm(
         "Accept",
-        params=(Param("critical_hit", "critical_hit", "Critical hit", required=True),),
+        params=(_hit(required=True),),
         help="The character goes into action with a crippling critical hit: its modifier stays, but it no longer "
         "stands in the way of fit for action.",
     ),

@@ -11,10 +11,6 @@ TN = Column("", "TN", minimum=2, maximum=30, unit="TN")
 TN_FIELD = Column("tn", "TN", minimum=2, maximum=30, unit="TN")
 
 
-def _column(levels: tuple[str, ...]) -> str:
-    return ", ".join(f"{level} {t.BODY_CHECK_TN['gentle'][level] or 'none'}" for level in levels)
-
-
 OPTIONS = (
     Choice(
         "body_check_tn",

@@ -3,7 +3,7 @@ critical hit only as its symptom, and never a time of death."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rules import words
@@ -444,99 +444,147 @@ def _medic(data: Mapping[str, Any]) -> str:
     return data.get("medic") or "The medic"
 
 
-def _own_words(event: Event) -> str | None:  # noqa: C901, PLR0911, PLR0912 (one case per event type)
-    data, kind = event.data, event.type
-    if kind == WOUND_TAKEN:
-        text = (
-            f"{SEVERITY_WORDS[data['severity']]} {data['damage']} wound: "
-            f"{words.count(data['boxes'], 'box', 'boxes')} (physical {data['physical']}, stun {data['stun']}"
-            + (f", overflow {data['physical_overflow']}" if data["physical_overflow"] else "")
-            + ")."
-        )
-        check = data.get("body_check")
-        if check:
-            text = f"Body check: {_test(check)}. {text}"
-        return text
-    if kind == CRITICAL_HIT_TAKEN:
-        if "lethality" not in data:  # a player's: where, and how it feels
-            return f"A critical hit to the {words.spoken(data['location'])}: {data['symptom']}"
-        text = f"{words.capital(hit_name(data))}, {data['lethality'].capitalize()}"
-        if data.get("reason"):
-            text += f" ({t.REASONS.get(data['reason'], data['reason'])})"
-        if data.get("death_at") is not None:
-            text += (
-                f"; bleeds out in about {words.duration(data['death_at'] - event.game_time)} unless treated"
-            )
-        return text + "."
-    if kind == DEATH_OCCURRED:
-        if data.get("cause") == "critical_hit" and data.get("critical_hit"):
-            return f"Died of {hit_name(data)}."
-        return "Died." if data.get("cause") != "overflow" else "Died: the overflow passed their Body."
-    if kind == DIAGNOSIS_MADE:
-        if data.get("withheld"):  # a player's, taken back: what it found is the GM's again
-            return f"{_medic(data)}: a diagnosis, taken back."
-        if "results" not in data:  # a player's: what was found
-            found = [hit_name(item) + f", {item['lethality']}" for item in data.get("found", [])]
-            return f"{_medic(data)} diagnosed " + ("; ".join(found) if found else "nothing new") + "."
-        parts = []
-        for item in data["results"]:
-            how = "seen at once (open wound)" if item["automatic"] else _test(item)
-            if item["diagnosed"]:
-                parts.append(f"{hit_name(item)} is {item['lethality']}: {how}")
-            else:
-                again = words.duration(t.DIAGNOSIS_RETRY_SECONDS)
-                parts.append(f"diagnosis of {hit_name(item)} failed: {how}; may try again in {again}")
-        return f"{_medic(data)}: " + "; ".join(parts) + "."
-    if kind == TREATMENT_STARTED:
-        text = f"{_medic(data)} treats {hit_name(data)}"
-        if data.get("successes") is not None:
-            text += f": {_test(data)}"
-        return text + f"; done {game_time_mark(data['completes_at'])}."
-    if kind == TREATMENT_FAILED:
-        return f"{_medic(data)} failed to treat {hit_name(data)}" + (
-            f": {_test(data)}." if data.get("successes") is not None else "."
-        )
-    if kind == TREATMENT_COMPLETED:
-        if "lethality" not in data:  # a player's, taken back with the diagnosis (`public_taken_back`)
-            return f"Treatment of {hit_name(data)} done, taken back."
-        return f"Treatment of {hit_name(data)} done: now {data['lethality']}, {words.count(data['boxes'], 'box', 'boxes')}."
-    if kind == MAGIC_HEALING_APPLIED:
-        physical = data["physical"]
-        text = f"Healing spell ({words.spoken(data['mode'])}): physical monitor at {words.count(physical['boxes'], 'box', 'boxes')}"
-        hits = [
-            f"{hit_name(item)} {item.get('lethality', 'healed')}"
-            for item in data["critical_hits"]
-            if item.get("diagnosed", True)
-        ]
-        return text + (f"; {', '.join(hits)}" if hits else "") + "."
-    if kind == FIRST_AID_GIVEN:
-        text = f"First aid by {_medic(data)}: {_test(data)}; physical {data['boxes_before']} to {data['boxes']} boxes"
-        return text + ("; stabilized." if data["stabilized"] else ".")
-    if kind == CRITICAL_HIT_REPLACED:
-        return f"{words.capital(hit_name(data))} replaced by {data['replacement']}."
-    if kind == CRITICAL_HIT_ACCEPTED:
-        return f"{words.capital(hit_name(data))} accepted: fit for action with it."
-    if kind == CARE_CHANGED:
-        return "Taken into hospital." if data["in_hospital"] else "Left hospital."
-    if kind == OVERFLOW_BOX_TAKEN:
-        return f"Bleeding out: overflow now {words.count(data['physical_overflow'], 'box', 'boxes')}."
-    if kind == CRITICAL_HEALING_ROLLED:
-        return _healing_roll(f"Healing roll for {hit_name(data)}", data)
-    if kind == CRITICAL_HIT_HEALED:
-        return f"{words.capital(hit_name(data))} healed."
-    if kind == PHYSICAL_HEALING_ROLLED:
-        return _healing_roll(
-            f"Healing roll for {SEVERITY_WORDS[data['level']].lower()} physical damage", data
-        )
-    if kind == PHYSICAL_DAMAGE_HEALED:
-        return f"Physical damage healed to {words.count(data['boxes'], 'box', 'boxes')}."
-    if kind == STUN_RECOVERY_ROLLED:
-        if data.get("next_box_at") is not None:
-            return f"Stun recovery roll{_colon(data)}: a box back {game_time_mark(data['next_box_at'])}."
-        return f"Stun recovery roll{_colon(data)}: next roll {game_time_mark(data['next_roll_at'])}."
-    if kind == STUN_BOX_RECOVERED:
-        return f"A stun box recovered: stun at {words.count(data['stun'], 'box', 'boxes')}."
-    return None
+def _wound_taken(event: Event) -> str:
+    data = event.data
+    text = (
+        f"{SEVERITY_WORDS[data['severity']]} {data['damage']} wound: "
+        f"{words.count(data['boxes'], 'box', 'boxes')} (physical {data['physical']}, stun {data['stun']}"
+        + (f", overflow {data['physical_overflow']}" if data["physical_overflow"] else "")
+        + ")."
+    )
+    check = data.get("body_check")
+    if check:
+        text = f"Body check: {_test(check)}. {text}"
+    return text
+
+
+def _critical_hit_taken(event: Event) -> str:
+    data = event.data
+    if "lethality" not in data:  # a player's: where, and how it feels
+        return f"A critical hit to the {words.spoken(data['location'])}: {data['symptom']}"
+    text = f"{words.capital(hit_name(data))}, {data['lethality'].capitalize()}"
+    if data.get("reason"):
+        text += f" ({t.REASONS.get(data['reason'], data['reason'])})"
+    if data.get("death_at") is not None:
+        text += f"; bleeds out in about {words.duration(data['death_at'] - event.game_time)} unless treated"
+    return text + "."
+
+
+def _death_occurred(event: Event) -> str:
+    data = event.data
+    if data.get("cause") == "critical_hit" and data.get("critical_hit"):
+        return f"Died of {hit_name(data)}."
+    return "Died." if data.get("cause") != "overflow" else "Died: the overflow passed their Body."
+
+
+def _diagnosis_made(event: Event) -> str:
+    data = event.data
+    if data.get("withheld"):  # a player's, taken back: what it found is the GM's again
+        return f"{_medic(data)}: a diagnosis, taken back."
+    if "results" not in data:  # a player's: what was found
+        found = [hit_name(item) + f", {item['lethality']}" for item in data.get("found", [])]
+        return f"{_medic(data)} diagnosed " + ("; ".join(found) if found else "nothing new") + "."
+    parts = []
+    for item in data["results"]:
+        how = "seen at once (open wound)" if item["automatic"] else _test(item)
+        if item["diagnosed"]:
+            parts.append(f"{hit_name(item)} is {item['lethality']}: {how}")
+        else:
+            again = words.duration(t.DIAGNOSIS_RETRY_SECONDS)
+            parts.append(f"diagnosis of {hit_name(item)} failed: {how}; may try again in {again}")
+    return f"{_medic(data)}: " + "; ".join(parts) + "."
+
+
+def _treatment_started(event: Event) -> str:
+    data = event.data
+    text = f"{_medic(data)} treats {hit_name(data)}"
+    if data.get("successes") is not None:
+        text += f": {_test(data)}"
+    return text + f"; done {game_time_mark(data['completes_at'])}."
+
+
+def _treatment_failed(event: Event) -> str:
+    data = event.data
+    return f"{_medic(data)} failed to treat {hit_name(data)}" + (
+        f": {_test(data)}." if data.get("successes") is not None else "."
+    )
+
+
+def _treatment_completed(event: Event) -> str:
+    data = event.data
+    if "lethality" not in data:  # a player's, taken back with the diagnosis (`public_taken_back`)
+        return f"Treatment of {hit_name(data)} done, taken back."
+    return f"Treatment of {hit_name(data)} done: now {data['lethality']}, {words.count(data['boxes'], 'box', 'boxes')}."
+
+
+def _magic_healing_applied(event: Event) -> str:
+    data = event.data
+    physical = data["physical"]
+    text = f"Healing spell ({words.spoken(data['mode'])}): physical monitor at {words.count(physical['boxes'], 'box', 'boxes')}"
+    hits = [
+        f"{hit_name(item)} {item.get('lethality', 'healed')}"
+        for item in data["critical_hits"]
+        if item.get("diagnosed", True)
+    ]
+    return text + (f"; {', '.join(hits)}" if hits else "") + "."
+
+
+def _first_aid_given(event: Event) -> str:
+    data = event.data
+    text = f"First aid by {_medic(data)}: {_test(data)}; physical {data['boxes_before']} to {data['boxes']} boxes"
+    return text + ("; stabilized." if data["stabilized"] else ".")
+
+
+def _critical_hit_replaced(event: Event) -> str:
+    data = event.data
+    return f"{words.capital(hit_name(data))} replaced by {data['replacement']}."
+
+
+def _critical_hit_accepted(event: Event) -> str:
+    data = event.data
+    return f"{words.capital(hit_name(data))} accepted: fit for action with it."
+
+
+def _care_changed(event: Event) -> str:
+    data = event.data
+    return "Taken into hospital." if data["in_hospital"] else "Left hospital."
+
+
+def _overflow_box_taken(event: Event) -> str:
+    data = event.data
+    return f"Bleeding out: overflow now {words.count(data['physical_overflow'], 'box', 'boxes')}."
+
+
+def _critical_healing_rolled(event: Event) -> str:
+    data = event.data
+    return _healing_roll(f"Healing roll for {hit_name(data)}", data)
+
+
+def _critical_hit_healed(event: Event) -> str:
+    data = event.data
+    return f"{words.capital(hit_name(data))} healed."
+
+
+def _physical_healing_rolled(event: Event) -> str:
+    data = event.data
+    return _healing_roll(f"Healing roll for {SEVERITY_WORDS[data['level']].lower()} physical damage", data)
+
+
+def _physical_damage_healed(event: Event) -> str:
+    data = event.data
+    return f"Physical damage healed to {words.count(data['boxes'], 'box', 'boxes')}."
+
+
+def _stun_recovery_rolled(event: Event) -> str:
+    data = event.data
+    if data.get("next_box_at") is not None:
+        return f"Stun recovery roll{_colon(data)}: a box back {game_time_mark(data['next_box_at'])}."
+    return f"Stun recovery roll{_colon(data)}: next roll {game_time_mark(data['next_roll_at'])}."
+
+
+def _stun_box_recovered(event: Event) -> str:
+    data = event.data
+    return f"A stun box recovered: stun at {words.count(data['stun'], 'box', 'boxes')}."
 
 
 def _colon(data: Mapping[str, Any]) -> str:
@@ -555,5 +603,29 @@ def _healing_roll(what: str, data: Mapping[str, Any]) -> str:
     return text + "."
 
 
+# Each event type's sentence (rules/words.py), as the deciders and evolvers are tables.
+SENTENCES: dict[str, Callable[[Event], str]] = {
+    WOUND_TAKEN: _wound_taken,
+    CRITICAL_HIT_TAKEN: _critical_hit_taken,
+    DEATH_OCCURRED: _death_occurred,
+    DIAGNOSIS_MADE: _diagnosis_made,
+    TREATMENT_STARTED: _treatment_started,
+    TREATMENT_FAILED: _treatment_failed,
+    TREATMENT_COMPLETED: _treatment_completed,
+    MAGIC_HEALING_APPLIED: _magic_healing_applied,
+    FIRST_AID_GIVEN: _first_aid_given,
+    CRITICAL_HIT_REPLACED: _critical_hit_replaced,
+    CRITICAL_HIT_ACCEPTED: _critical_hit_accepted,
+    CARE_CHANGED: _care_changed,
+    OVERFLOW_BOX_TAKEN: _overflow_box_taken,
+    CRITICAL_HEALING_ROLLED: _critical_healing_rolled,
+    CRITICAL_HIT_HEALED: _critical_hit_healed,
+    PHYSICAL_HEALING_ROLLED: _physical_healing_rolled,
+    PHYSICAL_DAMAGE_HEALED: _physical_damage_healed,
+    STUN_RECOVERY_ROLLED: _stun_recovery_rolled,
+    STUN_BOX_RECOVERED: _stun_box_recovered,
+}
+
+
 # The sentences of one entry and the GM's answer to an action (rules/words.py).
-describe, said = words.speaker(_own_words, status, saves)
+describe, said = words.speaker(SENTENCES, status, saves)

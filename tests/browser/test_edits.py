@@ -81,7 +81,7 @@ def test_armour_a_driver_on_foot_an_undone_edit_and_a_retirement(
     expect(gm.locator("#live .con")).to_contain_text("CON 5 / 8")
 
     # A misspelt name, put right, then taken back by an undo.
-    edit(gm, ash, **{"name": "Asher"})
+    edit(gm, ash, name="Asher")
     expect(gm.get_by_role("heading", name="Asher", exact=True)).to_be_visible()
     open_action(gm, "undo")
     gm.locator("#form-undo").get_by_role(

@@ -49,6 +49,7 @@ from rules.ruleset import (
     replay,
     start_state,
 )
+from rules.words import SHARED_SENTENCES
 
 RULESETS = all_rulesets()
 every_ruleset = pytest.mark.parametrize("ruleset", RULESETS, ids=lambda ruleset: ruleset.slug)
@@ -202,7 +203,7 @@ def param_values(ruleset: Ruleset, param: Param, state: State) -> st.SearchStrat
     if param.kind in ("text", "textarea"):
         return st.sampled_from(MEDIC_NAMES)
     injuries = _injury_ids(ruleset, state)
-    if param.kind == "critical_hit":
+    if param.kind == "id":
         return st.sampled_from([*injuries, "ch99"])
     if param.kind in ("json", "amounts"):
         keys = [*injuries, *ruleset.view(state, GM)["sheet"]]
@@ -312,7 +313,7 @@ def valid_action(ruleset: Ruleset, kind: str) -> dict[str, Any]:
                 "choices": list(param.choices[:1]),
                 "text": "Doc",
                 "textarea": "Doc",
-                "critical_hit": "ch1",
+                "id": "ch1",
                 "json": {},
                 "amounts": {},
             }[param.kind]
@@ -427,6 +428,16 @@ def test_every_event_decide_and_fire_write_survives_json_and_fits_the_rulesets_e
                 assert event.game_time == step.now, event.type
                 assert _through_json(event.data) == event.data, event.type
                 check_event(ruleset, event.type, event.schema_version, event.data, LIMITS)
+
+
+@every_ruleset
+def test_every_event_type_has_its_sentence_and_every_sentence_an_event_type(ruleset: Ruleset) -> None:
+    """The history words each event by a lookup of its type, as the deciders and evolvers are tables: an event type
+    without a sentence would read as its bare title."""
+    own = set(ruleset.sentences)
+    assert set(ruleset.event_schemas) - own - set(SHARED_SENTENCES) == set()
+    assert own - set(ruleset.event_schemas) == set()
+    assert own & set(SHARED_SENTENCES) == set()
 
 
 # --- what a player sees -----------------------------------------------------------------------------------------

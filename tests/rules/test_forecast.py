@@ -485,7 +485,7 @@ def test_a_dies_chance_of_success_is_that_of_its_chains_of_faces(target: int) ->
     assert sum(successes_odds(4, target)) == 1
 
 
-class _NewRoll(Exception):  # noqa: N818
+class _NewRoll(Exception):
     def __init__(self, request: fc.Request) -> None:
         self.request = request
 

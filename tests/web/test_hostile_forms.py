@@ -22,9 +22,6 @@ from tests.test_hostile_input import HIDDEN_IDS, HIDDEN_TEXTS, OVERRIDE, crippli
 from tests.web.conftest import Web, logged_in
 
 NUL = "the text contains a NUL character (\\u0000), which cannot be stored"  # the API's words
-NUL_KEY = "a key contains a NUL character (\\u0000), which cannot be stored"
-SURROGATE_KEY = "a key contains a lone UTF-16 surrogate, which is not valid Unicode text"
-DEEP_JSON = "[" * 5000 + "]" * 5000  # deeper than the JSON decoder's own recursion limit
 HUGE_DIGITS = "9" * 5000  # more digits than Python converts to an int
 
 

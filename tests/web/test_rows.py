@@ -370,3 +370,39 @@ def test_the_combat_pool_is_offered_only_when_the_campaign_has_it_on(sr2_web: We
     ]
     for page in pages:
         assert ('name="p_combat_pool"' in page.content.decode()) is on
+
+
+# --- pickers: a text or an id the form offers from the character's injuries ---------------------------------------
+
+HITS = [("ch1", "Hit 1: chest, lung (mortal)"), ("ch2", "Hit 2: abdomen (undiagnosed)")]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "action", "name", "empty"),
+    [
+        ("shadowrun2", "treat", "critical_hit", "(choose)"),
+        ("shadowrun2", "diagnose", "critical_hit", "(none)"),
+        ("shadowrun2", "replace", "critical_hit", "(choose)"),
+        ("shadowrun2", "accept", "critical_hit", "(choose)"),
+        ("cyberpunk2020", "stabilize", "target", "(choose)"),
+    ],
+)
+def test_a_picker_offers_the_characters_injuries_whichever_ruleset_declares_it(
+    ruleset: str, action: str, name: str, empty: str
+) -> None:
+    drawn = forms.build_form(ruleset, action, injuries=HITS)
+    field = next(field for field in drawn.fields if field.name == name)
+    assert (field.kind, field.choices, field.empty) == ("picker", HITS, empty)
+
+
+def test_the_treat_form_offers_each_active_hit_by_its_words(sr2_web: Web) -> None:
+    wound(sr2_web.table, "S", MORTAL_LUNG)
+    wound(sr2_web.table, "M", CRIPPLING_ABDOMEN)
+    html = sr2_web.gm.get(
+        f"/characters/{sr2_web.character_id}/forms/treat/", HTTP_HX_REQUEST="true"
+    ).content.decode()
+    select = re.search(r'<select[^>]*name="p_critical_hit".*?</select>', html, re.S)
+    assert select is not None
+    options = re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', select.group(0))
+    assert [value for value, _ in options] == ["", "ch1", "ch2"]
+    assert options[1][1].startswith("Hit 1: chest") and options[2][1].startswith("Hit 2: abdomen")

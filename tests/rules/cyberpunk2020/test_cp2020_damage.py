@@ -215,7 +215,7 @@ def test_over_8_stun_points_in_one_attack_flag_a_special_effect_for_the_ref():
     after, events = damage(state, {"stun_save": [1]}, damage=9, kind="stun", location="torso")
     assert events[0].data["stun_special_effect"] is True
     assert after["stun_special_effect"] is True
-    after8, events8 = damage(state, {"stun_save": [1]}, damage=8, kind="stun", location="torso")
+    _, events8 = damage(state, {"stun_save": [1]}, damage=8, kind="stun", location="torso")
     assert events8[0].data["stun_special_effect"] is False
 
 

@@ -82,9 +82,7 @@ def test_a_treated_critical_hit_drops_to_light_with_penalty_plus_one():
         True,
     )
     # The healing period waits for the treatment and starts again when it completes, as a treated wound.
-    assert [
-        (due, kind) for due, kind, _ in clock.fired if kind.startswith("critical") or kind.startswith("treat")
-    ] == [
+    assert [(due, kind) for due, kind, _ in clock.fired if kind.startswith(("critical", "treat"))] == [
         (600, "treatment_complete"),
         (600, "critical_healing_roll"),
     ]
