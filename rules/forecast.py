@@ -22,7 +22,7 @@ import marshal
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import product
 from random import Random
@@ -31,7 +31,7 @@ from typing import Any
 from rules.clock import CHARACTER, Due, DueTimers, fire
 from rules.dice import Dice, SuccessTest, success_target, success_totals, successes_odds
 from rules.params import RuleError
-from rules.ruleset import Event, Ruleset, State, copy_state, fold_into
+from rules.ruleset import INERT_EVENTS, Event, Ruleset, State, copy_state, fold_into
 
 MINUTE = 60
 DAY = 86_400
@@ -505,18 +505,38 @@ def _run_clock(rules: Ruleset, branch: _Branch, rng: Random) -> list[_Branch]:
     """The branch's clock until it ends or a roll splits it: the branches the roll made, or [] when it ended (over,
     or out of timers up to the end of its clock)."""
     queue, state, follow = branch.queue, branch.state, branch.follow
-    alone = _Draw(rng) if branch.count == 1 else None
+    if branch.count == 1:
+        return _run_alone(rules, branch, _Draw(rng))
     while (due := queue.pop()) is not None:
-        if alone is not None:  # a branch of one future: nothing to share, nothing to split
-            events = fire(rules, state, due, ReplayDice(alone))
-        else:
-            outcomes = _roll_for_each(rules, state, due, branch.count, rng)
-            if len(outcomes) > 1:
-                return _split(rules, branch, due, outcomes)
-            events = outcomes[0][0]
+        outcomes = _roll_for_each(rules, state, due, branch.count, rng)
+        if len(outcomes) > 1:
+            return _split(rules, branch, due, outcomes)
+        events = outcomes[0][0]
         fold_into(rules, state, events)
         queue.fired(due, bool(events), rules.timers(state))
         if events and (follow.note(state, due.fire_at) or not state["alive"]):
+            return []
+    return []
+
+
+def _run_alone(rules: Ruleset, branch: _Branch, alone: _Draw) -> list[_Branch]:
+    """`_run_clock` of a branch of one future: nothing to share, nothing to split. Most of a forecast's firings
+    come here, so `rules.clock.fire`, `fold_into` and `DueTimers.fired` are written out (the same steps)."""
+    queue, state, follow = branch.queue, branch.state, branch.follow
+    pop, set_timers, skip = queue.pop, queue.set_timers, queue.skip
+    rules_fire, evolve_into, timers, note = rules.fire, rules.evolve_into, rules.timers, follow.note
+    while (due := pop()) is not None:
+        timer, at = due.timer, due.fire_at
+        events = rules_fire(state, timer if at == timer.due else replace(timer, due=at), ReplayDice(alone))
+        for event in events:
+            if event.type not in INERT_EVENTS:
+                evolve_into(state, event)
+        set_timers(CHARACTER, timers(state))
+        if at > queue.reached:
+            queue.reached = at
+        if not events:
+            skip.add((CHARACTER, timer.key))
+        elif note(state, at) or not state["alive"]:
             return []
     return []
 

@@ -1018,7 +1018,8 @@ def timers(state: State) -> list[Timer]:
                         PRIORITY_HEALING_ROLL,
                     )
                 )
-    if overflow_running(state):
+    # `overflow_running`, inline (the interval is positive when its minutes are).
+    if state["overflow_clock"] is not None and state["options"]["deadly_overflow_minutes"] > 0:
         found.append(Timer(state["overflow_clock"]["next_at"], "overflow", "overflow", PRIORITY_OVERFLOW))
     stage = state["physical_healing"]
     if stage is not None and physical_healing_possible(state):
