@@ -255,9 +255,10 @@ def first_aid_target(state: Mapping[str, Any], medkit: bool, defaulting: bool) -
 
 def physical_healing_possible(state: Mapping[str, Any]) -> bool:
     """Deadly heals only in hospital, and not while the overflow clock still runs."""
-    if state["physical"] == 0 and state["physical_overflow"] == 0:
+    physical = state["physical"]
+    if physical == 0 and state["physical_overflow"] == 0:
         return False
-    if level(state["physical"]) == "D":
+    if physical >= t.MONITOR_BOXES:  # `level(physical) == "D"`: every firing's `timers` asks
         return state["in_hospital"] and (state["stabilized"] or overflow_interval(state) == 0)
     return True
 
