@@ -78,7 +78,11 @@ class DueTimers:
         to_time, from_time, heap = self.to_time, self.from_time, self._heap
         for key, timer in now.items():
             due = timer.due
-            if due <= to_time and before.get(key) != timer:
+            if due > to_time:
+                continue
+            # A key the queue had not (None): queued without asking `Timer.__eq__` to compare it with None.
+            old = before.get(key)
+            if old is None or old.due != due or old != timer:
                 self._pushed += 1
                 at = due if due > from_time else from_time
                 entry = ((at, character_id, timer.priority, key), self._pushed, character_id, key, timer)

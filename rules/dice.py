@@ -311,6 +311,8 @@ class Dice:
         typo is never accepted in silence): a roll the action's form names (`diagnosis:<id>` is a `diagnosis`),
         with its dice (any number for a roll whose size varies), each within the die's faces (a Rule-of-Six
         total for an open-ended pool)."""
+        if not self.entered:  # nothing entered: nothing to check (the forecast's dice, every decided what-if)
+            return
         known = {spec.name: spec for spec in specs}
         for name in self.entered:
             if name in self.used or self.entered[name] is None:

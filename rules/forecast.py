@@ -22,7 +22,7 @@ import marshal
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import product
 from random import Random
@@ -31,7 +31,7 @@ from typing import Any
 from rules.clock import CHARACTER, Due, DueTimers, fire
 from rules.dice import Dice, SuccessTest, success_target, success_totals, successes_odds
 from rules.params import RuleError
-from rules.ruleset import Event, Ruleset, State, copy_state, fold_into
+from rules.ruleset import INERT_EVENTS, Event, Ruleset, State, copy_state, fold_into
 
 MINUTE = 60
 DAY = 86_400
@@ -505,18 +505,38 @@ def _run_clock(rules: Ruleset, branch: _Branch, rng: Random) -> list[_Branch]:
     """The branch's clock until it ends or a roll splits it: the branches the roll made, or [] when it ended (over,
     or out of timers up to the end of its clock)."""
     queue, state, follow = branch.queue, branch.state, branch.follow
-    alone = _Draw(rng) if branch.count == 1 else None
+    if branch.count == 1:
+        return _run_alone(rules, branch, _Draw(rng))
     while (due := queue.pop()) is not None:
-        if alone is not None:  # a branch of one future: nothing to share, nothing to split
-            events = fire(rules, state, due, ReplayDice(alone))
-        else:
-            outcomes = _roll_for_each(rules, state, due, branch.count, rng)
-            if len(outcomes) > 1:
-                return _split(rules, branch, due, outcomes)
-            events = outcomes[0][0]
+        outcomes = _roll_for_each(rules, state, due, branch.count, rng)
+        if len(outcomes) > 1:
+            return _split(rules, branch, due, outcomes)
+        events = outcomes[0][0]
         fold_into(rules, state, events)
         queue.fired(due, bool(events), rules.timers(state))
         if events and (follow.note(state, due.fire_at) or not state["alive"]):
+            return []
+    return []
+
+
+def _run_alone(rules: Ruleset, branch: _Branch, alone: _Draw) -> list[_Branch]:
+    """`_run_clock` of a branch of one future: nothing to share, nothing to split. Most of a forecast's firings
+    come here, so `rules.clock.fire`, `fold_into` and `DueTimers.fired` are written out (the same steps)."""
+    queue, state, follow = branch.queue, branch.state, branch.follow
+    pop, set_timers, skip = queue.pop, queue.set_timers, queue.skip
+    rules_fire, evolve_into, timers, note = rules.fire, rules.evolve_into, rules.timers, follow.note
+    while (due := pop()) is not None:
+        timer, at = due.timer, due.fire_at
+        events = rules_fire(state, timer if at == timer.due else replace(timer, due=at), ReplayDice(alone))
+        for event in events:
+            if event.type not in INERT_EVENTS:
+                evolve_into(state, event)
+        set_timers(CHARACTER, timers(state))
+        if at > queue.reached:
+            queue.reached = at
+        if not events:
+            skip.add((CHARACTER, timer.key))
+        elif note(state, at) or not state["alive"]:
             return []
     return []
 
@@ -553,19 +573,37 @@ def _act(
     """A what-if's actions from `first` on through the rules' own `decide`, each with its own dice along one
     future's `walk`; one the rules refuse is skipped. With `nodes` (the trie's nodes down the walk's path), where
     an action ends inside that path (other futures came this way) the state is kept there for the next one."""
+    decide, kept = rules.decide, None
     for index in range(first, len(actions)):
         if not state["alive"]:
             break
+        step = walk.step
         try:
-            events = rules.decide(state, actions[index], ReplayDice(walk), now)
+            events = decide(state, actions[index], ReplayDice(walk), now)
         except RuleError:
             events = None
         if events is not None:
             fold_into(rules, state, events)
-        if nodes is not None and walk.step < len(walk.path) and index + 1 < len(actions):
-            node = nodes[walk.step]
+        elif kept is not None and walk.step == step:
+            # Refused where this walk kept the state, drawing nothing: the state is the one kept, and a later
+            # path resumed there is refused the same (the rules are pure), so it resumes after this action.
+            kept.resume = (kept.resume[0], index + 1)  # type: ignore[index]
+            continue
+        kept = None
+        if nodes is not None and index + 1 < len(actions):
+            # Where the action ended: inside the path other futures took, or at its end, where this walk grows it.
+            node = nodes[walk.step] if walk.step < len(nodes) else walk.end
             if node.resume is None:
                 node.resume = (_freeze(state), index + 1)
+                kept = node
+
+
+_PLAIN = frozenset((str, int, bool, type(None)))
+
+
+def _plain_items(state: State) -> frozenset[tuple[str, Any]]:
+    """The state's top-level entries of plain values: the same for equal states, whatever the order of keys."""
+    return frozenset([item for item in state.items() if item[1].__class__ in _PLAIN])
 
 
 def _act_for_each(
@@ -582,7 +620,8 @@ def _act_for_each(
         if node.leaf is None:
             walk = _Walk(path, node, rng)
             if actions is None:
-                state = _copy(branch.state)
+                start = _freeze(branch.state)  # each future's actions from the branch's state: one dump
+                state = _thaw(start)
                 actions = what_if.actions(state)  # of the branch's state: the same for every future
                 first = 0
             else:
@@ -593,7 +632,7 @@ def _act_for_each(
                     depth -= 1
                 kept = nodes[depth].resume
                 if kept is None:
-                    state, first = _copy(branch.state), 0
+                    state, first = _thaw(start), 0
                 else:
                     state, first = _thaw(kept[0]), kept[1]
                     walk.step = depth
@@ -606,12 +645,18 @@ def _act_for_each(
                 break
         node.leaf.count += 1  # type: ignore[union-attr]
     outcomes: list[_Leaf] = []
+    # Grouped by the state after, each with the first equal one: looked for among those of the same plain values
+    # at the top of the state (equal states have the same), not among all of them.
+    alike: dict[frozenset[tuple[str, Any]], list[_Leaf]] = {}
     for leaf in leaves:
-        for outcome in outcomes:
-            if outcome.result == leaf.result:
+        result = leaf.result
+        bucket = alike.setdefault(_plain_items(result), [])
+        for outcome in bucket:
+            if outcome.result == result:
                 outcome.count += leaf.count
                 break
         else:
+            bucket.append(leaf)
             outcomes.append(leaf)
     children = []
     for outcome in outcomes:

@@ -136,6 +136,8 @@ def _prefixed(prefix: str, name: str) -> str:
 
 
 def require_mapping(value: Any, field: str) -> Mapping[str, Any]:
+    if value.__class__ is dict:  # the usual case, without the abstract class's isinstance
+        return value
     if value is None:
         return {}
     if not isinstance(value, Mapping):

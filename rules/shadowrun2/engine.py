@@ -255,9 +255,10 @@ def first_aid_target(state: Mapping[str, Any], medkit: bool, defaulting: bool) -
 
 def physical_healing_possible(state: Mapping[str, Any]) -> bool:
     """Deadly heals only in hospital, and not while the overflow clock still runs."""
-    if state["physical"] == 0 and state["physical_overflow"] == 0:
+    physical = state["physical"]
+    if physical == 0 and state["physical_overflow"] == 0:
         return False
-    if level(state["physical"]) == "D":
+    if physical >= t.MONITOR_BOXES:  # `level(physical) == "D"`: every firing's `timers` asks
         return state["in_hospital"] and (state["stabilized"] or overflow_interval(state) == 0)
     return True
 
@@ -1020,7 +1021,8 @@ def timers(state: State) -> list[Timer]:
                         PRIORITY_HEALING_ROLL,
                     )
                 )
-    if overflow_running(state):
+    # `overflow_running`, inline (the interval is positive when its minutes are).
+    if state["overflow_clock"] is not None and state["options"]["deadly_overflow_minutes"] > 0:
         found.append(Timer(state["overflow_clock"]["next_at"], "overflow", "overflow", PRIORITY_OVERFLOW))
     stage = state["physical_healing"]
     if stage is not None and physical_healing_possible(state):

@@ -42,10 +42,17 @@ def _where(hit: dict[str, Any]) -> str:
 
 
 def _hit_boxes(hit_id: str) -> Callable[[State], int]:
+    where = [0]  # the hit's place in the list when last found: asked first (hits are only ever appended)
+
     def amount(state: State) -> int:
-        for hit in state["critical_hits"]:
+        hits = state["critical_hits"]
+        at = where[0]
+        if at < len(hits) and (hit := hits[at])["id"] == hit_id:
+            return hit["boxes"] if hit["status"] == "active" else 0  # `is_active`: after every firing
+        for at, hit in enumerate(hits):
             if hit["id"] == hit_id:
-                return hit["boxes"] if hit["status"] == "active" else 0  # `is_active`: after every firing
+                where[0] = at
+                return hit["boxes"] if hit["status"] == "active" else 0
         return 0
 
     return amount
