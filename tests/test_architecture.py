@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import pickle
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from rules.registry import ruleset_slugs
@@ -11,9 +14,21 @@ from rules.registry import ruleset_slugs
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _parse(path: Path) -> ast.Module:
+    """The module's tree. CPython 3.11.7's parser keeps a recursion count that an earlier RecursionError in the same
+    process can leave off ("AST constructor recursion depth mismatch", a SystemError, gh-106905): then the tree is
+    parsed in a fresh interpreter."""
+    try:
+        return ast.parse(path.read_text(), str(path))
+    except SystemError:
+        script = "import ast, pickle, sys; sys.stdout.buffer.write(pickle.dumps(ast.parse(open(sys.argv[1]).read())))"
+        done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, check=True)
+        return pickle.loads(done.stdout)
+
+
 def _imports(path: Path) -> set[str]:
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(_parse(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -109,7 +124,7 @@ def _import_graph() -> tuple[dict[str, set[str]], set[tuple[str, str]]]:
     graph: dict[str, set[str]] = {name: set() for name in modules}
     in_functions = set()
     for name, path in modules.items():
-        tree = ast.parse(path.read_text(), str(path))
+        tree = _parse(path)
         nested = {
             id(sub)
             for node in ast.walk(tree)
