@@ -242,7 +242,12 @@ class DateTime(Setting):
 
     def schema(self) -> dict[str, Any]:
         return self._schema(
-            {"type": "string", "format": "date-time", "example": self.default or START_EXAMPLE}
+            # No `format: date-time`: RFC 3339 wants a zone, and the game's calendar has none (an offset is a 400).
+            {
+                "type": "string",
+                "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$",
+                "example": self.default or START_EXAMPLE,
+            }
         )
 
 

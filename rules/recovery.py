@@ -156,7 +156,8 @@ def party_spread(characters: Sequence[Times]) -> fc.Spread:
     everyone = math.prod(share.total for share in shares)
     moments = sorted({moment for share in shares for moment in share.moments})
     found: list[int | None] = [None, None, None]
-    ranks = [max(1, math.ceil(p * everyone / 100)) for p in fc.PERCENTILES]
+    # In whole numbers: a party of many has more joint futures than a float holds (a 500 the fuzz run found).
+    ranks = [max(1, -(-p * everyone // 100)) for p in fc.PERCENTILES]
     seen = 0
     for moment in moments:
         seen = math.prod(share.by(moment) for share in shares)  # joint futures all fit by `moment`

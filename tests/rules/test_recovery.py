@@ -270,3 +270,10 @@ def test_a_party_of_two_critical_hits_follows_the_square_of_their_distribution_b
     assert (party.p50, party.p90) == (EIGHT_WEEKS, 2 * EIGHT_WEEKS + EIGHT_WEEKS // 2)  # 56 and 140 days
     assert ash.fit is not None and bo.fit is not None
     assert max(ash.fit.p90, bo.fit.p90) == 2 * EIGHT_WEEKS < party.p90  # not the latest of their p90s
+
+
+def test_a_party_of_many_has_more_joint_futures_than_a_float_holds() -> None:
+    # 120 characters of 1,000 futures each: 10^360 joint futures (the fuzz run's 500 was its percentile's rank).
+    # Each is fit on day 1 in half the futures and on day 2 in the rest, so all are fit on day 2.
+    party = [[(DAY, 500), (2 * DAY, 500)] for _ in range(120)]
+    assert rc.party_spread(party) == fc.Spread(2 * DAY, 2 * DAY, 2 * DAY, 1.0)
