@@ -1,0 +1,192 @@
+"""HTML forms generated from the rulesets' form descriptions, and their parsing into API-shaped bodies.
+
+A posted form becomes exactly the JSON body the API takes, so the service answers with the same messages. Fields
+the browser cannot express (a die left half-filled, JSON that does not parse) get a message here, before the
+service is asked.
+
+One module per form, over `core` (the fields' descriptions, the posted inputs checked, typed rows) and `dice` (dice
+typed on a form):
+
+- `actions`: an action's form and its parsing; `characters`: a character's attributes;
+- `board`: the clock's advance, a card's actions, numbered characters, a fight; `changes`: the edit form;
+- `table_dice`: the action form asking for one roll at a time, the clock's roll from the table.
+
+Every name a caller uses is re-exported here, `from campaign.web import forms; forms.build_form(...)`, and patching
+one here reaches the modules that use it (`campaign.facade`).
+"""
+
+from __future__ import annotations
+
+from campaign.facade import facade
+from campaign.web.forms.actions import (
+    _JSON,
+    POSTED_FIELDS,
+    _Amounts,
+    _amounts_error,
+    _amounts_field,
+    _choices,
+    _empty_choice,
+    _Picked,
+    _Posted,
+    _RowsWidget,
+    _targets,
+    _Textarea,
+    _Ticked,
+    _Whole,
+    action_forms,
+    action_inputs,
+    build_form,
+    parse_action,
+    place_error,
+    posted_form,
+    spec_param,
+)
+from campaign.web.forms.board import (
+    CLOCK_BUTTONS,
+    CLOCK_UNITS,
+    NUMBERED_INPUTS,
+    _card_inputs,
+    board_of,
+    card_actions,
+    card_form,
+    more_card_actions,
+    parse_advance,
+    parse_fight,
+    parse_numbered,
+)
+from campaign.web.forms.changes import _current_inputs, edit_fields, parse_edit
+from campaign.web.forms.characters import (
+    ATTRIBUTE_INPUT_KINDS,
+    _attribute_input,
+    _attributes,
+    _typed_rows,
+    attribute_fields,
+    character_inputs,
+    parse_attributes,
+    place_character_error,
+)
+from campaign.web.forms.core import (
+    CSRF_INPUT,
+    EMPTY_ROWS,
+    KNOWN_KINDS,
+    NOT_TICKED,
+    ActionFormView,
+    AmountRow,
+    AskedRoll,
+    Field,
+    GivenRoll,
+    RollField,
+    _json,
+    _ticked,
+    amounts_from_rows,
+    check_posted,
+    echoed,
+    idempotency_key,
+    posted_rows,
+    row_inputs,
+    uneven_rows,
+)
+from campaign.web.forms.dice import QUICK_INPUT, UNFINISHED_CHAIN, _dice, _die, _roll, dice_as_rolled
+from campaign.web.forms.table_dice import (
+    QUICK_NOT_HERE,
+    ROW_HELP,
+    _asked_again,
+    _chains,
+    _faces,
+    _given_rolls,
+    _roll_words,
+    dice_error_words,
+    parse_clock_roll,
+    quick_list,
+    quick_row,
+    roll_spec,
+    table_dice_form,
+    take_from_row,
+)
+
+__all__ = [
+    "KNOWN_KINDS",
+    "EMPTY_ROWS",
+    "CSRF_INPUT",
+    "NOT_TICKED",
+    "AmountRow",
+    "Field",
+    "RollField",
+    "ActionFormView",
+    "check_posted",
+    "echoed",
+    "_json",
+    "uneven_rows",
+    "row_inputs",
+    "posted_rows",
+    "amounts_from_rows",
+    "_ticked",
+    "idempotency_key",
+    "AskedRoll",
+    "GivenRoll",
+    "_die",
+    "_roll",
+    "UNFINISHED_CHAIN",
+    "QUICK_INPUT",
+    "dice_as_rolled",
+    "_dice",
+    "action_forms",
+    "_choices",
+    "_empty_choice",
+    "_targets",
+    "_amounts_field",
+    "_amounts_error",
+    "build_form",
+    "action_inputs",
+    "spec_param",
+    "place_error",
+    "_Posted",
+    "_Whole",
+    "_Ticked",
+    "_Picked",
+    "_Textarea",
+    "_JSON",
+    "_RowsWidget",
+    "_Amounts",
+    "POSTED_FIELDS",
+    "posted_form",
+    "parse_action",
+    "ATTRIBUTE_INPUT_KINDS",
+    "_attributes",
+    "_attribute_input",
+    "attribute_fields",
+    "_typed_rows",
+    "character_inputs",
+    "place_character_error",
+    "parse_attributes",
+    "CLOCK_BUTTONS",
+    "CLOCK_UNITS",
+    "parse_advance",
+    "board_of",
+    "card_actions",
+    "more_card_actions",
+    "_card_inputs",
+    "card_form",
+    "NUMBERED_INPUTS",
+    "parse_numbered",
+    "parse_fight",
+    "_current_inputs",
+    "edit_fields",
+    "parse_edit",
+    "QUICK_NOT_HERE",
+    "ROW_HELP",
+    "_chains",
+    "_faces",
+    "roll_spec",
+    "dice_error_words",
+    "_roll_words",
+    "quick_list",
+    "quick_row",
+    "take_from_row",
+    "_given_rolls",
+    "_asked_again",
+    "table_dice_form",
+    "parse_clock_roll",
+]
+
+facade(__name__)

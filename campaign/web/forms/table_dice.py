@@ -1,0 +1,244 @@
+"""Table dice: the action form asks for one roll at a time, and the clock's roll from the table."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.http import QueryDict
+
+from campaign.web.forms.core import ActionFormView, AskedRoll, GivenRoll, check_posted
+from campaign.web.forms.dice import QUICK_INPUT, _dice, _die, _roll, dice_as_rolled
+from rules.registry import get_ruleset
+from rules.ruleset import ActionForm, RollSpec, RuleError
+
+QUICK_NOT_HERE = (
+    "All the dice: this campaign does not roll at the table (option table_dice); type each roll's dice in its own "
+    "boxes, or leave them empty for the server to roll them"
+)
+ROW_HELP = "a 6's extra roll after it"
+
+
+def _chains(faces: list[int]) -> list[list[int]]:
+    """Dice typed as rolled, grouped as the Rule of Six reads them: [1, 6, 3, 4] -> [[1], [6, 3], [4]]."""
+    chains: list[list[int]] = [[]]
+    for face in faces:
+        chains[-1].append(face)
+        if face != 6:
+            chains.append([])
+    return [chain for chain in chains if chain]
+
+
+def _faces(raw: str) -> list[int] | None:
+    try:
+        return [int(text) for text in raw.replace(",", " ").split()]
+    except ValueError:
+        return None
+
+
+def roll_spec(spec: ActionForm, name: str) -> RollSpec | None:
+    return next((r for r in spec.rolls if r.name == name.split(":", 1)[0]), None)
+
+
+def dice_error_words(ruleset: str, action: str, error: RuleError, data: QueryDict) -> RuleError:
+    """A dice error of the rules (`rules.dice.DiceError`) in the words a form says beside the roll: the roll's
+    name, how the dice typed were read and what to type ("Body check: the pool is 5 dice, 4 read: 6 then 3 reads
+    as one die of 9; type each die as rolled, a 6's extra roll after it"); never a field name or a list's repr."""
+    detail, name, count = (getattr(error, key, None) for key in ("detail", "roll", "count"))
+    if detail is None or name is None:
+        return error
+    roll = roll_spec(get_ruleset(ruleset).action_form(action), name)
+    if roll is None:
+        return error
+    as_rolled = data.get(f"d_{name}", "").strip() if roll.open_ended else ""
+    faces = _faces(as_rolled) if as_rolled else None
+    if faces and count is not None:
+        totals = [sum(chain) for chain in _chains(faces)]
+        if len(totals) != count:
+            read = "; ".join(
+                f"{' then '.join(map(str, chain))} reads as one die of {sum(chain)}"
+                for chain in _chains(faces)
+                if len(chain) > 1
+            )
+            return RuleError(
+                error.field,
+                f"{roll.label}: the pool is {_dice(count)}, {len(totals)} read"
+                f"{': ' + read if read else ''}; type each die as rolled, {ROW_HELP}",
+            )
+    words = detail.replace("[", "").replace("]", "")
+    return RuleError(error.field, f"{roll.label}: {words}")
+
+
+def _roll_words(roll: RollSpec) -> str:
+    """A roll as the quick row lists it: "Hit location (2d6)", "Body check (a pool of d6: ...; as rolled)"."""
+    if roll.count:
+        return f"{roll.label} ({roll.count}d{roll.sides})"
+    size = f": {roll.size.split(' (')[0]}" if roll.size else ""
+    rolled = f"; as rolled, {ROW_HELP} when the Rule of Six applies" if roll.open_ended else ""
+    return f"{roll.label} (a pool of d{roll.sides}{size}{rolled})"
+
+
+def quick_list(spec: ActionForm) -> list[str]:
+    """The rolls an action may need, in the order the rules ask them, with their dice (the quick row's help)."""
+    return [_roll_words(roll) for roll in spec.rolls]
+
+
+def quick_row(data: QueryDict) -> list[int]:
+    """The dice of the quick row, as typed (each face as rolled), or a RuleError naming the row."""
+    raw = data.get(QUICK_INPUT, "").replace(",", " ").split()
+    faces = []
+    for text in raw:
+        try:
+            faces.append(int(text))
+        except ValueError:
+            raise RuleError(QUICK_INPUT, f"All the dice: expected whole numbers, got {text!r}") from None
+    return faces
+
+
+def take_from_row(
+    ruleset: str, action: str, faces: list[int], need: Mapping[str, Any], data: QueryDict
+) -> tuple[list[int], list[int]]:
+    """Take the dice of the roll the rules ask (`needs_roll`) from the front of the quick row: the dice as the rules
+    read them and the row's rest. The dice taken go into `data` as the roll's own inputs, so the form keeps them
+    (a given roll, or the roll asked again with its error); a row too short for the roll is that roll's error."""
+    name, count, sides = need["name"], need["count"], need["sides"]
+    where = f"rolls.{name}"
+    if need.get("open_ended"):
+        taken, totals, chain = 0, [], 0
+        while taken < len(faces) and len(totals) < count:
+            chain += faces[taken]
+            taken += 1
+            if faces[taken - 1] != 6:
+                totals.append(chain)
+                chain = 0
+        data[f"d_{name}"] = " ".join(map(str, faces[:taken]))
+        if len(totals) < count:
+            read = "; ".join(
+                f"{' then '.join(map(str, c))} reads as one die of {sum(c)}"
+                for c in _chains(faces[:taken])
+                if len(c) > 1
+            )
+            raise RuleError(
+                where,
+                f"{need['label']}: the pool is {_dice(count)}, the row held {len(totals)}"
+                f"{': ' + read if read else ''}; type each die as rolled, {ROW_HELP}",
+            )
+        return totals, faces[taken:]
+    dice = faces[:count]
+    if ":" in name or count == 0:
+        raise RuleError(where, f"{need['label']}: type this roll on its own")
+    roll = roll_spec(get_ruleset(ruleset).action_form(action), name)
+    if roll is not None and roll.count == count:
+        for i, die in enumerate(dice):
+            data[f"r_{name}_{i}"] = str(die)
+    else:
+        data[f"r_{name}"] = " ".join(map(str, dice))
+    if len(dice) < count:
+        raise RuleError(
+            where,
+            f"{need['label']}: {_dice(count)} of 1-{sides}, the row held {len(dice)}; type them all",
+        )
+    return dice, faces[count:]
+
+
+def _given_rolls(spec: ActionForm, data: QueryDict, wrong: set[str]) -> list[GivenRoll]:
+    """The rolls the form holds (each as the rules read it), to show and to post again; not those given wrong,
+    which are asked again with their error."""
+    given = []
+    for roll in spec.rolls:
+        if roll.name in wrong:
+            continue
+        try:
+            dice = _roll(roll, data)
+        except RuleError:
+            continue  # shown with its error on the asked roll
+        if dice is None:
+            continue
+        text = " ".join(str(die) for die in dice)
+        as_rolled = data.get(f"d_{roll.name}", "").strip() if roll.open_ended else ""
+        if roll.count > 0 and len(dice) == roll.count:
+            hidden = [(f"r_{roll.name}_{i}", str(die)) for i, die in enumerate(dice)]
+        elif as_rolled:
+            hidden = [(f"d_{roll.name}", " ".join(as_rolled.replace(",", " ").split()))]
+        else:
+            hidden = [(f"r_{roll.name}", text)]
+        shown = ", ".join(str(die) for die in dice)
+        if as_rolled:
+            shown = f"{' '.join(as_rolled.replace(',', ' ').split())}, totals {shown}"
+        given.append(GivenRoll(roll.label, shown, hidden))
+    return given
+
+
+def _asked_again(roll: RollSpec, data: QueryDict, error: str) -> AskedRoll:
+    """A roll given wrong, asked again with what was typed in it and its error beside it."""
+    as_rolled = roll.open_ended and bool(data.get(f"d_{roll.name}", "").strip())
+    if roll.count > 0:
+        inputs = [f"r_{roll.name}_{i}" for i in range(roll.count)]
+        prompt = f"{roll.label}: roll {roll.count}d{roll.sides}"
+    else:
+        inputs = [f"d_{roll.name}" if as_rolled or roll.open_ended else f"r_{roll.name}"]
+        prompt = f"{roll.label}: roll the pool of d{roll.sides}"
+        if not as_rolled and roll.open_ended and data.get(f"r_{roll.name}", "").strip():
+            inputs = [f"r_{roll.name}"]
+    values = [data.get(name, "") for name in inputs]
+    return AskedRoll(
+        roll.name,
+        prompt,
+        "",
+        inputs,
+        roll.sides,
+        as_rolled=inputs[0].startswith("d_"),
+        pool=roll.count == 0,
+        values=values,
+        error=error,
+    )
+
+
+def table_dice_form(
+    form: ActionFormView, ruleset: str, data: QueryDict | None, needs: Mapping[str, Any] | None
+) -> ActionFormView:
+    """The action's form in a table-dice campaign: its parameters and, fresh, the quick row (every die typed at
+    once, in the order the rules ask); then the rolls given so far and, when the rules need one more, that roll
+    alone with what it decides and its target; or a roll given wrong, asked again with its error beside it."""
+    spec = get_ruleset(ruleset).action_form(form.action)
+    form.table_dice = bool(spec.rolls)  # a form without dice (a note, Undo) has no dice to ask
+    wrong = {r.name: r.error for r in form.rolls if r.error}
+    form.given = _given_rolls(spec, data, set(wrong)) if data is not None else []
+    for item in form.rolls:
+        item.error = ""
+    if wrong:
+        name, error = next(iter(wrong.items()))
+        roll = roll_spec(spec, name)
+        assert roll is not None and data is not None
+        form.asked = _asked_again(roll, data, error)
+        return form
+    if needs is None:
+        form.quick = quick_list(spec) if not form.given and spec.rolls else []
+        form.quick_value = data.get(QUICK_INPUT, "") if data is not None else ""
+        return form
+    name = needs["name"]
+    roll = roll_spec(spec, name)
+    fixed = roll is not None and roll.count > 0 and roll.count == needs["count"]
+    as_rolled = bool(needs.get("open_ended"))
+    if fixed:
+        inputs = [f"r_{name}_{i}" for i in range(needs["count"])]
+    else:
+        inputs = [f"d_{name}" if as_rolled else f"r_{name}"]
+    form.asked = AskedRoll(name, needs["prompt"], needs["why"], inputs, needs["sides"], as_rolled, not fixed)
+    return form
+
+
+def parse_clock_roll(data: QueryDict) -> dict[str, Any]:
+    """The board's answer to a waiting clock as the API's body: `{name: dice}`, or `{"ask": false}`."""
+    check_posted(data, {"key": "key", "roll": "roll", "dice": "dice", "as_rolled": "dice", "ask": "ask"})
+    if data.get("ask") == "server":
+        return {"ask": False}
+    name = data.get("roll", "")
+    where = f"rolls.{name}"
+    as_rolled = data.get("as_rolled", "").strip()
+    if as_rolled:
+        return {name: dice_as_rolled(as_rolled, where)}
+    text = data.get("dice", "").replace(",", " ").strip()
+    if not text:
+        raise RuleError(where, "expected the dice rolled, separated by spaces")
+    return {name: [_die(value, where) for value in text.split()]}

@@ -1,0 +1,121 @@
+"""An action posted on the character page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from campaign import access, presenters, services
+from campaign.models import Character
+from campaign.web import forms, people
+from campaign.web.views.character import _form_of, _gm_acting_on, _named_undo, _page_context
+from rules.dice import RollNeeded
+from rules.ruleset import RuleError
+
+
+@dataclass
+class Posted:
+    """A posted action form, run: the result, or the errors placed on the form's fields; the status; in a
+    table-dice campaign the roll the rules need next (`needs`); `data`, what the form shows back (the post, with the
+    dice the quick row gave each roll as that roll's inputs); `unused`, the quick row's dice no roll took."""
+
+    result: services.ActionResult | None
+    errors: dict[str, str]
+    status: int
+    needs: dict[str, Any] | None
+    data: QueryDict
+    unused: list[int]
+
+
+def _posted_action(request: HttpRequest, character: Character, action: str) -> Posted:
+    """Run a posted action form (the character page's or a card's); the character is read again after it.
+
+    Table dice: the quick row's dice are handed out in the order the rules ask for rolls: each try that needs a
+    roll (nothing is written) takes that roll's dice from the front of the row and tries again, so a roll whose
+    size depends on an earlier die (a Shadowrun death-time pool) takes the right number. When the row runs out,
+    the form asks for the next roll itself."""
+    ruleset = character.campaign.ruleset
+    data = forms.echoed(request.POST)
+    result, errors, status, needs, faces = None, {}, 201, None, []
+    try:
+        body = forms.parse_action(ruleset, action, request.POST, _form_of(character)["sheet"])
+        faces = forms.quick_row(request.POST)
+        if faces and not services.asks_the_table(character.campaign, "actions"):
+            raise RuleError(forms.QUICK_INPUT, forms.QUICK_NOT_HERE)
+        data.pop(forms.QUICK_INPUT, None)
+        while True:
+            try:
+                result = services.character_act(
+                    character_id=character.pk,
+                    body=body,
+                    actor=request.user.get_username(),
+                    idempotency_key=forms.idempotency_key(request.POST),
+                )
+                break
+            except RollNeeded as need:
+                asked = need.request.as_data()
+                if not faces or body.get("ask") is False:
+                    needs, status = asked, 200  # the form asks for it: nothing refused
+                    break
+                dice, faces = forms.take_from_row(ruleset, action, faces, asked, data)
+                body.setdefault("rolls", {})[asked["name"]] = dice
+    except RuleError as error:
+        error = forms.dice_error_words(ruleset, action, error, data)
+        errors = forms.place_error(ruleset, action, error.field, error.message)
+        if error.field == forms.QUICK_INPUT:
+            errors = {"form": error.message}
+        status = error.status
+        if status == 201:
+            status = 400
+    character.refresh_from_db()
+    return Posted(result, errors, status, needs, data, faces)
+
+
+def _unused_text(unused: list[int]) -> str:
+    return f" Dice of the row no roll needed: {', '.join(map(str, unused))}." if unused else ""
+
+
+@login_required
+@require_POST
+def character_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    character = _gm_acting_on(request, character_id, action)
+    ruleset = character.campaign.ruleset
+    posted = _posted_action(request, character, action)
+    errors, needs = posted.errors, posted.needs
+    drawn = _form_of(character)
+    if errors or needs:
+        form = forms.build_form(ruleset, action, data=posted.data, errors=errors, **drawn)
+        form.key = request.POST.get("key") or form.key  # nothing was written: the key is the final write's
+    else:
+        assert posted.result is not None
+        form = forms.build_form(ruleset, action, **drawn)
+        said = presenters.action_said(character.campaign, posted.result.events, posted.result.state)
+        said += _unused_text(posted.unused)
+        form.success = said if not posted.result.replayed else f"Already recorded: {said}"
+    _named_undo(form, character)
+    people.offer_medics(form, character.campaign)
+    if services.asks_the_table(character.campaign, "actions"):
+        form = forms.table_dice_form(form, ruleset, posted.data if errors or needs else None, needs)
+    if request.htmx:
+        # A refusal is its status (400, 409) and htmx swaps it in (base.html's responseHandling); a roll asked for
+        # is a 200: nothing was refused.
+        status = posted.status if errors else 200
+        response = render(
+            request, "character.html#action-form", {"form": form, "model": character}, status=status
+        )
+        if not errors and not needs:
+            response["HX-Trigger"] = "refresh"
+        return response
+    if not errors and not needs:
+        messages.success(request, form.success)
+        return redirect(reverse("character", args=[character.pk]) + f"#form-{action}")
+    stamp = access.character_stamp(request.user, character.pk)
+    context = _page_context(request, stamp, None, character, open_form=form)
+    return render(request, "character.html", context, status=posted.status if errors else 200)

@@ -1,0 +1,161 @@
+"""Characters made from the board, a card's actions and a character duplicated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from campaign import access, limits, presenters, services
+from campaign.models import GM, Character
+from campaign.web import board, forms, people
+from campaign.web.views.actions import _posted_action, _unused_text
+from campaign.web.views.board import _board_context, _board_form_response
+from campaign.web.views.cache import _limited
+from campaign.web.views.character import _gm_acting_on, _named_undo
+from rules.registry import get_ruleset
+from rules.ruleset import RuleError
+from rules.text import without_direction_controls
+
+
+@login_required
+@require_POST
+def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "create characters")
+    name = request.POST.get("name", "")
+    player = request.POST.get("player", "").strip() or None
+    errors: dict[str, str] = {}
+    refused: RuleError | None = None
+    try:
+        attributes = forms.parse_attributes(campaign.ruleset, request.POST)
+        with limits.characters(request.user, campaign):
+            character = services.character_create(
+                campaign=campaign,
+                actor=request.user.get_username(),
+                name=name,
+                player=player,
+                attributes=attributes,
+                idempotency_key=forms.idempotency_key(request.POST),
+            )
+    except RuleError as error:
+        refused = error
+        errors = forms.place_character_error(campaign.ruleset, error.field, error.message)
+    if errors:
+        extra = {
+            "character_errors": errors,
+            "character_name": without_direction_controls(name),
+            "character_player": without_direction_controls(player or ""),
+            "player_choices": people.players_of(campaign, without_direction_controls(player or "")),
+            "attribute_fields": forms.attribute_fields(campaign.ruleset, forms.echoed(request.POST), errors),
+        }
+        response = _board_form_response(request, campaign, role, "character-form", extra, 400)
+        return _limited(response, refused)
+    success = f"{character.name} joined the campaign."
+    if request.htmx:
+        return _board_form_response(
+            request, campaign, role, "character-form", {"character_success": success}, 201
+        )
+    return redirect("character", character_id=character.pk)
+
+
+# --- the GM's board: cards, a fight's rounds, NPCs in a hurry (campaign/web/board.py) ---------------------------
+
+
+def _card_for(request: HttpRequest, character: Character) -> dict[str, Any]:
+    """The card of one character as the GM sees it now (after an action on it)."""
+    campaign = character.campaign
+    data = presenters.character_json(character, GM)
+    return board.card(campaign, get_ruleset(campaign.ruleset), GM, data, character.state)
+
+
+@login_required
+@require_POST
+def card_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """An action posted from a character's card on the board: the card's form (`forms.card_form`), parsed and
+    recorded as the character page's, table dice and all (the quick row, then one roll at a time). With htmx the
+    answer is the form and, out of band, the card's state; without, the board (a redirect, or the page with the
+    card's form open and its error or the roll it asks for)."""
+    character = _gm_acting_on(request, character_id, action)
+    ruleset = character.campaign.ruleset
+    labels = forms.card_actions(ruleset)
+    if action not in labels:
+        raise Http404("no such action on a card")
+    posted = _posted_action(request, character, action)
+    errors, needs = posted.errors, posted.needs
+    card = _card_for(request, character)
+    campaign = character.campaign
+    options = campaign.options
+    table = services.asks_the_table(campaign, "actions")
+    if errors or needs:
+        form = board.card_form_for(
+            get_ruleset(ruleset), card, action, options, posted.data, errors, table=table, needs=needs
+        )
+        form.key = request.POST.get("key") or form.key  # nothing was written: the key is the final write's
+    else:
+        assert posted.result is not None
+        form = board.card_form_for(get_ruleset(ruleset), card, action, options, table=table)
+        said = presenters.action_said(campaign, posted.result.events, posted.result.state)
+        said += _unused_text(posted.unused)
+        form.success = f"{character.name}: {'already recorded: ' if posted.result.replayed else ''}{said}"
+    _named_undo(form, character)
+    people.offer_medics(form, campaign)
+    if request.htmx:
+        response = render(
+            request,
+            "web/board_card_form.html",
+            {"c": card, "form": form, "label": labels[action], "is_gm": True, "oob": True},
+            status=posted.status if errors else 200,
+        )
+        if not errors and not needs:
+            response["HX-Trigger"] = "refresh"
+        return response
+    board_url = reverse("campaign", args=[character.campaign_id]) + f"#card-{character.pk}"
+    if not errors and not needs:
+        messages.success(request, form.success)
+        return redirect(board_url)
+    context = _board_context(request, campaign, GM)
+    board.with_form(context["characters"], character.pk, form)
+    return render(request, "campaign.html", context, status=posted.status if errors else 200)
+
+
+@login_required
+@require_POST
+def character_duplicate(request: HttpRequest, character_id: int) -> HttpResponse:
+    """A new character with this one's attributes (services.character_duplicate), from its card on the board."""
+    character, role = access.character_for(request.user, character_id)
+    access.require_gm(role, "create characters")
+    try:
+        forms.check_posted(request.POST, {"key": "key"})
+        with limits.characters(request.user, character.campaign):
+            copy = services.character_duplicate(
+                character=character,
+                actor=request.user.get_username(),
+                idempotency_key=forms.idempotency_key(request.POST),
+            )
+    except RuleError as error:
+        if request.htmx:
+            return render(
+                request,
+                "web/board_card_duplicate.html",
+                {"c": {"id": character.pk}, "copy_error": error.message},
+            )
+        context = _board_context(request, character.campaign, role)
+        response = render(
+            request, "campaign.html", {**context, "board_error": error.message}, status=error.status
+        )
+        return _limited(response, error)
+    text = f"{copy.name} joined the campaign."
+    if request.htmx:
+        response = render(
+            request, "web/board_card_duplicate.html", {"c": {"id": character.pk}, "copied": text}
+        )
+        response["HX-Trigger"] = "refresh"
+        return response
+    messages.success(request, text)
+    return redirect(reverse("campaign", args=[character.campaign_id]) + f"#card-{copy.pk}")

@@ -1,0 +1,103 @@
+"""The game clock from the board: an advance, taking it back, the table's roll."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_POST
+
+from campaign import access, presenters, services
+from campaign.web import display, forms
+from campaign.web.views.board import _board_form_response
+from rules.ruleset import RuleError
+
+
+@login_required
+@require_POST
+def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "advance the clock")
+    try:
+        advance = forms.parse_advance(request.POST)
+        seconds = services.parse_advance(advance)
+        job = services.clock_advance_request(
+            campaign=campaign,
+            seconds=seconds,
+            actor=request.user.get_username(),
+            idempotency_key=forms.idempotency_key(request.POST),
+            stop_on=request.POST.get("stop_on") or None,
+        )
+    except RuleError as error:
+        status = error.status
+        return _board_form_response(
+            request,
+            campaign,
+            role,
+            "clock-form",
+            {"clock_error": error.message, "clock_field": error.field},
+            status,
+        )
+    job.refresh_from_db()
+    campaign.refresh_from_db()
+    text = display.duration_text(job.to_time - job.from_time)
+    if job.stopped_early:
+        stopped = presenters.job_json(job)["message"]
+        success = f"{stopped[:1].upper()}{stopped[1:]}."
+    elif job.status == job.DONE:
+        success = f"Advanced {text} to {display.date_text(presenters.game_date(campaign, job.to_time))}."
+    else:
+        success = f"Advancing {text}: the clock is running."
+    return _board_form_response(
+        request, campaign, role, "clock-form", {"clock_success": success, "success": success}, 202
+    )
+
+
+@login_required
+@require_POST
+def campaign_clock_rewind(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The board's "take back the latest advance" (RULES.md, "Every ruleset")."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "take back an advance")
+    try:
+        forms.check_posted(request.POST, {})
+        rewind = services.clock_rewind(campaign=campaign, actor=request.user.get_username())
+    except RuleError as error:
+        return _board_form_response(
+            request,
+            campaign,
+            role,
+            "clock-form",
+            {"clock_error": error.message, "clock_field": "form"},
+            error.status,
+        )
+    campaign.refresh_from_db()
+    back = display.date_text(presenters.game_date(campaign, rewind.to))
+    who = "1 character" if rewind.characters == 1 else f"{rewind.characters} characters"
+    success = f"Advance taken back: the clock is back at {back}; the clock's entries on {who} are taken back."
+    return _board_form_response(
+        request, campaign, role, "clock-form", {"clock_success": success, "success": success}, 200
+    )
+
+
+# --- table dice: the board answers the clock's roll ---------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def campaign_clock_roll(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The GM's roll for a waiting clock (or: let the server roll the rest of this advance); the board again."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "roll for the clock")
+    try:
+        job = services.open_job(campaign)
+        if job is None or not job.waiting:
+            raise RuleError("job", services.NOT_WAITING)
+        body = forms.parse_clock_roll(request.POST)
+        services.clock_give_roll(
+            job_id=job.pk, body=body, idempotency_key=forms.idempotency_key(request.POST)
+        )
+    except RuleError as error:
+        message = error.message if error.field in ("job", "form") else f"{error.field}: {error.message}"
+        return _board_form_response(request, campaign, role, "live", {"roll_error": message}, error.status)
+    campaign.refresh_from_db()
+    return _board_form_response(request, campaign, role, "live", {"success": "Roll given."}, 200)

@@ -1,0 +1,127 @@
+"""The home page: the user's campaigns, invitations and a new campaign's form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from campaign import limits, presenters, services
+from campaign.models import Invitation, Membership
+from campaign.web import display, forms, option_forms
+from campaign.web.views.cache import _limited, _with_keyed_forms
+from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
+from rules.ruleset import RuleError, Ruleset
+from rules.text import without_direction_controls
+
+# --- campaigns --------------------------------------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def home(request: HttpRequest) -> HttpResponse:
+    """The user's campaigns and a form to start one."""
+    errors: dict[str, str] = {}
+    values = _new_campaign()
+    refused: RuleError | None = None
+    posted: dict[str, Any] = {}
+    if request.method == "POST":
+        values = {key: request.POST.get(key, "") for key in values}
+        rules = _chosen_ruleset(values["ruleset"])
+        try:
+            option_inputs = option_forms.inputs(rules) if rules is not None else {}
+            forms.check_posted(request.POST, {"key": "key", **{key: key for key in values}, **option_inputs})
+            posted = option_forms.parse_options(rules, request.POST) if rules is not None else {}
+            with limits.campaigns(request.user):
+                campaign = services.campaign_create(
+                    user=request.user,
+                    name=values["name"],
+                    ruleset=values["ruleset"],
+                    options=posted or None,
+                    idempotency_key=forms.idempotency_key(request.POST),
+                )
+        except RuleError as error:
+            refused = error
+            key = error.field.split(".", 1)[0]
+            if isinstance(error, limits.LimitReached):
+                errors["form"] = error.message
+            elif key == "options" and rules is not None:
+                errors.update(option_forms.place_error(rules, error.field, error.message))
+            elif key in values:
+                errors[key] = error.message
+            else:  # the form as a whole: an input it does not have, its key
+                errors["form"] = error.message if key == "form" else f"{error.field}: {error.message}"
+        else:
+            return redirect("campaign", campaign_id=campaign.pk)
+    return _limited(_home_page(request, values, errors, posted=posted), refused)
+
+
+def _chosen_ruleset(slug: str) -> Ruleset | None:
+    return get_ruleset(slug) if slug in ruleset_slugs() else None
+
+
+def _new_campaign_options(
+    slug: str, posted: dict[str, Any] | None = None, errors: dict[str, str] | None = None
+) -> list[option_forms.OptionField]:
+    """The new-campaign form's house rules: the chosen ruleset's options with their defaults (what was posted,
+    when a refused form shows again)."""
+    rules = _chosen_ruleset(slug) or all_rulesets()[0]
+    defaults = services.validate_campaign_options(rules, {})
+    return option_forms.option_fields(rules, defaults, errors, posted)
+
+
+@login_required
+@require_GET
+def new_campaign_options(request: HttpRequest) -> HttpResponse:
+    """The new-campaign form's house rules for the ruleset chosen (htmx swaps them when the ruleset changes)."""
+    fields = _new_campaign_options(request.GET.get("ruleset", ""))
+    # Swapped in when the GM chose another ruleset: open, to show what changed.
+    return render(request, "home.html#new-options", {"new_options": fields, "new_options_open": True})
+
+
+def _home_page(
+    request: HttpRequest,
+    values: dict[str, str],
+    errors: dict[str, str],
+    import_error: str = "",
+    posted: dict[str, Any] | None = None,
+) -> HttpResponse:
+    memberships = (
+        Membership.objects.filter(user=request.user).select_related("campaign").order_by("campaign_id")
+    )
+    rulesets = [(slug, get_ruleset(slug)) for slug in ruleset_slugs()]
+    response = render(
+        request,
+        "home.html",
+        {
+            "memberships": memberships,
+            "invitations": _invitations_of(request.user),
+            "rulesets": rulesets,
+            "values": {key: without_direction_controls(value) for key, value in values.items()},
+            "errors": errors,
+            "import_error": import_error,
+            "new_options": _new_campaign_options(values["ruleset"], posted, errors),
+        },
+        status=400 if errors or import_error else 200,
+    )
+    return _with_keyed_forms(response)
+
+
+def _new_campaign() -> dict[str, str]:
+    """The new-campaign form as it first shows: the first registered ruleset chosen."""
+    return {"name": "", "ruleset": all_rulesets()[0].slug}
+
+
+def _invitations_of(user: Any) -> list[dict[str, Any]]:
+    rows = (
+        Invitation.objects.filter(user=user, status=Invitation.PENDING)
+        .select_related("campaign", "user", "invited_by")
+        .order_by("id")
+    )
+    return [
+        {**presenters.invitation_json(invitation), "role_words": display.role_words(invitation.role)}
+        for invitation in rows
+    ]
