@@ -45,7 +45,8 @@ class Asked:
         return f"{self.runs}:{','.join(self.what_ifs)}:{self.seed}"
 
 
-def _whole(query: Mapping[str, str], name: str, low: int, high: int, whose: str = "") -> int | None:
+def whole_number(query: Mapping[str, str], name: str, low: int, high: int, whose: str = "") -> int | None:
+    """A query parameter that must be a whole number in [low, high], or None when absent (a 400 naming it)."""
     raw = query.get(name, "").strip()
     if not raw:
         return None
@@ -74,8 +75,8 @@ def default_runs(role: str) -> int:
 def read_asked(query: Mapping[str, str], ruleset: str, role: str) -> Asked:
     """`?runs=` (a player's capped: `max_runs`), `?with=` (comma-separated what-ifs, GMs only: a player asking gets
     a 403) and `?seed=`."""
-    runs = _whole(query, "runs", fc.MIN_RUNS, max_runs(role), "" if role == GM else " for a player")
-    seed = _whole(query, "seed", 0, SEED_MAX)
+    runs = whole_number(query, "runs", fc.MIN_RUNS, max_runs(role), "" if role == GM else " for a player")
+    seed = whole_number(query, "seed", 0, SEED_MAX)
     raw = query.get("with", "").strip()
     what_ifs: tuple[str, ...] = ()
     if raw:

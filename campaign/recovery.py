@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from campaign import access, presenters, services
-from campaign.forecasts import percent
+from campaign.forecasts import percent, whole_number
 from campaign.game_dates import game_datetime
 from campaign.models import GM, PLAYER, Campaign, Character
 from rules import forecast as fc
@@ -92,21 +92,6 @@ class Recovery:
 # The query
 
 
-def _whole(query: Mapping[str, str], name: str, low: int, high: int) -> int | None:
-    raw = query.get(name, "").strip()
-    if not raw:
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        value = None
-    if value is None or not low <= value <= high:
-        raise services.ServiceError(
-            name, f"expected a whole number from {low:,} to {high:,}, got {raw[:40]!r}"
-        )
-    return value
-
-
 def _by(campaign: Campaign, raw: str) -> int | None:
     """`?by=2053-03-02` (a game date, or date and time) as game seconds from the campaign's start."""
     raw = raw.strip()
@@ -145,7 +130,7 @@ def read_asked(
     query: Mapping[str, str], campaign: Campaign, role: str, characters: Sequence[Character]
 ) -> Asked:
     """`?runs=`, `?with=` (party what-ifs separated by commas, GMs only: a player asking gets a 403), `?by=`."""
-    runs = _whole(query, "runs", fc.MIN_RUNS, fc.MAX_RUNS)
+    runs = whole_number(query, "runs", fc.MIN_RUNS, fc.MAX_RUNS)
     raw = query.get("with", "").strip()
     what_ifs: tuple[str, ...] = ()
     if raw:
