@@ -27,8 +27,12 @@ def sign_up(page: Page, base: str, username: str) -> None:
 
 def create_campaign(page: Page, base: str, name: str, ruleset: str) -> None:
     page.goto(f"{base}/")
+    # htmx has processed the page: the ruleset's change asks for its house rules.
+    page.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
     page.locator("#c-name").fill(name)
     page.locator("#c-ruleset").select_option(ruleset)
+    # The chosen ruleset's own house rules have come (htmx swaps them in on the change).
+    expect(page.locator('#new-options input[name="options_for"]')).to_have_value(ruleset)
     page.get_by_role("button", name="Create campaign").click()
     expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible()
 

@@ -23,6 +23,7 @@ def create_campaign(page: Page, base: str, name: str, ruleset: str, table_dice: 
     page.locator("#c-name").fill(name)
     page.locator("#c-ruleset").select_option(ruleset)
     # The chosen ruleset's house rules come in its place (htmx): its first option is there.
+    expect(page.locator('#new-options input[name="options_for"]')).to_have_value(ruleset)
     open_house_rules(page)
     expect(page.locator(f"#c-{get_ruleset(ruleset).options[0].name}")).to_be_visible()
     page.locator("#c-table_dice").select_option(table_dice)

@@ -123,6 +123,27 @@ def test_the_new_campaign_form_offers_the_chosen_rulesets_defaults(sr2_web: Web,
     assert campaign.options == {**defaults, "table_dice": "none"}
 
 
+def test_house_rules_shown_for_another_ruleset_start_the_chosen_ones_defaults(sr2_web: Web) -> None:
+    """The GM changed the ruleset and created the campaign before its own house rules came (or has no script):
+    the other ruleset's inputs are not refused as unknown, and the campaign starts with the chosen ruleset's
+    defaults, saying so."""
+    shadowrun = sr2_web.gm.get(reverse("new-campaign-options"), {"ruleset": "shadowrun2"}).content.decode()
+    inputs = form_inputs(f'<form action="x">{shadowrun}</form>', "x")
+    assert inputs["options_for"] == "shadowrun2"
+    inputs["o_body_check_tn"] = "gentle"  # a Shadowrun house rule the GM changed before choosing Dark Future
+    created = sr2_web.gm.post("/", {"name": "Highway", "ruleset": "darkfuture", **inputs}, follow=True)
+    assert created.status_code == 200
+    page = created.content.decode()
+    assert "Highway starts with the house rules Dark Future (alternate CON damage) gives" in page
+    campaign = Campaign.objects.get(name="Highway")
+    rules = get_ruleset("darkfuture")
+    defaults = {**declared.defaults(rules.options), "start": rules.default_start, "time_scale": 0}
+    defaults["fight_idle_minutes"] = declared.FIGHT_IDLE_MINUTES
+    assert campaign.ruleset == "darkfuture"
+    assert campaign.options == {**defaults, "table_dice": "none"}
+    assert "body_check_tn" not in campaign.options
+
+
 def test_a_change_reads_as_a_sentence_on_the_board_and_in_the_history(sr2_web: Web) -> None:
     board = reverse("campaign", args=[sr2_web.campaign_id])
     action = reverse("campaign-options", args=[sr2_web.campaign_id])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -31,10 +32,18 @@ def home(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         values = {key: request.POST.get(key, "") for key in values}
         rules = _chosen_ruleset(values["ruleset"])
+        shown_for = _chosen_ruleset(request.POST.get(OPTIONS_FOR, ""))
+        stale = rules is not None and shown_for is not None and shown_for.slug != rules.slug
         try:
-            option_inputs = option_forms.inputs(rules) if rules is not None else {}
-            forms.check_posted(request.POST, {"key": "key", **{key: key for key in values}, **option_inputs})
-            posted = option_forms.parse_options(rules, request.POST) if rules is not None else {}
+            option_inputs = option_forms.inputs(shown_for if stale else rules) if rules is not None else {}
+            forms.check_posted(
+                request.POST,
+                {"key": "key", OPTIONS_FOR: OPTIONS_FOR, **{key: key for key in values}, **option_inputs},
+            )
+            # House rules shown for another ruleset (the ruleset changed before its own came, or without
+            # script) are not this campaign's: it starts with the chosen ruleset's own, as its form shows them.
+            if rules is not None and not stale:
+                posted = option_forms.parse_options(rules, request.POST)
             with limits.campaigns(request.user):
                 campaign = services.campaign_create(
                     user=request.user,
@@ -55,8 +64,18 @@ def home(request: HttpRequest) -> HttpResponse:
             else:  # the form as a whole: an input it does not have, its key
                 errors["form"] = error.message if key == "form" else f"{error.field}: {error.message}"
         else:
+            if stale:
+                messages.info(
+                    request,
+                    f"{campaign.name} starts with the house rules {rules.title} gives; change them on the board, "
+                    "under House rules.",
+                )
             return redirect("campaign", campaign_id=campaign.pk)
     return _limited(_home_page(request, values, errors, posted=posted), refused)
+
+
+# The new-campaign form's hidden input naming the ruleset whose house rules it shows.
+OPTIONS_FOR = "options_for"
 
 
 def _chosen_ruleset(slug: str) -> Ruleset | None:
@@ -65,12 +84,15 @@ def _chosen_ruleset(slug: str) -> Ruleset | None:
 
 def _new_campaign_options(
     slug: str, posted: dict[str, Any] | None = None, errors: dict[str, str] | None = None
-) -> list[option_forms.OptionField]:
+) -> dict[str, Any]:
     """The new-campaign form's house rules: the chosen ruleset's options with their defaults (what was posted,
-    when a refused form shows again)."""
+    when a refused form shows again), and the ruleset they are of."""
     rules = _chosen_ruleset(slug) or all_rulesets()[0]
     defaults = services.validate_campaign_options(rules, {})
-    return option_forms.option_fields(rules, defaults, errors, posted)
+    return {
+        "new_options": option_forms.option_fields(rules, defaults, errors, posted),
+        "new_options_for": rules.slug,
+    }
 
 
 @login_required
@@ -79,7 +101,7 @@ def new_campaign_options(request: HttpRequest) -> HttpResponse:
     """The new-campaign form's house rules for the ruleset chosen (htmx swaps them when the ruleset changes)."""
     fields = _new_campaign_options(request.GET.get("ruleset", ""))
     # Swapped in when the GM chose another ruleset: open, to show what changed.
-    return render(request, "home.html#new-options", {"new_options": fields, "new_options_open": True})
+    return render(request, "home.html#new-options", {**fields, "new_options_open": True})
 
 
 def _home_page(
@@ -103,7 +125,7 @@ def _home_page(
             "values": {key: without_direction_controls(value) for key, value in values.items()},
             "errors": errors,
             "import_error": import_error,
-            "new_options": _new_campaign_options(values["ruleset"], posted, errors),
+            **_new_campaign_options(values["ruleset"], posted, errors),
         },
         status=400 if errors or import_error else 200,
     )
