@@ -226,6 +226,12 @@ def test_the_board_waits_for_a_cards_form_on_its_way_before_it_refreshes(
     details = card(gm, "Ganger 1").locator("details.card-action[id$='-damage']")
     details.locator("summary").click()
     gm.wait_for_function("() => document.querySelector('.lazy-form.htmx-request') !== null")
+    # Playwright hands the held request to this test a moment after the page sent it (late on a busy machine).
+    for _ in range(900):
+        if held:
+            break
+        gm.wait_for_timeout(50)
+    assert held, "the card's form was never asked for"
     # Meanwhile the board changes (Ganger 2 is hit, from another of the GM's tabs) and is asked to refresh.
     hit = {"type": "damage", "damage": 7, "location": "torso", "rolls": {"stun_save": [1]}}
     services.character_act(character_id=ganger2.pk, body=hit, actor="gm")
@@ -234,7 +240,7 @@ def test_the_board_waits_for_a_cards_form_on_its_way_before_it_refreshes(
         "() => { htmx.trigger(document.body, 'refresh'); return fetch('/healthz').then(r => r.status); }"
     )
     # The marker went out after the refresh was asked for: a refresh sent at once would be before it.
-    assert seen == ["/healthz"], seen
+    assert [url for url in seen if url != "form"] == ["/healthz"], seen
     held[0].continue_()
     expect(details.locator("form button[type=submit]")).to_be_visible()
     # The refresh the board put off comes once the form is in: Ganger 2's card shows the hit (7, BTM -2).

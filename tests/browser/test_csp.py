@@ -16,7 +16,6 @@ from tests.conftest import make_table
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "correct horse battery"  # the personas' (tests/conftest.py)
-REFRESH_MS = 3000
 
 # Reports each violation to the test through a binding, which outlives navigations (a page's own state does not).
 LISTEN = """
