@@ -146,6 +146,11 @@ def main() -> None:
         action="store_true",
         help="the flooders wait as each 429's Retry-After says (htmx's panel does)",
     )
+    parser.add_argument(
+        "--throttled",
+        action="store_true",
+        help="keep FORECAST_THROTTLE at its default (60/min): the budget and the request rate, as served",
+    )
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
@@ -163,6 +168,8 @@ def main() -> None:
         "CACHE_URL": args.redis,
         "FORECAST_THROTTLE": "100000/min",  # the request rate aside: the budget alone is measured
     }
+    if args.throttled:
+        del env["FORECAST_THROTTLE"]
     if args.unbudgeted:
         env.update(FORECAST_BUDGET="100000", FORECAST_TIME_BOX="100000", FORECAST_AT_ONCE="0")
     os.environ.update(env)
@@ -171,6 +178,7 @@ def main() -> None:
         "workers": args.workers,
         "unbudgeted": args.unbudgeted,
         "polite": args.polite,
+        "throttled": args.throttled,
         "phases": [],
     }
     try:
