@@ -1,6 +1,6 @@
 """Answers compressed when the client accepts it (GZipMiddleware), with their ETags and 304s still working.
 
-Why compressing pages that carry CSRF tokens is safe here: docs/PERFORMANCE.md, "Compression"."""
+Why compressing pages that carry CSRF tokens is safe here: docs/web.md, "Compression"."""
 
 from __future__ import annotations
 
