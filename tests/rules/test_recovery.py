@@ -16,6 +16,8 @@ from rules import recovery as rc
 from rules.dice import Dice
 from rules.params import RuleError
 from rules.registry import get_ruleset
+from rules.shadowrun2 import forecast as sr
+from rules.shadowrun2 import recovery as rc_sr
 from tests.rules.test_forecast import (
     CRITICAL,
     DAY,
@@ -233,6 +235,62 @@ def test_shadowrun_a_crippling_hit_is_in_the_way_until_replaced() -> None:
         ],
     )
     assert all(i.key != hits[0]["id"] for i in rc.obstacles(rules, replaced))
+
+
+@pytest.mark.parametrize(
+    ("treatment", "completes_at", "care"),
+    [
+        # 2 successes at TN 8 (6 then 2 is 8): 10 minutes / 2, done at 300 s, before the death at 360 s.
+        ([8, 8, 1, 1], 300, sr.UNDER_TREATMENT + rc_sr.CARE["crippling"]),
+        # 1 success: done at 600 s, after the death at 360 s.
+        ([8, 1, 1, 1], 600, sr.DIES_UNDER_TREATMENT),
+    ],
+)
+def test_shadowrun_a_mortal_hit_under_treatment_turns_crippling_and_still_needs_care(
+    treatment: list[int], completes_at: int, care: str
+) -> None:
+    # RULES.md, `treat`: at completion a Mortal hit becomes Crippling (6 boxes, its death timer stopped), and a
+    # Crippling hit never heals on its own; so it is still "not without care", for the reason that now holds.
+    rules = get_ruleset("shadowrun2")
+    state = played(
+        "shadowrun2",
+        {"body": 4},
+        [
+            (
+                0,
+                {"type": "wound", "severity": "S"},
+                {"body_check": MORTAL, "location": [3, 4], "critical": 3, "death_time": [6]},
+            ),
+            (0, {"type": "diagnose", "medic": "Doc", "skill": 5}, {"diagnosis": [6] * 5}),
+            (
+                0,
+                {"type": "treat", "medic": "Doc", "skill": 4, "critical_hit": "ch1"},
+                {"treatment": treatment},
+            ),
+        ],
+    )
+    hit = state["critical_hits"][0]
+    assert (hit["lethality"], hit["death_at"], hit["treatment"]["completes_at"]) == (
+        "mortal",
+        360,
+        completes_at,
+    )
+    outlook = rc.character(rules, state, 0, player=False, runs=200)
+    assert (outlook.fit, outlook.note) == (None, rc.NOT_WITHOUT_CARE)
+    assert (outlook.items[0].what, outlook.items[0].note, outlook.items[0].care) == (
+        "the chest's mortal hit (spine)",
+        fc.NOT_WITHOUT_CARE,
+        care,
+    )
+    if completes_at < 360:
+        # Every future lives: the hit is Crippling (6 boxes) from 300 s on, and stays so.
+        assert not any(f.died for f in outlook.futures)
+        assert all(f.path[1] == (300, (6, 6)) and f.path[-1][1][0] == 6 for f in outlook.futures)
+    else:
+        assert all(f.died for f in outlook.futures)
+    # A player never learns the time of death: the words are the treatment's, whichever comes first.
+    seen = rc.character(rules, state, 0, player=True, runs=200)
+    assert seen.items[0].care == sr.UNDER_TREATMENT + rc_sr.CARE["crippling"]
 
 
 @pytest.mark.parametrize("lethality", ["crippling", "critical"])
