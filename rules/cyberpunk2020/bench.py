@@ -57,12 +57,52 @@ FORECAST_DEAREST: dict[str, Injuries] = {
     ),
 }
 
+# The recovery party: six after a fight, each dated (treated, bones set: nobody "not without care"), so the row
+# times the party's date. Body 6 (BTM -2) and every save passed on a 1 unless said; the medics' totals entered.
+_SAVED = {"stun_save": [1], "death_save": [1]}
+_FIRST_AID = ({"type": "treat", "skill": "first_aid", "total": 15}, {})  # half a point a day
+_MEDICAL_TECH = ({"type": "treat", "skill": "medical_tech", "total": 18}, {})  # a point a day
+_DOC = {"medic": "Doc", "total": 15}
+RECOVERY_PARTY: list[Injuries] = [
+    FORECAST_INJURIES,  # four minor wounds, stun and a torso wound under medical tech
+    # 8 points on the torso under first aid: at Light on day 8.
+    (ATTRIBUTES, [({"type": "damage", "damage": 10, "location": "torso"}, _SAVED), _FIRST_AID]),
+    # A crippled left leg (20: 10 halved less BTM 2 is 8; kept, 6 + 2 + 1 >= 8), stabilized, its bones set: it
+    # mends at 6 weeks; the track under medical tech.
+    (
+        ATTRIBUTES,
+        [
+            ({"type": "damage", "damage": 20, "location": "left_leg"}, {**_SAVED, "sever": [1]}),
+            ({"type": "stabilize", "target": "limb:left_leg", "skill": "first_aid", **_DOC}, {}),
+            ({"type": "set_bones", "limb": "left_leg", **_DOC}, {}),
+            _MEDICAL_TECH,
+        ],
+    ),
+    # Mortal 0 (16 less BTM 2: 14 points), under medical tech: at Light on day 10.
+    (ATTRIBUTES, [({"type": "damage", "damage": 16, "location": "torso"}, _SAVED), _MEDICAL_TECH]),
+    # 4 points (Light) but stunned (the save failed on a 10): a stun save every round until one passes (6 or less).
+    (
+        ATTRIBUTES,
+        [({"type": "damage", "damage": 6, "location": "torso"}, {"stun_save": [10], "death_save": [1]})],
+    ),
+    # A blunt blow (12 less BTM 2: 5 stun, 5 real), stunned, the real points under first aid.
+    (
+        ATTRIBUTES,
+        [
+            (
+                {"type": "damage", "damage": 12, "location": "torso", "kind": "blunt"},
+                {"stun_save": [10], "death_save": [1]},
+            ),
+            _FIRST_AID,
+        ],
+    ),
+]
+
 BENCH = Bench(
     attributes=ATTRIBUTES,
     actions=ACTIONS,
     forecast_injuries=FORECAST_INJURIES,
     forecast_dearest=FORECAST_DEAREST,
-    # Six of the forecast's injuries: their futures roll no die until fit, so six cost about as much as one.
-    recovery_party=[FORECAST_INJURIES] * 6,
+    recovery_party=RECOVERY_PARTY,
     clock_wounds=CLOCK_WOUNDS,
 )

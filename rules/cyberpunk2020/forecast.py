@@ -2,9 +2,9 @@
 
 Injuries: the real damage on the wound track, the stun damage, and each crippled limb. Untreated real damage never
 heals (CP2020 core) except minor wounds, which stop counting a day after they were taken; a crippled limb needs its
-bones set or a replacement. Everything about the player's own character is visible (RULES.md), so a player's
-forecast simulates the whole state; it never names a time of death. The what-ifs' medic is the forecast's own
-(house): TECH `MEDIC_TECH`, skill `MEDIC_SKILL`, plus a d10.
+bones set or a replacement, and once set mends on its own `bone_mend_weeks` later. Everything about the player's
+own character is visible (RULES.md), so a player's forecast simulates the whole state; it never names a time of
+death. The what-ifs' medic is the forecast's own (house): TECH `MEDIC_TECH`, skill `MEDIC_SKILL`, plus a d10.
 """
 
 from __future__ import annotations
@@ -62,8 +62,11 @@ def injuries(state: State) -> list[Injury]:
     if state["stun_damage"]:
         found.append(Injury("stun", f"stun damage: {_points(state['stun_damage'])}", _stun, tables.TRACK_MAX))
     for limb in tables.LIMBS:
-        if state["locations"][limb]["crippled"]:
-            found.append(Injury(limb, f"crippled {limb.replace('_', ' ')}", _limb(limb), 1, LIMB_CARE))
+        place = state["locations"][limb]
+        if place["crippled"]:
+            # Bones set mend on their own (the `bone_mend` timer): dated, not "not without care".
+            care = None if place.get("mends_at") is not None else LIMB_CARE
+            found.append(Injury(limb, f"crippled {limb.replace('_', ' ')}", _limb(limb), 1, care))
     return found
 
 

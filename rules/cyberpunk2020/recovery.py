@@ -2,7 +2,8 @@
 docs/recovery.md).
 
 Fit: the wound track at Light or better (4 points or fewer), not stunned, and no crippled or severed limb that is
-neither mended (bones set) nor replaced. The party's what-ifs are the forecast's menu (`rules.cyberpunk2020.forecast`):
+neither mended nor replaced. A limb whose bones are set mends on its own when its `bone_mend` timer fires
+(`bone_mend_weeks` after the setting), so it is dated; one not yet set needs care. The party's what-ifs are the forecast's menu (`rules.cyberpunk2020.forecast`):
 the medic's treatment, with the medic's skill set to a level the GM picks. Cyberpunk has no hospital of its own.
 """
 
@@ -57,7 +58,10 @@ def obstacles(state: State) -> list[Injury]:
         place = state["locations"][limb]
         if place["crippled"] or place["severed"]:
             how = "severed" if place["severed"] else "crippled"
-            found.append(Injury(limb, f"the {how} {limb.replace('_', ' ')}", _limb(limb), 1, cp.LIMB_CARE))
+            # Bones set mend on their own: the clock's `bone_mend` timer, `bone_mend_weeks` after the setting.
+            mending = place.get("mends_at") is not None
+            what = f"the {how} {limb.replace('_', ' ')}" + (" (bones set)" if mending else "")
+            found.append(Injury(limb, what, _limb(limb), 1, None if mending else cp.LIMB_CARE))
     return found
 
 

@@ -27,6 +27,20 @@ CARE = {
     "crippling": "a crippling hit never heals on its own: it needs a replacement or healing magic",
 }
 DEADLY_CARE = "deadly damage heals only in hospital, once stabilized"
+# A Mortal hit under treatment is Crippling when the treatment completes (RULES.md, `treat`): still not without
+# care. Unless its time of death comes first (the GM's state only: a player's has no `death_at`).
+UNDER_TREATMENT = "under treatment, a mortal hit becomes crippling when the treatment completes; "
+DIES_UNDER_TREATMENT = "a mortal hit kills before its treatment completes unless healing magic brings it down"
+
+
+def hit_care(hit: dict[str, Any], care: dict[str, str]) -> str | None:
+    """Why the rules never heal an active hit on its own (`care`: the words by lethality), or None."""
+    treatment = hit["treatment"]
+    if hit["lethality"] != "mortal" or treatment is None:
+        return care.get(hit["lethality"])
+    if hit["death_at"] is not None and hit["death_at"] < treatment["completes_at"]:
+        return DIES_UNDER_TREATMENT  # at the same second the treatment completes first (its timer's priority)
+    return UNDER_TREATMENT + care["crippling"]
 
 
 def _boxes(count: int) -> str:
@@ -73,7 +87,7 @@ def injuries(state: State) -> list[Injury]:
             f"{_where(hit)}, {hit['part']} ({hit['lethality']})",
             _hit_boxes(hit["id"]),
             t.MONITOR_BOXES,
-            CARE.get(hit["lethality"]),
+            hit_care(hit, CARE),
         )
         for hit in state["critical_hits"]
         if is_active(hit)

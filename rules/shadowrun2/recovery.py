@@ -48,7 +48,7 @@ def obstacles(state: State) -> list[Injury]:
             f"the {sr._where(hit)}'s {hit['lethality']} hit ({hit['part']})",
             _hit_in_the_way(hit["id"]),
             t.MONITOR_BOXES,
-            CARE.get(hit["lethality"]),
+            sr.hit_care(hit, CARE),
         )
         for hit in state["critical_hits"]
         if is_active(hit) and not hit.get("accepted")

@@ -69,17 +69,77 @@ def test_the_gm_gets_a_dark_future_partys_exact_dates(df: Table) -> None:
     ]
 
 
-def test_a_what_if_says_how_the_partys_date_moves(sr2: Table) -> None:
+def test_the_retired_are_not_listed_and_the_dead_are_out_of_the_partys_date(df: Table) -> None:
+    bo = npc(df, "Bo", {"con": 10})
+    dee = npc(df, "Dee", {"con": 2})
+    assert df.act(THREE_LOST).status_code == 201  # Ash: CON 8 -> 5, 7 needed: fit on 2020-01-15
+    for who in (bo, bo, dee):  # Bo: CON 10 -> 4, 9 needed: five weeks; Dee: CON 2 -> -1, dead
+        assert df.gm.post(f"/api/characters/{who['id']}/actions/", THREE_LOST).status_code == 201
+    before = df.gm.get(url(df)).json()
+    assert [(c["name"], c["text"]) for c in before["characters"]] == [
+        ("Ash", "fit for action by 2020-01-15 00:00 (p50 and p90)"),
+        ("Bo", "fit for action by 2020-02-05 00:00 (p50 and p90)"),
+        ("Dee", "dead"),
+    ]
+    assert (before["party"]["counted"], before["party"]["text"]) == (
+        2,
+        "all fit by 2020-02-05 00:00 (p50 and p90)",
+    )
+    # Bo retired: not listed, and the party is fit when Ash is. Dee, dead, stays listed but out of the date.
+    assert df.gm.client.delete(f"/api/characters/{bo['id']}/").status_code == 200
+    data = df.gm.get(url(df, "?by=2020-01-15")).json()
+    assert [(c["name"], c["status"], c["fit"]) for c in data["characters"]][1:] == [("Dee", "dead", None)]
+    assert [c["name"] for c in data["characters"]] == ["Ash", "Dee"]
+    assert (data["party"]["counted"], data["party"]["text"]) == (
+        1,
+        "all fit by 2020-01-15 00:00 (p50 and p90)",
+    )
+    assert data["party"]["all_fit"]["p50"] == data["party"]["all_fit"]["p90"] == 14 * DAY
+    assert data["fit_by"]["text"] == "1 of 1 fit by 2020-01-15 00:00 (all 1: 100%)"
+    assert data["what_if_menu"] == [{"with": f"treat:{df.character['id']}", "label": "treat Ash now"}]
+
+
+def test_a_what_if_says_how_the_partys_date_moves(cp2020: Table) -> None:
+    # Ash (body 6, BTM -2): 10 to the torso is 8 points, 4 over Light; under first aid (half a point a day) the
+    # track is at Light on day 8, in every future (no die left): exact.
+    hurt = {
+        "type": "damage",
+        "damage": 10,
+        "location": "torso",
+        "rolls": {"stun_save": [1], "death_save": [1]},
+    }
+    assert cp2020.act(hurt).status_code == 201
+    assert cp2020.act({"type": "treat", "medic": "Doc", "skill": "first_aid", "total": 15}).status_code == 201
+    ash = cp2020.character["id"]
+    answer = cp2020.gm.get(url(cp2020, f"?with=medic:10,treat:{ash}")).json()
+    assert (answer["exact"], answer["party"]["text"]) == (True, "all fit by 2020-01-09 00:00 (p50 and p90)")
+    # A medic of skill 10 never fails (TECH 6 + 10 + d10 >= 15): medical tech replaces first aid, a point a day,
+    # Light on day 4. The forecast's own medic (skill 4) needs a 5 or more on the d10: 6 futures in 10 on day 4,
+    # the rest stay on day 8 (seeded, and far from either percentile's rank). Both at once: the first treats.
+    assert [(w["with"], w["label"], w["text"]) for w in answer["what_ifs"]] == [
+        (
+            "medic:10",
+            "a medic of skill 10 for all",
+            "all fit by 2020-01-05 00:00 (p50 and p90), 4 days sooner",
+        ),
+        (
+            f"treat:{ash}",
+            "treat Ash now",
+            "all fit by 2020-01-05 00:00 (p50), 2020-01-09 00:00 (p90), 4 days sooner",
+        ),
+        ("all_of_these", "all of these at once", "all fit by 2020-01-05 00:00 (p50 and p90), 4 days sooner"),
+    ]
+
+
+def test_shadowrun_what_ifs_come_in_the_order_asked_with_all_of_these_last(sr2: Table) -> None:
     assert sr2.act(chest_hit(CRITICAL)).status_code == 201
     answer = sr2.gm.get(url(sr2, "?with=hospital,medic:6&runs=200")).json()
-    assert [w["with"] for w in answer["what_ifs"]] == ["hospital", "medic:6", "all_of_these"]
-    assert answer["what_ifs"][0]["label"] == "hospital for all"
-    untreated = answer["party"]["all_fit"]["p50"]
-    for what_if in answer["what_ifs"]:
-        moved = what_if["all_fit"]["p50"]
-        assert moved is not None and what_if["text"].startswith("all fit by 2053-")
-        if untreated is not None and moved < untreated:
-            assert what_if["text"].endswith(" sooner")
+    assert [(w["with"], w["label"]) for w in answer["what_ifs"]] == [
+        ("hospital", "hospital for all"),
+        ("medic:6", "a medic of skill 6 for all"),
+        ("all_of_these", "all of these at once"),
+    ]
+    assert all(w["text"].startswith("all fit by 2053-") for w in answer["what_ifs"])
 
 
 def test_a_player_sees_only_their_own_characters_and_no_what_ifs(df: Table) -> None:

@@ -16,6 +16,8 @@ from rules import recovery as rc
 from rules.dice import Dice
 from rules.params import RuleError
 from rules.registry import get_ruleset
+from rules.shadowrun2 import forecast as sr
+from rules.shadowrun2 import recovery as rc_sr
 from tests.rules.test_forecast import (
     CRITICAL,
     DAY,
@@ -23,6 +25,7 @@ from tests.rules.test_forecast import (
     MORTAL,
     _serious_chest_hit,
     critical_healing,
+    item,
     played,
     quantile,
 )
@@ -102,6 +105,90 @@ def test_cyberpunk_fit_is_the_track_at_light_on_exact_dates_under_treatment() ->
     assert rc.character(rules, light, 0, player=False, runs=30).status == rc.FIT_NOW
 
 
+# Cyberpunk: body 6 and luck 2 (BTM -2), every save passed on a 1; the medic's totals entered (no die).
+_TORSO = (0, {"type": "damage", "damage": 10, "location": "torso"}, {"stun_save": [1], "death_save": [1]})
+# 20 to the left leg: halved to 10, less BTM 2 is 8, crippled; the track takes 8 (Serious). Kept: 6 + 2 + 1 >= 8.
+_LEG = (
+    0,
+    {"type": "damage", "damage": 20, "location": "left_leg"},
+    {"sever": [1], "stun_save": [1], "death_save": [1]},
+)
+_DOC = {"medic": "Doc", "total": 15}
+_STABILIZE = (0, {"type": "stabilize", "target": "limb:left_leg", "skill": "first_aid", **_DOC}, {})
+_SET_BONES = (0, {"type": "set_bones", "limb": "left_leg", **_DOC}, {})
+_MEDICAL_TECH = (0, {"type": "treat", "skill": "medical_tech", **_DOC}, {})  # a point a day
+_FIRST_AID = (0, {"type": "treat", "skill": "first_aid", **_DOC}, {})  # half a point a day
+
+
+def _cyberpunk(*steps: tuple[int, dict, dict]) -> dict:
+    return played("cyberpunk2020", {"body": 6, "luck": 2}, list(steps))
+
+
+def test_cyberpunk_a_crippled_leg_whose_bones_are_set_mends_on_its_own_in_six_weeks() -> None:
+    rules = get_ruleset("cyberpunk2020")
+    unset = _cyberpunk(_LEG, _STABILIZE, _MEDICAL_TECH)
+    assert unset["damage"] == 8 and unset["locations"]["left_leg"]["crippled"]
+    waiting = rc.character(rules, unset, 0, player=False, runs=30)
+    assert [(i.what, i.note, i.care) for i in waiting.items][1] == (
+        "the crippled left leg",
+        fc.NOT_WITHOUT_CARE,
+        "a crippled limb needs its bones set, or a replacement",
+    )
+    assert (waiting.fit, waiting.note) == (None, rc.NOT_WITHOUT_CARE)
+    # Bones set at 0: the `bone_mend` timer mends the leg at 6 weeks (`bone_mend_weeks`); the track, treated at a
+    # point a day, is at Light (4 points) on day 4. Fit at 6 weeks, in every future.
+    mending = _cyberpunk(_LEG, _STABILIZE, _SET_BONES, _MEDICAL_TECH)
+    assert mending["locations"]["left_leg"]["mends_at"] == 6 * WEEK
+    outlook = rc.character(rules, mending, 0, player=False, runs=300)
+    assert [(i.what, i.when, i.note) for i in outlook.items] == [
+        ("the wound track: 8 points, 4 points over Light", fc.Spread(4 * DAY, 4 * DAY, 4 * DAY, 1.0), None),
+        ("the crippled left leg (bones set)", fc.Spread(6 * WEEK, 6 * WEEK, 6 * WEEK, 1.0), None),
+    ]
+    assert (outlook.fit, outlook.note, outlook.exact) == (
+        fc.Spread(6 * WEEK, 6 * WEEK, 6 * WEEK, 1.0),
+        None,
+        True,
+    )
+    # The character's forecast says the same of the leg: dated, not "not without care".
+    leg = item(fc.forecast(rules, mending, 0, player=False, runs=300), "left_leg")
+    assert (leg.when, leg.note) == (fc.Spread(6 * WEEK, 6 * WEEK, 6 * WEEK, 1.0), None)
+    # Set but the track untreated: the leg is dated, the character waits for the track's care.
+    untreated = rc.character(rules, _cyberpunk(_LEG, _STABILIZE, _SET_BONES), 0, player=False, runs=30)
+    assert [(i.note, i.care) for i in untreated.items] == [
+        (fc.NOT_WITHOUT_CARE, "untreated wounds do not heal: they need first aid or medical tech"),
+        (None, None),
+    ]
+    assert (untreated.fit, untreated.note) == (None, rc.NOT_WITHOUT_CARE)
+
+
+def test_a_cyberpunk_party_under_treatment_is_fit_on_dates_known_by_hand() -> None:
+    rules = get_ruleset("cyberpunk2020")
+    # Ash: 8 points on the torso, medical tech a point a day: 4 over Light, Light on day 4.
+    # Bo: the same wound under first aid, half a point a day: a point every 2 days, Light on day 8.
+    # Cy: the crippled left leg, bones set at 0, the track under medical tech: the leg mends at 6 weeks (day 42).
+    party = [
+        rc.character(rules, _cyberpunk(*steps), 0, player=False, runs=1000)
+        for steps in (
+            [_TORSO, _MEDICAL_TECH],
+            [_TORSO, _FIRST_AID],
+            [_LEG, _STABILIZE, _SET_BONES, _MEDICAL_TECH],
+        )
+    ]
+    assert [c.fit for c in party] == [fc.Spread(d * DAY, d * DAY, d * DAY, 1.0) for d in (4, 8, 42)]
+    assert all(c.exact for c in party)
+    times = [c.times for c in party]
+    # Every future is the same, so the party is fit when Cy is: p10, p50 and p90 all on day 42.
+    assert rc.party_spread(times) == fc.Spread(42 * DAY, 42 * DAY, 42 * DAY, 1.0)
+    assert rc.party_spread(times[:2]) == fc.Spread(8 * DAY, 8 * DAY, 8 * DAY, 1.0)
+    assert [rc.fit_by(times, d * DAY) for d in (3, 4, 8, 41, 42)] == [
+        (0, Fraction(0)),
+        (1, Fraction(0)),
+        (2, Fraction(0)),
+        (2, Fraction(0)),
+        (3, Fraction(1)),
+    ]
+
+
 def test_shadowrun_fit_follows_the_critical_hits_binomial_body_tests() -> None:
     # Body 9 in hospital, a Light wound with a Critical hit to the ribs (tests/rules/test_forecast.py's case): the
     # Light box heals within hours, the hit at 8 weeks / successes of a Body test every 8 weeks (by hand).
@@ -148,6 +235,62 @@ def test_shadowrun_a_crippling_hit_is_in_the_way_until_replaced() -> None:
         ],
     )
     assert all(i.key != hits[0]["id"] for i in rc.obstacles(rules, replaced))
+
+
+@pytest.mark.parametrize(
+    ("treatment", "completes_at", "care"),
+    [
+        # 2 successes at TN 8 (6 then 2 is 8): 10 minutes / 2, done at 300 s, before the death at 360 s.
+        ([8, 8, 1, 1], 300, sr.UNDER_TREATMENT + rc_sr.CARE["crippling"]),
+        # 1 success: done at 600 s, after the death at 360 s.
+        ([8, 1, 1, 1], 600, sr.DIES_UNDER_TREATMENT),
+    ],
+)
+def test_shadowrun_a_mortal_hit_under_treatment_turns_crippling_and_still_needs_care(
+    treatment: list[int], completes_at: int, care: str
+) -> None:
+    # RULES.md, `treat`: at completion a Mortal hit becomes Crippling (6 boxes, its death timer stopped), and a
+    # Crippling hit never heals on its own; so it is still "not without care", for the reason that now holds.
+    rules = get_ruleset("shadowrun2")
+    state = played(
+        "shadowrun2",
+        {"body": 4},
+        [
+            (
+                0,
+                {"type": "wound", "severity": "S"},
+                {"body_check": MORTAL, "location": [3, 4], "critical": 3, "death_time": [6]},
+            ),
+            (0, {"type": "diagnose", "medic": "Doc", "skill": 5}, {"diagnosis": [6] * 5}),
+            (
+                0,
+                {"type": "treat", "medic": "Doc", "skill": 4, "critical_hit": "ch1"},
+                {"treatment": treatment},
+            ),
+        ],
+    )
+    hit = state["critical_hits"][0]
+    assert (hit["lethality"], hit["death_at"], hit["treatment"]["completes_at"]) == (
+        "mortal",
+        360,
+        completes_at,
+    )
+    outlook = rc.character(rules, state, 0, player=False, runs=200)
+    assert (outlook.fit, outlook.note) == (None, rc.NOT_WITHOUT_CARE)
+    assert (outlook.items[0].what, outlook.items[0].note, outlook.items[0].care) == (
+        "the chest's mortal hit (spine)",
+        fc.NOT_WITHOUT_CARE,
+        care,
+    )
+    if completes_at < 360:
+        # Every future lives: the hit is Crippling (6 boxes) from 300 s on, and stays so.
+        assert not any(f.died for f in outlook.futures)
+        assert all(f.path[1] == (300, (6, 6)) and f.path[-1][1][0] == 6 for f in outlook.futures)
+    else:
+        assert all(f.died for f in outlook.futures)
+    # A player never learns the time of death: the words are the treatment's, whichever comes first.
+    seen = rc.character(rules, state, 0, player=True, runs=200)
+    assert seen.items[0].care == sr.UNDER_TREATMENT + rc_sr.CARE["crippling"]
 
 
 @pytest.mark.parametrize("lethality", ["crippling", "critical"])

@@ -64,6 +64,38 @@ def test_the_gm_asks_what_ifs_and_sees_how_the_partys_date_moves(sr2_web: Web) -
     assert '<option value="">no medic</option>' in html
 
 
+def test_a_bar_runs_to_the_median_and_its_whisker_to_the_90th_percentile(sr2_web: Web) -> None:
+    sr2_web.table.act(chest_hit(CRITICAL))
+    html = sr2_web.gm.get(page(sr2_web)).content.decode()
+    # The same futures as the API's (the seed is a digest of the state, the time, the runs): their dates, by hand
+    # on the axis: x = 8 + 304 * (date - now) / (end - now), the axis ending at the latest dated median or p90.
+    ash = sr2_web.table.gm.get(f"/api/campaigns/{sr2_web.campaign_id}/recovery/").json()["characters"][0]
+    hit, physical = ash["in_the_way"]
+    assert (hit["p90"], physical["p90"] is not None) == (None, True)  # the hit's p90 is past the year
+    end = max(hit["p50"], physical["p90"], ash["fit"]["p50"])
+
+    def x(moment: int) -> float:
+        return round(8 + 304 * moment / end, 1)
+
+    bars = re.findall(r'<g class="injury"><title>([^<]*)</title>(.*?)</g>', html)
+    assert [title.split(":")[0] for title, _ in bars] == [
+        hit["what"].replace("'", "&#x27;"),
+        physical["what"],
+    ]
+    # The hit: a bar to its median, no whisker (its 90th percentile is later than any date on the axis).
+    assert f'<rect class="bar" x="8" y="18.0" width="{x(hit["p50"]) - 8}" height="10">' in bars[0][1]
+    assert "whisker" not in bars[0][1]
+    # The physical damage: a bar to its median, then the whisker from there to its 90th percentile, with an end.
+    p50, p90 = x(physical["p50"]), x(physical["p90"])
+    assert 8 < p50 < p90 < 312
+    assert bars[1][1] == (
+        f'<rect class="bar" x="8" y="32.0" width="{round(p50 - 8, 1)}" height="10"></rect>'
+        f'<line class="whisker" x1="{p50}" y1="37.0" x2="{p90}" y2="37.0"></line>'
+        f'<line class="whisker" x1="{p90}" y1="32.0" x2="{p90}" y2="42.0"></line>'
+    )
+    assert bars[1][0].endswith(f"(p50), {physical['p90_date'][:10]} {physical['p90_date'][11:16]} (p90)")
+
+
 def test_advancing_to_when_the_party_is_fit_posts_the_boards_clock_form(df_web: Web) -> None:
     df_web.table.act(THREE_LOST)
     html = df_web.gm.get(page(df_web)).content.decode()
@@ -95,19 +127,45 @@ def test_a_player_sees_only_their_own_lanes_and_no_what_ifs_or_advances(df_web: 
     assert "<strong>Your characters:</strong>" in html
 
 
+def test_a_players_board_section_shows_only_their_own_characters(df_web: Web) -> None:
+    bo = npc(df_web.table, "Bo", {"con": 12})
+    df_web.table.act(THREE_LOST)
+    df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", THREE_LOST)
+    board = df_web.player.get(f"/campaigns/{df_web.campaign_id}/").content.decode()
+    assert '<h2 id="recovery-h">Your recovery</h2>' in board
+    assert f'hx-get="{page(df_web)}" hx-trigger="load, refresh from:body"' in board
+    # What the board's section fetches: the player's own lane (Ash) and date, none of Bo.
+    section = df_web.player.get(page(df_web), **HTMX).content.decode()
+    assert "<strong>Your characters:</strong> all fit by 2020-01-15 00:00 (p50 and p90)" in section
+    assert "<strong>Ash</strong>: fit for action by 2020-01-15 00:00 (p50 and p90)" in section
+    assert section.count('class="lane"') == 1 and section.count('class="lane-title"') == 1
+    assert "<strong>Bo</strong>" not in section and "Bo:" not in section and "of 12" not in section
+    assert "What if" not in section and "Advance to" not in section
+    # The GM's section of the same board has both lanes.
+    gm_section = df_web.gm.get(page(df_web), **HTMX).content.decode()
+    assert gm_section.count('class="lane"') == 2 and "<strong>Bo</strong>" in gm_section
+    assert "CON 9 of 12 (10 needed)" in gm_section
+
+
 def test_a_players_page_is_the_same_for_a_mortal_and_a_critical_undiagnosed_hit(sr2_web: Web) -> None:
-    pages, gm_pages = [], []
+    pages, whole, gm_pages = [], [], []
     for body_check in (MORTAL, CRITICAL):
         caches["pages"].clear()  # the rolled-back character has the same version: no page of the other
         with transaction.atomic():
             sr2_web.table.act(chest_hit(body_check))
             pages.append(sr2_web.player.get(page(sr2_web), **HTMX).content)
+            whole.append(sr2_web.player.get(page(sr2_web)).content)
             gm_pages.append(sr2_web.gm.get(page(sr2_web), **HTMX).content)
             transaction.set_rollback(True)
     assert b"mortal hit" in gm_pages[0] and b"critical hit (spine)" in gm_pages[1]
-    clean = [re.sub(rb'name="csrfmiddlewaretoken" value="[^"]*"', b"", p) for p in pages]
-    assert clean[0] == clean[1]
+    # The panel (what the board's section fetches) holds no form to post: byte-identical.
+    assert b"csrfmiddlewaretoken" not in pages[0] and pages[0] == pages[1]
     assert b"a critical hit to the chest: unknown until diagnosed" in pages[0]
+    # The whole page's layout carries the CSRF token (htmx's header, the log-out form), new on every request whatever
+    # the hit: the rest is identical.
+    token = rb'(?<=name="csrfmiddlewaretoken" value=")[^"]*|(?<="X-CSRFToken": ")[^"]*'
+    clean = [re.sub(token, b"", p) for p in whole]
+    assert whole[0] != whole[1] and clean[0] == clean[1]
 
 
 def _advances(html: str) -> list[dict[str, str]]:
