@@ -592,6 +592,25 @@ def add_components(result: dict[str, Any], generator: Any, request: Any, public:
     return result
 
 
+# Sent with a 429 (a rate, the forecast's budget, a throttle) and with a 503 of an unreachable service
+# (campaign/api/errors.py); a 503 of a refused write has none, so it is not required.
+RETRY_AFTER = {
+    "schema": {"type": "integer", "minimum": 0},
+    "description": "the seconds to wait before trying again",
+}
+
+
+def add_retry_after(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular's post-processing hook: `Retry-After` declared on every 429 and 503 (drf-spectacular 0.30's
+    `OpenApiResponse` takes no headers, and a header parameter would be repeated on every operation)."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for status in ("429", "503"):
+                if status in operation.get("responses", {}):
+                    operation["responses"][status].setdefault("headers", {})["Retry-After"] = RETRY_AFTER
+    return result
+
+
 # --- the operations' answers --------------------------------------------------------------------------------------
 ETAG = OpenApiParameter(
     "ETag",

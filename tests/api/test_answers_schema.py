@@ -104,6 +104,49 @@ def test_each_operation_has_a_summary_and_gets_declare_no_write_statuses(check: 
     assert list(export["content"]) == ["application/jsonl"]
 
 
+def test_every_header_the_api_answers_or_takes_is_declared_where_it_is(check: SchemaCheck) -> None:
+    """Retry-After on every 429 and 503, an integer of seconds; ETag on a character's 200 and 304; Idempotency-Key
+    taken by every POST that creates or advances (docs/api.md, "Headers")."""
+    keyed = set()
+    for path, operations in check.schema["paths"].items():
+        for method, operation in operations.items():
+            for status in ("429", "503"):
+                header = operation["responses"][status]["headers"]["Retry-After"]
+                assert header["schema"] == {"type": "integer", "minimum": 0}, (path, method, status)
+            if any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", [])):
+                keyed.add((method, path))
+    assert keyed == {
+        ("post", "/api/campaigns/"),
+        ("post", "/api/campaigns/{campaign_id}/characters/"),
+        ("post", "/api/campaigns/{campaign_id}/characters/numbered/"),
+        ("post", "/api/campaigns/{campaign_id}/clock/"),
+        ("post", "/api/campaigns/import/"),
+        ("post", "/api/characters/{character_id}/actions/"),
+        ("post", "/api/characters/{character_id}/duplicate/"),
+        ("post", "/api/jobs/{job_id}/rolls/"),
+    }
+    character = check.schema["paths"]["/api/characters/{character_id}/"]["get"]["responses"]
+    assert {status for status, answer in character.items() if "ETag" in answer.get("headers", {})} == {
+        "200",
+        "304",
+    }
+
+
+def test_a_refusal_that_says_when_to_try_again_sends_the_declared_retry_after(
+    sr2: Table, check: SchemaCheck, settings: Any
+) -> None:
+    from campaign import forecast_budget
+
+    with forecast_budget.budget(sr2.player.user.pk):  # the player's forecast running: a second one waits
+        refused = sr2.player.get(f"{sr2.character_url()}forecast/?runs=10")
+    assert refused.status_code == 429 and refused.has_header("Retry-After")
+    check.check(refused)
+    settings.FORECAST_TIME_BOX = 0
+    stopped = sr2.gm.get(f"/api/campaigns/{sr2.campaign['id']}/recovery/")
+    assert (stopped.status_code, stopped["Retry-After"]) == (503, "60")
+    check.check(stopped)
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("slug", list(SCRIPTS))
 def test_the_recorded_sessions_answers_fit_the_schema(
