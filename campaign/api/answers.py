@@ -627,15 +627,23 @@ IF_NONE_MATCH = OpenApiParameter(
 )
 
 
-def request_example(value: Any, name: str = "request") -> OpenApiExample:
-    return OpenApiExample(name, value=value, request_only=True)
+def request_example(value: Any, name: str = "request", media_type: str | None = None) -> OpenApiExample:
+    """A request body's example; `media_type` for another than JSON (the import's multipart form)."""
+    return OpenApiExample(name, value=value, request_only=True, media_type=media_type)
 
 
 def answer(
-    schema: dict[str, Any] | str | None, description: str, example: Any = None, name: str = "answer"
+    schema: dict[str, Any] | str | None,
+    description: str,
+    example: Any = None,
+    *,
+    named: dict[str, Any] | None = None,
 ) -> OpenApiResponse:
+    """An answer's schema (a component's name or a schema) with its example (`campaign.api.examples`), or several
+    `named` ones (a GM's view and a player's)."""
     body = ref(schema) if isinstance(schema, str) else schema
-    examples = [OpenApiExample(name, value=example, response_only=True)] if example is not None else []
+    given = named or ({"answer": example} if example is not None else {})
+    examples = [OpenApiExample(name, value=value, response_only=True) for name, value in given.items()]
     return OpenApiResponse(response=body, description=description, examples=examples)
 
 

@@ -5,13 +5,14 @@ content type and body the schema declares for its operation."""
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
 import pytest
 
 from campaign import services
 from campaign.api import answers
-from tests.api.schema_check import SchemaCheck
+from tests.api.schema_check import SchemaCheck, as_json_schema
 from tests.conftest import Table, make_table, seeded_dice
 from tests.test_recorded_answers import SCRIPTS, Session
 
@@ -71,6 +72,58 @@ def test_the_components_examples_fit_them(check: SchemaCheck) -> None:
     for name, example in answers.EXAMPLES.items():
         schema = {**as_json_schema(schemas[name]), "components": check.components}
         jsonschema.validate(example, schema)
+
+
+# The rulesets' answer is being reshaped apart (its example comes with that change).
+WITHOUT_EXAMPLE_ANSWER = {("get", "/api/rulesets/")}
+
+
+def _component_example(schema: dict[str, Any], components: dict[str, Any]) -> Any:
+    """The example Swagger UI draws from a component (`answers.EXAMPLES`), or from a list's items; else None."""
+    if "$ref" in schema:
+        return components[schema["$ref"].rsplit("/", 1)[1]].get("example")
+    if schema.get("type") == "array" and "$ref" in schema["items"]:
+        item = _component_example(schema["items"], components)
+        return None if item is None else [item]
+    return None
+
+
+def _fits(example: Any, media: str, content: dict[str, Any], check: SchemaCheck, where: Any) -> None:
+    if media == "application/jsonl":
+        assert isinstance(example, str) and all(json.loads(line) for line in example.splitlines()), where
+        return
+    import jsonschema
+
+    schema = {**as_json_schema(content["schema"]), "components": check.components}
+    errors = list(jsonschema.Draft7Validator(schema).iter_errors(example))
+    assert not errors, (
+        where,
+        [f"{list(error.absolute_path)}: {error.message[:200]}" for error in errors[:3]],
+    )
+
+
+def test_every_operation_has_an_example_answer_and_request_that_fit_their_schemas(check: SchemaCheck) -> None:
+    """Every 2xx with a body has an example answer (the operation's own, campaign/api/examples.py, or its
+    component's), every request body an example, and each fits the schema it illustrates."""
+    schemas = check.schema["components"]["schemas"]
+    without, counted = [], 0
+    for path, operations in check.schema["paths"].items():
+        for method, operation in operations.items():
+            for media, content in operation.get("requestBody", {}).get("content", {}).items():
+                examples = [example["value"] for example in content.get("examples", {}).values()]
+                assert examples, (method, path, media, "no request example")
+                for example in examples:
+                    _fits(example, media, content, check, (method, path, media))
+            for status, declared in operation["responses"].items():
+                for media, content in declared.get("content", {}).items() if status.startswith("2") else ():
+                    examples = [example["value"] for example in content.get("examples", {}).values()]
+                    for example in examples:
+                        _fits(example, media, content, check, (method, path, status))
+                    counted += len(examples)
+                    if not examples and _component_example(content["schema"], schemas) is None:
+                        without.append((method, path))
+    assert set(without) == WITHOUT_EXAMPLE_ANSWER
+    assert counted >= 25
 
 
 def test_the_ruleset_fields_are_declared_once(check: SchemaCheck) -> None:
