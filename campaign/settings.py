@@ -263,6 +263,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "campaign.api.answers.add_components",
+        "campaign.api.answers.add_retry_after",
         # The rulesets' campaign options and character attributes, typed by their declarations.
         "campaign.api.option_schema.add_components",
     ],

@@ -592,6 +592,25 @@ def add_components(result: dict[str, Any], generator: Any, request: Any, public:
     return result
 
 
+# Sent with a 429 (a rate, the forecast's budget, a throttle) and with a 503 of an unreachable service
+# (campaign/api/errors.py); a 503 of a refused write has none, so it is not required.
+RETRY_AFTER = {
+    "schema": {"type": "integer", "minimum": 0},
+    "description": "the seconds to wait before trying again",
+}
+
+
+def add_retry_after(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular's post-processing hook: `Retry-After` declared on every 429 and 503 (drf-spectacular 0.30's
+    `OpenApiResponse` takes no headers, and a header parameter would be repeated on every operation)."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for status in ("429", "503"):
+                if status in operation.get("responses", {}):
+                    operation["responses"][status].setdefault("headers", {})["Retry-After"] = RETRY_AFTER
+    return result
+
+
 # --- the operations' answers --------------------------------------------------------------------------------------
 ETAG = OpenApiParameter(
     "ETag",
@@ -608,15 +627,23 @@ IF_NONE_MATCH = OpenApiParameter(
 )
 
 
-def request_example(value: Any, name: str = "request") -> OpenApiExample:
-    return OpenApiExample(name, value=value, request_only=True)
+def request_example(value: Any, name: str = "request", media_type: str | None = None) -> OpenApiExample:
+    """A request body's example; `media_type` for another than JSON (the import's multipart form)."""
+    return OpenApiExample(name, value=value, request_only=True, media_type=media_type)
 
 
 def answer(
-    schema: dict[str, Any] | str | None, description: str, example: Any = None, name: str = "answer"
+    schema: dict[str, Any] | str | None,
+    description: str,
+    example: Any = None,
+    *,
+    named: dict[str, Any] | None = None,
 ) -> OpenApiResponse:
+    """An answer's schema (a component's name or a schema) with its example (`campaign.api.examples`), or several
+    `named` ones (a GM's view and a player's)."""
     body = ref(schema) if isinstance(schema, str) else schema
-    examples = [OpenApiExample(name, value=example, response_only=True)] if example is not None else []
+    given = named or ({"answer": example} if example is not None else {})
+    examples = [OpenApiExample(name, value=value, response_only=True) for name, value in given.items()]
     return OpenApiResponse(response=body, description=description, examples=examples)
 
 

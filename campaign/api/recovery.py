@@ -6,7 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.cache import caches
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.decorators import api_view, throttle_classes
 from rest_framework.request import Request
@@ -15,6 +21,7 @@ from rest_framework.response import Response
 from campaign import access, forecast_budget, throttles
 from campaign import recovery as rv
 from campaign.api import answers as A
+from campaign.api import examples as E
 from rules import forecast as fc
 
 CACHE = "pages"
@@ -140,7 +147,13 @@ RecoveryAnswer = inline_serializer(
     ],
     summary="When the party is fit for action again",
     responses=A.responses(
-        {200: OpenApiResponse(response=RecoveryAnswer, description="each character's and the party's dates")},
+        {
+            200: OpenApiResponse(
+                response=RecoveryAnswer,
+                description="each character's and the party's dates",
+                examples=[OpenApiExample("answer", value=E.RECOVERY, response_only=True)],
+            )
+        },
         400,
         403,
         404,

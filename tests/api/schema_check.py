@@ -1,5 +1,5 @@
 """Every answer checked against the OpenAPI schema: its status is one the operation declares, its content type
-too, and its body fits the declared schema (OpenAPI 3.0's `nullable` read as JSON Schema's null)."""
+too, each declared header it sends fits its schema, and its body fits the declared schema (OpenAPI 3.0's `nullable` read as JSON Schema's null)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ class SchemaCheck:
             f"{method} {path}: {status} is not declared ({sorted(operation['responses'])})"
         )
         self.checked.add((template, method, status))
+        self.check_headers(f"{method} {path} {status}", declared.get("headers", {}), response)
         content = declared.get("content")
         if not content:
             assert not response.content, (
@@ -70,3 +71,17 @@ class SchemaCheck:
         assert not errors, f"{method} {path} {status}: " + "; ".join(
             f"{'/'.join(map(str, error.absolute_path))}: {error.message[:300]}" for error in errors[:5]
         )
+
+    def check_headers(self, where: str, declared: dict[str, Any], response: Any) -> None:
+        """Each declared header present fits its schema (an integer's text read as one, as schemathesis does);
+        a required one is present."""
+        for name, header in declared.items():
+            if not response.has_header(name):
+                assert not header.get("required"), f"{where}: no {name} header"
+                continue
+            value: Any = response[name]
+            if header["schema"].get("type") == "integer":
+                assert value.isdigit(), f"{where}: {name} {value!r} is not a whole number"
+                value = int(value)
+            errors = list(jsonschema.Draft7Validator(as_json_schema(header["schema"])).iter_errors(value))
+            assert not errors, f"{where}: {name} {value!r}: {errors[0].message}"

@@ -5,13 +5,14 @@ content type and body the schema declares for its operation."""
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
 import pytest
 
 from campaign import services
 from campaign.api import answers
-from tests.api.schema_check import SchemaCheck
+from tests.api.schema_check import SchemaCheck, as_json_schema
 from tests.conftest import Table, make_table, seeded_dice
 from tests.test_recorded_answers import SCRIPTS, Session
 
@@ -73,6 +74,58 @@ def test_the_components_examples_fit_them(check: SchemaCheck) -> None:
         jsonschema.validate(example, schema)
 
 
+# The rulesets' answer is being reshaped apart (its example comes with that change).
+WITHOUT_EXAMPLE_ANSWER = {("get", "/api/rulesets/")}
+
+
+def _component_example(schema: dict[str, Any], components: dict[str, Any]) -> Any:
+    """The example Swagger UI draws from a component (`answers.EXAMPLES`), or from a list's items; else None."""
+    if "$ref" in schema:
+        return components[schema["$ref"].rsplit("/", 1)[1]].get("example")
+    if schema.get("type") == "array" and "$ref" in schema["items"]:
+        item = _component_example(schema["items"], components)
+        return None if item is None else [item]
+    return None
+
+
+def _fits(example: Any, media: str, content: dict[str, Any], check: SchemaCheck, where: Any) -> None:
+    if media == "application/jsonl":
+        assert isinstance(example, str) and all(json.loads(line) for line in example.splitlines()), where
+        return
+    import jsonschema
+
+    schema = {**as_json_schema(content["schema"]), "components": check.components}
+    errors = list(jsonschema.Draft7Validator(schema).iter_errors(example))
+    assert not errors, (
+        where,
+        [f"{list(error.absolute_path)}: {error.message[:200]}" for error in errors[:3]],
+    )
+
+
+def test_every_operation_has_an_example_answer_and_request_that_fit_their_schemas(check: SchemaCheck) -> None:
+    """Every 2xx with a body has an example answer (the operation's own, campaign/api/examples.py, or its
+    component's), every request body an example, and each fits the schema it illustrates."""
+    schemas = check.schema["components"]["schemas"]
+    without, counted = [], 0
+    for path, operations in check.schema["paths"].items():
+        for method, operation in operations.items():
+            for media, content in operation.get("requestBody", {}).get("content", {}).items():
+                examples = [example["value"] for example in content.get("examples", {}).values()]
+                assert examples, (method, path, media, "no request example")
+                for example in examples:
+                    _fits(example, media, content, check, (method, path, media))
+            for status, declared in operation["responses"].items():
+                for media, content in declared.get("content", {}).items() if status.startswith("2") else ():
+                    examples = [example["value"] for example in content.get("examples", {}).values()]
+                    for example in examples:
+                        _fits(example, media, content, check, (method, path, status))
+                    counted += len(examples)
+                    if not examples and _component_example(content["schema"], schemas) is None:
+                        without.append((method, path))
+    assert set(without) == WITHOUT_EXAMPLE_ANSWER
+    assert counted >= 25
+
+
 def test_the_ruleset_fields_are_declared_once(check: SchemaCheck) -> None:
     """`options` and `attributes` point at one component each, the place a per-ruleset type takes."""
     schemas = check.schema["components"]["schemas"]
@@ -102,6 +155,49 @@ def test_each_operation_has_a_summary_and_gets_declare_no_write_statuses(check: 
     assert [p["name"] for p in retired if p["in"] == "query"] == ["retired"]
     export = check.schema["paths"]["/api/campaigns/{campaign_id}/export/"]["get"]["responses"]["200"]
     assert list(export["content"]) == ["application/jsonl"]
+
+
+def test_every_header_the_api_answers_or_takes_is_declared_where_it_is(check: SchemaCheck) -> None:
+    """Retry-After on every 429 and 503, an integer of seconds; ETag on a character's 200 and 304; Idempotency-Key
+    taken by every POST that creates or advances (docs/api.md, "Headers")."""
+    keyed = set()
+    for path, operations in check.schema["paths"].items():
+        for method, operation in operations.items():
+            for status in ("429", "503"):
+                header = operation["responses"][status]["headers"]["Retry-After"]
+                assert header["schema"] == {"type": "integer", "minimum": 0}, (path, method, status)
+            if any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", [])):
+                keyed.add((method, path))
+    assert keyed == {
+        ("post", "/api/campaigns/"),
+        ("post", "/api/campaigns/{campaign_id}/characters/"),
+        ("post", "/api/campaigns/{campaign_id}/characters/numbered/"),
+        ("post", "/api/campaigns/{campaign_id}/clock/"),
+        ("post", "/api/campaigns/import/"),
+        ("post", "/api/characters/{character_id}/actions/"),
+        ("post", "/api/characters/{character_id}/duplicate/"),
+        ("post", "/api/jobs/{job_id}/rolls/"),
+    }
+    character = check.schema["paths"]["/api/characters/{character_id}/"]["get"]["responses"]
+    assert {status for status, answer in character.items() if "ETag" in answer.get("headers", {})} == {
+        "200",
+        "304",
+    }
+
+
+def test_a_refusal_that_says_when_to_try_again_sends_the_declared_retry_after(
+    sr2: Table, check: SchemaCheck, settings: Any
+) -> None:
+    from campaign import forecast_budget
+
+    with forecast_budget.budget(sr2.player.user.pk):  # the player's forecast running: a second one waits
+        refused = sr2.player.get(f"{sr2.character_url()}forecast/?runs=10")
+    assert refused.status_code == 429 and refused.has_header("Retry-After")
+    check.check(refused)
+    settings.FORECAST_TIME_BOX = 0
+    stopped = sr2.gm.get(f"/api/campaigns/{sr2.campaign['id']}/recovery/")
+    assert (stopped.status_code, stopped["Retry-After"]) == (503, "60")
+    check.check(stopped)
 
 
 @pytest.mark.django_db

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from campaign import access, forecast_budget, forecasts, limits, presenters, services, throttles
 from campaign.api import answers as A
+from campaign.api import examples as E
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.api.views.common import (
@@ -39,7 +40,8 @@ from campaign.models import GM, PLAYER, Character
         )
     ],
     responses=A.responses(
-        {200: (A.array(A.ref("Character")), "the characters, each as the caller may see it")}, 404
+        {200: (A.array(A.ref("Character")), "the characters, each as the caller may see it", E.CHARACTERS)},
+        404,
     ),
 )
 @extend_schema(
@@ -47,7 +49,7 @@ from campaign.models import GM, PLAYER, Character
     summary="Create a character (GMs)",
     request={JSON: bodies.CHARACTER_CREATE},
     parameters=[IDEMPOTENCY_KEY],
-    responses=A.responses({201: ("GmCharacter", "the new character")}, 400, 403, 404, 409),
+    responses=A.responses({201: ("GmCharacter", "the new character", E.ASH_CREATED)}, 400, 403, 404, 409),
     examples=[A.request_example({"name": "Ash", "player": "kim", "attributes": {"body": 5}})],
 )
 @api_view(["GET", "POST"])
@@ -87,7 +89,11 @@ def characters(request: Request, campaign_id: int) -> Response:
     ],
     responses=A.responses(
         {
-            200: ("Character", "the character: a GM's view or a player's"),
+            200: A.answer(
+                "Character",
+                "the character: a GM's view or a player's",
+                named={"a GM's view": E.ASH, "the player's view": E.ASH_FOR_PLAYER},
+            ),
             304: OpenApiResponse(description="not modified: the ETag sent is the answer's (no body)"),
         },
         400,
@@ -100,14 +106,14 @@ def characters(request: Request, campaign_id: int) -> Response:
     summary="Rename a character, give it a player, change attributes (GMs)",
     request={JSON: bodies.CHARACTER_CHANGE},
     responses=A.responses(
-        {200: ("CharacterChanged", "the events appended and the character")}, 400, 403, 404, 409
+        {200: ("CharacterChanged", "the events appended and the character", E.CHANGED)}, 400, 403, 404, 409
     ),
     examples=[A.request_example({"name": "Ash the Elder"})],
 )
 @extend_schema(
     methods=["DELETE"],
     summary="Retire a character (GMs)",
-    responses=A.responses({200: ("GmCharacter", "the character, retired")}, 403, 404, 409),
+    responses=A.responses({200: ("GmCharacter", "the character, retired", E.RETIRED)}, 403, 404, 409),
 )
 @api_view(["GET", "PATCH", "DELETE"])
 def character_detail(request: Request, character_id: int) -> Response:
@@ -161,7 +167,13 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
     request={"application/json": actions_schema()},
     parameters=[IDEMPOTENCY_KEY],
     responses=A.responses(
-        {201: ("ActionAnswer", "the events appended, the character after them, and what they did in words")},
+        {
+            201: (
+                "ActionAnswer",
+                "the events appended, the character after them, and what they did in words",
+                E.ACTION_ANSWER,
+            )
+        },
         400,
         403,
         404,
@@ -208,7 +220,9 @@ def actions(request: Request, character_id: int) -> Response:
 @extend_schema(
     summary="Numbered characters without players from one template (GMs)",
     request={JSON: bodies.CHARACTERS_NUMBERED},
-    responses=A.responses({201: (A.array(A.ref("GmCharacter")), "the characters made")}, 400, 403, 404, 409),
+    responses=A.responses(
+        {201: (A.array(A.ref("GmCharacter")), "the characters made", E.NUMBERED)}, 400, 403, 404, 409
+    ),
     parameters=[IDEMPOTENCY_KEY],
     examples=[A.request_example({"prefix": "Ganger", "count": 3, "attributes": {"body": 4}})],
 )
@@ -236,7 +250,7 @@ def characters_numbered(request: Request, campaign_id: int) -> Response:
 @extend_schema(
     summary="Duplicate a character (GMs)",
     request={JSON: bodies.CHARACTER_DUPLICATE},
-    responses=A.responses({201: ("GmCharacter", "the copy")}, 400, 403, 404, 409),
+    responses=A.responses({201: ("GmCharacter", "the copy", E.DUPLICATE)}, 400, 403, 404, 409),
     parameters=[IDEMPOTENCY_KEY],
     examples=[A.request_example({})],
 )
@@ -283,7 +297,7 @@ def _retired(request: Request, character_id: int, *, retired: bool) -> Response:
 @extend_schema(
     summary="Bring a retired character back (GMs)",
     request=None,
-    responses=A.responses({200: ("GmCharacter", "the character, back in play")}, 403, 404, 409),
+    responses=A.responses({200: ("GmCharacter", "the character, back in play", E.RESTORED)}, 403, 404, 409),
 )
 @api_view(["POST"])
 def character_restore(request: Request, character_id: int) -> Response:
@@ -314,7 +328,7 @@ def character_restore(request: Request, character_id: int) -> Response:
     ],
     summary="When the character should be healed: a forecast",
     responses=A.responses(
-        {200: ("Forecast", "percentiles over simulated futures, with game dates")}, 400, 403, 404
+        {200: ("Forecast", "percentiles over simulated futures, with game dates", E.FORECAST)}, 400, 403, 404
     ),
 )
 @api_view(["GET"])

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from campaign import access, presenters, services
 from campaign.api import answers as A
+from campaign.api import examples as E
 from campaign.api import request_bodies as bodies
 from campaign.api.views.common import IDEMPOTENCY_KEY, JSON, _body, _idempotency_key
 from campaign.models import GM, ImportJob, Job
@@ -23,7 +24,7 @@ from campaign.models import GM, ImportJob, Job
     methods=["GET"],
     summary="The campaign's clock",
     responses=A.responses(
-        {200: ("Clock", "the game time, and for a GM the open advance and what comes next")}, 404
+        {200: ("Clock", "the game time, and for a GM the open advance and what comes next", E.CLOCK)}, 404
     ),
 )
 @extend_schema(
@@ -65,7 +66,21 @@ def clock(request: Request, campaign_id: int) -> Response:
 
 @extend_schema(
     summary="A job: a clock advance (its GMs) or an import (its user)",
-    responses=A.responses({200: ("Job", "the job and how far it got")}, 403, 404),
+    responses=A.responses(
+        {
+            200: A.answer(
+                "Job",
+                "the job and how far it got",
+                named={
+                    "an advance, done": E.CLOCK_JOB_DONE,
+                    "an advance waiting for a roll (table dice)": E.CLOCK_JOB_WAITING,
+                    "an import, done": E.IMPORT_JOB,
+                },
+            )
+        },
+        403,
+        404,
+    ),
 )
 @api_view(["GET"])
 def job_detail(request: Request, job_id: str) -> Response:
@@ -121,7 +136,9 @@ def clock_rewind(request: Request, campaign_id: int) -> Response:
     },
     summary="Give the roll a waiting advance asks for (GMs, table dice)",
     parameters=[IDEMPOTENCY_KEY],
-    responses=A.responses({200: ("ClockJob", "the advance, going on")}, 400, 403, 404, 409),
+    responses=A.responses(
+        {200: ("ClockJob", "the advance, going on", E.CLOCK_JOB_GIVEN)}, 400, 403, 404, 409
+    ),
     examples=[A.request_example({"death_save": [4]})],
 )
 @api_view(["POST"])

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from campaign import access, cursors, presenters, services
 from campaign.api import answers as A
+from campaign.api import examples as E
 from campaign.api.views.common import FEED_PAGE, _int_param
 from campaign.models import GM, PLAYER, Event
 
@@ -42,7 +43,17 @@ BAD_CURSOR = "expected the `next` of an earlier page of this history, as it was 
         ),
     ],
     summary="A character's history, a page at a time",
-    responses=A.responses({200: ("HistoryPage", "a page of the history, newest first")}, 400, 404),
+    responses=A.responses(
+        {
+            200: A.answer(
+                "HistoryPage",
+                "a page of the history, newest first",
+                named={"a GM's page": E.HISTORY_PAGE, "the player's page": E.HISTORY_PAGE_FOR_PLAYER},
+            )
+        },
+        400,
+        404,
+    ),
 )
 @api_view(["GET"])
 def character_events(request: Request, character_id: int) -> Response:
@@ -74,7 +85,17 @@ def character_events(request: Request, character_id: int) -> Response:
         )
     ],
     summary="A campaign's feed, in the log's order",
-    responses=A.responses({200: ("Feed", "the entries after `after`, up to a page")}, 400, 404),
+    responses=A.responses(
+        {
+            200: A.answer(
+                "Feed",
+                "the entries after `after`, up to a page",
+                named={"a GM's feed": E.FEED, "a player's feed": E.FEED_FOR_PLAYER},
+            )
+        },
+        400,
+        404,
+    ),
 )
 @api_view(["GET"])
 def campaign_events(request: Request, campaign_id: int) -> Response:

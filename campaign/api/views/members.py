@@ -29,9 +29,13 @@ from campaign.models import Invitation
     responses=A.responses(
         {
             201: ("Invitation", "the invitation sent"),
-            200: (
+            200: A.answer(
                 {"oneOf": [A.ref("Member"), A.ref("Invitation")]},
                 "a member's new role (a Member), or the invitation already pending (an Invitation)",
+                named={
+                    "a member's new role": {"username": "kim", "role": "gm", "status": "member"},
+                    "the invitation already pending": A.EXAMPLES["Invitation"],
+                },
             ),
         },
         400,

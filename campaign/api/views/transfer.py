@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.http import StreamingHttpResponse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from campaign import access, limits, presenters, services, transfer
 from campaign.api import answers as A
+from campaign.api import examples as E
 from campaign.api import request_bodies as bodies
 from campaign.api.views.common import IDEMPOTENCY_KEY, _body, _idempotency_key
 
@@ -25,6 +26,7 @@ from campaign.api.views.common import IDEMPOTENCY_KEY, _body, _idempotency_key
                     "description": "one JSON object a line: the campaign's whole log",
                 },
                 description="the export, to import elsewhere (POST /api/campaigns/import/)",
+                examples=[OpenApiExample("answer", value=E.EXPORT, response_only=True)],
             )
         },
         403,
@@ -45,8 +47,11 @@ def export(request: Request, campaign_id: int) -> StreamingHttpResponse:
     request={"multipart/form-data": bodies.IMPORT},
     parameters=[IDEMPOTENCY_KEY],
     responses=A.responses(
-        {202: ("ImportJob", "the import, under way: GET /api/jobs/{id}/ follows it")}, 400, 409
+        {202: ("ImportJob", "the import, under way: GET /api/jobs/{id}/ follows it", E.IMPORT_ACCEPTED)},
+        400,
+        409,
     ),
+    examples=[A.request_example({"file": E.EXPORT}, media_type="multipart/form-data")],
 )
 @api_view(["POST"])
 def import_campaign(request: Request) -> Response:
