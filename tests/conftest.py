@@ -199,6 +199,13 @@ def _throttles_start_at_zero() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _forecasts_never_cut_by_the_machines_load(settings: Any) -> None:
+    """The forecast's time box is wall time: on a busy machine a second is too short for a party's what-ifs, and a
+    forecast cut short answers other futures (a recovery, a 503). Tests of the box set their own."""
+    settings.FORECAST_TIME_BOX = 120
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings: Any) -> None:
     """Personas are made for every test; the real hasher's deliberate slowness buys nothing here."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -25,7 +25,8 @@ MOMENT = 600_045.5  # 45.5 s into a minute of the clock: 14.5 s, so 15 whole sec
 
 
 @pytest.fixture(autouse=True)
-def _clocks(monkeypatch: pytest.MonkeyPatch) -> None:
+def _clocks(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    settings.FORECAST_TIME_BOX = 1  # as served (tests/conftest.py lifts it for every other test)
     caches["pages"].clear()  # every forecast below is computed, none served from an earlier test's answers
     monkeypatch.setattr(forecast_budget, "now", lambda: MOMENT)
 
