@@ -116,7 +116,7 @@ def _board_cards(
                 campaign,
                 ruleset,
                 role,
-                presenters.character_json(full, role),
+                board.card_json(full, role, presenters.player_name(full)),
                 full.state if role == GM else None,
             )
             context = fragments.marked_context(c=card, is_gm=role == GM, campaign=campaign)

@@ -275,10 +275,15 @@ def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, conte
         cache.set_many(fresh, LIVE_CACHE_SECONDS)
 
 
+def _gm_sheet(character: Character) -> dict[str, Any]:
+    """The character's sheet as the GM sees it (`presenters.character_json`'s "sheet"), from its state alone."""
+    return get_ruleset(character.campaign.ruleset).view(character.state, GM)["sheet"]
+
+
 def _form_of(character: Character) -> dict[str, Any]:
     """What the GM's action forms draw from the character (`forms.build_form`): its injuries to pick from, its
     sheet as the GM sees it (an amounts parameter's targets) and the campaign's options."""
-    gm_sheet = presenters.character_json(character, GM)["sheet"]
+    gm_sheet = _gm_sheet(character)
     sheet = get_ruleset(character.campaign.ruleset).sheet
     injuries = sheet.injury_choices(gm_sheet) if sheet is not None and sheet.injury_choices else []
     return {"injuries": injuries, "sheet": gm_sheet, "options": character.campaign.options}
