@@ -39,7 +39,7 @@ from typing import Any
 from rules import words
 from rules.dice import Dice
 from rules.options import Declarations, change_sentence
-from rules.params import RuleError, read_params, require_mapping
+from rules.params import CheckedAction, RuleError, read_params, require_mapping
 from rules.ruleset import (
     CHARACTER_RESTORED,
     CHARACTER_RETIRED,
@@ -63,7 +63,7 @@ Evolve = Callable[[State, Event], State]
 
 def decider(deciders: Mapping[str, Decider], forms: Mapping[str, Any]) -> Callable[..., list[Event]]:
     """decide: the action is known, the character alive, its parameters those its form declares; then the
-    action's own decider."""
+    action's own decider. A `CheckedAction` (the service's) has its type and parameters' names checked already."""
     actions = tuple(deciders)
     unknown = f"expected one of {', '.join(actions)}"
     read: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -71,7 +71,7 @@ def decider(deciders: Mapping[str, Decider], forms: Mapping[str, Any]) -> Callab
     def decide(state: State, action: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
         action = require_mapping(action, "action")
         kind = action.get("type")
-        if kind not in actions:
+        if kind not in actions and action.__class__ is not CheckedAction:
             raise RuleError("type", f"{unknown}, got {kind!r}")
         if not state["alive"]:
             raise RuleError("type", DEAD)

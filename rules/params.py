@@ -238,6 +238,12 @@ def reject_unknown(params: Mapping[str, Any], known: Iterable[str], *, prefix: s
             )
 
 
+class CheckedAction(dict[str, Any]):
+    """An action whose caller has checked its type (one the ruleset decides) and that its parameters are all its
+    form's (`reject_unknown_params`), in the caller's own words: the service checks every action first, before it
+    knows the character may act. `decide` and `read_params` do not check those again."""
+
+
 def reject_unknown_params(form: ActionForm, action: Mapping[str, Any]) -> None:
     """An action's parameters are the closed set its form describes: a misspelt one would silently take its
     default. (Rolls are not: RULES.md has rolls the action does not need ignored.)"""
@@ -327,6 +333,8 @@ READERS: dict[str, Callable[[Param, Mapping[str, Any]], Any]] = {
 
 def read_params(form: ActionForm, action: Mapping[str, Any]) -> dict[str, Any]:
     """The action's parameters as its form declares them, checked in the form's order: each one present, of its
-    kind and within its bounds, or its default. The deciders read only what this returns."""
-    reject_unknown_params(form, action)
+    kind and within its bounds, or its default. The deciders read only what this returns. A `CheckedAction`'s
+    names were checked by its caller."""
+    if action.__class__ is not CheckedAction:
+        reject_unknown_params(form, action)
     return {param.name: READERS[param.kind](param, action) for param in form.params}

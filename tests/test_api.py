@@ -9,6 +9,8 @@ import pytest
 from django.test import override_settings
 
 from campaign.models import Campaign, Character, Event, Membership
+from campaign.services import actions as service_actions
+from rules import params
 from tests.conftest import Table, join
 
 pytestmark = pytest.mark.django_db
@@ -265,6 +267,27 @@ def test_an_unknown_action_type_lists_the_valid_ones(sr2: Table) -> None:
         ]
     }
     assert _event_count() == before
+
+
+def test_an_actions_type_and_parameters_names_are_checked_once(sr2: Table, monkeypatch: Any) -> None:
+    """The service checks them first, in the API's words; the rules read the checked action without again."""
+    checked: list[str] = []
+
+    def counted(form: Any, action: Any) -> None:
+        checked.append(action["type"])
+        reject(form, action)
+
+    reject = params.reject_unknown_params
+    monkeypatch.setattr(params, "reject_unknown_params", counted)
+    monkeypatch.setattr(service_actions, "reject_unknown_params", counted)
+    assert sr2.act({"type": "wound", "severity": "M", "damage": "stun"}).status_code == 201
+    assert checked == ["wound"]
+    refused = sr2.act({"type": "wound", "severity": "M", "damage": "stun", "sevrity": "S"})
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "sevrity": ["unknown field; expected one of combat_pool, damage, open_wound, severity, type"]
+    }
+    assert checked == ["wound", "wound"]
 
 
 @pytest.mark.parametrize(

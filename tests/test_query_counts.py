@@ -17,7 +17,8 @@ from django.test.utils import CaptureQueriesContext
 
 from campaign import access, presenters
 from campaign.api.views import CHARACTER_CACHE
-from tests.conftest import Table
+from tests.conftest import Table, make_table
+from tests.web.conftest import Web, make_web
 
 TRANSACTION = ("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT", "BEGIN", "COMMIT")
 NOTES_READ = 2  # the undos and the notes of the stream (`presenters.gm_notes`)
@@ -154,3 +155,139 @@ def test_an_undo_entry_is_read_from_the_log_once_per_version(sr2: Table) -> None
     with statements() as sent:
         again = sr2.gm.get(sr2.character_url())
     assert len(sent) == 3 and again.json() == read.json(), sent
+
+
+# --- the pages' budgets (docs/architecture.md, "Query budgets") ----------------------------------------------------
+# Every statement of the request through the test client: the log-in session, the user, the request's transaction
+# (AnswerBeforeCommit: SAVEPOINT and RELEASE here, BEGIN and COMMIT in production) and the command's savepoint.
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+LIVE = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "live", "HTTP_HX_TRIGGER": "live"}
+# A wound from a card or the character page, besides its write (`_write`: one statement on PostgreSQL, three on
+# SQLite with the one kind of timer it starts): the request's transaction (2), session and user (2), the access
+# check, the command's savepoint (2), its read under the lock and its key's lookup. 10 on PostgreSQL, 12 on SQLite;
+# before: 19 on SQLite (the character presented before the command, read again and presented again after it).
+A_WOUND_FROM_A_PAGE = 2 + 2 + 1 + 2 + 2
+# An advance handed to the worker: the request's transaction, session and user, the access check, the service's
+# savepoint, lock, key lookup, open job, characters followed, the job's INSERT, and the job read back: 13. Before: 25
+# (the whole board drawn for the clock's form, the job and the campaign read again).
+THE_CLOCK_FORMS_ANSWER = 15
+# Without a broker the advance runs in the request (the wound's one firing below included). Before: 40.
+THE_CLOCK_FORMS_ANSWER_IN_PROCESS = 28
+# The GM board's live region after a wound: session and user, the access check, the ETag's reads, the card read
+# whole, the clock's next timers, the members and invitations. Before: 15 (the card's GM notes read, 2).
+THE_BOARDS_LIVE_REFRESH = 13
+
+
+@pytest.fixture
+def sr2_page(db: None, django_user_model: Any) -> Web:
+    caches["pages"].clear()
+    return make_web(make_table(django_user_model, "shadowrun2", {"body": 5}))
+
+
+@pytest.fixture
+def cp2020_page(db: None, django_user_model: Any) -> Web:
+    caches["pages"].clear()
+    return make_web(make_table(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2}))
+
+
+def every_statement(
+    client: Any, path: str, data: dict[str, str] | None = None, **headers: str
+) -> tuple[Any, list[str]]:
+    """The answer and every statement the whole request sent."""
+    with CaptureQueriesContext(connection) as captured:
+        response = client.post(path, data, **headers) if data is not None else client.get(path, **headers)
+    return response, [q["sql"] for q in captured.captured_queries]
+
+
+SR2_WOUND = {"p_severity": "M", "p_damage": "stun", "r_body_check": "1 1 1 1 1", "key": "k1"}
+CP2020_DAMAGE = {
+    "p_damage": "12",
+    "p_location": "torso",
+    "r_stun_save_0": "10",
+    "r_death_save_0": "1",
+    "key": "k1",
+}
+
+
+def _within(sent: list[str], budget: int) -> None:
+    assert len(sent) <= budget, "\n".join(sent)
+
+
+def test_a_wound_from_a_shadowrun_card_is_answered_from_the_actions_result(sr2_page: Web) -> None:
+    path = f"/characters/{sr2_page.character_id}/card/wound/"
+    response, sent = every_statement(sr2_page.gm, path, SR2_WOUND, **HTMX)
+    assert response.status_code == 200 and response["HX-Trigger"] == "refresh", response.content
+    html = response.content.decode()
+    assert "Ash: Moderate stun wound" in html and "played by player" in html, html
+    _within(sent, A_WOUND_FROM_A_PAGE + _write(timer_statements=1))
+
+
+def test_a_wound_from_a_cyberpunk_card_is_answered_from_the_actions_result(cp2020_page: Web) -> None:
+    path = f"/characters/{cp2020_page.character_id}/card/damage/"
+    response, sent = every_statement(cp2020_page.gm, path, CP2020_DAMAGE, **HTMX)
+    assert response.status_code == 200 and response["HX-Trigger"] == "refresh", response.content
+    html = response.content.decode()
+    assert "Ash: 12 normal damage to the torso" in html
+    assert "Wound track: 10 of 40 points (10 real, 0 stun), level critical" in html
+    _within(sent, A_WOUND_FROM_A_PAGE + _write(timer_statements=1))
+
+
+def test_a_wound_from_the_character_page_is_answered_from_the_actions_result(sr2_page: Web) -> None:
+    path = f"/characters/{sr2_page.character_id}/act/wound/"
+    response, sent = every_statement(sr2_page.gm, path, SR2_WOUND, **HTMX)
+    assert response.status_code == 200 and response["HX-Trigger"] == "refresh", response.content
+    assert '<p class="ok" role="status">Moderate stun wound' in response.content.decode()
+    _within(sent, A_WOUND_FROM_A_PAGE + _write(timer_statements=1))
+
+
+def test_a_wound_the_rules_refuse_reads_nothing_after_the_command(sr2_page: Web) -> None:
+    path = f"/characters/{sr2_page.character_id}/card/wound/"
+    response, sent = every_statement(sr2_page.gm, path, {"p_severity": "X", "key": "k1"}, **HTMX)
+    assert response.status_code == 400 and 'class="error"' in response.content.decode()
+    # The command rolled back to its savepoint; then only the request's own RELEASE (before: 17 statements).
+    assert [sql.split()[0] for sql in sent[-3:]] == ["ROLLBACK", "RELEASE", "RELEASE"], sent
+    _within(sent, A_WOUND_FROM_A_PAGE + 1)
+
+
+def test_the_answer_to_the_clock_form_draws_the_clock_form_alone(
+    sr2_page: Web, monkeypatch: Any, settings: Any
+) -> None:
+    """With a broker: the request writes the job and hands it over (the worker runs it)."""
+    from campaign import tasks
+
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    monkeypatch.setattr(tasks, "ensure_broker", lambda *args, **kw: None)
+    monkeypatch.setattr(tasks, "enqueue_advance", lambda *args, **kw: None)
+    path = f"/campaigns/{sr2_page.campaign_id}/clock/"
+    response, sent = every_statement(
+        sr2_page.gm, path, {"unit": "minutes", "amount": "1", "key": "k1"}, **HTMX
+    )
+    assert response.status_code == 200 and response["HX-Trigger"] == "refresh", response.content
+    html = response.content.decode()
+    assert (
+        html.lstrip().startswith('<section id="clock-form"')
+        and "Advancing 1 min: the clock is running." in html
+    )
+    _within(sent, THE_CLOCK_FORMS_ANSWER)
+
+
+def test_the_answer_to_the_clock_form_run_in_process_reads_no_board(sr2_page: Web) -> None:
+    sr2_page.table.act({"type": "wound", "severity": "M", "damage": "stun"})
+    path = f"/campaigns/{sr2_page.campaign_id}/clock/"
+    response, sent = every_statement(
+        sr2_page.gm, path, {"unit": "minutes", "amount": "1", "key": "k1"}, **HTMX
+    )
+    assert response.status_code == 200 and response["HX-Trigger"] == "refresh", response.content
+    assert "Advanced 1 min to 2053-01-01 00:01:00." in response.content.decode()
+    assert not any("campaign_invitation" in sql for sql in sent)  # no members card drawn
+    _within(sent, THE_CLOCK_FORMS_ANSWER_IN_PROCESS)
+
+
+def test_the_boards_live_refresh_after_a_wound_is_no_worse_than_it_was(sr2_page: Web) -> None:
+    board = f"/campaigns/{sr2_page.campaign_id}/"
+    sr2_page.gm.get(board, **LIVE)
+    sr2_page.table.act({"type": "wound", "severity": "M", "damage": "stun"})
+    response, sent = every_statement(sr2_page.gm, board, **LIVE)
+    assert response.status_code == 200 and f'id="card-{sr2_page.character_id}' in response.content.decode()
+    _within(sent, THE_BOARDS_LIVE_REFRESH)

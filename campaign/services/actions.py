@@ -28,7 +28,7 @@ from campaign.services.core import (
 )
 from campaign.services.table_dice import asks_the_table
 from rules.dice import Dice
-from rules.params import reject_unknown_params
+from rules.params import CheckedAction, reject_unknown_params
 from rules.registry import get_ruleset
 from rules.ruleset import (
     ACTION_UNDONE,
@@ -72,7 +72,8 @@ def _parse_action(
         raise ServiceError("ask", f"expected true or false, got {ask!r}")
     action = {name: value for name, value in body.items() if name not in ("rolls", "expected_version", "ask")}
     reject_unknown_params(rules.action_form(kind), action)
-    return action, rolls, expected, ask
+    # Checked here once, in the API's words and before the character is asked about: the rules read it as it is.
+    return CheckedAction(action), rolls, expected, ask
 
 
 def _undo_events(character: Character, rules: Ruleset, campaign: Campaign) -> tuple[list[RuleEvent], State]:

@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Max
 
 from campaign import presenters, services
-from campaign.models import GM, Campaign, Event
+from campaign.models import GM, Campaign, Character, Event
 from campaign.web import display, forms
 from rules.ruleset import Ruleset
 from rules.sheet import Board
@@ -41,6 +41,12 @@ def card(
         shown.update(death_words(campaign, ruleset, state, data["death_at"], campaign.game_time))
     shown["next"] = next_on_the_clock(campaign, data["timers"])
     return shown
+
+
+def card_json(character: Character, role: str, player: str | None) -> dict[str, Any]:
+    """The character as `role` may see it on a card (`presenters.character_json`), with its player's name at hand.
+    A card shows no GM notes: they are not read."""
+    return presenters.character_json(character, role, player=player, notes=[])
 
 
 def death_words(campaign: Campaign, ruleset: Ruleset, state: Any, death_at: int, now: int) -> dict[str, str]:

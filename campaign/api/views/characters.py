@@ -5,20 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.cache import caches
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.decorators import api_view, throttle_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, forecast_budget, forecasts, limits, presenters, services, throttles
+from campaign import access, conditional, forecast_budget, forecasts, limits, presenters, services, throttles
 from campaign.api import answers as A
 from campaign.api import examples as E
 from campaign.api import request_bodies as bodies
 from campaign.api.action_schema import actions_schema
 from campaign.api.views.common import (
-    CHARACTER_CACHE,
     IDEMPOTENCY_KEY,
     JSON,
     _body,
@@ -142,21 +140,19 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
     only). A player's ETag is the digest of the player's answer, kept beside it in the cache: the stamp's
     versions count events the player may not see, so a hidden event gives a new key but the same ETag."""
     gm = stamp.role == GM
-    if gm and access.etag_matches(request, stamp.etag):
+    if conditional.stamp_matches(request, stamp):
         return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": stamp.etag})
-    key = stamp.cache_key("api-character2")  # 2: (answer, ETag) pairs, where the first held answers alone
-    cache = caches[CHARACTER_CACHE]
-    cached = cache.get(key)
-    if cached is None:
+
+    def draw() -> dict[str, Any]:
         # The stamp has answered who may see it, with the player's name: the character's row is all that is left.
         character = access.stamped_character(stamp)
         notes = presenters.gm_notes_kept(character, stamp.character_key, character.version) if gm else None
-        data = presenters.character_json(
+        return presenters.character_json(
             character, stamp.role, player=stamp.player, notes=notes, undo=gm, undo_key=stamp.character_key
         )
-        cached = (data, stamp.etag if gm else access.digest_etag(data))
-        cache.set(key, cached)
-    data, etag = cached
+
+    # "2": the entries are (answer, ETag) pairs, where the first format held answers alone.
+    data, etag = conditional.kept_for_stamp(stamp, "api-character2", draw, conditional.sealed_data)
     if access.etag_matches(request, etag):
         return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
     return Response(data, headers={"ETag": etag, "Cache-Control": "no-cache, private"})

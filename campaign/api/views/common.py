@@ -8,11 +8,11 @@ from typing import Any
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 
-from campaign import presenters, services
+from campaign import conditional, presenters, services
 from rules.params import reject_unknown
 
 FEED_PAGE = presenters.FEED_PAGE
-CHARACTER_CACHE = "pages"
+CHARACTER_CACHE = conditional.PAGES
 
 
 def _body(request: Request, schema: dict[str, Any]) -> dict[str, Any]:

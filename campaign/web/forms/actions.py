@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from django import forms
@@ -53,6 +53,34 @@ def _empty_choice(param: Param, value: Any) -> str:
 def _targets(param: Param, sheet: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     """What an amounts parameter may give to, as (name, words), from the GM's sheet of the character."""
     return param.targets(sheet or {}) if param.targets is not None else []
+
+
+# The GM's sheet of a character, or how to draw it when it is needed (a posted form's refusal naming a row).
+Sheet = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
+
+
+class _Words(Mapping[str, str]):
+    """An amounts parameter's targets' words, drawn from the sheet the first time one is asked for: a posted form
+    that is not refused never presents the character."""
+
+    def __init__(self, param: Param, sheet: Sheet) -> None:
+        self.param, self.sheet = param, sheet
+        self.drawn: dict[str, str] | None = None
+
+    def _drawn(self) -> dict[str, str]:
+        if self.drawn is None:
+            sheet = self.sheet() if callable(self.sheet) else self.sheet
+            self.drawn = dict(_targets(self.param, sheet))
+        return self.drawn
+
+    def __getitem__(self, key: str) -> str:
+        return self._drawn()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._drawn())
+
+    def __len__(self) -> int:
+        return len(self._drawn())
 
 
 def _amounts_field(param: Param, name: str, data: QueryDict | None, sheet: Mapping[str, Any] | None) -> Field:
@@ -278,7 +306,7 @@ class _Amounts(_Posted):
 
     def __init__(self, param: Param, words: Mapping[str, str] | None = None) -> None:
         super().__init__(param)
-        self.words = dict(words or {})
+        self.words: Mapping[str, str] = {} if words is None else words
 
     def to_python(self, value: Any) -> Any:
         names, amounts = value
@@ -305,23 +333,23 @@ POSTED_FIELDS: dict[str, type[_Posted]] = {
 }
 
 
-def posted_form(spec: ActionForm, sheet: Mapping[str, Any] | None = None) -> type[forms.Form]:
+def posted_form(spec: ActionForm, sheet: Sheet = None) -> type[forms.Form]:
     """The Django form of an action, built from its `Param`s: one field per parameter, named as the inputs.
-    `sheet`: the character's as the GM sees it, whose targets' words name the rows of an amounts parameter."""
+    `sheet`: the character's as the GM sees it (or how to draw it), whose targets' words name the rows of an
+    amounts parameter in a refusal."""
     fields: dict[str, forms.Field] = {}
     for param in spec.params:
         if param.kind == "amounts":
-            fields[f"p_{param.name}"] = _Amounts(param, dict(_targets(param, sheet)))
+            fields[f"p_{param.name}"] = _Amounts(param, _Words(param, sheet))
         else:
             fields[f"p_{param.name}"] = POSTED_FIELDS.get(param.kind, _Posted)(param)
     return type("PostedActionForm", (forms.Form,), fields)
 
 
-def parse_action(
-    ruleset: str, action: str, data: QueryDict, sheet: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
+def parse_action(ruleset: str, action: str, data: QueryDict, sheet: Sheet = None) -> dict[str, Any]:
     """The posted form as the API's action body: {"type": action, params..., "rolls": {...}}. `sheet`: the
-    character's as the GM sees it (the words of an amounts parameter's rows, in its errors)."""
+    character's as the GM sees it, or how to draw it (the words of an amounts parameter's rows, in its errors: drawn
+    only for a refusal that names a row)."""
     check_posted(data, action_inputs(ruleset, action))
     spec = get_ruleset(ruleset).action_form(action)
     form = posted_form(spec, sheet)(data)

@@ -175,31 +175,42 @@ def amounts_from_rows(
     name_column, amount_column = (column.lower() for column in columns)
     result: dict[str, int] = {}
     rows_of: dict[str, int] = {}
+
+    def called(number: int, name: str) -> str:
+        """How a refusal names the row (its words looked up only then: a sheet may be drawn to find them)."""
+        if words is not None:
+            return words.get(name) or f"row {number}"
+        return f"row {number} ({name})" if name else f"row {number}"
+
     for number, (raw_name, raw_amount) in enumerate(rows, 1):
         name, amount = raw_name.strip(), raw_amount.strip()
         if words is not None:
-            row = words.get(name) or f"row {number}"
             if not amount:
                 continue
             if not name:
-                raise RuleError(where, f"{row}: expected what the {amount_column} go to")
+                raise RuleError(where, f"{called(number, name)}: expected what the {amount_column} go to")
         else:
-            row = f"row {number} ({name})" if name else f"row {number}"
             if not name and not amount:
                 continue
             if not name:
-                raise RuleError(where, f"{row}: expected the {name_column} for the {amount_column} {amount}")
+                raise RuleError(
+                    where,
+                    f"{called(number, name)}: expected the {name_column} for the {amount_column} {amount}",
+                )
             if not amount:
-                raise RuleError(where, f"{row}: expected the {amount_column} as a whole number")
+                raise RuleError(
+                    where, f"{called(number, name)}: expected the {amount_column} as a whole number"
+                )
         try:
             value = int(amount)
         except ValueError:  # not a number, or more digits than Python converts
             raise RuleError(
-                where, f"{row}: expected the {amount_column} as a whole number, got {amount!r}"
+                where,
+                f"{called(number, name)}: expected the {amount_column} as a whole number, got {amount!r}",
             ) from None
         if name in rows_of:
             again = "given twice" if words is not None else f"{name} is already in row {rows_of[name]}"
-            raise RuleError(where, f"{row}: {again}")
+            raise RuleError(where, f"{called(number, name)}: {again}")
         rows_of[name] = number
         result[name] = value
     return result

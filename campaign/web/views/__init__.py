@@ -47,7 +47,6 @@ from campaign.web.views.cache import (
     _limited,
     _live,
     _rendered,
-    _sealed_live,
     _with_etag,
     _with_keyed_forms,
 )
@@ -111,7 +110,6 @@ __all__ = [
     "SIGN_UPS_THROTTLED",
     "_live",
     "_rendered",
-    "_sealed_live",
     "_etag_response",
     "_with_etag",
     "_with_keyed_forms",

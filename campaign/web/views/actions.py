@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from campaign import access, presenters, services
 from campaign.models import Character
 from campaign.web import forms, people
-from campaign.web.views.character import _form_of, _gm_acting_on, _named_undo, _page_context
+from campaign.web.views.character import _form_of, _gm_acting_on, _gm_sheet, _named_undo, _page_context
 from rules.dice import RollNeeded
 from rules.ruleset import RuleError
 
@@ -35,7 +35,9 @@ class Posted:
 
 
 def _posted_action(request: HttpRequest, character: Character, action: str) -> Posted:
-    """Run a posted action form (the character page's or a card's); the character is read again after it.
+    """Run a posted action form (the character page's or a card's). Nothing is presented before the command: the
+    GM's sheet that words an amounts parameter's rows is drawn from the state at hand, and only for an action that
+    has such rows (`forms.parse_action`). The answer is drawn from the result (`Posted.result`), never re-read.
 
     Table dice: the quick row's dice are handed out in the order the rules ask for rolls: each try that needs a
     roll (nothing is written) takes that roll's dice from the front of the row and tries again, so a roll whose
@@ -45,7 +47,7 @@ def _posted_action(request: HttpRequest, character: Character, action: str) -> P
     data = forms.echoed(request.POST)
     result, errors, status, needs, faces = None, {}, 201, None, []
     try:
-        body = forms.parse_action(ruleset, action, request.POST, _form_of(character)["sheet"])
+        body = forms.parse_action(ruleset, action, request.POST, lambda: _gm_sheet(character))
         faces = forms.quick_row(request.POST)
         if faces and not services.asks_the_table(character.campaign, "actions"):
             raise RuleError(forms.QUICK_INPUT, forms.QUICK_NOT_HERE)
@@ -74,7 +76,6 @@ def _posted_action(request: HttpRequest, character: Character, action: str) -> P
         status = error.status
         if status == 201:
             status = 400
-    character.refresh_from_db()
     return Posted(result, errors, status, needs, data, faces)
 
 
@@ -89,6 +90,8 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
     ruleset = character.campaign.ruleset
     posted = _posted_action(request, character, action)
     errors, needs = posted.errors, posted.needs
+    if posted.result is not None:
+        character = posted.result.character  # after the action, as the service read and wrote it
     drawn = _form_of(character)
     if errors or needs:
         form = forms.build_form(ruleset, action, data=posted.data, errors=errors, **drawn)

@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from campaign import access, presenters, services
+from campaign import access, conditional, presenters, services
 from campaign.models import GM, PLAYER, Campaign, Character, Invitation, Job, Membership
 from campaign.web import board, display, forms, fragments, option_forms, people
 from campaign.web.views.cache import (
@@ -28,7 +28,6 @@ from campaign.web.views.cache import (
     _etag_response,
     _live,
     _rendered,
-    _sealed_live,
     _with_etag,
     _with_keyed_forms,
 )
@@ -116,7 +115,7 @@ def _board_cards(
                 campaign,
                 ruleset,
                 role,
-                presenters.character_json(full, role),
+                board.card_json(full, role, presenters.player_name(full)),
                 full.state if role == GM else None,
             )
             context = fragments.marked_context(c=card, is_gm=role == GM, campaign=campaign)
@@ -280,7 +279,7 @@ def _gm_board_page(request: HttpRequest, campaign: Campaign, role: str) -> HttpR
 
 
 def _player_board_live(request: HttpRequest, context: dict[str, Any]) -> tuple[str, str]:
-    """A player's live region and its ETag (`_sealed_live`), kept in the "pages" cache under the digest of what it
+    """A player's live region and its ETag (`conditional.sealed_html`), kept in the "pages" cache under the digest of what it
     is made of: its cards as rendered for the player (each cached per version and role), the game time, the fight
     and the options (the calendar's dates). It holds no form, so no token or key."""
     campaign = context["campaign"]
@@ -294,7 +293,7 @@ def _player_board_live(request: HttpRequest, context: dict[str, Any]) -> tuple[s
     cache = caches[LIVE_CACHE]
     kept = cache.get(key)
     if kept is None:
-        kept = _sealed_live(render_to_string("campaign.html#live", context, request))
+        kept = conditional.sealed_html(render_to_string("campaign.html#live", context, request))
         cache.set(key, kept, LIVE_CACHE_SECONDS)
     return kept
 

@@ -1,22 +1,21 @@
-"""The pages' caching and ETags: the live region's cache, ETags answered with 304, sealed player regions."""
+"""The pages' side of caching and ETags (`campaign.conditional` holds what the API shares): the live region's cache
+settings, a live poll answered with 304, the headers of a page that must not be stored."""
 
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.utils.cache import add_never_cache_headers
-from django.utils.html import escapejs
 from django.utils.safestring import SafeString, mark_safe
 
-from campaign import access, limits
+from campaign import access, conditional, limits
 from rules.ruleset import RuleError
 
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
-LIVE_CACHE = "pages"
+LIVE_CACHE = conditional.PAGES
 LIVE_CACHE_SECONDS = 300
 LIVE_CACHE_FORMAT = 8  # bump when the live region's template or context changes
-# Where a player's live region holds its own ETag while it is rendered: the ETag is the digest of the region
-# with this in its place (`_sealed_live`). Letters and digits only, so no filter changes it.
-ETAG_PENDING = "etagpendingf3c9a1"
+LIVE_KIND = f"live{LIVE_CACHE_FORMAT}"  # the character page's live region, under its stamp's key
+ETAG_PENDING = conditional.ETAG_PENDING
 SIGN_UPS_THROTTLED = "too many sign-ups from your address; try again in {minutes} minute{s}"
 
 
@@ -29,13 +28,6 @@ def _rendered(html: str) -> SafeString:
     notes, medics): it may go into another template as it is. Kept in the per-process "pages" cache between
     renderings, never anything a client sent. The only other change is `_sealed_live`'s hex ETag."""
     return mark_safe(html)  # safe: see the docstring
-
-
-def _sealed_live(html: str) -> tuple[str, str]:
-    """A player's live region and its ETag: the digest of what the player receives. Every number the server
-    would otherwise put in a player's ETag counts events the player may not see (a GM note, a hidden roll)."""
-    etag = access.digest_etag(html)
-    return html.replace(ETAG_PENDING, escapejs(etag)), etag
 
 
 def _etag_response(request: HttpRequest, etag: str) -> HttpResponse | None:

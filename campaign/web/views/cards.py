@@ -67,10 +67,11 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
 # --- the GM's board: cards, a fight's rounds, NPCs in a hurry (campaign/web/board.py) ---------------------------
 
 
-def _card_for(request: HttpRequest, character: Character) -> dict[str, Any]:
-    """The card of one character as the GM sees it now (after an action on it)."""
+def _card_for(character: Character, player: str | None) -> dict[str, Any]:
+    """The card of one character as the GM sees it, drawn from the character at hand (after an action, the one the
+    action returned) and its player's name (`board.card_json`)."""
     campaign = character.campaign
-    data = presenters.character_json(character, GM)
+    data = board.card_json(character, GM, player)
     return board.card(campaign, get_ruleset(campaign.ruleset), GM, data, character.state)
 
 
@@ -88,7 +89,13 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
         raise Http404("no such action on a card")
     posted = _posted_action(request, character, action)
     errors, needs = posted.errors, posted.needs
-    card = _card_for(request, character)
+    player = presenters.player_name(character)  # the access check read it with the character
+    if posted.result is not None:
+        acted = posted.result.character  # after the action, as the service read and wrote it
+        # The player may have changed between the check and the command's lock (then looked up).
+        player = player if acted.player_id == character.player_id else presenters.player_name(acted)
+        character = acted
+    card = _card_for(character, player)
     campaign = character.campaign
     options = campaign.options
     table = services.asks_the_table(campaign, "actions")

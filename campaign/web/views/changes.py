@@ -180,7 +180,7 @@ def card_form(request: HttpRequest, character_id: int, action: str) -> HttpRespo
     if not request.htmx:
         board_url = reverse("campaign", args=[character.campaign_id])
         return redirect(f"{board_url}?card={character.pk}&form={action}#card-{character.pk}")
-    card = _card_for(request, character)
+    card = _card_for(character, presenters.player_name(character))
     campaign = character.campaign
     table = services.asks_the_table(campaign, "actions")
     form = board.card_form_for(ruleset, card, action, campaign.options, table=table)

@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from campaign import access, cursors, presenters, services
+from campaign import access, conditional, cursors, presenters, services
 from campaign.models import GM, Campaign, Character, Event, Job
 from campaign.web import board, display, forms, people
 from campaign.web.views.cache import (
@@ -22,10 +22,10 @@ from campaign.web.views.cache import (
     LIVE_CACHE,
     LIVE_CACHE_FORMAT,
     LIVE_CACHE_SECONDS,
+    LIVE_KIND,
     _etag_response,
     _live,
     _rendered,
-    _sealed_live,
     _with_etag,
     _with_keyed_forms,
 )
@@ -61,7 +61,7 @@ def _character_etag(character: Character, role: str) -> str:
 
 def _live_cache_key(stamp: access.CharacterStamp) -> str:
     """The rendered live region for one audience (see `CharacterStamp.cache_key`: version, clock and role)."""
-    return stamp.cache_key(f"live{LIVE_CACHE_FORMAT}")
+    return stamp.cache_key(LIVE_KIND)
 
 
 def _history(
@@ -180,7 +180,7 @@ def _live_context(
         "history": history,
         "older": older,
         "character_url": reverse("character", args=[character.pk]),
-        # A player's is the digest of the region (`_sealed_live`), put in its place once it is rendered.
+        # A player's is the digest of the region (`conditional.sealed_html`), put in its place once it is rendered.
         "etag": _character_etag(character, role) if role == GM else ETAG_PENDING,
     }
     if role == GM:
@@ -220,24 +220,22 @@ def _live_html(
     request: HttpRequest, stamp: access.CharacterStamp, character: Character | None = None
 ) -> tuple[str, str]:
     """The live region as it is now and its ETag, rendered once per version and role; the character is loaded on
-    a miss only. A GM's ETag is the stamp's; a player's the digest of the region (`_sealed_live`), so that a
+    a miss only. A GM's ETag is the stamp's; a player's the digest of the region (`conditional.sealed_html`), so that a
     hidden event, which makes a new key, makes the same region and the same ETag.
 
     The character may be newer than `stamp` (an event in between): the entry then holds a newer rendering under
     the older key, which only requests that read the older stamp can ask for. Never an older one under a newer key.
     """
-    cache = caches[LIVE_CACHE]
-    key = _live_cache_key(stamp)
-    found = cache.get(key)
-    if found is None:
-        if character is None:
-            character = Character.objects.select_related("campaign", "player").get(pk=stamp.character_id)
-        context = _live_context(character, stamp.role, None, decorate=False)
+
+    def draw() -> str:
+        shown = character or Character.objects.select_related("campaign", "player").get(pk=stamp.character_id)
+        context = _live_context(shown, stamp.role, None, decorate=False)
         _attach_entry_html(request, stamp, context)
-        html = render_to_string("character.html#live", context, request)
-        found = (html, stamp.etag) if stamp.role == GM else _sealed_live(html)
-        cache.set(key, found, LIVE_CACHE_SECONDS)
-    html, etag = found
+        return render_to_string("character.html#live", context, request)
+
+    html, etag = conditional.kept_for_stamp(
+        stamp, LIVE_KIND, draw, conditional.sealed_html, LIVE_CACHE_SECONDS
+    )
     return _rendered(html), etag
 
 
@@ -275,10 +273,15 @@ def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, conte
         cache.set_many(fresh, LIVE_CACHE_SECONDS)
 
 
+def _gm_sheet(character: Character) -> dict[str, Any]:
+    """The character's sheet as the GM sees it (`presenters.character_json`'s "sheet"), from its state alone."""
+    return get_ruleset(character.campaign.ruleset).view(character.state, GM)["sheet"]
+
+
 def _form_of(character: Character) -> dict[str, Any]:
     """What the GM's action forms draw from the character (`forms.build_form`): its injuries to pick from, its
     sheet as the GM sees it (an amounts parameter's targets) and the campaign's options."""
-    gm_sheet = presenters.character_json(character, GM)["sheet"]
+    gm_sheet = _gm_sheet(character)
     sheet = get_ruleset(character.campaign.ruleset).sheet
     injuries = sheet.injury_choices(gm_sheet) if sheet is not None and sheet.injury_choices else []
     return {"injuries": injuries, "sheet": gm_sheet, "options": character.campaign.options}

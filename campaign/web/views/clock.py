@@ -2,14 +2,39 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from campaign import access, presenters, services
+from campaign.models import Campaign
 from campaign.web import display, forms
 from campaign.web.views.board import _board_form_response
 from rules.ruleset import RuleError
+
+
+def _clock_form_response(
+    request: HttpRequest, campaign: Campaign, role: str, extra: dict[str, Any], status: int
+) -> HttpResponse:
+    """The answer to the clock's forms. With htmx, the clock's form alone, from the little it shows (the campaign's
+    id, the buttons, the outcome): the board refreshes itself (`HX-Trigger`). Without, as any board form."""
+    if not request.htmx:
+        return _board_form_response(request, campaign, role, "clock-form", extra, status)
+    context = {
+        "campaign": campaign,
+        "role": role,
+        "is_gm": True,
+        "clock_buttons": forms.CLOCK_BUTTONS,
+        "clock_units": forms.CLOCK_UNITS,
+        **extra,
+    }
+    response = render(request, "campaign.html#clock-form", context)
+    if status < 400:
+        response["HX-Trigger"] = "refresh"
+    return response
 
 
 @login_required
@@ -28,17 +53,9 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
             stop_on=request.POST.get("stop_on") or None,
         )
     except RuleError as error:
-        status = error.status
-        return _board_form_response(
-            request,
-            campaign,
-            role,
-            "clock-form",
-            {"clock_error": error.message, "clock_field": error.field},
-            status,
-        )
-    job.refresh_from_db()
-    campaign.refresh_from_db()
+        extra = {"clock_error": error.message, "clock_field": error.field}
+        return _clock_form_response(request, campaign, role, extra, error.status)
+    # The job as the service left it (run already without a broker); the calendar is the campaign's options.
     text = display.duration_text(job.to_time - job.from_time)
     if job.stopped_early:
         stopped = presenters.job_json(job)["message"]
@@ -47,9 +64,7 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
         success = f"Advanced {text} to {display.date_text(presenters.game_date(campaign, job.to_time))}."
     else:
         success = f"Advancing {text}: the clock is running."
-    return _board_form_response(
-        request, campaign, role, "clock-form", {"clock_success": success, "success": success}, 202
-    )
+    return _clock_form_response(request, campaign, role, {"clock_success": success, "success": success}, 202)
 
 
 @login_required
@@ -62,21 +77,12 @@ def campaign_clock_rewind(request: HttpRequest, campaign_id: int) -> HttpRespons
         forms.check_posted(request.POST, {})
         rewind = services.clock_rewind(campaign=campaign, actor=request.user.get_username())
     except RuleError as error:
-        return _board_form_response(
-            request,
-            campaign,
-            role,
-            "clock-form",
-            {"clock_error": error.message, "clock_field": "form"},
-            error.status,
-        )
-    campaign.refresh_from_db()
+        extra = {"clock_error": error.message, "clock_field": "form"}
+        return _clock_form_response(request, campaign, role, extra, error.status)
     back = display.date_text(presenters.game_date(campaign, rewind.to))
     who = "1 character" if rewind.characters == 1 else f"{rewind.characters} characters"
     success = f"Advance taken back: the clock is back at {back}; the clock's entries on {who} are taken back."
-    return _board_form_response(
-        request, campaign, role, "clock-form", {"clock_success": success, "success": success}, 200
-    )
+    return _clock_form_response(request, campaign, role, {"clock_success": success, "success": success}, 200)
 
 
 # --- table dice: the board answers the clock's roll ---------------------------------------------------------------

@@ -1,0 +1,61 @@
+"""Conditional answers, shared by the pages and the API: what is drawn of a character for one audience, kept in the
+"pages" cache per stamp (`access.CharacterStamp.cache_key`) with its ETag, and whether the client has it already.
+
+A GM's ETag is the stamp's: its versions count every event a GM sees. A player's is the digest of what the player
+receives (`access.digest_etag`): the stamp's numbers count events the player may not see (a GM note, a hidden roll),
+so a hidden event makes a new key but the same answer and the same ETag."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.core.cache import caches
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.utils.html import escapejs
+
+from campaign import access
+from campaign.models import GM
+
+# The per-process cache of renderings and answers (settings.CACHES), never anything a client sent.
+PAGES = "pages"
+# Where a player's rendering holds its own ETag while it is drawn: the ETag is the digest of the HTML with this in
+# its place (`sealed_html`). Letters and digits only, so no filter changes it.
+ETAG_PENDING = "etagpendingf3c9a1"
+
+Answer = TypeVar("Answer")
+
+
+def sealed_html(html: str) -> tuple[str, str]:
+    """A player's rendering and its ETag: the digest of what the player receives, put in `ETAG_PENDING`'s place."""
+    etag = access.digest_etag(html)
+    return html.replace(ETAG_PENDING, escapejs(etag)), etag
+
+
+def sealed_data(data: Any) -> tuple[Any, str]:
+    """A player's JSON answer and its ETag, the digest of the answer."""
+    return data, access.digest_etag(data)
+
+
+def stamp_matches(request: Any, stamp: access.CharacterStamp) -> bool:
+    """A GM's client has what the stamp says is current: answered 304 before anything is drawn or looked up."""
+    return stamp.role == GM and access.etag_matches(request, stamp.etag)
+
+
+def kept_for_stamp(
+    stamp: access.CharacterStamp,
+    kind: str,
+    draw: Callable[[], Answer],
+    seal: Callable[[Answer], tuple[Answer, str]],
+    timeout: Any = DEFAULT_TIMEOUT,
+) -> tuple[Answer, str]:
+    """What `draw` makes of the character now for the stamp's audience, and its ETag, kept under the stamp's key of
+    `kind`: drawn (and the character loaded by it) on a miss only. `seal` gives a player's answer its ETag."""
+    cache = caches[PAGES]
+    key = stamp.cache_key(kind)
+    found = cache.get(key)
+    if found is None:
+        answer = draw()
+        found = (answer, stamp.etag) if stamp.role == GM else seal(answer)
+        cache.set(key, found, timeout)
+    return found
