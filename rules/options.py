@@ -1,10 +1,10 @@
 """House rules in the game's words: each campaign option of a ruleset is one typed declaration.
 
-A ruleset lists its options in `rules/<slug>/forms.py` as `OPTIONS`, beside its action forms; the options every
-ruleset shares (`start`, `time_scale`, `table_dice`) are `SHARED` here. One declaration says what the option is (a
-`Choice`, a `YesNo`, a whole `Number` with its range and unit, a `Duration` in the units the rules speak, a game
-`DateTime`, or a `Table` of values per level), its label and help in words, its default, and whether it is the seed's
-optional rule or a house rule. From it come:
+A ruleset lists its options in `rules/<slug>/options.py` as `OPTIONS`, beside its action forms; the options every
+ruleset shares (`start`, `time_scale`, `table_dice`, `fight_idle_minutes`) are `SHARED` here. One declaration says
+what the option is (a `Choice`, a `YesNo`, a whole `Number` with its range and unit, a `Duration` in the units the
+rules speak, a game `DateTime`, or a `Table` of values per level), its label and help in words, its default, and
+whether it is the seed's optional rule or a house rule. From it come:
 
 - the check of an option as the API takes it (`read_options`): the stored shape is the API's and stays as it always
   was (a duration in the unit its name says: `_seconds`, `_minutes`, `_days`, `_weeks`), and so do the messages;
@@ -12,8 +12,9 @@ optional rule or a house rule. From it come:
   date-time input, rows of numbers; never JSON, and a duration in minutes, hours, days or weeks;
 - the words of a value and of a change (`Setting.words`, `change_sentence`): "From now on: Body-check TNs: the
   gentle column (M 2, S 4, D 8)";
-- the API's list of rulesets (the defaults and `api_help`, its words for JSON clients, unchanged) and the OpenAPI
-  schema (`Setting.schema`, a JSON Schema of the stored shape).
+- the API's list of rulesets (`Setting.described`: each option's kind, label, help, default, bounds, units,
+  choices and origin; the defaults and `api_help`, its words for JSON clients, unchanged) and the OpenAPI schema
+  (`Setting.schema`, a JSON Schema of the stored shape).
 
 Pure Python, no Django.
 """
@@ -62,14 +63,21 @@ class Setting:
         return str(value)
 
     def described(self) -> dict[str, Any]:
-        """The declaration as data (the docs and the forms' tests read it)."""
+        """The declaration as data (`GET /api/rulesets/`'s `option_declarations`): what every kind has, then
+        its kind's own (`_own`): a choice's choices, a number's range and unit, a duration's units, a table's rows
+        and columns."""
         return {
             "name": self.name,
             "kind": self.kind,
             "label": self.label,
             "help": self.help,
             "origin": self.origin,
+            "default": self.default,
+            **self._own(),
         }
+
+    def _own(self) -> dict[str, Any]:
+        return {}
 
     def _schema(self, schema: dict[str, Any]) -> dict[str, Any]:
         return {**schema, "title": self.label, "description": self.help, "default": self.default}
@@ -94,6 +102,9 @@ class Choice(Setting):
 
     def schema(self) -> dict[str, Any]:
         return self._schema({"type": "string", "enum": list(self.values)})
+
+    def _own(self) -> dict[str, Any]:
+        return {"choices": [{"value": value, "words": words} for value, words in self.choices]}
 
 
 @dataclass(frozen=True)
@@ -153,6 +164,14 @@ class Number(Setting):
         kind = "number" if self.fraction else "integer"
         return self._schema({"type": kind, "minimum": self.minimum, "maximum": self.maximum})
 
+    def _own(self) -> dict[str, Any]:
+        return {
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+            "unit": self.unit,
+            "fraction": self.fraction,
+        }
+
 
 @dataclass(frozen=True)
 class Duration(Setting):
@@ -199,6 +218,15 @@ class Duration(Setting):
         return {
             **self._schema({"type": "integer", "minimum": self.minimum, "maximum": self.maximum}),
             "description": described,
+        }
+
+    def _own(self) -> dict[str, Any]:
+        return {
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+            "stored": self.stored,
+            "units": list(self.units),
+            "zero": self.zero,
         }
 
 
@@ -283,6 +311,14 @@ class Column:
             minimum=self.minimum,
             maximum=self.maximum,
         )
+
+    def described(self) -> dict[str, Any]:
+        """The column as data: a duration's `stored` unit and `units`, else its `unit` ("TN")."""
+        out: dict[str, Any] = {"name": self.name, "label": self.label, "minimum": self.minimum}
+        out["maximum"] = self.maximum
+        if self.duration:
+            return {**out, "kind": "duration", "stored": self.duration, "units": list(self.units)}
+        return {**out, "kind": "number", "unit": self.unit}
 
     def words(self, value: int) -> str:
         if self.duration:
@@ -374,6 +410,12 @@ class Table(Setting):
             "additionalProperties": False,
             "properties": {column.name: self._column_schema(column, row) for column in self.columns},
             **({"title": row.label} if row is not None else {}),
+        }
+
+    def _own(self) -> dict[str, Any]:
+        return {
+            "rows": [{"key": row.key, "label": row.label, "maximum": row.maximum} for row in self.rows],
+            "columns": [column.described() for column in self.columns],
         }
 
     def schema(self) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules import options as declared
+from rules.answer_schema import BOOL, INT, STR, WORDS, array, nullable, obj
 from rules.registry import get_ruleset, ruleset_slugs
 from rules.sheet import Attribute
 
@@ -21,6 +22,83 @@ OPTIONS_COMPONENT = "CampaignOptions"
 ATTRIBUTES_COMPONENT = "CharacterAttributes"
 OPTIONS = {"$ref": f"#/components/schemas/{OPTIONS_COMPONENT}"}
 ATTRIBUTES = {"$ref": f"#/components/schemas/{ATTRIBUTES_COMPONENT}"}
+
+
+# One option's declaration (rules/options.py, `Setting.described`): what every kind has, then its kind's own.
+OPTION_DECLARATION = obj(
+    {
+        "name": STR,
+        "kind": {
+            "type": "string",
+            "enum": ["choice", "yes_no", "number", "duration", "date_time", "table"],
+        },
+        "label": STR,
+        "help": STR,
+        "origin": {
+            "type": "string",
+            "enum": ["seed", "house", "campaign"],
+            "description": "seed: the seed's optional rule; house: a house rule; campaign: how the campaign is run",
+        },
+        "default": {
+            "nullable": True,
+            "description": "the default, in the stored shape (as `options` holds it)",
+        },
+        "choices": array(obj({"value": STR, "words": STR}), "choice: the values and their words"),
+        "minimum": {"type": "integer", "description": "number, duration: in the stored unit"},
+        "maximum": {"type": "integer", "description": "number, duration: in the stored unit"},
+        "unit": {"type": "string", "description": "number: the words beside it (TN, boxes, on 1d6)"},
+        "fraction": {"type": "boolean", "description": "number: a fraction is taken"},
+        "stored": {"type": "string", "description": "duration: the unit the API takes and answers it in"},
+        "units": array(STR, "duration: the units the rules speak it in, as the form offers them"),
+        "zero": {
+            "type": "string",
+            "description": "duration: what 0 means (empty: 0 is refused or plain)",
+        },
+        "rows": array(
+            obj({"key": STR, "label": STR, "maximum": nullable(INT)}),
+            "table: a row per key (none: one row)",
+        ),
+        "columns": array(
+            obj(
+                {
+                    "name": STR,
+                    "label": STR,
+                    "kind": {"type": "string", "enum": ["number", "duration"]},
+                    "minimum": INT,
+                    "maximum": INT,
+                    "unit": STR,
+                    "stored": STR,
+                    "units": WORDS,
+                },
+                "unit",
+                "stored",
+                "units",
+            ),
+            "table: a field per column (one named empty: each row is one number)",
+        ),
+    },
+    *("choices", "minimum", "maximum", "unit", "fraction", "stored", "units", "zero", "rows", "columns"),
+)
+
+# One attribute's declaration (rules/sheet.py, `Attribute.described`).
+ATTRIBUTE_DECLARATION = obj(
+    {
+        "name": {"type": "string", "description": "dotted for a key of an object (armor.head)"},
+        "kind": {"type": "string", "enum": ["int", "bool", "map"]},
+        "label": STR,
+        "help": STR,
+        "required": BOOL,
+        "default": {
+            "nullable": True,
+            "description": "null: required, or derived from the others (the help)",
+        },
+        "minimum": nullable(INT),
+        "maximum": nullable(INT),
+        "changeable": {"type": "boolean", "description": "a GM may change it in play (PATCH)"},
+        "columns": array(STR, "map: what its names and its numbers are called"),
+    },
+    "columns",
+)
 
 
 def _name(slug: str, what: str) -> str:
@@ -94,7 +172,10 @@ def attributes_schema(slug: str) -> dict[str, Any]:
 
 def components() -> dict[str, dict[str, Any]]:
     """Every component this module writes, by name."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, Any]] = {
+        "OptionDeclaration": OPTION_DECLARATION,
+        "AttributeDeclaration": ATTRIBUTE_DECLARATION,
+    }
     for slug in ruleset_slugs():
         out[_name(slug, "Options")] = options_schema(slug)
         out[_name(slug, "Attributes")] = attributes_schema(slug)
