@@ -98,6 +98,7 @@ def campaign_create(
     name = _name(name, "the campaign's name")
     rules = get_ruleset(ruleset)
     options = validate_campaign_options(rules, options)
+    declared.off_units((*rules.options, *declared.SHARED), options, {})
     with transaction.atomic():
         made = campaign_made_with(user, idempotency_key, digest)
         if made is not None:
@@ -161,6 +162,8 @@ def change_campaign(*, campaign_id: int, actor: str, changes: Any) -> Campaign:
             raise Conflict("clock", clock_busy(busy.pk))
         rules = get_ruleset(campaign.ruleset)
         options = validate_campaign_options(rules, {**campaign.options, **(patch or {})})
+        # Only a value that changes is held to the rules' units: an old campaign keeps what it was stored with.
+        declared.off_units((*rules.options, *declared.SHARED), options, campaign.options)
         told: dict[str, Any] = {}
         if name is not None and name != campaign.name:
             told["name"] = {"old": campaign.name, "new": name}
