@@ -47,6 +47,12 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
     return {**ruleset.validate_options(rest), **shared}
 
 
+def options_in_force(ruleset: Ruleset, options: Mapping[str, Any]) -> dict[str, Any]:
+    """A campaign's options as they hold: what it stored, and each option it never stored its default (a campaign
+    made or imported before the option came; the rules read it so). Not checked again: a stored value stays."""
+    return {**validate_campaign_options(ruleset, {}), **options}
+
+
 def _hold_campaign_key(user: AbstractBaseUser, idempotency_key: str) -> None:
     """Hold this user's key until the transaction ends. On PostgreSQL a lock on the key alone (an advisory lock):
     a lock on the user's row would hold up their log-ins, which write it, for as long as an import runs. On SQLite
@@ -162,14 +168,16 @@ def change_campaign(*, campaign_id: int, actor: str, changes: Any) -> Campaign:
             raise Conflict("clock", clock_busy(busy.pk))
         rules = get_ruleset(campaign.ruleset)
         options = validate_campaign_options(rules, {**campaign.options, **(patch or {})})
+        # An option the campaign never stored holds its default: given it, nothing changes.
+        before = options_in_force(rules, campaign.options)
         # Only a value that changes is held to the rules' units: an old campaign keeps what it was stored with.
-        declared.off_units((*rules.options, *declared.SHARED), options, campaign.options)
+        declared.off_units((*rules.options, *declared.SHARED), options, before)
         told: dict[str, Any] = {}
         if name is not None and name != campaign.name:
             told["name"] = {"old": campaign.name, "new": name}
         for option, value in options.items():
-            if value != campaign.options.get(option):
-                told[f"options.{option}"] = {"old": campaign.options.get(option), "new": value}
+            if value != before.get(option):
+                told[f"options.{option}"] = {"old": before.get(option), "new": value}
         if not told:
             return campaign
         eventstore.append(
