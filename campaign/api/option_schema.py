@@ -2,9 +2,13 @@
 the rulesets' declarations (`rules.options`: each option's kind, bounds, unit, default; `rules.sheet.Attribute`),
 the same ones the API checks a body with, so the schema and the check cannot drift apart.
 
-`CampaignOptions` is `oneOf` the rulesets' option objects (`Shadowrun2Options`, ...), each with the options every
+`CampaignOptions` is `anyOf` the rulesets' option objects (`Shadowrun2Options`, ...), each with the options every
 ruleset shares; `CharacterAttributes` likewise (`Shadowrun2Attributes`, ...). Which one applies is the campaign's
-ruleset. The components are added to the schema by `add_components` (a drf-spectacular post-processing hook,
+ruleset, which the options themselves do not say: a PATCH names only the options that change (`{"table_dice":
+"all"}` fits every ruleset's object), so `oneOf`, which refuses a value that fits more than one, would refuse it, and
+no discriminator can sit inside the options. Where the ruleset is a sibling, the new campaign's body, that body is
+`oneOf` by ruleset with `ruleset` its discriminator (`CAMPAIGN_CREATE`: `Shadowrun2CampaignCreate`, ...), each
+variant's `options` its ruleset's object. The components are added to the schema by `add_components` (a drf-spectacular post-processing hook,
 `SPECTACULAR_SETTINGS`); a body's or an answer's schema refers to them with `OPTIONS` and `ATTRIBUTES`. The
 stored shapes are the API's as before: a duration in the unit its option's name says (`_seconds`, `_minutes`, `_days`, `_weeks`), each described so.
 """
@@ -170,21 +174,53 @@ def attributes_schema(slug: str) -> dict[str, Any]:
     }
 
 
+CAMPAIGN_CREATE = {
+    # A new campaign names its ruleset beside its options, so each ruleset's body is a variant of its own and
+    # exactly one fits: `oneOf`, with `ruleset` the discriminator.
+    "oneOf": [{"$ref": f"#/components/schemas/{_name(slug, 'CampaignCreate')}"} for slug in ruleset_slugs()],
+    "discriminator": {
+        "propertyName": "ruleset",
+        "mapping": {
+            slug: f"#/components/schemas/{_name(slug, 'CampaignCreate')}" for slug in ruleset_slugs()
+        },
+    },
+}
+
+
+def campaign_create_schema(slug: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A ruleset's body of `POST /api/campaigns/`: `body` (the closed set of fields the view takes) with its
+    `ruleset` this one and its `options` this ruleset's."""
+    rules = get_ruleset(slug)
+    properties = {
+        **body["properties"],
+        "ruleset": {"type": "string", "enum": [slug]},
+        "options": {"$ref": f"#/components/schemas/{_name(slug, 'Options')}"},
+    }
+    return {**body, "properties": properties, "description": f"A new {rules.title} campaign."}
+
+
 def components() -> dict[str, dict[str, Any]]:
     """Every component this module writes, by name."""
     out: dict[str, dict[str, Any]] = {
         "OptionDeclaration": OPTION_DECLARATION,
         "AttributeDeclaration": ATTRIBUTE_DECLARATION,
     }
+    from campaign.api.request_bodies import CAMPAIGN_CREATE as BODY  # it names this module's components
+
     for slug in ruleset_slugs():
         out[_name(slug, "Options")] = options_schema(slug)
         out[_name(slug, "Attributes")] = attributes_schema(slug)
+        out[_name(slug, "CampaignCreate")] = campaign_create_schema(slug, BODY)
     out[OPTIONS_COMPONENT] = {
-        # anyOf, not oneOf: a request names only the options that change, which every ruleset's component takes;
-        # the campaign's `ruleset` says which one applies.
+        # anyOf, not oneOf: where no sibling names the ruleset (a PATCH, which names only the options that change:
+        # `{"table_dice": "all"}` fits every ruleset's component, and oneOf would refuse it for fitting three) or
+        # where this is one field of an answer, more than one component may fit, and nothing in the options says
+        # which applies: the campaign's `ruleset` does. A new campaign's body is `oneOf` by ruleset
+        # (`CAMPAIGN_CREATE`).
         "description": "The campaign's options, by its ruleset (the campaign's `ruleset` says which).",
         "anyOf": [{"$ref": f"#/components/schemas/{_name(slug, 'Options')}"} for slug in ruleset_slugs()],
     }
+    # anyOf likewise: a character's body names no ruleset (its campaign's is), and a PATCH names only what changes.
     out[ATTRIBUTES_COMPONENT] = {
         "description": "The character's attributes, by its campaign's ruleset (the character's `ruleset`).",
         "anyOf": [{"$ref": f"#/components/schemas/{_name(slug, 'Attributes')}"} for slug in ruleset_slugs()],

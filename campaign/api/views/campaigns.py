@@ -13,6 +13,7 @@ from rest_framework.response import Response
 
 from campaign import access, limits, presenters, services
 from campaign.api import answers as A
+from campaign.api import option_schema
 from campaign.api import request_bodies as bodies
 from campaign.api.views.common import IDEMPOTENCY_KEY, JSON, _body, _idempotency_key
 from campaign.models import Membership
@@ -30,7 +31,7 @@ from rules.registry import get_ruleset, ruleset_slugs
 @extend_schema(
     methods=["POST"],
     summary="Create a campaign (its creator is its GM)",
-    request={JSON: bodies.CAMPAIGN_CREATE},
+    request={JSON: option_schema.CAMPAIGN_CREATE},
     parameters=[IDEMPOTENCY_KEY],
     responses=A.responses({201: ("Campaign", "the new campaign")}, 400, 409),
     examples=[A.request_example({"name": "Seattle 2053", "ruleset": ruleset_slugs()[0]})],
