@@ -187,16 +187,25 @@ CAMPAIGN_CREATE = {
 }
 
 
-def campaign_create_schema(slug: str, body: dict[str, Any]) -> dict[str, Any]:
-    """A ruleset's body of `POST /api/campaigns/`: `body` (the closed set of fields the view takes) with its
-    `ruleset` this one and its `options` this ruleset's."""
+# A campaign's name as a body gives it (request_bodies.CAMPAIGN_CREATE's too).
+CAMPAIGN_NAME = {"type": "string", "maxLength": 200, "pattern": r"\S"}
+
+
+def campaign_create_schema(slug: str) -> dict[str, Any]:
+    """A ruleset's body of `POST /api/campaigns/`: the fields of `request_bodies.CAMPAIGN_CREATE`, the view's
+    closed set, with `ruleset` this one and `options` this ruleset's."""
     rules = get_ruleset(slug)
-    properties = {
-        **body["properties"],
-        "ruleset": {"type": "string", "enum": [slug]},
-        "options": {"$ref": f"#/components/schemas/{_name(slug, 'Options')}"},
+    return {
+        "type": "object",
+        "description": f"A new {rules.title} campaign.",
+        "properties": {
+            "name": CAMPAIGN_NAME,
+            "ruleset": {"type": "string", "enum": [slug]},
+            "options": {"$ref": f"#/components/schemas/{_name(slug, 'Options')}"},
+        },
+        "required": ["name", "ruleset"],
+        "additionalProperties": False,
     }
-    return {**body, "properties": properties, "description": f"A new {rules.title} campaign."}
 
 
 def components() -> dict[str, dict[str, Any]]:
@@ -205,12 +214,10 @@ def components() -> dict[str, dict[str, Any]]:
         "OptionDeclaration": OPTION_DECLARATION,
         "AttributeDeclaration": ATTRIBUTE_DECLARATION,
     }
-    from campaign.api.request_bodies import CAMPAIGN_CREATE as BODY  # it names this module's components
-
     for slug in ruleset_slugs():
         out[_name(slug, "Options")] = options_schema(slug)
         out[_name(slug, "Attributes")] = attributes_schema(slug)
-        out[_name(slug, "CampaignCreate")] = campaign_create_schema(slug, BODY)
+        out[_name(slug, "CampaignCreate")] = campaign_create_schema(slug)
     out[OPTIONS_COMPONENT] = {
         # anyOf, not oneOf: where no sibling names the ruleset (a PATCH, which names only the options that change:
         # `{"table_dice": "all"}` fits every ruleset's component, and oneOf would refuse it for fitting three) or

@@ -8,6 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from campaign.api import request_bodies as bodies
 from rules import options as declared
 from rules.registry import get_ruleset, ruleset_slugs
 from tests.conftest import Table
@@ -46,6 +47,9 @@ def test_the_bodies_and_answers_name_the_typed_components(schema: dict[str, Any]
         assert variant["properties"]["ruleset"] == {"type": "string", "enum": [slug]}
         assert variant["properties"]["options"] == {"$ref": f"#/components/schemas/{NAMES[slug]}Options"}
         assert variant["additionalProperties"] is False and variant["required"] == ["name", "ruleset"]
+        # The fields the view takes (its closed set) are the ones each variant lists.
+        assert list(variant["properties"]) == list(bodies.CAMPAIGN_CREATE["properties"])
+        assert variant["properties"]["name"] == bodies.CAMPAIGN_CREATE["properties"]["name"]
     assert body("/api/campaigns/{campaign_id}/", "patch")["options"] == options
     assert body("/api/campaigns/{campaign_id}/characters/", "post")["attributes"] == attributes
     assert body("/api/characters/{character_id}/", "patch")["attributes"] == attributes
