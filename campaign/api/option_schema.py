@@ -8,8 +8,9 @@ ruleset, which the options themselves do not say: a PATCH names only the options
 "all"}` fits every ruleset's object), so `oneOf`, which refuses a value that fits more than one, would refuse it, and
 no discriminator can sit inside the options. Where the ruleset is a sibling, the new campaign's body, that body is
 `oneOf` by ruleset with `ruleset` its discriminator (`CAMPAIGN_CREATE`: `Shadowrun2CampaignCreate`, ...), each
-variant's `options` its ruleset's object. The components are added to the schema by `add_components` (a drf-spectacular post-processing hook,
-`SPECTACULAR_SETTINGS`); a body's or an answer's schema refers to them with `OPTIONS` and `ATTRIBUTES`. The
+variant's `options` its ruleset's object. The components are added to the schema by `add_components` (a
+drf-spectacular post-processing hook, `SPECTACULAR_SETTINGS`); a body's or an answer's schema refers to them with
+`OPTIONS` and `ATTRIBUTES`, the new campaign's body with `CAMPAIGN_CREATE`. The
 stored shapes are the API's as before: a duration in the unit its option's name says (`_seconds`, `_minutes`, `_days`, `_weeks`), each described so.
 """
 
