@@ -27,7 +27,7 @@ from campaign.services.core import (
 from rules import options as declared
 from rules.registry import get_ruleset
 from rules.ruleset import Event as RuleEvent
-from rules.ruleset import Ruleset, copy_state, set_options
+from rules.ruleset import Ruleset, copy_state, options_in_force, set_options
 
 # A fight ends by itself after this many game minutes without a combat action (option `fight_idle_minutes`; 0: the
 # GM ends it), so that downtime is never counted in rounds (docs/web.md, "The round counter").
@@ -45,12 +45,6 @@ def validate_campaign_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
     shared = {setting.name: setting.read(given, "options") for setting in declared.SHARED}
     rest = {name: value for name, value in options.items() if name not in declared.SHARED_NAMES}
     return {**ruleset.validate_options(rest), **shared}
-
-
-def options_in_force(ruleset: Ruleset, options: Mapping[str, Any]) -> dict[str, Any]:
-    """A campaign's options as they hold: what it stored, and each option it never stored its default (a campaign
-    made or imported before the option came; the rules read it so). Not checked again: a stored value stays."""
-    return {**validate_campaign_options(ruleset, {}), **options}
 
 
 def _hold_campaign_key(user: AbstractBaseUser, idempotency_key: str) -> None:

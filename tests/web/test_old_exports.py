@@ -86,6 +86,9 @@ def test_an_export_from_before_the_typed_options_imports_and_shows_in_the_house_
     assert saved.status_code == 302, saved.content.decode()[:2000]
     assert Event.objects.count() == before
     assert Campaign.objects.get(pk=campaign.pk).options == options
+    # The API answers the options in force, as the form shows them.
+    answer = sr2_web.table.gm.get(f"/api/campaigns/{campaign.pk}/").json()
+    assert answer["options"] == services.options_in_force(rules, options)
     # Through the API too: an option the old campaign never stored, given its default, changes nothing.
     patched = sr2_web.table.gm.client.patch(
         f"/api/campaigns/{campaign.pk}/", {"options": {"first_aid_tn": {"D": 10}}}, format="json"
