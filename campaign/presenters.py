@@ -30,7 +30,16 @@ from campaign.events import (
 from campaign.game_dates import game_datetime
 from campaign.models import Campaign, Character, Event, ImportJob, Invitation, Job, Membership, Timer
 from rules.registry import get_ruleset
-from rules.ruleset import GAME_TIME_MARK, GM, NOT_UNDONE, NOTE_ADDED, PLAYER, TAKING_BACK, State
+from rules.ruleset import (
+    GAME_TIME_MARK,
+    GM,
+    NOT_UNDONE,
+    NOTE_ADDED,
+    PLAYER,
+    TAKING_BACK,
+    State,
+    options_in_force,
+)
 from rules.ruleset import Event as RuleEvent
 
 BEYOND_THE_CALENDAR = "after 9999-12-31"
@@ -64,7 +73,8 @@ def campaign_json(campaign: Campaign, role: str | None) -> dict[str, Any]:
         "id": campaign.pk,
         "name": campaign.name,
         "ruleset": campaign.ruleset,
-        "options": campaign.options,
+        # A campaign made or imported before an option came holds its default: the answer says it.
+        "options": options_in_force(get_ruleset(campaign.ruleset), campaign.options),
         "game_time": campaign.game_time,
         "game_date": game_date(campaign, campaign.game_time),
         # The campaign's stream also records characters a player cannot see: players are not told its length.

@@ -1,10 +1,10 @@
 """House rules in the game's words: each campaign option of a ruleset is one typed declaration.
 
-A ruleset lists its options in `rules/<slug>/forms.py` as `OPTIONS`, beside its action forms; the options every
-ruleset shares (`start`, `time_scale`, `table_dice`) are `SHARED` here. One declaration says what the option is (a
-`Choice`, a `YesNo`, a whole `Number` with its range and unit, a `Duration` in the units the rules speak, a game
-`DateTime`, or a `Table` of values per level), its label and help in words, its default, and whether it is the seed's
-optional rule or a house rule. From it come:
+A ruleset lists its options in `rules/<slug>/options.py` as `OPTIONS`, beside its action forms; the options every
+ruleset shares (`start`, `time_scale`, `table_dice`, `fight_idle_minutes`) are `SHARED` here. One declaration says
+what the option is (a `Choice`, a `YesNo`, a whole `Number` with its range and unit, a `Duration` in the units the
+rules speak, a game `DateTime`, or a `Table` of values per level), its label and help in words, its default, and
+whether it is the seed's optional rule or a house rule. From it come:
 
 - the check of an option as the API takes it (`read_options`): the stored shape is the API's and stays as it always
   was (a duration in the unit its name says: `_seconds`, `_minutes`, `_days`, `_weeks`), and so do the messages;
@@ -12,8 +12,11 @@ optional rule or a house rule. From it come:
   date-time input, rows of numbers; never JSON, and a duration in minutes, hours, days or weeks;
 - the words of a value and of a change (`Setting.words`, `change_sentence`): "From now on: Body-check TNs: the
   gentle column (M 2, S 4, D 8)";
-- the API's list of rulesets (the defaults and `api_help`, its words for JSON clients, unchanged) and the OpenAPI
-  schema (`Setting.schema`, a JSON Schema of the stored shape).
+- the API's list of rulesets (`Setting.described`: each option's kind, label, help, default, bounds, units,
+  choices and origin; the defaults and `api_help`, its words for JSON clients, unchanged) and the OpenAPI schema
+  (`Setting.schema`, a JSON Schema of the stored shape);
+- what a new value must be beyond its type (`off_units`): a duration a whole number of the smallest unit the rules
+  speak it in, never game seconds the form could not show.
 
 Pure Python, no Django.
 """
@@ -62,14 +65,21 @@ class Setting:
         return str(value)
 
     def described(self) -> dict[str, Any]:
-        """The declaration as data (the docs and the forms' tests read it)."""
+        """The declaration as data (`GET /api/rulesets/`'s `option_declarations`): what every kind has, then
+        its kind's own (`_own`): a choice's choices, a number's range and unit, a duration's units, a table's rows
+        and columns."""
         return {
             "name": self.name,
             "kind": self.kind,
             "label": self.label,
             "help": self.help,
             "origin": self.origin,
+            "default": self.default,
+            **self._own(),
         }
+
+    def _own(self) -> dict[str, Any]:
+        return {}
 
     def _schema(self, schema: dict[str, Any]) -> dict[str, Any]:
         return {**schema, "title": self.label, "description": self.help, "default": self.default}
@@ -94,6 +104,9 @@ class Choice(Setting):
 
     def schema(self) -> dict[str, Any]:
         return self._schema({"type": "string", "enum": list(self.values)})
+
+    def _own(self) -> dict[str, Any]:
+        return {"choices": [{"value": value, "words": words} for value, words in self.choices]}
 
 
 @dataclass(frozen=True)
@@ -153,6 +166,14 @@ class Number(Setting):
         kind = "number" if self.fraction else "integer"
         return self._schema({"type": kind, "minimum": self.minimum, "maximum": self.maximum})
 
+    def _own(self) -> dict[str, Any]:
+        return {
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+            "unit": self.unit,
+            "fraction": self.fraction,
+        }
+
 
 @dataclass(frozen=True)
 class Duration(Setting):
@@ -170,6 +191,15 @@ class Duration(Setting):
         return integer(
             raw, self.name, default=self.default, minimum=self.minimum, maximum=self.maximum, prefix=prefix
         )
+
+    @property
+    def smallest(self) -> str:
+        """The smallest unit the rules speak this time in: a new value is a whole number of it (`off_units`)."""
+        return min(self.units, key=UNIT_SECONDS.__getitem__)
+
+    def spoken(self, value: int) -> bool:
+        """Whether a stored value is a whole number of `smallest`, so the form shows it in the rules' units."""
+        return (value * UNIT_SECONDS[self.stored]) % UNIT_SECONDS[self.smallest] == 0
 
     def shown(self, value: int) -> tuple[int, str]:
         """The stored value as the form shows it: a whole number of the largest of `units` it is a whole number
@@ -195,10 +225,27 @@ class Duration(Setting):
         return unit_count(amount, unit)
 
     def schema(self) -> dict[str, Any]:
-        described = f"{self.help} Stored in game {self.stored}.".strip()
+        described = f"{self.help} Stored in game {self.stored}. {self.step_words()}".strip()
         return {
             **self._schema({"type": "integer", "minimum": self.minimum, "maximum": self.maximum}),
             "description": described,
+        }
+
+    def step_words(self) -> str:
+        """What a new value must be beyond its range (`off_units`), for the schema. Not `multipleOf`: a campaign
+        stored before keeps its value, and the same schema describes the answers."""
+        step = UNIT_SECONDS[self.smallest] // UNIT_SECONDS[self.stored]
+        if step == 1:
+            return ""
+        return f"A new value is a whole number of {self.smallest} (a multiple of {step}); one stored before is kept."
+
+    def _own(self) -> dict[str, Any]:
+        return {
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+            "stored": self.stored,
+            "units": list(self.units),
+            "zero": self.zero,
         }
 
 
@@ -284,6 +331,14 @@ class Column:
             maximum=self.maximum,
         )
 
+    def described(self) -> dict[str, Any]:
+        """The column as data: a duration's `stored` unit and `units`, else its `unit` ("TN")."""
+        out: dict[str, Any] = {"name": self.name, "label": self.label, "minimum": self.minimum}
+        out["maximum"] = self.maximum
+        if self.duration:
+            return {**out, "kind": "duration", "stored": self.duration, "units": list(self.units)}
+        return {**out, "kind": "number", "unit": self.unit}
+
     def words(self, value: int) -> str:
         if self.duration:
             return self.as_duration().words(value)
@@ -359,11 +414,13 @@ class Table(Setting):
     def _column_schema(self, column: Column, row: Row | None) -> dict[str, Any]:
         top = row.maximum if row is not None and row.maximum is not None else column.maximum
         unit = f" (game {column.duration})" if column.duration else ""
+        step = column.as_duration().step_words() if column.duration else ""
         return {
             "type": "integer",
             "minimum": column.minimum,
             "maximum": top,
             "title": f"{column.label}{unit}",
+            **({"description": step} if step else {}),
         }
 
     def _row_schema(self, row: Row | None) -> dict[str, Any]:
@@ -374,6 +431,12 @@ class Table(Setting):
             "additionalProperties": False,
             "properties": {column.name: self._column_schema(column, row) for column in self.columns},
             **({"title": row.label} if row is not None else {}),
+        }
+
+    def _own(self) -> dict[str, Any]:
+        return {
+            "rows": [{"key": row.key, "label": row.label, "maximum": row.maximum} for row in self.rows],
+            "columns": [column.described() for column in self.columns],
         }
 
     def schema(self) -> dict[str, Any]:
@@ -466,6 +529,48 @@ def option_help(declarations: Declarations) -> dict[str, str]:
 
 def by_name(declarations: Declarations) -> dict[str, Option]:
     return {setting.name: setting for setting in declarations}
+
+
+def _cells(setting: Option, value: Any, where: str) -> list[tuple[Duration, Any, str, str]]:
+    """The durations of an option's value: (declaration, value, field, words of the field), a table's by cell."""
+    if isinstance(setting, Duration):
+        return [(setting, value, where, setting.label)]
+    if not isinstance(setting, Table) or not isinstance(value, Mapping):
+        return []
+    out = []
+    for row in setting.rows or (None,):
+        held = value.get(row.key) if row is not None else value
+        for column in setting.columns:
+            if not column.duration:
+                continue
+            cell = held.get(column.name) if isinstance(held, Mapping) else None
+            path = ".".join(part for part in (where, row.key if row else "", column.name) if part)
+            words = ", ".join(
+                part for part in (setting.label, row.label if row else "", column.label) if part
+            )
+            out.append((column.as_duration(), cell, path, words))
+    return out
+
+
+def off_units(declarations: Declarations, new: Mapping[str, Any], before: Mapping[str, Any]) -> None:
+    """Refuse a new duration that is not a whole number of the smallest unit the rules speak it in (a treatment's
+    base time of 90 game seconds: 1.5 minutes, which no form could show), naming the field in words. Only what
+    changes is held to it (`before`: the options as stored, {} for a new campaign): a campaign stored or imported
+    with such a value keeps it, and saving its form unchanged is no new value."""
+    for setting in declarations:
+        if setting.name not in new:
+            continue
+        where = f"options.{setting.name}"
+        old_cells = {path: cell for _, cell, path, _ in _cells(setting, before.get(setting.name), where)}
+        for duration, cell, path, words in _cells(setting, new[setting.name], where):
+            if not isinstance(cell, int) or cell == old_cells.get(path) or duration.spoken(cell):
+                continue
+            unit = duration.smallest
+            raise RuleError(
+                path,
+                f"{words}: expected a whole number of {unit} (the rules speak it in "
+                f"{', '.join(duration.units)}), got {cell} game {duration.stored}",
+            )
 
 
 def change_sentence(declarations: Declarations, changes: Mapping[str, Any]) -> str:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rules.options import Declarations
+from rules.options import SHARED, Declarations
 from rules.options import option_help as help_of
 
 # Re-exported: the protocol's users import these from here.
@@ -294,6 +294,14 @@ def copy_state(value: Any) -> Any:
 
 def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:
     return ruleset.initial_state(attributes, options)
+
+
+def options_in_force(ruleset: Ruleset, stored: Mapping[str, Any]) -> dict[str, Any]:
+    """A campaign's options as they hold: what it stored, and each option it never stored (a campaign made or
+    imported before the option came) its default, which the rules read for it. Not checked again: a stored value
+    stays as it was."""
+    shared = {setting.name: setting.read({"start": ruleset.default_start}, "options") for setting in SHARED}
+    return {**ruleset.validate_options({}), **shared, **stored}
 
 
 def set_options(ruleset: Ruleset, state: State, options: Mapping[str, Any]) -> None:

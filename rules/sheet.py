@@ -78,6 +78,21 @@ class Attribute:
     key_what: str = "a name"
     key_names: str = "names"
 
+    def described(self) -> dict[str, Any]:
+        """The declaration as data (`GET /api/rulesets/`'s `attribute_declarations`). `default` None: required,
+        or derived from the others (the help says how); a map's `columns` name its names and its numbers."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "label": self.label,
+            "help": self.help,
+            "required": self.required,
+            "default": self.default,
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+            **({"columns": list(self.columns)} if self.kind == "map" else {}),
+        }
+
 
 def read_attributes(attributes: tuple[Attribute, ...], given: Any) -> dict[str, Any]:
     """A character's attributes as the ruleset declares them (`CharacterSheet.attributes`): each checked with its

@@ -470,7 +470,8 @@ def test_the_openapi_schema_is_served(client: Any) -> None:
 
 
 def test_the_request_schemas_document_what_the_api_accepts(client: Any) -> None:
-    paths = client.get("/api/schema/?format=json").json()["paths"]
+    whole = client.get("/api/schema/?format=json").json()
+    paths = whole["paths"]
 
     def body(path: str) -> dict[str, Any]:
         return paths[path]["post"]["requestBody"]["content"]["application/json"]["schema"]
@@ -484,8 +485,11 @@ def test_the_request_schemas_document_what_the_api_accepts(client: Any) -> None:
     for schema in (sign_up, credentials, members):
         assert "pattern" not in schema["properties"]["username"]
         assert schema["additionalProperties"] is False
-    ruleset = body("/api/campaigns/")["properties"]["ruleset"]
-    assert sorted(ruleset["enum"]) == ["cyberpunk2020", "darkfuture", "shadowrun2"]
+    # A new campaign's body: a variant per ruleset (oneOf by `ruleset`), together every ruleset.
+    components = whole["components"]["schemas"]
+    variants = [components[ref["$ref"].rsplit("/", 1)[1]] for ref in body("/api/campaigns/")["oneOf"]]
+    rulesets = [slug for variant in variants for slug in variant["properties"]["ruleset"]["enum"]]
+    assert sorted(rulesets) == ["cyberpunk2020", "darkfuture", "shadowrun2"]
     player = body("/api/campaigns/{campaign_id}/characters/")["properties"]["player"]
     assert player.get("nullable") is True and "minLength" not in player  # "" and null: no player
     advance = body("/api/campaigns/{campaign_id}/clock/")["properties"]["advance"]

@@ -485,6 +485,14 @@ RULESETS = {
             "actions": WORDS,
             "options": ref(CAMPAIGN_OPTIONS),
             "option_help": {"type": "object", "additionalProperties": STR},
+            "option_declarations": array(
+                ref("OptionDeclaration"),
+                "every option, the ruleset's then the shared, as the forms draw them",
+            ),
+            "attribute_declarations": array(
+                ref("AttributeDeclaration"),
+                "every attribute a character is made with, as the forms draw them",
+            ),
             "forms": {"type": "object", "additionalProperties": ref("ActionForm")},
             "clock_rolls": array(
                 ref("RollSpec"), "what the clock rolls (asked of the GM with table_dice all)"

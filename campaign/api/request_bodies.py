@@ -36,9 +36,9 @@ SIGN_UP = closed(
     "password",
 )
 CREDENTIALS = closed({"username": text(), "password": text()}, "username", "password")
-CAMPAIGN_CREATE = closed(
+CAMPAIGN_CREATE = closed(  # the fields the view takes; the schema's body is option_schema.CAMPAIGN_CREATE
     {
-        "name": text(200, pattern=NOT_BLANK),
+        "name": option_schema.CAMPAIGN_NAME,
         "ruleset": {"type": "string", "enum": ruleset_slugs()},
         "options": option_schema.OPTIONS,
     },

@@ -29,6 +29,7 @@ from campaign.services.campaigns import (
     change_campaign,
     fight_end,
     fight_start,
+    options_in_force,
     validate_campaign_options,
 )
 from campaign.services.characters import (
@@ -128,6 +129,7 @@ __all__ = [
     "change_campaign",
     "fight_end",
     "fight_start",
+    "options_in_force",
     "validate_campaign_options",
     "INVITATION_ANSWERED",
     "Invited",

@@ -27,7 +27,7 @@ from campaign.services.core import (
 from rules import options as declared
 from rules.registry import get_ruleset
 from rules.ruleset import Event as RuleEvent
-from rules.ruleset import Ruleset, copy_state, set_options
+from rules.ruleset import Ruleset, copy_state, options_in_force, set_options
 
 # A fight ends by itself after this many game minutes without a combat action (option `fight_idle_minutes`; 0: the
 # GM ends it), so that downtime is never counted in rounds (docs/web.md, "The round counter").
@@ -98,6 +98,7 @@ def campaign_create(
     name = _name(name, "the campaign's name")
     rules = get_ruleset(ruleset)
     options = validate_campaign_options(rules, options)
+    declared.off_units((*rules.options, *declared.SHARED), options, {})
     with transaction.atomic():
         made = campaign_made_with(user, idempotency_key, digest)
         if made is not None:
@@ -161,12 +162,16 @@ def change_campaign(*, campaign_id: int, actor: str, changes: Any) -> Campaign:
             raise Conflict("clock", clock_busy(busy.pk))
         rules = get_ruleset(campaign.ruleset)
         options = validate_campaign_options(rules, {**campaign.options, **(patch or {})})
+        # An option the campaign never stored holds its default: given it, nothing changes.
+        before = options_in_force(rules, campaign.options)
+        # Only a value that changes is held to the rules' units: an old campaign keeps what it was stored with.
+        declared.off_units((*rules.options, *declared.SHARED), options, before)
         told: dict[str, Any] = {}
         if name is not None and name != campaign.name:
             told["name"] = {"old": campaign.name, "new": name}
         for option, value in options.items():
-            if value != campaign.options.get(option):
-                told[f"options.{option}"] = {"old": campaign.options.get(option), "new": value}
+            if value != before.get(option):
+                told[f"options.{option}"] = {"old": before.get(option), "new": value}
         if not told:
             return campaign
         eventstore.append(

@@ -114,9 +114,9 @@ def test_a_generated_client_plays_a_whole_game(
     # A campaign whose table rolls its dice; the player invited, accepting.
     campaign = api.campaigns_create.sync(
         client=gm,
-        body=M("CampaignsCreateBody")(
+        body=M(f"{TITLES[slug]}CampaignCreate")(
             name="Seattle 2053",
-            ruleset=M("CampaignsCreateBodyRuleset")(slug),
+            ruleset=M(f"{TITLES[slug]}CampaignCreateRuleset")(slug),
             options=M(f"{TITLES[slug]}Options")(
                 table_dice=M(f"{TITLES[slug]}OptionsWhoRollsTheDice")("actions")
             ),

@@ -8,6 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from campaign.api import request_bodies as bodies
 from rules import options as declared
 from rules.registry import get_ruleset, ruleset_slugs
 from tests.conftest import Table
@@ -36,7 +37,19 @@ def test_the_bodies_and_answers_name_the_typed_components(schema: dict[str, Any]
 
     options = {"$ref": "#/components/schemas/CampaignOptions"}
     attributes = {"$ref": "#/components/schemas/CharacterAttributes"}
-    assert body("/api/campaigns/", "post")["options"] == options
+    # A new campaign names its ruleset beside its options: oneOf by ruleset, each variant its ruleset's options.
+    create = paths["/api/campaigns/"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    variants = {slug: f"#/components/schemas/{NAMES[slug]}CampaignCreate" for slug in ruleset_slugs()}
+    assert create["oneOf"] == [{"$ref": ref} for ref in variants.values()]
+    assert create["discriminator"] == {"propertyName": "ruleset", "mapping": variants}
+    for slug in ruleset_slugs():
+        variant = schema["components"]["schemas"][f"{NAMES[slug]}CampaignCreate"]
+        assert variant["properties"]["ruleset"] == {"type": "string", "enum": [slug]}
+        assert variant["properties"]["options"] == {"$ref": f"#/components/schemas/{NAMES[slug]}Options"}
+        assert variant["additionalProperties"] is False and variant["required"] == ["name", "ruleset"]
+        # The fields the view takes (its closed set) are the ones each variant lists.
+        assert list(variant["properties"]) == list(bodies.CAMPAIGN_CREATE["properties"])
+        assert variant["properties"]["name"] == bodies.CAMPAIGN_CREATE["properties"]["name"]
     assert body("/api/campaigns/{campaign_id}/", "patch")["options"] == options
     assert body("/api/campaigns/{campaign_id}/characters/", "post")["attributes"] == attributes
     assert body("/api/characters/{character_id}/", "patch")["attributes"] == attributes

@@ -108,8 +108,14 @@ class _FormInputs(HTMLParser):
             self.select = None
 
 
-def form_inputs(html: str, action: str) -> dict[str, str]:
-    """The form of `action` on the page as a browser posts it unchanged (each input once)."""
+def form_items(html: str, action: str) -> list[tuple[str, str]]:
+    """The form of `action` on the page as a browser posts it unchanged, in order: an input a form has several of
+    (a map's rows) as often as it has it."""
     parser = _FormInputs(action)
     parser.feed(html)
-    return dict(parser.posted)
+    return parser.posted
+
+
+def form_inputs(html: str, action: str) -> dict[str, str]:
+    """The form of `action` on the page as a browser posts it unchanged (each input once)."""
+    return dict(form_items(html, action))

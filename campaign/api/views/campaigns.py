@@ -13,10 +13,12 @@ from rest_framework.response import Response
 
 from campaign import access, limits, presenters, services
 from campaign.api import answers as A
+from campaign.api import option_schema
 from campaign.api import request_bodies as bodies
 from campaign.api.views.common import IDEMPOTENCY_KEY, JSON, _body, _idempotency_key
 from campaign.models import Membership
 from rules.dice import TABLE_DICE_HELP
+from rules.options import SHARED
 from rules.registry import get_ruleset, ruleset_slugs
 
 
@@ -29,7 +31,7 @@ from rules.registry import get_ruleset, ruleset_slugs
 @extend_schema(
     methods=["POST"],
     summary="Create a campaign (its creator is its GM)",
-    request={JSON: bodies.CAMPAIGN_CREATE},
+    request={JSON: option_schema.CAMPAIGN_CREATE},
     parameters=[IDEMPOTENCY_KEY],
     responses=A.responses({201: ("Campaign", "the new campaign")}, 400, 409),
     examples=[A.request_example({"name": "Seattle 2053", "ruleset": ruleset_slugs()[0]})],
@@ -95,17 +97,30 @@ def _made(request: Request, campaign: Any) -> Response:
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def rulesets(request: Request) -> Response:
-    """The rulesets, their actions (with parameters and rolls) and their campaign options with defaults."""
+    """The rulesets, their actions (with parameters and rolls), their campaign options with defaults, and the
+    declarations of their options and attributes."""
     out = []
     for slug in ruleset_slugs():
         rules = get_ruleset(slug)
+        defaults = services.validate_campaign_options(rules, {})
+        attributes = rules.sheet.attributes if rules.sheet is not None else ()
+        changeable = set(rules.changeable_attributes)
         out.append(
             {
                 "slug": slug,
                 "title": rules.title,
                 "actions": list(rules.all_actions),
-                "options": services.validate_campaign_options(rules, {}),
+                "options": defaults,
                 "option_help": {**rules.option_help, "table_dice": TABLE_DICE_HELP},
+                # The one declaration of each option and attribute, as the forms and the schema read it.
+                "option_declarations": [
+                    {**setting.described(), "default": defaults[setting.name]}
+                    for setting in (*rules.options, *SHARED)
+                ],
+                "attribute_declarations": [
+                    {**attribute.described(), "changeable": attribute.name.split(".")[0] in changeable}
+                    for attribute in attributes
+                ],
                 "forms": {
                     name: {
                         "label": form.label,

@@ -181,7 +181,8 @@ def _board_context(
         context["clock_buttons"] = forms.CLOCK_BUTTONS
         context["clock_units"] = forms.CLOCK_UNITS
         # The house-rules form, drawn from the options' declarations.
-        context["options"] = option_forms.option_fields(context["ruleset"], campaign.options)
+        in_force = services.options_in_force(context["ruleset"], campaign.options)
+        context["options"] = option_forms.option_fields(context["ruleset"], in_force)
         context.setdefault("attribute_fields", forms.attribute_fields(campaign.ruleset))
         context["retired"] = Character.objects.filter(campaign=campaign, retired=True).values("pk", "name")
     return context

@@ -217,14 +217,17 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
         extra = {
             "options_error": errors,
             "options_posted": forms.echoed(request.POST),
-            "options": option_forms.option_fields(rules, campaign.options, errors, posted),
+            "options": option_forms.option_fields(
+                rules, services.options_in_force(rules, campaign.options), errors, posted
+            ),
         }
         context = {**_board_context(request, campaign, role), **extra}
         return render(request, "campaign.html", context, status=error.status)
+    before = services.options_in_force(rules, campaign.options)
     told = {
-        f"options.{name}": {"old": campaign.options.get(name), "new": value}
+        f"options.{name}": {"old": before.get(name), "new": value}
         for name, value in changed.options.items()
-        if value != campaign.options.get(name)
+        if value != before.get(name)
     }
     if changed.name != campaign.name:
         told["name"] = {"old": campaign.name, "new": changed.name}
