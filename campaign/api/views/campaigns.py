@@ -88,50 +88,60 @@ def _made(request: Request, campaign: Any) -> Response:
     )
 
 
+def ruleset_description(slug: str) -> dict[str, Any]:
+    """A ruleset as `GET /api/rulesets/` describes it: its actions (with parameters and rolls), its campaign options
+    with defaults, and the declarations of its options and attributes."""
+    rules = get_ruleset(slug)
+    defaults = services.validate_campaign_options(rules, {})
+    attributes = rules.sheet.attributes if rules.sheet is not None else ()
+    changeable = set(rules.changeable_attributes)
+    return {
+        "slug": slug,
+        "title": rules.title,
+        "actions": list(rules.all_actions),
+        "options": defaults,
+        "option_help": {**rules.option_help, "table_dice": TABLE_DICE_HELP},
+        # The one declaration of each option and attribute, as the forms and the schema read it.
+        "option_declarations": [
+            {**setting.described(), "default": defaults[setting.name]}
+            for setting in (*rules.options, *SHARED)
+        ],
+        "attribute_declarations": [
+            {**attribute.described(), "changeable": attribute.name.split(".")[0] in changeable}
+            for attribute in attributes
+        ],
+        "forms": {
+            name: {
+                "label": form.label,
+                "help": form.help,
+                "params": [p.described() for p in form.params],
+                "rolls": [vars(r) for r in form.rolls],
+            }
+            for name, form in ((name, rules.action_form(name)) for name in rules.all_actions)
+        },
+        # What the clock rolls (asked of the GM with table_dice "all").
+        "clock_rolls": [vars(r) for r in rules.clock_rolls],
+    }
+
+
 @extend_schema(
     operation_id="rulesets_list",
     summary="The rulesets: actions, their parameters and dice, campaign options",
-    responses=A.responses({200: (A.array(A.ref("Ruleset")), "every ruleset")}, auth=False),
+    # The example is the app's own answer, cut to one ruleset (the one described shortest).
+    responses=A.responses(
+        {
+            200: (
+                A.array(A.ref("Ruleset")),
+                "every ruleset",
+                [min(map(ruleset_description, ruleset_slugs()), key=lambda described: len(str(described)))],
+            )
+        },
+        auth=False,
+    ),
     auth=[],
 )
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def rulesets(request: Request) -> Response:
-    """The rulesets, their actions (with parameters and rolls), their campaign options with defaults, and the
-    declarations of their options and attributes."""
-    out = []
-    for slug in ruleset_slugs():
-        rules = get_ruleset(slug)
-        defaults = services.validate_campaign_options(rules, {})
-        attributes = rules.sheet.attributes if rules.sheet is not None else ()
-        changeable = set(rules.changeable_attributes)
-        out.append(
-            {
-                "slug": slug,
-                "title": rules.title,
-                "actions": list(rules.all_actions),
-                "options": defaults,
-                "option_help": {**rules.option_help, "table_dice": TABLE_DICE_HELP},
-                # The one declaration of each option and attribute, as the forms and the schema read it.
-                "option_declarations": [
-                    {**setting.described(), "default": defaults[setting.name]}
-                    for setting in (*rules.options, *SHARED)
-                ],
-                "attribute_declarations": [
-                    {**attribute.described(), "changeable": attribute.name.split(".")[0] in changeable}
-                    for attribute in attributes
-                ],
-                "forms": {
-                    name: {
-                        "label": form.label,
-                        "help": form.help,
-                        "params": [p.described() for p in form.params],
-                        "rolls": [vars(r) for r in form.rolls],
-                    }
-                    for name, form in ((name, rules.action_form(name)) for name in rules.all_actions)
-                },
-                # What the clock rolls (asked of the GM with table_dice "all").
-                "clock_rolls": [vars(r) for r in rules.clock_rolls],
-            }
-        )
-    return Response(out)
+    """Every ruleset, as `ruleset_description` describes it."""
+    return Response([ruleset_description(slug) for slug in ruleset_slugs()])
