@@ -70,7 +70,7 @@ def test_a_bad_edit_shows_the_error_at_its_field_and_writes_nothing(df_web: Web)
     events = Event.objects.count()
     response = edit_post(df_web, a_armour="-2")
     assert response.status_code == 400
-    assert "expected a whole number of at least 0, got -2" in response.content.decode()
+    assert "Expected a whole number of at least 0, got -2" in response.content.decode()
     assert Event.objects.count() == events
 
 
@@ -111,7 +111,7 @@ def test_the_board_shows_the_house_rules_and_a_gm_changes_them(df_web: Web) -> N
         {**options, "name": "Seattle", "o_con_recovery_days": "0", "o_con_recovery_days__unit": "days"},
     )
     assert bad.status_code == 400
-    assert "expected a whole number of at least 1, got 0" in bad.content.decode()
+    assert "Expected a whole number of at least 1, got 0" in bad.content.decode()
     assert Event.objects.filter(type="CampaignChanged").count() == 1
     assert (
         df_web.player.post(reverse("campaign-options", args=[df_web.campaign_id]), options).status_code == 403

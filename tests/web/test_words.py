@@ -43,9 +43,9 @@ def test_sign_up_shows_every_error_at_once(db: None) -> None:
     answer = Client().post("/signup/", {"username": "", "password": "x", "password2": "y"})
     html = answer.content.decode()
     assert answer.status_code == 400
-    assert 'id="err-username">expected a user name' in html
+    assert 'id="err-username">Expected a user name' in html
     assert 'id="err-password">This password is too short' in html
-    assert 'id="err-password2">the two passwords differ' in html
+    assert 'id="err-password2">The two passwords differ' in html
 
 
 def test_a_403_and_a_404_are_pages_of_the_app(sr2_web: Web) -> None:
