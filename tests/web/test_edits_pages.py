@@ -44,6 +44,15 @@ def test_the_edit_page_shows_the_attributes_that_may_change_filled_in(df_web: We
     assert df_web.stranger.get(reverse("character-edit", args=[df_web.character_id])).status_code == 404
 
 
+def test_the_edit_page_has_one_heading_naming_the_character(df_web: Web) -> None:
+    page = df_web.gm.get(reverse("character-edit", args=[df_web.character_id])).content.decode()
+    headings = re.findall(r"<h[1-6][^>]*>([^<]*)</h[1-6]>", page)
+    assert headings.count("Edit Ash") == 1, headings
+    assert '<h1 id="edit-h">Edit Ash</h1>' in page and 'aria-labelledby="edit-h"' in page
+    refused = edit_post(df_web, a_armour="-2")  # a refused edit is the same page
+    assert re.findall(r"<h[1-6][^>]*>([^<]*)</h[1-6]>", refused.content.decode()).count("Edit Ash") == 1
+
+
 def test_an_edit_is_saved_and_said_in_the_games_words(df_web: Web) -> None:
     response = edit_post(
         df_web,
