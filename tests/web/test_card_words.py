@@ -106,3 +106,53 @@ def test_dark_futures_recover_with_nothing_to_recover_names_no_field(df_web: Web
         in page
     )
     assert not [text for text in texts(ERROR, page) if "knocked_out" in text]
+
+
+# --- the focus after an answer: always on the card's form, the first refused input on a refusal -----------------
+
+AUTOFOCUSED = re.compile(r"<(input|select|textarea|button)\b[^>]*\bautofocus\b[^>]*>")
+
+
+def focused(response: Any) -> list[str]:
+    """The elements of the card's form that ask for the focus once htmx swaps the answer in."""
+    form = response.content.decode().split("</section>")[0]
+    return [match.group(0) for match in AUTOFOCUSED.finditer(form)]
+
+
+def test_a_refused_field_on_a_card_takes_the_focus(sr2_web: Web) -> None:
+    refused = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/card/wound/", {"key": "k"}, **HTMX)
+    assert refused.status_code == 400
+    [element] = focused(refused)
+    assert (
+        element.startswith("<select") and 'name="p_severity"' in element and 'aria-invalid="true"' in element
+    )
+
+
+def test_a_refused_die_on_a_card_takes_the_focus(sr2_web: Web) -> None:
+    data = {"key": "k", "p_severity": "S", "r_location_0": "7", "r_location_1": "3"}
+    refused = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/card/wound/", data, **HTMX)
+    assert refused.status_code == 400
+    [element] = focused(refused)
+    assert 'name="r_location_0"' in element
+
+
+def test_a_refusal_said_on_top_and_a_success_focus_the_cards_button(sr2_web: Web) -> None:
+    nothing = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/card/undo/", {"key": "k1"}, **HTMX)
+    assert nothing.status_code in (400, 409)
+    [element] = focused(nothing)
+    assert element.startswith("<button")
+    wound = {"key": "k2", "p_severity": "L"}
+    done = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/card/wound/", wound, **HTMX)
+    assert done.status_code == 200
+    [element] = focused(done)
+    assert element.startswith("<button")
+
+
+def test_a_refused_field_on_the_character_page_takes_the_focus(cp2020_web: Web) -> None:
+    refused = cp2020_web.gm.post(
+        f"/characters/{cp2020_web.character_id}/act/treat/", {"key": "k", "p_total": "20"}, **HTMX
+    )
+    assert refused.status_code == 400
+    page = refused.content.decode()
+    [element] = [match.group(0) for match in AUTOFOCUSED.finditer(page)]
+    assert 'name="p_skill"' in element
