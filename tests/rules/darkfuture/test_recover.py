@@ -64,8 +64,7 @@ def test_recover_can_do_both_at_once():
 def test_recover_with_nothing_to_recover_is_refused():
     assert refused(character(), {"type": "recover"}) == (
         "knocked_out",
-        "expected the character to come round from a knock-out (knocked_out) or limbs to restore: nothing to "
-        "recover",
+        "expected the character to come round from a knock-out or limbs to restore: nothing to recover",
     )
     assert refused(character(), {"type": "recover", "knocked_out": False, "limbs": []})[0] == "knocked_out"
 
