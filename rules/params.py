@@ -102,6 +102,10 @@ class Param:
             "help": self.api_help,
         }
 
+    def word(self, value: str) -> str:
+        """A choice's words, as the form offers it: its `choice_words`, or the value with spaces ("first aid")."""
+        return dict(self.choice_words).get(value) or value.replace("_", " ")
+
     @property
     def api_help(self) -> str:
         """The help as the API says it: the example first."""
@@ -182,18 +186,33 @@ def boolean(params: Mapping[str, Any], name: str, *, default: Any = _MISSING, pr
     return value
 
 
+def either(words: Iterable[str], conjunction: str = "or") -> str:
+    """Words joined as a sentence says a choice: "Light, Moderate or Serious"."""
+    said = list(words)
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} {conjunction} {said[-1]}"
+
+
 def choice(
-    params: Mapping[str, Any], name: str, choices: Iterable[str], *, default: Any = _MISSING, prefix: str = ""
+    params: Mapping[str, Any],
+    name: str,
+    choices: Iterable[str],
+    *,
+    default: Any = _MISSING,
+    prefix: str = "",
+    words: Mapping[str, str] | None = None,
 ) -> str:
+    """One of `choices`. With `words` (a choice's words by value) the errors name the choices in them ("expected
+    Light (L), Moderate (M), Serious (S) or Deadly (D)"), as a form offers them; without, by value."""
     field = _prefixed(prefix, name)
     options = list(choices)
+    expected = f"one of {', '.join(options)}" if words is None else either(words[o] for o in options)
     value = params.get(name, _MISSING)
     if value is _MISSING or value is None:
         if default is _MISSING:
-            raise RuleError(field, f"{REQUIRED}: expected one of {', '.join(options)}")
+            raise RuleError(field, f"{REQUIRED}: expected {expected}")
         return default
     if not isinstance(value, str) or value not in options:
-        raise RuleError(field, f"expected one of {', '.join(options)}, got {value!r}")
+        raise RuleError(field, f"expected {expected}, got {value!r}")
     return value
 
 
@@ -214,7 +233,7 @@ def text(
     value = params.get(name, _MISSING)
     if value is _MISSING or value is None:
         if default is _MISSING:
-            raise RuleError(field, f"{REQUIRED}: expected a text")
+            raise RuleError(field, f"{REQUIRED}: expected {what}")
         return default
     if not isinstance(value, str):
         raise RuleError(field, f"expected a text, got {value!r}")
@@ -266,7 +285,8 @@ def _read_bool(param: Param, action: Mapping[str, Any]) -> Any:
 
 
 def _read_choice(param: Param, action: Mapping[str, Any]) -> Any:
-    return choice(action, param.name, param.choices, default=_default(param))
+    words = {value: param.word(value) for value in param.choices}
+    return choice(action, param.name, param.choices, default=_default(param), words=words)
 
 
 def _read_text(param: Param, action: Mapping[str, Any]) -> Any:
@@ -279,7 +299,8 @@ def _read_text(param: Param, action: Mapping[str, Any]) -> Any:
 
 def _read_choices(param: Param, action: Mapping[str, Any]) -> Any:
     value = action.get(param.name)
-    invalid = param.invalid or f"expected a list of some of {', '.join(param.choices)}, got {{value!r}}"
+    some = either((param.word(value) for value in param.choices), "and")
+    invalid = param.invalid or f"expected a list of some of {some}, got {{value!r}}"
     if value is None:
         if param.required:
             raise RuleError(param.name, f"{REQUIRED}: {invalid.format(value=None)}")

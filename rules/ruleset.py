@@ -385,7 +385,7 @@ def replay(
 def note_event(action: Mapping[str, Any], now: int) -> Event:
     text = action.get("text")
     if not isinstance(text, str) or not text.strip():
-        raise RuleError("text", "expected the note's text (a non-empty string)")
+        raise RuleError("text", "expected the note's text")
     if len(text) > NOTE_LENGTH:
         raise RuleError("text", f"expected at most {NOTE_LENGTH} characters, got {len(text)}")
     if problem := unreadable(text, "a note"):

@@ -200,7 +200,7 @@ def test_the_last_gm_cannot_be_made_a_player_but_one_of_two_can(sr2: Table) -> N
     assert refused.status_code == 400
     assert refused.json() == {
         "role": [
-            "gm2 is the campaign's only GM: make someone else a GM first, or nobody could run the campaign"
+            "the user gm2 is the campaign's only GM: make someone else a GM first, or nobody could run the campaign"
         ]
     }
     assert roles()["gm2"] == "gm"
@@ -605,7 +605,7 @@ def test_the_action_schema_has_each_rulesets_actions_with_their_parameters_and_d
     assert branches["shadowrun2 heal_magic"]["properties"]["allocation"] == {
         "type": "object",
         "additionalProperties": {"type": "integer", "minimum": 0},
-        "description": 'Allocation. {"physical": 3, "ch1": 6}; diagnosed hits only',
+        "description": 'Allocation. {"physical": 3, "ch1": 6}; Diagnosed hits only',
     }
     assert sorted(branches["darkfuture damage"]["properties"]) == [
         "ask",

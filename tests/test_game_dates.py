@@ -185,12 +185,12 @@ def test_the_web_forms_refuse_a_start_with_a_time_zone_naming_it(sr2: Table) -> 
         {"name": "Zoned", "ruleset": "shadowrun2", "o_start": "2053-03-14T22:00:00+14:00"},
     )
     assert new.status_code == 400
-    assert message in new.content.decode()
+    assert message[:1].upper() + message[1:] in new.content.decode()  # a page starts the sentence
     assert Campaign.objects.count() == before
     campaign = Campaign.objects.get(pk=sr2.campaign["id"])
     action = f"/campaigns/{campaign.pk}/options/"
     posted = form_inputs(gm.get(f"/campaigns/{campaign.pk}/").content.decode(), action)
     board = gm.post(action, {**posted, "o_start": "2053-03-14T22:00:00+14:00"})
     assert board.status_code == 400
-    assert message in board.content.decode()
+    assert message[:1].upper() + message[1:] in board.content.decode()
     assert Campaign.objects.get(pk=campaign.pk).options == campaign.options

@@ -335,7 +335,7 @@ READ_FIELDS = [
         "act",
         {"type": "replace", "critical_hit": "ch1", "replacement": "T"},
         "replacement",
-        "a text",
+        "a replacement",
     ),
     (
         "cp2020",

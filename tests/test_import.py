@@ -465,7 +465,7 @@ def test_the_web_import_form_shows_a_refused_file_s_line(sr2: Table, client: Any
     before = _written()
     response = client.post("/imports/", {"file": upload})
     assert response.status_code == 400
-    assert "line 3: expected the export&#x27;s trailer" in response.content.decode()
+    assert "Line 3: expected the export&#x27;s trailer" in response.content.decode()
     assert _written() == before
 
 

@@ -158,7 +158,7 @@ def test_a_character_s_player_must_be_a_member_or_invited(sr2: Table) -> None:
     assert response.status_code == 400
     assert response.json() == {
         "player": [
-            "stranger is neither a member of this campaign nor invited to it: invite them first (members and "
+            "the user stranger is neither a member of this campaign nor invited to it: invite them first (members and "
             "invitations)"
         ]
     }
@@ -228,7 +228,7 @@ def test_the_last_gm_can_neither_leave_nor_be_removed(sr2: Table) -> None:
         assert refused.status_code == 409
         assert refused.json() == {
             "username": [
-                "gm is the campaign's only GM and cannot leave or be removed: make someone else a GM first, or "
+                "the user gm is the campaign's only GM and cannot leave or be removed: make someone else a GM first, or "
                 "nobody could run the campaign"
             ]
         }
@@ -251,7 +251,9 @@ def test_a_gm_withdraws_a_pending_invitation(sr2: Table) -> None:
 def test_removing_someone_who_is_not_a_member_names_the_field(sr2: Table) -> None:
     response = sr2.gm.delete(members_url(sr2, "stranger"))
     assert response.status_code == 400
-    assert response.json() == {"username": ["stranger is not a member of this campaign, nor invited to it"]}
+    assert response.json() == {
+        "username": ["the user stranger is not a member of this campaign, nor invited to it"]
+    }
 
 
 def test_a_players_feed_and_pages_never_show_who_came_and_went(sr2: Table) -> None:

@@ -87,7 +87,7 @@ def test_the_sign_up_page_has_the_same_rate_per_address() -> None:
         {"username": "bot20", "password": "a long enough password", "password2": "a long enough password"},
     )
     assert refused.status_code == 429
-    assert "too many sign-ups from your address; try again in" in refused.content.decode()
+    assert "Too many sign-ups from your address; try again in" in refused.content.decode()
 
 
 @pytest.mark.django_db

@@ -230,7 +230,7 @@ def _add_characters(
 
 CHARACTER_FIELDS = ("name", "player", "attributes")
 RETIRED = "the character is retired: restore it first"
-NOT_A_MEMBER = "{name} is neither a member of this campaign nor invited to it: invite them first"
+NOT_A_MEMBER = "the user {name} is neither a member of this campaign nor invited to it: invite them first"
 # Retiring is taken back by restoring, never by an undo (README, "Characters change in play").
 NOT_UNDONE = ruleset_types.NOT_UNDONE
 
@@ -388,4 +388,4 @@ def _set_retired(character_id: int, actor: str, *, retired: bool) -> Character:
     return character
 
 
-NOT_A_MEMBER_OR_INVITED = "{name} is neither a member of this campaign nor invited to it: invite them first (members and invitations)"
+NOT_A_MEMBER_OR_INVITED = "the user {name} is neither a member of this campaign nor invited to it: invite them first (members and invitations)"

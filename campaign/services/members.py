@@ -25,7 +25,7 @@ from campaign.services.characters import change_character
 from campaign.services.core import CLOCK_BUSY, Conflict, ServiceError, _user_named, open_job
 from rules.ruleset import Event as RuleEvent
 
-LAST_GM = "{name} is the campaign's only GM: make someone else a GM first, or nobody could run the campaign"
+LAST_GM = "the user {name} is the campaign's only GM: make someone else a GM first, or nobody could run the campaign"
 
 
 def member_add(*, campaign: Campaign, username: Any, role: Any) -> Membership:
@@ -53,10 +53,10 @@ def _role_and_user(role: Any, username: Any) -> AbstractBaseUser:
     return _user_named("username", username)
 
 
-NOT_IN_CAMPAIGN = "{name} is not a member of this campaign, nor invited to it"
+NOT_IN_CAMPAIGN = "the user {name} is not a member of this campaign, nor invited to it"
 ONLY_GMS_REMOVE = "only a GM of this campaign may remove other members"
 LAST_GM_LEAVING = (
-    "{name} is the campaign's only GM and cannot leave or be removed: make someone else a GM first, or nobody "
+    "the user {name} is the campaign's only GM and cannot leave or be removed: make someone else a GM first, or nobody "
     "could run the campaign"
 )
 INVITATION_ANSWERED = "this invitation was already {status}"

@@ -13,6 +13,12 @@ from campaign.web import display, forecast_chart
 from rules import forecast as fc
 from rules.registry import get_ruleset
 
+OVERDUE = (
+    "An undo or a revert left some of the clock's steps in the past: they happen at the next advance, and the "
+    "forecast counts the steps after them from now, so its dates can be later than the page's \u201cShould be "
+    "healed\u201d, which counts from each step's own time."
+)
+
 
 def _when_words(campaign: Any, seconds: int | None, horizon: str) -> str:
     return (
@@ -33,13 +39,23 @@ def spread_words(
             "in no future" if spread.share == 0 else f"in only {odds_text(spread.share, runs)} of the futures"
         )
         return {"median": None, "seldom": f"{seldom} by {horizon}"}
+    low = _when_words(campaign, spread.p10, horizon)
+    high = None if spread.p90 is None else _when_words(campaign, spread.p90, horizon)
     return {
         "median": _when_words(campaign, spread.p50, horizon),
         "median_in": display.duration_text(spread.p50 - now),
         "certain": spread.certain,
-        "low": _when_words(campaign, spread.p10, horizon),
-        "high": None if spread.p90 is None else _when_words(campaign, spread.p90, horizon),
+        "high": high,
+        # the 10th and 90th percentiles on one date, though not every future agrees: that date, not a range of one
+        "range": f"8 futures in 10 on {low}" if low == high else f"8 futures in 10 between {low} and {high}",
     }
+
+
+def overdue(rules: Any, character: Character) -> bool:
+    """Whether the state holds a clock step already in the past (an undo or a revert took back the events that
+    had passed it): it happens at the next advance and the forecast counts the steps after it from now, where the
+    page's "Should be healed" counts from the step's own time."""
+    return any(timer.due < character.campaign.game_time for timer in rules.timers(character.state))
 
 
 def _row(campaign: Any, item: fc.Item, now: int, horizon: str, runs: int) -> dict[str, Any]:
@@ -84,6 +100,7 @@ def panel_context(
     survival = result.survival
     return {
         "as_of": display.date_text(presenters.game_date(campaign, now)),
+        "overdue": OVERDUE if gm and overdue(rules, character) else "",
         "runs": f"{result.runs:,}",
         "cut_short": cut_short_text(result, runs),
         "horizon": horizon,

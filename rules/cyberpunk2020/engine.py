@@ -62,8 +62,10 @@ BONE_MEND = "bone_mend"
 DEAD = kernel.DEAD
 EXPLOSION_HAS_NO_LOCATION = "an explosion hits the whole body: no location, cover or center of mass"
 EXPLOSION_NOT_AP = "explosions are not armor piercing in this ruleset"
-COVER_PROTECTS_ONLY_EXPLOSIONS = "only explosions use cover_protects"
-COVER_PROTECTS_EXPECTED = f"expected a list of extremities: {', '.join(tables.EXTREMITIES)}"
+COVER_PROTECTS_ONLY_EXPLOSIONS = "only explosions use the extremities behind cover"
+COVER_PROTECTS_EXPECTED = "expected a list of extremities: " + ", ".join(
+    extremity.replace("_", " ") for extremity in tables.EXTREMITIES
+)
 AIMED_AND_CENTER_OF_MASS = "an aimed shot names its location; center of mass rolls a d6 instead"
 SEVERED_LOCATION = "the {location} is severed: it cannot be hit"
 TARGET_EXPECTED = f"expected dying or limb:<{'|'.join(tables.LIMBS)}>"

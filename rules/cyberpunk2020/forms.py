@@ -48,7 +48,11 @@ FORMS = {
         ),
         rolls=(
             RollSpec(
-                "location", 1, 10, "Hit location", help="d10; d8 for the d8 model; d6 for center of mass."
+                "location",
+                1,
+                10,
+                "Hit location",
+                help="A d10; a d8 for the d8 model; a d6 for center of mass.",
             ),
             RollSpec("side", 1, 10, "Side of a groin hit", help="Modified model: 1-5 left, 6-10 right."),
             RollSpec("sever", 1, 10, "Sever check", help="Body + Luck + d10 against the location damage."),
@@ -66,6 +70,7 @@ FORMS = {
                 "Target",
                 required=True,
                 picker=True,
+                what="a target: the dying character or a crippled limb",
                 help="A crippled limb, or the dying character.",
             ),
             Param("medic", "text", "Medic", what="a name", person=True),

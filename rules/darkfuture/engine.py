@@ -57,10 +57,12 @@ CON_RECOVERY_PRIORITY = 50
 
 # Error messages the API and tests rely on.
 DEAD = kernel.DEAD
-NOTHING_TO_RECOVER = "expected the character to come round from a knock-out (knocked_out) or limbs to restore: nothing to recover"
+NOTHING_TO_RECOVER = (
+    "expected the character to come round from a knock-out or limbs to restore: nothing to recover"
+)
 NOT_KNOCKED_OUT = "the character is not knocked out"
 KNOCKED_OUT_BY_ZERO_CON = "a knock-out at 0 CON ends only when CON rises above 0"
-LIMBS_EXPECTED = "expected a list of limbs among left_arm, right_arm, left_leg, right_leg"
+LIMBS_EXPECTED = "expected a list of limbs among left arm, right arm, left leg and right leg"
 LIMB_TWICE = "expected each limb once, got {value} twice"
 
 

@@ -55,10 +55,12 @@ STUN_BOX_RECOVERED = "StunBoxRecovered"
 # Error messages the tests and the API assert on.
 DEAD = kernel.DEAD
 MEDIC_NEEDED = "this field is required: expected the medic's name"
-TEXT_NEEDED = "this field is required: expected a text"
+TEXT_NEEDED = "this field is required: expected what replaces it, e.g. a cyberarm"
 HIT_ID = "expected a critical hit id such as ch1, got {value!r}"
 NO_CRITICAL_HIT = "expected a critical hit: none was chosen (the API takes its id, such as ch1)"
-COMBAT_POOL_OFF = "combat pool on the Body check needs the campaign option combat_pool_on_body_check"
+COMBAT_POOL_OFF = (
+    "combat pool on the Body check needs the house rule that allows it (Combat pool on the Body check)"
+)
 NOT_DIAGNOSED = "the medic does not know this critical hit is there"
 CRIPPLING_UNTREATABLE = (
     "a medic cannot treat a crippling critical hit; it needs a replacement or healing magic"

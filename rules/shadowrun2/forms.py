@@ -14,7 +14,7 @@ _MEDIC = (
         "Medic",
         required=True,
         blank=MEDIC_NEEDED,
-        help="who does it; retries are counted per medic",
+        help="Who does it; retries are counted per medic.",
         what="a name",
         person=True,
     ),
@@ -25,9 +25,9 @@ _MEDIC = (
         required=True,
         minimum=1,
         maximum=MAX_ATTRIBUTE,
-        help="Biotech rating, or Intelligence when defaulting",
+        help="Biotech rating, or Intelligence when defaulting.",
     ),
-    Param("defaulting", "bool", "Defaulting", default=False, help="no Biotech: Intelligence dice, TN +4"),
+    Param("defaulting", "bool", "Defaulting", default=False, help="No Biotech: Intelligence dice, TN +4."),
 )
 
 # A wound's severity in words on a form: never a bare letter.
@@ -69,7 +69,7 @@ FORMS = {
                 "bool",
                 "Open wound",
                 default=True,
-                help="bullet, blade; not falls, blunt, spells",
+                help="Bullet, blade; not falls, blunt, spells.",
             ),
             Param(
                 "combat_pool",
@@ -87,7 +87,7 @@ FORMS = {
                 0,
                 6,
                 "Body check",
-                "body (+ combat pool) dice; GM only",
+                "Body (+ combat pool) dice; GM only.",
                 size="Body, plus the combat pool given (option combat_pool_on_body_check)",
                 open_ended=True,
             ),
@@ -98,7 +98,7 @@ FORMS = {
                 0,
                 6,
                 "Time before death",
-                "the dice of the entry's expression (1 or 2)",
+                "The dice of the entry's expression (1 or 2).",
                 size="the Mortal entry's time expression (1d6 or 2d6), known once location and critical are rolled",
             ),
         ),
@@ -108,8 +108,8 @@ FORMS = {
         "Diagnose",
         params=(
             *_MEDIC,
-            Param("assensing", "bool", "Assensing", default=False, help="a magician with Biotech: TN -2"),
-            _hit(required=False, help="empty: roll for every undiagnosed hit"),
+            Param("assensing", "bool", "Assensing", default=False, help="A magician with Biotech: TN -2."),
+            _hit(required=False, help="Empty: roll for every undiagnosed hit."),
         ),
         rolls=(
             RollSpec(
@@ -117,7 +117,7 @@ FORMS = {
                 0,
                 6,
                 "Diagnosis",
-                "one hit; per hit: diagnosis:<id>",
+                "One hit; per hit: diagnosis:<id>.",
                 size=_SKILL_POOL,
                 open_ended=True,
             ),
@@ -141,7 +141,7 @@ FORMS = {
                 "allocation",
                 "amounts",
                 "Allocation",
-                help="diagnosed hits only",
+                help="Diagnosed hits only.",
                 example='{"physical": 3, "ch1": 6}',
                 targets=heal_targets,
                 columns=("To", "Successes"),
@@ -151,7 +151,7 @@ FORMS = {
     ),
     "first_aid": ActionForm(
         "First aid",
-        params=(*_MEDIC, Param("medkit", "bool", "Medkit", default=True, help="without: TN +4")),
+        params=(*_MEDIC, Param("medkit", "bool", "Medkit", default=True, help="Without: TN +4.")),
         rolls=(RollSpec("first_aid", 0, 6, "First aid", size=_SKILL_POOL, open_ended=True),),
         help="Within one game hour of the latest physical wound; heals at most one level (a house rule the campaign may change); "
         "stabilizes a Deadly one.",
@@ -166,7 +166,8 @@ FORMS = {
                 "Replacement",
                 required=True,
                 blank=TEXT_NEEDED,
-                help="cyberware or organic",
+                what="a replacement",
+                help="Cyberware or organic.",
             ),
         ),
         help="Resolves a crippling critical hit.",

@@ -343,8 +343,8 @@ LIMBS = engine.LIMBS_EXPECTED
             "mood",
             "unknown field; expected one of knocked_out, limbs, type",
         ),
-        ({"type": "note"}, "text", "expected the note's text (a non-empty string)"),
-        ({"type": "note", "text": "  "}, "text", "expected the note's text (a non-empty string)"),
+        ({"type": "note"}, "text", "expected the note's text"),
+        ({"type": "note", "text": "  "}, "text", "expected the note's text"),
         ({"type": "undo"}, "type", "there is nothing to undo on this character"),
     ],
 )

@@ -181,7 +181,7 @@ def test_an_edit_that_changes_nothing_writes_nothing(df: Table) -> None:
         (
             {"player": "stranger"},
             "player",
-            "stranger is neither a member of this campaign nor invited to it: invite them first",
+            "the user stranger is neither a member of this campaign nor invited to it: invite them first",
         ),
         ({"player": "nobody"}, "player", "there is no user named 'nobody'"),
         ({"nmae": "Ashe"}, "nmae", "unknown field; expected one of attributes, name, player"),

@@ -506,7 +506,7 @@ def test_combat_pool_without_the_option_is_refused(sr2: Table) -> None:
         sr2,
         {"type": "wound", "severity": "S", "combat_pool": 2, "rolls": {"body_check": [1] * 7}},
         "combat_pool",
-        "combat pool on the Body check needs the campaign option combat_pool_on_body_check",
+        "combat pool on the Body check needs the house rule that allows it (Combat pool on the Body check)",
     )
 
 

@@ -119,7 +119,7 @@ def test_a_six_character_fight_run_from_the_board(
 
     # A stun save for Vex, who is not stunned, is refused on the card and records nothing.
     refused = save(gm, "Vex", "stun", 1)
-    expect(refused.locator(".error")).to_have_text("the character is not stunned: no stun save is pending")
+    expect(refused.locator(".error")).to_have_text("The character is not stunned: no stun save is pending")
     expect(card(gm, "Vex").locator(".chips")).to_have_text("on their feet")
 
     # Ganger 1 makes the stun save: no longer stunned, nothing left on the clock.

@@ -86,6 +86,11 @@ def test_shadowrun_a_wound_from_the_card_asked_roll_by_roll_then_by_the_quick_ro
     expect(hands.card()).not_to_contain_text("Physical: 0 of 10 boxes")  # the card updated in place
     # The focus stays on the card (its form's button), not on <body>.
     assert page.evaluate("document.activeElement.closest('article') !== null")
+    # A refused field (no severity) takes the focus itself: still on the card, on what to fix.
+    hands.send(form)
+    expect(form.locator(".error")).to_contain_text("This field is required: expected Light (L)")
+    expect(page.locator(f"#c{hands.id}-wound-p_severity")).to_be_focused()
+    gm.problems = [p for p in gm.problems if "status of 400" not in p]  # the refusal's 400, noted by Chromium
 
     # The same wound by the quick row, a critical hit: Body check, location, critical table, time before death.
     hands.count = 0
@@ -188,6 +193,7 @@ def test_dark_future_damage_from_the_card_roll_by_roll_and_by_the_quick_row(
     hands.send(form)
     expect(form.locator(".ok")).to_contain_text("Ash: ")
     assert hands.count == 5  # at most 6
+    expect(hands.card()).to_contain_text("CON 7 of 8")  # the card updated in place: 2 + 1 on the table, 1 CON
     assert Event.objects.filter(character_id=hands.id, type="WoundTaken").count() == 1
 
     hands.count = 1
@@ -198,6 +204,7 @@ def test_dark_future_damage_from_the_card_roll_by_roll_and_by_the_quick_row(
     hands.send(form)
     expect(form.locator(".ok")).to_contain_text("Ash: ")
     assert hands.count == 4
+    expect(hands.card()).to_contain_text("CON 6 of 8")
     assert Event.objects.filter(character_id=hands.id).count() > recorded  # the quick row recorded it
     screenshot(gm.page, "gm-card-table-dice-darkfuture")
     assert gm.problems == [], "\n".join(gm.problems)

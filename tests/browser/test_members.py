@@ -91,7 +91,9 @@ def test_the_last_gm_cannot_leave_but_a_player_can(live_server: Any, browser: An
     # Leaving asks first: the button opens a confirming form.
     gm.locator("#members summary", has_text="Leave the campaign").click()
     gm.get_by_role("button", name="Yes, leave Highway 2025").click()
-    expect(gm.locator("#members .error")).to_contain_text("lu_gm is the campaign's only GM and cannot leave")
+    expect(gm.locator("#members .error")).to_contain_text(
+        "The user lu_gm is the campaign's only GM and cannot leave"
+    )
 
     player.locator("#leave summary", has_text="Leave Highway 2025").click()
     assert Membership.objects.filter(user__username="mo_player").exists()  # opening it asked, nothing more

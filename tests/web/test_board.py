@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.utils.html import escape
+from django.utils.text import capfirst
 
 from campaign.models import Campaign, Character, Event
 from tests.web.conftest import Web
@@ -142,7 +143,7 @@ def test_a_wound_from_a_card_answers_with_the_form_and_the_cards_state(cp2020_we
     [
         ("damage", {"p_damage": "lots"}, "expected a whole number, got &#x27;lots&#x27;"),
         ("damage", {"p_damage": "-1"}, "expected a whole number of at least 0, got -1"),
-        ("damage", {"p_damage": "5", "p_location": "tail"}, "expected one of head, torso"),
+        ("damage", {"p_damage": "5", "p_location": "tail"}, "expected head, torso, left arm"),
         (
             "save",
             {"p_kind": "stun", "r_save_0": "1"},
@@ -162,7 +163,7 @@ def test_bad_input_on_a_card_is_shown_on_its_form_and_writes_nothing(
     assert response.status_code in (400, 409)
     assert "HX-Trigger" not in response
     html = response.content.decode()
-    assert 'class="error"' in html and message in html, html
+    assert 'class="error"' in html and capfirst(message) in html, html
     assert ASH_ON_THEIR_FEET in html  # the card's state, unchanged
     assert counts() == before
     # Without htmx: the board again, 400, the card's form open with the message.
@@ -170,7 +171,7 @@ def test_bad_input_on_a_card_is_shown_on_its_form_and_writes_nothing(
     assert response.status_code in (400, 409)
     page = response.content.decode()
     assert f'<details class="card-action" id="card-{cp2020_web.character_id}-{action}" open>' in page
-    assert message in page
+    assert capfirst(message) in page
     assert counts() == before
 
 
@@ -279,11 +280,11 @@ def test_bad_npc_input_names_the_field_and_makes_no_one(
     path = f"/campaigns/{cp2020_web.campaign_id}/npcs/"
     before = counts()
     html = cp2020_web.gm.post(path, data, **HTMX).content.decode()
-    assert message in html, html
+    assert capfirst(message) in html, html
     assert 'aria-invalid="true"' in html or field == "form"
     response = cp2020_web.gm.post(path, data)
     assert response.status_code == 400
-    assert message in response.content.decode()
+    assert capfirst(message) in response.content.decode()
     assert counts() == before
 
 
@@ -306,7 +307,7 @@ def test_duplicate_copies_the_attributes_not_the_history_or_the_player(cp2020_we
     assert response["Location"].endswith(f"#card-{Character.objects.get(name='Ash 3').pk}")
     before = counts()
     html = cp2020_web.gm.post(path, {"key": "d1", "name": "x"}, **HTMX).content.decode()
-    assert escape("name: unknown field") in html
+    assert escape("Name: unknown field") in html
     assert counts() == before
 
 
@@ -357,9 +358,9 @@ def test_a_bad_fight_post_is_refused_and_changes_nothing(
 ) -> None:
     path = f"/campaigns/{cp2020_web.campaign_id}/fight/"
     html = cp2020_web.gm.post(path, data, **HTMX).content.decode()
-    assert '<p class="error" role="alert">' in html and message in html, html
+    assert '<p class="error" role="alert">' in html and capfirst(message) in html, html
     response = cp2020_web.gm.post(path, data)
-    assert response.status_code == 400 and message in response.content.decode()
+    assert response.status_code == 400 and capfirst(message) in response.content.decode()
     assert Campaign.objects.get(pk=cp2020_web.campaign_id).fight_started_at is None
 
 

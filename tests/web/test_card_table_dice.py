@@ -283,3 +283,35 @@ def test_a_dead_characters_page_lists_no_save_targets(cp2020_web: Web) -> None:
     page = cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/").content.decode()
     assert '<span class="chip dead">dead</span>' in page
     assert "or less on a d10" not in page and "Healing rate" not in page
+
+
+def test_dark_future_damage_recorded_on_the_card_updates_the_card_in_place(df_table: Web) -> None:
+    done = card_post(df_table, "damage", {"p_weapon_damage": "2", "r_damage_0": "1"})
+    assert done.status_code == 200 and done["HX-Trigger"] == "refresh"
+    assert "Ash: " in form_of(done)
+    state = done.content.decode().split("</section>", 1)[1]  # the card's state, swapped out of band
+    assert 'hx-swap-oob="' in state and "CON 7 of 8" in state
+    assert Event.objects.filter(type="WoundTaken").count() == 1
+
+
+def test_a_cyberpunk_die_out_of_range_is_an_error_beside_the_roll_with_the_die_kept(
+    cp2020_table: Web,
+) -> None:
+    given = {"p_damage": "12", "p_location": "torso", "r_stun_save_0": "11"}
+    refused = card_post(cp2020_table, "damage", given)
+    assert refused.status_code == 400
+    html = form_of(refused)
+    assert 'role="alert">Stun save: expected 1 die of 1-10, got 11</p>' in html
+    assert 'name="r_stun_save_0" type="number" min="1" max="10" inputmode="numeric" value="11"' in html
+    assert "rolls.stun_save" not in html and "HX-Trigger" not in refused
+    assert Event.objects.filter(type="DamageTaken").count() == 0
+
+
+def test_a_dark_future_die_out_of_range_is_an_error_beside_the_roll_with_the_die_kept(df_table: Web) -> None:
+    refused = card_post(df_table, "damage", {"p_weapon_damage": "2", "r_damage_0": "7"})
+    assert refused.status_code == 400
+    html = form_of(refused)
+    assert 'role="alert">Pedestrian Critical Table: expected 1 die of 1-6, got 7</p>' in html
+    assert 'name="r_damage_0" type="number" min="1" max="6" inputmode="numeric" value="7"' in html
+    assert "rolls.damage" not in html and "HX-Trigger" not in refused
+    assert Event.objects.filter(type="WoundTaken").count() == 0

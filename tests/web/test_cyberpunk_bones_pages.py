@@ -30,7 +30,7 @@ def test_the_gm_sets_bones_and_replaces_a_limb_from_the_forms_and_the_player_rea
     assert set_bones.status_code == 302
     refused = cp2020_web.gm.post(f"{page}act/replace_limb/", {"p_limb": "right_arm", "p_replacement": " "})
     assert refused.status_code == 400
-    assert "this field is required: expected a text" in refused.content.decode()
+    assert "This field is required: expected a replacement" in refused.content.decode()
     replaced = cp2020_web.gm.post(
         f"{page}act/replace_limb/", {"p_limb": "right_arm", "p_replacement": "cyberarm"}
     )

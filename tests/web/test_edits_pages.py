@@ -44,6 +44,15 @@ def test_the_edit_page_shows_the_attributes_that_may_change_filled_in(df_web: We
     assert df_web.stranger.get(reverse("character-edit", args=[df_web.character_id])).status_code == 404
 
 
+def test_the_edit_page_has_one_heading_naming_the_character(df_web: Web) -> None:
+    page = df_web.gm.get(reverse("character-edit", args=[df_web.character_id])).content.decode()
+    headings = re.findall(r"<h[1-6][^>]*>([^<]*)</h[1-6]>", page)
+    assert headings.count("Edit Ash") == 1, headings
+    assert '<h1 id="edit-h">Edit Ash</h1>' in page and 'aria-labelledby="edit-h"' in page
+    refused = edit_post(df_web, a_armour="-2")  # a refused edit is the same page
+    assert re.findall(r"<h[1-6][^>]*>([^<]*)</h[1-6]>", refused.content.decode()).count("Edit Ash") == 1
+
+
 def test_an_edit_is_saved_and_said_in_the_games_words(df_web: Web) -> None:
     response = edit_post(
         df_web,
@@ -70,7 +79,7 @@ def test_a_bad_edit_shows_the_error_at_its_field_and_writes_nothing(df_web: Web)
     events = Event.objects.count()
     response = edit_post(df_web, a_armour="-2")
     assert response.status_code == 400
-    assert "expected a whole number of at least 0, got -2" in response.content.decode()
+    assert "Expected a whole number of at least 0, got -2" in response.content.decode()
     assert Event.objects.count() == events
 
 
@@ -111,7 +120,7 @@ def test_the_board_shows_the_house_rules_and_a_gm_changes_them(df_web: Web) -> N
         {**options, "name": "Seattle", "o_con_recovery_days": "0", "o_con_recovery_days__unit": "days"},
     )
     assert bad.status_code == 400
-    assert "expected a whole number of at least 1, got 0" in bad.content.decode()
+    assert "Expected a whole number of at least 1, got 0" in bad.content.decode()
     assert Event.objects.filter(type="CampaignChanged").count() == 1
     assert (
         df_web.player.post(reverse("campaign-options", args=[df_web.campaign_id]), options).status_code == 403

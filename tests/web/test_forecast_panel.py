@@ -7,6 +7,9 @@ import re
 
 import pytest
 
+from campaign.models import Campaign
+from campaign.web import forecast_panel
+from rules import forecast as fc
 from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
 from tests.web.conftest import Web
 
@@ -124,3 +127,41 @@ def test_a_certain_outcome_reads_on_its_date(df_web: Web) -> None:
         '<span class="muted">(in 3 weeks, in every future)</span>'
     ) in html
     assert "8 futures in 10" not in html and "9 futures in 10" not in html
+
+
+def test_a_range_whose_ends_fall_on_one_date_reads_on_that_date(df_web: Web) -> None:
+    campaign = Campaign.objects.get(pk=df_web.campaign_id)
+    # 8 futures in 10 on one second, though not every future agrees (not `certain`): one date, not a range of one
+    one = forecast_panel.spread_words(campaign, fc.Spread(3600, 3600, 3600, 0.95), 0, "2020-02-01 00:00:00")
+    assert not one["certain"] and one["range"] == "8 futures in 10 on 2020-01-01 01:00:00"
+    two = forecast_panel.spread_words(campaign, fc.Spread(3600, 4000, 7200, 1.0), 0, "2020-02-01 00:00:00")
+    assert two["range"] == "8 futures in 10 between 2020-01-01 01:00:00 and 2020-01-01 02:00:00"
+
+
+def test_the_survival_odds_are_shown_with_their_sampling_error(sr2_web: Web) -> None:
+    sr2_web.table.act(chest_hit(MORTAL))
+    html = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/forecast/", **HTMX).content.decode()
+    odds = re.search(r"<strong>Survives:</strong> ([^<]*)</p>", html)
+    # The GM's 1,000 futures, seeded from the state: the same text on every run. A share all futures agree on (0%)
+    # has no error to show.
+    assert odds is not None and odds.group(1) == (
+        "treated now: 16% (\u00b12), treated in 5 min: 0%, treated in 10 min: 0%, first aid now: 0%, "
+        "in hospital from now: 0%, untreated: 0%"
+    )
+
+
+def test_the_forecast_says_why_its_dates_are_later_than_the_pages_after_an_undo(df_web: Web) -> None:
+    damage = {"type": "damage", "weapon_damage": 2, "rolls": {"damage": [6], "stun": [1]}}
+    assert df_web.table.act(damage).status_code == 201
+    url = f"/characters/{df_web.character_id}/forecast/"
+    assert "left some of the clock" not in df_web.gm.get(url, **HTMX).content.decode()
+    df_web.table.advance(days=15)  # CON back at days 7 and 14; the third point is due at day 21
+    assert df_web.table.act({"type": "undo"}).status_code == 201  # day 14's point taken back: due at day 14
+    html = df_web.gm.get(url, **HTMX).content.decode()
+    assert (
+        "An undo or a revert left some of the clock&#x27;s steps in the past: they happen at the next advance, "
+        "and the forecast counts the steps after them from now, so its dates can be later than the page&#x27;s "
+        "\u201cShould be healed\u201d, which counts from each step&#x27;s own time."
+    ) in html
+    # the player is not told of the clock's steps (a timer may be a secret)
+    assert "left some of the clock" not in df_web.player.get(url, **HTMX).content.decode()

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import Client
 from django.utils.html import escape
+from django.utils.text import capfirst
 
 from campaign import services
 from campaign.models import Campaign, Character, Event, Invitation, Job, Membership
@@ -42,12 +43,12 @@ def refused(response: Any, before: list[int], shown: str) -> None:
 def field_error(element_id: str, message: str) -> str:
     """An error shown next to its field (web/field.html), whose id names the form and the field: the message as
     shown, or its beginning."""
-    return f'id="{element_id}" role="alert">{escape(message)}'
+    return f'id="{element_id}" role="alert">{escape(capfirst(message))}'
 
 
 def form_error(message: str) -> str:
     """An error shown on top of its form, the message naming the field: the message as shown, or its beginning."""
-    return f'<p class="error" role="alert">{escape(message)}'
+    return f'<p class="error" role="alert">{escape(capfirst(message))}'
 
 
 # --- action forms --------------------------------------------------------------------------------------------
@@ -134,13 +135,15 @@ ACTION_CASES = [
         "sr2_web",
         "wound",
         {"p_severity": "Z"},
-        field_error("err-wound-p_severity", "expected one of L, M, S, D, got 'Z'"),
+        field_error(
+            "err-wound-p_severity", "expected Light (L), Moderate (M), Serious (S) or Deadly (D), got 'Z'"
+        ),
     ),
     (
         "cp2020_web",
         "damage",
         {"p_damage": "5", "p_kind": "laser"},
-        field_error("err-damage-p_kind", "expected one of normal, stun, blunt, explosion, got 'laser'"),
+        field_error("err-damage-p_kind", "expected normal, stun, blunt or explosion, got 'laser'"),
     ),
     (
         "df_web",
@@ -148,7 +151,7 @@ ACTION_CASES = [
         {"p_limbs": ["left_arm", "tail"]},
         field_error(
             "err-recover-p_limbs",
-            "expected a list of limbs among left_arm, right_arm, left_leg, right_leg, got 'tail'",
+            "expected a list of limbs among left arm, right arm, left leg and right leg, got 'tail'",
         ),
     ),
     (
@@ -415,7 +418,8 @@ def test_a_bad_board_form_is_a_400_naming_the_field_and_writes_nothing(
     sr2_web: Web, path: str, data: dict[str, Any], message: str
 ) -> None:
     before = counts()
-    refused(sr2_web.gm.post(f"/campaigns/{sr2_web.campaign_id}/{path}", data), before, escape(message))
+    shown = message if path == "clock/" else capfirst(message)  # the clock's error leads with its field
+    refused(sr2_web.gm.post(f"/campaigns/{sr2_web.campaign_id}/{path}", data), before, escape(shown))
 
 
 def skills(*rows: tuple[str, str]) -> dict[str, list[str]]:
@@ -486,30 +490,30 @@ def test_a_member_invited_twice_is_one_invitation(sr2_web: Web) -> None:
 # --- starting a campaign, signing up, logging in ---------------------------------------------------------------
 
 HOME_CASES = [
-    ({"ruleset": "shadowrun2"}, 'id="err-c-name">expected the campaign&#x27;s name (a non-empty text)'),
-    ({"name": "X", "ruleset": "dnd"}, 'id="err-c-ruleset">unknown ruleset &#x27;dnd&#x27;; expected one of'),
+    ({"ruleset": "shadowrun2"}, 'id="err-c-name">Expected the campaign&#x27;s name (a non-empty text)'),
+    ({"name": "X", "ruleset": "dnd"}, 'id="err-c-ruleset">Unknown ruleset &#x27;dnd&#x27;; expected one of'),
     (
         {"name": "X" * 201, "ruleset": "shadowrun2"},
-        'id="err-c-name">expected at most 200 characters, got 201',
+        'id="err-c-name">Expected at most 200 characters, got 201',
     ),
-    ({"name": "X\x00", "ruleset": "shadowrun2"}, f'id="err-c-name">{escape(NUL)}'),  # stored before
+    ({"name": "X\x00", "ruleset": "shadowrun2"}, f'id="err-c-name">{escape(capfirst(NUL))}'),  # stored before
     # The house rules are inputs of their own, drawn from the options' declarations (campaign/web/option_forms.py):
     # each error shows on its option, in its words.
     (
         {"name": "X", "ruleset": "shadowrun2", "o_time_scale": "-1"},
-        'id="err-c-time_scale">expected game seconds per real second',
+        'id="err-c-time_scale">Expected game seconds per real second',
     ),
     (
         {"name": "X", "ruleset": "shadowrun2", "o_time_scale": "fast"},
-        'id="err-c-time_scale">expected a number',
+        'id="err-c-time_scale">Expected a number',
     ),
     (
         {"name": "X", "ruleset": "shadowrun2", "o_time_scale": HUGE_DIGITS},
-        'id="err-c-time_scale">expected game seconds per real second',
+        'id="err-c-time_scale">Expected game seconds per real second',
     ),  # a number too big for a float is no crash
     (
         {"name": "X", "ruleset": "shadowrun2", "o_deadly_overflow_minutes": HUGE_DIGITS},
-        'id="err-c-deadly_overflow_minutes">expected a whole number',
+        'id="err-c-deadly_overflow_minutes">Expected a whole number',
     ),
     (
         {"name": "X", "ruleset": "shadowrun2", "o_first_aid_tn__D": "x"},
@@ -530,20 +534,20 @@ HOME_CASES = [
     ),
     (
         {"name": "X", "ruleset": "shadowrun2", "o_body_check_tn": "hard"},
-        'id="err-c-body_check_tn">expected one of standard, gentle',
+        'id="err-c-body_check_tn">Expected one of standard, gentle',
     ),
     (
         {"name": "X", "ruleset": "shadowrun2", "o_critical_category": "yes"},
-        'id="err-c-critical_category">expected the box ticked (on) or not sent',
+        'id="err-c-critical_category">Expected the box ticked (on) or not sent',
     ),
     (
         {"name": "X", "ruleset": "shadowrun2", "o_start": "2053-01-01T00:00:00\x00"},
-        f'id="err-c-start">{escape(NUL)}',
+        f'id="err-c-start">{escape(capfirst(NUL))}',
     ),
-    ({"name": "X", "ruleset": "shadowrun2", "o_start": "yesterday"}, 'id="err-c-start">expected an ISO date'),
+    ({"name": "X", "ruleset": "shadowrun2", "o_start": "yesterday"}, 'id="err-c-start">Expected an ISO date'),
     (
         {"name": "X", "ruleset": "shadowrun2", "o_start": "2053-01-01T00:00:00+02:00"},
-        'id="err-c-start">expected a game date and time without a time zone',
+        'id="err-c-start">Expected a game date and time without a time zone',
     ),
     # a misspelt option: a campaign with the house defaults instead of the option given
     (
@@ -563,15 +567,15 @@ def test_a_bad_new_campaign_is_a_400_naming_the_field_and_writes_nothing(
 
 PASSWORD = "a long pass phrase"
 SIGNUP_CASES = [
-    ({"password": PASSWORD, "password2": PASSWORD}, 'id="err-username">expected a user name'),
-    ({"username": "zed", "password2": PASSWORD}, 'id="err-password">expected a password'),
+    ({"password": PASSWORD, "password2": PASSWORD}, 'id="err-username">Expected a user name'),
+    ({"username": "zed", "password2": PASSWORD}, 'id="err-password">Expected a password'),
     (
         {"username": "zed", "password": PASSWORD},
-        'id="err-password2">expected the password again',
+        'id="err-password2">Expected the password again',
     ),  # signed up before: a missing password2 was taken to be the password
     (
         {"username": "zed", "password": PASSWORD, "password2": "other"},
-        'id="err-password2">the two passwords differ',
+        'id="err-password2">The two passwords differ',
     ),
     (
         {"username": "z" * 151, "password": PASSWORD, "password2": PASSWORD},
@@ -581,7 +585,7 @@ SIGNUP_CASES = [
     # the log-in form refuses a NUL in a password: an account no one could ever log in to
     (
         {"username": "zed", "password": f"{PASSWORD}\x00", "password2": f"{PASSWORD}\x00"},
-        f'id="err-password">{escape(NUL)}',
+        f'id="err-password">{escape(capfirst(NUL))}',
     ),
     (
         {"username": "zed", "password": PASSWORD, "password2": PASSWORD, "is_staff": "on"},
@@ -700,7 +704,7 @@ def test_the_members_form_shows_why_the_last_gm_stays_a_gm(sr2_web: Web) -> None
     assert sr2_web.gm.post(f"{board}members/", {"username": "gm2", "role": "player"}).status_code == 302
     before = counts()
     response = sr2_web.gm.post(f"{board}members/", {"username": "gm", "role": "player"})
-    refused(response, before, "gm is the campaign&#x27;s only GM: make someone else a GM first")
+    refused(response, before, "The user gm is the campaign&#x27;s only GM: make someone else a GM first")
     assert Membership.objects.get(campaign_id=sr2_web.campaign_id, user__username="gm").role == "gm"
 
 
@@ -762,7 +766,7 @@ READ_FORMS = [
         "replace",
         {"p_critical_hit": "ch1", "p_replacement": "T"},
         "err-replace-p_replacement",
-        "a text",
+        "a replacement",
     ),
     (
         "cp2020_web",
@@ -809,7 +813,7 @@ def test_a_name_or_note_that_hides_or_reorders_text_is_a_400_on_its_field(
     refused(response, before, f'id="{element}"')
     html = response.content.decode()
     shown = re.search(rf'id="{element}"[^>]*>(.*?)</p>', html, re.S)
-    assert shown is not None and shown.group(1) == escape(message(what))
+    assert shown is not None and shown.group(1) == escape(capfirst(message(what)))
     assert "\u202e" not in html  # the form shows the text back without the override
     if text == OVERRIDE:
         assert "Ashgnp.exe" in html

@@ -71,7 +71,10 @@ def test_the_last_gm_cannot_leave_and_the_page_says_why(sr2_web: Web) -> None:
     assert sr2_web.gm.post(f"/campaigns/{sr2_web.campaign_id}/members/gm2/remove/").status_code == 302
     refused = sr2_web.gm.post(f"/campaigns/{sr2_web.campaign_id}/members/gm/remove/")
     assert refused.status_code == 409
-    assert "gm is the campaign&#x27;s only GM and cannot leave or be removed" in refused.content.decode()
+    assert (
+        "The user gm is the campaign&#x27;s only GM and cannot leave or be removed"
+        in refused.content.decode()
+    )
     assert Membership.objects.filter(campaign_id=sr2_web.campaign_id, user__username="gm", role="gm").exists()
 
 

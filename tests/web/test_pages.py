@@ -9,6 +9,7 @@ import pytest
 from django.core.cache import cache
 from django.http import QueryDict
 from django.test import Client
+from django.utils.text import capfirst
 
 from campaign.web import forms
 from tests.web.conftest import Web
@@ -49,7 +50,7 @@ def test_a_missing_parameter_shows_the_api_message_on_its_field_without_javascri
     page = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/wound/", {})
     assert page.status_code == 400
     html = page.content.decode()
-    assert "<html" in html and f'id="err-wound-p_severity" role="alert">{message}' in html
+    assert "<html" in html and f'id="err-wound-p_severity" role="alert">{capfirst(message)}' in html
 
 
 def test_a_half_filled_roll_is_refused_rather_than_completed_by_the_server(sr2_web: Web) -> None:
@@ -156,7 +157,7 @@ def test_a_gm_adds_a_player_and_a_character_from_the_board(sr2_web: Web, django_
     django_user_model.objects.create_user(username="newcomer", password="correct horse battery")
     board = f"/campaigns/{sr2_web.campaign_id}/"
     missing = sr2_web.gm.post(f"{board}members/", {"username": "nobody", "role": "player"}, **HTMX)
-    assert "there is no user named &#x27;nobody&#x27;" in missing.content.decode()
+    assert "There is no user named &#x27;nobody&#x27;" in missing.content.decode()
     added = sr2_web.gm.post(f"{board}members/", {"username": "newcomer", "role": "player"}, **HTMX)
     assert (
         "newcomer is invited as a player: a member once they accept it on their home page."
@@ -173,7 +174,7 @@ def test_a_gm_adds_a_player_and_a_character_from_the_board(sr2_web: Web, django_
     api = sr2_web.table.gm.post(
         f"/api/campaigns/{sr2_web.campaign_id}/characters/", {"name": "Cy", "attributes": {"body": 0}}
     )
-    assert api.json()["attributes.body"][0] in bad
+    assert capfirst(api.json()["attributes.body"][0]) in bad
 
 
 def test_each_ruleset_draws_its_monitor(sr2_web: Web) -> None:
@@ -237,7 +238,7 @@ def test_extremities_behind_cover_are_ticked_not_typed_as_json(cp2020_web: Web) 
     )
     assert page.status_code == 400
     html = page.content.decode()
-    assert f'id="err-damage-p_cover_protects" role="alert">{message}' in html
+    assert f'id="err-damage-p_cover_protects" role="alert">{capfirst(message)}' in html
     assert re.findall(r'value="(\w+)" checked', html) == ["left_leg", "right_leg"]  # kept as ticked
 
 

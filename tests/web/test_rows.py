@@ -143,7 +143,7 @@ def test_the_api_still_describes_and_reads_the_allocation_as_the_object_it_took(
         "required": False,
         "default": None,
         "choices": [],
-        "help": '{"physical": 3, "ch1": 6}; diagnosed hits only',
+        "help": '{"physical": 3, "ch1": 6}; Diagnosed hits only.',
     }
     form = get_ruleset("shadowrun2").forms["heal_magic"]
     body = {"successes": 2, "mode": "allocate", "allocation": {"physical": 2}}
@@ -224,7 +224,7 @@ def test_a_spell_refused_by_the_rules_names_the_target_in_words_and_records_noth
     assert response.status_code == 400
     html = response.content.decode()
     assert (
-        'id="err-heal_magic-p_allocation" role="alert">allocates 3 successes, expected at most 2</p>' in html
+        'id="err-heal_magic-p_allocation" role="alert">Allocates 3 successes, expected at most 2</p>' in html
     )
     # the rows come back as they were posted, to correct them
     assert re.findall(
@@ -248,7 +248,7 @@ def test_a_spell_row_refused_by_the_rules_is_named_in_words_never_by_its_id(sr2_
         (
             "ch2",
             "2",
-            "the caster does not know this critical hit is there; only diagnosed hits can be targeted",
+            "The caster does not know this critical hit is there; only diagnosed hits can be targeted",
         ),
     ]:
         data = {
@@ -298,7 +298,7 @@ def test_several_npcs_share_the_skill_rows_and_a_bad_row_shows_back_on_the_npc_f
     refused = df_web.gm.post(url, {**data, "prefix": "Thug", "a_skills_amount": ["2", "x"]})
     html = refused.content.decode()
     assert refused.status_code == 400
-    assert 'id="err-npc-a_skills" role="alert">row 2: expected the skill for the level x</p>' in html
+    assert 'id="err-npc-a_skills" role="alert">Row 2: expected the skill for the level x</p>' in html
     # the rows come back as posted, to correct them, then three empty ones
     npc_rows = html.split('id="npc-a_skills"', 1)[1].split("</fieldset>", 1)[0]
     assert re.findall(

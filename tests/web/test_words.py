@@ -43,9 +43,9 @@ def test_sign_up_shows_every_error_at_once(db: None) -> None:
     answer = Client().post("/signup/", {"username": "", "password": "x", "password2": "y"})
     html = answer.content.decode()
     assert answer.status_code == 400
-    assert 'id="err-username">expected a user name' in html
+    assert 'id="err-username">Expected a user name' in html
     assert 'id="err-password">This password is too short' in html
-    assert 'id="err-password2">the two passwords differ' in html
+    assert 'id="err-password2">The two passwords differ' in html
 
 
 def test_a_403_and_a_404_are_pages_of_the_app(sr2_web: Web) -> None:
@@ -60,3 +60,23 @@ def test_a_403_and_a_404_are_pages_of_the_app(sr2_web: Web) -> None:
     missing = sr2_web.gm.get("/characters/999999/")
     assert missing.status_code == 404
     assert '<h1 id="e-h">Not found</h1>' in missing.content.decode()
+
+
+def test_an_undiagnosed_hit_warns_the_gm_in_a_sentence_and_never_the_player(sr2_web: Web) -> None:
+    assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": WOUND}).status_code == 201
+    url = f"/characters/{sr2_web.character_id}/"
+    assert (
+        "Critical hit 1 to the chest (ribs) is mortal and not diagnosed"
+        in sr2_web.gm.get(url).content.decode()
+    )
+    assert "(ribs) (mortal)" not in sr2_web.gm.get(url).content.decode()
+    assert "is mortal and not diagnosed" not in sr2_web.player.get(url).content.decode()
+
+
+def test_a_critical_hit_left_unchosen_is_refused_in_words(sr2_web: Web) -> None:
+    assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": WOUND}).status_code == 201
+    data = {"key": "k", "p_critical_hit": "", "p_medic": "Doc", "p_skill": "3"}
+    refused = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/treat/", data, HTTP_HX_REQUEST="true")
+    assert refused.status_code == 400
+    shown = re.search(r'id="err-treat-p_critical_hit" role="alert">([^<]*)</p>', refused.content.decode())
+    assert shown is not None and shown.group(1) == "Expected a critical hit: none was chosen"

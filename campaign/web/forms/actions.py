@@ -39,8 +39,7 @@ def action_forms(ruleset: str) -> dict[str, ActionForm]:
 def _choices(param: Param, injuries: list[tuple[str, str]]) -> list[tuple[str, str]]:
     if param.picker:
         return injuries
-    words = dict(param.choice_words)
-    return [(choice, words.get(choice) or choice.replace("_", " ")) for choice in param.choices]
+    return [(choice, param.word(choice)) for choice in param.choices]
 
 
 def _empty_choice(param: Param, value: Any) -> str:

@@ -92,6 +92,20 @@ class ActionFormView:
     quick: list[str] = field(default_factory=list)  # the quick row's rolls, in order, with their dice
     quick_value: str = ""
 
+    @property
+    def focus(self) -> str:
+        """Where the focus goes once the answer is swapped in (`autofocus`), so it stays on the form, never on
+        `<body>`: the first input refused (a field, then a roll's first die), else the button when there is an
+        answer (what happened, or a refusal said on top); "" for a fresh form. A roll asked at the table has its
+        own `autofocus` (`table_dice_rolls.html`), after any refused field."""
+        for shown in self.fields:
+            if shown.error and shown.kind != "amounts":
+                return shown.input
+        for roll in self.rolls:
+            if roll.error and (roll.inputs or roll.pool_input):
+                return roll.inputs[0][0] if roll.inputs else roll.pool_input
+        return "button" if self.success or self.error or any(f.error for f in self.fields) else ""
+
 
 def check_posted(data: QueryDict, inputs: Mapping[str, str]) -> None:
     """Refuse a post our form could not have sent. `inputs` maps each input of the form to the field its errors

@@ -134,7 +134,7 @@ def test_stabilizing_the_dying_also_stabilizes_every_crippled_limb():
         (
             crippled_leg,
             {"target": "limb:left_leg", "skill": "surgery", "total": 30},
-            ("skill", "expected one of first_aid, medical_tech, got 'surgery'"),
+            ("skill", "expected first aid or medical tech, got 'surgery'"),
         ),
         (
             crippled_leg,
@@ -144,7 +144,7 @@ def test_stabilizing_the_dying_also_stabilizes_every_crippled_limb():
         (
             crippled_leg,
             {"skill": "first_aid", "total": 30},
-            ("target", "this field is required: expected a text"),
+            ("target", "this field is required: expected a target: the dying character or a crippled limb"),
         ),
     ],
 )
@@ -227,7 +227,7 @@ def test_there_is_nothing_to_treat_without_real_damage():
 def test_a_treatment_needs_a_known_skill():
     assert refused(crippled_leg(), {"type": "treat", "total": 20}) == (
         "skill",
-        "this field is required: expected one of first_aid, medical_tech",
+        "this field is required: expected first aid or medical tech",
     )
 
 
@@ -274,7 +274,7 @@ def test_a_death_save_rolled_at_the_table_wakes_the_stunned_out():
         (character, "stun", ("kind", engine.NOT_STUNNED)),
         (character, "death", ("kind", engine.NO_DEATH_SAVE_PENDING)),
         (dying, "death", ("kind", engine.DYING_NEEDS_STABILIZATION)),
-        (character, "luck", ("kind", "expected one of stun, death, got 'luck'")),
+        (character, "luck", ("kind", "expected stun or death, got 'luck'")),
     ],
 )
 def test_saves_that_are_not_pending_are_refused(make, kind, expected):

@@ -412,11 +412,11 @@ def test_every_die_of_the_attack_is_stored_on_its_first_event():
         ),
         ({}, "damage", "this field is required: expected a whole number"),
         ({"damage": -1}, "damage", "expected a whole number of at least 0, got -1"),
-        ({"damage": 5, "kind": "fire"}, "kind", "expected one of normal, stun, blunt, explosion, got 'fire'"),
+        ({"damage": 5, "kind": "fire"}, "kind", "expected normal, stun, blunt or explosion, got 'fire'"),
         (
             {"damage": 5, "location": "tail"},
             "location",
-            "expected one of head, torso, left_arm, right_arm, left_leg, right_leg, got 'tail'",
+            "expected head, torso, left arm, right arm, left leg or right leg, got 'tail'",
         ),
         ({"damage": 5, "ap": "yes"}, "ap", "expected true or false, got 'yes'"),
         (

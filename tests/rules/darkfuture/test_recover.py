@@ -64,8 +64,7 @@ def test_recover_can_do_both_at_once():
 def test_recover_with_nothing_to_recover_is_refused():
     assert refused(character(), {"type": "recover"}) == (
         "knocked_out",
-        "expected the character to come round from a knock-out (knocked_out) or limbs to restore: nothing to "
-        "recover",
+        "expected the character to come round from a knock-out or limbs to restore: nothing to recover",
     )
     assert refused(character(), {"type": "recover", "knocked_out": False, "limbs": []})[0] == "knocked_out"
 
@@ -96,14 +95,14 @@ def test_a_limb_that_is_not_disabled_cannot_be_restored():
 def test_an_unknown_limb_is_refused():
     assert refused(character(), {"type": "recover", "limbs": ["tail"]}) == (
         "limbs",
-        "expected a list of limbs among left_arm, right_arm, left_leg, right_leg, got 'tail'",
+        "expected a list of limbs among left arm, right arm, left leg and right leg, got 'tail'",
     )
 
 
 def test_limbs_that_are_not_a_list_are_refused():
     assert refused(character(), {"type": "recover", "limbs": {"left_leg": True}}) == (
         "limbs",
-        "expected a list of limbs among left_arm, right_arm, left_leg, right_leg, got {'left_leg': True}",
+        "expected a list of limbs among left arm, right arm, left leg and right leg, got {'left_leg': True}",
     )
 
 

@@ -151,7 +151,7 @@ def test_successes_cannot_be_allocated_to_an_undiagnosed_hit():
         (
             {"mode": "guess", "successes": 3},
             "mode",
-            "expected one of allocate, damage_only, split_evenly, got 'guess'",
+            "expected allocate, damage only or split evenly, got 'guess'",
         ),
         (
             {"mode": "damage_only", "successes": -2},

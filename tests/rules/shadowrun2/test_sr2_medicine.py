@@ -121,7 +121,7 @@ def test_a_diagnosis_with_nothing_to_find_finds_nothing():
 @pytest.mark.parametrize(
     ("action", "field", "message"),
     [
-        ({"type": "diagnose", "skill": 3}, "medic", "this field is required: expected a text"),
+        ({"type": "diagnose", "skill": 3}, "medic", "this field is required: expected a name"),
         ({"type": "diagnose", "medic": "Doc"}, "skill", "this field is required: expected a whole number"),
         (
             {"type": "diagnose", **MEDIC, "critical_hit": "ch9"},

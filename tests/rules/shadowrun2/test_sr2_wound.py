@@ -117,12 +117,20 @@ def test_combat_pool_is_refused_without_the_option():
 @pytest.mark.parametrize(
     ("action", "field", "message"),
     [
-        ({"type": "wound"}, "severity", "this field is required: expected one of L, M, S, D"),
-        ({"type": "wound", "severity": "X"}, "severity", "expected one of L, M, S, D, got 'X'"),
+        (
+            {"type": "wound"},
+            "severity",
+            "this field is required: expected Light (L), Moderate (M), Serious (S) or Deadly (D)",
+        ),
+        (
+            {"type": "wound", "severity": "X"},
+            "severity",
+            "expected Light (L), Moderate (M), Serious (S) or Deadly (D), got 'X'",
+        ),
         (
             {"type": "wound", "severity": "L", "damage": "fire"},
             "damage",
-            "expected one of physical, stun, got 'fire'",
+            "expected physical or stun, got 'fire'",
         ),
         (
             {"type": "wound", "severity": "L", "open_wound": "yes"},

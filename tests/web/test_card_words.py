@@ -1,0 +1,158 @@
+"""Issue 28's words on the board's card forms: every error a refused post shows, and every help text, is a sentence
+in the game's words (a capital first letter, choices named in words, no field name, no bare severity letters, no
+None), in every ruleset, for every action a card offers, at a table-dice campaign and at one that rolls."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import pytest
+
+from campaign.web.forms import card_actions
+from tests.conftest import make_table
+from tests.web.conftest import Web, make_web
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+ATTRIBUTES = {
+    "shadowrun2": {"body": 5},
+    "cyberpunk2020": {"body": 6, "luck": 2},
+    "darkfuture": {"con": 8, "skills": {"driver": 3}},
+}
+ERROR = re.compile(r'<p class="error"[^>]*>(.*?)</p>', re.S)
+HELP = re.compile(r'<p class="help"[^>]*>(.*?)</p>', re.S)
+SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
+BARE_LETTERS = re.compile(r"\bL, M, S,? (or )?D\b")
+NONE = re.compile(r"\bNone\b")
+
+
+def problems_of(text: str) -> list[str]:
+    """What is wrong with one text a person reads on the page, as a sentence in the game's words."""
+    found = []
+    if not text[:1].isupper() and not text[:1].isdigit():
+        found.append("no capital first letter")
+    if SNAKE.search(text):
+        found.append(f"a snake_case name {SNAKE.search(text).group()!r}")  # type: ignore[union-attr]
+    if BARE_LETTERS.search(text):
+        found.append("bare severity letters")
+    if NONE.search(text):
+        found.append("None")
+    return found
+
+
+def texts(pattern: re.Pattern[str], page: str) -> list[str]:
+    return [html.unescape(re.sub(r"<[^>]+>", "", found)).strip() for found in pattern.findall(page)]
+
+
+def card_web(django_user_model: Any, ruleset: str, table_dice: str) -> Web:
+    return make_web(make_table(django_user_model, ruleset, ATTRIBUTES[ruleset], {"table_dice": table_dice}))
+
+
+@pytest.mark.parametrize("table_dice", ["none", "actions"])
+@pytest.mark.parametrize("ruleset", sorted(ATTRIBUTES))
+def test_a_refused_card_post_says_its_errors_as_sentences_in_the_games_words(
+    db: None, django_user_model: Any, ruleset: str, table_dice: str
+) -> None:
+    web = card_web(django_user_model, ruleset, table_dice)
+    seen: dict[str, list[str]] = {}
+    wrong: dict[str, list[str]] = {}
+    for action in card_actions(ruleset):
+        if action == "undo":
+            continue  # nothing to take back is said on top; it has no field to leave empty
+        url = f"/characters/{web.character_id}/card/{action}/"
+        form = web.gm.get(f"{url}form/", **HTMX).content.decode()
+        refused = web.gm.post(url, {"key": f"k-{action}"}, **HTMX)
+        page = refused.content.decode()
+        errors = texts(ERROR, page)
+        seen[action] = errors
+        for text in [*errors, *texts(HELP, form)]:
+            if found := problems_of(text):
+                wrong.setdefault(action, []).append(f"{text!r}: {', '.join(found)}")
+    assert not wrong, wrong
+    assert seen.get("note"), "the GM note with no text is refused: the scan read its error"
+
+
+def test_the_severity_left_empty_names_the_severities_in_words(sr2_web: Web) -> None:
+    refused = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/card/wound/", {"key": "k"}, **HTMX)
+    assert refused.status_code == 400
+    assert (
+        "This field is required: expected Light (L), Moderate (M), Serious (S) or Deadly (D)"
+        in html.unescape(refused.content.decode())
+    )
+
+
+def test_the_cyberpunk_skill_and_target_left_empty_are_named_in_words(cp2020_web: Web) -> None:
+    refused = cp2020_web.gm.post(
+        f"/characters/{cp2020_web.character_id}/card/stabilize/", {"key": "k"}, **HTMX
+    )
+    assert refused.status_code == 400
+    page = html.unescape(refused.content.decode())
+    assert "This field is required: expected a target: the dying character or a crippled limb" in page
+    treat = cp2020_web.gm.post(
+        f"/characters/{cp2020_web.character_id}/card/treat/", {"key": "k", "p_total": "20"}, **HTMX
+    )
+    assert "This field is required: expected first aid or medical tech" in html.unescape(
+        treat.content.decode()
+    )
+
+
+def test_dark_futures_recover_with_nothing_to_recover_names_no_field(df_web: Web) -> None:
+    refused = df_web.gm.post(f"/characters/{df_web.character_id}/card/recover/", {"key": "k"}, **HTMX)
+    assert refused.status_code == 400
+    page = html.unescape(refused.content.decode())
+    assert (
+        "Expected the character to come round from a knock-out or limbs to restore: nothing to recover"
+        in page
+    )
+    assert not [text for text in texts(ERROR, page) if "knocked_out" in text]
+
+
+# --- the focus after an answer: always on the card's form, the first refused input on a refusal -----------------
+
+AUTOFOCUSED = re.compile(r"<(input|select|textarea|button)\b[^>]*\bautofocus\b[^>]*>")
+
+
+def focused(response: Any) -> list[str]:
+    """The elements of the card's form that ask for the focus once htmx swaps the answer in."""
+    form = response.content.decode().split("</section>")[0]
+    return [match.group(0) for match in AUTOFOCUSED.finditer(form)]
+
+
+def test_a_refused_field_on_a_card_takes_the_focus(sr2_web: Web) -> None:
+    refused = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/card/wound/", {"key": "k"}, **HTMX)
+    assert refused.status_code == 400
+    [element] = focused(refused)
+    assert (
+        element.startswith("<select") and 'name="p_severity"' in element and 'aria-invalid="true"' in element
+    )
+
+
+def test_a_refused_die_on_a_card_takes_the_focus(sr2_web: Web) -> None:
+    data = {"key": "k", "p_severity": "S", "r_location_0": "7", "r_location_1": "3"}
+    refused = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/card/wound/", data, **HTMX)
+    assert refused.status_code == 400
+    [element] = focused(refused)
+    assert 'name="r_location_0"' in element
+
+
+def test_a_refusal_said_on_top_and_a_success_focus_the_cards_button(sr2_web: Web) -> None:
+    nothing = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/card/undo/", {"key": "k1"}, **HTMX)
+    assert nothing.status_code in (400, 409)
+    [element] = focused(nothing)
+    assert element.startswith("<button")
+    wound = {"key": "k2", "p_severity": "L"}
+    done = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/card/wound/", wound, **HTMX)
+    assert done.status_code == 200
+    [element] = focused(done)
+    assert element.startswith("<button")
+
+
+def test_a_refused_field_on_the_character_page_takes_the_focus(cp2020_web: Web) -> None:
+    refused = cp2020_web.gm.post(
+        f"/characters/{cp2020_web.character_id}/act/treat/", {"key": "k", "p_total": "20"}, **HTMX
+    )
+    assert refused.status_code == 400
+    page = refused.content.decode()
+    [element] = [match.group(0) for match in AUTOFOCUSED.finditer(page)]
+    assert 'name="p_skill"' in element
