@@ -44,6 +44,10 @@ def _timers(recovery: rv.Recovery) -> dict[int, list[tuple[int, str]]]:
     }
 
 
+# The page's question in its form's words (`read_asked`'s fields), for an error said above the form.
+FIELD_WORDS = {"runs": "Futures", "with": "What-ifs", "by": "How many fit by"}
+
+
 def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError | None) -> dict[str, Any]:
     """What the panel shows, in words: each character's date and what is in the way, the party's, "k of N fit by",
     the chart, and for a GM the what-ifs and the advances."""
@@ -70,7 +74,9 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
         "by": query["by"],
         "fit_by": rv.fit_by_text(recovery),
         "chart": recovery_chart.draw(recovery, _timers(recovery)),
-        "error": None if error is None else {"field": error.field, "message": error.message},
+        "error": None
+        if error is None
+        else {"field": FIELD_WORDS.get(error.field, "The question"), "message": error.message},
     }
     if gm:
         medic = f"{rv.MEDIC}:"

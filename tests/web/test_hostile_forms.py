@@ -369,25 +369,25 @@ def test_signing_up_or_logging_in_without_the_csrf_token_is_refused(
 # --- the board's forms --------------------------------------------------------------------------------------
 
 BOARD_CASES = [
-    # the clock: the message names the field, as the API's answer does (it showed the message alone)
+    # the clock: the message names the field by its label, as the API's answer names it (`advance.hours`)
     (
         "clock/",
         {"unit": "hours", "amount": "one"},
-        "advance.hours: expected a whole number above 0, got 'one'",
+        "Amount: expected a whole number above 0, got 'one'",
     ),
-    ("clock/", {"unit": "hours", "amount": "-1"}, "advance.hours: expected a whole number above 0, got -1"),
+    ("clock/", {"unit": "hours", "amount": "-1"}, "Amount: expected a whole number above 0, got -1"),
     (
         "clock/",
         {"unit": "hours", "amount": "9" * 30},
-        "advance.hours: expected at most 100 years in one advance",
+        "Amount: expected at most 100 years in one advance",
     ),
-    ("clock/", {"unit": "fortnights", "amount": "1"}, "advance: unknown unit 'fortnights'; expected one of"),
-    ("clock/", {"amount": "1"}, "advance: unknown unit ''"),
-    ("clock/", {"unit": "hours\x00", "amount": "1"}, f"advance: {NUL}"),
+    ("clock/", {"unit": "fortnights", "amount": "1"}, "Unit: unknown unit 'fortnights'; expected one of"),
+    ("clock/", {"amount": "1"}, "Unit: unknown unit ''"),
+    ("clock/", {"unit": "hours\x00", "amount": "1"}, f"Unit: {NUL}"),
     (
         "clock/",
         {"unit": "hours", "amount": "1", "amont": "2"},
-        "amont: unknown field; expected one of amount, key, stop_on, unit",
+        "Amont: unknown field; expected one of amount, key, stop_on, unit",
     ),
     # members
     ("members/", {"username": "stranger", "role": "admin"}, "expected one of gm, player, got 'admin'"),

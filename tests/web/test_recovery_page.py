@@ -194,6 +194,27 @@ def test_advancing_from_the_page_asks_for_table_dice_as_any_advance(db: None, dj
     assert "/clock/roll/" in board  # the board asks for the roll, as for any advance
 
 
+def test_a_clock_roll_typed_wrong_is_said_with_the_rolls_words(db: None, django_user_model: Any) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5}, {"table_dice": "all"})
+    web = make_web(table)
+    assert table.act({"type": "wound", "severity": "M", "damage": "stun"}).status_code == 201
+    to_fit, _ = _advances(web.gm.get(page(web)).content.decode())
+    web.gm.post(
+        f"/campaigns/{web.campaign_id}/clock/",
+        {k: v for k, v in to_fit.items() if k != "csrfmiddlewaretoken"},
+    )
+    job = Job.objects.get(campaign_id=web.campaign_id)
+    label = job.needs_roll["label"]
+    refused = web.gm.post(
+        f"/campaigns/{web.campaign_id}/clock/roll/", {"roll": "stun_recovery", "dice": "9 9 99"}
+    )
+    assert refused.status_code == 400
+    html = refused.content.decode()
+    error = re.search(r'<p class="error" id="clock-roll-error" role="alert">(.*?)</p>', html).group(1)
+    assert error.startswith(f"{label}: expected"), error
+    assert "stun_recovery" not in error and "rolls." not in error
+
+
 def test_advancing_to_the_next_change_stops_on_a_status_change(df_web: Web) -> None:
     df_web.table.act(THREE_LOST)
     _, to_change = _advances(df_web.gm.get(page(df_web)).content.decode())
@@ -204,3 +225,10 @@ def test_advancing_to_the_next_change_stops_on_a_status_change(df_web: Web) -> N
     assert posted.status_code == 302
     job = Job.objects.get(campaign_id=df_web.campaign_id)
     assert job.stop_on == "status" and job.to_time - job.from_time == int(to_change["amount"])
+
+
+def test_a_question_the_page_refuses_names_its_input_in_words(sr2_web: Web) -> None:
+    refused = sr2_web.gm.get(page(sr2_web, "?runs=7"))
+    assert refused.status_code == 400
+    error = re.search(r'<p class="error" role="alert">(.*?)</p>', refused.content.decode()).group(1)
+    assert error.startswith("Futures: expected"), error

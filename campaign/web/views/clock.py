@@ -37,6 +37,15 @@ def _clock_form_response(
     return response
 
 
+def _clock_error(error: RuleError) -> str:
+    """A refused advance said with its input's label (`advance.hours` is the amount typed in hours), as the API
+    names the field; an input the form does not have is named as it was sent."""
+    head = error.field.split(".", 1)[0]
+    words = {"advance": "Amount" if "." in error.field else "Unit", "stop_on": "Stop", "form": ""}.get(head)
+    label = error.field if words is None else words
+    return f"{label}: {error.message}" if label else error.message
+
+
 @login_required
 @require_POST
 def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
@@ -53,7 +62,7 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
             stop_on=request.POST.get("stop_on") or None,
         )
     except RuleError as error:
-        extra = {"clock_error": error.message, "clock_field": error.field}
+        extra = {"clock_error": _clock_error(error)}
         return _clock_form_response(request, campaign, role, extra, error.status)
     # The job as the service left it (run already without a broker); the calendar is the campaign's options.
     text = display.duration_text(job.to_time - job.from_time)
@@ -77,7 +86,7 @@ def campaign_clock_rewind(request: HttpRequest, campaign_id: int) -> HttpRespons
         forms.check_posted(request.POST, {})
         rewind = services.clock_rewind(campaign=campaign, actor=request.user.get_username())
     except RuleError as error:
-        extra = {"clock_error": error.message, "clock_field": "form"}
+        extra = {"clock_error": error.message}
         return _clock_form_response(request, campaign, role, extra, error.status)
     back = display.date_text(presenters.game_date(campaign, rewind.to))
     who = "1 character" if rewind.characters == 1 else f"{rewind.characters} characters"
@@ -94,6 +103,7 @@ def campaign_clock_roll(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The GM's roll for a waiting clock (or: let the server roll the rest of this advance); the board again."""
     campaign, role = access.campaign_for(request.user, campaign_id)
     access.require_gm(role, "roll for the clock")
+    job = None
     try:
         job = services.open_job(campaign)
         if job is None or not job.waiting:
@@ -103,7 +113,11 @@ def campaign_clock_roll(request: HttpRequest, campaign_id: int) -> HttpResponse:
             job_id=job.pk, body=body, idempotency_key=forms.idempotency_key(request.POST)
         )
     except RuleError as error:
-        message = error.message if error.field in ("job", "form") else f"{error.field}: {error.message}"
+        message = error.message
+        if job is not None and job.needs_roll:  # the roll in its words, not its name
+            name = job.needs_roll.get("name")
+            if error.field in (name, f"rolls.{name}", "rolls"):
+                message = f"{job.needs_roll['label']}: {message.removeprefix(f'rolls.{name}: ')}"
         return _board_form_response(request, campaign, role, "live", {"roll_error": message}, error.status)
     campaign.refresh_from_db()
     return _board_form_response(request, campaign, role, "live", {"success": "Roll given."}, 200)
