@@ -202,7 +202,8 @@ def _character_act_once(
     with transaction.atomic():
         wrapper = transaction.get_connection()
         # Read under the lock: no other command can change the character until this one commits.
-        character, open_job_id = eventstore.lock_for_character(character_id, wrapper)
+        read = eventstore.lock_for_character(character_id, wrapper)
+        character, open_job_id = read.character, read.open_job_id
         campaign = character.campaign
         if idempotency_key:
             first = _first_with_key(campaign, idempotency_key)
