@@ -20,6 +20,7 @@ from django.db import DatabaseError, IntegrityError, connection, models, transac
 from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
+from psycopg.sql import Literal
 from psycopg.types.json import Jsonb
 
 from campaign.models import Campaign, Character, Event, Job
@@ -242,20 +243,32 @@ def row_loader(model: type, wrapper: Any) -> tuple[list[str], Any]:
     return loaders[model]
 
 
+class CommandRead(NamedTuple):
+    """What a command reads under its campaign's lock (`lock_for_character`): the character (its campaign
+    attached), the id of the campaign's open clock job, and for an Idempotency-Key what already holds it in the
+    campaign: the position of the first event of the command that used it and the id of an advance that used it
+    (both None for a fresh key, or without one)."""
+
+    character: Character
+    open_job_id: Any
+    key_event_position: int | None
+    key_job_id: Any
+
+
 _COMMAND_READS: weakref.WeakKeyDictionary[Any, tuple[str, Any]] = weakref.WeakKeyDictionary()
 
 
 def _command_read(wrapper: Any) -> tuple[str, Any]:
-    """The SQL that reads a character, its campaign and the campaign's open job in one round trip, and the function
-    that turns its row into a Character, a Campaign and a job id, or None if there is no such character (cached
-    per connection).
+    """The SQL that reads, in one round trip, a character, its campaign, the campaign's open job and what holds a
+    key in the campaign, with the character's id and the key (or None) as parameters; and the function that turns
+    its row into a `CommandRead`, or None if there is no such character (cached per connection).
 
-    On PostgreSQL the statement calls `campaign_command_read` (migration 0005), which also takes the campaign's
-    lock and answers one JSON array of the rows as `row_to_json` writes them.
+    On PostgreSQL the statement calls `campaign_command_read` (migration 0017), which also takes the campaign's
+    lock and answers one JSON array: the rows as `row_to_json` writes them, then the three ids.
     """
     if wrapper not in _COMMAND_READS:
         if wrapper.vendor == "postgresql":
-            _COMMAND_READS[wrapper] = ("SELECT campaign_command_read(%s)::text", _json_read(wrapper))
+            _COMMAND_READS[wrapper] = ("SELECT campaign_command_read(%s, %s)::text", _json_read(wrapper))
         else:
             _COMMAND_READS[wrapper] = _joined_read(wrapper)
     return _COMMAND_READS[wrapper]
@@ -266,27 +279,39 @@ def _joined_read(wrapper: Any) -> tuple[str, Any]:
     campaign_columns, campaign = _loader(Campaign, wrapper)
     job_column = Job._meta.pk.get_col(Job._meta.db_table)
     job_converters = wrapper.ops.get_db_converters(job_column) + Job._meta.pk.get_db_converters(wrapper)
-    character_table, campaign_table, job_table = (
+    character_table, campaign_table, job_table, event_table = (
         Character._meta.db_table,
         Campaign._meta.db_table,
         Job._meta.db_table,
+        Event._meta.db_table,
     )
+    # The parameters in `wanted`, in the order of PostgreSQL's function; a NULL key finds nothing.
     sql = (
+        "WITH wanted (id, key) AS (VALUES (%s, %s)) "
         f"SELECT {', '.join(character_columns)}, {', '.join(campaign_columns)}, "
         f"(SELECT {job_table}.id FROM {job_table} WHERE {job_table}.campaign_id = {campaign_table}.id "
-        f"AND {job_table}.status IN ('{Job.QUEUED}', '{Job.RUNNING}') LIMIT 1) "
-        f"FROM {character_table} JOIN {campaign_table} ON {campaign_table}.id = {character_table}.campaign_id "
-        f"WHERE {character_table}.id = %s"
+        f"AND {job_table}.status IN ('{Job.QUEUED}', '{Job.RUNNING}') LIMIT 1), "
+        f"(SELECT held.position FROM {event_table} held WHERE held.campaign_id = {campaign_table}.id "
+        "AND held.idempotency_key = wanted.key ORDER BY held.position LIMIT 1), "
+        f"(SELECT advance.id FROM {job_table} advance WHERE advance.campaign_id = {campaign_table}.id "
+        "AND advance.idempotency_key = wanted.key LIMIT 1) "
+        f"FROM wanted JOIN {character_table} ON {character_table}.id = wanted.id "
+        f"JOIN {campaign_table} ON {campaign_table}.id = {character_table}.campaign_id"
     )
     width = len(character_columns)
 
-    def parse(row: Sequence[Any] | None) -> tuple[Character, Campaign, Any] | None:
-        if row is None:
-            return None
-        job = row[-1]
+    def job_id(job: Any) -> Any:
         for converter in job_converters if job is not None else ():
             job = converter(job, job_column, wrapper)
-        return character(row[:width]), campaign(row[width:-1]), job
+        return job
+
+    def parse(row: Sequence[Any] | None) -> CommandRead | None:
+        if row is None:
+            return None
+        job, position, advance = row[-3:]
+        found = character(row[:width])
+        found.campaign = campaign(row[width:-3])
+        return CommandRead(found, job_id(job), position, job_id(advance))
 
     return sql, parse
 
@@ -295,11 +320,18 @@ def _json_read(wrapper: Any) -> Any:
     character, campaign = _json_row_loader(Character, wrapper), _json_row_loader(Campaign, wrapper)
     job_id = Job._meta.pk.to_python
 
-    def parse(row: Sequence[Any]) -> tuple[Character, Campaign, Any] | None:
+    def parse(row: Sequence[Any]) -> CommandRead | None:
         if row[0] is None:
             return None
-        character_row, campaign_row, job = json_value(row[0])
-        return character(character_row), campaign(campaign_row), None if job is None else job_id(job)
+        character_row, campaign_row, job, position, advance = json_value(row[0])
+        found = character(character_row)
+        found.campaign = campaign(campaign_row)
+        return CommandRead(
+            found,
+            None if job is None else job_id(job),
+            position,
+            None if advance is None else job_id(advance),
+        )
 
     return parse
 
@@ -322,11 +354,14 @@ def _json_row_loader(model: type, wrapper: Any) -> Any:
     return build
 
 
-def lock_for_character(character_id: int, wrapper: Any = None) -> tuple[Character, Any]:
+def lock_for_character(
+    character_id: int, wrapper: Any = None, idempotency_key: str | None = None
+) -> CommandRead:
     """Take the write lock of the character's campaign and read, in one statement, the character (with its
-    campaign) and the id of the campaign's open clock job, if any. Raises `Character.DoesNotExist`.
+    campaign), the id of the campaign's open clock job, if any, and what holds `idempotency_key` in the campaign
+    (no lookup without a key). Raises `Character.DoesNotExist`.
 
-    This is `lock_campaign` plus three ORM reads folded into one round trip because every action pays for it.
+    This is `lock_campaign` plus four ORM reads folded into one round trip because every action pays for it.
     `wrapper` is the command's database connection, if the caller has it at hand.
     """
     wrapper = wrapper or transaction.get_connection()
@@ -335,19 +370,21 @@ def lock_for_character(character_id: int, wrapper: Any = None) -> tuple[Characte
     sql, parse = _command_read(wrapper)
     with command_cursor(wrapper, begins=True) as cursor:
         if getattr(wrapper, "begin_owed", False):
-            # The transaction's first statement: BEGIN goes in the same message (the PostgreSQL backend).
-            read = sql % int(character_id)
+            # The transaction's first statement: BEGIN goes in the same message (the PostgreSQL backend), which
+            # takes no parameters: the key goes as a literal quoted by psycopg.
+            key = (
+                "NULL" if idempotency_key is None else Literal(idempotency_key).as_string(wrapper.connection)
+            )
+            read = sql % (int(character_id), key)
             with wrapper.beginning():
                 cursor.execute_script(f"{wrapper.take_begin()}; {read}")
         else:
             # SQLite transactions are IMMEDIATE (settings): the whole database is already write-locked.
-            cursor.execute(sql, [character_id])
+            cursor.execute(sql, [character_id, idempotency_key])
         found = parse(cursor.fetchone())
     if found is None:
         raise Character.DoesNotExist(f"no character {character_id}")
-    character, campaign, job = found
-    character.campaign = campaign
-    return character, job
+    return found
 
 
 def append(

@@ -344,7 +344,7 @@ def test_an_undo_voids_its_cause_in_its_own_stream_only(django_user_model: Any) 
     rules = get_ruleset("cyberpunk2020")
     with transaction.atomic():
         for character_id in ids:
-            character, _ = eventstore.lock_for_character(character_id)
+            character = eventstore.lock_for_character(character_id).character
             events = rules.decide(
                 character.state, {"type": "damage", "damage": 2, "kind": "stun"}, Dice({"stun_save": [1]}), 0
             )
@@ -419,7 +419,7 @@ def test_the_command_path_builds_the_instances_django_would(sr2: Table) -> None:
     """`loaded_instance` skips `Model.__init__`; what it builds is what `from_db` builds, deferred fields too."""
     sr2.act({"type": "note", "text": "first"})
     with transaction.atomic():
-        character, _ = eventstore.lock_for_character(sr2.character["id"])
+        character = eventstore.lock_for_character(sr2.character["id"]).character
     orm = Character.objects.defer("created_at").select_related("campaign").get(pk=sr2.character["id"])
     assert character.get_deferred_fields() == orm.get_deferred_fields() == {"created_at"}
     for field in Character._meta.concrete_fields:
@@ -463,8 +463,49 @@ def test_the_read_under_the_lock_gives_the_open_jobs_id_as_the_model_does(sr2: T
     campaign = Campaign.objects.get(pk=sr2.campaign["id"])
     job = Job.objects.create(campaign=campaign, from_time=0, to_time=60, reached=0, actor="gm")
     with transaction.atomic():
-        _, open_job = eventstore.lock_for_character(sr2.character["id"])
+        open_job = eventstore.lock_for_character(sr2.character["id"]).open_job_id
     assert open_job == job.pk and type(open_job) is type(job.pk)
+
+
+# Keys a literal must quote (the read goes with BEGIN as one message without parameters on PostgreSQL).
+AWKWARD_KEYS = ["plain", "it's", "back\\slash", "100%s", "$$; DROP TABLE campaign_event; --", "é ü"]
+
+
+def _key_holders_read(character_id: int, key: str | None) -> tuple[Any, Any]:
+    with transaction.atomic():
+        read = eventstore.lock_for_character(character_id, idempotency_key=key)
+    return read.key_event_position, read.key_job_id
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_read_under_the_lock_finds_a_keys_holders_as_the_orm_does(django_user_model: Any) -> None:
+    """The key's lookup folded into the read: what `core._key_positions` finds, for keys held by an action, by an
+    advance, by nothing, and for no key at all; in the transaction's first message on PostgreSQL."""
+    from campaign.services.core import _key_positions
+
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    character_id = table.character["id"]
+    campaign = Campaign.objects.get(pk=table.campaign["id"])
+    for key in AWKWARD_KEYS:
+        answer = table.act({"type": "note", "text": key}, HTTP_IDEMPOTENCY_KEY=key)
+        assert answer.status_code == 201, answer.content
+    Job.objects.create(
+        campaign=campaign,
+        from_time=0,
+        to_time=60,
+        reached=0,
+        actor="gm",
+        status=Job.DONE,
+        idempotency_key="adv",
+    )
+    assert _key_holders_read(character_id, None) == (None, None)
+    for key in [*AWKWARD_KEYS, "adv", "fresh", "IT'S"]:
+        found = _key_holders_read(character_id, key)
+        assert found == _key_positions(campaign, key), key
+        assert [type(held) for held in found] == [type(held) for held in _key_positions(campaign, key)], key
+    position, job_id = _key_holders_read(character_id, "it's")
+    assert Event.objects.get(position=position).data == {"text": "it's"} and job_id is None
+    assert _key_holders_read(character_id, "adv")[1] == Job.objects.get(idempotency_key="adv").pk
 
 
 @pytest.mark.django_db(transaction=True)

@@ -20,7 +20,7 @@ from campaign.services.core import (
     ServiceError,
     Unavailable,
     _evolved_in_place,
-    _first_with_key,
+    _first_held,
     _record,
     clock_busy,
     request_digest,
@@ -201,11 +201,13 @@ def _character_act_once(
 ) -> ActionResult:
     with transaction.atomic():
         wrapper = transaction.get_connection()
-        # Read under the lock: no other command can change the character until this one commits.
-        character, open_job_id = eventstore.lock_for_character(character_id, wrapper)
+        # Read under the lock: no other command can change the character until this one commits. The read finds
+        # where the key is held too (a retry's first event, an advance's job).
+        read = eventstore.lock_for_character(character_id, wrapper, idempotency_key or None)
+        character, open_job_id = read.character, read.open_job_id
         campaign = character.campaign
         if idempotency_key:
-            first = _first_with_key(campaign, idempotency_key)
+            first = _first_held(read.key_event_position, read.key_job_id)
             if first is not None:
                 return _replayed(character, first, digest)
         rules = get_ruleset(campaign.ruleset)

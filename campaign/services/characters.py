@@ -281,7 +281,8 @@ def _change_character_once(
 ) -> ActionResult:
     with transaction.atomic():
         wrapper = transaction.get_connection()
-        character, open_job_id = eventstore.lock_for_character(character_id, wrapper)
+        read = eventstore.lock_for_character(character_id, wrapper)
+        character, open_job_id = read.character, read.open_job_id
         campaign = character.campaign
         rules = get_ruleset(campaign.ruleset)
         if open_job_id is not None:
@@ -359,7 +360,8 @@ def restore_character(*, character_id: int, actor: str) -> Character:
 def _set_retired(character_id: int, actor: str, *, retired: bool) -> Character:
     with transaction.atomic():
         wrapper = transaction.get_connection()
-        character, open_job_id = eventstore.lock_for_character(character_id, wrapper)
+        read = eventstore.lock_for_character(character_id, wrapper)
+        character, open_job_id = read.character, read.open_job_id
         if open_job_id is not None:
             raise Conflict("clock", clock_busy(open_job_id))
         if character.retired == retired:

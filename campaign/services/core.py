@@ -104,11 +104,12 @@ def _evolved_in_place(
     return fold_into(rules, character.state, events), before
 
 
-def _key_holders(campaign: Campaign, idempotency_key: str) -> tuple[Event | None, Job | None]:
-    """What already holds this key in the campaign: the first event of a command (an action, a new character) and
-    an advance, found in one query. A campaign's keys are one set, kept by its event log and by its jobs; a command
-    with a fresh key (the usual case) costs the one lookup it cost when only the log kept them."""
-    position, job_id = (
+def _key_positions(campaign: Campaign, idempotency_key: str) -> tuple[int | None, Any]:
+    """Where this key is held in the campaign, found in one query: the position of the first event of a command
+    that used it (an action, a new character) and the id of an advance that used it. A campaign's keys are one set,
+    kept by its event log and by its jobs. A command on a character finds the same in its read under the lock
+    (`eventstore.lock_for_character`), without a query of its own."""
+    return (
         Campaign.objects.filter(pk=campaign.pk)
         .annotate(
             event_position=Subquery(
@@ -123,16 +124,26 @@ def _key_holders(campaign: Campaign, idempotency_key: str) -> tuple[Event | None
         .values_list("event_position", "job_id")
         .get()
     )
+
+
+def _key_holders(campaign: Campaign, idempotency_key: str) -> tuple[Event | None, Job | None]:
+    """What already holds this key in the campaign: the first event of a command and an advance."""
+    position, job_id = _key_positions(campaign, idempotency_key)
     event = None if position is None else Event.objects.get(position=position)
     return event, None if job_id is None else Job.objects.get(pk=job_id)
 
 
 def _first_with_key(campaign: Campaign, idempotency_key: str) -> Event | None:
     """The first event of the command this key was used for, if any; a 409 if an advance used it."""
-    event, advance = _key_holders(campaign, idempotency_key)
-    if advance is not None:
+    return _first_held(*_key_positions(campaign, idempotency_key))
+
+
+def _first_held(event_position: int | None, job_id: Any) -> Event | None:
+    """The first event of the command that used a key, from where the key is held (`_key_positions`, or the read
+    under a character's lock); a 409 if an advance used it. Only a key used before (a retry) reads a row."""
+    if job_id is not None:
         raise Conflict("Idempotency-Key", KEY_REUSED)
-    return event
+    return None if event_position is None else Event.objects.get(position=event_position)
 
 
 def _record(

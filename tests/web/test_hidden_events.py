@@ -99,7 +99,7 @@ def _fire_hidden_healing_roll(character_id: int) -> None:
     player may see): the roll alone, through the service's own write (no success, so it rolls again later)."""
     rules = get_ruleset("shadowrun2")
     with transaction.atomic():
-        character, _ = eventstore.lock_for_character(character_id)
+        character = eventstore.lock_for_character(character_id).character
         timer = next(t for t in rules.timers(character.state) if t.kind == "critical_healing_roll")
         events = rules.fire(character.state, timer, Dice({"critical_healing": [1, 1, 1, 1, 1]}))
         state, before = services._evolved_in_place(rules, character, events)
