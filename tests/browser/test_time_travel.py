@@ -79,7 +79,7 @@ def test_a_gm_makes_the_past_the_present_and_takes_back_an_advance(live_server: 
     expect(gm.locator("#live")).to_contain_text("2020-01-01 00:00:00")
     # Nothing to take back any more: refused, in words.
     gm.get_by_role("button", name="Take back the latest advance").click()
-    expect(gm.locator("#clock-form .error")).to_contain_text("there is no clock advance to take back")
+    expect(gm.locator("#clock-form .error")).to_contain_text("There is no clock advance to take back")
 
 
 def test_time_travel_shows_the_clock_of_that_moment_and_keeps_the_gm_s_place(

@@ -121,7 +121,9 @@ TEXT = """() => {
 
 
 def _page_text(page: Page, base: str, path: str) -> str:
-    page.goto(base + path)
+    # Until what the page fetches as it loads (a character's forecast) has come: a forecast still running when
+    # the next page asks for its own is the budget's 429 (one at a time per user), as a reader would meet it.
+    page.goto(base + path, wait_until="networkidle")
     return page.evaluate(TEXT)
 
 
