@@ -192,7 +192,8 @@ def test_with_the_task_queue_down_an_advance_is_a_503_naming_it_and_reads_answer
     assert api.status_code == 503
     assert api.json() == {"clock": [tasks.BROKER_DOWN]}
     assert page.status_code == 503
-    assert f"clock: {tasks.BROKER_DOWN}" in page.content.decode()  # on the board, beside the clock
+    said = tasks.BROKER_DOWN[:1].upper() + tasks.BROKER_DOWN[1:]
+    assert said in page.content.decode()  # on the board, beside the clock, as a sentence
     assert (board.status_code, character.status_code) == (200, 200)
     assert _counts(sr2) == before
 

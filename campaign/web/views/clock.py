@@ -41,7 +41,12 @@ def _clock_error(error: RuleError) -> str:
     """A refused advance said with its input's label (`advance.hours` is the amount typed in hours), as the API
     names the field; an input the form does not have is named as it was sent."""
     head = error.field.split(".", 1)[0]
-    words = {"advance": "Amount" if "." in error.field else "Unit", "stop_on": "Stop", "form": ""}.get(head)
+    words = {
+        "advance": "Amount" if "." in error.field else "Unit",
+        "stop_on": "Stop",
+        "form": "",
+        "clock": "",
+    }.get(head)
     label = error.field if words is None else words
     return f"{label}: {error.message}" if label else error.message
 
