@@ -5,9 +5,7 @@ but keeps where it was stored."""
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 
 from django.urls import reverse
 
@@ -15,6 +13,7 @@ from campaign import services
 from campaign.models import Campaign, Event
 from campaign.web import option_forms
 from rules.registry import get_ruleset
+from tests.test_import import _events, _with_trailer
 from tests.web.conftest import Web, form_inputs
 from tests.web.test_house_rules import posted
 
@@ -35,18 +34,10 @@ OLD_OPTIONS = {
 def _old_export(web: Web) -> bytes:
     """The campaign's export, its CampaignCreated made the old one, with a trailer that matches."""
     response = web.table.gm.get(f"/api/campaigns/{web.campaign_id}/export/")
-    lines = b"".join(response.streaming_content).splitlines()[:-1]
-    events = [json.loads(line) for line in lines]
+    events = _events(b"".join(response.streaming_content))
     assert events[0]["type"] == "CampaignCreated"
     events[0]["data"]["options"] = OLD_OPTIONS
-    body = b"".join(json.dumps(event, separators=(",", ":")).encode() + b"\n" for event in events)
-    trailer = {
-        "format": "wound-ledger/1",
-        "trailer": True,
-        "lines": len(events),
-        "sha256": hashlib.sha256(body).hexdigest(),
-    }
-    return body + json.dumps(trailer).encode() + b"\n"
+    return _with_trailer(events)
 
 
 def test_an_export_from_before_the_typed_options_imports_and_shows_in_the_house_rules_form(
