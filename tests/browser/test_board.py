@@ -250,3 +250,54 @@ def test_the_board_waits_for_a_cards_form_on_its_way_before_it_refreshes(
     expect(card(gm, "Ganger 2")).to_contain_text("Wound track: 5 of 40 points", timeout=REFRESH_MS)
     assert board_path in seen
     context.close()
+
+
+def test_a_refresh_on_its_way_keeps_the_action_the_gm_opens_and_what_they_type(
+    live_server: Any, browser: Any
+) -> None:
+    """The seam the busy-machine runs pointed at (issue 26): the board's refresh is on its way (held here) while the
+    GM opens a card's action, then while they type into its form. Its answer morphs the board around the card's
+    actions (hx-preserve): the action stays open, its form comes once the refresh is in (the form waits behind it on
+    <main>), and what was typed stays typed, while another card shows the change the refresh brought."""
+    from campaign import services
+    from campaign.models import Character
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    gm = context.new_page()
+    sign_up(gm, live_server.url, "gm_mid_refresh")
+    create_campaign(gm, live_server.url, "Night City", "cyberpunk2020")
+    htmx_ready(gm)
+    gm.locator("#npc-prefix").fill("Ganger")
+    gm.locator("#npc-count").fill("2")
+    gm.locator("#npc-a_body").fill("6")
+    gm.get_by_role("button", name="Add NPCs").click()
+    expect(card(gm, "Ganger 2")).to_be_visible(timeout=REFRESH_MS)
+    board_path = gm.url.removeprefix(live_server.url)
+    ganger2 = Character.objects.get(name="Ganger 2")
+    hit = {"type": "damage", "damage": 7, "location": "torso", "rolls": {"stun_save": [1]}}
+    details = card(gm, "Ganger 1").locator("details.card-action[id$='-damage']")
+    weapon = details.get_by_label("Weapon damage rolled")
+
+    def refresh_held_while(step: Any, track: str) -> None:
+        gm.wait_for_function("() => document.querySelector('.htmx-request') === null")
+        held: list[Any] = []
+        gm.route(f"**{board_path}", lambda route: held.append(route))
+        services.character_act(character_id=ganger2.pk, body=hit, actor="gm")  # from another of the GM's tabs
+        gm.evaluate("() => htmx.trigger(document.body, 'refresh')")
+        for _ in range(900):  # Playwright hands the held request over a moment after the page sent it
+            if held:
+                break
+            gm.wait_for_timeout(50)
+        assert held, "the board's refresh never left"
+        step()
+        held[0].continue_()
+        gm.unroute(f"**{board_path}")
+        expect(card(gm, "Ganger 2")).to_contain_text(f"Wound track: {track} of 40 points", timeout=REFRESH_MS)
+
+    refresh_held_while(lambda: details.locator("summary").click(), "5")
+    expect(details).to_have_attribute("open", "")
+    expect(weapon).to_be_visible()  # the form came once the refresh was in
+    refresh_held_while(lambda: weapon.fill("9"), "10")
+    expect(details).to_have_attribute("open", "")
+    expect(weapon).to_have_value("9")
+    context.close()
