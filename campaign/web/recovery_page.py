@@ -12,9 +12,9 @@ from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
-from campaign import access, forecast_budget
+from campaign import access, conditional, forecast_budget
 from campaign import recovery as rv
 from campaign.models import GM, Campaign
 from campaign.web import display, recovery_chart
@@ -141,7 +141,7 @@ def _panel(request: HttpRequest, campaign: Campaign, role: str) -> tuple[SafeStr
     forms = render_to_string(
         "web/recovery_act.html", {"campaign": campaign, "is_gm": role == GM, **act}, request
     )
-    return mark_safe(body + forms), status  # our own renderings, as views._rendered
+    return conditional.rendered(body + forms), status
 
 
 @login_required

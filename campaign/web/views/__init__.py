@@ -46,7 +46,6 @@ from campaign.web.views.cache import (
     _etag_response,
     _limited,
     _live,
-    _rendered,
     _with_etag,
     _with_keyed_forms,
 )
@@ -109,7 +108,6 @@ __all__ = [
     "ETAG_PENDING",
     "SIGN_UPS_THROTTLED",
     "_live",
-    "_rendered",
     "_etag_response",
     "_with_etag",
     "_with_keyed_forms",

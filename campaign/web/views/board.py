@@ -27,7 +27,6 @@ from campaign.web.views.cache import (
     LIVE_CACHE_SECONDS,
     _etag_response,
     _live,
-    _rendered,
     _with_etag,
     _with_keyed_forms,
 )
@@ -126,9 +125,11 @@ def _board_cards(
             fresh[key] = html
         else:
             card = board.card_shell(ruleset, role, character.pk)
-        card["state_html"] = _rendered(html[0])
+        card["state_html"] = conditional.rendered(html[0])
         if html[1]:
-            card["actions_html"] = _rendered(html[1] if marks else fragments.filled(html[1], request))
+            card["actions_html"] = conditional.rendered(
+                html[1] if marks else fragments.filled(html[1], request)
+            )
         card["player_username"] = presenters.player_name(character)  # outside the cached card: an invitation
         out.append(card)
     if fresh:
@@ -196,7 +197,7 @@ def campaign_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
         context = _board_context(request, campaign, role)
         html, etag = _player_board_live(request, context)
         if not _live(request):
-            context["etag"], context["live_html"] = etag, _rendered(html)  # rendered once
+            context["etag"], context["live_html"] = etag, conditional.rendered(html)  # rendered once
             return _with_keyed_forms(render(request, "campaign.html", context))
         return _etag_response(request, etag) or _with_etag(HttpResponse(html), etag)
     if _live(request):
@@ -275,7 +276,7 @@ def _gm_board_page(request: HttpRequest, campaign: Campaign, role: str) -> HttpR
         "ruleset": get_ruleset(campaign.ruleset),
     }
     for name, key in keys.items():
-        context[name] = _rendered(fragments.filled(found[key], request))
+        context[name] = conditional.rendered(fragments.filled(found[key], request))
     return render(request, "campaign.html", context)
 
 

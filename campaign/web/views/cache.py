@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.utils.cache import add_never_cache_headers
-from django.utils.safestring import SafeString, mark_safe
 
 from campaign import access, conditional, limits
 from rules.ruleset import RuleError
@@ -21,13 +20,6 @@ SIGN_UPS_THROTTLED = "too many sign-ups from your address; try again in {minutes
 
 def _live(request: HttpRequest) -> bool:
     return bool(request.htmx) and request.htmx.target == "live"
-
-
-def _rendered(html: str) -> SafeString:
-    """HTML that came out of `render_to_string` of our own templates, where Django escaped every value (names,
-    notes, medics): it may go into another template as it is. Kept in the per-process "pages" cache between
-    renderings, never anything a client sent. The only other change is `_sealed_live`'s hex ETag."""
-    return mark_safe(html)  # safe: see the docstring
 
 
 def _etag_response(request: HttpRequest, etag: str) -> HttpResponse | None:

@@ -25,7 +25,6 @@ from campaign.web.views.cache import (
     LIVE_KIND,
     _etag_response,
     _live,
-    _rendered,
     _with_etag,
     _with_keyed_forms,
 )
@@ -236,7 +235,7 @@ def _live_html(
     html, etag = conditional.kept_for_stamp(
         stamp, LIVE_KIND, draw, conditional.sealed_html, LIVE_CACHE_SECONDS
     )
-    return _rendered(html), etag
+    return conditional.rendered(html), etag
 
 
 def _cached_html(key: str, render_html: Callable[[], str]) -> str:
@@ -246,7 +245,7 @@ def _cached_html(key: str, render_html: Callable[[], str]) -> str:
     if html is None:
         html = render_html()
         cache.set(key, html, LIVE_CACHE_SECONDS)
-    return _rendered(html)
+    return conditional.rendered(html)
 
 
 def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, context: dict[str, Any]) -> None:
@@ -268,7 +267,7 @@ def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, conte
             _decorate_entry(item, context["campaign"])
             html = render_to_string("character.html#history-entry", {**entry_context, "e": item}, request)
             fresh[key] = html
-        item["html"] = _rendered(html)
+        item["html"] = conditional.rendered(html)
     if fresh:
         cache.set_many(fresh, LIVE_CACHE_SECONDS)
 

@@ -7,9 +7,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 
-from campaign import access, forecast_budget, forecasts
+from campaign import access, conditional, forecast_budget, forecasts
 from campaign.web import forecast_panel
-from campaign.web.views.cache import _rendered
 
 # --- the recovery forecast ----------------------------------------------------------------------------------------
 
@@ -33,7 +32,7 @@ def character_forecast(request: HttpRequest, character_id: int) -> HttpResponse:
     status, headers = 200, {}
     try:
         made = forecasts.cached(stamp, forecasts.Asked(), "forecast-panel", panel, lambda _: any(cut_short))
-        html = _rendered(made)
+        html = conditional.rendered(made)
     except forecast_budget.Refused as refused:
         status, headers = 429, {"Retry-After": str(refused.retry_after)}
         html = render_to_string(
