@@ -51,6 +51,36 @@ def htmx_ready(page: Page) -> None:
     page.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
 
 
+def gangers_on_a_phone(live_server: Any, browser: Any, gm_name: str, count: int) -> tuple[Any, Page, str]:
+    """A GM on a phone with a new Cyberpunk campaign and `count` gangers (Body 6) on its board: the browser context,
+    the page and the board's path."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    gm = context.new_page()
+    sign_up(gm, live_server.url, gm_name)
+    create_campaign(gm, live_server.url, "Night City", "cyberpunk2020")
+    htmx_ready(gm)
+    gm.locator("#npc-prefix").fill("Ganger")
+    gm.locator("#npc-count").fill(str(count))
+    gm.locator("#npc-a_body").fill("6")
+    gm.get_by_role("button", name="Add NPCs").click()
+    expect(card(gm, f"Ganger {count}")).to_be_visible(timeout=REFRESH_MS)
+    return context, gm, gm.url.removeprefix(live_server.url)
+
+
+def held_soon(page: Page, held: list[Any], what: str) -> None:
+    """Waits until a request the test holds reaches its route handler: Playwright hands it over a moment after the
+    page sent it (late on a busy machine)."""
+    for _ in range(900):
+        if held:
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError(f"{what} never left")
+
+
+# Another of the GM's tabs hits Ganger 2: 7 to the torso, 5 on the track after BTM -2.
+HIT = {"type": "damage", "damage": 7, "location": "torso", "rolls": {"stun_save": [1]}}
+
+
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)], ids=["desk", "phone"])
 def test_a_six_character_fight_run_from_the_board(
     live_server: Any, browser: Any, screenshot: Any, width: int, height: int
@@ -158,17 +188,7 @@ def test_an_action_opened_before_htmx_has_processed_the_board_still_gets_its_for
     to it (a card a refresh had just morphed in is processed at the swap's settle, a page at DOMContentLoaded).
     Here the board is opened with htmx held back, an action is opened, then htmx arrives: the form comes
     (static/js/lazy-forms.js gives an open <details> its `toggle` again once htmx has processed it)."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
-    gm = context.new_page()
-    sign_up(gm, live_server.url, "gm_in_a_hurry")
-    create_campaign(gm, live_server.url, "Night City", "cyberpunk2020")
-    board_url = gm.url
-    htmx_ready(gm)
-    gm.locator("#npc-prefix").fill("Ganger")
-    gm.locator("#npc-count").fill("1")
-    gm.locator("#npc-a_body").fill("6")
-    gm.get_by_role("button", name="Add NPCs").click()
-    expect(card(gm, "Ganger 1")).to_be_visible(timeout=REFRESH_MS)
+    context, gm, board_path = gangers_on_a_phone(live_server, browser, "gm_in_a_hurry", 1)
 
     held: list[Any] = []
 
@@ -176,13 +196,12 @@ def test_an_action_opened_before_htmx_has_processed_the_board_still_gets_its_for
         held.append(route)
 
     gm.route("**/vendor/htmx/htmx.min.js", hold)
-    gm.goto(board_url, wait_until="commit")
+    gm.goto(f"{live_server.url}{board_path}", wait_until="commit")
     details = card(gm, "Ganger 1").locator("details.card-action[id$='-damage']")
     details.locator("summary").click()
     expect(details).to_have_attribute("open", "")
     assert gm.evaluate("() => window.htmx === undefined")  # opened before htmx could listen
-    while not held:  # the script's request reaches the route handler as the event loop turns
-        gm.wait_for_timeout(50)
+    held_soon(gm, held, "htmx's script")
     held[0].continue_()
     expect(details.locator("form button[type=submit]")).to_be_visible()
     context.close()
@@ -199,17 +218,7 @@ def test_the_board_waits_for_a_cards_form_on_its_way_before_it_refreshes(
     from campaign import services
     from campaign.models import Character
 
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
-    gm = context.new_page()
-    sign_up(gm, live_server.url, "gm_on_a_busy_day")
-    create_campaign(gm, live_server.url, "Night City", "cyberpunk2020")
-    htmx_ready(gm)
-    gm.locator("#npc-prefix").fill("Ganger")
-    gm.locator("#npc-count").fill("2")
-    gm.locator("#npc-a_body").fill("6")
-    gm.get_by_role("button", name="Add NPCs").click()
-    expect(card(gm, "Ganger 2")).to_be_visible(timeout=REFRESH_MS)
-    board_path = gm.url.removeprefix(live_server.url)
+    context, gm, board_path = gangers_on_a_phone(live_server, browser, "gm_on_a_busy_day", 2)
     ganger1, ganger2 = (Character.objects.get(name=name) for name in ("Ganger 1", "Ganger 2"))
 
     seen: list[str] = []
@@ -229,15 +238,9 @@ def test_the_board_waits_for_a_cards_form_on_its_way_before_it_refreshes(
     details = card(gm, "Ganger 1").locator("details.card-action[id$='-damage']")
     details.locator("summary").click()
     gm.wait_for_function("() => document.querySelector('.lazy-form.htmx-request') !== null")
-    # Playwright hands the held request to this test a moment after the page sent it (late on a busy machine).
-    for _ in range(900):
-        if held:
-            break
-        gm.wait_for_timeout(50)
-    assert held, "the card's form was never asked for"
+    held_soon(gm, held, "the card's form")
     # Meanwhile the board changes (Ganger 2 is hit, from another of the GM's tabs) and is asked to refresh.
-    hit = {"type": "damage", "damage": 7, "location": "torso", "rolls": {"stun_save": [1]}}
-    services.character_act(character_id=ganger2.pk, body=hit, actor="gm")
+    services.character_act(character_id=ganger2.pk, body=HIT, actor="gm")
     seen.clear()
     gm.evaluate(
         "() => { htmx.trigger(document.body, 'refresh'); return fetch('/healthz').then(r => r.status); }"
@@ -262,19 +265,8 @@ def test_a_refresh_on_its_way_keeps_the_action_the_gm_opens_and_what_they_type(
     from campaign import services
     from campaign.models import Character
 
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
-    gm = context.new_page()
-    sign_up(gm, live_server.url, "gm_mid_refresh")
-    create_campaign(gm, live_server.url, "Night City", "cyberpunk2020")
-    htmx_ready(gm)
-    gm.locator("#npc-prefix").fill("Ganger")
-    gm.locator("#npc-count").fill("2")
-    gm.locator("#npc-a_body").fill("6")
-    gm.get_by_role("button", name="Add NPCs").click()
-    expect(card(gm, "Ganger 2")).to_be_visible(timeout=REFRESH_MS)
-    board_path = gm.url.removeprefix(live_server.url)
+    context, gm, board_path = gangers_on_a_phone(live_server, browser, "gm_mid_refresh", 2)
     ganger2 = Character.objects.get(name="Ganger 2")
-    hit = {"type": "damage", "damage": 7, "location": "torso", "rolls": {"stun_save": [1]}}
     details = card(gm, "Ganger 1").locator("details.card-action[id$='-damage']")
     weapon = details.get_by_label("Weapon damage rolled")
 
@@ -282,13 +274,9 @@ def test_a_refresh_on_its_way_keeps_the_action_the_gm_opens_and_what_they_type(
         gm.wait_for_function("() => document.querySelector('.htmx-request') === null")
         held: list[Any] = []
         gm.route(f"**{board_path}", lambda route: held.append(route))
-        services.character_act(character_id=ganger2.pk, body=hit, actor="gm")  # from another of the GM's tabs
+        services.character_act(character_id=ganger2.pk, body=HIT, actor="gm")
         gm.evaluate("() => htmx.trigger(document.body, 'refresh')")
-        for _ in range(900):  # Playwright hands the held request over a moment after the page sent it
-            if held:
-                break
-            gm.wait_for_timeout(50)
-        assert held, "the board's refresh never left"
+        held_soon(gm, held, "the board's refresh")
         step()
         held[0].continue_()
         gm.unroute(f"**{board_path}")
