@@ -31,7 +31,7 @@ from typing import Any
 from rules.clock import CHARACTER, Due, DueTimers, fire
 from rules.dice import Dice, SuccessTest, success_target, success_totals, successes_odds
 from rules.params import RuleError
-from rules.ruleset import INERT_EVENTS, Event, Ruleset, State, copy_state, fold_into
+from rules.ruleset import INERT_EVENTS, Event, Ruleset, State, Timer, copy_state, fold_into
 
 MINUTE = 60
 DAY = 86_400
@@ -81,11 +81,17 @@ class Known:
 
 @dataclass(frozen=True)
 class ForecastRules:
-    """A ruleset's part of the forecast: its injuries, what a player may know, its what-if menu (key -> WhatIf)."""
+    """A ruleset's part of the forecast: its injuries, what a player may know, its what-if menu (key -> WhatIf),
+    and what settles whether a future survives ("Settled", below), each None when the ruleset does not say:
+    `deadly`, the kinds of timer that can kill or start one that can (a living state with none of them pending can
+    no longer die on the clock alone: no firing of another kind starts one); `dies_by(state)`, the game second by
+    which the clock alone kills (nothing on it can stop what is under way), or None when that is not certain."""
 
     injuries: Callable[[State], list[Injury]]
     known: Callable[[State], Known]
     what_ifs: Mapping[str, WhatIf]
+    deadly: frozenset[str] | None = None
+    dies_by: Callable[[State], int | None] | None = None
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -501,25 +507,61 @@ def _child(
     return child
 
 
-def _run_clock(rules: Ruleset, branch: _Branch, rng: Random) -> list[_Branch]:
+# Settled
+#
+# Whether a future survives is settled before it ends when the ruleset says what can kill (`ForecastRules.deadly`,
+# `dies_by`): a living state with no deadly timer pending survives, one the clock alone kills by the horizon dies.
+# A what-if's first pass stops each future there (`_PARKED`); `simulate` takes them on to their end in a second.
+
+Settle = Callable[[State, list[Timer]], bool]  # whether the branch's state (its timers given) is settled
+
+# `_run_clock`'s answer for a branch a firing left settled: it goes on in a later pass.
+_PARKED: list[_Branch] = []
+
+
+def _out_of_danger(timers: list[Timer], deadly: frozenset[str]) -> bool:
+    """No timer of a kind that can kill is pending (of a living state: a dead one has no timers)."""
+    return all(timer.kind not in deadly for timer in timers)
+
+
+def _settle(declared: ForecastRules | None, end: int) -> Settle | None:
+    """Whether a living state's survival is settled by game second `end` (the ruleset's `deadly` and `dies_by`)."""
+    deadly = None if declared is None else declared.deadly
+    if deadly is None:
+        return None
+    dies_by = declared.dies_by  # type: ignore[union-attr]
+
+    def settled(state: State, timers: list[Timer]) -> bool:
+        if _out_of_danger(timers, deadly):
+            return True
+        return dies_by is not None and (at := dies_by(state)) is not None and at <= end
+
+    return settled
+
+
+def _run_clock(rules: Ruleset, branch: _Branch, rng: Random, settle: Settle | None = None) -> list[_Branch]:
     """The branch's clock until it ends or a roll splits it: the branches the roll made, or [] when it ended (over,
-    or out of timers up to the end of its clock)."""
+    or out of timers up to the end of its clock). With `settle`, `_PARKED` once a firing left it settled."""
     queue, state, follow = branch.queue, branch.state, branch.follow
     if branch.count == 1:
-        return _run_alone(rules, branch, _Draw(rng))
+        return _run_alone(rules, branch, _Draw(rng), settle)
     while (due := queue.pop()) is not None:
         outcomes = _roll_for_each(rules, state, due, branch.count, rng)
         if len(outcomes) > 1:
             return _split(rules, branch, due, outcomes)
         events = outcomes[0][0]
         fold_into(rules, state, events)
-        queue.fired(due, bool(events), rules.timers(state))
-        if events and (follow.note(state, due.fire_at) or not state["alive"]):
-            return []
+        found = rules.timers(state)
+        queue.fired(due, bool(events), found)
+        if events:
+            if follow.note(state, due.fire_at) or not state["alive"]:
+                return []
+            if settle is not None and settle(state, found):
+                return _PARKED
     return []
 
 
-def _run_alone(rules: Ruleset, branch: _Branch, alone: _Draw) -> list[_Branch]:
+def _run_alone(rules: Ruleset, branch: _Branch, alone: _Draw, settle: Settle | None = None) -> list[_Branch]:
     """`_run_clock` of a branch of one future: nothing to share, nothing to split. Most of a forecast's firings
     come here, so `rules.clock.fire`, `fold_into` and `DueTimers.fired` are written out (the same steps)."""
     queue, state, follow = branch.queue, branch.state, branch.follow
@@ -531,34 +573,44 @@ def _run_alone(rules: Ruleset, branch: _Branch, alone: _Draw) -> list[_Branch]:
         for event in events:
             if event.type not in INERT_EVENTS:
                 evolve_into(state, event)
-        set_timers(CHARACTER, timers(state))
+        found = timers(state)
+        set_timers(CHARACTER, found)
         if at > queue.reached:
             queue.reached = at
         if not events:
             skip.add((CHARACTER, timer.key))
         elif note(state, at) or not state["alive"]:
             return []
+        elif settle is not None and settle(state, found):
+            return _PARKED
     return []
 
 
-def _grow(rules: Ruleset, branches: list[_Branch], rng: Random) -> tuple[list[Future], list[_Branch]]:
-    """Every branch's clock to its end: the futures that are over (healed or dead), and the branches still
-    going when their clock ran out."""
-    over, going = [], []
+def _grow(
+    rules: Ruleset, branches: list[_Branch], rng: Random, settle: Settle | None = None
+) -> tuple[list[Future], list[_Branch], list[_Branch]]:
+    """Every branch's clock to its end: the futures that are over (healed or dead), the branches still going
+    when their clock ran out, and with `settle` the branches stopped once their survival was settled."""
+    over, going, parked = [], [], []
     stack = list(reversed(branches))
     while stack:
         branch = stack.pop()
         if branch.over():
             over.append(branch.future())
             continue
-        children = _run_clock(rules, branch, rng)
-        if children:
+        if settle is not None and settle(branch.state, rules.timers(branch.state)):
+            parked.append(branch)
+            continue
+        children = _run_clock(rules, branch, rng, settle)
+        if children is _PARKED:
+            parked.append(branch)
+        elif children:
             stack.extend(reversed(children))
         elif branch.over():
             over.append(branch.future())
         else:
             going.append(branch)
-    return over, going
+    return over, going, parked
 
 
 def _act(
@@ -676,20 +728,41 @@ def simulate(
     rng: Random,
     what_if: WhatIf | None = None,
     horizon: int = HORIZON,
+    survival_only: bool = False,
 ) -> list[Future]:
-    """`runs` futures of `state` from game second `now` (each `Future` counts the futures that went its way)."""
+    """`runs` futures of `state` from game second `now` (each `Future` counts the futures that went its way).
+
+    A what-if's futures run in two passes when the ruleset declares what can kill ("Settled"): the first stops each
+    future once whether it survives is settled, the second takes those on to their end with dice of their own (a
+    generator seeded from `rng` once the first pass is done), so `rng` draws the same whether or not the second
+    pass runs. With `survival_only` it does not: those futures end where they stopped, dead where the clock alone
+    would kill them, and only whether each died is true of them (the GM's panel shows a what-if's survival alone)."""
     end = now + horizon
     acted_at = now if what_if is None else now + what_if.delay
     start = _copy(state)
     if "options" in start:
         start["options"] = copy_state(start["options"])  # the futures' own, shared by them alone
     first = _branch(rules, start, _Follow(injuries, start, now), runs, now, acted_at)
-    futures, going = _grow(rules, [first], rng) if acted_at > now else ([], [first])
+    futures, going, _ = _grow(rules, [first], rng) if acted_at > now else ([], [first], [])
+    settle = None
     if what_if is not None:
         going = [child for b in going for child in _act_for_each(rules, b, what_if, acted_at, end, rng)]
+        settle = _settle(rules.forecast, end)
     else:
         going = [_branch(rules, b.state, b.follow, b.count, acted_at, end) for b in going]
-    done, still = _grow(rules, going, rng)
+    done, still, parked = _grow(rules, going, rng, settle)
+    if settle is not None:
+        later = rng.getrandbits(64)  # drawn either way: the futures after this what-if's draw the same
+        if survival_only:
+            deadly: frozenset[str] = rules.forecast.deadly  # type: ignore[assignment]
+            for branch in parked:
+                future = branch.future()
+                future.died = not _out_of_danger(rules.timers(branch.state), deadly)
+                done.append(future)
+        else:
+            more, going_on, _ = _grow(rules, parked, SimulationRandom(later))
+            done += more
+            still += going_on
     return futures + done + [branch.future() for branch in still]
 
 
@@ -704,20 +777,22 @@ def simulate_rounds(
     allow: Callable[[int, int], int] | None,
     what_if: WhatIf | None = None,
     horizon: int = HORIZON,
+    survival_only: bool = False,
 ) -> list[Future]:
     """`simulate` with a time box: `allow(done, left)` says how many of the `left` futures still asked may be
     simulated now, after `done`. Asked before a first round of at most `ROUND_RUNS` futures (which always runs),
     then once more: all the rest run in one round, or as many as it allows and no more. So a forecast that is not
     cut short is always the same two rounds (the same futures under the same seed), and one that is ends with a
     fair sample (a round's futures are all done, none left half-way). Without `allow`, one round of them all."""
+    how = {"rng": rng, "what_if": what_if, "horizon": horizon, "survival_only": survival_only}
     if allow is None:
-        return simulate(rules, state, now, injuries, runs=runs, rng=rng, what_if=what_if, horizon=horizon)
+        return simulate(rules, state, now, injuries, runs=runs, **how)
     allow(0, runs)
     first = min(ROUND_RUNS, runs)
-    futures = simulate(rules, state, now, injuries, runs=first, rng=rng, what_if=what_if, horizon=horizon)
+    futures = simulate(rules, state, now, injuries, runs=first, **how)
     rest = min(runs - first, allow(first, runs - first)) if runs > first else 0
     if rest > 0:
-        futures += simulate(rules, state, now, injuries, runs=rest, rng=rng, what_if=what_if, horizon=horizon)
+        futures += simulate(rules, state, now, injuries, runs=rest, **how)
     return futures
 
 
@@ -884,6 +959,7 @@ def forecast(
     seed: int | None = None,
     what_ifs: Sequence[str] = (),
     what_ifs_only_if_death_in_sight: bool = False,
+    what_ifs_survival_only: bool = False,
     horizon: int = HORIZON,
     allow: Callable[[int, int], int] | None = None,
 ) -> Forecast:
@@ -892,7 +968,10 @@ def forecast(
     with `what_ifs_only_if_death_in_sight`, they are run only when the untreated futures show a death in sight
     (the character page asks the whole menu that way: odds matter to a GM only for someone who may die).
     `allow` (a time box) says how many futures may be simulated (`simulate_rounds`): the untreated ones first,
-    then each what-if's, at most as many; `runs` is the untreated count, `cut_short` says some were not run."""
+    then each what-if's, at most as many; `runs` is the untreated count, `cut_short` says some were not run.
+    `what_ifs_survival_only`: the what-ifs' outlooks say only who survives (no items, no date back to full health),
+    and their futures stop once out of danger (`simulate`'s `survival_only`): the same survival, under the same
+    seed, as without it."""
     declared: ForecastRules = rules.forecast
     known = declared.known(state) if player else Known(state)
     state = known.state
@@ -921,8 +1000,10 @@ def forecast(
             allow=allow,
             what_if=what,
             horizon=horizon,
+            survival_only=what_ifs_survival_only,
         )
-        others.append(outlook(key, what.label, injuries, futures, untreated=False))
+        followed = [] if what_ifs_survival_only else injuries
+        others.append(outlook(key, what.label, followed, futures, untreated=False))
     short = done < runs or any(other.runs < done for other in others)
     return Forecast(now, done, horizon, untreated, known.unknown, others, dying, injuries, short)
 

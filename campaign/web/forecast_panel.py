@@ -88,6 +88,7 @@ def panel_context(
         runs=runs,
         what_ifs=tuple(rules.forecast.what_ifs) if gm else (),
         what_ifs_only_if_death_in_sight=True,
+        what_ifs_survival_only=True,
         allow=allow,
     )
     now = result.as_of

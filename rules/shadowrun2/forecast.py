@@ -16,7 +16,7 @@ from typing import Any
 from rules.forecast import ForecastRules, Injury, Known, WhatIf
 from rules.ruleset import State, copy_state
 from rules.shadowrun2 import tables as t
-from rules.shadowrun2.engine import is_active, level, physical_healing_possible
+from rules.shadowrun2.engine import is_active, level, overflow_interval, physical_healing_possible
 
 MEDIC = "the forecast's medic"
 MEDIC_SKILL = 4
@@ -149,4 +149,30 @@ WHAT_IFS = {
     "in_hospital": WhatIf("in hospital from now", 0, _hospital),
 }
 
-FORECAST = ForecastRules(injuries=injuries, known=known, what_ifs=WHAT_IFS)
+# What can kill on the clock: a Mortal hit's time of death and a Deadly monitor's overflow. No other firing starts
+# either (a treatment only lowers a hit's boxes; healing only lowers the monitors): a wound or healing magic, a GM's
+# action, does (`tests/rules/test_forecast_settled.py` walks the clock to hold it).
+DEADLY = frozenset({"death", "overflow"})
+
+
+def dies_by(state: State) -> int | None:
+    """When the clock alone kills: the overflow box past Body (nothing on the clock stops a running overflow: only
+    a GM's first aid or healing magic does, and Deadly damage does not heal while it runs), or a Mortal hit's time
+    of death with no treatment under way to complete first (at the same second the treatment completes first).
+    None when neither is under way."""
+    if not state["alive"]:
+        return None
+    found = []
+    clock, interval = state["overflow_clock"], overflow_interval(state)
+    if clock is not None and interval > 0:
+        boxes_left = max(0, state["attributes"]["body"] - state["physical_overflow"])
+        found.append(clock["next_at"] + boxes_left * interval)
+    for hit in state["critical_hits"]:
+        if hit["status"] == "active" and hit["lethality"] == "mortal" and hit["death_at"] is not None:
+            treatment = hit["treatment"]
+            if treatment is None or treatment["completes_at"] > hit["death_at"]:
+                found.append(hit["death_at"])
+    return min(found, default=None)
+
+
+FORECAST = ForecastRules(injuries=injuries, known=known, what_ifs=WHAT_IFS, deadly=DEADLY, dies_by=dies_by)

@@ -7,9 +7,11 @@ import re
 
 import pytest
 
-from campaign.models import Campaign
+from campaign.forecasts import survival_text
+from campaign.models import Campaign, Character
 from campaign.web import forecast_panel
 from rules import forecast as fc
+from rules.registry import get_ruleset
 from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
 from tests.web.conftest import Web
 
@@ -145,9 +147,16 @@ def test_the_survival_odds_are_shown_with_their_sampling_error(sr2_web: Web) -> 
     # The GM's 1,000 futures, seeded from the state: the same text on every run. A share all futures agree on (0%)
     # has no error to show.
     assert odds is not None and odds.group(1) == (
-        "treated now: 16% (\u00b12), treated in 5 min: 0%, treated in 10 min: 0%, first aid now: 0%, "
+        "treated now: 15% (\u00b12), treated in 5 min: 0%, treated in 10 min: 0%, first aid now: 0%, "
         "in hospital from now: 0%, untreated: 0%"
     )
+    # The panel stops a what-if's future once its survival is settled; the whole forecast (the API's, every
+    # future to its end) under the page's seed says the same odds.
+    character = Character.objects.select_related("campaign").get(pk=sr2_web.character_id)
+    rules = get_ruleset("shadowrun2")
+    menu = tuple(rules.forecast.what_ifs)
+    whole = fc.forecast(rules, character.state, character.campaign.game_time, player=False, what_ifs=menu)
+    assert whole.what_ifs[0].items and odds.group(1) == survival_text(whole.survival, whole.runs)
 
 
 def test_the_forecast_says_why_its_dates_are_later_than_the_pages_after_an_undo(df_web: Web) -> None:
