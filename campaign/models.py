@@ -321,9 +321,6 @@ class ImportJob(JobStatus):
     in the last batch: until then nobody sees it half-imported."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="import_jobs")
-    file = models.BinaryField(
-        default=bytes, help_text="the export, kept for the worker until the job is done"
-    )
     file_sha256 = models.CharField(
         max_length=64, help_text="the whole file's: a retried import is the same file"
     )
@@ -341,3 +338,12 @@ class ImportJob(JobStatus):
         constraints = [
             models.UniqueConstraint(fields=["user", "idempotency_key"], name="one_import_per_idempotency_key")
         ]
+
+
+class ImportFile(models.Model):
+    """The export an import job writes, kept for the worker until the job is done (then deleted with the last
+    batch). A row of its own, not a column of the job's: the job's row is written with every batch's progress,
+    and on SQLite an UPDATE rewrites the whole row, a file of up to `IMPORT_MAX_BYTES` with it."""
+
+    job = models.OneToOneField(ImportJob, primary_key=True, on_delete=models.CASCADE, related_name="upload")
+    data = models.BinaryField()

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 
 from campaign import tasks, transfer
-from campaign.models import Campaign, Character, Event, ImportJob, Timer
+from campaign.models import Campaign, Character, Event, ImportFile, ImportJob, Timer
 from tests.conftest import Table
 
 WOUND = {
@@ -349,7 +349,9 @@ def test_an_export_round_trips_through_the_job_to_the_same_states(sr2: Table) ->
     # The job is its user's to see.
     assert sr2.gm.get(f"/api/jobs/{job['id']}/").json() == job
     assert sr2.gm2.get(f"/api/jobs/{job['id']}/").status_code == 404
-    assert ImportJob.objects.get(pk=job["id"]).file == b""
+    # Written: the file is the campaign's event log now, and its row is gone with the last batch.
+    assert ImportJob.objects.get(pk=job["id"]).status == ImportJob.DONE
+    assert not ImportFile.objects.filter(pk=job["id"]).exists()
 
 
 def test_an_import_with_a_worker_shows_its_progress_and_resumes_after_the_last_batch(
@@ -505,3 +507,36 @@ def test_an_import_holding_text_no_database_can_store_names_its_line(
     body = b"".join(json.dumps(item, separators=(",", ":")).encode() + b"\n" for item in events)
     assert b"\\ud800" in body or b"\\u0000" in body
     _refused(sr2, _with_trailer(events), message)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_moves_an_unfinished_imports_file_into_a_row_of_its_own_and_back() -> None:
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("campaign", "0017_command_read_with_key")], [("campaign", "0018_import_file_of_its_own")]
+    leaf = MigrationExecutor(connection).loader.graph.leaf_nodes("campaign")
+    data = b'{"line": 1}\n'
+
+    def migrate(target: list[tuple[str, str]]) -> Any:
+        executor = MigrationExecutor(connection)
+        executor.migrate(target)
+        return executor.loader.project_state(target).apps
+
+    try:
+        apps = migrate(before)
+        user = apps.get_model("auth", "User").objects.create(username="gm")
+        jobs = apps.get_model("campaign", "ImportJob").objects
+        waiting = jobs.create(user_id=user.pk, file=data, file_sha256="x", lines=1)
+        jobs.create(user_id=user.pk, file=b"", file_sha256="y", lines=1, status="done")
+
+        apps = migrate(after)
+        files = apps.get_model("campaign", "ImportFile").objects
+        assert [(row.pk, bytes(row.data)) for row in files.all()] == [(waiting.pk, data)]
+
+        apps = migrate(before)
+        jobs = apps.get_model("campaign", "ImportJob").objects
+        assert {bytes(file) for file in jobs.values_list("file", flat=True)} == {data, b""}
+        assert bytes(jobs.get(pk=waiting.pk).file) == data
+    finally:
+        migrate(leaf)

@@ -15,7 +15,7 @@ from django.utils import timezone
 from campaign import queue, services
 from campaign.events import CHARACTER_CREATED
 from campaign.eventstore import json_text, json_value
-from campaign.models import GM, Campaign, Character, Event, ImportJob, Membership
+from campaign.models import GM, Campaign, Character, Event, ImportFile, ImportJob, Membership
 from campaign.projections import Folded, Identity, cyclic_gc_paused, write_read_models
 from campaign.services import Conflict, ServiceError, validate_campaign_options
 from campaign.transfer.checks import CheckedFile, _lines, check_file
@@ -46,7 +46,7 @@ def _keyed_import(user: AbstractBaseUser, idempotency_key: str | None, digest: s
         return None
     with transaction.atomic():
         made = services.campaign_made_with(user, idempotency_key, digest)
-        job = ImportJob.objects.defer("file").filter(user=user, idempotency_key=idempotency_key).first()
+        job = ImportJob.objects.filter(user=user, idempotency_key=idempotency_key).first()
         if job is not None:
             if job.file_sha256 != digest:
                 raise Conflict("Idempotency-Key", services.KEY_REUSED)
@@ -80,12 +80,9 @@ def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str 
             if job is not None:
                 return job
             job = ImportJob.objects.create(
-                user=user,
-                file=data,
-                file_sha256=digest,
-                lines=checked.lines,
-                idempotency_key=idempotency_key or None,
+                user=user, file_sha256=digest, lines=checked.lines, idempotency_key=idempotency_key or None
             )
+            ImportFile.objects.create(job=job, data=data)
             if not settings.CELERY_TASK_ALWAYS_EAGER:
                 transaction.on_commit(lambda: queue.enqueue_import(job.pk))
     except IntegrityError:
@@ -94,7 +91,7 @@ def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str 
         ) from None
     if settings.CELERY_TASK_ALWAYS_EAGER:
         queue.enqueue_import(job.pk)
-    return ImportJob.objects.defer("file").get(pk=job.pk)
+    return ImportJob.objects.get(pk=job.pk)
 
 
 def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
@@ -109,7 +106,7 @@ def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
     ImportJob.objects.filter(pk=job.pk, status=ImportJob.QUEUED).update(
         status=ImportJob.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
     )
-    data = bytes(job.file)
+    data = bytes(ImportFile.objects.values_list("data", flat=True).get(pk=job.pk))
     if checked is None:
         checked = check_file(data)  # the worker's check is its replay: what `_finish` writes
     end = len(data.rstrip(b"\n"))
@@ -121,7 +118,7 @@ def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
     with cyclic_gc_paused():  # the batches' parsed lines hold no cycles; the collector would walk the states
         while True:
             with transaction.atomic():
-                job = ImportJob.objects.defer("file").select_for_update().get(pk=job_id)
+                job = ImportJob.objects.select_for_update().get(pk=job_id)
                 if not job.open or job.lines_written != position:
                     return job
                 batch = [(line_no, json_value(raw)) for line_no, raw in _take(lines, BATCH)]
@@ -163,8 +160,8 @@ def _finish(job: ImportJob, folded: Folded) -> None:
     job.status = ImportJob.DONE
     job.progress = 1.0
     job.finished_at = timezone.now()
-    job.file = b""  # written: the file is the campaign's event log now
     job.save()
+    ImportFile.objects.filter(pk=job.pk).delete()  # written: the file is the campaign's event log now
 
 
 def _take(lines: Iterator[tuple[int, bytes]], count: int) -> Iterator[tuple[int, bytes]]:
@@ -273,7 +270,7 @@ def import_fail(job_id: Any) -> None:
     gets its GM only in the last batch, so what it wrote stays out of everyone's sight; the job says so in words,
     the log keeps the error."""
     with transaction.atomic():
-        job = ImportJob.objects.defer("file").select_for_update().filter(pk=job_id).first()
+        job = ImportJob.objects.select_for_update().filter(pk=job_id).first()
         if job is None or not job.open:
             return
         job.status, job.finished_at = ImportJob.FAILED, timezone.now()
@@ -284,15 +281,15 @@ def import_fail(job_id: Any) -> None:
 def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
     """Check and write a file in this process, whatever the broker (the import_campaign command)."""
     checked = check_file(data)
-    # Made running: on SQLite an UPDATE rewrites the whole row, the file with it.
-    job = ImportJob.objects.create(
-        user=user,
-        file=data,
-        file_sha256=hashlib.sha256(data).hexdigest(),
-        lines=checked.lines,
-        status=ImportJob.RUNNING,
-        started_at=timezone.now(),
-        heartbeat_at=timezone.now(),
-    )
+    with transaction.atomic():
+        job = ImportJob.objects.create(
+            user=user,
+            file_sha256=hashlib.sha256(data).hexdigest(),
+            lines=checked.lines,
+            status=ImportJob.RUNNING,
+            started_at=timezone.now(),
+            heartbeat_at=timezone.now(),
+        )
+        ImportFile.objects.create(job=job, data=data)
     job = import_run(job.pk, checked)
     return Campaign.objects.get(pk=job.campaign_id)

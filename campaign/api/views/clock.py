@@ -91,7 +91,7 @@ def job_detail(request: Request, job_id: str) -> Response:
         raise Http404 from None
     job = Job.objects.select_related("campaign").filter(pk=key).first()
     if job is None:
-        imported = ImportJob.objects.defer("file").filter(pk=key, user=request.user).first()
+        imported = ImportJob.objects.filter(pk=key, user=request.user).first()
         if imported is None:
             raise Http404
         return Response(presenters.import_job_json(imported))

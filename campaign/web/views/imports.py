@@ -44,7 +44,7 @@ def campaign_import(request: HttpRequest) -> HttpResponse:
 @login_required
 def import_progress(request: HttpRequest, job_id: Any) -> HttpResponse:
     """An import's progress bar (polled, as the board's clock is), then its campaign."""
-    job = ImportJob.objects.defer("file").filter(pk=job_id, user=request.user).first()
+    job = ImportJob.objects.filter(pk=job_id, user=request.user).first()
     if job is None:
         raise Http404
     if job.status == ImportJob.DONE:
