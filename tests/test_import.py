@@ -514,7 +514,10 @@ def test_the_migration_moves_an_unfinished_imports_file_into_a_row_of_its_own_an
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
-    before, after = [("campaign", "0017_command_read_with_key")], [("campaign", "0018_import_file_of_its_own")]
+    before, after = (
+        [("campaign", "0017_command_read_with_key")],
+        [("campaign", "0018_import_file_of_its_own")],
+    )
     leaf = MigrationExecutor(connection).loader.graph.leaf_nodes("campaign")
     data = b'{"line": 1}\n'
 
