@@ -310,6 +310,33 @@ def test_rebuild_of_every_ruleset_repairs_the_read_model(
     assert _read_models() == before
 
 
+def test_a_rebuild_starts_characters_of_the_same_attributes_apart_and_under_their_own_options(
+    django_user_model: Any,
+) -> None:
+    """The fold starts each character from one fresh state per attributes and options (`_fold_campaign`'s
+    `started`): the copies share nothing, and a change of options starts the next ones afresh."""
+    table = make_table(django_user_model, "shadowrun2", {"body": 4})
+    url = f"/api/campaigns/{table.campaign['id']}/"
+
+    def character() -> int:
+        response = table.gm.post(f"{url}characters/", {"name": "Twin", "attributes": {"body": 4}})
+        assert response.status_code == 201, response.content
+        return response.json()["id"]
+
+    twin = character()
+    changed = table.gm.client.patch(url, {"options": {"stun_healing": {"tn": 3}}}, format="json")
+    assert changed.status_code == 200, changed.content
+    later = character()
+    table.act({"type": "wound", "severity": "M", "rolls": {"body_check": [1, 1, 6, 6], "location": [1, 1]}})
+    before = _read_models()
+    Character.objects.update(state={}, version=0, alive=False)
+    rebuild_all()
+    assert _read_models() == before
+    states = {pk: state for pk, state in Character.objects.values_list("pk", "state")}
+    assert states[table.character["id"]]["physical"] > 0 and states[twin]["physical"] == 0
+    assert states[later]["options"]["stun_healing"] == {"tn": 3, "base_minutes": 60}
+
+
 def _two_stunned(django_user_model: Any) -> tuple[Table, list[int]]:
     table = make_table(django_user_model, "cyberpunk2020", {"body": 8, "luck": 0})
     other = table.gm.post(
