@@ -970,8 +970,8 @@ def forecast(
     `allow` (a time box) says how many futures may be simulated (`simulate_rounds`): the untreated ones first,
     then each what-if's, at most as many; `runs` is the untreated count, `cut_short` says some were not run.
     `what_ifs_survival_only`: the what-ifs' outlooks say only who survives (no items, no date back to full health),
-    and their futures stop once out of danger (`simulate`'s `survival_only`): the same survival, under the same
-    seed, as without it."""
+    and their futures stop once their survival is settled (`simulate`'s `survival_only`): the same survival, under
+    the same seed, as without it."""
     declared: ForecastRules = rules.forecast
     known = declared.known(state) if player else Known(state)
     state = known.state
