@@ -174,3 +174,31 @@ def test_the_forecast_says_why_its_dates_are_later_than_the_pages_after_an_undo(
     ) in html
     # the player is not told of the clock's steps (a timer may be a secret)
     assert "left some of the clock" not in df_web.player.get(url, **HTMX).content.decode()
+
+
+def test_after_an_undo_the_panels_odds_are_the_whole_forecasts_and_a_player_sees_none(sr2_web: Web) -> None:
+    # A Mortal hit, then a Moderate wound taken back: the panel follows the state after the undo.
+    table = sr2_web.table
+    assert table.act(chest_hit(MORTAL)).status_code == 201
+    hit = Character.objects.get(pk=sr2_web.character_id).state["physical"]
+    moderate = {"type": "wound", "severity": "M", "rolls": {"body_check": [6] * 5}}
+    assert table.act(moderate).status_code == 201
+    assert Character.objects.get(pk=sr2_web.character_id).state["physical"] > hit
+    assert table.act({"type": "undo"}).status_code == 201
+    url = f"/characters/{sr2_web.character_id}/forecast/"
+    html = sr2_web.gm.get(url, **HTMX).content.decode()
+    odds = re.search(r"<strong>Survives:</strong> ([^<]*)</p>", html)
+    character = Character.objects.select_related("campaign").get(pk=sr2_web.character_id)
+    assert character.state["physical"] == hit  # the Moderate wound is gone
+    rules = get_ruleset("shadowrun2")
+    whole = fc.forecast(
+        rules,
+        character.state,
+        character.campaign.game_time,
+        player=False,
+        what_ifs=tuple(rules.forecast.what_ifs),
+    )
+    assert odds is not None and odds.group(1) == survival_text(whole.survival, whole.runs)
+    # The player watching the same character: no what-if, no odds of the hidden Mortal hit.
+    seen = sr2_web.player.get(url, **HTMX).content.decode()
+    assert "Survives" not in seen and "treated now" not in seen
