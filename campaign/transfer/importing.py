@@ -79,10 +79,13 @@ def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str 
             job = _keyed_import(user, idempotency_key, digest)
             if job is not None:
                 return job
-            job = ImportJob.objects.create(
-                user=user, file_sha256=digest, lines=checked.lines, idempotency_key=idempotency_key or None
+            job = _job_with_file(
+                data,
+                user=user,
+                file_sha256=digest,
+                lines=checked.lines,
+                idempotency_key=idempotency_key or None,
             )
-            ImportFile.objects.create(job=job, data=data)
             if not settings.CELERY_TASK_ALWAYS_EAGER:
                 transaction.on_commit(lambda: queue.enqueue_import(job.pk))
     except IntegrityError:
@@ -92,6 +95,14 @@ def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str 
     if settings.CELERY_TASK_ALWAYS_EAGER:
         queue.enqueue_import(job.pk)
     return ImportJob.objects.get(pk=job.pk)
+
+
+def _job_with_file(data: bytes, **fields: Any) -> ImportJob:
+    """A new import job (`fields`) and its file, the one row kept for the worker until the job is done."""
+    with transaction.atomic():
+        job = ImportJob.objects.create(**fields)
+        ImportFile.objects.create(job=job, data=data)
+    return job
 
 
 def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
@@ -281,15 +292,14 @@ def import_fail(job_id: Any) -> None:
 def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
     """Check and write a file in this process, whatever the broker (the import_campaign command)."""
     checked = check_file(data)
-    with transaction.atomic():
-        job = ImportJob.objects.create(
-            user=user,
-            file_sha256=hashlib.sha256(data).hexdigest(),
-            lines=checked.lines,
-            status=ImportJob.RUNNING,
-            started_at=timezone.now(),
-            heartbeat_at=timezone.now(),
-        )
-        ImportFile.objects.create(job=job, data=data)
+    job = _job_with_file(
+        data,
+        user=user,
+        file_sha256=hashlib.sha256(data).hexdigest(),
+        lines=checked.lines,
+        status=ImportJob.RUNNING,
+        started_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+    )
     job = import_run(job.pk, checked)
     return Campaign.objects.get(pk=job.campaign_id)
