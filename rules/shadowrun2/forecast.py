@@ -16,7 +16,13 @@ from typing import Any
 from rules.forecast import ForecastRules, Injury, Known, WhatIf
 from rules.ruleset import State, copy_state
 from rules.shadowrun2 import tables as t
-from rules.shadowrun2.engine import is_active, level, overflow_interval, physical_healing_possible
+from rules.shadowrun2.engine import (
+    is_active,
+    level,
+    overflow_interval,
+    overflow_running,
+    physical_healing_possible,
+)
 
 MEDIC = "the forecast's medic"
 MEDIC_SKILL = 4
@@ -163,12 +169,11 @@ def dies_by(state: State) -> int | None:
     if not state["alive"]:
         return None
     found = []
-    clock, interval = state["overflow_clock"], overflow_interval(state)
-    if clock is not None and interval > 0:
+    if overflow_running(state):
         boxes_left = max(0, state["attributes"]["body"] - state["physical_overflow"])
-        found.append(clock["next_at"] + boxes_left * interval)
+        found.append(state["overflow_clock"]["next_at"] + boxes_left * overflow_interval(state))
     for hit in state["critical_hits"]:
-        if hit["status"] == "active" and hit["lethality"] == "mortal" and hit["death_at"] is not None:
+        if is_active(hit) and hit["lethality"] == "mortal" and hit["death_at"] is not None:
             treatment = hit["treatment"]
             if treatment is None or treatment["completes_at"] > hit["death_at"]:
                 found.append(hit["death_at"])
