@@ -125,6 +125,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 30,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+    # Django's backend, with BEGIN and COMMIT sent straight to the driver (campaign/backends).
+    DATABASES["default"]["ENGINE"] = "campaign.backends.sqlite3"
     # A file, not memory: threads and worker processes in the tests must share it. One per test process, so
     # that parallel runs never share a database.
     DATABASES["default"]["TEST"] = {

@@ -885,3 +885,105 @@ def test_the_undos_of_a_stream_are_read_by_its_type_index_without_an_order(sr2: 
     undos = eventstore.taking_back_rows(Event.objects.filter(stream=stream))
     assert [row.type for row in undos] == ["ActionUndone", "ActionUndone"]
     assert [row.version for row in undos] == sorted(row.version for row in undos)
+
+
+def _sqlite_only() -> None:
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite only: the backend that sends BEGIN and COMMIT to the driver")
+
+
+@contextlib.contextmanager
+def _statements(wrapper: Any) -> Any:
+    """Every statement SQLite runs on the connection while the block runs, as the driver hands them over."""
+    lines: list[str] = []
+    wrapper.ensure_connection()
+    wrapper.connection.set_trace_callback(lines.append)
+    try:
+        yield lines
+    finally:
+        wrapper.connection.set_trace_callback(None)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_action_on_sqlite_is_its_read_and_writes_between_begin_and_commit(django_user_model: Any) -> None:
+    """The events' positions come from the last row's id, without RETURNING; BEGIN and COMMIT go to the driver."""
+    _sqlite_only()
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    body = {"type": "wound", "severity": "M", "rolls": {"body_check": [1, 1, 1, 1, 1]}}
+    with _statements(connection) as lines:
+        result = services.character_act(character_id=table.character["id"], body=body, actor="gm")
+    # The read, the event, the character row, the Medium wound's timer.
+    assert [line.split(" ")[0] for line in lines] == [
+        "BEGIN",
+        "WITH",
+        "INSERT",
+        "UPDATE",
+        "INSERT",
+        "COMMIT",
+    ], lines
+    assert lines[0] == "BEGIN IMMEDIATE" and "RETURNING" not in lines[2]
+    assert lines[2].startswith("INSERT INTO campaign_event") and lines[4].startswith(
+        "INSERT INTO campaign_timer"
+    )
+    stored = Event.objects.filter(stream=result.character.stream).order_by("version")
+    assert [event.position for event in result.events] == list(stored.values_list("position", flat=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_watched_connection_sees_every_begin_on_sqlite(django_user_model: Any) -> None:
+    """With an execute wrapper (the tests' fault injection) or the query log, BEGIN takes Django's own path."""
+    _sqlite_only()
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    seen: list[str] = []
+
+    def watch(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        seen.append(sql.split(" ")[0])
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(watch):
+        services.character_act(
+            character_id=table.character["id"], body={"type": "note", "text": "a"}, actor="gm"
+        )
+    with CaptureQueriesContext(connection) as queries:
+        services.character_act(
+            character_id=table.character["id"], body={"type": "note", "text": "b"}, actor="gm"
+        )
+    assert seen[0] == "BEGIN" and "INSERT" in seen
+    assert queries.captured_queries[0]["sql"] == "BEGIN IMMEDIATE"
+    assert queries.captured_queries[-1]["sql"] == "COMMIT"
+
+
+def test_several_events_appended_at_once_get_the_positions_they_were_stored_at(sr2: Table) -> None:
+    from rules.ruleset import Event as RuleEvent
+
+    _one_event(sr2)
+    character = Character.objects.select_related("campaign").get(pk=sr2.character["id"])
+    with transaction.atomic():
+        rows = eventstore.append(
+            campaign=character.campaign,
+            stream=character.stream,
+            character=character,
+            expected_version=character.version,
+            events=[RuleEvent("NoteAdded", {"text": text}, 0) for text in ("one", "two", "three")],
+            cause="test",
+        )
+    stored = {event.version: event for event in Event.objects.filter(stream=character.stream)}
+    assert [(row.version, row.position) for row in rows] == [
+        (version, stored[version].position) for version in (2, 3, 4)
+    ]
+    assert [stored[version].data["text"] for version in (2, 3, 4)] == ["one", "two", "three"]
+
+
+def test_the_recorded_time_is_written_as_djangos_field_would_write_it() -> None:
+    import datetime
+
+    from django.utils import timezone
+
+    field = Event._meta.get_field("recorded_at")
+    connection.ensure_connection()
+    for moment in (
+        timezone.now(),
+        timezone.now().replace(microsecond=0),
+        datetime.datetime(2053, 1, 2, 3, 4, 5, 6, tzinfo=datetime.UTC),
+    ):
+        assert eventstore._timestamp_param(moment, connection) == field.get_db_prep_save(moment, connection)
