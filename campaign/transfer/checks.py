@@ -4,7 +4,6 @@ description and the lines before it, every character replayed through its rulese
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ from campaign.events import (
     MEMBER_REMOVED,
     MEMBERSHIP_EVENTS,
 )
-from campaign.eventstore import json_value
+from campaign.eventstore import json_text, json_value
 from campaign.models import GM, PLAYER
 from campaign.projections import Folded, Identity, changed_options, cyclic_gc_paused
 from campaign.secrecy import stream_entries
@@ -165,6 +164,25 @@ class _Stream:
     )  # a character's: (line number, offset), to replay
 
 
+class EventLine(NamedTuple):
+    """A checked line as the import writes it, by the file's stream names. `data` is the event's data as JSON text
+    (`json_text`), except on a CampaignCreated or CharacterCreated line, which the write reads again (the campaign
+    to make, the character's new id): there it is the line as the file has it, parsed again as it is written."""
+
+    stream: str
+    version: int
+    type: str
+    schema_version: int
+    data: str | bytes
+    game_time: int
+    actor: str
+    cause: str
+
+
+# The lines whose data the write reads: kept as the file's bytes, the rest as the text the write stores.
+_READ_BY_THE_WRITE = frozenset({CAMPAIGN_CREATED, CHARACTER_CREATED})
+
+
 @dataclass
 class CheckedFile:
     lines: int
@@ -174,6 +192,7 @@ class CheckedFile:
     attributes: dict[
         int, dict[str, Any]
     ]  # each character's, as the ruleset validated them, by the file's ids
+    events: list[EventLine] | None = None  # every line as the write takes it, when asked for (`check_file`)
 
 
 def _trailer(data: bytes) -> tuple[int, int]:
@@ -206,12 +225,8 @@ def _trailer(data: bytes) -> tuple[int, int]:
     return start, count
 
 
-def _lines(data: bytes, end: int) -> Iterator[tuple[int, bytes]]:
-    return enumerate(io.BytesIO(memoryview(data)[:end]), start=1)
-
-
 def _lines_at(data: bytes, end: int) -> Iterator[tuple[int, int, bytes]]:
-    """The lines before `end` (each with its newline, as `_lines`), numbered, with the offset of each."""
+    """The lines before `end`, each with its newline, numbered, with the offset of each."""
     find = data.find
     start, line_no = 0, 0
     while start < end:
@@ -253,26 +268,36 @@ def _parse(line_no: int, raw: bytes) -> dict[str, Any]:
     return item
 
 
-def check_file(data: bytes) -> CheckedFile:
+def check_file(data: bytes, *, events: bool = False) -> CheckedFile:
     """Check an export before anything is written: the trailer, then every line (see the module's docstring).
     Raises ServiceError("file", "line N: <field>: ...") at the first line that is wrong. The check's replay is
-    the rebuild's fold: what it gives is what the import writes as the read models."""
+    the rebuild's fold: what it gives is what the import writes as the read models. With `events`, the checked
+    file keeps every line as the write takes it (`CheckedFile.events`), so the write need not parse the file
+    again; a check that writes nothing (the web request's) keeps none."""
     end, count = _trailer(data)
+    kept: list[EventLine] | None = [] if events else None
     with cyclic_gc_paused():  # the states grow as the rebuild's do, and hold no cycles
-        rules, folded, characters = _check_lines(data, end)
+        rules, folded, characters = _check_lines(data, end, kept)
     return CheckedFile(
         lines=count,
         name=folded.identity.campaign_name,
         ruleset=rules.slug,
         folded=folded,
         attributes={int(stream.removeprefix("character:")): value for stream, value in characters.items()},
+        events=kept,
     )
 
 
-def _check_lines(data: bytes, end: int) -> tuple[Ruleset, Folded, dict[str, dict[str, Any]]]:
+def _check_lines(
+    data: bytes, end: int, kept: list[EventLine] | None
+) -> tuple[Ruleset, Folded, dict[str, dict[str, Any]]]:
     """One pass: each line on its own, against the lines before it, and every character's state replayed through
     its ruleset as it goes (`_Replay`). Returns the ruleset, what the replay gives and each character's validated
-    attributes (by stream)."""
+    attributes (by stream); appends each line to `kept` as the write takes it, unless it is None."""
+    # A line kept shares its stream's, type's and actor's text with the lines before it: a file's few hundred
+    # distinct names, not a copy a line.
+    shared: dict[str, str] = {}
+    share = shared.setdefault
     rules: Ruleset | None = None
     replayed: _Replay | None = None
     options: dict[str, Any] = {}
@@ -328,6 +353,20 @@ def _check_lines(data: bytes, end: int) -> tuple[Ruleset, Folded, dict[str, dict
             stream.voided = voided_causes(stream.takebacks)
         elif name != "campaign":
             stream.causes.setdefault(item["cause"], []).append(item["version"])
+        if kept is not None:
+            # Encoded before the replay: an evolver may keep a part of the data in the state it changes in place.
+            kept.append(
+                EventLine(
+                    share(name, name),
+                    item["version"],
+                    share(kind, kind),
+                    item["schema_version"],
+                    raw if kind in _READ_BY_THE_WRITE else json_text(payload),
+                    item["game_time"],
+                    share(item["actor"], item["actor"]),
+                    item["cause"],
+                )
+            )
         assert replayed is not None  # made with the ruleset, on the first line
         if name == "campaign":
             replayed.campaign_event(line_no, kind, item["version"], payload)

@@ -4,7 +4,6 @@ good (`import_fail`), or run in this process (`import_file`, the import_campaign
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
@@ -18,7 +17,7 @@ from campaign.eventstore import json_text, json_value
 from campaign.models import GM, Campaign, Character, Event, ImportFile, ImportJob, Membership
 from campaign.projections import Folded, Identity, cyclic_gc_paused, write_read_models
 from campaign.services import Conflict, ServiceError, validate_campaign_options
-from campaign.transfer.checks import CheckedFile, _lines, check_file
+from campaign.transfer.checks import CheckedFile, EventLine, check_file
 from rules.registry import get_ruleset
 
 # Lines per transaction. Each batch saves the job's progress, and on SQLite an UPDATE rewrites the whole row, the
@@ -108,32 +107,32 @@ def _job_with_file(data: bytes, **fields: Any) -> ImportJob:
 def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
     """Write a checked file as a new campaign, `BATCH` lines per transaction with the job's progress: the
     events in bulk, each new character's row as its CharacterCreated comes, then in the last transaction the read
-    models and the importer as its GM. The read models are what the check's replay gave (`checked`, or the file
-    checked again here, as a worker does), written as the rebuild writes them (`write_read_models`). A run resumes
-    after the last batch written; a second run of the same job finds the batch already written and stops."""
+    models and the importer as its GM. The events are the lines the check kept and the read models what its replay
+    gave (`checked`, or the file checked again here, as a worker does), the latter written as the rebuild writes
+    them (`write_read_models`): the file is parsed once. A run resumes after the last batch written; a second run
+    of the same job finds the batch already written and stops."""
     job = ImportJob.objects.get(pk=job_id)
     if not job.open:
         return job
     ImportJob.objects.filter(pk=job.pk, status=ImportJob.QUEUED).update(
         status=ImportJob.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
     )
-    data = bytes(ImportFile.objects.values_list("data", flat=True).get(pk=job.pk))
-    if checked is None:
-        checked = check_file(data)  # the worker's check is its replay: what `_finish` writes
-    end = len(data.rstrip(b"\n"))
-    end = data.rfind(b"\n", 0, end) + 1
-    lines = _lines(data, end)
+    if checked is None or checked.events is None:
+        # The worker's check is its replay, what `_finish` writes, and it keeps the lines the batches write.
+        data = bytes(ImportFile.objects.values_list("data", flat=True).get(pk=job.pk))
+        checked = check_file(data, events=True)
+        del data  # the lines kept are all the write reads
+    events = checked.events
+    assert events is not None
     position = job.lines_written
-    for _ in range(position):
-        next(lines)
-    with cyclic_gc_paused():  # the batches' parsed lines hold no cycles; the collector would walk the states
+    with cyclic_gc_paused():  # the batches' rows hold no cycles; the collector would walk the states
         while True:
             with transaction.atomic():
                 job = ImportJob.objects.select_for_update().get(pk=job_id)
                 if not job.open or job.lines_written != position:
                     return job
-                batch = [(line_no, json_value(raw)) for line_no, raw in _take(lines, BATCH)]
-                _write_batch(job, batch, checked.attributes)
+                batch = events[position : position + BATCH]
+                _write_batch(job, position + 1, batch, checked.attributes)
                 position += len(batch)
                 job.lines_written = position
                 job.progress = round(min(position / max(job.lines, 1), 1.0), 4)
@@ -175,14 +174,6 @@ def _finish(job: ImportJob, folded: Folded) -> None:
     ImportFile.objects.filter(pk=job.pk).delete()  # written: the file is the campaign's event log now
 
 
-def _take(lines: Iterator[tuple[int, bytes]], count: int) -> Iterator[tuple[int, bytes]]:
-    for _ in range(count):
-        item = next(lines, None)
-        if item is None:
-            return
-        yield item
-
-
 _EVENT_COLUMNS = [field for field in Event._meta.concrete_fields if not field.primary_key]
 _EVENT_COLUMN_NAMES = ", ".join(f'"{field.column}"' for field in _EVENT_COLUMNS)
 _EVENT_COPY = f"COPY {Event._meta.db_table} ({_EVENT_COLUMN_NAMES}) FROM STDIN"
@@ -192,43 +183,50 @@ _EVENT_INSERT = "INSERT INTO {} ({}) VALUES ({})".format(
 
 
 def _write_batch(
-    job: ImportJob, batch: list[tuple[int, dict[str, Any]]], attributes: dict[int, dict[str, Any]]
+    job: ImportJob, first: int, batch: list[EventLine], attributes: dict[int, dict[str, Any]]
 ) -> None:
-    """One batch of lines: a character row for each CharacterCreated, then the events in one COPY (PostgreSQL)
-    or one executemany (SQLite). `bulk_create` cost three times the whole write: a model instance per event, and
-    on PostgreSQL arrays of JSON documents for its UNNEST."""
-    rows = []
+    """One batch of checked lines, the first numbered `first` in the file: a character row for each
+    CharacterCreated, then the events in one COPY (PostgreSQL) or one executemany (SQLite). `bulk_create` cost
+    three times the whole write: a model instance per event, and on PostgreSQL arrays of JSON documents for its
+    UNNEST."""
+    # The lines the check kept as the file has them (`EventLine`), parsed as the file was.
+    parsed = {
+        index: json_value(line.data)["data"] for index, line in enumerate(batch) if type(line.data) is bytes
+    }
     if job.campaign_id is None:
-        job.campaign = _create_campaign(batch[0][1]["data"], job.user)
+        job.campaign = _create_campaign(parsed[0], job.user)
     campaign_id = job.campaign_id
-    created = [item["data"] for _, item in batch if item["type"] == CHARACTER_CREATED]
+    created = [parsed[index] for index, line in enumerate(batch) if line.type == CHARACTER_CREATED]
     _create_characters(job, created, attributes)
     recorded_at = Event._meta.get_field("recorded_at").get_db_prep_value(timezone.now(), connection)
-    campaign_stream = f"campaign:{campaign_id}"
-    characters = {f"character:{theirs}": ours for theirs, ours in job.characters.items()}
-    for line_no, item in batch:
-        stream, payload, character_id = item["stream"], item["data"], None
-        if stream == "campaign" and item["type"] == CHARACTER_CREATED:
-            payload = {**payload, "character": job.characters[str(payload["character"])]}
-        elif stream != "campaign":
-            character_id = characters[stream]
-        first = line_no == 1
+    campaign_stream = (f"campaign:{campaign_id}", None)
+    # Each stream of the file as the database names it, and its character: one text a stream, shared by its rows.
+    streams = {f"character:{theirs}": (f"character:{ours}", ours) for theirs, ours in job.characters.items()}
+    rows = []
+    for index, (stream, version, kind, schema_version, data, game_time, actor, cause) in enumerate(batch):
+        written, character_id = campaign_stream if stream == "campaign" else streams[stream]
+        if index in parsed:
+            payload = parsed[index]
+            if character_id is None and kind == CHARACTER_CREATED:
+                payload = {**payload, "character": job.characters[str(payload["character"])]}
+            data = json_text(payload)
+        first_line = first + index == 1
         rows.append(  # in the order of `_EVENT_COLUMNS`
             (
                 campaign_id,
-                campaign_stream if character_id is None else f"character:{character_id}",
+                written,
                 character_id,
-                item["version"],
-                item["type"],
-                item["schema_version"],
-                json_text(payload),
-                item["game_time"],
+                version,
+                kind,
+                schema_version,
+                data,
+                game_time,
                 recorded_at,
-                item["actor"],
-                item["cause"],
+                actor,
+                cause,
                 # The campaign's first event holds the import's key, as a created campaign's does.
-                job.idempotency_key if first else None,
-                job.file_sha256 if first and job.idempotency_key else "",
+                job.idempotency_key if first_line else None,
+                job.file_sha256 if first_line and job.idempotency_key else "",
             )
         )
     with connection.cursor() as cursor:
@@ -291,7 +289,7 @@ def import_fail(job_id: Any) -> None:
 
 def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
     """Check and write a file in this process, whatever the broker (the import_campaign command)."""
-    checked = check_file(data)
+    checked = check_file(data, events=True)
     job = _job_with_file(
         data,
         user=user,
