@@ -59,6 +59,7 @@ from rules.ruleset import (
     RuleError,
     Ruleset,
     State,
+    copy_state,
     set_options,
     shown_by,
     start_state,
@@ -403,6 +404,9 @@ class _Replay:
         self.campaign_version = 0
         self.options: dict[str, Any] = {}
         self.options_changed = False
+        # A fresh state per attributes under the options in force, copied for each character created with them, as
+        # the rebuild's fold does (`started`): `start_state` checks every option table. Emptied when they change.
+        self.started: dict[str, State] = {}
 
     def campaign_event(self, line_no: int, kind: str, version: int, payload: dict[str, Any]) -> None:
         self.campaign_version = version
@@ -412,22 +416,28 @@ class _Replay:
             self.game_time = payload["to"]
         elif kind == CAMPAIGN_CREATED:
             self.options = payload["options"]
+            self.started.clear()
             self.campaign_name = payload["name"]
         elif kind == CAMPAIGN_CHANGED:
             self.options = changed_options(self.options, payload["changes"])
+            self.started.clear()
             self.options_changed = True
             if "name" in payload["changes"]:
                 self.campaign_name = payload["changes"]["name"]["new"]
         elif kind == CHARACTER_CREATED:
             stream = f"character:{payload['character']}"
             # From the attributes as the file holds them, as a rebuild of the log starts the character.
-            try:
-                self.states[stream] = start_state(self.rules, payload["attributes"], self.options)
-            except Exception as error:  # validated, but a rebuild must start from them too
-                raise _fail(
-                    line_no,
-                    f"data.attributes: the character cannot be replayed ({type(error).__name__}: {error})",
-                ) from None
+            key = json_text(payload["attributes"])
+            fresh = self.started.get(key)
+            if fresh is None:
+                try:
+                    fresh = self.started[key] = start_state(self.rules, payload["attributes"], self.options)
+                except Exception as error:  # validated, but a rebuild must start from them too
+                    raise _fail(
+                        line_no,
+                        f"data.attributes: the character cannot be replayed ({type(error).__name__}: {error})",
+                    ) from None
+            self.states[stream] = copy_state(fresh)
             self.seen[stream] = 0
             self.created[stream] = (payload["attributes"], self.options, payload["name"])
             self.names[stream] = payload["name"]
