@@ -414,6 +414,7 @@ def _export(table: Table) -> list[dict[str, Any]]:
 BLANK = "expected a name with at least one visible character"
 
 
+@pytest.mark.parametrize("escaped", [True, False], ids=["escaped", "utf8"])
 @pytest.mark.parametrize(
     ("event_type", "key", "text", "message"),
     [
@@ -425,14 +426,18 @@ BLANK = "expected a name with at least one visible character"
     ],
 )
 def test_an_imported_name_or_note_that_hides_or_reorders_text_is_a_400_and_imports_nothing(
-    sr2: Table, event_type: str, key: str, text: str, message: str
+    sr2: Table, event_type: str, key: str, text: str, message: str, escaped: bool
 ) -> None:
+    """The text as a JSON escape, or as UTF-8 in a file with no escape anywhere (the check searches the lines
+    of a file only when the whole file holds a byte such text needs)."""
     import io
 
     lines = _export(sr2)
     line = next(number for number, item in enumerate(lines, start=1) if item["type"] == event_type)
     lines[line - 1]["data"][key] = text
-    upload = io.BytesIO(_with_trailer(lines[:-1]))
+    content = _with_trailer(lines[:-1], ensure_ascii=escaped)
+    assert (b"\\" in content) is escaped
+    upload = io.BytesIO(content)
     upload.name = "campaign.jsonl"
     before = _everything()
     response = sr2.gm.client.post("/api/campaigns/import/", {"file": upload}, format="multipart")

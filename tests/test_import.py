@@ -33,10 +33,12 @@ def _events(content: bytes) -> list[dict[str, Any]]:
     return [json.loads(line) for line in content.splitlines()[:-1]]
 
 
-def _with_trailer(events: list[dict[str, Any]]) -> bytes:
+def _with_trailer(events: list[dict[str, Any]], *, ensure_ascii: bool = True) -> bytes:
     """A file as the export writes it, trailer and all: what a checked file's refusal must come from is then the
-    events themselves."""
-    body = b"".join(json.dumps(item, separators=(",", ":")).encode() + b"\n" for item in events)
+    events themselves. `ensure_ascii=False`: text beyond ASCII as UTF-8 (as the export writes it), not escaped."""
+    body = b"".join(
+        json.dumps(item, separators=(",", ":"), ensure_ascii=ensure_ascii).encode() + b"\n" for item in events
+    )
     trailer = {
         "format": "wound-ledger/1",
         "trailer": True,

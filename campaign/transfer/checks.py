@@ -244,9 +244,17 @@ _TEXT_TO_CHECK = re.compile(
     rb"\\u(0000|[dD][89a-fA-F])"
     rb"|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]|\\u(061[cC]|200[eEfF]|202[a-eA-E]|206[6-9])"
 )
+# Every match of `_TEXT_TO_CHECK` holds one of these bytes. A file without any (plain ASCII with no escape, as an
+# export of plain text is) needs no search of its lines: three scans of the whole file for one byte cost about a
+# twentieth of the searches (0.012 against 0.25 s for the bench's two files).
+_TEXT_TO_CHECK_BYTES = (b"\\", b"\xd8", b"\xe2")
 
 
-def _parse(line_no: int, raw: bytes) -> dict[str, Any]:
+def _may_hold_text_to_check(data: bytes, end: int) -> bool:
+    return any(data.find(byte, 0, end) >= 0 for byte in _TEXT_TO_CHECK_BYTES)
+
+
+def _parse(line_no: int, raw: bytes, look_for_text: bool) -> dict[str, Any]:
     try:
         item = json_value(raw, parse_constant=no_constants)
     except (ValueError, UnicodeDecodeError) as error:
@@ -262,7 +270,7 @@ def _parse(line_no: int, raw: bytes) -> dict[str, Any]:
         # JSON can only spell either as an escape (raw, neither decodes): the walk looks for it where one is.
         # The file's notes and medics are shown as they are, never asked of the rules again: no direction
         # control anywhere, as none gets in through the API or the pages; it is looked for where one may be.
-        if _TEXT_TO_CHECK.search(raw):
+        if look_for_text and _TEXT_TO_CHECK.search(raw):
             check_text(item, readable=True)
     except (SchemaError, RuleError) as error:
         raise _fail(line_no, f"{error.field}: {error.message}") from None
@@ -305,8 +313,9 @@ def _check_lines(
     streams: dict[str, _Stream] = {}
     characters: dict[str, dict[str, Any]] = {}
     position = 0
+    look_for_text = _may_hold_text_to_check(data, end)
     for line_no, start, raw in _lines_at(data, end):
-        item = _parse(line_no, raw)
+        item = _parse(line_no, raw, look_for_text)
         name, kind, payload = item["stream"], item["type"], item["data"]
         if item["position"] <= position:
             raise _fail(
