@@ -483,6 +483,8 @@ def test_the_commands_export_and_import_with_the_api_s_checks(sr2: Table, tmp_pa
     copy = Campaign.objects.latest("pk")
     assert out.getvalue() == f"imported campaign {copy.pk} (Seattle 2053)\n"
     assert _states(copy.pk) == _states(sr2.campaign["id"])
+    # The job keeps the whole file's digest, trailer and last newline included (the check's hash, carried on).
+    assert ImportJob.objects.get(campaign=copy).file_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     path.write_bytes(path.read_bytes().splitlines(keepends=True)[0])
     with pytest.raises(CommandError, match="line 1: expected the export's trailer"):
         call_command("import_campaign", str(path), "--gm", "gm2")

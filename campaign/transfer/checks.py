@@ -193,12 +193,14 @@ class CheckedFile:
     attributes: dict[
         int, dict[str, Any]
     ]  # each character's, as the ruleset validated them, by the file's ids
+    sha256: str  # the whole file's, as its job keeps it
     events: list[EventLine] | None = None  # every line as the write takes it, when asked for (`check_file`)
 
 
-def _trailer(data: bytes) -> tuple[int, int]:
-    """Where the events end (the trailer's offset) and how many lines they are, once the trailer matches."""
-    end = len(data.rstrip(b"\n"))
+def _trailer(data: bytes) -> tuple[int, int, str]:
+    """Where the events end (the trailer's offset) and how many lines they are, once the trailer matches; and the
+    SHA-256 of the whole file, as its job keeps it (`ImportJob.file_sha256`), from the same pass."""
+    end = _stripped_end(data)
     start = data.rfind(b"\n", 0, end) + 1
     count = data.count(b"\n", 0, start)
     line_no = count + 1
@@ -216,14 +218,28 @@ def _trailer(data: bytes) -> tuple[int, int]:
             f"lines: the trailer counts {str(trailer.get('lines'))[:20]} lines before it and the file has {count}; "
             "the file is cut short or was changed",
         )
-    if trailer.get("sha256") != hashlib.sha256(memoryview(data)[:start]).hexdigest():
+    digest = hashlib.sha256(memoryview(data)[:start])
+    if trailer.get("sha256") != digest.hexdigest():
         raise _fail(
             line_no,
             "sha256: the lines before the trailer are not the ones it was written for; the file was changed",
         )
     if count > settings.IMPORT_MAX_LINES:
         raise _fail(line_no, f"expected at most {settings.IMPORT_MAX_LINES:,} events, got {count:,}")
-    return start, count
+    digest.update(memoryview(data)[start:])
+    return start, count, digest.hexdigest()
+
+
+def _stripped_end(data: bytes) -> int:
+    """`len(data.rstrip(b"\n"))`, from the file's tail: stripping the whole file would copy it."""
+    end = len(data)
+    while end:
+        start = max(end - 4096, 0)
+        kept = len(data[start:end].rstrip(b"\n"))
+        if kept:
+            return start + kept
+        end = start
+    return 0
 
 
 def _lines_at(data: bytes, end: int) -> Iterator[tuple[int, int, bytes]]:
@@ -283,7 +299,7 @@ def check_file(data: bytes, *, events: bool = False) -> CheckedFile:
     the rebuild's fold: what it gives is what the import writes as the read models. With `events`, the checked
     file keeps every line as the write takes it (`CheckedFile.events`), so the write need not parse the file
     again; a check that writes nothing (the web request's) keeps none."""
-    end, count = _trailer(data)
+    end, count, sha256 = _trailer(data)
     kept: list[EventLine] | None = [] if events else None
     with cyclic_gc_paused():  # the states grow as the rebuild's do, and hold no cycles
         rules, folded, characters = _check_lines(data, end, kept)
@@ -294,6 +310,7 @@ def check_file(data: bytes, *, events: bool = False) -> CheckedFile:
         folded=folded,
         attributes={int(stream.removeprefix("character:")): value for stream, value in characters.items()},
         events=kept,
+        sha256=sha256,
     )
 
 

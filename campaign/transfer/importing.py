@@ -293,7 +293,7 @@ def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
     job = _job_with_file(
         data,
         user=user,
-        file_sha256=hashlib.sha256(data).hexdigest(),
+        file_sha256=checked.sha256,
         lines=checked.lines,
         status=ImportJob.RUNNING,
         started_at=timezone.now(),
