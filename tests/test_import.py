@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
-from campaign import tasks, transfer
+from campaign import services, tasks, transfer
 from campaign.models import Campaign, Character, Event, ImportFile, ImportJob, Timer
 from tests.conftest import Table
 
@@ -354,6 +354,28 @@ def test_an_export_round_trips_through_the_job_to_the_same_states(sr2: Table) ->
     # Written: the file is the campaign's event log now, and its row is gone with the last batch.
     assert ImportJob.objects.get(pk=job["id"]).status == ImportJob.DONE
     assert not ImportFile.objects.filter(pk=job["id"]).exists()
+
+
+def test_an_import_of_more_characters_than_one_insert_takes_gives_each_its_own(sr2: Table) -> None:
+    """The characters are written up to 76 rows a statement on SQLite (its limit of 999 values): each event of an
+    imported character, and its CharacterCreated, name the new id of the character it was written for."""
+    source = Campaign.objects.get(pk=sr2.campaign["id"])
+    for number in range(90):
+        character = services.character_create(
+            campaign=source, actor="gm", name=f"Runner {number}", attributes={"body": 1 + number % 6}
+        )
+        note = {"type": "note", "text": f"about runner {number}"}
+        assert sr2.gm.post(f"/api/characters/{character.pk}/actions/", note).status_code == 201
+    copy = transfer.import_file(_export(sr2), user=sr2.gm.user)
+    characters = list(Character.objects.filter(campaign=copy).order_by("pk"))
+    assert [(c.name, c.attributes, c.state) for c in characters] == list(
+        Character.objects.filter(campaign=source).order_by("pk").values_list("name", "attributes", "state")
+    )
+    created = Event.objects.filter(campaign=copy, type="CharacterCreated").order_by("position")
+    assert [(e.data["character"], e.data["name"]) for e in created] == [(c.pk, c.name) for c in characters]
+    for character in characters[1:]:
+        (note,) = Event.objects.filter(stream=f"character:{character.pk}", character=character)
+        assert note.data["text"] == f"about runner {character.name.removeprefix('Runner ')}"
 
 
 def test_an_import_with_a_worker_shows_its_progress_and_resumes_after_the_last_batch(

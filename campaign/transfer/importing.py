@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from campaign import queue, services
 from campaign.events import CHARACTER_CREATED
-from campaign.eventstore import json_text, json_value
+from campaign.eventstore import json_text, json_value, values_placeholders
 from campaign.models import GM, Campaign, Character, Event, ImportFile, ImportJob, Membership
 from campaign.projections import Folded, Identity, cyclic_gc_paused, write_read_models
 from campaign.services import Conflict, ServiceError, validate_campaign_options
@@ -240,19 +240,48 @@ def _write_batch(
             cursor.executemany(_EVENT_INSERT, rows)
 
 
+_CHARACTER_FIELDS = [field for field in Character._meta.concrete_fields if not field.primary_key]
+_CHARACTER_INSERT = "INSERT INTO {} ({}) VALUES {{}} RETURNING {}".format(
+    Character._meta.db_table,
+    ", ".join(f'"{field.column}"' for field in _CHARACTER_FIELDS),
+    f'"{Character._meta.pk.column}"',
+)
+_NAME = _CHARACTER_FIELDS.index(Character._meta.get_field("name"))
+_ATTRIBUTES = _CHARACTER_FIELDS.index(Character._meta.get_field("attributes"))
+# Rows a statement: SQLite's limit of 999 values gives 76; PostgreSQL's of 65,535 values more than 1,000.
+_CHARACTERS_PER_INSERT = 1000
+
+
 def _create_characters(
     job: ImportJob, created: list[dict[str, Any]], attributes: dict[int, dict[str, Any]]
 ) -> None:
-    """The batch's new characters, in one insert, with the attributes the check validated; their read models are
-    written at the end (`_finish`)."""
+    """The batch's new characters, with the attributes the check validated; their read models are written at the
+    end (`_finish`). The rows are those `bulk_create` wrote (INSERT ... RETURNING, each value as its field
+    prepares it), without a model instance per character, which cost about 35 us each (the bench's two files
+    hold 4,151 characters): one instance gives every column but the name and the attributes."""
     if not created:
         return
-    characters = Character.objects.bulk_create(
-        Character(campaign_id=job.campaign_id, name=data["name"], attributes=attributes[data["character"]])
-        for data in created
-    )
-    for data, character in zip(created, characters, strict=True):
-        job.characters[str(data["character"])] = character.pk
+    blank = Character(campaign_id=job.campaign_id, name="", attributes={})
+    # The defaults, the campaign and the time of creation (`pre_save`), the same for the batch's characters.
+    values = [
+        field.get_db_prep_save(field.pre_save(blank, add=True), connection) for field in _CHARACTER_FIELDS
+    ]
+    name, prepared = _CHARACTER_FIELDS[_NAME], _CHARACTER_FIELDS[_ATTRIBUTES]
+    rows = []
+    for data in created:
+        values[_NAME] = name.get_db_prep_save(data["name"], connection)
+        values[_ATTRIBUTES] = prepared.get_db_prep_save(attributes[data["character"]], connection)
+        rows.append(tuple(values))
+    size = min(connection.ops.bulk_batch_size(_CHARACTER_FIELDS, rows), _CHARACTERS_PER_INSERT)
+    ids = []
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), size):
+            chunk = rows[start : start + size]
+            placeholders = values_placeholders(len(_CHARACTER_FIELDS), len(chunk))
+            cursor.execute(_CHARACTER_INSERT.format(placeholders), [value for row in chunk for value in row])
+            ids.extend(pk for (pk,) in cursor.fetchall())
+    for data, pk in zip(created, ids, strict=True):
+        job.characters[str(data["character"])] = pk
 
 
 def _create_campaign(payload: dict[str, Any], user: AbstractBaseUser) -> Campaign:
