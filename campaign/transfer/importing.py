@@ -191,12 +191,15 @@ def _write_batch(
     UNNEST."""
     # The lines the check kept as the file has them (`EventLine`), parsed as the file was.
     parsed = {
-        index: json_value(line.data)["data"] for index, line in enumerate(batch) if type(line.data) is bytes
+        index: json_value(data)["data"]
+        for index, (_, _, _, _, data, _, _, _) in enumerate(batch)
+        if type(data) is bytes
     }
     if job.campaign_id is None:
         job.campaign = _create_campaign(parsed[0], job.user)
     campaign_id = job.campaign_id
-    created = [parsed[index] for index, line in enumerate(batch) if line.type == CHARACTER_CREATED]
+    # The batch's CharacterCreated lines, by their type (an `EventLine`'s third value).
+    created = [payload for index, payload in parsed.items() if batch[index][2] == CHARACTER_CREATED]
     _create_characters(job, created, attributes)
     recorded_at = Event._meta.get_field("recorded_at").get_db_prep_value(timezone.now(), connection)
     campaign_stream = (f"campaign:{campaign_id}", None)
