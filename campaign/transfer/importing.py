@@ -117,15 +117,17 @@ def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
     ImportJob.objects.filter(pk=job.pk, status=ImportJob.QUEUED).update(
         status=ImportJob.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
     )
-    if checked is None or checked.events is None:
-        # The worker's check is its replay, what `_finish` writes, and it keeps the lines the batches write.
-        data = bytes(ImportFile.objects.values_list("data", flat=True).get(pk=job.pk))
-        checked = check_file(data, events=True)
-        del data  # the lines kept are all the write reads
-    events = checked.events
-    assert events is not None
-    position = job.lines_written
-    with cyclic_gc_paused():  # the batches' rows hold no cycles; the collector would walk the states
+    # The check's states and lines and the batches' rows hold no cycles: the collector would walk them again and
+    # again (`check_file` pauses it too; paused from there to here, it walks what the check kept once, not twice).
+    with cyclic_gc_paused():
+        if checked is None or checked.events is None:
+            # The worker's check is its replay, what `_finish` writes, and it keeps the lines the batches write.
+            data = bytes(ImportFile.objects.values_list("data", flat=True).get(pk=job.pk))
+            checked = check_file(data, events=True)
+            del data  # the lines kept are all the write reads
+        events = checked.events
+        assert events is not None
+        position = job.lines_written
         while True:
             with transaction.atomic():
                 job = ImportJob.objects.select_for_update().get(pk=job_id)
@@ -321,6 +323,14 @@ def import_fail(job_id: Any) -> None:
 
 def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
     """Check and write a file in this process, whatever the broker (the import_campaign command)."""
+    # The collector paused from the check to the end of the write, and what they held dropped before it resumes: it
+    # never walks the check's lines and states (about 0.07 s of the bench's two files otherwise).
+    with cyclic_gc_paused():
+        campaign_id = _check_and_write(data, user)
+    return Campaign.objects.get(pk=campaign_id)
+
+
+def _check_and_write(data: bytes, user: AbstractBaseUser) -> Any:
     checked = check_file(data, events=True)
     job = _job_with_file(
         data,
@@ -331,5 +341,4 @@ def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
         started_at=timezone.now(),
         heartbeat_at=timezone.now(),
     )
-    job = import_run(job.pk, checked)
-    return Campaign.objects.get(pk=job.campaign_id)
+    return import_run(job.pk, checked).campaign_id
