@@ -11,8 +11,9 @@ trailer is missing or does not match (cut short, or changed by hand), then check
 written (`check_file`), in one pass: the envelope, each event against its ruleset's description
 (`rules/<slug>/events.py`), game times, versions, positions and undos, and a replay of every character through the
 ruleset with the replayed state's ranges checked after each event. Each refusal names the line and the field. The
-checked file is then written by an `ImportJob` (`import_run`) in batches, the events in bulk; the read models are
-what the check's replay gave (it is the rebuild's fold), written by the rebuild's own write (`write_read_models`).
+checked file is then written by an `ImportJob` (`import_run`) in batches, the events in bulk as the check kept them
+(`check_file(..., events=True)`: the file is parsed once); the read models are what the check's replay gave (it is
+the rebuild's fold), written by the rebuild's own write (`write_read_models`).
 
 Modules: `export` (the lines and the trailer), `checks` (`check_file`), `importing` (the job: `import_request`,
 `import_run`, `import_fail`, `import_file`). Every name a caller uses is re-exported here, and patching one here
