@@ -342,8 +342,9 @@ class ImportJob(JobStatus):
 
 class ImportFile(models.Model):
     """The export an import job writes, kept for the worker until the job is done (then deleted with the last
-    batch). A row of its own, not a column of the job's: the job's row is written with every batch's progress,
-    and on SQLite an UPDATE rewrites the whole row, a file of up to `IMPORT_MAX_BYTES` with it."""
+    batch), compressed with zlib (`transfer.importing.FILE_COMPRESSION`). A row of its own, not a column of the
+    job's: the job's row is written with every batch's progress, and on SQLite an UPDATE rewrites the whole row, a
+    file of up to `IMPORT_MAX_BYTES` with it."""
 
     job = models.OneToOneField(ImportJob, primary_key=True, on_delete=models.CASCADE, related_name="upload")
     data = models.BinaryField()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
+import zlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -395,6 +398,9 @@ def test_an_import_with_a_worker_shows_its_progress_and_resumes_after_the_last_b
         job = response.json()
         assert sent == [job["id"]]  # sent to the worker once the job is committed
         assert (job["status"], job["progress"], job["campaign"]) == ("queued", 0.0, None)
+        # The file is kept for the worker compressed.
+        kept = bytes(ImportFile.objects.values_list("data", flat=True).get(pk=job["id"]))
+        assert zlib.decompress(kept) == content and len(kept) < len(content) / 3
         # A worker that dies after its first batch of three lines.
         patch.setattr(transfer, "BATCH", 3)
         calls = []
@@ -535,37 +541,59 @@ def test_an_import_holding_text_no_database_can_store_names_its_line(
     _refused(sr2, _with_trailer(events), message)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_the_migration_moves_an_unfinished_imports_file_into_a_row_of_its_own_and_back() -> None:
+@contextlib.contextmanager
+def _migrations() -> Iterator[Callable[[str], Any]]:
+    """`migrate("0018_...")`: the campaign app's schema at that migration, and its models then; the newest after."""
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
-    before, after = (
-        [("campaign", "0017_command_read_with_key")],
-        [("campaign", "0018_import_file_of_its_own")],
-    )
-    leaf = MigrationExecutor(connection).loader.graph.leaf_nodes("campaign")
-    data = b'{"line": 1}\n'
-
-    def migrate(target: list[tuple[str, str]]) -> Any:
+    def migrate(name: str) -> Any:
+        target = [("campaign", name)]
         executor = MigrationExecutor(connection)
         executor.migrate(target)
         return executor.loader.project_state(target).apps
 
+    leaf = MigrationExecutor(connection).loader.graph.leaf_nodes("campaign")
     try:
-        apps = migrate(before)
+        yield migrate
+    finally:
+        MigrationExecutor(connection).migrate(leaf)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_moves_an_unfinished_imports_file_into_a_row_of_its_own_and_back() -> None:
+    data = b'{"line": 1}\n'
+    with _migrations() as migrate:
+        apps = migrate("0017_command_read_with_key")
         user = apps.get_model("auth", "User").objects.create(username="gm")
         jobs = apps.get_model("campaign", "ImportJob").objects
         waiting = jobs.create(user_id=user.pk, file=data, file_sha256="x", lines=1)
         jobs.create(user_id=user.pk, file=b"", file_sha256="y", lines=1, status="done")
 
-        apps = migrate(after)
+        apps = migrate("0018_import_file_of_its_own")
         files = apps.get_model("campaign", "ImportFile").objects
         assert [(row.pk, bytes(row.data)) for row in files.all()] == [(waiting.pk, data)]
 
-        apps = migrate(before)
+        apps = migrate("0017_command_read_with_key")
         jobs = apps.get_model("campaign", "ImportJob").objects
         assert {bytes(file) for file in jobs.values_list("file", flat=True)} == {data, b""}
         assert bytes(jobs.get(pk=waiting.pk).file) == data
-    finally:
-        migrate(leaf)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_compresses_an_unfinished_imports_file_and_back() -> None:
+    data = b'{"line": 1}\n' * 100
+    with _migrations() as migrate:
+        apps = migrate("0018_import_file_of_its_own")
+        user = apps.get_model("auth", "User").objects.create(username="gm")
+        job = apps.get_model("campaign", "ImportJob").objects.create(
+            user_id=user.pk, file_sha256="x", lines=100
+        )
+        apps.get_model("campaign", "ImportFile").objects.create(job_id=job.pk, data=data)
+
+        apps = migrate("0019_import_file_compressed")
+        kept = bytes(apps.get_model("campaign", "ImportFile").objects.get(pk=job.pk).data)
+        assert zlib.decompress(kept) == data and len(kept) < len(data)
+
+        apps = migrate("0018_import_file_of_its_own")
+        assert bytes(apps.get_model("campaign", "ImportFile").objects.get(pk=job.pk).data) == data

@@ -4,6 +4,7 @@ good (`import_fail`), or run in this process (`import_file`, the import_campaign
 from __future__ import annotations
 
 import hashlib
+import zlib
 from typing import Any
 
 from django.conf import settings
@@ -96,12 +97,24 @@ def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str 
     return ImportJob.objects.get(pk=job.pk)
 
 
+# The file is kept compressed, at zlib's fastest level: an export is about a ninth of its size for 0.14 s of CPU per
+# 40 MB, and the database writes, checkpoints and frees that much less (about 0.4 s of the bench's import of two
+# 40 MB files on SQLite; PostgreSQL's own compression of a large value gives up on it at once).
+FILE_COMPRESSION = 1
+
+
 def _job_with_file(data: bytes, **fields: Any) -> ImportJob:
     """A new import job (`fields`) and its file, the one row kept for the worker until the job is done."""
+    kept = zlib.compress(data, FILE_COMPRESSION)
     with transaction.atomic():
         job = ImportJob.objects.create(**fields)
-        ImportFile.objects.create(job=job, data=data)
+        ImportFile.objects.create(job=job, data=kept)
     return job
+
+
+def _kept_file(job_id: Any) -> bytes:
+    """The file `_job_with_file` kept for the job."""
+    return zlib.decompress(ImportFile.objects.values_list("data", flat=True).get(pk=job_id))
 
 
 def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
@@ -122,7 +135,7 @@ def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
     with cyclic_gc_paused():
         if checked is None or checked.events is None:
             # The worker's check is its replay, what `_finish` writes, and it keeps the lines the batches write.
-            data = bytes(ImportFile.objects.values_list("data", flat=True).get(pk=job.pk))
+            data = _kept_file(job.pk)
             checked = check_file(data, events=True)
             del data  # the lines kept are all the write reads
         events = checked.events
