@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import zlib
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
@@ -72,6 +73,7 @@ def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str 
     job = _keyed_import(user, idempotency_key, digest)
     if job is not None:
         return job
+    compressed = _compressing(data)
     checked = check_file(data)
     queue.ensure_broker_for_import()
     try:
@@ -81,6 +83,7 @@ def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str 
                 return job
             job = _job_with_file(
                 data,
+                compressed=compressed,
                 user=user,
                 file_sha256=digest,
                 lines=checked.lines,
@@ -103,9 +106,19 @@ def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str 
 FILE_COMPRESSION = 1
 
 
-def _job_with_file(data: bytes, **fields: Any) -> ImportJob:
-    """A new import job (`fields`) and its file, the one row kept for the worker until the job is done."""
-    kept = zlib.compress(data, FILE_COMPRESSION)
+def _compressing(data: bytes) -> Future[bytes]:
+    """The file compressed for keeping, in a thread of its own started now: zlib lets go of the interpreter while it
+    works, so the compression runs beside the check, on another core (0.14 s of a 40 MB file's wait)."""
+    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-file")
+    compressed = executor.submit(zlib.compress, data, FILE_COMPRESSION)
+    executor.shutdown(wait=False)
+    return compressed
+
+
+def _job_with_file(data: bytes, *, compressed: Future[bytes] | None = None, **fields: Any) -> ImportJob:
+    """A new import job (`fields`) and its file, the one row kept for the worker until the job is done; the file
+    compressed already if `compressed` (`_compressing`) is given."""
+    kept = zlib.compress(data, FILE_COMPRESSION) if compressed is None else compressed.result()
     with transaction.atomic():
         job = ImportJob.objects.create(**fields)
         ImportFile.objects.create(job=job, data=kept)
@@ -344,9 +357,11 @@ def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
 
 
 def _check_and_write(data: bytes, user: AbstractBaseUser) -> Any:
+    compressed = _compressing(data)
     checked = check_file(data, events=True)
     job = _job_with_file(
         data,
+        compressed=compressed,
         user=user,
         file_sha256=checked.sha256,
         lines=checked.lines,
