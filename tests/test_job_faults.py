@@ -132,7 +132,9 @@ def test_a_database_fault_half_way_through_an_import_is_retried_and_the_import_g
     services.clock_run(Job.objects.create(campaign=source, from_time=0, to_time=DAY, reached=0).pk)
     data = export(source)
     checked = transfer.check_file(data)
-    job = importing._job_with_file(data, user=cp2020.gm.user, file_sha256="x", lines=checked.lines)
+    job = importing._job_with_file(
+        importing._compressing(data), user=cp2020.gm.user, file_sha256="x", lines=checked.lines
+    )
     monkeypatch.setattr(transfer, "BATCH", 5)
     write, calls = failing(transfer._write_batch, OperationalError("terminating connection"), {3, 4})
     monkeypatch.setattr(transfer, "_write_batch", write)
@@ -229,7 +231,9 @@ def test_an_import_that_fails_for_good_says_why_in_words_and_shows_nothing(
     stunned_crowd(source, 2)
     data = export(source)
     checked = transfer.check_file(data)
-    job = importing._job_with_file(data, user=cp2020.gm.user, file_sha256="x", lines=checked.lines)
+    job = importing._job_with_file(
+        importing._compressing(data), user=cp2020.gm.user, file_sha256="x", lines=checked.lines
+    )
     monkeypatch.setattr(transfer, "BATCH", 3)
     monkeypatch.setattr(transfer, "_write_batch", failing(transfer._write_batch, TypeError("bug"), {2})[0])
     with override_settings(CELERY_TASK_ALWAYS_EAGER=False):

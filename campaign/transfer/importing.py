@@ -82,8 +82,7 @@ def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str 
             if job is not None:
                 return job
             job = _job_with_file(
-                data,
-                compressed=compressed,
+                compressed,
                 user=user,
                 file_sha256=digest,
                 lines=checked.lines,
@@ -115,10 +114,10 @@ def _compressing(data: bytes) -> Future[bytes]:
     return compressed
 
 
-def _job_with_file(data: bytes, *, compressed: Future[bytes] | None = None, **fields: Any) -> ImportJob:
-    """A new import job (`fields`) and its file, the one row kept for the worker until the job is done; the file
-    compressed already if `compressed` (`_compressing`) is given."""
-    kept = zlib.compress(data, FILE_COMPRESSION) if compressed is None else compressed.result()
+def _job_with_file(compressed: Future[bytes], **fields: Any) -> ImportJob:
+    """A new import job (`fields`) and its file (`_compressing`), the one row kept for the worker until the job is
+    done."""
+    kept = compressed.result()
     with transaction.atomic():
         job = ImportJob.objects.create(**fields)
         ImportFile.objects.create(job=job, data=kept)
@@ -360,8 +359,7 @@ def _check_and_write(data: bytes, user: AbstractBaseUser) -> Any:
     compressed = _compressing(data)
     checked = check_file(data, events=True)
     job = _job_with_file(
-        data,
-        compressed=compressed,
+        compressed,
         user=user,
         file_sha256=checked.sha256,
         lines=checked.lines,
