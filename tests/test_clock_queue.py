@@ -88,3 +88,20 @@ def test_a_timer_whose_data_changed_at_the_same_second_fires_once_with_the_new_d
     queue.pop()
     queue.set_timers(1, [Timer(500, "minor", "minor:1", 35, data={"id": 2})])
     assert [(due.timer.key, due.timer.data) for due in iter(queue.pop, None)] == [("minor:1", {"id": 2})]
+
+
+def test_timers_are_equal_only_when_every_field_is() -> None:
+    # The queue keeps an unchanged timer where it is and queues a changed one (`set_timers`): equality must see
+    # every field, the data and the round flag included.
+    timer = Timer(60, "death_save", "death_save", 50, {"round": 1}, per_round=True)
+    assert timer == Timer(60, "death_save", "death_save", 50, {"round": 1}, per_round=True)
+    for other in (
+        Timer(61, "death_save", "death_save", 50, {"round": 1}, per_round=True),
+        Timer(60, "stun_save", "death_save", 50, {"round": 1}, per_round=True),
+        Timer(60, "death_save", "stun_save", 50, {"round": 1}, per_round=True),
+        Timer(60, "death_save", "death_save", 40, {"round": 1}, per_round=True),
+        Timer(60, "death_save", "death_save", 50, {"round": 2}, per_round=True),
+        Timer(60, "death_save", "death_save", 50, {"round": 1}, per_round=False),
+    ):
+        assert timer != other
+    assert timer != (60, "death_save", "death_save", 50, {"round": 1}, True)
