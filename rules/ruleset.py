@@ -67,7 +67,7 @@ COMMON_ACTIONS = ("note", "undo", "revert")
 NOTE_LENGTH = 10_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Event:
     """An outcome, as stored: the type is a past-tense name; data carries every die and computed number."""
 
@@ -75,6 +75,17 @@ class Event:
     data: dict[str, Any]
     game_time: int
     schema_version: int = 1
+
+    def __init__(self, type: str, data: dict[str, Any], game_time: int, schema_version: int = 1) -> None:
+        # As `Timer`'s: the fields set in the instance's dict at once, not through object.__setattr__ each (half
+        # the time). Every firing of a forecast's futures makes one, and an import's check one a line.
+        fields = self.__dict__
+        fields["type"], fields["data"], fields["game_time"], fields["schema_version"] = (
+            type,
+            data,
+            game_time,
+            schema_version,
+        )
 
 
 _NO_DATA: Any = object()  # `Timer`'s data not given: a new empty dict, as `field(default_factory=dict)` makes
