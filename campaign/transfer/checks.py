@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -59,10 +59,10 @@ from rules.ruleset import (
     RuleError,
     Ruleset,
     State,
-    copy_state,
     set_options,
     shown_by,
     start_state,
+    state_copier,
     voided_causes,
 )
 from rules.ruleset import Event as RuleEvent
@@ -94,6 +94,11 @@ class GameTime:
 
     def fits(self, value: Any, limits: Limits) -> bool:
         return type(value) is int and 0 <= value <= game_dates.MAX_GAME_SECONDS
+
+    def source(self, build: Any, value: str) -> str:
+        # Inline in a description's `fits` (rules.event_schema._Builder): every line's envelope has one.
+        v = build.name()
+        return f"(type({v} := {value}) is int and 0 <= {v} <= {game_dates.MAX_GAME_SECONDS!r})"
 
 
 ANY_OBJECT = Obj({}, open=True)
@@ -425,7 +430,7 @@ class _Replay:
         self.options_changed = False
         # A fresh state per attributes under the options in force, copied for each character created with them, as
         # the rebuild's fold does (`started`): `start_state` checks every option table. Emptied when they change.
-        self.started: dict[str, State] = {}
+        self.started: dict[str, Callable[[], State]] = {}
 
     def campaign_event(self, line_no: int, kind: str, version: int, payload: dict[str, Any]) -> None:
         self.campaign_version = version
@@ -450,13 +455,15 @@ class _Replay:
             fresh = self.started.get(key)
             if fresh is None:
                 try:
-                    fresh = self.started[key] = start_state(self.rules, payload["attributes"], self.options)
+                    fresh = self.started[key] = state_copier(
+                        start_state(self.rules, payload["attributes"], self.options)
+                    )
                 except Exception as error:  # validated, but a rebuild must start from them too
                     raise _fail(
                         line_no,
                         f"data.attributes: the character cannot be replayed ({type(error).__name__}: {error})",
                     ) from None
-            self.states[stream] = copy_state(fresh)
+            self.states[stream] = fresh()
             self.seen[stream] = 0
             self.created[stream] = (payload["attributes"], self.options, payload["name"])
             self.names[stream] = payload["name"]
