@@ -290,33 +290,54 @@ def _parse(line_no: int, raw: bytes, look_for_text: bool) -> dict[str, Any]:
     return item
 
 
-def check_file(data: bytes, *, events: bool = False) -> CheckedFile:
+@dataclass
+class Checking:
+    """What a check has passed so far, for a write that goes on beside it (`importing`): the file's line count and
+    digest once its trailer is read (`lines` stays 0 until then), every line checked so far as the write takes it
+    (`events`) and each character's validated attributes by the file's ids (`attributes`), both growing as the
+    check reads on. A line is appended once its own checks have passed (its replay follows): what is here may be
+    written, but never committed before the whole file has passed."""
+
+    lines: int = 0
+    sha256: str = ""
+    events: list[EventLine] = field(default_factory=list)
+    attributes: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+def check_file(data: bytes, *, events: bool = False, checking: Checking | None = None) -> CheckedFile:
     """Check an export before anything is written: the trailer, then every line (see the module's docstring).
     Raises ServiceError("file", "line N: <field>: ...") at the first line that is wrong. The check's replay is
     the rebuild's fold: what it gives is what the import writes as the read models. With `events`, the checked
     file keeps every line as the write takes it (`CheckedFile.events`), so the write need not parse the file
-    again; a check that writes nothing (the web request's) keeps none."""
+    again; a check that writes nothing (the web request's) keeps none. With `checking`, the lines and the
+    attributes are kept there as the check goes (`events` implied)."""
     end, count, sha256 = _trailer(data)
-    kept: list[EventLine] | None = [] if events else None
+    if checking is not None:
+        checking.sha256, checking.lines = sha256, count
+        kept: list[EventLine] | None = checking.events
+        characters = checking.attributes
+    else:
+        kept, characters = [] if events else None, {}
     with cyclic_gc_paused():  # the states grow as the rebuild's do, and hold no cycles
-        rules, folded, characters = _check_lines(data, end, kept)
+        rules, folded = _check_lines(data, end, kept, characters)
     return CheckedFile(
         lines=count,
         name=folded.identity.campaign_name,
         ruleset=rules.slug,
         folded=folded,
-        attributes={int(stream.removeprefix("character:")): value for stream, value in characters.items()},
+        attributes=characters,
         events=kept,
         sha256=sha256,
     )
 
 
 def _check_lines(
-    data: bytes, end: int, kept: list[EventLine] | None
-) -> tuple[Ruleset, Folded, dict[str, dict[str, Any]]]:
+    data: bytes, end: int, kept: list[EventLine] | None, characters: dict[int, dict[str, Any]]
+) -> tuple[Ruleset, Folded]:
     """One pass: each line on its own, against the lines before it, and every character's state replayed through
-    its ruleset as it goes (`_Replay`). Returns the ruleset, what the replay gives and each character's validated
-    attributes (by stream); appends each line to `kept` as the write takes it, unless it is None."""
+    its ruleset as it goes (`_Replay`). Returns the ruleset and what the replay gives; sets each character's
+    validated attributes in `characters` (by the file's ids) and appends each line to `kept` as the write takes
+    it, unless it is None, once the line has passed."""
     # A line kept shares its stream's, type's and actor's text with the lines before it: a file's few hundred
     # distinct names, not a copy a line.
     shared: dict[str, str] = {}
@@ -325,7 +346,6 @@ def _check_lines(
     replayed: _Replay | None = None
     options: dict[str, Any] = {}
     streams: dict[str, _Stream] = {}
-    characters: dict[str, dict[str, Any]] = {}
     position = 0
     look_for_text = _may_hold_text_to_check(data, end)
     for line_no, start, raw in _lines_at(data, end):
@@ -400,7 +420,7 @@ def _check_lines(
             replayed.character_event(line_no, name, kind, item)
     if rules is None or replayed is None:
         raise ServiceError("file", "the file holds no events")
-    return rules, replayed.folded(data, streams), characters
+    return rules, replayed.folded(data, streams)
 
 
 class _Replay:
@@ -569,7 +589,7 @@ def _check_campaign_event(
     line_no: int,
     item: dict[str, Any],
     rules: Ruleset,
-    characters: dict[str, dict[str, Any]],
+    characters: dict[int, dict[str, Any]],
     streams: dict[str, _Stream],
 ) -> None:
     kind, payload = item["type"], item["data"]
@@ -596,8 +616,7 @@ def _check_campaign_event(
         if item["game_time"] != payload["to"]:
             raise ServiceError("game_time", f"expected the time the clock reached ({payload['to']})")
         return
-    stream = f"character:{payload['character']}"
-    if stream in characters:
+    if payload["character"] in characters:
         raise ServiceError(
             "data.character", f"character {payload['character']} was created on an earlier line"
         )
@@ -605,10 +624,10 @@ def _check_campaign_event(
         raise ServiceError("data.name", "expected the character's name (a non-empty text)")
     readable("data.name", payload["name"].strip(), "a name")
     try:
-        characters[stream] = rules.validate_attributes(payload["attributes"])
+        characters[payload["character"]] = rules.validate_attributes(payload["attributes"])
     except RuleError as error:
         raise ServiceError(f"data.{error.field}", error.message) from None
-    streams[stream] = _Stream(game_time=item["game_time"])
+    streams[f"character:{payload['character']}"] = _Stream(game_time=item["game_time"])
 
 
 def _takes_back_an_advance(kind: str, payload: Any) -> bool:
