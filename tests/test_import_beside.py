@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 from django.db import OperationalError, connection
+from django.test import override_settings
 
-from campaign import services, transfer
+from campaign import services, tasks, transfer
 from campaign.models import Campaign, Character, Event, ImportFile, ImportJob, Timer
 from campaign.services import ServiceError
 from campaign.transfer import checks, importing
 from tests.conftest import Table, make_table
-from tests.test_import import WOUND, _events, _export, _with_trailer
+from tests.test_import import WOUND, _events, _export, _post, _with_trailer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -147,3 +148,41 @@ def test_a_write_that_fails_beside_the_check_is_raised_and_leaves_nothing(
     with pytest.raises(OperationalError, match="disk I/O error"):
         transfer.import_file(content, user=table.gm.user)
     assert _written() == before
+
+
+def test_a_worker_writes_beside_its_check_and_resumes_after_the_lines_written(
+    table: Table, slow_check: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A queued job's worker checks the kept file and writes beside the check too; one killed after that first
+    transaction resumes after the lines it wrote, beside its check again, and writes none twice."""
+    _busy(table)
+    content = _export(table)
+    lines = len(content.splitlines()) - 1
+    sent: list[str] = []
+    monkeypatch.setattr(tasks, "ensure_broker", lambda *refusal: None)
+    monkeypatch.setattr(tasks, "enqueue_import", lambda job_id: sent.append(str(job_id)))
+    with override_settings(CELERY_TASK_ALWAYS_EAGER=False):
+        response = _post(table, content)
+    assert response.status_code == 202 and sent == [response.json()["id"]]
+    job_id = response.json()["id"]
+    write = importing._write_batch
+
+    def killed_in_its_first_batch(*args: Any) -> None:
+        if threading.current_thread().name == "MainThread":
+            raise SystemExit("killed")
+        write(*args)
+
+    monkeypatch.setattr(importing, "_write_batch", killed_in_its_first_batch)
+    with pytest.raises(SystemExit):
+        transfer.import_run(job_id)
+    half = ImportJob.objects.get(pk=job_id)
+    assert "import-write" in slow_check and half.status == ImportJob.RUNNING
+    assert 0 < half.lines_written < lines and half.lines_written % 2 == 0  # whole statements of two rows
+    assert Event.objects.filter(campaign_id=half.campaign_id).count() == half.lines_written
+    monkeypatch.setattr(importing, "_write_batch", write)
+    slow_check.clear()
+    done = transfer.import_run(job_id)
+    assert "import-write" in slow_check  # the resumed run wrote beside its check too
+    assert (done.status, done.lines_written, done.progress) == (ImportJob.DONE, lines, 1.0)
+    assert Event.objects.filter(campaign_id=done.campaign_id).count() == lines
+    assert _rows(done.campaign) == _rows(transfer.import_file(content, user=table.gm.user))

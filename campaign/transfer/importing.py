@@ -152,7 +152,11 @@ def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
         if checked is None or checked.events is None:
             # The worker's check is its replay, what `_finish` writes, and it keeps the lines the batches write.
             data = _kept_file(job.pk)
-            checked = check_file(data, events=True)
+            if _writes_beside_the_check():
+                checked, _ = _check_beside_the_write(data, job_id=job.pk)
+                job = ImportJob.objects.get(pk=job_id)  # as the write beside the check left it
+            else:
+                checked = check_file(data, events=True)
             del data  # the lines kept are all the write reads
         events = checked.events
         assert events is not None
@@ -389,7 +393,8 @@ def import_file(data: bytes, *, user: AbstractBaseUser) -> Campaign:
 def _check_and_write(data: bytes, user: AbstractBaseUser) -> Any:
     compressed = _compressing(data)
     if _writes_beside_the_check():
-        return _check_beside_the_write(data, user, compressed)
+        checked, job_id = _check_beside_the_write(data, user=user, compressed=compressed)
+        return import_run(job_id, checked).campaign_id
     checked = check_file(data, events=True)
     job = _job_with_file(compressed, **_job_fields(user, checked.sha256, checked.lines))
     return import_run(job.pk, checked).campaign_id
@@ -426,20 +431,26 @@ class _CheckFailed(Exception):
 
 
 class _BesideTheCheck:
-    """The first transaction of an import, written in a thread of its own while this one checks the file: the job
-    and its file, then the lines as the check passes them (`Checking`). It commits only once the whole file has
-    passed; a file that fails the check leaves nothing, job included. SQLite runs each statement of rows without
-    the interpreter (`_insert_rows`), so the write goes on beside the check, on the other core; the lines the write
-    had not reached when the check ended are `import_run`'s, in its own transactions. On SQLite the transaction
-    holds the database's write lock while the file is checked (about 1.2 s a 100,000 lines): other writers wait
-    for it (the busy timeout is 30 s), as they wait for each batch's."""
+    """The first transaction of an import's write, in a thread of its own while this one checks the file: the lines
+    as the check passes them (`Checking`), for a job made here with its file (`import_file`: `user`, `compressed`)
+    or for a worker's job (`job_id`), after the lines it has written. It commits only once the whole file has
+    passed; a file that fails the check leaves nothing, a new job included. SQLite runs each statement of rows
+    without the interpreter (`_insert_rows`), so the write goes on beside the check, on the other core; the lines
+    the write had not reached when the check ended are `import_run`'s, in its own transactions. On SQLite the
+    transaction holds the database's write lock while the file is checked (about 1.2 s a 100,000 lines): other
+    writers wait for it (the busy timeout is 30 s), as they wait for each batch's."""
 
-    def __init__(self, user: AbstractBaseUser, compressed: Future[bytes]) -> None:
-        self.user, self.compressed = user, compressed
+    def __init__(
+        self,
+        *,
+        job_id: Any = None,
+        user: AbstractBaseUser | None = None,
+        compressed: Future[bytes] | None = None,
+    ) -> None:
+        self.job_id, self.user, self.compressed = job_id, user, compressed
         self.checking = Checking()
         self.passed = threading.Event()  # the whole file has passed
         self.over = threading.Event()  # the check has ended, passed or not
-        self.job_id: Any = None
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, name="import-write", daemon=True)
 
@@ -452,16 +463,26 @@ class _BesideTheCheck:
         finally:
             connection.close()  # this thread's own connection
 
+    def _job(self) -> ImportJob | None:
+        """The job to write for: made now (its file comes last, compressed beside the check too, and kept in the
+        same transaction as the lines a worker resuming the job reads it for), or the worker's, if still open."""
+        checking = self.checking
+        if self.job_id is None:
+            assert self.user is not None
+            return ImportJob.objects.create(**_job_fields(self.user, checking.sha256, checking.lines))
+        job = ImportJob.objects.select_for_update().get(pk=self.job_id)
+        return job if job.open else None
+
     def _write(self) -> None:
         checking = self.checking
         while not checking.lines and not self.over.is_set():
             self.over.wait(_WAIT_FOR_LINES)
         if not checking.lines:
             return  # the trailer failed: nothing was written
-        # The job first, its file last: the file is compressed beside the check too, and is kept in the same
-        # transaction as the lines, which a worker resuming the job reads it for.
-        job = ImportJob.objects.create(**_job_fields(self.user, checking.sha256, checking.lines))
-        position = 0
+        job = self._job()
+        if job is None:
+            return
+        position = start = job.lines_written
         # What the check has passed, as it passes it, in whole statements of the largest size, a batch at most; what
         # it passes after the write's last look is `import_run`'s.
         statement = _ROWS_PER_INSERT[0]
@@ -475,17 +496,26 @@ class _BesideTheCheck:
             position += len(batch)
         if not self.passed.is_set():
             raise _CheckFailed  # rolled back; the check's own error is the one raised
-        job.lines_written = position
-        job.progress = round(min(position / max(job.lines, 1), 1.0), 4)
-        job.heartbeat_at = timezone.now()
-        job.save(update_fields=["lines_written", "progress", "heartbeat_at", "campaign", "characters"])
-        ImportFile.objects.create(job=job, data=self.compressed.result())
+        if position > start:
+            job.lines_written = position
+            job.progress = round(min(position / max(job.lines, 1), 1.0), 4)
+            job.heartbeat_at = timezone.now()
+            job.save(update_fields=["lines_written", "progress", "heartbeat_at", "campaign", "characters"])
+        if self.compressed is not None:
+            ImportFile.objects.create(job=job, data=self.compressed.result())
         self.job_id = job.pk
 
 
-def _check_beside_the_write(data: bytes, user: AbstractBaseUser, compressed: Future[bytes]) -> Any:
-    """`_check_and_write`, the first batches written while the check goes on (`_BesideTheCheck`)."""
-    beside = _BesideTheCheck(user, compressed)
+def _check_beside_the_write(
+    data: bytes,
+    *,
+    job_id: Any = None,
+    user: AbstractBaseUser | None = None,
+    compressed: Future[bytes] | None = None,
+) -> tuple[CheckedFile, Any]:
+    """The file checked here, its first lines written beside the check (`_BesideTheCheck`): the checked file and
+    the job's id."""
+    beside = _BesideTheCheck(job_id=job_id, user=user, compressed=compressed)
     switch = sys.getswitchinterval()
     sys.setswitchinterval(_SWITCH_INTERVAL)
     beside.thread.start()
@@ -498,4 +528,4 @@ def _check_beside_the_write(data: bytes, user: AbstractBaseUser, compressed: Fut
         sys.setswitchinterval(switch)
     if beside.error is not None:
         raise beside.error
-    return import_run(beside.job_id, checked).campaign_id
+    return checked, beside.job_id
