@@ -6,6 +6,7 @@ database, so the developer's db.sqlite3 is never touched.
 
 from __future__ import annotations
 
+import os
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -22,3 +23,13 @@ def postgres_execute(server: str, statement: str) -> None:
 
     with psycopg.connect(with_database(server, "postgres"), autocommit=True, connect_timeout=5) as db:
         db.execute(statement)
+
+
+def machine_busy() -> float | None:
+    """CPU seconds the whole machine has been busy since boot (Linux `/proc/stat`), or None."""
+    try:
+        with open("/proc/stat") as stat:
+            user, nice, system, _idle, _iowait, irq, softirq = (int(n) for n in stat.readline().split()[1:8])
+    except (OSError, ValueError):
+        return None
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")

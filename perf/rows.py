@@ -32,7 +32,7 @@ from campaign import services
 from campaign.eventstore import json_text
 from campaign.models import GM, PLAYER, Campaign, Character, Event, Job, Membership, Timer
 from campaign.projections import timer_changes
-from perf import postgres_execute, with_database
+from perf import machine_busy, postgres_execute, with_database
 from perf.board import board
 from perf.lighthouse import lighthouse
 from perf.mixes import CLOCK_RULESET, CLOCK_WOUNDS, FORECAST_DEAREST, FORECAST_INJURIES, MIXES, RECOVERY_PARTY
@@ -446,16 +446,6 @@ class CpuSpent:
     other: float | None = None
 
 
-def _machine_busy() -> float | None:
-    """CPU seconds the whole machine has been busy since boot (Linux `/proc/stat`), or None."""
-    try:
-        with open("/proc/stat") as stat:
-            user, nice, system, _idle, _iowait, irq, softirq = (int(n) for n in stat.readline().split()[1:8])
-    except (OSError, ValueError):
-        return None
-    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
-
-
 def _process_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -464,10 +454,10 @@ def _process_cpu() -> float:
 @contextmanager
 def cpu_spent() -> Iterator[CpuSpent]:
     spent = CpuSpent()
-    python, machine = _process_cpu(), _machine_busy()
+    python, machine = _process_cpu(), machine_busy()
     yield spent
     spent.python = _process_cpu() - python
-    busy = _machine_busy()
+    busy = machine_busy()
     spent.other = None if machine is None or busy is None else max(0.0, busy - machine - spent.python)
 
 

@@ -227,3 +227,22 @@ def test_the_board_row_compares_each_board_with_its_character_page(tmp_path: Pat
     ]
     assert row["met"] is all(ratios)
     assert "board" in table and f"{row['ratio']:.2f} x" in table
+
+
+def test_a_row_waits_for_what_the_row_before_left_running_within_its_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each full run's row starts once the machine has been quiet for a window (under a tenth of a core busy), or
+    after `--settle` seconds: a server of the row before, still shutting down, is not measured with the next row."""
+    from campaign.management.commands import bench
+
+    monkeypatch.setattr(bench, "QUIET_WINDOW", 0.01)
+    busy = iter(
+        [0.0, 0.5, 0.5, 1.0, 1.0, 1.0005]
+    )  # two busy windows (half a second of CPU each), then a quiet one
+    monkeypatch.setattr(bench, "machine_busy", lambda: next(busy))
+    assert bench.wait_for_quiet(5.0) < 1.0
+    assert next(busy, "spent") == "spent"
+    monkeypatch.setattr(bench, "machine_busy", iter(range(0, 10_000, 1)).__next__)  # always a core busy
+    assert 0.2 <= bench.wait_for_quiet(0.2) < 1.0
+    assert bench.wait_for_quiet(0) == pytest.approx(0, abs=0.01)

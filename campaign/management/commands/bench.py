@@ -21,7 +21,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from campaign.startup import freeze_startup_objects
-from perf import postgres_execute, with_database
+from perf import machine_busy, postgres_execute, with_database
 
 CHILD_FLAG = "WL_BENCH_CHILD"
 SIZES = {
@@ -87,6 +87,27 @@ BROKER = "redis://127.0.0.1:6379/14"
 POSTGRES_ROWS = ("postgres", "many_players")  # run on a throwaway PostgreSQL database, skipped without one
 
 
+# How long a row waits, at most, for what the row before it left running (a server's workers shutting down,
+# PostgreSQL writing a dropped database out, Chromium closing) to end: each row is measured as the issue measured
+# its figures, with nothing else running. Quiet: the machine's CPU busy under `QUIET_SHARE` of one core over
+# `QUIET_WINDOW` seconds.
+SETTLE = 30.0
+QUIET_SHARE = 0.1
+QUIET_WINDOW = 1.0
+
+
+def wait_for_quiet(limit: float) -> float:
+    """Wait until the machine is quiet, `limit` seconds at most; the seconds waited."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        before = machine_busy()
+        time.sleep(QUIET_WINDOW)
+        after = machine_busy()
+        if before is None or after is None or after - before < QUIET_SHARE * QUIET_WINDOW:
+            break
+    return time.monotonic() - started
+
+
 def postgres_server(url: str) -> str | None:
     return url if url.startswith(("postgres://", "postgresql://")) else None
 
@@ -103,6 +124,11 @@ class Command(BaseCommand):
             "--postgres", help="a PostgreSQL URL for the PostgreSQL row (default: DATABASE_URL)"
         )
         parser.add_argument("--only", help=f"comma-separated rows: {', '.join(SIZES)}")
+        parser.add_argument(
+            "--settle",
+            type=float,
+            help="seconds each row may wait for the machine to be quiet first (default 30, 0 with --quick)",
+        )
         parser.add_argument("--profile", help="a directory: write a pyinstrument profile of each row there")
         parser.add_argument("--row", help="internal: run one row in this (child) process")
         parser.add_argument("--size", help="internal: the row's size as JSON")
@@ -129,8 +155,13 @@ class Command(BaseCommand):
                         "size": size,
                     }
                     continue
+                settle = (
+                    options["settle"] if options["settle"] is not None else 0 if options["quick"] else SETTLE
+                )
+                waited = wait_for_quiet(settle)
                 load = os.getloadavg()[0]
                 results[row] = self._run_row(row, size, Path(scratch), postgres, options["profile"])
+                results[row]["waited_for_quiet_seconds"] = round(waited, 1)
                 # The machine's one-minute load average at the row's start and end: its figures are this busy.
                 results[row]["load_average"] = [round(load, 2), round(os.getloadavg()[0], 2)]
                 results[row]["size"] = size
