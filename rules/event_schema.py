@@ -277,21 +277,22 @@ class Obj:
     def source(self, build: _Builder, value: str) -> str:
         v = build.name()
         required = frozenset(self.fields) - self.optional
-        if self.open and not required:
-            names = "True"  # any object: every line's envelope holds one (its data)
-        elif self.open:
-            names = f"{v}.keys() >= {build.constant(required)}"
+        if self.open:  # any other names; with nothing required (any object: every line's data) no test at all
+            names = [f"{v}.keys() >= {build.constant(required)}"] if required else []
         elif self.optional:
-            names = f"{v}.keys() <= {build.constant(frozenset(self.fields))} and {v}.keys() >= {build.constant(required)}"
+            names = [
+                f"{v}.keys() <= {build.constant(frozenset(self.fields))}",
+                f"{v}.keys() >= {build.constant(required)}",
+            ]
         else:
-            names = f"{v}.keys() == {build.constant(required)}"
+            names = [f"{v}.keys() == {build.constant(required)}"]
         each = [
             build.source(spec, f"{v}[{name!r}]")
             if name in required
             else f"({name!r} not in {v} or {build.source(spec, f'{v}[{name!r}]')})"
             for name, spec in self.fields.items()
         ]
-        return f"(type({v} := {value}) is dict and {names}{''.join(f' and {item}' for item in each)})"
+        return f"(type({v} := {value}) is dict{''.join(f' and {item}' for item in [*names, *each])})"
 
 
 class _Builder:

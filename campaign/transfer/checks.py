@@ -96,9 +96,12 @@ class GameTime:
         return type(value) is int and 0 <= value <= game_dates.MAX_GAME_SECONDS
 
     def source(self, build: Any, value: str) -> str:
-        # Inline in a description's `fits` (rules.event_schema._Builder): every line's envelope has one.
-        v = build.name()
-        return f"(type({v} := {value}) is int and 0 <= {v} <= {game_dates.MAX_GAME_SECONDS!r})"
+        # Inline in a description's `fits` (rules.event_schema._Builder), as the whole number it is: every line's
+        # envelope has one.
+        return str(_GAME_SECONDS.source(build, value))
+
+
+_GAME_SECONDS = Int(0, game_dates.MAX_GAME_SECONDS)  # what `GameTime.fits` asks
 
 
 ANY_OBJECT = Obj({}, open=True)

@@ -169,15 +169,21 @@ def import_run(job_id: Any, checked: CheckedFile | None = None) -> ImportJob:
                 batch = events[position : position + BATCH]
                 _write_batch(job, position + 1, batch, checked.attributes)
                 position += len(batch)
-                job.lines_written = position
-                job.progress = round(min(position / max(job.lines, 1), 1.0), 4)
-                job.heartbeat_at = timezone.now()
                 if position >= job.lines:
+                    _note_progress(job, position, save=False)
                     _finish(job, checked.folded)
                     return job
-                job.save(
-                    update_fields=["lines_written", "progress", "heartbeat_at", "campaign", "characters"]
-                )
+                _note_progress(job, position)
+
+
+def _note_progress(job: ImportJob, written: int, *, save: bool = True) -> None:
+    """The job's progress once `written` lines are written, saved with the campaign and characters made so far
+    (`_finish` saves the last)."""
+    job.lines_written = written
+    job.progress = round(min(written / max(job.lines, 1), 1.0), 4)
+    job.heartbeat_at = timezone.now()
+    if save:
+        job.save(update_fields=["lines_written", "progress", "heartbeat_at", "campaign", "characters"])
 
 
 def _finish(job: ImportJob, folded: Folded) -> None:
@@ -219,9 +225,9 @@ def _write_batch(
     job: ImportJob, first: int, batch: list[EventLine], attributes: dict[int, dict[str, Any]]
 ) -> None:
     """One batch of checked lines, the first numbered `first` in the file: a character row for each
-    CharacterCreated, then the events in one COPY (PostgreSQL) or in INSERTs of many rows (SQLite). `bulk_create` cost
-    three times the whole write: a model instance per event, and on PostgreSQL arrays of JSON documents for its
-    UNNEST."""
+    CharacterCreated, then the events in one COPY (PostgreSQL) or in INSERTs of many rows (SQLite).
+    `bulk_create` cost three times the whole write: a model instance per event, and on PostgreSQL arrays of JSON
+    documents for its UNNEST."""
     # The lines the check kept as the file has them (`EventLine`), parsed as the file was.
     parsed = {
         index: json_value(data)["data"]
@@ -497,10 +503,7 @@ class _BesideTheCheck:
         if not self.passed.is_set():
             raise _CheckFailed  # rolled back; the check's own error is the one raised
         if position > start:
-            job.lines_written = position
-            job.progress = round(min(position / max(job.lines, 1), 1.0), 4)
-            job.heartbeat_at = timezone.now()
-            job.save(update_fields=["lines_written", "progress", "heartbeat_at", "campaign", "characters"])
+            _note_progress(job, position)
         if self.compressed is not None:
             ImportFile.objects.create(job=job, data=self.compressed.result())
         self.job_id = job.pk
