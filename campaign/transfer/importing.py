@@ -129,7 +129,7 @@ def _job_with_file(compressed: Future[bytes], **fields: Any) -> ImportJob:
 
 
 def _kept_file(job_id: Any) -> bytes:
-    """The file `_job_with_file` kept for the job."""
+    """The file kept for the job (`_job_with_file`, or the write beside the check, `_BesideTheCheck`)."""
     return zlib.decompress(ImportFile.objects.values_list("data", flat=True).get(pk=job_id))
 
 
