@@ -82,6 +82,9 @@ def _fail(line: int, message: str) -> ServiceError:
     return ServiceError("file", f"line {line}: {message}")
 
 
+_GAME_SECONDS = Int(0, game_dates.MAX_GAME_SECONDS)  # the whole numbers of seconds the calendar has
+
+
 @dataclass(frozen=True)
 class GameTime:
     """A game time the campaign's calendar has (`game_dates.check_game_time`), as a field of a description."""
@@ -93,15 +96,11 @@ class GameTime:
             raise SchemaError(path, error.message) from None
 
     def fits(self, value: Any, limits: Limits) -> bool:
-        return type(value) is int and 0 <= value <= game_dates.MAX_GAME_SECONDS
+        return _GAME_SECONDS.fits(value, limits)
 
     def source(self, build: Any, value: str) -> str:
-        # Inline in a description's `fits` (rules.event_schema._Builder), as the whole number it is: every line's
-        # envelope has one.
-        return str(_GAME_SECONDS.source(build, value))
-
-
-_GAME_SECONDS = Int(0, game_dates.MAX_GAME_SECONDS)  # what `GameTime.fits` asks
+        # Inline in a description's `fits` (rules.event_schema._Builder): every line's envelope has one.
+        return _GAME_SECONDS.source(build, value)
 
 
 ANY_OBJECT = Obj({}, open=True)
