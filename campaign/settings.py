@@ -322,7 +322,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "max_retries": 1}
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600, "max_retries": 1}
+# Every broker key under this prefix: several deployments (or test runs) can share one Redis without sharing a queue.
+if os.environ.get("CELERY_BROKER_PREFIX"):
+    CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = os.environ["CELERY_BROKER_PREFIX"]
 # Timer firings per clock transaction: larger batches advance faster, smaller ones report progress more often.
 CLOCK_FIRINGS_PER_TRANSACTION = int(os.environ.get("CLOCK_FIRINGS_PER_TRANSACTION", "200"))
 # Bounds on one advance's work and how a worker shares itself between campaigns (docs/clock.md, "Limits").

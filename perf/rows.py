@@ -626,7 +626,9 @@ def clock_year(characters: int, timers: int, profile: str | None = None) -> dict
         return {"skipped": f"Redis is not reachable at {broker or '(no CELERY_BROKER_URL)'}"}
     import redis
 
-    redis.Redis.from_url(broker).delete("celery")  # our own db: drop messages a previous run left behind
+    # The queue is this run's own (CELERY_BROKER_PREFIX): drop whatever a killed earlier row left under it.
+    prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix", "")
+    redis.Redis.from_url(broker).delete(f"{prefix}celery")
     campaign, people = _characters(CLOCK_RULESET, characters, "bench clock")
     wounds = 0
     for character in people:

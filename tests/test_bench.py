@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +32,22 @@ def _bench_run(tmp_path: Path, *args: str) -> tuple[dict[str, Any], str, int]:
     """The bench's report, its table and its process id (which names its throwaway PostgreSQL databases)."""
     out = tmp_path / "bench.json"
     command = [sys.executable, "manage.py", "bench", "--quick", "--json", str(out), *args]
-    with subprocess.Popen(
+    # A session of its own: whatever happens here, the bench and every server and worker it started are killed.
+    bench = subprocess.Popen(
         command,
         cwd=settings.BASE_DIR,
         env=os.environ,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    ) as bench:
-        stdout, stderr = bench.communicate(timeout=600)
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = bench.communicate(timeout=1800)
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(bench.pid, signal.SIGKILL)
+        bench.wait()
     assert bench.returncode == 0, stderr[-3000:]
     report = json.loads(out.read_text())
     failed = {row: result for row, result in report["rows"].items() if "error" in result}

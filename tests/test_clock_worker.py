@@ -1,4 +1,5 @@
-"""The clock through a real Redis broker and a real Celery worker process started by the test.
+"""The clock through a real Redis broker and a real Celery worker process started by the test
+(tests/celery_worker.py: keys of this run's own, waits that follow progress, no process left behind).
 
 Needs Redis on 127.0.0.1:6379 (skipped without it on a laptop; fails in CI where REQUIRE_SERVICES=1). The worker
 shares the test database (a file for SQLite, the test database for PostgreSQL).
@@ -6,27 +7,18 @@ shares the test database (a file for SQLite, the test database for PostgreSQL).
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connection
-from django.test import override_settings
 
 from campaign import services
 from campaign.models import Campaign, Character, Event, Job
-from tests.conftest import Table, make_table
+from tests.celery_worker import Worker, broker_for_this_process, own_queue, wait_for_job
+from tests.conftest import Table, make_table, need_service
 
 pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-ROOT = Path(__file__).resolve().parents[1]
 WEEK = 7 * 86_400
 YEAR = 365 * 86_400
 MORTAL_CHEST_HIT = {
@@ -36,129 +28,28 @@ MORTAL_CHEST_HIT = {
 }
 
 
-def _database_url() -> str:
-    settings = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{settings['NAME']}"
-    user = settings.get("USER") or "postgres"
-    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
-    return f"postgres://{user}{password}@{settings.get('HOST') or '127.0.0.1'}:{settings.get('PORT') or 5432}/{settings['NAME']}"
-
-
-class Worker:
-    """`celery -A campaign worker` in a subprocess, started and killed by the test."""
-
-    def __init__(self, broker: str, firings_per_transaction: int = 200, slice_seconds: float = 0.5) -> None:
-        self.broker = broker
-        self.firings = firings_per_transaction
-        self.slice = slice_seconds
-        self.process: subprocess.Popen[bytes] | None = None
-        self.log = Path(os.environ.get("TMPDIR", "/tmp")) / f"wl-worker-{os.getpid()}.log"
-
-    def start(self) -> None:
-        env = {
-            **os.environ,
-            "DATABASE_URL": _database_url(),
-            "CELERY_BROKER_URL": self.broker,
-            "CLOCK_FIRINGS_PER_TRANSACTION": str(self.firings),
-            "CLOCK_SLICE_SECONDS": str(self.slice),
-            "DJANGO_SETTINGS_MODULE": "campaign.settings",
-            "DEBUG": "1",
-        }
-        command = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "campaign",
-            "worker",
-            "--pool=solo",
-            "--loglevel=warning",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ]
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-
-    def kill(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-# Each test process (pytest-xdist worker gw0, gw1, ...) has Redis databases of its own, so that a Celery worker
-# started by one never takes a job whose rows live in another's test database. The kill test has its own queue too.
-_PROCESS = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
-SHARED_BROKER = f"redis://127.0.0.1:6379/{10 - 2 * _PROCESS}"
-KILL_BROKER = f"redis://127.0.0.1:6379/{9 - 2 * _PROCESS}"
-
-
-def _use_broker(url: str | None, eager: bool) -> None:
-    from campaign.celery import app
-
-    app.conf.broker_url, app.conf.task_always_eager = url, eager
-    # The producer pool keeps connections to the broker it first met: start a fresh one.
-    app._pool = None
-    app.amqp._producer_pool = None
-
-
-@contextmanager
-def broker_for_this_process(url: str) -> Iterator[str]:
-    from campaign.celery import app
-
-    saved = (app.conf.broker_url, app.conf.task_always_eager)
-    _use_broker(url, False)
-    try:
-        with override_settings(CELERY_TASK_ALWAYS_EAGER=False, CELERY_BROKER_URL=url):
-            yield url
-    finally:
-        _use_broker(*saved)
-
-
-@pytest.fixture
-def broker(redis_service: str) -> Iterator[str]:
-    with broker_for_this_process(SHARED_BROKER) as url:
-        yield url
-
-
 @pytest.fixture(scope="module")
 def shared_worker(django_db_setup: None, django_db_blocker: Any) -> Iterator[Worker]:
-    """One worker for the scenario tests of this module (starting one takes seconds)."""
-    import redis
-
-    from tests.conftest import need_service
-
+    """One worker for the scenario tests of this module (starting one takes seconds), on a queue of its own."""
     need_service("Redis", "127.0.0.1", 6379)
-    redis.Redis.from_url(SHARED_BROKER).flushdb()
-    running = Worker(SHARED_BROKER)
-    with django_db_blocker.unblock():
-        running.start()
-    yield running
-    running.stop()
+    with own_queue("clock") as queue:
+        running = Worker(queue)
+        with django_db_blocker.unblock():
+            running.start()
+        try:
+            yield running
+        finally:
+            running.stop()
 
 
 @pytest.fixture
-def worker(shared_worker: Worker, broker: str) -> Worker:
-    return shared_worker
+def worker(shared_worker: Worker, redis_service: str) -> Iterator[Worker]:
+    with broker_for_this_process(shared_worker.queue):
+        yield shared_worker
 
 
-def wait_for(job_id: Any, timeout: float = 60) -> Job:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = Job.objects.get(pk=job_id)
-        if job.status in (Job.DONE, Job.FAILED):
-            return job
-        time.sleep(0.05)
-    raise AssertionError(f"job {job_id} did not finish in {timeout} s: {Job.objects.get(pk=job_id).status}")
+def wait_for(job_id: Any, worker: Worker | None = None) -> Job:
+    return wait_for_job(Job, job_id, worker=worker)
 
 
 def advance(table: Table, **amount: int) -> Job:
@@ -324,39 +215,24 @@ def _histories(campaign: Campaign) -> list[Any]:
 def test_a_worker_killed_mid_advance_and_restarted_ends_as_an_uninterrupted_run(
     django_user_model: Any, redis_service: str
 ) -> None:
-    import redis
+    with own_queue("kill") as queue, broker_for_this_process(queue):
+        table = make_table(django_user_model, "cyberpunk2020", {"body": 10})
+        killed = services.campaign_create(user=table.gm.user, name="Killed", ruleset="cyberpunk2020")
+        calm = services.campaign_create(user=table.gm.user, name="Calm", ruleset="cyberpunk2020")
+        _stunned_crowd(killed, 60)
+        _stunned_crowd(calm, 60)
 
-    redis.Redis.from_url(KILL_BROKER).flushdb()
-    with broker_for_this_process(KILL_BROKER):
-        _kill_and_resume(django_user_model, KILL_BROKER)
+        with Worker(queue, firings_per_transaction=2) as first:
+            job = services.clock_advance_request(campaign=killed, seconds=WEEK, actor="gm")
+            wait_for_job(Job, job.pk, lambda job: job.timers_fired >= 40 or not job.open, worker=first)
+            first.kill()
+        halfway = Job.objects.get(pk=job.pk)
+        assert halfway.status == Job.RUNNING, "the advance finished before the kill: make it longer"
 
-
-def _kill_and_resume(django_user_model: Any, broker: str) -> None:
-    table = make_table(django_user_model, "cyberpunk2020", {"body": 10})
-    killed = services.campaign_create(user=table.gm.user, name="Killed", ruleset="cyberpunk2020")
-    calm = services.campaign_create(user=table.gm.user, name="Calm", ruleset="cyberpunk2020")
-    _stunned_crowd(killed, 60)
-    _stunned_crowd(calm, 60)
-
-    first = Worker(broker, firings_per_transaction=2)
-    first.start()
-    job = services.clock_advance_request(campaign=killed, seconds=WEEK, actor="gm")
-    deadline = time.monotonic() + 60
-    while Job.objects.get(pk=job.pk).timers_fired < 40:
-        assert time.monotonic() < deadline, "the worker never got going"
-        time.sleep(0.02)
-    first.kill()
-    halfway = Job.objects.get(pk=job.pk)
-    assert halfway.status == Job.RUNNING, "the advance finished before the kill: make it longer"
-
-    second = Worker(broker)
-    second.start()  # a starting worker resumes every open job
-    try:
-        resumed = wait_for(job.pk)
-        assert resumed.status == Job.DONE
-        wait_for(services.clock_advance_request(campaign=calm, seconds=WEEK, actor="gm").pk)
-    finally:
-        second.stop()
+        with Worker(queue) as second:  # a starting worker resumes every open job
+            resumed = wait_for(job.pk, second)
+            assert resumed.status == Job.DONE
+            wait_for(services.clock_advance_request(campaign=calm, seconds=WEEK, actor="gm").pk, second)
     assert _histories(killed) == _histories(calm)
     assert Event.objects.filter(campaign=killed, type="ClockAdvanced").count() == 1
     for character in Character.objects.filter(campaign=killed):
@@ -369,29 +245,19 @@ def _kill_and_resume(django_user_model: Any, broker: str) -> None:
 def test_a_short_advance_of_one_campaign_overtakes_a_long_one_of_another_on_one_worker(
     django_user_model: Any, redis_service: str
 ) -> None:
-    import redis
-
-    redis.Redis.from_url(KILL_BROKER).flushdb()
-    with broker_for_this_process(KILL_BROKER):
+    with own_queue("overtake") as queue, broker_for_this_process(queue):
         table = make_table(django_user_model, "cyberpunk2020", {"body": 10})
         long = services.campaign_create(user=table.gm.user, name="Long", ruleset="cyberpunk2020")
         short = services.campaign_create(user=table.gm.user, name="Short", ruleset="cyberpunk2020")
         _stunned_crowd(long, 60)
         _stunned_crowd(short, 1)
         # One batch of two firings a slice: the long advance takes hundreds of turns on the one worker.
-        worker = Worker(KILL_BROKER, firings_per_transaction=2, slice_seconds=0)
-        worker.start()
-        try:
+        with Worker(queue, firings_per_transaction=2, slice_seconds=0) as worker:
             first = services.clock_advance_request(campaign=long, seconds=WEEK, actor="gm")
-            deadline = time.monotonic() + 60
-            while Job.objects.get(pk=first.pk).timers_fired < 10:
-                assert time.monotonic() < deadline, "the worker never got going"
-                time.sleep(0.02)
+            wait_for_job(Job, first.pk, lambda job: job.timers_fired >= 10 or not job.open, worker=worker)
             second = services.clock_advance_request(campaign=short, seconds=WEEK, actor="gm")
-            overtaking = wait_for(second.pk)
+            overtaking = wait_for(second.pk, worker)
             overtaken = Job.objects.get(pk=first.pk)
             assert overtaking.status == Job.DONE and overtaking.timers_fired > 0
             assert overtaken.status == Job.RUNNING, "the long advance ended before the short one"
-            assert wait_for(first.pk).status == Job.DONE
-        finally:
-            worker.stop()
+            assert wait_for(first.pk, worker).status == Job.DONE

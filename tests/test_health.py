@@ -99,7 +99,17 @@ def test_with_the_shared_cache_or_the_task_queue_down_readyz_names_it_and_no_add
 
 @pytest.mark.django_db
 def test_readyz_with_a_real_shared_cache_and_task_queue(redis_service: str) -> None:
-    cache = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_service}}
+    from tests.celery_worker import Queue
+
+    # Keys of this run's own (tests/celery_worker.py): the cache's probe never meets another run's.
+    own = Queue.own("readyz")
+    cache = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_service,
+            "KEY_PREFIX": own.prefix,
+        }
+    }
     saved = app.conf.broker_url, app.conf.task_always_eager
     app.conf.broker_url, app.conf.task_always_eager = redis_service, False
     try:
@@ -108,5 +118,6 @@ def test_readyz_with_a_real_shared_cache_and_task_queue(redis_service: str) -> N
     finally:
         app.conf.broker_url, app.conf.task_always_eager = saved
         app._pool = None
+        own.clear()
     assert response.status_code == 200
     assert _json(response) == {"status": "ready", "checks": {**READY, "broker": "ok"}}

@@ -94,8 +94,10 @@ def test_server_processes_share_the_log_in_throttles_through_cache_url() -> None
     from tests.conftest import need_service
 
     need_service("Redis", "127.0.0.1", 6379)
+    from tests.celery_worker import Queue
+
     url = "redis://127.0.0.1:6379/13"
-    probe = f"throttle-probe-{os.getpid()}"
+    probe = f"{Queue.own('throttle').prefix}probe"  # a key of this run's own
     backend = "from django.core.cache import caches; print(type(caches['default']).__name__)"
     assert _in_a_process(backend) == "LocMemCache"
     assert _in_a_process(backend, CACHE_URL=url) == "RedisCache"
