@@ -1,7 +1,7 @@
 """What the API and the pages show of campaigns, characters and events, for a GM or a player.
 
 Everything a player receives passes through here with `audience=PLAYER`: the ruleset's `view` and `public_event`
-remove what RULES.md keeps for the GM, and this module drops GM notes, timers and `death_at` on top. No number a
+remove what docs/rules/ keeps for the GM, and this module drops GM notes, timers and `death_at` on top. No number a
 player receives counts what the player may not see (`campaign.secrecy`): a player's character `version` and
 history entries count only the entries of the player's history, the feed's and the history's cursors are sealed
 (`campaign.cursors`), and no log position reaches a player.

@@ -672,7 +672,8 @@ def clock_year(characters: int, timers: int, profile: str | None = None) -> dict
 
 def _stunning(body: dict[str, Any]) -> dict[str, Any]:
     """The torso wound's stun save fails (a 10 on the d10): every character starts the year stunned, so the clock
-    rolls a stun save each round until one succeeds (RULES.md: never collapsed into one roll)."""
+    rolls a stun save each round until one succeeds (docs/rules/cyberpunk2020.md, "Timers": never collapsed into one
+    roll)."""
     if body.get("location") == "torso":
         return {**body, "rolls": {"stun_save": [10]}}
     return body

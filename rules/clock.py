@@ -5,11 +5,11 @@ One advance runs from `from_time` to `to_time`. `DueTimers` holds its due timers
 changes only its own character's state, so after each one the queue takes that character's timers again (a
 treatment finishing cancels a death) and queues the entries that changed.
 
-Combat-round checks (`Timer.per_round`: a save every round or every turn) fire at their own second like any
-timer, so an advance of ten minutes rolls a crippled limb's death save for each of its twenty turns until one
-fails (RULES.md: never collapsed into one roll). A timer the state has in the past (an undo or a revert rebuilt
-it) is due now: it fires at the advance's start, never before it, so no event is dated before the clock. A timer
-whose firing changed nothing waits for the next advance.
+Combat-round checks (`Timer.per_round`: a save every round or every turn) fire at their own second like any timer, so
+an advance of ten minutes rolls a crippled limb's death save for each of its twenty turns until one fails
+(docs/rules/cyberpunk2020.md, "Timers": never collapsed into one roll). A timer the state has in the past (an undo or
+a revert rebuilt it) is due now: it fires at the advance's start, never before it, so no event is dated before the
+clock. A timer whose firing changed nothing waits for the next advance.
 
 Two loops follow this queue: `run` below, over one character's state (the rule tests use it), and the service's
 `clock_run`, which interleaves a campaign's characters and writes each firing's events in batches. Both fire with
@@ -71,7 +71,7 @@ class DueTimers:
         # Every firing comes here (the service's clock and each of a forecast's futures): the order is written out
         # in the loop, (fires at, character, priority, key), where a timer fires at its own `due`, or at the
         # advance's start for one the state has in the past (undo and revert take back events, never time:
-        # RULES.md, "Every ruleset").
+        # docs/rules/README.md).
         before = self._current.get(character_id, _NO_TIMERS)
         now = {timer.key: timer for timer in timers}
         self._current[character_id] = now

@@ -4,10 +4,10 @@ Every roll an engine makes goes through a `Dice` object under a name (`location`
 enter any of them in the action's `rolls` object; whatever is not entered is rolled by the server. `Dice.used`
 records every die actually used so that events can store outcomes and replays never roll again.
 
-Table dice (RULES.md "Dice"): a `Dice` made with `ask=True` never rolls. A roll that is needed and was not entered
-raises `RollNeeded` with what the GM must roll (`RollRequest`: its name, dice, what it decides, its target), at the
-moment the rules need it, so the rolls are asked for in the rules' own order and a roll whose size depends on
-earlier dice (a death-time expression) is asked for once they are known. Deciding and firing are pure, so a
+Table dice (docs/rules/README.md, "Table dice"): a `Dice` made with `ask=True` never rolls. A roll that is needed and
+was not entered raises `RollNeeded` with what the GM must roll (`RollRequest`: its name, dice, what it decides, its
+target), at the moment the rules need it, so the rolls are asked for in the rules' own order and a roll whose size
+depends on earlier dice (a death-time expression) is asked for once they are known. Deciding and firing are pure, so a
 `RollNeeded` leaves nothing behind: the caller gives the roll and decides again from scratch.
 """
 
@@ -307,10 +307,10 @@ class Dice:
         )
 
     def check_unused(self, specs: Iterable[RollSpec]) -> None:
-        """Entered rolls the action did not use are ignored, but only when they could be right (RULES.md "Dice": a
-        typo is never accepted in silence): a roll the action's form names (`diagnosis:<id>` is a `diagnosis`),
-        with its dice (any number for a roll whose size varies), each within the die's faces (a Rule-of-Six
-        total for an open-ended pool)."""
+        """Entered rolls the action did not use are ignored, but only when they could be right (docs/rules/README.md,
+        "Explicit rolls": a typo is never accepted in silence): a roll the action's form names (`diagnosis:<id>` is a
+        `diagnosis`), with its dice (any number for a roll whose size varies), each within the die's faces (a
+        Rule-of-Six total for an open-ended pool)."""
         if not self.entered:  # nothing entered: nothing to check (the forecast's dice, every decided what-if)
             return
         known = {spec.name: spec for spec in specs}

@@ -146,7 +146,8 @@ class _Follow:
         """After a change at game second `at`: True once every injury is healed."""
         amounts = tuple([amount(state) for amount in self.measures])  # `_amounts`: after every firing
         if amounts != self.path[-1][1]:
-            at = max(at, self.start)  # a timer left in the past by an undo fires now (RULES.md, "undo")
+            # A timer left in the past by an undo fires now (docs/rules/README.md, "What the GM can always do").
+            at = max(at, self.start)
             self.path.append((at, amounts))
             for index, amount in enumerate(amounts):
                 if amount == 0 and self.healed_at[index] is None:

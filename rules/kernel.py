@@ -221,7 +221,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
     )
 
 
-# --- characters change in play (RULES.md, "Every ruleset") -------------------------------------------------------
+# --- characters change in play (docs/rules/README.md) ------------------------------------------------------------
 
 ATTRIBUTE = "attributes."
 RETIREMENT = frozenset((CHARACTER_RETIRED, CHARACTER_RESTORED))

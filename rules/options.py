@@ -32,7 +32,7 @@ from rules.params import RuleError, boolean, choice, integer, reject_unknown, re
 
 START_EXAMPLE = "2053-03-14T22:00:00"
 SEED = "seed"  # the seed's optional rule
-HOUSE = "house"  # a house rule (RULES.md marks it)
+HOUSE = "house"  # a house rule (docs/rules/ marks it)
 CAMPAIGN = "campaign"  # how the campaign is run (its clock, who rolls): every ruleset's
 
 # The units a duration is shown and typed in, in game seconds; a stored duration's unit is its option's name's.

@@ -265,7 +265,7 @@ class CheckedAction(dict[str, Any]):
 
 def reject_unknown_params(form: ActionForm, action: Mapping[str, Any]) -> None:
     """An action's parameters are the closed set its form describes: a misspelt one would silently take its
-    default. (Rolls are not: RULES.md has rolls the action does not need ignored.)"""
+    default. (Rolls are not: docs/rules/README.md, "Explicit rolls", has rolls the action does not need ignored.)"""
     reject_unknown(action, ("type", *(param.name for param in form.params)))
 
 

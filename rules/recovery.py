@@ -1,7 +1,7 @@
 """The party's recovery: when each character is fit for action again, and the whole party (docs/recovery.md).
 
 Pure, like the rest of `rules/`. What stands between a character and "fit for action" is the ruleset's
-(`rules/<slug>/recovery.py`, RULES.md "Every ruleset"): obstacles shaped as the forecast's injuries, each 0 once out
+(`rules/<slug>/recovery.py`, docs/rules/README.md): obstacles shaped as the forecast's injuries, each 0 once out
 of the way. A character's futures are the forecast's (`rules.forecast.simulate`, the rules' own clock), followed
 until every obstacle is out of the way: that moment is the character's fit time in that future.
 

@@ -59,7 +59,7 @@ NOTE_ADDED = "NoteAdded"
 ACTION_UNDONE = "ActionUndone"
 ACTIONS_REVERTED = "ActionsReverted"
 TAKING_BACK = frozenset((ACTION_UNDONE, ACTIONS_REVERTED))  # events that void other entries of their stream
-# A GM's edit of a character in play (its name, player or attributes: RULES.md, "Every ruleset"), and its
+# A GM's edit of a character in play (its name, player or attributes: docs/rules/README.md), and its
 # retirement and return. Every ruleset evolves CharacterChanged (its attributes); retiring changes no state.
 CHARACTER_CHANGED = "CharacterChanged"
 CHARACTER_RETIRED = "CharacterRetired"
@@ -198,7 +198,7 @@ class Ruleset:
     # `public_event(event) is not None` for an event that is neither a note nor an undo, without building the data
     # (a rebuild asks it of every event). None: `public_event` decides.
     shows: Callable[[Event], bool] | None = None
-    # The fields RULES.md keeps for the GM: at any depth of a player's view or of a public event such a field is
+    # The fields docs/rules/ keeps for the GM: at any depth of a player's view or of a public event such a field is
     # absent or null (tests/rules/test_contract.py holds every ruleset to it).
     gm_only: frozenset[str] = frozenset()
     # The rolls the game clock makes (a campaign with table_dice "all" asks the GM for them): name, dice, and for a
@@ -225,7 +225,7 @@ class Ruleset:
         default=lambda state, timer: timer.kind.replace("_", " ")
     )
     # A state whose options just changed (`set_options`; `state["options"]` the new ones, the old given): the times
-    # it keeps that an option's interval set are moved by the change (RULES.md, "House rules changed in play").
+    # it keeps that an option's interval set are moved by the change (docs/rules/README.md, "House options").
     # None: the ruleset's timers read their intervals from the options whenever they are asked.
     reindex_timers: Callable[[State, Mapping[str, Any]], None] | None = None
     # What `manage.py bench` plays of the ruleset (`rules.bench.Bench`, its `bench.py`): perf/ reads it from here.

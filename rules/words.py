@@ -266,8 +266,8 @@ def summary_with(describe: Callable[[Event], str]) -> Callable[[Event], str]:
 
 def threat(status: Mapping[str, Any], now: int) -> str:
     """What the state threatens, for the GM: the time of death left (the GM's status holds `death_at`), with the
-    action that stops it (`saved_by`: "stabilized", "treated"; RULES.md, "Words"), or, when a treatment under way
-    ends first and stops it (`treatment_ends`), when it ends."""
+    action that stops it (`saved_by`: "stabilized", "treated"; docs/rules/README.md, "What players see"), or, when a
+    treatment under way ends first and stops it (`treatment_ends`), when it ends."""
     if not status["alive"]:
         return ""
     death_at = status.get("death_at")

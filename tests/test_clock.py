@@ -265,7 +265,7 @@ def test_combat_round_checks_fire_every_turn_of_a_long_advance(
     assert [t.kind for t in timers] == ["death_save"]
     _job(cp2020.advance(hours=1))
     saves = Event.objects.filter(character_id=cp2020.character["id"], type="DeathSaveRolled", actor="clock")
-    # Never collapsed into one roll (RULES.md, cyberpunk2020 step 8): one save for each of the hour's 120 turns.
+    # Never collapsed into one roll (docs/rules/cyberpunk2020.md, "Timers"): one save for each of the hour's 120 turns.
     assert [(s.game_time, s.data["success"]) for s in saves] == [(turn, True) for turn in range(30, 3601, 30)]
 
 

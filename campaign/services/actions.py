@@ -101,7 +101,7 @@ def _revert_events(
     character: Character, rules: Ruleset, campaign: Campaign, to_version: Any
 ) -> tuple[list[RuleEvent], State]:
     """One event taking back every entry after `to_version`, and the state it leaves: the state at that version
-    (time travel's), undos after it included (RULES.md, "Every ruleset": revert)."""
+    (time travel's), undos after it included (docs/rules/README.md: revert)."""
     if isinstance(to_version, bool) or not isinstance(to_version, int) or to_version < 0:
         raise ServiceError(
             "to_version", f"expected a version, a whole number of 0 or more, got {to_version!r}"

@@ -1,5 +1,5 @@
 """Characters: creating them (one, numbered from a template, a duplicate), changing them in play, retiring and
-restoring them (RULES.md, "Every ruleset")."""
+restoring them (docs/rules/README.md)."""
 
 from __future__ import annotations
 

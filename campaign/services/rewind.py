@@ -1,4 +1,4 @@
-"""Taking back the latest advance (RULES.md, "Every ruleset")."""
+"""Taking back the latest advance (docs/rules/README.md)."""
 
 from __future__ import annotations
 

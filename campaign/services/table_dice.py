@@ -1,4 +1,5 @@
-"""Table dice: the GM rolls (RULES.md "Dice", campaign option `table_dice`); an advance that waits for a roll."""
+"""Table dice: the GM rolls (docs/rules/README.md, "Table dice", campaign option `table_dice`); an advance that waits
+for a roll."""
 
 from __future__ import annotations
 

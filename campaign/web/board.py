@@ -50,8 +50,9 @@ def card_json(character: Character, role: str, player: str | None) -> dict[str, 
 
 
 def death_words(campaign: Campaign, ruleset: Ruleset, state: Any, death_at: int, now: int) -> dict[str, str]:
-    """The dying chip's words (the card's and the character page's alike): the time left, the moment, and what
-    stops it ("unless stabilized"), or the treatment under way that ends first (RULES.md, "Words")."""
+    """The dying chip's words (the card's and the character page's alike): the time left, the moment, and what stops
+    it ("unless stabilized"), or the treatment under way that ends first (docs/rules/README.md, "What players
+    see")."""
     death_at = max(death_at, now)
     saves = ruleset.saves(state) if state is not None else {}
     words = {

@@ -1,4 +1,4 @@
-"""Cyberpunk 2020 with the X-Com: Gray Dawn damage application (RULES.md section 2).
+"""Cyberpunk 2020 with the X-Com: Gray Dawn damage application (docs/rules/cyberpunk2020.md).
 
 Repeating checks and the game clock (a year's advance must take a bounded number of firings):
 - A crippled limb not yet stabilized, or stun unconsciousness, asks for one death save per turn (30 s). When the

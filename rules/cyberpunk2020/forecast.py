@@ -2,9 +2,9 @@
 
 Injuries: the real damage on the wound track, the stun damage, and each crippled limb. Untreated real damage never
 heals (CP2020 core) except minor wounds, which stop counting a day after they were taken; a crippled limb needs its
-bones set or a replacement, and once set mends on its own `bone_mend_weeks` later. Everything about the player's
-own character is visible (RULES.md), so a player's forecast simulates the whole state; it never names a time of
-death. The what-ifs' medic is the forecast's own (house): TECH `MEDIC_TECH`, skill `MEDIC_SKILL`, plus a d10.
+bones set or a replacement, and once set mends on its own `bone_mend_weeks` later. Everything about the player's own
+character is visible (docs/rules/cyberpunk2020.md), so a player's forecast simulates the whole state; it never names a
+time of death. The what-ifs' medic is the forecast's own (house): TECH `MEDIC_TECH`, skill `MEDIC_SKILL`, plus a d10.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Cyberpunk 2020 campaign options (RULES.md section 2), each one declaration (`rules/options.py`)."""
+"""The Cyberpunk 2020 campaign options (docs/rules/cyberpunk2020.md), each one declaration (`rules/options.py`)."""
 
 from __future__ import annotations
 

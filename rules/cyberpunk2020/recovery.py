@@ -1,4 +1,4 @@
-"""Cyberpunk 2020: what stands between a character and "fit for action" (RULES.md, "Every ruleset";
+"""Cyberpunk 2020: what stands between a character and "fit for action" (docs/rules/README.md;
 docs/recovery.md).
 
 Fit: the wound track at Light or better (4 points or fewer), not stunned, and no crippled or severed limb that is

@@ -201,8 +201,9 @@ def injury_choices(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [*limbs, ("dying", "the dying character (medical tech)")]
 
 
-# The board: a round is 3 s and a turn 10 rounds (RULES.md); a card takes the attack's damage, where it was aimed
-# (empty: rolled) and the target's stun and death saves (empty: rolled), and a save rolled at the table.
+# The board: a round is 3 s and a turn 10 rounds (docs/rules/README.md, "Game time"); a card takes the attack's
+# damage, where it was aimed (empty: rolled) and the target's stun and death saves (empty: rolled), and a save rolled
+# at the table.
 BOARD = Board(
     round_seconds=3,
     round_name="round",

@@ -1,4 +1,4 @@
-"""Cyberpunk 2020 / X-Com: Gray Dawn tables, transcribed from the seed and RULES.md section 2. Data only.
+"""Cyberpunk 2020 / X-Com: Gray Dawn tables, transcribed from the seed and docs/rules/cyberpunk2020.md. Data only.
 
 Every number an event needs is copied into the event, so changing a table never changes a replayed history.
 """

@@ -1,5 +1,5 @@
-"""Cyberpunk 2020: what the GM and a player may see of a character (RULES.md section 2). Players see everything of
-their own character but the moment of death and GM notes."""
+"""Cyberpunk 2020: what the GM and a player may see of a character (docs/rules/cyberpunk2020.md). Players see
+everything of their own character but the moment of death and GM notes."""
 
 from __future__ import annotations
 
@@ -260,7 +260,7 @@ def status(state: State) -> dict[str, Any]:
     }
 
 
-# What stops a dying character's death (RULES.md, "Words"): a stabilization, never a treatment.
+# What stops a dying character's death (docs/rules/README.md, "What players see"): a stabilization, never a treatment.
 SAVED_BY = "stabilized"
 
 
@@ -419,7 +419,8 @@ def _damage_healed(event: Event) -> str:
 
 
 def _limb_words(event: Event) -> str:
-    """Setting a crippled limb's bones, their mending, a limb replaced (house rules: RULES.md)."""
+    """Setting a crippled limb's bones, their mending, a limb replaced (house rules: docs/rules/cyberpunk2020.md,
+    "Broken bones and replaced limbs")."""
     data, kind = event.data, event.type
     limb = _spoken(data["limb"])
     if kind == BONES_MENDED:

@@ -1,4 +1,4 @@
-"""Dark Future: the alternate CON damage system for pedestrians and drivers (RULES.md section 3).
+"""Dark Future: the alternate CON damage system for pedestrians and drivers (docs/rules/darkfuture.md).
 
 A wound rolls 1d6 on the Pedestrian Critical Table (pedestrians add the weapon's damage value, everyone subtracts
 body armour) and takes that many CON points. The character's current CON against their initial CON gives the

@@ -1,4 +1,4 @@
-"""The Dark Future campaign options (RULES.md section 3), each one declaration (`rules/options.py`)."""
+"""The Dark Future campaign options (docs/rules/darkfuture.md), each one declaration (`rules/options.py`)."""
 
 from __future__ import annotations
 

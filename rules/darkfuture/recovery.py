@@ -1,4 +1,4 @@
-"""Dark Future: what stands between a character and "fit for action" (RULES.md, "Every ruleset"; docs/recovery.md).
+"""Dark Future: what stands between a character and "fit for action" (docs/rules/README.md; docs/recovery.md).
 
 Fit: CON in the 76%+ band and no limb disabled. CON comes back a point per `con_recovery_days` of rest with no
 dice, so a Dark Future party's dates are exact. The only care is the GM's `recover` (the forecast's `recover_now`):

@@ -88,7 +88,7 @@ def monitors(character: Character, audience: str) -> list[Block]:
 
 
 def _role(sheet: Mapping[str, Any]) -> str:
-    """A pedestrian adds the weapon's damage to the roll; a driver does not (RULES.md section 3)."""
+    """A pedestrian adds the weapon's damage to the roll; a driver does not (docs/rules/darkfuture.md)."""
     roles = [name for name in ("pedestrian", "driver") if sheet.get(name, name == "pedestrian")]
     return " and ".join(roles) or "neither pedestrian nor driver"
 

@@ -1,8 +1,8 @@
 """Dark Future alternate CON damage system: the tables, as data.
 
-Transcribed from the seed (`seeds/004_f38e51d0ce97b282.txt`) and RULES.md section 3, which restores the lost
-Pedestrian Critical Table and settles the seed's contradictions. The engine reads these; events copy what it
-chose, so a change here never changes a replayed character.
+Transcribed from the seed (the Future Highways "Alternate damage system" page) as docs/rules/darkfuture.md gives it:
+that page restores the lost Pedestrian Critical Table and settles the seed's contradictions. The engine reads these;
+events copy what it chose, so a change here never changes a replayed character.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ BAND_DEAD = "dead"
 BANDS = (BAND_76, BAND_51, BAND_26, BAND_01, BAND_ZERO, BAND_DEAD)
 
 # The seed's table of current CON points by initial CON 1-10, each band as (lowest, highest) or None ("-").
-# The CON 10 row is printed "3-5 | 7-8": it skips 6, which RULES.md puts in 51-75.
+# The CON 10 row is printed "3-5 | 7-8": it skips 6, which docs/rules/darkfuture.md puts in 51-75.
 BANDS_BY_INITIAL_CON: dict[int, dict[str, tuple[int, int] | None]] = {
     1: {BAND_01: None, BAND_26: None, BAND_51: None, BAND_76: (1, 1)},
     2: {BAND_01: None, BAND_26: (1, 1), BAND_51: None, BAND_76: (2, 2)},

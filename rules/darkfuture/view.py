@@ -1,4 +1,4 @@
-"""Dark Future: what the GM and a player may see of a character (RULES.md section 3). Players see everything of
+"""Dark Future: what the GM and a player may see of a character (docs/rules/darkfuture.md). Players see everything of
 their own character's wounds; GM notes stay hidden."""
 
 from __future__ import annotations

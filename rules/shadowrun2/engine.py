@@ -1,4 +1,4 @@
-"""The SRII Critical Hit System: decide, evolve, timers, fire and view (RULES.md section 1).
+"""The SRII Critical Hit System: decide, evolve, timers, fire and view (docs/rules/shadowrun2.md).
 
 Timed effects and why the game clock always terminates:
 - `death:<hit>` (priority 90) fires at a Mortal hit's `death_at`; dead characters have no timers at all.
@@ -170,8 +170,9 @@ def is_active(hit: Mapping[str, Any]) -> bool:
 
 
 def symptom(table: str, open_wound: bool) -> str:
-    """What a hit on this table feels and looks like (RULES.md rule 7), read when shown rather than stored in the
-    event: a hit recorded before a text changed shows today's text, never a retired one that named its part."""
+    """What a hit on this table feels and looks like (docs/rules/shadowrun2.md, "Symptoms"), read when shown rather
+    than stored in the event: a hit recorded before a text changed shows today's text, never a retired one that named
+    its part."""
     return t.SYMPTOMS[table]["open" if open_wound else "closed"]
 
 
@@ -417,8 +418,8 @@ def _rolled_on_sight(hit: dict[str, Any]) -> bool:
 
 def _every_hit_to_diagnose(state: State, dice: Dice) -> list[tuple[dict[str, Any], str]]:
     """Every undiagnosed hit with the name of its roll: `diagnosis:<id>`, or `diagnosis` when one hit alone needs a
-    roll (RULES.md: `diagnosis` is one hit's). Dice entered as `diagnosis` while several hits need one would fit
-    none of them: refused, not rolled over in silence."""
+    roll (docs/rules/shadowrun2.md, "Diagnosis": `diagnosis` is one hit's). Dice entered as `diagnosis` while several
+    hits need one would fit none of them: refused, not rolled over in silence."""
     hits = [hit for hit in state["critical_hits"] if is_active(hit) and not hit["diagnosed"]]
     rolled = [hit for hit in hits if not _rolled_on_sight(hit)]
     if dice.entered_for("diagnosis") and len(rolled) > 1:
@@ -662,7 +663,7 @@ def decide_replace(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> 
 
 def decide_accept(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     """The GM accepts a crippling hit: the character goes into action with it (its modifier stays), so it no
-    longer stands in the way of fit for action (RULES.md, "Every ruleset")."""
+    longer stands in the way of fit for action (docs/rules/README.md)."""
     hit = _hit(state, p["critical_hit"])
     if not is_active(hit):
         raise RuleError("critical_hit", NOT_ACTIVE)

@@ -1,11 +1,11 @@
 """Shadowrun 2: what the recovery forecast follows (`rules.forecast`), what a player may know of it, and the GM's
 what-if menu.
 
-Injuries: every active critical hit (its own monitor), the physical monitor (with overflow) and the stun monitor.
-A player's forecast leaves out every undiagnosed hit ("unknown until diagnosed"): its healing time or odds would
-tell its lethality (RULES.md, "Player view"), and a diagnosed Mortal hit's time of death is never simulated for a
-player. The what-ifs' medic is the forecast's own (house): Biotech `MEDIC_SKILL`, a medkit, one diagnosis and up to
-`TREATMENT_TRIES` tries at each treatment (a failed one may be tried again at once).
+Injuries: every active critical hit (its own monitor), the physical monitor (with overflow) and the stun monitor. A
+player's forecast leaves out every undiagnosed hit ("unknown until diagnosed"): its healing time or odds would tell
+its lethality (docs/rules/shadowrun2.md, "What players see"), and a diagnosed Mortal hit's time of death is never
+simulated for a player. The what-ifs' medic is the forecast's own (house): Biotech `MEDIC_SKILL`, a medkit, one
+diagnosis and up to `TREATMENT_TRIES` tries at each treatment (a failed one may be tried again at once).
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ CARE = {
     "crippling": "a crippling hit never heals on its own: it needs a replacement or healing magic",
 }
 DEADLY_CARE = "deadly damage heals only in hospital, once stabilized"
-# A Mortal hit under treatment is Crippling when the treatment completes (RULES.md, `treat`): still not without
-# care. Unless its time of death comes first (the GM's state only: a player's has no `death_at`).
+# A Mortal hit under treatment is Crippling when the treatment completes (docs/rules/shadowrun2.md, "Treatment of a
+# critical hit"): still not without care. Unless its time of death comes first (the GM's state only: a player's has no
+# `death_at`).
 UNDER_TREATMENT = "under treatment, a mortal hit becomes crippling when the treatment completes; "
 DIES_UNDER_TREATMENT = "a mortal hit kills before its treatment completes unless healing magic brings it down"
 

@@ -1,5 +1,5 @@
-"""The Shadowrun campaign options (RULES.md section 1), each one declaration (`rules/options.py`): the API's check,
-the web's house-rules and new-campaign forms, the words of a change and the schema are drawn from it."""
+"""The Shadowrun campaign options (docs/rules/shadowrun2.md), each one declaration (`rules/options.py`): the API's
+check, the web's house-rules and new-campaign forms, the words of a change and the schema are drawn from it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Shadowrun 2: what stands between a character and "fit for action" (RULES.md, "Every ruleset"; docs/recovery.md).
+"""Shadowrun 2: what stands between a character and "fit for action" (docs/rules/README.md; docs/recovery.md).
 
 Fit: no wound modifier left from either monitor (a Light level is +1: every box healed, overflow too) and every
 critical hit healed, replaced or marked accepted by the GM. Each is an obstacle the party's recovery follows through

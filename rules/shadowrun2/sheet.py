@@ -157,8 +157,8 @@ def injury_choices(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def heal_targets(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """What a healing spell's successes may go to (RULES.md: the physical monitor and the diagnosed critical hits;
-    stun cannot be healed this way), for the spell's allocation."""
+    """What a healing spell's successes may go to (docs/rules/shadowrun2.md, "Healing magic": the physical monitor and
+    the diagnosed critical hits; stun cannot be healed this way), for the spell's allocation."""
     diagnosed = {hit["id"] for hit in sheet.get("critical_hits", []) if hit.get("diagnosed")}
     hits = [(hit_id, words) for hit_id, words in injury_choices(sheet) if hit_id in diagnosed]
     return [("physical", "Physical monitor"), *hits]

@@ -1,4 +1,5 @@
-"""Tables of the SRII Critical Hit System (seed 000) and the house tables of RULES.md section 1. Data only.
+"""Tables of the SRII Critical Hit System ("Critical Hit System" seed) and the house tables of
+docs/rules/shadowrun2.md. Data only.
 
 Lethality names are lowercase (`mortal`, `crippling`, `critical`, `healed` for an empty monitor); monitor levels are
 `L`, `M`, `S`, `D`; locations are `head, chest, abdomen, left_arm, right_arm, left_leg, right_leg`.
@@ -121,12 +122,12 @@ REASONS = {
 # Units of the time-before-death expressions ("1d6/2 min" is die x 30 s: no rounding is needed).
 TIME_UNIT_SECONDS = {"min": MINUTE, "hours": HOUR}
 
-# What the wounded feels and what others see, for players (RULES.md rule 7; the seed's "immediate effects" section is
-# missing). One text per location table and kind of wound, shared by the table's six entries: a text that differed
-# between two entries would name the entry as surely as its part does, to anyone holding this table or who has
-# seen one such hit diagnosed (the part is shown beside the text from then on). Whether the wound is open (bullet,
-# blade) or closed (fall, blunt, spell) the player already knows, so the text may follow it. Never a lethality, a
-# time or a severity word: the same text stands for a Mortal hit and a Critical one.
+# What the wounded feels and what others see, for players (docs/rules/shadowrun2.md, "Symptoms"; the seed's "immediate
+# effects" section is missing). One text per location table and kind of wound, shared by the table's six entries: a
+# text that differed between two entries would name the entry as surely as its part does, to anyone holding this table
+# or who has seen one such hit diagnosed (the part is shown beside the text from then on). Whether the wound is open
+# (bullet, blade) or closed (fall, blunt, spell) the player already knows, so the text may follow it. Never a
+# lethality, a time or a severity word: the same text stands for a Mortal hit and a Critical one.
 SYMPTOMS = {
     "CHEST": {
         "open": "A wound in the chest bleeds through the clothes; every breath hurts and comes short.",
@@ -157,7 +158,7 @@ NATURAL_HEALING_BASE_TIME = 8 * WEEK
 NATURAL_HEALING_NOT_IN_HOSPITAL = 2
 NATURAL_HEALING_NOT_TREATED = 4
 NATURAL_HEALING_IMPROPERLY_TREATED = 2
-# (lowest body, highest body or None, modifier). The seed's "12+" overlaps "9-12"; RULES.md: 12 is -2.
+# (lowest body, highest body or None, modifier). The seed's "12+" overlaps "9-12"; docs/rules/shadowrun2.md: 12 is -2.
 NATURAL_HEALING_BODY = ((1, 2, 1), (3, 4, 0), (5, 8, -1), (9, 12, -2), (13, None, -3))
 
 # House (the seed's treatment chart is missing): lethality -> TN and base time; duration = base / successes.

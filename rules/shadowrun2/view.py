@@ -1,4 +1,4 @@
-"""Shadowrun 2: what the GM and a player may see of a character (RULES.md section 1). A player sees an undiagnosed
+"""Shadowrun 2: what the GM and a player may see of a character (docs/rules/shadowrun2.md). A player sees an undiagnosed
 critical hit only as its symptom, and never a time of death."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from rules.shadowrun2.engine import (
 )
 
 MORTAL_FOR_PLAYERS = "mortal: needs treatment now"
-# Never a player's, whatever the hit (RULES.md section 1): a time of death and the Body check that decided a hit.
+# Never a player's, whatever the hit (docs/rules/shadowrun2.md): a time of death and the Body check that decided a hit.
 GM_ONLY = frozenset(("death_at", "death_after_seconds", "death_time_dice", "body_check"))
 HIDDEN_HIT_KEYS = ("part", "reason", "lethality", "boxes", "penalty", "death_at", "heals_at", "treated")
 
@@ -178,8 +178,9 @@ def status(state: State) -> dict[str, Any]:
 
 
 def saves(state: State) -> dict[str, Any]:
-    """What stops the first death (RULES.md, "Words"): a medic's treatment of the hit (a treatment under way stops
-    it when it ends, if it ends first: `treatment_ends`); the overflow clock stops with first aid."""
+    """What stops the first death (docs/rules/README.md, "What players see"): a medic's treatment of the hit (a
+    treatment under way stops it when it ends, if it ends first: `treatment_ends`); the overflow clock stops with
+    first aid."""
     death_at = status(state)["death_at"]
     first = [h for h in _mortal_hits(state) if h["death_at"] == death_at]
     if death_at is not None and not first:

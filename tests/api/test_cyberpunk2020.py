@@ -1,7 +1,7 @@
 """cyberpunk2020 through the HTTP API: each action's wiring with entered dice, every error, the clock, the player
 view. The rule arithmetic of the worked examples lives in tests/rules/cyberpunk2020 (issue 15).
 
-RULES.md section 2 and issue 4. Every die an action needs is entered in `rolls`: `campaign.services.Dice` is
+docs/rules/cyberpunk2020.md and issue 4. Every die an action needs is entered in `rolls`: `campaign.services.Dice` is
 replaced by a strict subclass that fails the test when the server would have to roll (`_no_server_rolls`). Clock
 tests replace it with dice that always show one face (`fixed_clock_dice`), and say which.
 
@@ -910,7 +910,8 @@ def test_the_player_never_receives_death_at_timers_or_gm_notes(
     for name, text in player.items():
         for secret in ("7807", "02:10:07", SECRET_NOTE, '"death_at"', '"timers"', '"notes"', "NoteAdded"):
             assert secret not in text, (name, secret)
-    # Everything else about their own character is visible (RULES.md): the wound, the saves, the dying.
+    # Everything else about their own character is visible (docs/rules/cyberpunk2020.md): the wound, the saves, the
+    # dying.
     character = json.loads(player["character"])
     assert (character["dying"], character["sheet"]["damage"], character["sheet"]["wound_level"]) == (
         True,

@@ -1,6 +1,6 @@
-"""cyberpunk2020's house actions `set_bones` and `replace_limb` through the HTTP API (RULES.md section 2, issue 19):
-set bones mend on the game clock after `bone_mend_weeks`, a failed setting waits a game day, a severed limb is
-replaced, and the player sees all of it. Every die is entered (the strict dice of tests/api/test_cyberpunk2020.py);
+"""cyberpunk2020's house actions `set_bones` and `replace_limb` through the HTTP API (docs/rules/cyberpunk2020.md,
+issue 19): set bones mend on the game clock after `bone_mend_weeks`, a failed setting waits a game day, a severed limb
+is replaced, and the player sees all of it. Every die is entered (the strict dice of tests/api/test_cyberpunk2020.py);
 the clock rolls none here. The refusals are in that file's ERRORS table."""
 
 from __future__ import annotations

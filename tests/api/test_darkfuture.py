@@ -1,11 +1,11 @@
 """darkfuture through the HTTP API: each action's wiring with entered dice, every error, the player view and the
 clock. The rule arithmetic of the worked examples lives in tests/rules/darkfuture (issue 15).
 
-RULES.md section 3 (the Dark Future alternate CON damage system). The `df` fixture's character is the seed's worked
-example: CON 8, driver 3, gunner 4, a pedestrian. Every die is entered: the server's dice are replaced by ones that
-fail the test if the engine or the clock ever needs a roll that was not entered (`_entered_dice_only`), so nothing
-here is random. The darkfuture clock rolls no dice at all (stun ends and CON comes back on fixed times), which the
-same replacement proves for every clock test.
+docs/rules/darkfuture.md (the Dark Future alternate CON damage system). The `df` fixture's character is the seed's
+worked example: CON 8, driver 3, gunner 4, a pedestrian. Every die is entered: the server's dice are replaced by ones
+that fail the test if the engine or the clock ever needs a roll that was not entered (`_entered_dice_only`), so
+nothing here is random. The darkfuture clock rolls no dice at all (stun ends and CON comes back on fixed times), which
+the same replacement proves for every clock test.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Characters and campaigns change in play (RULES.md, "Every ruleset"; issue 19): edits as events, retire and
+"""Characters and campaigns change in play (docs/rules/README.md; issue 19): edits as events, retire and
 restore, campaign edits, through the HTTP API. Every die is entered: the server's dice fail the test if a roll
 was not (`_entered_dice_only`).
 

@@ -1,4 +1,4 @@
-"""Table dice (RULES.md "Dice", "Every ruleset": `table_dice`): the campaign option, and actions that ask the GM for
+"""Table dice (docs/rules/README.md, "Table dice": `table_dice`): the campaign option, and actions that ask the GM for
 each die they need, one at a time, writing nothing until the last is given."""
 
 from __future__ import annotations

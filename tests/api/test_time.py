@@ -1,6 +1,6 @@
 """Time you can trust (issue 16): undo names what it takes back and never takes back time.
 
-RULES.md "Every ruleset": undo takes back the latest entry, GM action or clock firing, and says which first; a timer
+docs/rules/README.md: undo takes back the latest entry, GM action or clock firing, and says which first; a timer
 the rebuilt state has in the past is due now and fires at the next advance at the campaign's current time; nothing
 shows a negative time.
 """

@@ -54,7 +54,7 @@ def quantile(distribution: dict[int | None, Fraction], p: int) -> int | None:
 
 def critical_healing(body: int, success: Fraction, horizon: int) -> dict[int | None, Fraction]:
     """When an untreated Critical hit heals: a Body test every 8 weeks from the wound until one has successes k,
-    then 8 weeks / k later (RULES.md section 1, natural healing). Beyond the horizon: None."""
+    then 8 weeks / k later (docs/rules/shadowrun2.md, natural healing). Beyond the horizon: None."""
     distribution: dict[int | None, Fraction] = {}
     none = (1 - success) ** body
     period = 0

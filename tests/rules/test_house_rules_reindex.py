@@ -1,4 +1,4 @@
-"""House rules changed in play re-index every ruleset's pending timers alike (RULES.md, "Every ruleset"), over the
+"""House rules changed in play re-index every ruleset's pending timers alike (docs/rules/README.md), over the
 registry: a timer whose interval is an option's value is due, after the change, where it would be had the new value
 held when it last started (`rules.ruleset.set_options`); a time a roll fixed when it was decided stays.
 

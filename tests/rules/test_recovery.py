@@ -249,8 +249,9 @@ def test_shadowrun_a_crippling_hit_is_in_the_way_until_replaced() -> None:
 def test_shadowrun_a_mortal_hit_under_treatment_turns_crippling_and_still_needs_care(
     treatment: list[int], completes_at: int, care: str
 ) -> None:
-    # RULES.md, `treat`: at completion a Mortal hit becomes Crippling (6 boxes, its death timer stopped), and a
-    # Crippling hit never heals on its own; so it is still "not without care", for the reason that now holds.
+    # docs/rules/shadowrun2.md, "Treatment of a critical hit": at completion a Mortal hit becomes Crippling (6 boxes,
+    # its death timer stopped), and a Crippling hit never heals on its own; so it is still "not without care", for the
+    # reason that now holds.
     rules = get_ruleset("shadowrun2")
     state = played(
         "shadowrun2",

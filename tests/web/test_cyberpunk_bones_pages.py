@@ -1,5 +1,5 @@
-"""Cyberpunk's set_bones and replace_limb on the pages (RULES.md section 2, house): the GM's forms, and what the
-player's page says of a limb set or replaced."""
+"""Cyberpunk's set_bones and replace_limb on the pages (docs/rules/cyberpunk2020.md, house): the GM's forms, and what
+the player's page says of a limb set or replaced."""
 
 from __future__ import annotations
 

@@ -384,7 +384,7 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 def _named_undo(form: forms.ActionFormView, character: Character) -> forms.ActionFormView:
-    """The undo form's button names what it takes back (RULES.md, "Every ruleset"): "Undo: Death save: rolled 7
+    """The undo form's button names what it takes back (docs/rules/README.md): "Undo: Death save: rolled 7
     against 6, failed: is dying, 2020-01-01 00:00:30 (clock)"; always the whole date (a time of day alone, weeks into
     a campaign, did not say which day)."""
     if form.action != "undo":

@@ -84,7 +84,7 @@ def campaign_clock(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def campaign_clock_rewind(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The board's "take back the latest advance" (RULES.md, "Every ruleset")."""
+    """The board's "take back the latest advance" (docs/rules/README.md)."""
     campaign, role = access.campaign_for(request.user, campaign_id)
     access.require_gm(role, "take back an advance")
     try:

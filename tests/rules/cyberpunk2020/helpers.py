@@ -122,7 +122,8 @@ STANDARD = {
 
 
 def expected_level(points: int) -> str:
-    """RULES.md: Light 1-4, Serious 5-8, Critical 9-12, Mortal 0 13-16 ... Mortal 6 37-40, over 40 dead."""
+    """docs/rules/cyberpunk2020.md: Light 1-4, Serious 5-8, Critical 9-12, Mortal 0 13-16 ... Mortal 6 37-40, over 40
+    dead."""
     if points <= 0:
         return "none"
     if points > 40:

@@ -1,5 +1,5 @@
-"""Dark Future characters change in play and its house rules are options (RULES.md section 3 and "Every
-ruleset"; issue 19). Every die is entered."""
+"""Dark Future characters change in play and its house rules are options (docs/rules/darkfuture.md and
+docs/rules/README.md; issue 19). Every die is entered."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every row of the darkfuture tables, as the seed and RULES.md give them."""
+"""Every row of the darkfuture tables, as the seed and docs/rules/darkfuture.md give them."""
 
 import pytest
 

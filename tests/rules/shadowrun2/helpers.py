@@ -20,7 +20,7 @@ NO_CRITICAL_HIT = [6, 6, 6, 1]
 
 
 # Every word of every part name of the table, but the location groups' own words (the "arm" of "upper arm"): what
-# no text may say of a hit its player has not had diagnosed (RULES.md rule 7).
+# no text may say of a hit its player has not had diagnosed (docs/rules/shadowrun2.md, "Symptoms").
 GROUP_WORDS = {word for location in tables.LOCATIONS for word in location.split("_")}
 PART_WORDS = sorted(
     {word for rows in tables.CRITICAL_HIT_TABLE.values() for row in rows.values() for word in row[0].split()}

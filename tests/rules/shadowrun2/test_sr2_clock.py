@@ -277,7 +277,8 @@ def _house_rules(state, **options):
 
 
 def test_the_overflow_clock_follows_a_change_of_its_minutes_from_the_last_box_on():
-    """RULES.md: the next box at 600 s with 10 minutes, the option set to 5 at 600 s: the next box at 900 s."""
+    """docs/rules/README.md, "House options": the next box at 600 s with 10 minutes, the option set to 5 at 600 s: the
+    next box at 900 s."""
     state = wounded([10, 10, 10, 10], severity="D")  # body 4: dies at the fifth box
     clock = Clock()
     state = clock.advance(state, 600)

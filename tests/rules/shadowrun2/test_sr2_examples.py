@@ -217,8 +217,8 @@ def test_diagnosing_every_hit_rolls_per_hit_dice():
 
 
 def test_the_dice_of_the_one_hit_to_diagnose_are_taken_without_naming_it():
-    """RULES.md: `diagnosis` is one hit's roll. With the hit not chosen and one alone to diagnose, the GM's dice
-    were rolled over by the server in silence (the web's one Diagnosis field)."""
+    """docs/rules/shadowrun2.md: `diagnosis` is one hit's roll. With the hit not chosen and one alone to diagnose, the
+    GM's dice were rolled over by the server in silence (the web's one Diagnosis field)."""
     state, _ = wound(ash(), "S", MORTAL_LUNG)
     _, events = act(state, {"type": "diagnose", "medic": "Doc", "skill": 2}, {"diagnosis": [6, 6]})
     results = events[0].data["results"]
