@@ -68,7 +68,7 @@ class Membership(models.Model):
 
 
 class Invitation(models.Model):
-    """An invitation to a campaign: the invitee becomes a member only by accepting it (DESIGN.md, issue 19).
+    """An invitation to a campaign: the invitee becomes a member only by accepting it (docs/members.md).
 
     At most one pending invitation per person and campaign; answered ones stay as the record of who was asked. A
     character may name a pending invitee as its player: it waits, unseen, for the acceptance (docs/members.md)."""

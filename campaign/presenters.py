@@ -105,7 +105,7 @@ def character_json(
     undo: bool = False,
     undo_key: str | None = None,
 ) -> dict[str, Any]:
-    """The character JSON of DESIGN.md, as `audience` may see it. `state`/`version`: a past state (time travel).
+    """The character JSON of docs/api.md, as `audience` may see it. `state`/`version`: a past state (time travel).
     `player` (the player's name) and `notes` (`gm_notes` at that version): what the caller already has at hand.
     `undo`: a GM's answer names what undo would take back (`undo_target`: the character's own answer has it,
     lists and action answers do not), kept by version in the pages cache under `undo_key` (the stamp's

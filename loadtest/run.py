@@ -7,7 +7,7 @@ p50/p99/requests per second with the load average, and delete the database.
 
 - `closed`: the saturating closed loop: 50 connections (2 wrk threads) each sending its next full read as soon as
   the previous one is answered, all as the one GM. It measures throughput; its latency is mostly queueing.
-- `readers`: the DESIGN.md target's "50 concurrent readers": 50 people (different GM users) with the page open,
+- `readers`: the performance target's (docs/PERFORMANCE.md) "50 concurrent readers": 50 people (different GM users) with the page open,
   each polling every 2 s with its ETag (htmx) and reloading about once a minute (`loadtest/readers.lua`,
   one wrk thread per reader), while the GM acts on the character every 5 s through the API (a note), so that
   every reader's next poll gets the new version (a cache miss per reader and worker).

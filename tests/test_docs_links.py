@@ -56,8 +56,10 @@ def test_a_broken_link_or_anchor_would_be_found(tmp_path: Path) -> None:
 
 
 # A reference to the rules or the seed texts that once lived beside the repository, in a folder a fresh clone does
-# not have (issue 41): the folder, or a seed's file name. The pattern is spelt so that it does not match itself.
-OUTSIDE = re.compile(rb"\.\./shared/|shared/(?:RULES\.md|seeds)|\b\d{3}_[0-9a-f]{16}\.txt\b")
+# not have (issue 41): the folder, a seed's file name, or the design and style notes kept there. The pattern is spelt so that it does not match itself.
+OUTSIDE = re.compile(
+    rb"\.\./shared/|shared/(?:RULES\.md|seeds)|\b\d{3}_[0-9a-f]{16}\.txt\b|\b(?:DESIGN|STYLE)\.md\b"
+)
 NOT_THE_REPOSITORY = {".venv", ".git", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache"}
 
 
@@ -87,6 +89,13 @@ def test_a_reference_outside_the_repository_would_be_found(tmp_path: Path) -> No
     )
     (tmp_path / "spec.md").write_text("Spec: `shared/RULES.md` section 3\n")
     (tmp_path / "seed.md").write_text("the seed `004_f38e51d0ce97b282.txt`\n")
+    (tmp_path / "views.py").write_text('"""The API of DESIGN.md, in the manner of STYLE.md 5."""\n')
     (tmp_path / ".venv").mkdir()
     (tmp_path / ".venv" / "notes.md").write_text("../shared/RULES.md\n")
-    assert _outside_references(tmp_path) == ["README.md:1", "rules/tables.py:1", "seed.md:1", "spec.md:1"]
+    assert _outside_references(tmp_path) == [
+        "README.md:1",
+        "rules/tables.py:1",
+        "seed.md:1",
+        "spec.md:1",
+        "views.py:1",
+    ]

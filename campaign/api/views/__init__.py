@@ -1,4 +1,4 @@
-"""The HTTP API of DESIGN.md. Views parse input, check who may do what, call a service and render the answer.
+"""The HTTP API of docs/api.md. Views parse input, check who may do what, call a service and render the answer.
 
 One module per area: `accounts`, `campaigns` (and the rulesets), `members`, `characters` (and their actions and
 forecasts), `history`, `clock` (and its jobs), `transfer`; `common` holds what they share. `campaign/api/urls.py`

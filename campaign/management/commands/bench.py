@@ -1,4 +1,4 @@
-"""`manage.py bench`: every DESIGN.md target measured in one run, each as a ratio against its baseline.
+"""`manage.py bench`: every target of docs/PERFORMANCE.md measured in one run, each as a ratio against its baseline.
 
 The command never touches the configured database. Each row runs in a child process (this command again, with
 `--row`) whose DATABASE_URL names a throwaway SQLite file in a temporary directory, or a throwaway PostgreSQL
@@ -124,7 +124,7 @@ def _forget_queue(url: str, prefix: str) -> None:
 
 
 class Command(BaseCommand):
-    help = "Measure the DESIGN.md targets as ratios against their baselines, on throwaway databases."
+    help = "Measure the performance targets (docs/PERFORMANCE.md) as ratios against their baselines, on throwaway databases."
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(

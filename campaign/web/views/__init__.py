@@ -1,6 +1,6 @@
 """The web app: server-rendered pages with htmx. Views parse forms, check who may do what, call a service, render.
 
-One view serves the full page and its fragments (STYLE.md 5): `request.htmx.target == "live"` asks for the part
+One view serves the full page and its fragments (as django-htmx's examples do): `request.htmx.target == "live"` asks for the part
 of the page that refreshes itself, answered with 304 when its ETag has not changed.
 
 One module per page or area, over `cache` (the live region's cache and the ETags):
