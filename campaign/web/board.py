@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import Max
 
-from campaign import presenters, services
+from campaign import presenters, secrecy, services
 from campaign.models import GM, Campaign, Character, Event
 from campaign.web import display, forms
 from rules.ruleset import Ruleset
@@ -134,29 +134,46 @@ def with_form(cards: list[dict[str, Any]], character_id: int, form: forms.Action
                     item["open"] = True
 
 
-def last_combat_action(campaign: Campaign, since: int) -> int:
+def last_combat_action(campaign: Campaign, since: int, ruleset: Ruleset, player: int | None = None) -> int:
     """The game second of the campaign's latest action on a character (not the clock's) from `since` on, or
-    `since` when there is none: a fight's last blow."""
-    latest = (
-        Event.objects.filter(campaign=campaign, character__isnull=False, game_time__gte=since)
-        .exclude(actor="clock")
-        .aggregate(latest=Max("game_time"))["latest"]
+    `since` when there is none: a fight's last blow. For a player (`player`, their user id) only an action their
+    own history shows counts (`campaign.secrecy`): a GM note, a hidden roll, an NPC's or another player's
+    character's action, or an undo of any of these moves no fight's end the player is told of."""
+    rows = Event.objects.filter(campaign=campaign, character__isnull=False, game_time__gte=since).exclude(
+        actor="clock"
     )
-    return since if latest is None else max(since, latest)
+    if player is None:
+        latest = rows.aggregate(latest=Max("game_time"))["latest"]
+        return since if latest is None else max(since, latest)
+    rows = rows.filter(character__player_id=player).order_by("-game_time", "-position")
+    start = 0
+    while True:
+        # Most recent first, a page at a time: the first action shown ends the search.
+        page = list(rows[start : start + _SHOWN_PAGE])
+        for row, shown in zip(page, secrecy.shown_data(ruleset, page), strict=True):
+            if shown is not None:
+                return max(since, row.game_time)
+        if len(page) < _SHOWN_PAGE:
+            return since
+        start += _SHOWN_PAGE
 
 
-def fight(campaign: Campaign, ruleset: Ruleset) -> dict[str, Any]:
+_SHOWN_PAGE = 100
+
+
+def fight(campaign: Campaign, ruleset: Ruleset, player: int | None = None) -> dict[str, Any]:
     """The round counter: which round of the fight the game clock is in (round 1 from the moment the GM started
     it), and what "+1" advances by. A fight ends by itself once the clock is `fight_idle_minutes` game minutes
     (campaign option, default `services.FIGHT_IDLE_MINUTES`; 0: never) past its last combat action, so downtime
-    is never counted in rounds; an advance taken back brings it back, as the round is counted, not kept."""
+    is never counted in rounds; an advance taken back brings it back, as the round is counted, not kept. For a
+    `player` (their user id) the last combat action is the last one their own history shows."""
     board = board_of(ruleset)
     shown: dict[str, Any] = {"round_name": board.round_name, "round_seconds": board.round_seconds}
     # A fight "started" after the game time (the clock was taken back past it) is no fight.
     if campaign.fight_started_at is not None and campaign.fight_started_at <= campaign.game_time:
         idle = (campaign.options or {}).get("fight_idle_minutes", services.FIGHT_IDLE_MINUTES) * 60
         if idle:
-            last = last_combat_action(campaign, campaign.fight_started_at)
+            last = last_combat_action(campaign, campaign.fight_started_at, ruleset, player)
             if campaign.game_time - last > idle:
                 ended = presenters.game_date(campaign, last + idle)
                 shown["ended_text"] = display.date_text(ended)

@@ -156,7 +156,9 @@ def _board_context(
         "ruleset": get_ruleset(campaign.ruleset),
         "game_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
         "characters": _board_characters(request, campaign, role, marks),
-        "fight": board.fight(campaign, get_ruleset(campaign.ruleset)),
+        "fight": board.fight(
+            campaign, get_ruleset(campaign.ruleset), None if role == GM else request.user.pk
+        ),
     }
     job = services.open_job(campaign) if role == GM else None
     context["etag"] = _board_etag(campaign, role, request.user.pk, job)
@@ -283,11 +285,12 @@ def _gm_board_page(request: HttpRequest, campaign: Campaign, role: str) -> HttpR
 def _player_board_live(request: HttpRequest, context: dict[str, Any]) -> tuple[str, str]:
     """A player's live region and its ETag (`conditional.sealed_html`), kept in the "pages" cache under the digest of what it
     is made of: its cards as rendered for the player (each cached per version and role), the game time, the fight
-    and the options (the calendar's dates). It holds no form, so no token or key."""
+    and the options (the calendar's dates), and the fight as this player sees it (its end counts their actions
+    alone). It holds no form, so no token or key."""
     campaign = context["campaign"]
     digest = hashlib.sha256(
-        f"{campaign.pk}:{campaign.game_time}:{campaign.fight_started_at}:{campaign.projection_epoch}:"
-        f"{json.dumps(campaign.options, sort_keys=True)}".encode()
+        f"{campaign.pk}:{campaign.game_time}:{campaign.projection_epoch}:"
+        f"{json.dumps(campaign.options, sort_keys=True)}:{json.dumps(context['fight'], sort_keys=True)}".encode()
     )
     for card in context["characters"]:
         digest.update(f"{card['id']}\0{card['state_html']}\1".encode())
