@@ -24,6 +24,9 @@ from rules.registry import get_ruleset
 
 CACHE = "pages"
 CACHE_SECONDS = 300
+STOPPED_WAIT = (
+    60  # a party's recovery stopped by its time box: asked again in a minute (as the API's 503 says)
+)
 
 
 def _query(request: HttpRequest) -> dict[str, str]:
@@ -147,23 +150,29 @@ def _panel(request: HttpRequest, campaign: Campaign, role: str) -> tuple[SafeStr
 @login_required
 def campaign_recovery(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The panel (a fragment for the board's section under htmx) or the page of its own; a bad query is a 400
-    naming the field, with the untreated view."""
+    naming the field, with the untreated view. A forecast refused for now (the user's budget or rate, the server's
+    slots: 429) or stopped by its time box (503) is said in words, with `Retry-After`, on the page and in the
+    fragment alike; the fragment asks again by itself once the wait is over."""
     campaign, role = access.campaign_for(request.user, campaign_id)
+    headers: dict[str, str] = {}
     try:
         html, status = _panel(request, campaign, role)
-    except rv.Stopped:
-        return HttpResponse(rv.STOPPED, status=503, headers={"Retry-After": "60"}, content_type="text/plain")
-    except forecast_budget.Refused as refused:
+    except (forecast_budget.Refused, rv.Stopped) as refused:
+        message, wait, status = (
+            (rv.STOPPED, STOPPED_WAIT, 503)
+            if isinstance(refused, rv.Stopped)
+            else (refused.message, refused.retry_after, 429)
+        )
         html = render_to_string(
             "web/recovery_refused.html",
-            {"campaign": campaign, "message": refused.message, "wait": refused.retry_after},
+            {"again": request.get_full_path(), "message": message, "wait": wait},
         )
-        headers = {"Retry-After": str(refused.retry_after)}
-        if request.htmx:
-            return HttpResponse(html, status=429, headers=headers)
-        context = {"campaign": campaign, "panel": html, "is_gm": role == GM}
-        return render(request, "campaign_recovery.html", context, status=429, headers=headers)
+        headers["Retry-After"] = str(wait)
     if request.htmx:
-        return HttpResponse(html, status=status)
+        return HttpResponse(html, status=status, headers=headers)
     context = {"campaign": campaign, "panel": html, "is_gm": role == GM}
-    return render(request, "campaign_recovery.html", context, status=status)
+    # `render` takes no headers: they are set on its answer.
+    response = render(request, "campaign_recovery.html", context, status=status)
+    for name, value in headers.items():
+        response[name] = value
+    return response
