@@ -164,3 +164,31 @@ def characters(
             rates.insert(0, ("npc-batches", settings.NPC_BATCH_RATE, "batches of NPCs", 1))
         with _held(total, rates, user):
             yield
+
+
+def imported_characters(user: AbstractBaseUser, count: int) -> Any:
+    """An import's `count` characters taken in the user's CHARACTER_THROTTLE, as making them one by one would take
+    them (their total per campaign is the check's: `check_file`'s `most_characters`). More than the rate allows
+    at all is a 400 that says so; more than it has left, a 429 saying when. Returns the places taken, for
+    `give_back` when the import starts nothing."""
+    most, seconds = settings.CHARACTER_RATE
+    if count > most:
+        period = PERIOD_WORDS.get(seconds, f"per {seconds} seconds")
+        raise LimitReached(
+            f"at most {most:,} new characters {period} per user, and this file creates {count:,}: an import"
+            " counts its characters as if they were made one by one",
+            400,
+        )
+    window = _rate(user, "characters", settings.CHARACTER_RATE, "new characters", count)
+    return _Taken(window, count)
+
+
+class _Taken:
+    """Places taken in a rate, to give back."""
+
+    def __init__(self, window: Any, places: int) -> None:
+        self.window, self.places = window, places
+
+    def give_back(self) -> None:
+        if self.places:
+            self.window.give_back(self.places)

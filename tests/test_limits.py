@@ -262,3 +262,103 @@ def test_characters_past_the_campaigns_total_are_a_400(sr2: Table, settings: Any
         f"/api/campaigns/{other}/characters/", {"name": "Elsewhere", "attributes": {"body": 4}}
     )
     assert made.status_code == 201
+
+
+# --- imports: the characters they make ----------------------------------------------------------------------------
+
+
+def _export_of(table: Table, characters: int) -> bytes:
+    """The table's campaign holding `characters` characters (Ash among them), exported."""
+    for i in range(characters - 1):
+        assert _character(table, f"Extra {i}").status_code == 201
+    return b"".join(table.gm.get(f"/api/campaigns/{table.campaign['id']}/export/").streaming_content)
+
+
+def _import(who: Persona, data: bytes, **headers: str) -> Any:
+    upload = io.BytesIO(data)
+    upload.name = "campaign.jsonl"
+    return who.client.post("/api/campaigns/import/", {"file": upload}, format="multipart", **headers)
+
+
+def _import_page(who: Persona, data: bytes) -> Any:
+    upload = io.BytesIO(data)
+    upload.name = "campaign.jsonl"
+    return _browser(who).post("/imports/", {"file": upload})
+
+
+@pytest.mark.django_db
+def test_an_import_of_more_characters_than_a_campaign_may_hold_is_refused_before_it_writes(
+    sr2: Table, django_user_model: Any, settings: Any
+) -> None:
+    export = _export_of(sr2, 4)
+    settings.CHARACTERS_PER_CAMPAIGN = 3
+    nora = make_persona(django_user_model, "nora")
+    before = (
+        Campaign.objects.count(),
+        Character.objects.count(),
+        cache.get(f"limits:characters:{nora.user.pk}"),
+    )
+    refused = _import(nora, export)
+    assert refused.status_code == 400
+    said = (
+        "line 5: data.character: at most 3 characters per campaign, retired ones included, and this file creates"
+        " more; nothing was imported"
+    )
+    assert refused.json() == {"file": [said]}  # the fourth CharacterCreated, the first too many
+    page = _import_page(nora, export)
+    assert page.status_code == 400 and _shows(page, said)
+    assert (
+        Campaign.objects.count(),
+        Character.objects.count(),
+        cache.get(f"limits:characters:{nora.user.pk}"),
+    ) == before
+    settings.CHARACTERS_PER_CAMPAIGN = 4
+    assert _import(nora, export).status_code == 202
+
+
+@pytest.mark.django_db
+def test_an_imports_characters_take_their_places_in_the_users_character_rate(
+    sr2: Table, django_user_model: Any, settings: Any
+) -> None:
+    export = _export_of(sr2, 3)
+    settings.CHARACTER_RATE = (5, AN_HOUR)
+    nora = make_persona(django_user_model, "nora")
+    first = _import(nora, export, HTTP_IDEMPOTENCY_KEY="i-1")
+    assert first.status_code == 202
+    assert _import(nora, export, HTTP_IDEMPOTENCY_KEY="i-1").json()["id"] == first.json()["id"]  # no place
+    imported = Campaign.objects.get(pk=_job(nora, first)["campaign"])
+    campaigns = Campaign.objects.count()
+    refused = _import(nora, export)  # 3 more would make 6
+    assert refused.status_code == 429
+    assert AN_HOUR - 10 <= _retry_after(refused) <= AN_HOUR
+    [said] = refused.json()["detail"]
+    assert said.startswith("at most 5 new characters an hour per user; try again in ")
+    page = _import_page(nora, export)
+    assert page.status_code == 429 and _shows(page, said.rsplit(" in ", 1)[0])
+    assert Campaign.objects.count() == campaigns
+    # The two places left are hers to make characters by hand, as an import's three were.
+    made = [
+        nora.post(f"/api/campaigns/{imported.pk}/characters/", {"name": f"N{i}", "attributes": {"body": 4}})
+        for i in range(3)
+    ]
+    assert [m.status_code for m in made] == [201, 201, 429]
+
+
+@pytest.mark.django_db
+def test_an_import_of_more_characters_than_the_rate_ever_allows_says_so(
+    sr2: Table, django_user_model: Any, settings: Any
+) -> None:
+    export = _export_of(sr2, 3)
+    settings.CHARACTER_RATE = (2, AN_HOUR)
+    nora = make_persona(django_user_model, "nora")
+    refused = _import(nora, export)
+    message = (
+        "at most 2 new characters an hour per user, and this file creates 3: an import counts its characters as"
+        " if they were made one by one"
+    )
+    assert (refused.status_code, refused.json()) == (400, {"detail": [message]})
+    assert "Retry-After" not in refused
+
+
+def _job(who: Persona, accepted: Any) -> dict[str, Any]:
+    return who.get(f"/api/jobs/{accepted.json()['id']}/").json()

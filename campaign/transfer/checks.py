@@ -306,13 +306,21 @@ class Checking:
     attributes: dict[int, dict[str, Any]] = field(default_factory=dict)
 
 
-def check_file(data: bytes, *, events: bool = False, checking: Checking | None = None) -> CheckedFile:
+def check_file(
+    data: bytes,
+    *,
+    events: bool = False,
+    checking: Checking | None = None,
+    most_characters: int | None = None,
+) -> CheckedFile:
     """Check an export before anything is written: the trailer, then every line (see the module's docstring).
     Raises ServiceError("file", "line N: <field>: ...") at the first line that is wrong. The check's replay is
     the rebuild's fold: what it gives is what the import writes as the read models. With `events`, the checked
     file keeps every line as the write takes it (`CheckedFile.events`), so the write need not parse the file
     again; a check that writes nothing (the web request's) keeps none. With `checking`, the lines and the
-    attributes are kept there as the check goes (`events` implied)."""
+    attributes are kept there as the check goes (`events` implied). With `most_characters`, a file that creates
+    more characters is refused at the first one too many (CHARACTERS_PER_CAMPAIGN, for an import a user asks
+    for: docs/security.md, "Import")."""
     end, count, sha256 = _trailer(data)
     if checking is not None:
         checking.sha256, checking.lines = sha256, count
@@ -321,7 +329,7 @@ def check_file(data: bytes, *, events: bool = False, checking: Checking | None =
     else:
         kept, characters = [] if events else None, {}
     with cyclic_gc_paused():  # the states grow as the rebuild's do, and hold no cycles
-        rules, folded = _check_lines(data, end, kept, characters)
+        rules, folded = _check_lines(data, end, kept, characters, most_characters)
     return CheckedFile(
         lines=count,
         name=folded.identity.campaign_name,
@@ -334,7 +342,11 @@ def check_file(data: bytes, *, events: bool = False, checking: Checking | None =
 
 
 def _check_lines(
-    data: bytes, end: int, kept: list[EventLine] | None, characters: dict[int, dict[str, Any]]
+    data: bytes,
+    end: int,
+    kept: list[EventLine] | None,
+    characters: dict[int, dict[str, Any]],
+    most_characters: int | None = None,
 ) -> tuple[Ruleset, Folded]:
     """One pass: each line on its own, against the lines before it, and every character's state replayed through
     its ruleset as it goes (`_Replay`). Returns the ruleset and what the replay gives; sets each character's
@@ -383,6 +395,8 @@ def _check_lines(
             if name == "campaign" and kind == CAMPAIGN_CHANGED:
                 options = _check_campaign_changed(payload, rules, options)
             elif name == "campaign":
+                if kind == CHARACTER_CREATED and most_characters is not None:
+                    _check_room(len(characters), most_characters)
                 _check_campaign_event(line_no, item, rules, characters, streams)
             else:
                 check_event(rules, kind, item["schema_version"], payload, LIMITS)
@@ -630,6 +644,16 @@ def _check_campaign_event(
     except RuleError as error:
         raise ServiceError(f"data.{error.field}", error.message) from None
     streams[f"character:{payload['character']}"] = _Stream(game_time=item["game_time"])
+
+
+def _check_room(made: int, most: int) -> None:
+    """One more character, past `made`, within a campaign's `most` (CHARACTERS_PER_CAMPAIGN)."""
+    if made >= most:
+        raise ServiceError(
+            "data.character",
+            f"at most {most:,} characters per campaign, retired ones included, and this file creates more;"
+            " nothing was imported",
+        )
 
 
 def _takes_back_an_advance(kind: str, payload: Any) -> bool:

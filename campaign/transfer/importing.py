@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from campaign import queue, services
+from campaign import limits, queue, services
 from campaign.events import CHARACTER_CREATED
 from campaign.eventstore import command_cursor, json_text, json_value, values_placeholders
 from campaign.models import GM, Campaign, Character, Event, ImportFile, ImportJob, Membership
@@ -72,18 +72,22 @@ def _keyed_import(user: AbstractBaseUser, idempotency_key: str | None, digest: s
 
 def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str | None = None) -> ImportJob:
     """Check an export and make the job that writes it as a new campaign (run at once when there is no broker).
-    The same file with the same `idempotency_key` again returns the first request's job."""
+    The same file with the same `idempotency_key` again returns the first request's job. A user's request, so the
+    limits of making the same characters by hand apply before anything is written (`campaign.limits`): at most
+    CHARACTERS_PER_CAMPAIGN of them, each a place in the user's CHARACTER_THROTTLE."""
     digest = hashlib.sha256(data).hexdigest()
     job = _keyed_import(user, idempotency_key, digest)
     if job is not None:
         return job
     compressed = _compressing(data)
-    checked = check_file(data)
+    checked = check_file(data, most_characters=settings.CHARACTERS_PER_CAMPAIGN)
     queue.ensure_broker_for_import()
+    taken = limits.imported_characters(user, len(checked.attributes))
     try:
         with transaction.atomic():
             job = _keyed_import(user, idempotency_key, digest)
             if job is not None:
+                taken.give_back()  # the first request's job: nothing new
                 return job
             job = _job_with_file(
                 compressed,
@@ -95,9 +99,13 @@ def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str 
             if not settings.CELERY_TASK_ALWAYS_EAGER:
                 transaction.on_commit(lambda: queue.enqueue_import(job.pk))
     except IntegrityError:
+        taken.give_back()
         raise Conflict(
             "Idempotency-Key", "another import with this key was started at the same moment"
         ) from None
+    except BaseException:
+        taken.give_back()
+        raise
     if settings.CELERY_TASK_ALWAYS_EAGER:
         queue.enqueue_import(job.pk)
     return ImportJob.objects.get(pk=job.pk)
