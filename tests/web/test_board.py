@@ -121,9 +121,10 @@ def test_a_wound_from_a_card_answers_with_the_form_and_the_cards_state(cp2020_we
         '<p class="ok" role="status">Ash: 12 normal damage to the torso (SP 0, BTM -2): 10 points on the track. '
         "Stun save: rolled 10 against 4, failed.</p>" in html
     )
-    state = html[
-        html.index(f'<div class="card-state" id="card-{cp2020_web.character_id}-state" hx-swap-oob="true">') :
-    ]
+    # The card's state as the board draws it, which the form takes into the card out of band.
+    assert f'hx-select-oob="#card-{cp2020_web.character_id}-state"' in html
+    state = html[html.index(f'<div class="card-state" id="card-{cp2020_web.character_id}-state">') :]
+    assert state in board(cp2020_web)
     assert "Wound track: 10 of 40 points (10 real, 0 stun), level critical" in state
     assert '<span class="chip">stunned</span>' in state
     assert "Next: stun save at 2020-01-01 00:00:03" in state

@@ -63,7 +63,8 @@ def test_a_card_asks_each_roll_in_turn_and_records_the_wound_with_the_last(sr2_t
     assert done.status_code == 200
     assert done["HX-Trigger"] == "refresh"
     assert "Ash: " in form_of(done) and "Critical hit 1" in form_of(done)
-    assert 'hx-swap-oob="true"' in done.content.decode()  # the card's state, in place
+    # The card's state, which the form takes into the card (hx-select-oob).
+    assert f'id="card-{sr2_table.character_id}-state"' in done.content.decode()
     (hit,) = Event.objects.filter(type="CriticalHitTaken")
     assert (hit.data["part"], hit.data["death_time_dice"]) == ("diaphragm", [2, 3])
     (wound,) = Event.objects.filter(type="WoundTaken")
@@ -290,7 +291,8 @@ def test_dark_future_damage_recorded_on_the_card_updates_the_card_in_place(df_ta
     assert done.status_code == 200 and done["HX-Trigger"] == "refresh"
     assert "Ash: " in form_of(done)
     state = done.content.decode().split("</section>", 1)[1]  # the card's state, swapped out of band
-    assert 'hx-swap-oob="' in state and "CON 7 of 8" in state
+    assert f'id="card-{df_table.character_id}-state"' in state and "CON 7 of 8" in state
+    assert f'hx-select-oob="#card-{df_table.character_id}-state"' in form_of(done)
     assert Event.objects.filter(type="WoundTaken").count() == 1
 
 

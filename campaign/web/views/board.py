@@ -137,6 +137,17 @@ def _board_cards(
     return out
 
 
+def card_state_html(request: HttpRequest, character: Character) -> str:
+    """The GM's card state of one character, drawn by the board's one renderer (`_board_cards`): what a card's
+    answer sends out of band is what the next refresh and a fresh load of the board show."""
+    rows = (
+        Character.objects.filter(pk=character.pk)
+        .select_related("player")
+        .only(*_CARD_KEY_FIELDS, "player__username")
+    )
+    return str(_board_cards(request, character.campaign, GM, list(rows))[0]["state_html"])
+
+
 def _card_cache_key(campaign: Campaign, role: str, character: Character, options: str) -> str:
     # The name and player are not events (an edit may change them without a new version): their digest is part.
     who = hashlib.sha256(f"{character.name}\0{character.player_id}".encode()).hexdigest()[:16]

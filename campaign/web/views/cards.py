@@ -15,7 +15,7 @@ from campaign import access, limits, presenters, services
 from campaign.models import GM, Character
 from campaign.web import board, forms, people
 from campaign.web.views.actions import _posted_action, _unused_text
-from campaign.web.views.board import _board_context, _board_form_response
+from campaign.web.views.board import _board_context, _board_form_response, card_state_html
 from campaign.web.views.cache import _limited
 from campaign.web.views.character import _gm_acting_on, _named_undo
 from rules.registry import get_ruleset
@@ -68,11 +68,11 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 def _card_for(character: Character, player: str | None) -> dict[str, Any]:
-    """The card of one character as the GM sees it, drawn from the character at hand (after an action, the one the
-    action returned) and its player's name (`board.card_json`)."""
-    campaign = character.campaign
-    data = board.card_json(character, GM, player)
-    return board.card(campaign, get_ruleset(campaign.ruleset), GM, data, character.state)
+    """What a card's form is drawn from: the character as the GM sees it (its sheet: the injuries a form offers),
+    the card's id and its inputs' prefix. Not the card's state: only the board's renderer draws that
+    (`card_state_html`), for every answer alike."""
+    ruleset = get_ruleset(character.campaign.ruleset)
+    return {**board.card_json(character, GM, player), **board.card_shell(ruleset, GM, character.pk)}
 
 
 @login_required
@@ -116,7 +116,13 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
         response = render(
             request,
             "web/board_card_form.html",
-            {"c": card, "form": form, "label": labels[action], "is_gm": True, "oob": True},
+            {
+                "c": card,
+                "form": form,
+                "label": labels[action],
+                "is_gm": True,
+                "state_html": card_state_html(request, character),
+            },
             status=posted.status if errors else 200,
         )
         if not errors and not needs:
