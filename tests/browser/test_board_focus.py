@@ -1,0 +1,100 @@
+"""The board through a night's clock, in Chromium on a Shadowrun board with table dice "all": the focus stays on the
+card just answered, a clock button never scrolls the page, the clock's prompt takes the focus in view, and every
+card keeps its actions after the clock's rolls (docs/web.md, "The board's regions")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from campaign.web import forms
+from tests.browser.test_card_table_dice import Counted
+from tests.browser.test_csp import Watched
+from tests.conftest import make_table
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def focused_card(page: Page) -> str | None:
+    return page.evaluate("(document.activeElement.closest('article') || {}).id || null")
+
+
+def scroll_y(page: Page) -> float:
+    return float(page.evaluate("window.scrollY"))
+
+
+def test_shadowrun_the_board_keeps_focus_place_and_actions_through_the_clock(
+    live_server: Any, browser: Any, django_user_model: Any
+) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5}, {"table_dice": "all"})
+    campaign_id = table.campaign["id"]
+    ids = [table.character["id"]]
+    for name in ("Bex", "Cole"):
+        made = table.gm.post(
+            f"/api/campaigns/{campaign_id}/characters/", {"name": name, "attributes": {"body": 5}}
+        )
+        ids.append(made.json()["id"])
+    gm = Watched(browser, viewport={"width": 1280, "height": 800})
+    gm.log_in(live_server.url, "gm")
+    page = gm.page
+    page.goto(f"{live_server.url}/campaigns/{campaign_id}/")
+    gm.htmx_ready()
+    bex, cole = Counted(page, ids[1]), Counted(page, ids[2])
+
+    # A GM note on Bex's card: the focus stays on that card, through the refresh its answer asks for.
+    note = bex.open("note")
+    bex.fill("note-p_text", "covers the door")
+    bex.send(note)
+    expect(note.locator(".ok")).to_contain_text("covers the door")
+    bex.settled()
+    assert focused_card(page) == f"card-{ids[1]}"
+
+    # A clock button, pressed down at the clock's panel: the page does not move (the refresh used to focus the
+    # answered card's button again, scrolling up to Bex's card), and the focus stays on the button.
+    page.locator("#clock-form").scroll_into_view_if_needed()
+    before = scroll_y(page)
+    assert before > 0
+    page.locator("#clock-rounds-1").click()
+    expect(page.locator("#clock-form .ok")).to_contain_text("Advanced 3 s")
+    expect(page.locator("#game-date")).to_contain_text("00:00:03")
+    bex.settled()
+    assert abs(scroll_y(page) - before) <= 2
+    expect(page.locator("#clock-rounds-1")).to_be_focused()
+
+    # A wound on Cole's card by the quick row: the focus is on Cole's card, not on Bex's answered one.
+    wound = cole.open("wound")
+    cole.choose("wound-p_severity", "S")
+    cole.fill("wound-quick", "1 1 1 1 1 3 4 2 3")
+    cole.send(wound)
+    expect(wound.locator(".ok")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
+    cole.settled()
+    gm.live_refresh()
+    cole.settled()
+    assert focused_card(page) == f"card-{ids[2]}"
+
+    # "Next combat turn" asks the table for Cole's healing roll: the prompt takes the focus, in view.
+    page.get_by_role("button", name="Next combat turn").click()
+    prompt = page.locator("#clock-roll")
+    expect(prompt).to_contain_text("Physical healing")
+    expect(prompt.locator("input[name=as_rolled]")).to_be_focused()
+    box = prompt.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800
+
+    # The roll given, then the server rolls the rest: every card still has each of its actions, poll after poll.
+    prompt.locator("input[name=as_rolled]").fill("1 1 1 1 1")
+    prompt.get_by_role("button", name="Give the roll").click()
+    expect(page.locator("#game-date")).to_contain_text("00:00:06")
+    if page.locator("#clock-roll").count():
+        page.locator("#clock-roll").get_by_role("button", name="Let the server roll the rest").click()
+    expect(page.locator("#clock-roll")).to_have_count(0)
+    actions = list(forms.card_actions("shadowrun2"))
+    for _ in range(2):
+        gm.live_refresh()
+        bex.settled()
+        for character_id in ids:
+            shown = page.locator(f"#card-{character_id}-actions details.card-action")
+            expect(shown).to_have_count(len(actions))
+            expect(page.locator(f"#card-{character_id}-wound > summary")).to_have_text("Wound")
+    assert gm.problems == []
