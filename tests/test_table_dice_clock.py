@@ -164,7 +164,7 @@ def test_a_shadowrun_natural_healing_roll_waits_for_the_gm_and_ends_as_the_serve
         True,
     )
     assert need["prompt"] == "Natural healing (Body): roll 5d6, each 11+ is a success; 6s roll again and add"
-    assert "critical hit ch1 (chest)" in need["why"]
+    assert need["why"] == "when critical hit 1 to the chest heals: 8 weeks / successes; none: roll again in 8 weeks"
 
     wrong = give(gm, job, {"critical_healing": [12, 1, 1, 1, 1]})
     assert wrong.status_code == 400
@@ -254,7 +254,7 @@ def test_the_board_shows_the_gm_the_clocks_roll_and_a_player_nothing_of_it(
     page = client.get(board).content.decode()
     assert "The clock waits for a roll" in page
     assert "Natural healing (Body): roll 5d6, each 11+ is a success; 6s roll again and add" in page
-    assert "critical hit ch1 (chest)" in page
+    assert "critical hit 1 to the chest" in page and "ch1" not in page
     client.force_login(player.user)
     page = client.get(board).content.decode()
     assert "waits for a roll" not in page and "Natural healing" not in page and "chest" not in page

@@ -474,7 +474,7 @@ def decide_diagnose(state: State, p: Mapping[str, Any], dice: Dice, now: int) ->
                 skill,
                 tn,
                 label="Diagnosis",
-                why=f"whether {medic} finds critical hit {hit['id']} ({spoken(hit['location'])}): one success",
+                why=f"whether {medic} finds {_hit_words(hit)}: one success",
             )
             result.update(
                 automatic=False,
@@ -512,7 +512,7 @@ def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> li
         skill,
         tn,
         label="Treatment",
-        why=f"how long {medic}'s treatment of critical hit {hit['id']} takes: base time / successes; none fails",
+        why=f"how long {medic}'s treatment of {_hit_words(hit)} takes: base time / successes; none fails",
     )
     data: dict[str, Any] = {
         "critical_hit": hit["id"],
@@ -1077,6 +1077,12 @@ def fire_death(state: State, timer: Timer, dice: Dice) -> list[Event]:
     return [Event(DEATH_OCCURRED, {"cause": "critical_hit", "critical_hit": hit["id"]}, timer.due)]
 
 
+def _hit_words(hit: Mapping[str, Any]) -> str:
+    """A hit as a roll's prompt names it: "critical hit 1 to the chest", its number on the character, never its
+    stored id."""
+    return f"critical hit {str(hit['id']).removeprefix('ch')} to the {spoken(hit['location'])}"
+
+
 def fire_critical_healing_roll(state: State, timer: Timer, dice: Dice) -> list[Event]:
     now = timer.due
     hit = _timer_hit(state, timer)
@@ -1086,8 +1092,7 @@ def fire_critical_healing_roll(state: State, timer: Timer, dice: Dice) -> list[E
         state["attributes"]["body"],
         tn,
         label="Natural healing (Body)",
-        why=f"when critical hit {hit['id']} ({spoken(hit['location'])}) heals: 8 weeks / successes; none: roll "
-        "again in 8 weeks",
+        why=f"when {_hit_words(hit)} heals: 8 weeks / successes; none: roll again in 8 weeks",
     )
     data = {"critical_hit": hit["id"], "diagnosed": hit["diagnosed"], "modifiers": mods, **test.as_data()}
     if test.successes:
