@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -238,6 +239,11 @@ class JobStatus(models.Model):
         return self.status in (self.QUEUED, self.RUNNING)
 
 
+def roll_key(character_id: int, name: str) -> str:
+    """The key a roll of the clock is given under, telling several characters' apart: "9.stun_save"."""
+    return f"{character_id}.{name}"
+
+
 class Job(JobStatus):
     """A clock advance. The row is the truth; the Celery message is only a trigger."""
 
@@ -274,8 +280,13 @@ class Job(JobStatus):
         blank=True,
         help_text="the roll the advance waits for (and the firing that needs it), or null",
     )
+    needs_rolls = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="every roll the advance waits for, one per character, the first being `needs_roll`",
+    )
     rolls = models.JSONField(
-        default=dict, blank=True, help_text="the GM's dice for the firing the advance stopped before"
+        default=dict, blank=True, help_text="the GM's dice for the firings the advance stopped before"
     )
 
     class Meta:
@@ -297,6 +308,18 @@ class Job(JobStatus):
     def waiting(self) -> bool:
         """Open, and stopped before a firing until the GM gives its roll."""
         return self.open and self.needs_roll is not None
+
+    @property
+    def asked(self) -> list[dict[str, Any]]:
+        """Every roll a waiting advance asks for, the first (`needs_roll`) first, each with its `key`; [] when it
+        waits for none. (An advance that began waiting before several rolls were asked at once has `needs_roll`
+        alone, without a key.)"""
+        if not self.waiting:
+            return []
+        asked = self.needs_rolls or [self.needs_roll]
+        return [
+            {**need, "key": need.get("key") or roll_key(need["character"], need["name"])} for need in asked
+        ]
 
     @property
     def stopped_early(self) -> bool:

@@ -449,6 +449,7 @@ def job_json(job: Job) -> dict[str, Any]:
     """A clock job as its GM sees it. An open job that nothing has touched for a while is `stalled`, not `running`:
     its worker died, or its message was lost, and Celery beat resends it."""
     stalled = job.stalled_since(timezone.now())
+    asked = job_rolls_json(job)
     if stalled is not None:
         message = JOB_STALLED.format(at=timezone.localtime(stalled).strftime("%Y-%m-%d %H:%M:%S %Z"))
     elif job.stopped_because:
@@ -476,18 +477,22 @@ def job_json(job: Job) -> dict[str, Any]:
         "created_at": job.created_at.isoformat() if job.created_at else None,
         "heartbeat_at": job.heartbeat_at.isoformat() if job.heartbeat_at else None,
         "finished_at": job.finished_at.isoformat() if job.finished_at else None,
-        # Table dice: the roll the advance waits for (`POST /api/jobs/{id}/rolls/` gives it), or null.
-        "needs_roll": job_roll_json(job) if job.waiting else None,
+        # Table dice: the rolls the advance waits for (`POST /api/jobs/{id}/rolls/` gives them), the first alone
+        # as `needs_roll` (null when it waits for none).
+        "needs_roll": asked[0] if asked else None,
+        "needs_rolls": asked,
     }
 
 
-def job_roll_json(job: Job) -> dict[str, Any]:
-    """What a waiting advance asks the GM: the roll (name, dice, label, target, why), for whom, what fires and
-    when, in the game's words beside the numbers."""
-    need = dict(job.needs_roll or {})
-    need.pop("firing", None)
-    need["date"] = _date_words(job.campaign, need["game_time"])
-    return need
+def job_rolls_json(job: Job) -> list[dict[str, Any]]:
+    """What a waiting advance asks the GM: each roll (its key, name, dice, label, target, why), for whom, what
+    fires and when, in the game's words beside the numbers; [] when it waits for none."""
+    asked = []
+    for need in job.asked:
+        need.pop("firing", None)
+        need["date"] = _date_words(job.campaign, need["game_time"])
+        asked.append(need)
+    return asked
 
 
 def import_job_json(job: ImportJob) -> dict[str, Any]:

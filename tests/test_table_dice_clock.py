@@ -1,6 +1,8 @@
 """Table dice on the clock (campaign option `table_dice: all`): an advance stops before a firing that needs a die,
-waits for the GM's roll (`POST /api/jobs/{id}/rolls/`), and ends as the same dice rolled by the server would end it.
-Celery runs in-process here; tests/test_table_dice_worker.py runs the same through a real worker."""
+waits for the GM's roll (`POST /api/jobs/{id}/rolls/`), and ends as the same dice rolled by the server would end it;
+the rolls a round asks of several characters are asked at once (`needs_rolls`), and the GM may stop the advance at
+a roll (`POST /api/jobs/{id}/stop/`). Celery runs in-process here; tests/test_table_dice_worker.py runs the same
+through a real worker."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pytest
 from campaign import services
 from campaign.models import Character, Event, Job
 from rules.dice import Dice
+from tests.api.schema_check import SchemaCheck
 from tests.conftest import Persona, make_persona
 
 pytestmark = pytest.mark.django_db
@@ -164,13 +167,26 @@ def test_a_shadowrun_natural_healing_roll_waits_for_the_gm_and_ends_as_the_serve
         True,
     )
     assert need["prompt"] == "Natural healing (Body): roll 5d6, each 11+ is a success; 6s roll again and add"
-    assert need["why"] == "when critical hit 1 to the chest heals: 8 weeks / successes; none: roll again in 8 weeks"
+    assert (
+        need["why"]
+        == "when critical hit 1 to the chest heals: 8 weeks / successes; none: roll again in 8 weeks"
+    )
 
     wrong = give(gm, job, {"critical_healing": [12, 1, 1, 1, 1]})
     assert wrong.status_code == 400
-    assert "rolls.critical_healing" in wrong.json()
+    assert wrong.json() == {
+        "rolls.critical_healing": [
+            "Ash's natural healing (Body) needs five d6 as totals (a 6 rolls again and adds: 6 then 4 is 10); 12 is "
+            "not a total (a 6 is always followed by the die after it)"
+        ]
+    }
     other = give(gm, job, {"physical_healing": [1, 1, 1, 1, 1]})
-    assert other.json() == {"rolls.physical_healing": ["the clock waits for critical_healing, not this roll"]}
+    key = f"{table['character']['id']}.critical_healing"
+    assert other.json() == {
+        "rolls.physical_healing": [
+            f"the clock waits for Ash's natural healing (Body) under {key}, not this roll"
+        ]
+    }
 
     # 6 then 5 is entered as 11: one success. Then the physical damage's stage asks for its own roll.
     job = give(gm, job, {"critical_healing": [11, 2, 3, 4, 5]}).json()
@@ -302,3 +318,236 @@ def test_a_death_save_every_turn_asks_for_each_turns_roll_in_turn(gm: Persona) -
         (60, 3, ["death_save"]),
         (90, 3, ["death_save"]),
     ]
+
+
+# --- the rolls a round asks of several characters, and stopping at a roll ------------------------------------------
+
+STUNNED = {
+    # Body 6: 4 points to the torso, Light; the stun save (target 6) fails on 9: stunned, a stun save every round.
+    "type": "damage",
+    "damage": 4,
+    "location": "torso",
+    "rolls": {"stun_save": [9]},
+}
+
+
+@pytest.fixture
+def check(client: Any) -> SchemaCheck:
+    return SchemaCheck(client.get("/api/schema/?format=json").json())
+
+
+def party_with(gm: Persona, table_dice: str, names: list[str]) -> dict[str, Any]:
+    """A Cyberpunk campaign and its characters, each stunned at 00:00:00."""
+    table = campaign_with(gm, "cyberpunk2020", table_dice, {"body": 6, "luck": 2})
+    characters = [table["character"]]
+    for name in names[1:]:
+        characters.append(
+            gm.post(
+                f"/api/campaigns/{table['campaign']['id']}/characters/",
+                {"name": name, "attributes": {"body": 6, "luck": 2}},
+            ).json()
+        )
+    for character in characters:
+        answer = gm.post(f"/api/characters/{character['id']}/actions/", STUNNED)
+        assert answer.status_code == 201, answer.content
+    return {**table, "characters": characters}
+
+
+def clock_entries(party: dict[str, Any]) -> list[tuple[str, str, int, dict[str, Any]]]:
+    """Every character's clock entries, by name, without the mark of the GM's dice."""
+    names = {c["id"]: c["name"] for c in party["characters"]}
+    rows = Event.objects.filter(campaign_id=party["campaign"]["id"], actor="clock").order_by("position")
+    return [
+        (
+            names[row.character_id],
+            row.type,
+            row.game_time,
+            {k: v for k, v in row.data.items() if k != "table_dice"},
+        )
+        for row in rows
+    ]
+
+
+def states_of(party: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = Character.objects.filter(campaign_id=party["campaign"]["id"]).order_by("pk")
+    return [{k: v for k, v in row.state.items() if k != "options"} for row in rows]
+
+
+def test_the_stun_saves_a_round_asks_of_two_characters_are_asked_at_once_and_given_together(
+    gm: Persona, server_faces: list[int], check: SchemaCheck
+) -> None:
+    party = party_with(gm, "all", ["Ash", "Bo"])
+    ash, bo = (c["id"] for c in party["characters"])
+    job = advance(gm, party, rounds=1)
+    check.check(gm.get(f"/api/jobs/{job['id']}/"))
+    assert job["status"] == "waiting"
+    asked = [
+        (
+            need["key"],
+            need["character_name"],
+            need["name"],
+            need["count"],
+            need["sides"],
+            need["target"],
+            need["game_time"],
+        )
+        for need in job["needs_rolls"]
+    ]
+    assert asked == [
+        (f"{ash}.stun_save", "Ash", "stun_save", 1, 10, 6, 3),
+        (f"{bo}.stun_save", "Bo", "stun_save", 1, 10, 6, 3),
+    ]
+    assert job["needs_roll"] == job["needs_rolls"][0]
+    assert job["needs_rolls"][1]["date"] == "2020-01-01 00:00:03"
+
+    # The name alone no longer says whose roll it is.
+    ambiguous = give(gm, job, {"stun_save": [2]})
+    assert ambiguous.status_code == 400
+    assert ambiguous.json() == {
+        "rolls.stun_save": [
+            f"the clock asks this roll of Ash and Bo: give each by its key, {ash}.stun_save or {bo}.stun_save"
+        ]
+    }
+    # While it waits, an action says what for.
+    refused = act(gm, party, {"type": "note", "text": "waiting"})
+    assert refused.json() == {
+        "clock": [
+            "the game clock waits for 2 rolls: Ash's stun save (1d10), Bo's stun save (1d10); give them on the "
+            "board, stop the advance there, or let the server roll the rest of the advance"
+        ]
+    }
+
+    done = give(gm, job, {f"{ash}.stun_save": [2], f"{bo}.stun_save": [9]})
+    assert done.status_code == 200, done.content
+    check.check(done)
+    assert done.json()["status"] == "done" and done.json()["needs_rolls"] == []
+    assert [(name, kind, at, data["success"]) for name, kind, at, data in clock_entries(party)] == [
+        ("Ash", "StunSaveRolled", 3, True),
+        ("Bo", "StunSaveRolled", 3, False),
+    ]
+
+    # The same dice rolled by the server: the same firings, the same states.
+    served = party_with(gm, "none", ["Ash", "Bo"])
+    server_faces.extend([2, 9])
+    assert advance(gm, served, rounds=1)["status"] == "done"
+    assert clock_entries(served) == clock_entries(party)
+    assert states_of(served) == states_of(party)
+
+
+def test_rolls_given_wrong_are_refused_together_each_by_its_field_in_words(
+    gm: Persona, check: SchemaCheck
+) -> None:
+    party = party_with(gm, "all", ["Ash", "Bo"])
+    ash, bo = (c["id"] for c in party["characters"])
+    job = advance(gm, party, rounds=1)
+    wrong = give(gm, job, {f"{ash}.stun_save": [11], f"{bo}.stun_save": [0, 3]})
+    assert wrong.status_code == 400
+    check.check(wrong)
+    assert wrong.json() == {
+        f"rolls.{ash}.stun_save": ["Ash's stun save needs one d10 from 1 to 10; 11 is not a d10 roll"],
+        f"rolls.{bo}.stun_save": ["Bo's stun save needs one d10 from 1 to 10; 2 were given (0 and 3)"],
+    }
+    assert give(gm, job, {f"{ash}.stun_save": "7"}).json() == {
+        f"rolls.{ash}.stun_save": [
+            "Ash's stun save needs one d10 from 1 to 10; expected a list of whole numbers"
+        ]
+    }
+    assert give(gm, job, {"9999.stun_save": [3]}).json() == {
+        "rolls.9999.stun_save": [
+            f"the clock waits for Ash's stun save under {ash}.stun_save and Bo's stun save under {bo}.stun_save, "
+            "not this roll"
+        ]
+    }
+    assert give(gm, job, {}).json() == {
+        "rolls": [
+            f"expected the rolls the clock waits for, by their keys ({ash}.stun_save, Ash's stun save (1d10); "
+            f"{bo}.stun_save, Bo's stun save (1d10)), or ask: false"
+        ]
+    }
+    # Nothing was kept: the advance waits for the same two rolls.
+    again = gm.get(f"/api/jobs/{job['id']}/").json()
+    assert [need["key"] for need in again["needs_rolls"]] == [f"{ash}.stun_save", f"{bo}.stun_save"]
+    assert clock_entries(party) == []
+
+
+def test_a_roll_given_alone_is_kept_and_the_clock_asks_again_for_the_others(gm: Persona) -> None:
+    party = party_with(gm, "all", ["Ash", "Bo"])
+    ash, bo = (c["id"] for c in party["characters"])
+    job = advance(gm, party, rounds=1)
+    job = give(gm, job, {f"{bo}.stun_save": [9]}).json()
+    assert job["status"] == "waiting"
+    assert [need["key"] for need in job["needs_rolls"]] == [f"{ash}.stun_save"]
+    assert clock_entries(party) == []  # Ash's save comes first, and waits
+    job = give(gm, job, {"stun_save": [2]}).json()  # one roll of that name asked: the name will do
+    assert job["status"] == "done"
+    assert [(name, data["roll"]) for name, _, _, data in clock_entries(party)] == [("Ash", 2), ("Bo", 9)]
+
+
+def test_the_gm_stops_an_advance_at_a_roll_and_the_clock_stays_where_it_stands(
+    gm: Persona, server_faces: list[int], check: SchemaCheck
+) -> None:
+    table = campaign_with(gm, "cyberpunk2020", "all", {"body": 6, "luck": 2})
+    act(gm, table, CRIPPLED_LEG)
+    job = advance(gm, table, minutes=10)
+    for turn in range(3):
+        job = give(gm, job, {"death_save": [3]}, HTTP_IDEMPOTENCY_KEY=f"turn-{turn}").json()
+    assert (job["status"], job["needs_roll"]["game_time"], job["reached"]) == ("waiting", 120, 90)
+
+    stopped = gm.post(f"/api/jobs/{job['id']}/stop/")
+    assert stopped.status_code == 200, stopped.content
+    check.check(stopped)
+    answer = stopped.json()
+    assert (answer["status"], answer["reached"], answer["to"], answer["needs_rolls"]) == ("done", 90, 600, [])
+    assert answer["message"] == "stopped at 2020-01-01 00:01:30: the GM stopped it at Ash's death save"
+    clock = gm.get(f"/api/campaigns/{table['campaign']['id']}/clock/").json()
+    assert (clock["game_time"], clock["job"]) == (90, None)
+    advanced = Event.objects.filter(campaign_id=table["campaign"]["id"], type="ClockAdvanced")
+    assert [row.data["to"] for row in advanced] == [90]
+
+    # Stopped again (a retry): the same answer, nothing written.
+    count = Event.objects.filter(campaign_id=table["campaign"]["id"]).count()
+    again = gm.post(f"/api/jobs/{job['id']}/stop/")
+    assert again.status_code == 200 and again.json() == {
+        **answer,
+        "heartbeat_at": again.json()["heartbeat_at"],
+    }
+    assert Event.objects.filter(campaign_id=table["campaign"]["id"]).count() == count
+
+    # The same as an advance to that second with the same dice rolled by the server.
+    served = campaign_with(gm, "cyberpunk2020", "none", {"body": 6, "luck": 2})
+    act(gm, served, CRIPPLED_LEG)
+    server_faces.extend([3, 3, 3])
+    assert advance(gm, served, seconds=90)["status"] == "done"
+    assert history(served) == history(table)
+    assert state_of(served) == state_of(table)
+    timers = [gm.get(f"/api/characters/{t['character']['id']}/").json()["timers"] for t in (table, served)]
+    assert timers[0] == timers[1]
+
+    # The GM acts there, then advances again: the next save is asked at its own second.
+    assert act(gm, table, {"type": "note", "text": "Ash grabs the medkit"}).status_code == 201
+    job = advance(gm, table, turns=1)
+    assert (job["status"], job["needs_roll"]["game_time"]) == ("waiting", 120)
+
+
+def test_stopping_an_advance_before_it_fired_anything_changes_nothing(
+    gm: Persona, django_user_model: Any, check: SchemaCheck
+) -> None:
+    table = campaign_with(gm, "cyberpunk2020", "all", {"body": 6, "luck": 2})
+    act(gm, table, CRIPPLED_LEG)
+    job = advance(gm, table, minutes=10)
+    count = Event.objects.filter(campaign_id=table["campaign"]["id"]).count()
+    player = make_persona(django_user_model, "player")
+    assert player.post(f"/api/jobs/{job['id']}/stop/").status_code == 404  # not a member: not there at all
+    stopped = gm.post(f"/api/jobs/{job['id']}/stop/").json()
+    assert (stopped["status"], stopped["reached"], stopped["events_appended"]) == ("done", 0, 0)
+    assert Event.objects.filter(campaign_id=table["campaign"]["id"]).count() == count
+    assert gm.get(f"/api/campaigns/{table['campaign']['id']}/clock/").json()["game_time"] == 0
+    # Nothing to take back, and a finished advance that was not stopped cannot be.
+    assert gm.post(f"/api/campaigns/{table['campaign']['id']}/clock/rewind/").status_code == 400
+    done = give(gm, advance(gm, table, turns=1), {"death_save": [3]}).json()
+    refused = gm.post(f"/api/jobs/{done['id']}/stop/")
+    assert refused.status_code == 409
+    check.check(refused)
+    assert refused.json() == {
+        "job": ["only an advance waiting for a roll can be stopped; this one is done already"]
+    }

@@ -322,6 +322,13 @@ JOBS = {
     ),
     "JobRoll": obj(
         {
+            "key": {
+                "type": "string",
+                "description": "what the roll is given under in `POST /api/jobs/{id}/rolls/`: the character's id "
+                'and the roll\'s name, "9.death_save"',
+            },
+            "character": INT,
+            "character_name": STR,
             "name": STR,
             "count": INT,
             "sides": INT,
@@ -350,6 +357,11 @@ JOBS = {
             "heartbeat_at": WALL_TIME,
             "finished_at": WALL_TIME,
             "needs_roll": nullable(ref("JobRoll")),
+            "needs_rolls": array(
+                ref("JobRoll"),
+                "every roll the advance waits for (the saves a round asks of several characters, one a "
+                "character), `needs_roll` first; empty when it waits for none",
+            ),
         },
         description="a clock advance",
     ),

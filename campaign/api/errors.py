@@ -31,8 +31,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, RuleError):
         # A limit's rate (campaign.limits) says when to try again in the words and in Retry-After.
         retry_after = getattr(exc, "retry_after", None)
+        # Several fields refused at once (a clock's rolls given together) each say their own.
+        errors = getattr(exc, "errors", None) or {exc.field: exc.message}
         return Response(
-            {exc.field: [exc.message]},
+            {field: [message] for field, message in errors.items()},
             status=getattr(exc, "status", status.HTTP_400_BAD_REQUEST),
             headers={"Retry-After": str(retry_after)} if retry_after else None,
         )

@@ -402,6 +402,7 @@ CLOCK_JOB_DONE: dict[str, Any] = {
     "heartbeat_at": "2026-12-04T17:52:41.757304+00:00",
     "finished_at": "2026-12-04T17:52:41.758032+00:00",
     "needs_roll": None,
+    "needs_rolls": [],
 }
 # A Cyberpunk 2020 campaign with table dice `all`: the advance waits for the GM's death save, then goes on.
 CLOCK_JOB_WAITING: dict[str, Any] = {
@@ -422,6 +423,7 @@ CLOCK_JOB_WAITING: dict[str, Any] = {
     "heartbeat_at": "2026-12-04T17:52:42.688555+00:00",
     "finished_at": None,
     "needs_roll": {
+        "key": "9.death_save",
         "name": "death_save",
         "count": 1,
         "sides": 10,
@@ -438,7 +440,9 @@ CLOCK_JOB_WAITING: dict[str, Any] = {
         "game_time": 30,
         "date": "2020-01-01 00:00:30",
     },
+    "needs_rolls": [],  # filled below: the one roll asked, as `needs_roll`
 }
+CLOCK_JOB_WAITING["needs_rolls"] = [CLOCK_JOB_WAITING["needs_roll"]]
 CLOCK_JOB_GIVEN: dict[str, Any] = {
     "id": "3d943e14-a03d-4d62-8993-138110dd48a5",
     "campaign": 4,
@@ -457,6 +461,18 @@ CLOCK_JOB_GIVEN: dict[str, Any] = {
     "heartbeat_at": "2026-12-04T17:52:42.797965+00:00",
     "finished_at": "2026-12-04T17:52:42.798490+00:00",
     "needs_roll": None,
+    "needs_rolls": [],
+}
+# An advance of ten minutes stopped by the GM where it waited for the death save of 00:05:00, after nine saves:
+# the clock stays at 00:04:30.
+CLOCK_JOB_STOPPED: dict[str, Any] = {
+    **CLOCK_JOB_GIVEN,
+    "message": "stopped at 2020-01-01 00:04:30: the GM stopped it at Ash's death save",
+    "to": 600,
+    "reached": 270,
+    "events_appended": 10,
+    "timers_fired": 9,
+    "stopped_because": "the GM stopped it at Ash's death save",
 }
 IMPORT_JOB: dict[str, Any] = {
     "id": "4c8dc555-a284-404e-b437-09251edcfa5e",

@@ -95,6 +95,22 @@ CLOCK_ADVANCE = closed(
     "advance",
 )
 IMPORT = closed({"file": {"type": "string", "format": "binary"}}, "file")
+CLOCK_ROLLS = {
+    "type": "object",
+    "description": "the dice of the rolls the job waits for, each under its key (`needs_rolls[].key`, the "
+    'character\'s id and the roll\'s name: {"9.death_save": [4], "10.stun_save": [7]}), or under its name alone '
+    'where one roll of that name is asked ({"death_save": [4]}); any of the rolls asked, the rest asked again. '
+    'Or {"ask": false}: the server rolls the rest of this advance',
+    "properties": {
+        "ask": {"type": "boolean", "description": "false: the server rolls the rest of this advance"}
+    },
+    "additionalProperties": {
+        "type": "array",
+        "items": {"type": "integer", "minimum": 1},
+        "description": "the roll's dice as rolled (an open-ended pool's: each die's total, 6 then 4 is 10)",
+    },
+    "minProperties": 1,
+}
 
 
 # --- the GM's board (docs/web.md, "The board") ----------------------------------------------------------------------

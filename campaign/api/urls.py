@@ -43,4 +43,5 @@ urlpatterns = [
     path("campaigns/<id:campaign_id>/recovery/", recovery.campaign_recovery, name="api-campaign-recovery"),
     path("campaigns/<id:campaign_id>/clock/rewind/", views.clock_rewind, name="api-clock-rewind"),
     path("jobs/<str:job_id>/rolls/", views.job_rolls, name="api-job-rolls"),
+    path("jobs/<str:job_id>/stop/", views.job_stop, name="api-job-stop"),
 ]

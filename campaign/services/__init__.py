@@ -8,7 +8,7 @@ area over a shared core (docs/architecture.md):
 - `accounts`: signing up; `campaigns`: creating and changing a campaign, the board's fight counter;
 - `members`: invitations, roles, leaving and removal; `characters`: creating, changing, retiring, restoring;
 - `actions`: an action on a character (`character_act`), undo and revert;
-- `clock`: advances as jobs, run in batches; `table_dice`: an advance waiting for the GM's roll;
+- `clock`: advances as jobs, run in batches; `table_dice`: an advance waiting for the GM's rolls;
 - `rewind`: taking back the latest advance.
 
 The services hand jobs to the task queue through `campaign.queue`, never importing the tasks. Every name a caller
@@ -59,6 +59,7 @@ from campaign.services.clock import (
     clock_advance_request,
     clock_fail,
     clock_run,
+    clock_stop,
     parse_advance,
     status_change,
     status_of,
@@ -95,11 +96,14 @@ from campaign.services.members import (
 )
 from campaign.services.rewind import ACTIONS_SINCE, NOTHING_TO_REWIND, Rewind, clock_rewind
 from campaign.services.table_dice import (
-    ANOTHER_ROLL,
     NOT_WAITING,
-    ROLL_EXPECTED,
+    RollsRefused,
+    asked_words,
     asks_the_table,
     clock_give_roll,
+    dice_words,
+    roll_owner,
+    roll_refusal,
 )
 from rules.dice import Dice
 
@@ -167,13 +171,17 @@ __all__ = [
     "_fire",
     "clock_advance_request",
     "clock_fail",
+    "clock_stop",
     "clock_run",
     "parse_advance",
     "status_change",
     "status_of",
-    "ANOTHER_ROLL",
     "NOT_WAITING",
-    "ROLL_EXPECTED",
+    "RollsRefused",
+    "asked_words",
+    "roll_owner",
+    "roll_refusal",
+    "dice_words",
     "asks_the_table",
     "clock_give_roll",
     "ACTIONS_SINCE",

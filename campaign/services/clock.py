@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,13 +26,23 @@ from campaign.services.core import (
     open_job,
     request_digest,
 )
-from campaign.services.table_dice import _given_for, _wait_for_roll, asks_the_table
+from campaign.services.table_dice import (
+    NOT_STOPPABLE,
+    ROUND_SECONDS,
+    STOPPED_BY_THE_GM,
+    asked_roll,
+    asks_the_table,
+    fired_with_dice,
+    given_for,
+    roll_owner,
+    wait_for_rolls,
+)
 from rules import clock
 from rules.dice import Dice, RollNeeded
 from rules.event_schema import TABLE_DICE
 from rules.registry import get_ruleset
 from rules.ruleset import Event as RuleEvent
-from rules.ruleset import Ruleset, State, game_time_mark
+from rules.ruleset import Ruleset, State, fold, game_time_mark
 from rules.ruleset import Timer as RuleTimer
 
 MAX_ADVANCE_SECONDS = 100 * 366 * 86_400
@@ -173,8 +184,12 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
                 try:
                     produced, timers = _fire(rules, character, due, job)
                 except RollNeeded as need:
-                    # Table dice: the advance stops before this firing, everything before it kept.
-                    _wait_for_roll(job, character, due, need.request)
+                    # Table dice: the advance stops before this firing, everything before it kept, and asks
+                    # with it the other characters' rolls of the same round.
+                    first = asked_roll(character, due, need.request)
+                    wait_for_rolls(
+                        job, [first, *_rolls_of_the_round(rules, characters, job, due, queue.skip)]
+                    )
                     break
                 queue.fired(due, produced > 0, timers)
                 appended += produced
@@ -250,13 +265,46 @@ def _due_timers(campaign: Campaign, rules: Ruleset, job: Job) -> tuple[dict[int,
     return characters, queue
 
 
+def _rolls_of_the_round(
+    rules: Ruleset,
+    characters: dict[int, Character],
+    job: Job,
+    first: clock.Due,
+    skip: set[tuple[int, str]],
+) -> list[dict[str, Any]]:
+    """The rolls the other characters' firings ask within one round (ROUND_SECONDS) of `first`, the firing that
+    stopped the advance: at most one a character, its first, in firing order. A firing changes its own character
+    alone, so another character's firings up to there are known without `first`'s dice; each is tried on a copy
+    of the state (the pure clock loop), nothing written. The firings of `first`'s own character after it wait for
+    its dice."""
+    end = min(job.to_time, first.fire_at + ROUND_SECONDS - 1)
+    asked: list[tuple[tuple[int, int, int, str], dict[str, Any]]] = []
+    for character_id, character in characters.items():
+        if character_id == first.character_id:
+            continue
+        own_skip = {(cid, key) for cid, key in skip if cid == character_id}
+        queue = clock.DueTimers(job.from_time, end, own_skip)
+        state = character.state
+        queue.set_timers(character_id, rules.timers(state))
+        while (due := queue.pop()) is not None:
+            try:
+                events = clock.fire(rules, state, due, Dice(given_for(job, character, due), ask=True))
+            except RollNeeded as need:
+                order = (due.fire_at, character_id, due.timer.priority, due.timer.key)
+                asked.append((order, asked_roll(character, due, need.request)))
+                break
+            state = fold(rules, state, events)
+            queue.fired(due, bool(events), rules.timers(state))
+    return [need for _, need in sorted(asked, key=lambda pair: pair[0])]
+
+
 def _fire(rules: Ruleset, character: Character, due: clock.Due, job: Job) -> tuple[int, list[RuleTimer]]:
     """Fire one timer. Returns how many events it appended and the character's timers after it. With table dice,
     the firing takes the GM's dice given for it (`Job.rolls`) and raises `RollNeeded` for one nobody gave."""
-    given = _given_for(job, character, due)
+    given = given_for(job, character, due)
     dice = Dice(given, ask=job.asks)
     events = clock.fire(rules, character.state, due, dice)
-    job.rolls = {"answered": job.rolls.get("answered", [])} if job.rolls else {}
+    fired_with_dice(job, character, due)
     if given and events:
         events[0].data[TABLE_DICE] = sorted(name for name in given if name in dice.used)
     state, previous_timers = _evolved_in_place(rules, character, events)
@@ -300,7 +348,7 @@ def clock_fail(job_id: Any) -> Job | None:
         job = Job.objects.get(pk=job_id)
         if not job.open:
             return job
-        job.needs_roll = None
+        job.needs_roll, job.needs_rolls = None, []
         if job.events_appended == 0 and job.reached == job.from_time:
             job.status, job.finished_at = Job.FAILED, timezone.now()
             job.error = ADVANCE_FAILED_UNTOUCHED
@@ -311,6 +359,36 @@ def clock_fail(job_id: Any) -> Job | None:
             job.error = presenters.dated(
                 campaign, ADVANCE_FAILED.format(date=game_time_mark(job.reached), fired=fired)
             )
+        job.save()
+    return job
+
+
+def clock_stop(*, job_id: Any) -> Job:
+    """End an advance that waits for a roll where it stands, so that the GM may act before it: what it fired stays,
+    closed by a `ClockAdvanced` up to the second it reached (the clock already stands there), as the firing limit
+    closes one; the job is `done`, `stopped_because` naming the roll it stopped at. An advance that had fired
+    nothing ends without an event: nothing changed. A stop retried finds the job it stopped and writes nothing."""
+    campaign_id = Job.objects.filter(pk=job_id).values_list("campaign_id", flat=True).first()
+    if campaign_id is None:
+        raise Job.DoesNotExist
+    with transaction.atomic():
+        campaign = eventstore.lock_campaign(campaign_id)  # first, as `clock_run` takes it: no deadlock
+        job = Job.objects.get(pk=job_id)
+        stopped = STOPPED_BY_THE_GM.format(roll="")
+        if job.status == Job.DONE and job.stopped_because.startswith(stopped):
+            return job
+        if not job.waiting:
+            status = "running" if job.open else f"{job.status} already"
+            raise Conflict("job", NOT_STOPPABLE.format(status=status))
+        job.stopped_because = STOPPED_BY_THE_GM.format(roll=roll_owner(job.asked[0]))
+        job.needs_roll, job.needs_rolls = None, []
+        job.rolls = {}
+        job.ticket = uuid.uuid4()  # a message still queued for it stops at once
+        if job.events_appended == 0 and job.reached == job.from_time:
+            job.status, job.finished_at = Job.DONE, timezone.now()
+        else:
+            _finish(campaign, job, end=job.reached)
+        job.progress = 1.0
         job.save()
     return job
 

@@ -200,9 +200,22 @@ CLOCK_WAITS = (
 )
 
 
+CLOCK_WAITS_FOR_ROLLS = (
+    "the game clock waits for {count} rolls: {rolls}; give them on the board, stop the advance there, or let the "
+    "server roll the rest of the advance"
+)
+
+
 def clock_busy(job_id: Any) -> str:
-    """Why the campaign's actions wait (409): the clock is advancing, or it waits for the GM's roll, and which."""
-    needs = Job.objects.filter(pk=job_id).values_list("needs_roll", flat=True).first()
-    if not needs:
+    """Why the campaign's actions wait (409): the clock is advancing, or it waits for the GM's rolls, and which."""
+    row = Job.objects.filter(pk=job_id).values_list("needs_roll", "needs_rolls").first()
+    if not row or not row[0]:
         return CLOCK_BUSY.format(job=job_id)
-    return CLOCK_WAITS.format(**needs, what=needs["label"][:1].lower() + needs["label"][1:])
+    needs, several = row
+    if len(several) < 2:
+        return CLOCK_WAITS.format(**needs, what=needs["label"][:1].lower() + needs["label"][1:])
+    rolls = [
+        f"{need['character_name']}'s {need['label'][:1].lower()}{need['label'][1:]} ({need['count']}d{need['sides']})"
+        for need in several
+    ]
+    return CLOCK_WAITS_FOR_ROLLS.format(count=len(rolls), rolls=", ".join(rolls))

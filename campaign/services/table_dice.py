@@ -1,5 +1,5 @@
 """Table dice: the GM rolls (docs/rules/README.md, "Table dice", campaign option `table_dice`); an advance that waits
-for a roll."""
+for the rolls of a round, and one that the GM stops there to act."""
 
 from __future__ import annotations
 
@@ -12,14 +12,23 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign import eventstore, queue
-from campaign.models import Campaign, Character, Job
+from campaign.models import Campaign, Character, Job, roll_key
 from campaign.services.core import Conflict, ServiceError
 from rules import clock
-from rules.dice import RollRequest
+from rules.dice import DiceError, RollRequest
 
 NOT_WAITING = "this advance is not waiting for a roll"
-ROLL_EXPECTED = "expected the roll the clock waits for, {name} ({count}d{sides}), or ask: false"
-ANOTHER_ROLL = "the clock waits for {name}, not this roll"
+ROLLS_EXPECTED = "expected the rolls the clock waits for, by their keys ({asked}), or ask: false"
+ANOTHER_ROLL = "the clock waits for {asked}, not this roll"
+SAME_NAME = "the clock asks this roll of {who}: give each by its key, {keys}"
+GIVEN_TWICE = "this roll is given twice ({keys})"
+# Rolls due within one combat round (3 game seconds) of the first one asked are asked together: the saves a round
+# asks of several characters (docs/clock.md, "Table dice").
+ROUND_SECONDS = 3
+# `Job.stopped_because` of an advance the GM stopped at a roll; a stop retried finds it and changes nothing.
+STOPPED_BY_THE_GM = "the GM stopped it at {roll}"
+NOT_STOPPABLE = "only an advance waiting for a roll can be stopped; this one is {status}"
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
 def asks_the_table(campaign: Campaign, what: str) -> bool:
@@ -34,36 +43,158 @@ def _firing(character: Character, due: clock.Due) -> dict[str, Any]:
     return {"character": character.pk, "key": due.timer.key, "at": due.fire_at}
 
 
-def _given_for(job: Job, character: Character, due: clock.Due) -> dict[str, Any]:
+def _given(job: Job) -> list[dict[str, Any]]:
+    """The GM's dice kept for the firings the advance stopped before: `[{firing, dice}]` (a job written before
+    several rolls were asked at once kept one firing's, `{firing, dice}`)."""
+    if "firing" in job.rolls:
+        return [{"firing": job.rolls["firing"], "dice": dict(job.rolls.get("dice", {}))}]
+    return [dict(entry) for entry in job.rolls.get("given", [])]
+
+
+def _keep_given(job: Job, given: list[dict[str, Any]]) -> None:
+    rest = {key: value for key, value in job.rolls.items() if key not in ("firing", "dice", "given")}
+    job.rolls = {**rest, "given": given} if given else rest
+
+
+def given_for(job: Job, character: Character, due: clock.Due) -> dict[str, Any]:
     """The GM's dice given for this firing, if the advance stopped before it."""
-    if job.rolls.get("firing") != _firing(character, due):
-        return {}
-    return dict(job.rolls.get("dice", {}))
-
-
-def _wait_for_roll(job: Job, character: Character, due: clock.Due, request: RollRequest) -> None:
-    """Stop the advance before a firing that needs a roll nobody gave: the job stays open (the campaign's actions
-    wait), saying which roll, for whom and why; `clock_give_roll` goes on."""
     firing = _firing(character, due)
-    job.needs_roll = {
+    return next((dict(entry["dice"]) for entry in _given(job) if entry["firing"] == firing), {})
+
+
+def fired_with_dice(job: Job, character: Character, due: clock.Due) -> None:
+    """Forget the dice of a firing once it has fired (a save every turn asks for the same roll again)."""
+    firing = _firing(character, due)
+    given = _given(job)
+    if any(entry["firing"] == firing for entry in given):
+        _keep_given(job, [entry for entry in given if entry["firing"] != firing])
+
+
+def asked_roll(character: Character, due: clock.Due, request: RollRequest) -> dict[str, Any]:
+    """A roll the advance asks for: the roll (name, dice, label, target, why), for whom, which firing, its key."""
+    return {
         **request.as_data(),
+        "key": roll_key(character.pk, request.name),
         "character": character.pk,
         "character_name": character.name,
         "kind": due.timer.kind,
         "game_time": due.fire_at,
-        "firing": firing,
+        "firing": _firing(character, due),
     }
-    dice = job.rolls.get("dice", {}) if job.rolls.get("firing") == firing else {}
-    job.rolls = {**job.rolls, "firing": firing, "dice": dice}
+
+
+def wait_for_rolls(job: Job, asked: list[dict[str, Any]]) -> None:
+    """Stop the advance before the firings that need rolls nobody gave: the job stays open (the campaign's actions
+    wait), saying which rolls, for whom and why; `clock_give_roll` goes on, `clock_stop` ends it there."""
+    job.needs_rolls = asked
+    job.needs_roll = asked[0]
+
+
+# --- the rolls in words ---------------------------------------------------------------------------------------
+
+
+def roll_owner(need: Mapping[str, Any]) -> str:
+    """Whose roll and which, as the GM reads it: "Ash's stun save", "Ash's natural healing (Body)"."""
+    label = need["label"]
+    return f"{need['character_name']}'s {label[:1].lower()}{label[1:]}"
+
+
+def dice_words(need: Mapping[str, Any]) -> str:
+    """The dice a roll takes: "one d10 from 1 to 10", "5 d6 from 1 to 6 each", "5 d6 as totals (...)"."""
+    count, sides = need["count"], need["sides"]
+    number = NUMBER_WORDS.get(count, str(count))
+    if need.get("open_ended"):
+        return f"{number} d{sides} as totals (a 6 rolls again and adds: 6 then 4 is 10)"
+    return f"{number} d{sides} from 1 to {sides}{'' if count == 1 else ' each'}"
+
+
+def asked_words(need: Mapping[str, Any]) -> str:
+    """ "Ash's stun save needs one d10 from 1 to 10": the start of every refusal of a roll."""
+    return f"{roll_owner(need)} needs {dice_words(need)}"
+
+
+def _listed(values: list[int]) -> str:
+    return (
+        " and ".join([", ".join(map(str, values[:-1])), str(values[-1])])
+        if len(values) > 1
+        else str(values[0])
+    )
+
+
+def roll_refusal(need: Mapping[str, Any], values: Any) -> str:
+    """Why these dice cannot be the roll asked, in words ("Ash's stun save needs one d10 from 1 to 10; 11 is not a
+    d10 roll"), or "" when they can. What `RollRequest.check` accepts is the rule; this only says it."""
+    if isinstance(values, int) and not isinstance(values, bool):
+        values = [values]
+    if not isinstance(values, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in values
+    ):
+        return f"{asked_words(need)}; expected a list of whole numbers"
+    sides = need["sides"]
+    if len(values) != need["count"]:
+        given = (
+            "none was given" if not values else f"{len(values)} {'was' if len(values) == 1 else 'were'} given"
+        )
+        return f"{asked_words(need)}; {given}{f' ({_listed(values)})' if values else ''}"
+    if need.get("open_ended"):
+        bad = [v for v in values if v < 1 or v % 6 == 0]
+        if bad:
+            are = "is not a total" if len(bad) == 1 else "are not totals"
+            return f"{asked_words(need)}; {_listed(bad)} {are} (a 6 is always followed by the die after it)"
+    else:
+        bad = [v for v in values if not 1 <= v <= sides]
+        if bad:
+            are = f"is not a d{sides} roll" if len(bad) == 1 else f"are not d{sides} rolls"
+            return f"{asked_words(need)}; {_listed(bad)} {are}"
+    try:
+        RollRequest.from_data(need).check(values)
+    except DiceError as error:
+        return f"{asked_words(need)}; {error.detail.replace('[', '').replace(']', '')}"
+    return ""
+
+
+class RollsRefused(ServiceError):
+    """Rolls given wrong, each with its words: `errors` maps each field (`rolls.<key>`) to its message, the first
+    being the error's own `field` and `message`, so that a row of rolls can say each beside its own input."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        field, message = next(iter(errors.items()))
+        super().__init__(field, message)
+        self.errors = errors
+
+
+def _matched(asked: list[dict[str, Any]], rolls: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each roll given (by its key, or by its name when one roll of that name is asked) and the roll it answers."""
+    by_key = {need["key"]: need for need in asked}
+    matched: dict[str, dict[str, Any]] = {}
+    for posted in rolls:
+        need = by_key.get(posted)
+        if need is None:
+            named = [n for n in asked if n["name"] == posted]
+            if len(named) > 1:
+                who = " and ".join(n["character_name"] for n in named)
+                keys = " or ".join(n["key"] for n in named)
+                raise ServiceError(f"rolls.{posted}", SAME_NAME.format(who=who, keys=keys))
+            if not named:
+                waits = " and ".join(f"{roll_owner(n)} under {n['key']}" for n in asked)
+                raise ServiceError(f"rolls.{posted}", ANOTHER_ROLL.format(asked=waits))
+            need = named[0]
+        twice = [key for key, other in matched.items() if other is need]
+        if twice:
+            raise ServiceError(f"rolls.{posted}", GIVEN_TWICE.format(keys=f"{twice[0]} and {posted}"))
+        matched[posted] = need
+    return matched
 
 
 def clock_give_roll(*, job_id: Any, body: Any, idempotency_key: str | None = None) -> Job:
-    """The GM's roll for the firing a waiting advance stopped before (`{name: [dice]}`), or `{"ask": false}`: the
-    server rolls the rest of this advance. The job goes on in the worker. The same Idempotency-Key again changes
-    nothing: a retried request must not answer the next roll the clock asks for (a death save every turn asks for
-    the same roll again)."""
+    """The GM's rolls for the firings a waiting advance stopped before (`{key: [dice]}`, each key one of
+    `needs_rolls`; a roll's name alone where one roll of that name is asked), or `{"ask": false}`: the server rolls
+    the rest of this advance. Any of the rolls asked may be given; the advance goes on in the worker and asks again
+    for what it still needs. Rolls given wrong are refused together, each in words, and nothing is kept. The same
+    Idempotency-Key again changes nothing: a retried request must not answer the next roll the clock asks for (a
+    death save every turn asks for the same roll again)."""
     if not isinstance(body, Mapping):
-        raise ServiceError("body", "expected a JSON object of the roll's dice")
+        raise ServiceError("body", "expected a JSON object of the rolls' dice")
     ask = body.get("ask")
     if ask is not None and not isinstance(ask, bool):
         raise ServiceError("ask", f"expected true or false, got {ask!r}")
@@ -76,22 +207,34 @@ def clock_give_roll(*, job_id: Any, body: Any, idempotency_key: str | None = Non
             return job
         if not job.waiting:
             raise Conflict("job", NOT_WAITING)
-        need = job.needs_roll
-        for name in rolls:
-            if name != need["name"]:
-                raise ServiceError(f"rolls.{name}", ANOTHER_ROLL.format(name=need["name"]))
-        dice = dict(job.rolls.get("dice", {}))
-        if need["name"] in rolls:
-            dice[need["name"]] = RollRequest.from_data(need).check(rolls[need["name"]])
-        elif ask is not False:
-            raise ServiceError(need["name"], ROLL_EXPECTED.format(**need))
+        asked = job.asked
+        matched = _matched(asked, rolls)
+        if not matched and ask is not False:
+            keys = "; ".join(f"{n['key']}, {roll_owner(n)} ({n['count']}d{n['sides']})" for n in asked)
+            raise ServiceError("rolls", ROLLS_EXPECTED.format(asked=keys))
+        errors = {
+            f"rolls.{posted}": problem
+            for posted, need in matched.items()
+            if (problem := roll_refusal(need, rolls[posted]))
+        }
+        if errors:
+            raise RollsRefused(errors)
+        given = _given(job)
+        for posted, need in matched.items():
+            entry = next((e for e in given if e["firing"] == need["firing"]), None)
+            if entry is None:
+                entry = {"firing": need["firing"], "dice": {}}
+                given.append(entry)
+            entry["dice"] = {**entry["dice"], need["name"]: RollRequest.from_data(need).check(rolls[posted])}
+        _keep_given(job, given)
         answered = [*job.rolls.get("answered", []), *([idempotency_key] if idempotency_key else [])]
-        job.rolls = {**job.rolls, "dice": dice, "answered": answered[-20:]}
+        job.rolls = {**job.rolls, "answered": answered[-20:]}
         job.asks = job.asks and ask is not False
         job.needs_roll = None
+        job.needs_rolls = []
         job.ticket = uuid.uuid4()
         job.heartbeat_at = timezone.now()
-        job.save(update_fields=["rolls", "asks", "needs_roll", "ticket", "heartbeat_at"])
+        job.save(update_fields=["rolls", "asks", "needs_roll", "needs_rolls", "ticket", "heartbeat_at"])
         if not settings.CELERY_TASK_ALWAYS_EAGER:
             transaction.on_commit(lambda: queue.enqueue_advance(job.pk, job.ticket))
     if settings.CELERY_TASK_ALWAYS_EAGER:

@@ -38,4 +38,5 @@ urlpatterns = [
         "campaigns/<id:campaign_id>/clock/rewind/", views.campaign_clock_rewind, name="campaign-clock-rewind"
     ),
     path("campaigns/<id:campaign_id>/clock/roll/", views.campaign_clock_roll, name="campaign-clock-roll"),
+    path("campaigns/<id:campaign_id>/clock/stop/", views.campaign_clock_stop, name="campaign-clock-stop"),
 ]

@@ -110,13 +110,46 @@ def test_a_waiting_clock_is_answered_from_the_board(live_server: Any, browser: A
     expect(prompt).to_contain_text("Death save: roll 1d10, succeeds on 6 or less")
     expect(prompt).to_contain_text("Decides whether the character stays alive and awake")
 
-    prompt.get_by_label("The die").fill("11")
+    die = "Ash's death save (one d10 from 1 to 10)"
+    prompt.get_by_label(die).fill("11")
     prompt.get_by_role("button", name="Give the roll").click()
-    expect(gm.locator("#clock-roll .error")).to_contain_text("expected 1 die of 1-10, got [11]")
-    gm.locator("#clock-roll").get_by_label("The die").fill("3")
+    expect(gm.locator("#clock-roll .error")).to_have_text(
+        "Ash's death save needs one d10 from 1 to 10; 11 is not a d10 roll"
+    )
+    expect(gm.locator("#clock-roll").get_by_label(die)).to_have_value("11")  # what was typed, kept
+    gm.locator("#clock-roll").get_by_label(die).fill("3")
     gm.locator("#clock-roll").get_by_role("button", name="Give the roll").click()
     expect(gm.locator("#clock-roll")).to_have_count(0)
     expect(gm.locator("#game-date")).to_contain_text("00:00:30")
 
     (save,) = Event.objects.filter(type="DeathSaveRolled", actor="clock")
     assert (save.game_time, save.data["roll"], save.data["table_dice"]) == (30, 3, ["death_save"])
+
+
+def test_a_long_advance_is_stopped_at_a_roll_from_the_board(live_server: Any, browser: Any) -> None:
+    gm = gm_at_a_new_table(live_server, browser, "Night City", "cyberpunk2020", "all")
+    board_url = gm.url
+    add_character(gm, "Ash", "", {"body": "6", "luck": "2"})
+    ash = Character.objects.get(name="Ash")
+    services.character_act(
+        character_id=ash.pk,
+        body={
+            "type": "damage",
+            "damage": 20,
+            "rolls": {"location": [7], "sever": [5], "stun_save": [3], "death_save": [4]},
+        },
+        actor="anna_gm",
+    )
+    gm.goto(board_url)
+    gm.get_by_role("button", name="+10 min", exact=True).click()
+    prompt = gm.locator("#clock-roll")
+    expect(prompt).to_contain_text("Stop here: the clock stays at 00:00:00")
+    prompt.get_by_label("Ash's death save (one d10 from 1 to 10)").fill("3")
+    prompt.get_by_role("button", name="Give the roll").click()
+    stop = gm.locator("#clock-roll").get_by_role("button", name="Stop here: the clock stays at 00:00:30")
+    expect(stop).to_be_visible()
+    stop.click()
+    expect(gm.locator("#clock-roll")).to_have_count(0)
+    expect(gm.locator("#game-date")).to_contain_text("00:00:30")
+    (advanced,) = Event.objects.filter(type="ClockAdvanced")
+    assert (advanced.data["from"], advanced.data["to"]) == (0, 30)

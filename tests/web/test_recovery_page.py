@@ -204,15 +204,15 @@ def test_a_clock_roll_typed_wrong_is_said_with_the_rolls_words(db: None, django_
         {k: v for k, v in to_fit.items() if k != "csrfmiddlewaretoken"},
     )
     job = Job.objects.get(campaign_id=web.campaign_id)
-    label = job.needs_roll["label"]
-    refused = web.gm.post(
-        f"/campaigns/{web.campaign_id}/clock/roll/", {"roll": "stun_recovery", "dice": "9 9 99"}
-    )
+    need = job.asked[0]
+    refused = web.gm.post(f"/campaigns/{web.campaign_id}/clock/roll/", {f"roll:{need['key']}": "9 9 99"})
     assert refused.status_code == 400
     html = refused.content.decode()
-    error = re.search(r'<p class="error" id="clock-roll-error" role="alert">(.*?)</p>', html).group(1)
-    assert error.startswith(f"{label}: expected"), error
-    assert "stun_recovery" not in error and "rolls." not in error
+    error = re.search(r'<p class="error" id="clock-roll-1-error" role="alert">(.*?)</p>', html).group(1)
+    label = need["label"][:1].lower() + need["label"][1:]
+    assert error.startswith(f"Ash&#x27;s {label} needs"), error
+    assert "stun_recovery" not in error and "rolls." not in error and "[" not in error
+    assert 'value="9 9 99"' in html  # what was typed is kept
 
 
 def test_advancing_to_the_next_change_stops_on_a_status_change(df_web: Web) -> None:

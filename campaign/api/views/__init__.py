@@ -18,7 +18,7 @@ from campaign.api.views.characters import (
     characters,
     characters_numbered,
 )
-from campaign.api.views.clock import clock, clock_rewind, job_detail, job_rolls
+from campaign.api.views.clock import clock, clock_rewind, job_detail, job_rolls, job_stop
 from campaign.api.views.common import CHARACTER_CACHE, FEED_PAGE
 from campaign.api.views.history import BAD_CURSOR, campaign_events, character_events
 from campaign.api.views.members import (
@@ -57,6 +57,7 @@ __all__ = [
     "clock_rewind",
     "job_detail",
     "job_rolls",
+    "job_stop",
     "export",
     "import_campaign",
 ]

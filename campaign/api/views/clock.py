@@ -124,26 +124,9 @@ def clock_rewind(request: Request, campaign_id: int) -> Response:
     )
 
 
-@extend_schema(
-    request={
-        JSON: {
-            "type": "object",
-            "description": "the dice of the roll the job waits for, by its name (`needs_roll.name`), e.g. "
-            '{"death_save": [4]}; or {"ask": false}: the server rolls the rest of this advance',
-            "properties": {"ask": {"type": "boolean"}},
-            "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
-        }
-    },
-    summary="Give the roll a waiting advance asks for (GMs, table dice)",
-    parameters=[IDEMPOTENCY_KEY],
-    responses=A.responses(
-        {200: ("ClockJob", "the advance, going on", E.CLOCK_JOB_GIVEN)}, 400, 403, 404, 409
-    ),
-    examples=[A.request_example({"death_save": [4]})],
-)
-@api_view(["POST"])
-def job_rolls(request: Request, job_id: str) -> Response:
-    """Give the roll a waiting clock advance asks for (table dice); the advance goes on."""
+def _gm_job(request: Request, job_id: str, doing: str) -> Job:
+    """The clock job `job_id` for one of its campaign's GMs (404 for anything outside one's campaigns, 403 for a
+    player)."""
     try:
         key = uuid.UUID(job_id)
     except ValueError:
@@ -152,8 +135,43 @@ def job_rolls(request: Request, job_id: str) -> Response:
     if job is None:
         raise Http404
     _, role = access.campaign_for(request.user, job.campaign_id)
-    access.require_gm(role, "roll for the clock")
+    access.require_gm(role, doing)
+    return job
+
+
+@extend_schema(
+    request={JSON: bodies.CLOCK_ROLLS},
+    summary="Give the rolls a waiting advance asks for (GMs, table dice)",
+    parameters=[IDEMPOTENCY_KEY],
+    responses=A.responses(
+        {200: ("ClockJob", "the advance, going on", E.CLOCK_JOB_GIVEN)}, 400, 403, 404, 409
+    ),
+    examples=[
+        A.request_example({"9.death_save": [4], "10.stun_save": [7]}, "two characters' rolls, by their keys"),
+        A.request_example({"death_save": [4]}, "the one roll asked, by its name"),
+        A.request_example({"ask": False}, "the server rolls the rest of this advance"),
+    ],
+)
+@api_view(["POST"])
+def job_rolls(request: Request, job_id: str) -> Response:
+    """Give the rolls a waiting clock advance asks for (table dice); the advance goes on."""
+    job = _gm_job(request, job_id, "roll for the clock")
     job = services.clock_give_roll(
         job_id=job.pk, body=request.data, idempotency_key=_idempotency_key(request)
     )
     return Response(presenters.job_json(job))
+
+
+@extend_schema(
+    request=None,
+    summary="Stop an advance where it waits for a roll (GMs, table dice)",
+    responses=A.responses(
+        {200: ("ClockJob", "the advance, ended where it stood", E.CLOCK_JOB_STOPPED)}, 403, 404, 409
+    ),
+)
+@api_view(["POST"])
+def job_stop(request: Request, job_id: str) -> Response:
+    """End an advance that waits for a roll where it stands (the clock stays at the second it reached), so that the
+    GM may act; advance again to go on. Stopping it again answers the same job and writes nothing."""
+    job = _gm_job(request, job_id, "stop the clock")
+    return Response(presenters.job_json(services.clock_stop(job_id=job.pk)))

@@ -88,6 +88,7 @@ from campaign.web.forms.core import (
 )
 from campaign.web.forms.dice import QUICK_INPUT, UNFINISHED_CHAIN, _dice, _die, _roll, dice_as_rolled
 from campaign.web.forms.table_dice import (
+    CLOCK_ROLL_INPUT,
     QUICK_NOT_HERE,
     ROW_HELP,
     _asked_again,
@@ -95,8 +96,9 @@ from campaign.web.forms.table_dice import (
     _faces,
     _given_rolls,
     _roll_words,
+    clock_roll_inputs,
     dice_error_words,
-    parse_clock_roll,
+    parse_clock_rolls,
     quick_list,
     quick_row,
     roll_spec,
@@ -186,7 +188,9 @@ __all__ = [
     "_given_rolls",
     "_asked_again",
     "table_dice_form",
-    "parse_clock_roll",
+    "CLOCK_ROLL_INPUT",
+    "clock_roll_inputs",
+    "parse_clock_rolls",
 ]
 
 facade(__name__)

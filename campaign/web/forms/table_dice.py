@@ -1,4 +1,4 @@
-"""Table dice: the action form asks for one roll at a time, and the clock's roll from the table."""
+"""Table dice: the action form asks for one roll at a time, and the clock's row of rolls from the table."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import Any
 
 from django.http import QueryDict
 
+from campaign.services import asked_words, dice_words, roll_owner, roll_refusal
 from campaign.web.forms.core import ActionFormView, AskedRoll, GivenRoll, check_posted
-from campaign.web.forms.dice import QUICK_INPUT, _dice, _die, _roll, dice_as_rolled
+from campaign.web.forms.dice import QUICK_INPUT, UNFINISHED_CHAIN, _dice, _roll
 from rules.registry import get_ruleset
 from rules.ruleset import ActionForm, RollSpec, RuleError
 
@@ -228,17 +229,77 @@ def table_dice_form(
     return form
 
 
-def parse_clock_roll(data: QueryDict) -> dict[str, Any]:
-    """The board's answer to a waiting clock as the API's body: `{name: dice}`, or `{"ask": false}`."""
-    check_posted(data, {"key": "key", "roll": "roll", "dice": "dice", "as_rolled": "dice", "ask": "ask"})
+CLOCK_ROLL_INPUT = "roll:"  # a waiting clock's roll on the board: `roll:<key>` (`needs_rolls[].key`)
+
+
+def _whole(word: str) -> int | None:
+    try:
+        return int(word)
+    except ValueError:
+        return None
+
+
+def parse_clock_rolls(
+    data: QueryDict, asked: list[Mapping[str, Any]]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The board's answer to a waiting clock as the API's body: `{key: dice}` for each roll of the row, or
+    `{"ask": false}`; and the rolls typed so that they cannot be read, each in words by its key ("Bo's stun save
+    needs one d10 from 1 to 10; nothing was typed"). An open-ended pool is typed as rolled, a 6's extra roll
+    after it, and read as its totals."""
+    posted = {name: name for name in data if name.startswith(CLOCK_ROLL_INPUT)}
+    check_posted(data, {"key": "key", "ask": "ask", **posted})
     if data.get("ask") == "server":
-        return {"ask": False}
-    name = data.get("roll", "")
-    where = f"rolls.{name}"
-    as_rolled = data.get("as_rolled", "").strip()
-    if as_rolled:
-        return {name: dice_as_rolled(as_rolled, where)}
-    text = data.get("dice", "").replace(",", " ").strip()
-    if not text:
-        raise RuleError(where, "expected the dice rolled, separated by spaces")
-    return {name: [_die(value, where) for value in text.split()]}
+        return {"ask": False}, {}
+    body: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for need in asked:
+        key = need["key"]
+        text = data.get(f"{CLOCK_ROLL_INPUT}{key}", "").replace(",", " ").split()
+        if not text:
+            errors[key] = f"{asked_words(need)}; nothing was typed"
+            continue
+        faces = [_whole(word) for word in text]
+        if not_numbers := [word for word, face in zip(text, faces, strict=True) if face is None]:
+            are = "is not a number" if len(not_numbers) == 1 else "are not numbers"
+            errors[key] = f"{asked_words(need)}; {', '.join(f'“{w[:20]}”' for w in not_numbers[:3])} {are}"
+            continue
+        dice = [face for face in faces if face is not None]
+        if need.get("open_ended"):
+            if bad := [face for face in dice if not 1 <= face <= 6]:
+                are = "is not a d6 roll" if len(bad) == 1 else "are not d6 rolls"
+                errors[key] = f"{asked_words(need)}, typed as rolled; {', '.join(map(str, bad))} {are}"
+                continue
+            if dice[-1] == 6:
+                errors[key] = f"{asked_words(need)}; {UNFINISHED_CHAIN}"
+                continue
+            dice = [sum(chain) for chain in _chains(dice)]
+        if problem := roll_refusal(need, dice):  # the service's own words, for every roll of the row at once
+            errors[key] = problem
+        body[key] = dice
+    return body, errors
+
+
+def clock_roll_inputs(
+    asked: list[Mapping[str, Any]], data: QueryDict | None = None, errors: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """The row of inputs of a waiting clock: one per roll asked, labelled with the character's name and the roll's
+    in words ("Ash's stun save"), the dice it takes, what it decides; with what was typed and its error when a
+    post was refused."""
+    rows = []
+    for number, need in enumerate(asked, start=1):
+        name = f"{CLOCK_ROLL_INPUT}{need['key']}"
+        rows.append(
+            {
+                "id": f"clock-roll-{number}",
+                "input": name,
+                "label": roll_owner(need),
+                "dice": dice_words(need),
+                "as_rolled": bool(need.get("open_ended")),
+                "prompt": need["prompt"],
+                "why": need.get("why", ""),
+                "date": need.get("date", ""),
+                "value": data.get(name, "") if data is not None else "",
+                "error": (errors or {}).get(need["key"], ""),
+            }
+        )
+    return rows

@@ -87,7 +87,12 @@ from campaign.web.views.character import (
     character_history,
     character_page,
 )
-from campaign.web.views.clock import campaign_clock, campaign_clock_rewind, campaign_clock_roll
+from campaign.web.views.clock import (
+    campaign_clock,
+    campaign_clock_rewind,
+    campaign_clock_roll,
+    campaign_clock_stop,
+)
 from campaign.web.views.forecast import character_forecast
 from campaign.web.views.home import (
     _chosen_ruleset,
@@ -144,6 +149,7 @@ __all__ = [
     "campaign_clock",
     "campaign_clock_rewind",
     "campaign_clock_roll",
+    "campaign_clock_stop",
     "campaign_members",
     "_invited_text",
     "member_remove",

@@ -56,10 +56,8 @@ def _board_etag(
     if job is not None and role == GM:
         # A job going quiet changes nothing else: the board must still learn that it has stalled.
         job_part = f"{job.pk}:{job.progress:.3f}:{job.stalled_since(timezone.now()) is not None}"
-        if job.waiting:  # table dice: each roll the clock asks for is a new board
-            job_part += (
-                f":{job.needs_roll['character']}:{job.needs_roll['name']}:{job.needs_roll['game_time']}"
-            )
+        if job.waiting:  # table dice: each row of rolls the clock asks for is a new board
+            job_part += "".join(f":{need['key']}:{need['game_time']}" for need in job.asked)
     return (
         f'"b{campaign.pk}-{campaign.version}-{campaign.game_time}-e{campaign.projection_epoch}-{totals["v"] or 0}-{totals["n"]}'
         f'-{job_part}-{role}-{user_id}-f{campaign.fight_started_at}"'
@@ -176,6 +174,8 @@ def _board_context(
     if role == GM:
         context["job"] = presenters.job_json(job) if job else None
         context["job_percent"] = round(100 * job.progress) if job else 0
+        if job is not None and job.waiting:
+            context.update(_clock_prompt(campaign, context["job"]))
         context["upcoming"] = [
             {
                 **item,
@@ -200,6 +200,13 @@ def _board_context(
         context.setdefault("attribute_fields", forms.attribute_fields(campaign.ruleset))
         context["retired"] = Character.objects.filter(campaign=campaign, retired=True).values("pk", "name")
     return context
+
+
+def _clock_prompt(campaign: Campaign, job: dict[str, Any]) -> dict[str, Any]:
+    """What the board's prompt of a waiting clock shows besides the job: its row of rolls and the time the clock
+    stays at if the GM stops it there (the time of day: it is the campaign's own)."""
+    stays = display.date_text(presenters.game_date(campaign, job["reached"]))
+    return {"clock_rolls": forms.clock_roll_inputs(job["needs_rolls"]), "clock_stays_at": stays[11:] or stays}
 
 
 @login_required

@@ -105,24 +105,50 @@ def campaign_clock_rewind(request: HttpRequest, campaign_id: int) -> HttpRespons
 @login_required
 @require_POST
 def campaign_clock_roll(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The GM's roll for a waiting clock (or: let the server roll the rest of this advance); the board again."""
+    """The GM's rolls for a waiting clock, a row of them (or: let the server roll the rest of this advance); the
+    board again. A roll typed wrong is said beside it in words, with what was typed kept in the row."""
     campaign, role = access.campaign_for(request.user, campaign_id)
     access.require_gm(role, "roll for the clock")
-    job = None
+    job = services.open_job(campaign)
     try:
-        job = services.open_job(campaign)
         if job is None or not job.waiting:
-            raise RuleError("job", services.NOT_WAITING)
-        body = forms.parse_clock_roll(request.POST)
-        services.clock_give_roll(
-            job_id=job.pk, body=body, idempotency_key=forms.idempotency_key(request.POST)
-        )
+            raise services.Conflict("job", services.NOT_WAITING)
+        body, errors = forms.parse_clock_rolls(request.POST, job.asked)
+        if not errors:
+            services.clock_give_roll(
+                job_id=job.pk, body=body, idempotency_key=forms.idempotency_key(request.POST)
+            )
+    except services.RollsRefused as refused:
+        errors = {field.removeprefix("rolls."): message for field, message in refused.errors.items()}
     except RuleError as error:
-        message = error.message
-        if job is not None and job.needs_roll:  # the roll in its words, not its name
-            name = job.needs_roll.get("name")
-            if error.field in (name, f"rolls.{name}", "rolls"):
-                message = f"{job.needs_roll['label']}: {message.removeprefix(f'rolls.{name}: ')}"
-        return _board_form_response(request, campaign, role, "live", {"roll_error": message}, error.status)
+        return _board_form_response(
+            request, campaign, role, "live", {"roll_error": error.message}, error.status
+        )
+    if errors:
+        asked = presenters.job_json(job)["needs_rolls"]
+        extra = {"clock_rolls": forms.clock_roll_inputs(asked, request.POST, errors)}
+        return _board_form_response(request, campaign, role, "live", extra, 400)
     campaign.refresh_from_db()
     return _board_form_response(request, campaign, role, "live", {"success": "Roll given."}, 200)
+
+
+@login_required
+@require_POST
+def campaign_clock_stop(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """ "Stop here": the waiting advance ends where it stands, so that the GM may act; the board again."""
+    campaign, role = access.campaign_for(request.user, campaign_id)
+    access.require_gm(role, "stop the clock")
+    job = services.open_job(campaign)
+    try:
+        forms.check_posted(request.POST, {})
+        if job is None or not job.waiting:
+            raise services.Conflict("job", services.NOT_WAITING)
+        job = services.clock_stop(job_id=job.pk)
+    except RuleError as error:
+        return _board_form_response(
+            request, campaign, role, "live", {"roll_error": error.message}, error.status
+        )
+    campaign.refresh_from_db()
+    at = display.date_text(presenters.game_date(campaign, job.reached))
+    success = f"Clock stopped at {at}: act, then advance again to go on."
+    return _board_form_response(request, campaign, role, "live", {"success": success}, 200)
