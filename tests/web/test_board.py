@@ -350,7 +350,7 @@ def test_a_shadowrun_fight_counts_combat_turns(sr2_web: Web) -> None:
         ({"at": "60"}, "expected the game time the board showed, not later than the campaign&#x27;s"),
         ({"at": "-1"}, "expected the game time the board showed"),
         ({"at": "soon"}, "expected the game time the fight starts at, got &#x27;soon&#x27;"),
-        ({"end": "yes"}, "expected the box ticked (on) or not sent"),
+        ({"end": "yes"}, "expected the box ticked (on), left unticked (off) or not sent"),
         ({"at": "0", "round": "4"}, "round: unknown field"),
     ],
 )

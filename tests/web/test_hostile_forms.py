@@ -123,12 +123,15 @@ ACTION_CASES = [
         {"p_severity": "S", "r_body_check": "1 1 six"},
         field_error("err-wound-body_check", "expected whole numbers, got 'six'"),
     ),
-    # a checkbox sends "on" or nothing: anything else was read as unticked
+    # a checkbox sends "on", "off" (shown, unticked) or nothing: anything else was read as unticked
     (
         "sr2_web",
         "wound",
         {"p_severity": "L", "p_open_wound": "yes"},
-        field_error("err-wound-p_open_wound", "expected the box ticked (on) or not sent, got 'yes'"),
+        field_error(
+            "err-wound-p_open_wound",
+            "expected the box ticked (on), left unticked (off) or not sent, got 'yes'",
+        ),
     ),
     # unknown choice values
     (
@@ -463,7 +466,9 @@ DF_CHARACTER_CASES = [
     ({"a_skills": '{"driver": 3}'}, form_error("a_skills: unknown field; expected one of")),
     (
         {"a_pedestrian": "no"},
-        field_error("err-ch-a_pedestrian", "expected the box ticked (on) or not sent, got 'no'"),
+        field_error(
+            "err-ch-a_pedestrian", "expected the box ticked (on), left unticked (off) or not sent, got 'no'"
+        ),
     ),
 ]
 

@@ -14,7 +14,7 @@ from django.http import QueryDict
 
 from campaign.web.forms.core import (
     KNOWN_KINDS,
-    NOT_TICKED,
+    UNTICKED,
     ActionFormView,
     AmountRow,
     Field,
@@ -23,6 +23,7 @@ from campaign.web.forms.core import (
     amounts_from_rows,
     check_posted,
     row_inputs,
+    ticked,
     uneven_rows,
 )
 from campaign.web.forms.dice import QUICK_INPUT, _roll
@@ -138,7 +139,9 @@ def build_form(
         name = f"p_{param.name}"
         if data is not None:
             if kind == "bool":
-                value: Any = data.get(name) == "on"
+                # A box the post did not show (a card's form) is drawn as its declaration has it.
+                raw = data.get(name)
+                value: Any = raw == "on" if raw in ("on", UNTICKED) else param.default
             elif kind == "choices":
                 value = data.getlist(name)
             else:
@@ -257,13 +260,14 @@ class _Whole(_Posted):
 
 
 class _Ticked(_Posted):
-    """A checkbox: a browser sends "on" when it is ticked and nothing otherwise. Anything else is not our form's,
-    and reading it as unticked would drop it in silence."""
+    """A checkbox (`core.ticked`): yes, no, or None when the form did not show it, which the rules read as the
+    parameter left out (its declared default), as the API does."""
 
     def to_python(self, value: Any) -> Any:
-        if value is not None and value != "on":
-            raise ValidationError(NOT_TICKED.format(value))
-        return value == "on"
+        try:
+            return ticked(value)
+        except ValueError as error:
+            raise ValidationError(str(error)) from None
 
 
 class _Picked(_Posted):

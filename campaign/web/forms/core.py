@@ -21,7 +21,10 @@ KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "json", "amounts")
 # and edits again, with no script to add a row.
 EMPTY_ROWS = 3
 CSRF_INPUT = "csrfmiddlewaretoken"
-NOT_TICKED = "expected the box ticked (on) or not sent, got {!r}"
+NOT_TICKED = "expected the box ticked (on), left unticked (off) or not sent, got {!r}"
+# A box a form shows posts this hidden before it (`web/field.html`): the box shown and left unticked. A browser
+# sends the box's own "on" after it when ticked; a box the form does not show sends neither.
+UNTICKED = "off"
 
 
 @dataclass
@@ -230,13 +233,23 @@ def amounts_from_rows(
     return result
 
 
-def _ticked(data: QueryDict, name: str, where: str) -> bool:
-    """A checkbox: a browser sends "on" when it is ticked and nothing otherwise. Anything else is not our form's,
-    and reading it as unticked would drop it in silence."""
-    raw = data.get(name)
-    if raw is not None and raw != "on":
-        raise RuleError(where, NOT_TICKED.format(raw))
+def ticked(raw: str | None) -> bool | None:
+    """A checkbox as posted (the last value of its input): True ticked ("on" after the hidden "off"), False shown
+    and left unticked ("off" alone), None not shown. Anything else is not our form's, and reading it as unticked
+    would drop it in silence: a ValueError."""
+    if raw is None:
+        return None
+    if raw not in ("on", UNTICKED):
+        raise ValueError(NOT_TICKED.format(raw))
     return raw == "on"
+
+
+def _ticked(data: QueryDict, name: str, where: str) -> bool:
+    """A checkbox every form that has it shows (an attribute, the fight's end): not sent is unticked."""
+    try:
+        return bool(ticked(data.get(name)))
+    except ValueError as error:
+        raise RuleError(where, str(error)) from None
 
 
 def idempotency_key(data: QueryDict) -> str | None:
