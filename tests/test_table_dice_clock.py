@@ -551,3 +551,22 @@ def test_stopping_an_advance_before_it_fired_anything_changes_nothing(
     assert refused.json() == {
         "job": ["only an advance waiting for a roll can be stopped; this one is done already"]
     }
+
+
+def test_an_advance_that_began_waiting_before_needs_rolls_is_answered_as_before(gm: Persona) -> None:
+    """A job left waiting by the release before: `needs_roll` alone, without a key, and `rolls` of one firing."""
+    table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
+    act(gm, table, CRITICAL_CHEST_HIT)
+    job = advance(gm, table, minutes=1)
+    row = Job.objects.get(pk=job["id"])
+    old = {key: value for key, value in row.needs_roll.items() if key != "key"}
+    Job.objects.filter(pk=row.pk).update(
+        needs_roll=old, needs_rolls=[], rolls={"firing": old["firing"], "dice": {}}
+    )
+    job = gm.get(f"/api/jobs/{job['id']}/").json()
+    key = f"{table['character']['id']}.critical_healing"
+    assert [need["key"] for need in job["needs_rolls"]] == [key] and job["needs_roll"]["key"] == key
+    job = give(gm, job, {"critical_healing": [11, 2, 3, 4, 5]}).json()
+    assert job["needs_roll"]["name"] == "physical_healing"
+    (healing,) = Event.objects.filter(character_id=table["character"]["id"], type="CriticalHealingRolled")
+    assert healing.data["dice"] == [11, 2, 3, 4, 5]
