@@ -173,19 +173,24 @@ def test_stop_here_ends_the_advance_where_it_stands_and_the_gm_acts_then_advance
     prompt = prompt_of(web.gm.get(board).content.decode())
     assert "Stop here: the clock stays at 00:01:30" in prompt
 
-    stopped = web.gm.post(f"{board}clock/stop/", HTTP_HX_REQUEST="true")
+    job = Job.objects.get(campaign_id=web.campaign_id)
+    assert f'<input type="hidden" name="job" value="{job.pk}">' in prompt
+    stopped = web.gm.post(f"{board}clock/stop/", {"job": str(job.pk)}, HTTP_HX_REQUEST="true")
     assert stopped.status_code == 200
     html = stopped.content.decode()
     assert 'id="clock-roll"' not in html
     assert 'Game time: <strong id="game-date">2020-01-01 00:01:30</strong>' in html
     assert Campaign.objects.get(pk=web.campaign_id).game_time == 90
     assert Job.objects.get(campaign_id=web.campaign_id).status == Job.DONE
-    # Stopped twice (a second click): nothing more is written, and the board says why.
+    # Stopped twice (a second click): the same stop, nothing more written.
     count = Event.objects.filter(campaign_id=web.campaign_id).count()
-    again = web.gm.post(f"{board}clock/stop/")
-    assert again.status_code == 409
-    assert "This advance is not waiting for a roll" in again.content.decode()
+    again = web.gm.post(f"{board}clock/stop/", {"job": str(job.pk)})
+    assert again.status_code == 302
     assert Event.objects.filter(campaign_id=web.campaign_id).count() == count
+    # A job that is not this campaign's, or none: refused in words.
+    refused = web.gm.post(f"{board}clock/stop/", {"job": "not a job"})
+    assert refused.status_code == 409
+    assert "This advance is not waiting for a roll" in refused.content.decode()
 
     # The GM acts at 00:01:30, then the clock goes on from there.
     assert table.act({"type": "note", "text": "a tourniquet"}).status_code == 201

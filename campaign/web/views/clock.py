@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -10,7 +11,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from campaign import access, presenters, services
-from campaign.models import Campaign
+from campaign.models import Campaign, Job
 from campaign.web import display, forms
 from campaign.web.views.board import _board_form_response
 from rules.ruleset import RuleError
@@ -132,16 +133,25 @@ def campaign_clock_roll(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return _board_form_response(request, campaign, role, "live", {"success": "Roll given."}, 200)
 
 
+def _job_id(raw: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(raw.strip())
+    except ValueError:
+        return None
+
+
 @login_required
 @require_POST
 def campaign_clock_stop(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """ "Stop here": the waiting advance ends where it stands, so that the GM may act; the board again."""
+    """ "Stop here": the waiting advance ends where it stands, so that the GM may act; the board again. The form
+    names its job, so that a second click finds the job it stopped (as a retried stop in the API) instead of a
+    clock no longer waiting."""
     campaign, role = access.campaign_for(request.user, campaign_id)
     access.require_gm(role, "stop the clock")
-    job = services.open_job(campaign)
     try:
-        forms.check_posted(request.POST, {})
-        if job is None or not job.waiting:
+        forms.check_posted(request.POST, {"job": "job"})
+        job = Job.objects.filter(campaign=campaign, pk=_job_id(request.POST.get("job", ""))).first()
+        if job is None:
             raise services.Conflict("job", services.NOT_WAITING)
         job = services.clock_stop(job_id=job.pk)
     except RuleError as error:
