@@ -138,6 +138,28 @@ def test_shadowrun_a_wound_from_the_card_asked_roll_by_roll_then_by_the_quick_ro
     page.locator(f"#c{hands.id}-wound-d_body_check").fill("1 2 6 3 4 5")
     form.locator("button[type=submit]").click()
     expect(form).to_contain_text("Hit location: roll 2d6")
+
+    # A Mortal wound roll by roll: the Body check, the hit location's 2d6 in one box, the table, the time.
+    cy = table.gm.post(
+        f"/api/campaigns/{table.campaign['id']}/characters/", {"name": "Cy", "attributes": {"body": 5}}
+    ).json()
+    expect(page.locator(f"#card-{cy['id']}")).to_be_visible()
+    hands = Counted(page, cy["id"])
+    form = hands.open("wound")
+    hands.choose("wound-p_severity", "S")
+    hands.send(form)
+    hands.fill("wound-r_body_check", "1 1 1 1 1")
+    hands.send(form)
+    expect(form).to_contain_text("Hit location: roll 2d6")
+    hands.fill("wound-r_location", "3 4")
+    hands.send(form)
+    expect(form).to_contain_text("Critical hit table: roll 1d6")
+    hands.fill("wound-r_critical_0", "2")
+    hands.send(form)
+    hands.fill("wound-r_death_time", "3")
+    hands.send(form)
+    expect(form.locator(".ok")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
+    assert hands.count == 11  # docs/web.md: with opening the form, 11 (12 with the 2d6 in two boxes)
     assert gm.problems == [], "\n".join(gm.problems)
 
 

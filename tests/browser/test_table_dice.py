@@ -61,8 +61,7 @@ def test_a_shadowrun_wound_is_entered_die_by_die_as_the_form_asks(live_server: A
     expect(form).to_contain_text("Hit location: roll 2d6")
 
     # No success: Mortal. The location, then the entry, each asked in turn; earlier rolls stay on screen.
-    gm.locator("#wound-r_location_0").fill("3")
-    gm.locator("#wound-r_location_1").fill("4")
+    gm.locator("#wound-r_location").fill("3 4")  # a 2d6 in one box
     send(gm)
     expect(form).to_contain_text("Critical hit table: roll 1d6")
     expect(form).to_contain_text("Hit location: 3, 4")

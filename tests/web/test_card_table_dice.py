@@ -53,9 +53,11 @@ def test_a_card_asks_each_roll_in_turn_and_records_the_wound_with_the_last(sr2_t
     asked = card_post(sr2_table, "wound", given)
     assert "Hit location: roll 2d6" in form_of(asked)
     assert "Body check</span>: 6 3 1 2 3 1, totals 9, 1, 2, 3, 1" in form_of(asked)
-    asked = card_post(sr2_table, "wound", {**given, "r_location_0": "3", "r_location_1": "4"})
+    assert 'name="r_location" value="" inputmode="numeric" placeholder="e.g. 3 4" autofocus' in form_of(asked)
+    asked = card_post(sr2_table, "wound", {**given, "r_location": "3 4"})  # a 2d6 in one box
     assert "Critical hit table: roll 1d6" in form_of(asked)
-    given |= {"r_location_0": "3", "r_location_1": "4", "r_critical_0": "4"}
+    assert '<input type="hidden" name="r_location" value="3 4">' in form_of(asked)
+    given |= {"r_location": "3,4", "r_critical_0": "4"}  # or with a comma
     asked = card_post(sr2_table, "wound", given)
     assert "Time before death: roll 2d6" in form_of(asked)
     assert Event.objects.filter(type="WoundTaken").count() == 0
@@ -107,14 +109,19 @@ def test_a_rule_of_six_pool_typed_short_is_an_error_beside_the_roll_with_the_dic
     assert Event.objects.filter(type="WoundTaken").count() == 0
 
 
-def test_half_a_2d6_is_an_error_beside_the_roll_with_the_die_kept(sr2_table: Web) -> None:
-    given = {"p_severity": "D", "d_body_check": "1 1 1 1 1", "r_location_0": "3"}
+@pytest.mark.parametrize("typed", ["3", "3 4 5", "3x4", "three four"])
+def test_a_2d6_typed_wrong_is_an_error_beside_the_roll_with_what_was_typed_kept(
+    sr2_table: Web, typed: str
+) -> None:
+    given = {"p_severity": "D", "d_body_check": "1 1 1 1 1", "r_location": typed}
     refused = card_post(sr2_table, "wound", given)
     assert refused.status_code == 400
-    html = form_of(refused)
-    assert "Hit location: 1 die of 2 typed; type every die, or leave them all empty" in html
-    assert 'name="r_location_0" type="number" min="1" max="6" inputmode="numeric" value="3"' in html
-    assert '<input type="hidden" name="d_body_check" value="1 1 1 1 1">' in html
+    page = form_of(refused)
+    error = f"Hit location: expected 2 dice of 1-6, separated by spaces or commas (e.g. 3 4), got &#x27;{typed}&#x27;"
+    assert f'<p class="error" id="c{sr2_table.character_id}-wound-ask-error" role="alert">{error}</p>' in page
+    assert f'name="r_location" value="{typed}" inputmode="numeric"' in page
+    assert '<input type="hidden" name="d_body_check" value="1 1 1 1 1">' in page
+    assert Event.objects.filter(type="WoundTaken").count() == 0
 
 
 def test_the_character_pages_form_answers_a_dice_typo_with_a_400_beside_the_roll(sr2_table: Web) -> None:

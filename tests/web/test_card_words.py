@@ -129,11 +129,11 @@ def test_a_refused_field_on_a_card_takes_the_focus(sr2_web: Web) -> None:
 
 
 def test_a_refused_die_on_a_card_takes_the_focus(sr2_web: Web) -> None:
-    data = {"key": "k", "p_severity": "S", "r_location_0": "7", "r_location_1": "3"}
+    data = {"key": "k", "p_severity": "S", "r_location": "7 3"}
     refused = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/card/wound/", data, **HTMX)
     assert refused.status_code == 400
     [element] = focused(refused)
-    assert 'name="r_location_0"' in element
+    assert 'name="r_location"' in element
 
 
 def test_a_refusal_said_on_top_and_a_success_focus_the_cards_button(sr2_web: Web) -> None:

@@ -61,7 +61,7 @@ def allocation(**amounts: str) -> dict[str, list[str]]:
 
 WOUND_INPUTS = (
     "ask, d_body_check, key, p_combat_pool, p_damage, p_open_wound, p_severity, quick, r_body_check,"
-    " r_critical_0, r_death_time, r_location_0, r_location_1"
+    " r_critical_0, r_death_time, r_location"
 )
 ACTION_CASES = [
     # text the database cannot store (PostgreSQL refuses a NUL: a 500 there, stored as is on SQLite)
@@ -76,7 +76,7 @@ ACTION_CASES = [
     (
         "sr2_web",
         "wound",
-        {"p_severity": "S", "r_location_0": "3", "r_location_1": "\x00"},
+        {"p_severity": "S", "r_location": "3 \x00"},
         field_error("err-wound-location", NUL),
     ),
     # oversized text
@@ -215,8 +215,8 @@ ACTION_CASES = [
     (
         "sr2_web",
         "wound",
-        {"p_severity": "L", "r_location_2": "3"},
-        form_error("r_location_2: unknown field"),
+        {"p_severity": "L", "r_location_0": "3"},
+        form_error("r_location_0: unknown field"),
     ),
     ("sr2_web", "note", {"p_text": "x", "type": "wound"}, form_error("type: unknown field")),
     (

@@ -20,8 +20,7 @@ WOUND = {
     "p_severity": "S",
     "p_open_wound": "on",
     "r_body_check": "1 1 1 1 1",
-    "r_location_0": "3",
-    "r_location_1": "4",
+    "r_location": "3 4",
     "r_critical_0": "2",
     "r_death_time": "3",
 }
@@ -34,7 +33,7 @@ def test_a_wrong_die_shows_the_same_message_as_the_api_next_to_the_roll(sr2_web:
     message = api.json()["rolls.location"][0]
     page = sr2_web.gm.post(
         f"/characters/{sr2_web.character_id}/act/wound/",
-        {"p_severity": "S", "r_body_check": "1 1 1 1 1", "r_location_0": "7", "r_location_1": "3"},
+        {"p_severity": "S", "r_body_check": "1 1 1 1 1", "r_location": "7 3"},
         **HTMX,
     )
     html = page.content.decode()
@@ -55,11 +54,22 @@ def test_a_missing_parameter_shows_the_api_message_on_its_field_without_javascri
 
 def test_a_half_filled_roll_is_refused_rather_than_completed_by_the_server(sr2_web: Web) -> None:
     page = sr2_web.gm.post(
-        f"/characters/{sr2_web.character_id}/act/wound/", {"p_severity": "S", "r_location_0": "3"}, **HTMX
+        f"/characters/{sr2_web.character_id}/act/wound/", {"p_severity": "S", "r_location": "3"}, **HTMX
     )
     assert page.status_code == 400
-    assert "Hit location: 1 die of 2 typed; type every die, or leave them all empty" in page.content.decode()
+    html = page.content.decode()
+    said = "Hit location: expected 2 dice of 1-6, separated by spaces or commas (e.g. 3 4), got &#x27;3&#x27;"
+    assert f'id="err-wound-location" role="alert">{said}</p>' in html
+    assert 'name="r_location" value="3" placeholder="e.g. 3 4"' in html  # what was typed, kept
     assert sr2_web.table.gm.get(sr2_web.table.character_url()).json()["version"] == 0
+
+
+def test_a_2d6_is_typed_in_one_box_with_spaces_or_a_comma(sr2_web: Web) -> None:
+    form = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/forms/wound/", **HTMX).content.decode()
+    assert 'name="r_location"' in form and "r_location_0" not in form
+    for typed in ("3 4", "3,4", " 3 , 4 "):
+        body = forms.parse_action("shadowrun2", "wound", QueryDict(f"p_severity=S&r_location={typed}"))
+        assert body["rolls"] == {"location": [3, 4]}
 
 
 def test_a_wound_with_entered_dice_is_recorded_and_redirects_without_javascript(sr2_web: Web) -> None:

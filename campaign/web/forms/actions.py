@@ -26,7 +26,7 @@ from campaign.web.forms.core import (
     ticked,
     uneven_rows,
 )
-from campaign.web.forms.dice import QUICK_INPUT, _roll
+from campaign.web.forms.dice import QUICK_INPUT, _roll, dice_example
 from rules.registry import get_ruleset
 from rules.ruleset import NOTE_FORM, ActionForm, Param, RuleError
 
@@ -169,14 +169,13 @@ def build_form(
     rolls: list[RollField] = []
     for roll in spec.rolls:
         item = RollField(roll.name, roll.label, roll.count, roll.sides, roll.help)
-        if roll.count > 0:
-            item.inputs = [
-                (f"r_{roll.name}_{i}", data.get(f"r_{roll.name}_{i}", "") if data is not None else "")
-                for i in range(roll.count)
-            ]
-        else:
+        if roll.count == 1:
+            item.inputs = [(f"r_{roll.name}_0", data.get(f"r_{roll.name}_0", "") if data is not None else "")]
+        else:  # several dice in one box (`forms.dice._roll`): a 2d6 is one input, "3 4"
             item.pool_input = f"r_{roll.name}"
             item.pool_value = data.get(item.pool_input, "") if data is not None else ""
+            if roll.count:
+                item.example = dice_example(roll.count)
         item.error = errors.pop(f"rolls.{roll.name}", "")
         rolls.append(item)
     form = ActionFormView(
@@ -203,7 +202,7 @@ def action_inputs(ruleset: str, action: str) -> dict[str, str]:
         inputs["ask"] = "ask"  # table dice: "let the server roll the rest"
         inputs[QUICK_INPUT] = QUICK_INPUT  # table dice: all the dice in one row (`take_from_row`)
     for roll in spec.rolls:
-        names = [f"r_{roll.name}_{i}" for i in range(roll.count)] if roll.count > 0 else [f"r_{roll.name}"]
+        names = [f"r_{roll.name}_0"] if roll.count == 1 else [f"r_{roll.name}"]
         if roll.open_ended:
             names.append(f"d_{roll.name}")  # the dice as rolled (table dice)
         inputs.update(dict.fromkeys(names, f"rolls.{roll.name}"))

@@ -69,9 +69,10 @@ class RollField:
     sides: int
     help: str = ""
     inputs: list[tuple[str, str]] = field(default_factory=list)  # (input name, value)
-    pool_input: str = ""
+    pool_input: str = ""  # one box of several dice: a pool, or a fixed roll of more than one die
     pool_value: str = ""
     error: str = ""
+    example: str = "3 5 1 6"  # what the box's placeholder shows
 
 
 @dataclass
@@ -271,6 +272,7 @@ class AskedRoll:
     pool: bool  # one text input of all the dice (a pool), not one input per die
     values: list[str] = field(default_factory=list)  # what was typed in each input (a roll asked again)
     error: str = ""
+    example: str = "3 5 1"  # what a box of several dice shows before anything is typed
 
     @property
     def typed(self) -> list[tuple[str, str]]:

@@ -15,27 +15,39 @@ def _die(raw: str, where: str) -> int:
 
 
 def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
-    """A roll's dice when the GM entered them all; None to let the server roll."""
+    """A roll's dice when the GM entered them; None to let the server roll. One die has its box (`r_<roll>_0`);
+    several dice, fixed (a 2d6) or a pool, are typed in one box (`r_<roll>`), separated by spaces or commas, and an
+    open-ended pool may be typed as rolled (`d_<roll>`)."""
     where = f"rolls.{roll.name}"
-    if roll.count > 0:
-        raw = [data.get(f"r_{roll.name}_{i}", "").strip() for i in range(roll.count)]
-        if not any(raw):
-            return None
-        if not all(raw):
-            typed = sum(1 for value in raw if value)
-            raise RuleError(
-                where,
-                f"{roll.label}: {_dice(typed)} of {roll.count} typed; type every die, or leave them "
-                "all empty for the server to roll them",
-            )
-        return [_die(value, where) for value in raw]
+    if roll.count == 1:
+        raw = data.get(f"r_{roll.name}_0", "").strip()
+        return [_die(raw, where)] if raw else None
     as_rolled = data.get(f"d_{roll.name}", "").strip() if roll.open_ended else ""
     if as_rolled:
         return dice_as_rolled(as_rolled, where)
     text = data.get(f"r_{roll.name}", "").replace(",", " ").strip()
     if not text:
         return None
-    return [_die(value, where) for value in text.split()]
+    if roll.count == 0:
+        return [_die(value, where) for value in text.split()]
+    # A roll of several dice in one box: what was typed is named back whole, so the GM sees what to retype.
+    typed = " ".join(data.get(f"r_{roll.name}", "").split())
+    expected = (
+        f"{roll.label}: expected {roll.count} dice of 1-{roll.sides}, separated by spaces or commas "
+        f"(e.g. {dice_example(roll.count)}), got {typed!r}"
+    )
+    try:
+        dice = [int(value) for value in text.split()]
+    except ValueError:
+        raise RuleError(where, expected) from None
+    if len(dice) != roll.count:
+        raise RuleError(where, expected)
+    return dice
+
+
+def dice_example(count: int) -> str:
+    """Dice as a GM types them in one box: "3 4" for two."""
+    return " ".join(("3", "4", "1", "6", "2", "5")[i % 6] for i in range(count))
 
 
 UNFINISHED_CHAIN = (

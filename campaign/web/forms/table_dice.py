@@ -9,7 +9,13 @@ from django.http import QueryDict
 
 from campaign.services import asked_words, dice_words, roll_owner, roll_refusal
 from campaign.web.forms.core import ActionFormView, AskedRoll, GivenRoll, check_posted
-from campaign.web.forms.dice import QUICK_INPUT, UNFINISHED_CHAIN, _dice, _roll
+from campaign.web.forms.dice import (
+    QUICK_INPUT,
+    UNFINISHED_CHAIN,
+    _dice,
+    _roll,
+    dice_example,
+)
 from rules.registry import get_ruleset
 from rules.ruleset import ActionForm, RollSpec, RuleError
 
@@ -129,9 +135,8 @@ def take_from_row(
     if ":" in name or count == 0:
         raise RuleError(where, f"{need['label']}: type this roll on its own")
     roll = roll_spec(get_ruleset(ruleset).action_form(action), name)
-    if roll is not None and roll.count == count:
-        for i, die in enumerate(dice):
-            data[f"r_{name}_{i}"] = str(die)
+    if roll is not None and roll.count == count == 1:
+        data[f"r_{name}_0"] = str(dice[0]) if dice else ""
     else:
         data[f"r_{name}"] = " ".join(map(str, dice))
     if len(dice) < count:
@@ -157,8 +162,8 @@ def _given_rolls(spec: ActionForm, data: QueryDict, wrong: set[str]) -> list[Giv
             continue
         text = " ".join(str(die) for die in dice)
         as_rolled = data.get(f"d_{roll.name}", "").strip() if roll.open_ended else ""
-        if roll.count > 0 and len(dice) == roll.count:
-            hidden = [(f"r_{roll.name}_{i}", str(die)) for i, die in enumerate(dice)]
+        if roll.count == 1 and len(dice) == 1:
+            hidden = [(f"r_{roll.name}_0", str(dice[0]))]
         elif as_rolled:
             hidden = [(f"d_{roll.name}", " ".join(as_rolled.replace(",", " ").split()))]
         else:
@@ -173,8 +178,11 @@ def _given_rolls(spec: ActionForm, data: QueryDict, wrong: set[str]) -> list[Giv
 def _asked_again(roll: RollSpec, data: QueryDict, error: str) -> AskedRoll:
     """A roll given wrong, asked again with what was typed in it and its error beside it."""
     as_rolled = roll.open_ended and bool(data.get(f"d_{roll.name}", "").strip())
-    if roll.count > 0:
-        inputs = [f"r_{roll.name}_{i}" for i in range(roll.count)]
+    if roll.count == 1:
+        inputs = [f"r_{roll.name}_0"]
+        prompt = f"{roll.label}: roll 1d{roll.sides}"
+    elif roll.count > 1:  # several dice in one box, as typed
+        inputs = [f"r_{roll.name}"]
         prompt = f"{roll.label}: roll {roll.count}d{roll.sides}"
     else:
         inputs = [f"d_{roll.name}" if as_rolled or roll.open_ended else f"r_{roll.name}"]
@@ -189,9 +197,10 @@ def _asked_again(roll: RollSpec, data: QueryDict, error: str) -> AskedRoll:
         inputs,
         roll.sides,
         as_rolled=inputs[0].startswith("d_"),
-        pool=roll.count == 0,
+        pool=roll.count != 1,
         values=values,
         error=error,
+        example=dice_example(roll.count) if roll.count > 1 else "3 5 1",
     )
 
 
@@ -219,13 +228,15 @@ def table_dice_form(
         return form
     name = needs["name"]
     roll = roll_spec(spec, name)
-    fixed = roll is not None and roll.count > 0 and roll.count == needs["count"]
+    one_die = roll is not None and roll.count == 1 == needs["count"]
     as_rolled = bool(needs.get("open_ended"))
-    if fixed:
-        inputs = [f"r_{name}_{i}" for i in range(needs["count"])]
-    else:
-        inputs = [f"d_{name}" if as_rolled else f"r_{name}"]
-    form.asked = AskedRoll(name, needs["prompt"], needs["why"], inputs, needs["sides"], as_rolled, not fixed)
+    # One die has its box; several (a 2d6, a pool) are typed in one box, "3 4".
+    inputs = [f"r_{name}_0"] if one_die else [f"d_{name}" if as_rolled else f"r_{name}"]
+    form.asked = AskedRoll(
+        name, needs["prompt"], needs["why"], inputs, needs["sides"], as_rolled, not one_die
+    )
+    if roll is not None and roll.count > 1 and roll.count == needs["count"]:
+        form.asked.example = dice_example(roll.count)
     return form
 
 
