@@ -125,6 +125,29 @@ class RollSpec:
     help: str = ""
     size: str = ""
     open_ended: bool = False
+    # The size as a form says it, in parts, each with the parameter it speaks of ("" for none): a form that does
+    # not show that parameter (its campaign option off, or a card without it) does not say the part. Empty: the
+    # form says `size` up to its parenthesis.
+    size_words: tuple[tuple[str, str], ...] = ()
+
+    def described(self) -> dict[str, Any]:
+        """What the API's list of rulesets says of the roll."""
+        return {
+            "name": self.name,
+            "count": self.count,
+            "sides": self.sides,
+            "label": self.label,
+            "help": self.help,
+            "size": self.size,
+            "open_ended": self.open_ended,
+        }
+
+    def size_said(self, shown: Iterable[str]) -> str:
+        """The pool's size in a form's words, naming only the parameters the form shows (`shown`)."""
+        if not self.size_words:
+            return self.size.split(" (")[0]
+        given = set(shown)
+        return ", ".join(part for part, param in self.size_words if not param or param in given)
 
 
 @dataclass(frozen=True)

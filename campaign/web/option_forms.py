@@ -61,6 +61,7 @@ class OptionField:
     help: str
     origin: str
     now: str  # the value in words ("10 minutes", "yes")
+    default: str = ""  # the declared default in words, said beside the origin when the value is another
     input: str = ""
     value: Any = None
     choices: list[tuple[str, str]] = field(default_factory=list)
@@ -70,8 +71,16 @@ class OptionField:
     error: str = ""
 
     @property
-    def origin_words(self) -> str:
-        return {declared.SEED: "the seed's optional rule", declared.HOUSE: "house rule"}.get(self.origin, "")
+    def help_line(self) -> str:
+        """The help, then where the rule comes from in a sentence of its own (with its default when the value is
+        another): "The difficulty of a healing treatment roll. A house rule." The declarations' help says
+        neither, so each is said once (issue 42: "(house: 15). (house rule) Now: 15.")."""
+        said = {declared.SEED: "The seed's optional rule", declared.HOUSE: "A house rule"}.get(
+            self.origin, ""
+        )
+        if said and self.default and self.default != self.now:
+            said = f"{said}; by default {self.default}"
+        return " ".join(text for text in (self.help.strip(), f"{said}." if said else "") if text)
 
 
 def declarations(ruleset: Ruleset) -> Declarations:
@@ -146,6 +155,7 @@ def option_field(setting: Option, value: Any, now: Any, error: str = "") -> Opti
         help=setting.help,
         origin=setting.origin,
         now=setting.words(now),
+        default=setting.words(setting.default) if setting.origin in (declared.SEED, declared.HOUSE) else "",
         input=_input(setting.name),
         value=value,
         error=error,

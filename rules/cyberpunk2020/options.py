@@ -24,7 +24,7 @@ OPTIONS = (
         tables.TREATMENT_DIFFICULTY,
         minimum=1,
         maximum=100,
-        help="The difficulty of a healing treatment roll (house: 15).",
+        help="The difficulty of a healing treatment roll.",
         api_help="Difficulty of a healing treatment roll (house: 15).",
     ),
     Duration(
@@ -35,7 +35,7 @@ OPTIONS = (
         units=("days", "weeks"),
         maximum=365,
         zero="no wait",
-        help="How long after a failed treatment it may be tried again (house: 1 day).",
+        help="How long after a failed treatment it may be tried again.",
         api_help="Game days before a failed treatment may be retried (house: 1).",
     ),
     Duration(
@@ -46,7 +46,7 @@ OPTIONS = (
         units=("weeks",),
         maximum=104,
         zero="at once",
-        help="How long set bones take to mend before the limb is usable again (house: 6 weeks).",
+        help="How long set bones take to mend before the limb is usable again.",
         api_help="Game weeks before set bones mend and the limb is usable again (house: 6).",
     ),
 )

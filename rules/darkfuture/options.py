@@ -13,7 +13,7 @@ OPTIONS = (
         "ko_pass_means_stun",
         "A passed KO roll stuns",
         False,
-        help="A passed KO roll is an automatic stun, with no stun roll (the seed's optional rule).",
+        help="A passed KO roll is an automatic stun, with no stun roll.",
         origin=SEED,
         api_help="The seed's optional rule: a passed KO roll is an automatic stun, no stun roll (default off).",
     ),
@@ -25,7 +25,7 @@ OPTIONS = (
         units=("days", "weeks"),
         minimum=1,
         maximum=3650,
-        help="The game time of rest for each CON point to come back (house: 7 days).",
+        help="The game time of rest for each CON point to come back.",
         api_help="(house) Game days of rest for each CON point to come back (default 7).",
     ),
     Number(
@@ -34,7 +34,7 @@ OPTIONS = (
         tables.LIMB_CHECK_TARGET,
         maximum=SIDES,
         unit="on 1d6",
-        help="In the 01-25% band a 1d6 above this disables a limb (house: 3, so 4 or more; 0: always, 6: never).",
+        help="In the 01-25% band a 1d6 above this disables a limb (3: 4 or more; 0: always, 6: never).",
         api_help="(house) In the 01-25% band a 1d6 above this disables a limb (default 3: 4 or more; "
         "0: always, 6: never).",
     ),
@@ -44,8 +44,8 @@ OPTIONS = (
         tables.LIMB_ARM_UP_TO,
         maximum=SIDES,
         unit="on 1d6",
-        help="Which limb a disablement takes: a 1d6 at or below this is an arm, above it a leg (house: 3; 0: "
-        "always a leg, 6: always an arm).",
+        help="Which limb a disablement takes: a 1d6 at or below this is an arm, above it a leg (0: always a "
+        "leg, 6: always an arm).",
         api_help="(house) Which limb a disablement takes: a 1d6 at or below this is an arm, above it a leg "
         "(default 3: 1-3 arm, 4-6 leg; 0: always a leg, 6: always an arm).",
     ),
@@ -55,8 +55,8 @@ OPTIONS = (
         tables.LIMB_LEFT_UP_TO,
         maximum=SIDES,
         unit="on 1d6",
-        help="Which side: a 1d6 at or below this is the left, above it the right (house: 3; 0: always right, 6: "
-        "always left).",
+        help="Which side: a 1d6 at or below this is the left, above it the right (0: always right, 6: always "
+        "left).",
         api_help="(house) Which side: a 1d6 at or below this is the left, above it the right (default 3: "
         "1-3 left, 4-6 right; 0: always right, 6: always left).",
     ),

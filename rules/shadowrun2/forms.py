@@ -21,11 +21,11 @@ _MEDIC = (
     Param(
         "skill",
         "int",
-        "Dice",
+        "Biotech rating",
         required=True,
         minimum=1,
         maximum=MAX_ATTRIBUTE,
-        help="Biotech rating, or Intelligence when defaulting.",
+        help="Intelligence instead when defaulting.",
     ),
     Param("defaulting", "bool", "Defaulting", default=False, help="No Biotech: Intelligence dice, TN +4."),
 )
@@ -90,6 +90,7 @@ FORMS = {
                 "Body (+ combat pool) dice; GM only.",
                 size="Body, plus the combat pool given (option combat_pool_on_body_check)",
                 open_ended=True,
+                size_words=(("Body", ""), ("plus the combat pool given", "combat_pool")),
             ),
             RollSpec("location", 2, 6, "Hit location"),
             RollSpec("critical", 1, 6, "Critical hit table"),

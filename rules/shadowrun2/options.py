@@ -36,7 +36,7 @@ OPTIONS = (
         "combat_pool_on_body_check",
         "Combat pool on the Body check",
         False,
-        help="Combat pool dice may join the Body check (the seed's optional rule).",
+        help="Combat pool dice may join the Body check.",
         origin=SEED,
         api_help="allow combat pool dice on the Body check (the seed's optional rule)",
     ),
@@ -44,7 +44,7 @@ OPTIONS = (
         "stun_causes_critical_hits",
         "Stun wounds make the Body check",
         False,
-        help="A stun wound may cause a critical hit too (house: off).",
+        help="A stun wound may cause a critical hit too.",
         api_help="stun wounds make the Body check too (house: off)",
     ),
     Table(

@@ -54,7 +54,11 @@ def test_the_medic_input_suggests_the_campaigns_characters_on_the_page_and_the_c
         "Ash",
         "Kessler",
     ]  # PCs and NPCs; a retired one is off the list
-    assert "pick one of the campaign's characters or type any name" in page
+    # One sentence after the help's own, never ".; pick one" (issue 42).
+    assert (
+        "Who does it; retries are counted per medic. Pick one of the campaign's characters or type any name."
+        in page
+    )
     fetched = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/forms/treat/", **HTMX).content.decode()
     assert datalist(fetched, "treat-p_medic") == ["Ash", "Kessler"]
     card = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/card/first_aid/form/", **HTMX).content.decode()

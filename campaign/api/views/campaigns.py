@@ -115,12 +115,12 @@ def ruleset_description(slug: str) -> dict[str, Any]:
                 "label": form.label,
                 "help": form.help,
                 "params": [p.described() for p in form.params],
-                "rolls": [vars(r) for r in form.rolls],
+                "rolls": [r.described() for r in form.rolls],
             }
             for name, form in ((name, rules.action_form(name)) for name in rules.all_actions)
         },
         # What the clock rolls (asked of the GM with table_dice "all").
-        "clock_rolls": [vars(r) for r in rules.clock_rolls],
+        "clock_rolls": [r.described() for r in rules.clock_rolls],
     }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.http import QueryDict
@@ -76,18 +76,20 @@ def dice_error_words(ruleset: str, action: str, error: RuleError, data: QueryDic
     return RuleError(error.field, f"{roll.label}: {words}")
 
 
-def _roll_words(roll: RollSpec) -> str:
-    """A roll as the quick row lists it: "Hit location (2d6)", "Body check (a pool of d6: ...; as rolled)"."""
+def _roll_words(roll: RollSpec, shown: Iterable[str] = ()) -> str:
+    """A roll as the quick row lists it: "Hit location (2d6)", "Body check (a pool of d6: ...; as rolled)". A
+    pool's size names only the parameters the form shows (`shown`): never the combat pool while its rule is off."""
     if roll.count:
         return f"{roll.label} ({roll.count}d{roll.sides})"
-    size = f": {roll.size.split(' (')[0]}" if roll.size else ""
+    said = roll.size_said(shown) if roll.size else ""
+    size = f": {said}" if said else ""
     rolled = f"; as rolled, {ROW_HELP} when the Rule of Six applies" if roll.open_ended else ""
     return f"{roll.label} (a pool of d{roll.sides}{size}{rolled})"
 
 
-def quick_list(spec: ActionForm) -> list[str]:
+def quick_list(spec: ActionForm, shown: Iterable[str] = ()) -> list[str]:
     """The rolls an action may need, in the order the rules ask them, with their dice (the quick row's help)."""
-    return [_roll_words(roll) for roll in spec.rolls]
+    return [_roll_words(roll, shown) for roll in spec.rolls]
 
 
 def quick_row(data: QueryDict) -> list[int]:
@@ -223,7 +225,8 @@ def table_dice_form(
         form.asked = _asked_again(roll, data, error)
         return form
     if needs is None:
-        form.quick = quick_list(spec) if not form.given and spec.rolls else []
+        shown = [field.name for field in form.fields]
+        form.quick = quick_list(spec, shown) if not form.given and spec.rolls else []
         form.quick_value = data.get(QUICK_INPUT, "") if data is not None else ""
         return form
     name = needs["name"]
