@@ -24,6 +24,13 @@ from typing import Any
 
 from rules.params import RollSpec, RuleError
 
+# The one range of a die's reading, for every roll: actions, the clock's table dice (`RollRequest.check`), the events
+# that keep them (`rules.event_schema.DICE`) and so the import. A Rule-of-Six total is unbounded by the rules; 1,000
+# is 166 sixes in a row, which no table rolls, and a number past it a typo (or a hostile client) whose event no
+# export could carry back.
+MOST_DIE = 1000
+MOST_DICE = 1000  # dice in one roll, as an event may keep them
+
 # The campaign option `table_dice` (every ruleset), as the GM reads it beside the option.
 TABLE_DICE_HELP = (
     "who rolls the dice the GM does not give: none (the server), actions (every action asks the GM for each die it "
@@ -275,12 +282,12 @@ class Dice:
                     name, f"expected {pool} {_dice_word(pool)} (the pool), got {values}", count=pool
                 )
             if rule_of_six:
-                bad = [v for v in values if v < 1 or v % 6 == 0]
+                bad = [v for v in values if v < 1 or v > MOST_DIE or v % 6 == 0]
                 if bad:
                     raise DiceError(
                         name,
-                        f"expected {pool} die totals of 1 or more, not a multiple of 6 (Rule of Six: a 6 is "
-                        f"rolled again and added, so 6 then 4 is entered as 10), got {values}",
+                        f"expected {pool} die totals of 1 to {MOST_DIE:,}, not a multiple of 6 (Rule of Six: a 6 "
+                        f"is rolled again and added, so 6 then 4 is entered as 10), got {values}",
                         count=pool,
                     )
             elif any(v < 1 or v > 6 for v in values):
@@ -323,9 +330,10 @@ class Dice:
                 raise DiceError(str(name), f"unknown roll; expected one of {expected}")
             values = self._entered_list(name) or []
             if spec.open_ended:
-                if any(v < 1 or (v > spec.sides and v % 6 == 0) for v in values):
+                if any(v < 1 or v > MOST_DIE or (v > spec.sides and v % 6 == 0) for v in values):
                     raise DiceError(
-                        name, f"expected die totals of 1 or more, not a multiple of 6 above 6, got {values}"
+                        name,
+                        f"expected die totals of 1 to {MOST_DIE:,}, not a multiple of 6 above 6, got {values}",
                     )
             elif spec.count and len(values) != spec.count or any(v < 1 or v > spec.sides for v in values):
                 count = spec.count or len(values)
@@ -336,7 +344,8 @@ class Dice:
         while True:
             face = self.rng.randint(1, 6)
             total += face
-            if face != 6:
+            # Past MOST_DIE the chain stops where it stands: never in play (6**-166), but a total stays in range.
+            if face != 6 or total > MOST_DIE - 6:
                 return total
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules.dice import MOST_DICE, MOST_DIE
 from rules.ruleset import (
     ACTION_UNDONE,
     ACTIONS_REVERTED,
@@ -328,9 +329,9 @@ def event(optional: tuple[str, ...] = (), **fields: Any) -> Obj:
     return Obj(fields, frozenset(optional))
 
 
-DICE = MapOf(ListOf(Int(0, 1000), max_items=1000))
+DICE = MapOf(ListOf(Int(0, MOST_DIE), max_items=MOST_DICE))
 """The dice an event used, by roll name (`Dice.used`)."""
-DICE_LIST = ListOf(Int(0, 1000), max_items=1000)
+DICE_LIST = ListOf(Int(0, MOST_DIE), max_items=MOST_DICE)
 
 
 # The events every ruleset shares (`rules.ruleset`): a GM's note, an undo naming the cause it took back, and a

@@ -429,8 +429,8 @@ def test_allocating_magic_to_an_undiagnosed_hit_is_refused(sr2: Table) -> None:
             "D",
             {"body_check": [12, 1, 1, 1, 1]},
             "rolls.body_check",
-            "rolls.body_check: expected 5 die totals of 1 or more, not a multiple of 6 (Rule of Six: a 6 is rolled "
-            "again and added, so 6 then 4 is entered as 10), got [12, 1, 1, 1, 1]",
+            "rolls.body_check: expected 5 die totals of 1 to 1,000, not a multiple of 6 (Rule of Six: a 6 is "
+            "rolled again and added, so 6 then 4 is entered as 10), got [12, 1, 1, 1, 1]",
         ),
         (
             "S",
@@ -483,8 +483,8 @@ def test_wrong_medic_dice_counts_are_refused_naming_the_roll(sr2: Table) -> None
         sr2,
         {"type": "treat", "critical_hit": "ch1", "medic": "Doc", "skill": 2, "rolls": {"treatment": [12, 1]}},
         "rolls.treatment",
-        "rolls.treatment: expected 2 die totals of 1 or more, not a multiple of 6 (Rule of Six: a 6 is rolled "
-        "again and added, so 6 then 4 is entered as 10), got [12, 1]",
+        "rolls.treatment: expected 2 die totals of 1 to 1,000, not a multiple of 6 (Rule of Six: a 6 is "
+        "rolled again and added, so 6 then 4 is entered as 10), got [12, 1]",
     )
     assert_refused(
         sr2,
