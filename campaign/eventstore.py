@@ -120,6 +120,11 @@ def command_cursor(wrapper: Any = None, *, begins: bool = False) -> Iterator[Any
     PostgreSQL backend owes is sent first, unless the caller `begins` the transaction with its own statement.
     """
     wrapper = wrapper or transaction.get_connection()
+    # Django's own cursor checks a kept connection once a request (CONN_HEALTH_CHECKS) and opens a new one when the
+    # server has dropped it; the driver's cursor skips that, so it is done here: without it the first token read of
+    # each worker after PostgreSQL ended its connections was a 503 "database unreachable" from a database that was
+    # up (issue 43). The check is the request's one: Django's cursors do not repeat it.
+    wrapper.close_if_health_check_failed()
     if wrapper.queries_logged or wrapper.execute_wrappers or wrapper.connection is None:
         with wrapper.cursor() as cursor:
             yield cursor
