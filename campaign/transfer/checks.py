@@ -181,6 +181,10 @@ EventLine = tuple[str, int, str, int, str | bytes, int, str, str]
 
 # The lines whose data the write reads: kept as the file's bytes, the rest as the text the write stores.
 _READ_BY_THE_WRITE = frozenset({CAMPAIGN_CREATED, CHARACTER_CREATED})
+TOO_MANY_CHARACTERS = (
+    "at most {most:,} characters per campaign, retired ones included, and this file creates more;"
+    " nothing was imported"
+)
 
 
 @dataclass
@@ -307,20 +311,15 @@ class Checking:
 
 
 def check_file(
-    data: bytes,
-    *,
-    events: bool = False,
-    checking: Checking | None = None,
-    most_characters: int | None = None,
+    data: bytes, *, events: bool = False, checking: Checking | None = None, most_characters: int | None = None
 ) -> CheckedFile:
     """Check an export before anything is written: the trailer, then every line (see the module's docstring).
     Raises ServiceError("file", "line N: <field>: ...") at the first line that is wrong. The check's replay is
     the rebuild's fold: what it gives is what the import writes as the read models. With `events`, the checked
     file keeps every line as the write takes it (`CheckedFile.events`), so the write need not parse the file
     again; a check that writes nothing (the web request's) keeps none. With `checking`, the lines and the
-    attributes are kept there as the check goes (`events` implied). With `most_characters`, a file that creates
-    more characters is refused at the first one too many (CHARACTERS_PER_CAMPAIGN, for an import a user asks
-    for: docs/security.md, "Import")."""
+    attributes are kept there as the check goes (`events` implied). With `most_characters` (a user's import:
+    CHARACTERS_PER_CAMPAIGN), a file that creates more characters is refused at the first one too many."""
     end, count, sha256 = _trailer(data)
     if checking is not None:
         checking.sha256, checking.lines = sha256, count
@@ -346,7 +345,7 @@ def _check_lines(
     end: int,
     kept: list[EventLine] | None,
     characters: dict[int, dict[str, Any]],
-    most_characters: int | None = None,
+    most: int | None,
 ) -> tuple[Ruleset, Folded]:
     """One pass: each line on its own, against the lines before it, and every character's state replayed through
     its ruleset as it goes (`_Replay`). Returns the ruleset and what the replay gives; sets each character's
@@ -395,8 +394,8 @@ def _check_lines(
             if name == "campaign" and kind == CAMPAIGN_CHANGED:
                 options = _check_campaign_changed(payload, rules, options)
             elif name == "campaign":
-                if kind == CHARACTER_CREATED and most_characters is not None:
-                    _check_room(len(characters), most_characters)
+                if kind == CHARACTER_CREATED and most is not None and len(characters) >= most:
+                    raise ServiceError("data.character", TOO_MANY_CHARACTERS.format(most=most))
                 _check_campaign_event(line_no, item, rules, characters, streams)
             else:
                 check_event(rules, kind, item["schema_version"], payload, LIMITS)
@@ -644,16 +643,6 @@ def _check_campaign_event(
     except RuleError as error:
         raise ServiceError(f"data.{error.field}", error.message) from None
     streams[f"character:{payload['character']}"] = _Stream(game_time=item["game_time"])
-
-
-def _check_room(made: int, most: int) -> None:
-    """One more character, past `made`, within a campaign's `most` (CHARACTERS_PER_CAMPAIGN)."""
-    if made >= most:
-        raise ServiceError(
-            "data.character",
-            f"at most {most:,} characters per campaign, retired ones included, and this file creates more;"
-            " nothing was imported",
-        )
 
 
 def _takes_back_an_advance(kind: str, payload: Any) -> bool:
