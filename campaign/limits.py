@@ -29,7 +29,7 @@ from campaign import eventstore, throttles
 from campaign.models import Campaign, Character, ImportJob, Invitation, Membership
 from campaign.services import MAX_NUMBERED, ServiceError
 
-PERIOD_WORDS = {1: "a second", 60: "a minute", 3600: "an hour", 86_400: "a day"}
+PERIOD_WORDS = throttles.PERIOD_WORDS
 
 
 class LimitReached(ServiceError):

@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
-from campaign import access, conditional, forecast_budget
+from campaign import access, conditional, forecast_budget, throttles
 from campaign import recovery as rv
 from campaign.models import GM, Campaign
 from campaign.web import display, recovery_chart
@@ -156,6 +156,7 @@ def campaign_recovery(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = access.campaign_for(request.user, campaign_id)
     headers: dict[str, str] = {}
     try:
+        throttles.forecast_rate(request)
         html, status = _panel(request, campaign, role)
     except (forecast_budget.Refused, rv.Stopped) as refused:
         message, wait, status = (

@@ -162,3 +162,31 @@ def test_an_outage_is_a_503_naming_the_service(
     assert (answer.status_code, answer["Retry-After"]) == (503, str(outages.RETRY_AFTER_SECONDS))
     # The site's own 503 page (templates/503.html), which htmx does not swap in: the panel keeps what it showed.
     assert capfirst(outages.DOWN[service]).replace("'", "&#x27;") in answer.content.decode()
+
+
+@pytest.fixture
+def two_a_minute(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    from campaign import throttles
+
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "forecast": "2/min"}
+    monkeypatch.setattr(
+        throttles.ForecastRate, "THROTTLE_RATES", rates
+    )  # DRF reads the rates once, at import
+
+
+@pytest.mark.parametrize(("page", "fragment"), PAGES)
+@pytest.mark.usefixtures("two_a_minute")
+def test_forecasts_past_the_users_rate_are_a_429_the_api_and_the_pages_counting_together(
+    hurt: Table, page: str, fragment: bool
+) -> None:
+    """Three accounts looping on the recovery page with a new `?by=` each time were not throttled: the pages now
+    take places in the API's FORECAST_THROTTLE, one count per user."""
+    assert hurt.player.get(f"/api/characters/{hurt.character['id']}/forecast/?runs=10").status_code == 200
+    assert _ask(hurt, "player", page, fragment).status_code == 200
+    refused = _ask(hurt, "player", page, fragment)
+    assert refused.status_code == 429 and 55 <= int(refused["Retry-After"]) <= 60
+    said = "at most 2 forecasts a minute per user, the pages&#x27; and the API&#x27;s together; try again in "
+    assert said in refused.content.decode() and _is_page(refused, fragment)
+    api = hurt.player.get(f"/api/campaigns/{hurt.campaign['id']}/recovery/")
+    assert api.status_code == 429 and "Retry-After" in api
+    assert _ask(hurt, "gm", page, fragment).status_code == 200  # per user

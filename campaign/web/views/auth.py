@@ -67,9 +67,11 @@ def signup(request: HttpRequest) -> HttpResponse:
         if not rate.allow_request(request, None):
             minutes = max(1, math.ceil((rate.wait() or 60) / 60))
             errors["username"] = SIGN_UPS_THROTTLED.format(minutes=minutes, s="" if minutes == 1 else "s")
-            return render(
+            response = render(
                 request, "registration/signup.html", {"errors": errors, "username": username}, status=429
             )
+            response["Retry-After"] = str(max(1, math.ceil(rate.wait() or 60)))  # as the API's 429 says
+            return response
         try:
             # A NUL would be hashed, but the log-in form refuses it: an account no one could log in to.
             forms.check_posted(request.POST, {name: name for name in ("username", "password", "password2")})

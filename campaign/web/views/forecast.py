@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 
-from campaign import access, conditional, forecast_budget, forecasts
+from campaign import access, conditional, forecast_budget, forecasts, throttles
 from campaign.web import forecast_panel
 
 # --- the recovery forecast ----------------------------------------------------------------------------------------
@@ -31,6 +31,7 @@ def character_forecast(request: HttpRequest, character_id: int) -> HttpResponse:
 
     status, headers = 200, {}
     try:
+        throttles.forecast_rate(request)  # the API's FORECAST_THROTTLE, one count per user
         made = forecasts.cached(stamp, forecasts.Asked(), "forecast-panel", panel, lambda _: any(cut_short))
         html = conditional.rendered(made)
     except forecast_budget.Refused as refused:
