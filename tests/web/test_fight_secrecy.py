@@ -4,7 +4,7 @@ The board's fight ended "by itself" 10 minutes after the campaign's last combat 
 actions of characters the player cannot see: a note written mid-fight moved the end a player was told of. Each
 example plays one fight twice from the same start, once with a hidden event in it and once without, and compares
 every answer the player reads (the snapshot of tests/web/test_hidden_events.py: API, pages, live regions and their
-ETags, conditional reads included), byte for byte.
+ETags, conditional reads included; and the forecasts, their character's and their party's), byte for byte.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from rules.dice import Dice
 from tests.web.conftest import Web
 from tests.web.test_hidden_events import (
     CRITICAL_RIBS,
+    _answer,
     _etags,
     _fire_hidden_healing_roll,
     _prepare,
@@ -60,6 +61,18 @@ def _blanked(body: str) -> str:
     for pattern, replacement in PER_WORLD:
         body = pattern.sub(replacement, body)
     return body
+
+
+# The reads the snapshot leaves out, dearer: the forecasts, of the player's character and of their party (API, page,
+# fragment). None: the API's client.
+FORECASTS: dict[str, tuple[str, dict[str, str] | None]] = {
+    "api forecast": ("/api/characters/{character}/forecast/", None),
+    "api recovery": ("/api/campaigns/{campaign}/recovery/", None),
+    "forecast page": ("/characters/{character}/forecast/", {}),
+    "forecast panel": ("/characters/{character}/forecast/", HTMX),
+    "recovery page": ("/campaigns/{campaign}/recovery/", {}),
+    "recovery panel": ("/campaigns/{campaign}/recovery/", HTMX),
+}
 
 
 class _Rollback(Exception):
@@ -124,6 +137,11 @@ def _play(web: Web, before: int, after: int, hidden: Callable[[], None] | None) 
         caches[cache].clear()
     first = _snapshot(web)
     answers = {**first, **{k: v for k, v in _snapshot(web, _etags(first)).items() if "if-none-match" in k}}
+    for name, (url, headers) in FORECASTS.items():
+        url = url.format(campaign=web.campaign_id, character=web.character_id)
+        answers[name] = _answer(
+            web.table.player.get(url) if headers is None else web.player.get(url, **headers)
+        )
     return {name: (status, headers, _blanked(body)) for name, (status, headers, body) in answers.items()}
 
 
