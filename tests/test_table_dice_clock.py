@@ -570,3 +570,22 @@ def test_an_advance_that_began_waiting_before_needs_rolls_is_answered_as_before(
     assert job["needs_roll"]["name"] == "physical_healing"
     (healing,) = Event.objects.filter(character_id=table["character"]["id"], type="CriticalHealingRolled")
     assert healing.data["dice"] == [11, 2, 3, 4, 5]
+
+
+def test_the_clocks_roll_takes_the_dice_range_that_actions_and_the_import_take(gm: Persona) -> None:
+    """A Rule-of-Six total past `rules.dice.MOST_DIE` (1,000) is refused on the clock as on an action (issue 43):
+    the event that would keep it could not be imported again."""
+    table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
+    assert act(gm, table, CRITICAL_CHEST_HIT).status_code == 201
+    job = advance(gm, table, minutes=1)
+    refused = give(gm, job, {"critical_healing": [1001, 1, 1, 1, 1]})
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "rolls.critical_healing": [
+            "rolls.critical_healing: expected 5 die totals of 1 to 1,000, not a multiple of 6 (Rule of Six: a 6 is"
+            " rolled again and added, so 6 then 4 is entered as 10), got [1001, 1, 1, 1, 1]"
+        ]
+    }
+    assert (
+        give(gm, job, {"critical_healing": [999, 1, 1, 1, 1]}).json()["status"] == "waiting"
+    )  # the next roll
