@@ -33,4 +33,4 @@ _.exc_info
 # pytest: module markers, fixtures asked for by name, settings and clients' attributes the tests set, the
 # HTMLParser hooks of the tests' parsers, a signal receiver's sender.
 _.pytestmark, _.django_db_setup, _.transactional_db, _.PASSWORD_HASHERS, _.raise_request_exception
-_._pool, _._producer_pool, _.handle_starttag, _.handle_endtag, _.handle_data, _.sender
+_._pool, _._producer_pool, _.handle_starttag, _.handle_endtag, _.handle_data, _.handle_startendtag, _.sender

@@ -83,24 +83,31 @@ _CARD_KEY_FIELDS = ("id", "campaign_id", "name", "player_id", "version", "create
 
 
 def _board_cards(
-    request: HttpRequest, campaign: Campaign, role: str, rows: list[Character], marks: bool = False
+    request: HttpRequest,
+    campaign: Campaign,
+    role: str,
+    rows: list[Character],
+    marks: bool = False,
+    loaded: bool = False,
 ) -> list[dict[str, Any]]:
     """The cards of the board. Each card is rendered once per character version, clock, campaign options and role
     (the "pages" cache, as the character page's live region): a refresh after one character changed renders that
     one alone, and the others are two strings from the cache. What a card shows depends on the role only (no user);
     its forms' CSRF token and idempotency keys are marks, filled in each answer (`fragments`). The characters kept
-    in no entry are read again, whole, in one query. `marks`: for a fragment that is kept itself, the marks left."""
+    in no entry are read again, whole, in one query (`loaded`: the rows are whole already). `marks`: for a fragment
+    that is kept itself, the marks left."""
     ruleset = get_ruleset(campaign.ruleset)
     cache = caches[LIVE_CACHE]
     options = hashlib.sha256(json.dumps(campaign.options, sort_keys=True).encode()).hexdigest()[:16]
     keys = {_card_cache_key(campaign, role, character, options): character for character in rows}
     found = cache.get_many(list(keys))
     missing = [character.pk for key, character in keys.items() if key not in found]
-    whole = (
-        {c.pk: c for c in Character.objects.filter(pk__in=missing).select_related("player")}
-        if missing
-        else {}
-    )
+    if loaded:
+        whole = {c.pk: c for c in rows}
+    elif missing:
+        whole = {c.pk: c for c in Character.objects.filter(pk__in=missing).select_related("player")}
+    else:
+        whole = {}
     fresh: dict[str, tuple[str, str]] = {}
     out = []
     for key, character in keys.items():
@@ -137,13 +144,10 @@ def _board_cards(
 
 def card_state_html(request: HttpRequest, character: Character) -> str:
     """The GM's card state of one character, drawn by the board's one renderer (`_board_cards`): what a card's
-    answer sends out of band is what the next refresh and a fresh load of the board show."""
-    rows = (
-        Character.objects.filter(pk=character.pk)
-        .select_related("player")
-        .only(*_CARD_KEY_FIELDS, "player__username")
-    )
-    return str(_board_cards(request, character.campaign, GM, list(rows))[0]["state_html"])
+    answer sends out of band is what the next refresh and a fresh load of the board show. `character` is whole (its
+    state, creation time and player at hand, as after an action): nothing is read again."""
+    cards = _board_cards(request, character.campaign, GM, [character], loaded=True)
+    return str(cards[0]["state_html"])
 
 
 def _card_cache_key(campaign: Campaign, role: str, character: Character, options: str) -> str:
@@ -192,8 +196,7 @@ def _board_context(
         )
         context.update(_members_context(campaign))
         context["player_choices"] = people.player_choices(context["members"], context["pending_invitations"])
-        context["clock_buttons"] = forms.CLOCK_BUTTONS
-        context["clock_units"] = forms.CLOCK_UNITS
+        context.update(clock_panel_context(campaign))
         # The house-rules form, drawn from the options' declarations.
         in_force = services.options_in_force(context["ruleset"], campaign.options)
         context["options"] = option_forms.option_fields(context["ruleset"], in_force)
@@ -207,6 +210,18 @@ def _clock_prompt(campaign: Campaign, job: dict[str, Any]) -> dict[str, Any]:
     stays at if the GM stops it there (the time of day: it is the campaign's own)."""
     stays = display.date_text(presenters.game_date(campaign, job["reached"]))
     return {"clock_rolls": forms.clock_roll_inputs(job["needs_rolls"]), "clock_stays_at": stays[11:] or stays}
+
+
+def clock_panel_context(campaign: Campaign) -> dict[str, Any]:
+    """What the clock's panel (`campaign.html#clock-form`) is drawn from, in the board's page and in the answer to
+    each of its forms alike."""
+    return {
+        "campaign": campaign,
+        "role": GM,
+        "is_gm": True,
+        "clock_buttons": forms.CLOCK_BUTTONS,
+        "clock_units": forms.CLOCK_UNITS,
+    }
 
 
 @login_required

@@ -12,7 +12,7 @@ from rules.ruleset import RuleError
 # The rendered live region of the character page is cached per role and version (see `_live_cache_key`).
 LIVE_CACHE = conditional.PAGES
 LIVE_CACHE_SECONDS = 300
-LIVE_CACHE_FORMAT = 8  # bump when the live region's template or context changes
+LIVE_CACHE_FORMAT = 9  # bump when the live region's template or context changes
 LIVE_KIND = f"live{LIVE_CACHE_FORMAT}"  # the character page's live region, under its stamp's key
 ETAG_PENDING = conditional.ETAG_PENDING
 SIGN_UPS_THROTTLED = "too many sign-ups from your address; try again in {minutes} minute{s}"

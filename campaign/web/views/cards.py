@@ -93,7 +93,10 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
     if posted.result is not None:
         acted = posted.result.character  # after the action, as the service read and wrote it
         # The player may have changed between the check and the command's lock (then looked up).
-        player = player if acted.player_id == character.player_id else presenters.player_name(acted)
+        if acted.player_id == character.player_id:
+            acted.player = character.player
+        player = presenters.player_name(acted)
+        acted.created_at = character.created_at  # not read by the command: the card's cache key holds it
         character = acted
     card = _card_for(character, player)
     campaign = character.campaign

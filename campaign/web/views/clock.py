@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from campaign import access, presenters, services
 from campaign.models import Campaign, Job
 from campaign.web import display, forms
-from campaign.web.views.board import _board_form_response
+from campaign.web.views.board import _board_form_response, clock_panel_context
 from rules.ruleset import RuleError
 
 
@@ -24,15 +24,7 @@ def _clock_form_response(
     id, the buttons, the outcome): the board refreshes itself (`HX-Trigger`). Without, as any board form."""
     if not request.htmx:
         return _board_form_response(request, campaign, role, "clock-form", extra, status)
-    context = {
-        "campaign": campaign,
-        "role": role,
-        "is_gm": True,
-        "clock_buttons": forms.CLOCK_BUTTONS,
-        "clock_units": forms.CLOCK_UNITS,
-        **extra,
-    }
-    response = render(request, "campaign.html#clock-form", context)
+    response = render(request, "campaign.html#clock-form", {**clock_panel_context(campaign), **extra})
     if status < 400:
         response["HX-Trigger"] = "refresh"
     return response
