@@ -139,8 +139,9 @@ def changes_words(changes: Mapping[str, Any]) -> str:
 
 
 def _taken_back(data: Mapping[str, Any]) -> str:
-    """What an undo or a revert took back: 'wound taken, critical hit taken'."""
-    return ", ".join(_lower(title_of(kind)) for kind in data.get("types", []))
+    """What an undo or a revert took back, to end a sentence: 'wound taken and critical hit taken'."""
+    titles = [_lower(title_of(kind)) for kind in data.get("types", [])]
+    return " and ".join(filter(None, (", ".join(titles[:-1]), *titles[-1:])))
 
 
 def _edited(event: Event) -> str:
@@ -185,7 +186,7 @@ def _note(event: Event) -> str:
 def _undone(event: Event) -> str:
     data = event.data
     taken = _taken_back(data)
-    return f"Took back: {taken}." if taken else "Took back an earlier action."
+    return f"Took back {taken}." if taken else "Took back an earlier action."
 
 
 def _advanced(event: Event) -> str:

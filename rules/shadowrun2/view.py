@@ -481,7 +481,7 @@ def _death_occurred(event: Event) -> str:
 def _diagnosis_made(event: Event) -> str:
     data = event.data
     if data.get("withheld"):  # a player's, taken back: what it found is the GM's again
-        return f"{_medic(data)}: a diagnosis, taken back."
+        return f"Diagnosis by {_medic(data)}, taken back."
     if "results" not in data:  # a player's: what was found
         found = [hit_name(item) + f", {item['lethality']}" for item in data.get("found", [])]
         return f"{_medic(data)} diagnosed " + ("; ".join(found) if found else "nothing new") + "."
@@ -492,8 +492,10 @@ def _diagnosis_made(event: Event) -> str:
             parts.append(f"{hit_name(item)} is {item['lethality']}: {how}")
         else:
             again = words.duration(t.DIAGNOSIS_RETRY_SECONDS)
-            parts.append(f"diagnosis of {hit_name(item)} failed: {how}; may try again in {again}")
-    return f"{_medic(data)}: " + "; ".join(parts) + "."
+            parts.append(f"{hit_name(item)} not diagnosed: {how}; may try again in {again}")
+    # "Diagnosis by Ash: ...", as "First aid by Ash: ...": a card's answer puts the patient's name first, and
+    # "Brick: Ash: critical hit 1 ..." did not say who was who.
+    return f"Diagnosis by {_medic(data)}: " + "; ".join(parts) + "."
 
 
 def _treatment_started(event: Event) -> str:

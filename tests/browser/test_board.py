@@ -145,8 +145,10 @@ def test_a_six_character_fight_run_from_the_board(
     ganger3 = card(gm, "Ganger 3")
     expect(ganger3).to_contain_text("Wound track: 1 of 40 points (1 real, 0 stun), level light")
     undo = open_card_action(gm, "Ganger 3", "undo")
-    undo.get_by_role("button", name="Undo the latest action").click()
-    expect(undo.locator(".ok")).to_contain_text("Ganger 3: Took back: damage taken")
+    # The card's Undo names the entry it takes back, as the character page's does.
+    expect(undo.locator("button[type=submit]")).to_contain_text("Undo: 6 normal damage to the right leg")
+    undo.locator("button[type=submit]").click()
+    expect(undo.locator(".ok")).to_contain_text("Ganger 3: Took back damage taken")
     expect(ganger3).to_contain_text("Wound track: 0 of 40 points (0 real, 0 stun), level none")
     expect(ganger3.locator(".chips")).to_have_text("on their feet")
 

@@ -85,7 +85,7 @@ def test_a_failed_diagnosis_says_when_the_medic_may_try_again() -> None:
     }
     data = {"medic": "Doc", "skill": 3, "defaulting": False, "assensing": False, "results": [result]}
     assert rules.describe(Event("DiagnosisMade", data, 60)) == (
-        "Doc: diagnosis of critical hit 1 to the chest (lung) failed: 1 success (TN 4; dice 2, 5, 1);"
+        "Diagnosis by Doc: critical hit 1 to the chest (lung) not diagnosed: 1 success (TN 4; dice 2, 5, 1);"
         " may try again in 1 min."
     )
 
@@ -95,7 +95,7 @@ def test_the_shared_entries_read_the_same_in_every_ruleset() -> None:
         describe = get_ruleset(slug).describe
         assert describe(Event(NOTE_ADDED, {"text": "the sniper"}, 0)) == "GM note: the sniper."
         undo = Event(ACTION_UNDONE, {"cause": "action:x", "types": ["NoteAdded"], "versions": [3]}, 0)
-        assert describe(undo) == "Took back: GM note."
+        assert describe(undo) == "Took back GM note."
         assert describe(Event("ClockAdvanced", {"from": 0, "to": 12_000}, 0)) == (
             "The clock moved on 3 h 20 min to [t=12000]."
         )
@@ -143,7 +143,7 @@ def test_edits_retiring_and_taking_back_read_as_sentences_in_every_ruleset(slug:
     assert describe(Event("CharacterRestored", {}, 0)) == "Back in play."
     reverted = {"to_version": 3, "causes": ["a", "b"], "types": ["NoteAdded", "ActionUndone"]}
     assert describe(Event("ActionsReverted", reverted, 0)) == (
-        "Back to how it was after entry 3: took back GM note, taken back."
+        "Back to how it was after entry 3: took back GM note and taken back."
     )
     rewound = {**reverted, "advance": "job", "types": ["NoteAdded"]}
     assert describe(Event("ActionsReverted", rewound, 0)) == "The clock's advance taken back: GM note."

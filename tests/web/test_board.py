@@ -395,3 +395,16 @@ def test_the_fights_idle_option_is_a_whole_number_of_minutes(cp2020_web: Web) ->
     )
     assert refused.status_code == 400
     assert refused.json()["options.fight_idle_minutes"] == ["expected a whole number, got 'soon'"]
+
+
+def test_a_cards_undo_names_the_entry_as_the_character_page_does(cp2020_web: Web) -> None:
+    cp2020_web.table.act(
+        {"type": "damage", "damage": 6, "location": "right_leg", "rolls": {"stun_save": [1]}}
+    )
+    card = cp2020_web.gm.get(card_url(cp2020_web, "undo") + "form/", **HTMX).content.decode()
+    page = cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/forms/undo/", **HTMX).content.decode()
+    named = (
+        "Undo: 6 normal damage to the right leg: 1 point on the track; Stun save: rolled 1 against 6, made,"
+        " 2020-01-01 00:00:00"
+    )
+    assert f"{named}</button>" in card and f"{named}</button>" in page

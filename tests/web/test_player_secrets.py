@@ -239,7 +239,7 @@ def test_a_diagnosis_taken_back_shows_a_player_only_what_they_may_know_now(sr2_w
     assert table.act({"type": "revert", "to_version": before_diagnosis}).status_code == 201
 
     page = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
-    assert "Doc: a diagnosis, taken back." in page
+    assert "Diagnosis by Doc, taken back." in page
     assert "ribs" not in page and "crippling" not in page
     history = table.player.get(f"{table.character_url()}events/").content.decode()
     feed = table.player.get(f"/api/campaigns/{table.campaign['id']}/events/").content.decode()
