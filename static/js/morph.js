@@ -15,8 +15,7 @@
   // The reader's place: what they were reading stays where it was on the screen when the region changes above it
   // (time travel adds its banner and the clock of that moment at the top; a refresh adds a history entry). The
   // place is an element of the region with an id (a history entry, a card, a panel): the one holding the focus
-  // (the "view as it was" link just clicked) if it is on screen, else the first one whose top is on screen, else the
-  // first one on screen after the region.
+  // (the "view as it was" link just clicked) if it is on screen, else the first one whose top is on screen.
   // Chromium's own scroll anchoring does not survive a morph that adds content above, so it is done here.
   var place = null;
 
@@ -31,26 +30,11 @@
     if (held && region.contains(held) && held !== region && onScreen(held)) {
       return held;
     }
-    var found = firstOnScreen(region.querySelectorAll("[id]"));
-    if (found) {
-      return found;
-    }
-    // Nothing of the region on screen (the GM is down at the clock's panel, below the board's cards): what is on
-    // screen after the region stays put when the region grows or shrinks above it.
-    var after = [];
-    document.querySelectorAll("main [id]").forEach(function (element) {
-      if (region.compareDocumentPosition(element) & Node.DOCUMENT_POSITION_FOLLOWING && !region.contains(element)) {
-        after.push(element);
-      }
-    });
-    return firstOnScreen(after);
-  }
-
-  function firstOnScreen(elements) {
-    for (var i = 0; i < elements.length; i++) {
-      var top = elements[i].getBoundingClientRect().top;
-      if (top >= 0 && top < window.innerHeight && onScreen(elements[i])) {
-        return elements[i];
+    var all = region.querySelectorAll("[id]");
+    for (var i = 0; i < all.length; i++) {
+      var top = all[i].getBoundingClientRect().top;
+      if (top >= 0 && top < window.innerHeight && onScreen(all[i])) {
+        return all[i];
       }
     }
     return null;

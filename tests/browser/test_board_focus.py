@@ -98,3 +98,41 @@ def test_shadowrun_the_board_keeps_focus_place_and_actions_through_the_clock(
             expect(shown).to_have_count(len(actions))
             expect(page.locator(f"#card-{character_id}-wound > summary")).to_have_text("Wound")
     assert gm.problems == []
+
+
+def test_house_rules_being_typed_stay_put_and_keep_their_text_through_refreshes(
+    live_server: Any, browser: Any, django_user_model: Any
+) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    campaign_id = table.campaign["id"]
+    gm = Watched(browser, viewport={"width": 1280, "height": 800})
+    gm.log_in(live_server.url, "gm")
+    page = gm.page
+    page.goto(f"{live_server.url}/campaigns/{campaign_id}/")
+    gm.htmx_ready()
+    expect(page.locator("#recovery .party-fit")).to_be_visible()
+
+    # The GM scrolls down to the house rules and starts typing the campaign's new name.
+    name = page.locator("#o-name")
+    name.scroll_into_view_if_needed()
+    name.fill("Seattle 2054")
+    name.focus()
+    top = name.bounding_box()
+    assert top is not None
+
+    # Meanwhile a wound from the API grows Ash's card above (the poll's morph), and an answer's refresh fetches
+    # the party's section again, longer: the input stays where it was on screen, with its text and the focus.
+    table.act(
+        {"type": "wound", "severity": "D", "damage": "physical", "rolls": {"body_check": [1, 1, 1, 1, 1]}}
+    )
+    with page.expect_response(lambda r: r.url.endswith(f"/campaigns/{campaign_id}/") and r.status == 200):
+        pass
+    with page.expect_response(lambda r: "/recovery/" in r.url):
+        page.evaluate("htmx.trigger(document.body, 'refresh')")
+    page.wait_for_function("() => document.querySelector('.htmx-request') === null")
+    expect(page.locator(f"#card-{table.character['id']} .chips")).not_to_contain_text("on their feet")
+    now = name.bounding_box()
+    assert now is not None and abs(now["y"] - top["y"]) <= 2, (top, now)
+    expect(name).to_have_value("Seattle 2054")
+    expect(name).to_be_focused()
+    assert gm.problems == []
