@@ -186,7 +186,8 @@ def _note(event: Event) -> str:
 def _undone(event: Event) -> str:
     data = event.data
     taken = _taken_back(data)
-    return f"Took back {taken}." if taken else "Took back an earlier action."
+    # An undo takes back the latest entry (RULES.md, "Every ruleset"): the sentence says so, then what it held.
+    return f"Took back the latest entry: {taken}." if taken else "Took back an earlier action."
 
 
 def _advanced(event: Event) -> str:

@@ -148,7 +148,7 @@ def test_a_six_character_fight_run_from_the_board(
     # The card's Undo names the entry it takes back, as the character page's does.
     expect(undo.locator("button[type=submit]")).to_contain_text("Undo: 6 normal damage to the right leg")
     undo.locator("button[type=submit]").click()
-    expect(undo.locator(".ok")).to_contain_text("Ganger 3: Took back damage taken")
+    expect(undo.locator(".ok")).to_contain_text("Ganger 3: Took back the latest entry: damage taken")
     expect(ganger3).to_contain_text("Wound track: 0 of 40 points (0 real, 0 stun), level none")
     expect(ganger3.locator(".chips")).to_have_text("on their feet")
 

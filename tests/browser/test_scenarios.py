@@ -143,7 +143,9 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     undo_button = gm.locator("#form-undo").get_by_role("button", name=re.compile("^Undo: "))
     expect(undo_button).to_contain_text("Critical hit 1 to the chest")
     undo_button.click()
-    expect(gm.locator("#form-undo .ok")).to_contain_text("Took back wound taken and critical hit taken.")
+    expect(gm.locator("#form-undo .ok")).to_contain_text(
+        "Took back the latest entry: wound taken and critical hit taken."
+    )
     expect(gm.locator("#live .timeline .event.voided")).to_have_count(2)  # in one "taken back" group
     expect(player.locator("#symptoms")).to_contain_text("No symptoms", timeout=REFRESH_MS)
 

@@ -95,7 +95,7 @@ def test_the_shared_entries_read_the_same_in_every_ruleset() -> None:
         describe = get_ruleset(slug).describe
         assert describe(Event(NOTE_ADDED, {"text": "the sniper"}, 0)) == "GM note: the sniper."
         undo = Event(ACTION_UNDONE, {"cause": "action:x", "types": ["NoteAdded"], "versions": [3]}, 0)
-        assert describe(undo) == "Took back GM note."
+        assert describe(undo) == "Took back the latest entry: GM note."
         assert describe(Event("ClockAdvanced", {"from": 0, "to": 12_000}, 0)) == (
             "The clock moved on 3 h 20 min to [t=12000]."
         )

@@ -276,7 +276,10 @@ def test_an_undo_posted_twice_with_its_key_takes_back_one_action(sr2_web: Web) -
     assert first.status_code == again.status_code == 302
     assert counts() == before
     assert Event.objects.filter(type="ActionUndone").count() == 1
-    assert "Already recorded: Took back GM note." in sr2_web.gm.get(again["Location"]).content.decode()
+    assert (
+        "Already recorded: Took back the latest entry: GM note."
+        in sr2_web.gm.get(again["Location"]).content.decode()
+    )
 
 
 def test_a_key_reused_for_another_action_is_a_409_and_records_nothing(sr2_web: Web) -> None:
