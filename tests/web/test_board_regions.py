@@ -5,6 +5,7 @@ actions. Per ruleset, sequences drawn by Hypothesis; the page is kept by tests/w
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -232,3 +233,22 @@ def test_each_region_of_the_live_board_equals_a_fresh_load_after_any_sequence(
             transaction.set_rollback(True)
 
     sequence()
+
+
+def test_each_region_is_drawn_in_one_place() -> None:
+    """No answer draws a region of its own: the templates of a card's state and actions, the live region's partial
+    and the clock panel's partial are each rendered from one function (docs/web.md, "The board's regions")."""
+    root = Path(__file__).resolve().parents[2]
+    sources = {path: path.read_text() for path in (root / "campaign").rglob("*.py")}
+    sources |= {path: path.read_text() for path in (root / "templates").rglob("*.html")}
+
+    def drawn_in(needle: str) -> set[str]:
+        return {str(path.relative_to(root)) for path, text in sources.items() if needle in text}
+
+    board_views = "campaign/web/views/board.py"
+    assert drawn_in('"web/board_card_state.html"') == {board_views}
+    assert drawn_in('"web/board_card_actions.html"') == {board_views, "templates/web/board_card.html"}
+    assert drawn_in("board.card(") == {board_views}
+    assert drawn_in('"campaign.html#live"') == {board_views}  # the clock roll's answer: _board_form_response
+    assert drawn_in('"campaign.html#clock-form"') == {"campaign/web/views/clock.py"}
+    assert "clock_panel_context(campaign)" in sources[root / "campaign/web/views/clock.py"]
