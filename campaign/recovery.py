@@ -29,9 +29,10 @@ from rules.words import duration
 HOSPITAL = "hospital"
 TREAT = "treat"  # treat:<character id>
 MEDIC = "medic"  # medic:<skill>
+REMEDIES = ("replace", "accept")  # replace:<character id>:<hit id or limb>, accept:<character id>:<hit id>
 ALL_ASKED = "all_of_these"
 WHAT_IFS_FOR_GM = "ask the party's what-ifs"
-CACHE_FORMAT = 1  # bump when an answer's shape changes
+CACHE_FORMAT = 2  # bump when an answer's shape changes
 MAX_WHAT_IFS = 4  # one request simulates the party once per what-if, and once more for all of them at once
 
 
@@ -59,11 +60,14 @@ class Member:
 
 @dataclass(frozen=True)
 class Party:
-    """The party's "all fit" (None: unknown to this reader, or nobody alive to be fit) and why not dated."""
+    """The party's "all fit" (None: unknown to this reader, or nobody alive to be fit) and why not dated:
+    `blockers`, who and what stands in the way of a date, in words; `dead`, the names of the dead (not counted)."""
 
     all_fit: fc.Spread | None
     note: str | None
     counted: int  # the living characters it counts
+    blockers: tuple[str, ...] = ()
+    dead: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,18 +115,27 @@ def _by(campaign: Campaign, raw: str) -> int | None:
 
 
 def menu(campaign: Campaign, characters: Sequence[Character]) -> list[tuple[str, str]]:
-    """The party what-ifs the GM may ask, (key, label): hospital for all (where the ruleset has one), treat each
-    living injured character now, a medic of each skill for all (where the ruleset has a medic)."""
+    """The party what-ifs the GM may ask, (key, label), each label saying what changes for whom after "with":
+    everyone in hospital (where the ruleset has one), each living injured character treated now, what the GM may
+    do now about what never heals on its own (a crippling hit replaced or accepted, a limb replaced:
+    `rules.recovery.remedies`), a medic of each skill for everyone (where the ruleset has a medic)."""
     rules = get_ruleset(campaign.ruleset)
     found = []
     if rc.hospital(rules) is not None:
-        found.append((HOSPITAL, "hospital for all"))
+        found.append((HOSPITAL, "everyone in hospital"))
     for character in characters:
         if character.state["alive"] and rc.obstacles(rules, character.state):
-            found.append((f"{TREAT}:{character.pk}", f"treat {character.name} now"))
+            found.append((f"{TREAT}:{character.pk}", f"{character.name} treated now"))
+        for remedy in rc.remedies(rules, character.state):
+            found.append(
+                (f"{remedy.kind}:{character.pk}:{remedy.target}", f"{character.name}'s {remedy.what}")
+            )
     skills = rc.medic_skills(rules)
     if skills is not None:
-        found += [(f"{MEDIC}:{n}", f"a medic of skill {n} for all") for n in range(skills[0], skills[1] + 1)]
+        found += [
+            (f"{MEDIC}:{n}", f"a medic of skill {n} treating everyone now")
+            for n in range(skills[0], skills[1] + 1)
+        ]
     return found
 
 
@@ -182,16 +195,42 @@ def characters_of(campaign: Campaign, role: str, user: Any) -> list[Character]:
 # The simulations: all of them through `party_recovery`
 
 
-def _party(members: Sequence[rc.Character]) -> Party:
-    living = [m for m in members if m.status != rc.DEAD]
+def _blockers(name: str, outlook: rc.Character) -> list[str]:
+    """Who and what keeps a character from a date, in words: what needs care, a likely death, or what most
+    futures still have in the way a year on (with the reason the rules never clear it alone, if any)."""
+    if outlook.note == rc.NOT_WITHOUT_CARE:
+        return [f"{name}: {item.what} needs care ({item.care})" for item in outlook.items if item.care]
+    if outlook.status is not None or outlook.note is not None and outlook.note != rc.NOT_BY_HORIZON:
+        return []
+    if outlook.dies >= 0.5:
+        return [f"{name} most likely dies first"]
+    stuck = [item for item in outlook.items if item.when is None or item.when.p50 is None]
+    if stuck:
+        return [
+            f"{name}: {item.what} stays in the way" + (f" ({item.care})" if item.care else "")
+            for item in stuck
+        ]
+    if outlook.fit is not None and outlook.fit.share < 1:
+        # Dated alone, but not in every future: with others alike, the party's date is past the year.
+        return [f"{name} is not fit within a year in {percent(1 - outlook.fit.share)} of the futures"]
+    return []
+
+
+def _party(names: Sequence[str], members: Sequence[rc.Character]) -> Party:
+    dead = tuple(name for name, m in zip(names, members, strict=True) if m.status == rc.DEAD)
+    living = [(name, m) for name, m in zip(names, members, strict=True) if m.status != rc.DEAD]
     if not living:
-        return Party(None, rc.DEAD if members else None, 0)
-    if any(m.note == rc.UNKNOWN_UNTIL_DIAGNOSED for m in living):
-        return Party(None, rc.UNKNOWN_UNTIL_DIAGNOSED, len(living))
-    if any(m.note == rc.NOT_WITHOUT_CARE for m in living):
-        return Party(None, rc.NOT_WITHOUT_CARE, len(living))
-    spread = rc.party_spread([m.times for m in living])
-    return Party(spread, rc.NOT_BY_HORIZON if spread.p50 is None else None, len(living))
+        return Party(None, rc.DEAD if members else None, 0, (), dead)
+    if any(m.note == rc.UNKNOWN_UNTIL_DIAGNOSED for _, m in living):
+        return Party(None, rc.UNKNOWN_UNTIL_DIAGNOSED, len(living), (), dead)
+    if any(m.note == rc.NOT_WITHOUT_CARE for _, m in living):
+        blockers = tuple(b for name, m in living if m.note == rc.NOT_WITHOUT_CARE for b in _blockers(name, m))
+        return Party(None, rc.NOT_WITHOUT_CARE, len(living), blockers, dead)
+    spread = rc.party_spread([m.times for _, m in living])
+    if spread.p50 is not None:
+        return Party(spread, None, len(living), (), dead)
+    blockers = tuple(b for name, m in living for b in _blockers(name, m))
+    return Party(spread, rc.NOT_BY_HORIZON, len(living), blockers, dead)
 
 
 def _what_ifs_for(
@@ -201,6 +240,15 @@ def _what_ifs_for(
     each: dict[int, list[fc.WhatIf]] = {c.pk: [] for c in characters}
     for key in keys:
         kind, _, arg = key.partition(":")
+        if kind in REMEDIES:
+            who, _, target = arg.partition(":")
+            for character in characters:
+                if str(character.pk) != who:
+                    continue
+                for remedy in rc.remedies(rules, character.state):
+                    if (remedy.kind, remedy.target) == (kind, target):
+                        each[character.pk].append(rc.remedy_what_if(key, remedy))
+            continue
         for character in characters:
             if kind == HOSPITAL:
                 each[character.pk].append(rc.hospital(rules))  # type: ignore[arg-type]
@@ -235,7 +283,8 @@ def party_recovery(
 
     outlooks = [simulate(c, None, fc.UNTREATED) for c in characters]
     members = [Member(c, o) for c, o in zip(characters, outlooks, strict=True)]
-    party = _party(outlooks)
+    names = [c.name for c in characters]
+    party = _party(names, outlooks)
     living = [m.outlook for m in members if m.outlook.status != rc.DEAD]
     fit_by = None
     if by is not None and party.note is None and living:
@@ -244,9 +293,10 @@ def party_recovery(
     scenarios = []
     labels = dict(menu(campaign, characters)) if not player else {}
     asked = [key for key in what_ifs if key in labels] if not player else []
-    plans = [(key, labels[key], [key]) for key in asked]
+    plans = [(key, f"with {labels[key]}", [key]) for key in asked]
     if len(asked) > 1:
-        plans.append((ALL_ASKED, "all of these at once", asked))
+        together = ", ".join(labels[key] for key in asked[:-1]) + f" and {labels[asked[-1]]}"
+        plans.append((ALL_ASKED, f"with {together}, all at once", asked))
     for key, label, keys in plans:
         each = _what_ifs_for(rules, keys, characters)
         results = []
@@ -257,7 +307,7 @@ def party_recovery(
                 continue
             what_if = mine[0] if len(mine) == 1 else rc.combined(label, mine)
             results.append(simulate(character, what_if, key))
-        scenarios.append(Scenario(key, label, _party(results)))
+        scenarios.append(Scenario(key, label, _party(names, results)))
     exact = all(o.exact for o in outlooks)
     return Recovery(
         campaign,
@@ -279,7 +329,7 @@ def party_recovery(
 
 
 def day_text(campaign: Campaign, seconds: int | None) -> str:
-    """A game date as the recovery view says it: the day and time to the minute (no seconds)."""
+    """A game date and time to the minute (a timer's time on the timeline): '2053-03-02 08:00'."""
     iso = presenters.game_date(campaign, seconds)
     return "" if not iso else iso[:16].replace("T", " ")
 
@@ -294,24 +344,36 @@ def _when(campaign: Campaign, spread: fc.Spread | None) -> dict[str, Any]:
     return out
 
 
-def _horizon_text(recovery: Recovery) -> str:
-    return day_text(recovery.campaign, recovery.as_of + fc.HORIZON)
+NEAR = 2 * fc.DAY  # a date this close to now says its time of day too
 
 
-def spread_text(recovery: Recovery, spread: fc.Spread | None, note: str | None) -> str:
-    """'2053-03-02 08:00 (p50), 2053-03-20 08:00 (p90)'; or the note, in words."""
-    if note == rc.NOT_BY_HORIZON or (spread is not None and spread.p50 is None):
-        return f"not by {_horizon_text(recovery)} in most futures"
-    if spread is None:
-        return note or ""
-    high = (
-        day_text(recovery.campaign, spread.p90)
-        if spread.p90 is not None
-        else f"later than {_horizon_text(recovery)}"
-    )
-    if spread.p90 == spread.p50:
-        return f"{high} (p50 and p90)"
-    return f"{day_text(recovery.campaign, spread.p50)} (p50), {high} (p90)"
+def date_words(campaign: Campaign, seconds: int, now: int) -> str:
+    """A date as people say it: '26 February' (the year when it is not now's, the time of day when it is within
+    two days: '1 January 14:00')."""
+    start = presenters.campaign_start(campaign)
+    moment, today = game_datetime(start, seconds), game_datetime(start, now)
+    if moment is None:
+        return presenters.BEYOND_THE_CALENDAR
+    text = f"{moment.day} {moment.strftime('%B')}"
+    if today is None or moment.year != today.year:
+        text += f" {moment.year}"
+    if seconds - now < NEAR:
+        text += moment.strftime(" %H:%M")
+    return text
+
+
+def when_text(recovery: Recovery, spread: fc.Spread | None) -> str:
+    """When, without statistics: 'by 15 January' (every future agrees), 'most likely by 26 February, at the latest
+    by 12 March (9 in 10)' (half the futures by the first date, 9 in 10 by the second), or not within a year."""
+    if spread is None or spread.p50 is None:
+        return "most likely not within a year"
+    low = date_words(recovery.campaign, spread.p50, recovery.as_of)
+    if spread.p90 is None:
+        return f"most likely by {low}, but more than 1 in 10 not within a year"
+    high = date_words(recovery.campaign, spread.p90, recovery.as_of)
+    if high == low:
+        return f"by {low}"
+    return f"most likely by {low}, at the latest by {high} (9 in 10)"
 
 
 def character_text(recovery: Recovery, member: Member) -> str:
@@ -319,53 +381,70 @@ def character_text(recovery: Recovery, member: Member) -> str:
     if outlook.status == rc.FIT_NOW:
         return "fit for action now"
     if outlook.status == rc.DEAD:
-        return "dead"
+        return "dead (not counted in the party's date)"
     if outlook.note == rc.NOT_WITHOUT_CARE:
-        return "not fit for action without care"
+        return "fit for action only once cared for (below)"
     if outlook.note == rc.UNKNOWN_UNTIL_DIAGNOSED:
         return f"fit for action: {outlook.note}"
-    return f"fit for action by {spread_text(recovery, outlook.fit, outlook.note)}"
+    if outlook.fit is None or outlook.fit.p50 is None:
+        return "most likely not fit for action within a year"
+    return f"fit for action {when_text(recovery, outlook.fit)}"
 
 
 def lane_text(recovery: Recovery, member: Member) -> str:
-    """The timeline lane's title, short enough for a phone: 'Ash: fit by 2053-02-10 08:00 (p50)'."""
+    """The timeline lane's title, short enough for a phone: 'Ash: most likely fit by 10 February'."""
     outlook, name = member.outlook, member.character.name
     if outlook.status is not None:
         return f"{name}: {'fit now' if outlook.status == rc.FIT_NOW else outlook.status}"
+    if outlook.note == rc.NOT_WITHOUT_CARE:
+        return f"{name}: needs care"
     if outlook.fit is None or outlook.fit.p50 is None:
-        return f"{name}: {outlook.note}"
-    return f"{name}: fit by {day_text(recovery.campaign, outlook.fit.p50)} (p50)"
+        return f"{name}: {outlook.note or 'not within a year'}"
+    return f"{name}: most likely fit by {date_words(recovery.campaign, outlook.fit.p50, recovery.as_of)}"
 
 
 def item_text(recovery: Recovery, item: fc.Item) -> str:
-    """'the chest's critical hit (ribs), out of the way by 2053-02-10 08:00 (p50), ... (p90)'."""
+    """'the chest's critical hit (ribs): out of the way most likely by 10 February, at the latest by ...'."""
+    if item.note == rc.NOT_WITHOUT_CARE:
+        return f"{item.what}: needs care ({item.care})" if item.care else f"{item.what}: needs care"
     if item.note is not None:
-        return f"{item.what}: {item.note}" + (f" ({item.care})" if item.care else "")
+        return f"{item.what}: {item.note}"
     if item.when is None or item.when.p50 is None:
-        return f"{item.what}: still in the way on {_horizon_text(recovery)} in most futures"
-    return f"{item.what}, out of the way by {spread_text(recovery, item.when, None)}"
+        return f"{item.what}: most likely still in the way a year from now"
+    return f"{item.what}: out of the way {when_text(recovery, item.when)}"
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def party_text(recovery: Recovery, party: Party) -> str:
+    """The party's date in words, naming who stands in the way of one, and the dead (not counted)."""
+    dead = ""
+    if party.dead:
+        dead = f" ({_names(party.dead)} {'is' if len(party.dead) == 1 else 'are'} dead, not counted)"
     if party.counted == 0:
-        return "nobody alive to be fit" if party.note == rc.DEAD else "nobody to be fit"
+        return ("nobody alive to be fit" if party.note == rc.DEAD else "nobody to be fit") + dead
     if party.note == rc.NOT_WITHOUT_CARE:
-        return "not all fit without care"
+        return f"not all fit until cared for: {'; '.join(party.blockers)}{dead}"
     if party.note == rc.UNKNOWN_UNTIL_DIAGNOSED:
-        return f"all fit: {party.note}"
-    if party.all_fit is not None and party.all_fit.p50 == recovery.as_of:
-        return "all fit for action now"
-    return f"all fit by {spread_text(recovery, party.all_fit, party.note)}"
+        return f"all fit: {party.note}{dead}"
+    if party.note == rc.NOT_BY_HORIZON or party.all_fit is None:
+        return f"most likely not all fit within a year: {'; '.join(party.blockers)}{dead}"
+    if party.all_fit.p50 == recovery.as_of:
+        return f"all fit for action now{dead}"
+    return f"all fit {when_text(recovery, party.all_fit)}{dead}"
 
 
 def moved_text(recovery: Recovery, scenario: Scenario) -> str:
-    """'all fit by 2053-03-02 08:00 (p50), 9 days sooner'."""
+    """What a what-if comes to (its label says what changes for whom): 'all fit most likely by 2 March, at the
+    latest by 9 March (9 in 10), 9 days sooner', or who and what still stands in the way."""
     new, old = scenario.party, recovery.party
     head = party_text(recovery, new)
     if new.all_fit is None or new.all_fit.p50 is None:
+        return f"still {head}" if head.startswith(("not", "most likely not")) else head
+    if old.all_fit is None or old.all_fit.p50 is None or old.all_fit.p50 == recovery.as_of:
         return head
-    if old.all_fit is None or old.all_fit.p50 is None:
-        return f"{head}, where untreated: {party_text(recovery, old)}"
     change = old.all_fit.p50 - new.all_fit.p50
     if change == 0:
         return f"{head}, no sooner"
@@ -376,15 +455,17 @@ def fit_by_text(recovery: Recovery) -> str | None:
     if recovery.fit_by is None or recovery.by is None:
         return None
     k, n, chance = recovery.fit_by
-    return f"{k} of {n} fit by {day_text(recovery.campaign, recovery.by)} (all {n}: {percent(float(chance))})"
+    when = date_words(recovery.campaign, recovery.by, recovery.as_of)
+    return f"most likely {k} of {n} fit by {when} (all {n}: {percent(float(chance))} of the futures)"
 
 
 def sampling_text(recovery: Recovery) -> str:
+    """How the dates were found, in words a player reads (no statistics)."""
     if recovery.exact:
-        return f"exact: the rules roll no die on the way ({recovery.runs:,} futures, all the same)"
+        return "these dates are certain: the rules roll no die on the way"
     return (
-        f"sampled over {recovery.runs:,} futures: each date is its percentile within about "
-        f"{rc.sampling_error(recovery.runs):.1f} points either way (95%)"
+        f"these dates come from {recovery.runs:,} futures the rules' own dice may bring: "
+        '"most likely" is a date half of them reach, "at the latest" one that 9 in 10 reach'
     )
 
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate
+from typing import Any
 
 from rules import forecast as fc
 from rules.cyberpunk2020 import recovery as cyberpunk2020
@@ -56,6 +57,30 @@ def medic_skills(rules: Ruleset) -> tuple[int, int] | None:
     return BY_RULESET[rules.slug].MEDIC_SKILLS
 
 
+@dataclass(frozen=True)
+class Remedy:
+    """What the GM may do now about something that never heals on its own (a crippling hit replaced or accepted, a
+    crippled limb replaced), as a party what-if: `kind` ("replace", "accept"), `target` (the hit's id, the limb),
+    `what` in words ("knee replaced"), and the action the rules take for it."""
+
+    kind: str
+    target: str
+    what: str
+    action: dict[str, Any]
+
+
+def remedies(rules: Ruleset, state: State) -> list[Remedy]:
+    """The ruleset's remedies for what stands in the way of this living character now (none for the dead)."""
+    if not state["alive"]:
+        return []
+    return [Remedy(*fields) for fields in BY_RULESET[rules.slug].remedies(state)]
+
+
+def remedy_what_if(label: str, remedy: Remedy) -> fc.WhatIf:
+    """A remedy as a what-if: its action now (refused, it is skipped, as any what-if's)."""
+    return fc.WhatIf(label, 0, lambda _state: [dict(remedy.action)])
+
+
 def combined(label: str, what_ifs: Sequence[fc.WhatIf]) -> fc.WhatIf:
     """Several what-ifs at once (all at once: their delays are 0), their actions in order."""
     return fc.WhatIf(label, 0, lambda state: [a for w in what_ifs for a in w.actions(state)])
@@ -75,6 +100,12 @@ class Character:
     times: Times = field(repr=False)
     exact: bool
     futures: list[fc.Future] = field(repr=False, default_factory=list)
+
+    @property
+    def dies(self) -> float:
+        """The share of its futures in which the character dies (0 when none was simulated)."""
+        runs = sum(f.count for f in self.futures)
+        return sum(f.count for f in self.futures if f.died) / runs if runs else 0.0
 
 
 def character(
@@ -102,6 +133,13 @@ def character(
     futures = fc.simulate(rules, state, now, found, runs=runs, rng=rng, what_if=what_if, horizon=horizon)
     untreated = what_if is None
     items = fc.outlook(key, key, found, futures, untreated=untreated).items
+    if not untreated:
+        # What a what-if leaves in the way keeps the reason the rules never clear it alone (a crippling hit in
+        # hospital): the what-if's sentence says it.
+        items = [
+            replace(item, care=injury.care) if item.when is None or item.when.p50 is None else item
+            for item, injury in zip(items, found, strict=True)
+        ]
     cared = untreated and any(injury.care is not None for injury in found)
     times: Times = [(f.full_at, f.count) for f in futures]
     if known.unknown:

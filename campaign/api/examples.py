@@ -604,7 +604,7 @@ RECOVERY: dict[str, Any] = {
     "runs": 1000,
     "exact": False,
     "sampling_error": 3.1,
-    "sampling_text": "sampled over 1,000 futures: each date is its percentile within about 3.1 points either way (95%)",
+    "sampling_text": 'these dates come from 1,000 futures the rules\' own dice may bring: "most likely" is a date half of them reach, "at the latest" one that 9 in 10 reach',
     "characters": [
         {
             "character": 1,
@@ -612,7 +612,7 @@ RECOVERY: dict[str, Any] = {
             "status": None,
             "fit": None,
             "note": "not without care",
-            "text": "not fit for action without care",
+            "text": "fit for action only once cared for (below)",
             "in_the_way": [
                 {
                     "what": "the right arm's crippling hit (upper arm)",
@@ -623,7 +623,7 @@ RECOVERY: dict[str, Any] = {
                     "share": None,
                     "note": "not without care",
                     "care": "a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's Accept (fit for action with it)",
-                    "text": "the right arm's crippling hit (upper arm): not without care (a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's Accept (fit for action with it))",
+                    "text": "the right arm's crippling hit (upper arm): needs care (a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's Accept (fit for action with it))",
                 },
                 {
                     "what": "physical damage (Serious, 6 boxes)",
@@ -634,18 +634,23 @@ RECOVERY: dict[str, Any] = {
                     "share": 1.0,
                     "note": None,
                     "care": None,
-                    "text": "physical damage (Serious, 6 boxes), out of the way by 2053-02-10 12:00 (p50), 2053-04-02 00:00 (p90)",
+                    "text": "physical damage (Serious, 6 boxes): out of the way most likely by 10 February, at the latest by 2 April (9 in 10)",
                 },
             ],
         }
     ],
-    "party": {"counted": 1, "all_fit": None, "note": "not without care", "text": "not all fit without care"},
+    "party": {
+        "counted": 1,
+        "all_fit": None,
+        "note": "not without care",
+        "text": "not all fit until cared for: Ash: the right arm's crippling hit (upper arm) needs care (a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's Accept (fit for action with it))",
+    },
     "fit_by": None,
     "what_if_menu": [
-        {"with": "hospital", "label": "hospital for all"},
-        {"with": "treat:1", "label": "treat Ash now"},
-        {"with": "medic:1", "label": "a medic of skill 1 for all"},
-        {"with": "medic:2", "label": "a medic of skill 2 for all"},
+        {"with": "hospital", "label": "everyone in hospital"},
+        {"with": "treat:1", "label": "Ash treated now"},
+        {"with": "replace:1:ch1", "label": "Ash's upper arm replaced"},
+        {"with": "accept:1:ch1", "label": "Ash's crippled upper arm accepted by the GM"},
     ],
     "what_ifs": [],
 }  # the what-if menu trimmed to its first four

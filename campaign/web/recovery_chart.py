@@ -127,11 +127,13 @@ def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Cha
             row_y = top + index * ROW + 2
             if note is not None or when is None or when.p50 is None:
                 css = "bar unknown" if note == rc.UNKNOWN_UNTIL_DIAGNOSED else "bar care"
-                words = note or rc.NOT_BY_HORIZON
+                words = (
+                    "needs care" if note == rc.NOT_WITHOUT_CARE else note or "most likely not within a year"
+                )
                 bars.append(Bar(row_y, LEFT, RIGHT - LEFT, None, css, f"{what}: {words}"))
                 continue
             x50, whisker = _x(when.p50, start, end), None if when.p90 is None else _x(when.p90, start, end)
-            title = f"{what}: out of the way by {rv.spread_text(recovery, when, None)}"
+            title = f"{what}: out of the way {rv.when_text(recovery, when)}"
             bars.append(
                 Bar(
                     row_y,
@@ -178,8 +180,8 @@ def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Cha
     party_x = None if party is None or party.p50 is None or party.p50 == start else _x(party.p50, start, end)
     summary = (
         f"When each character is fit for action, from {dated[0][1]} to {dated[-1][1]}: each thing in the way a "
-        "bar to its median date with a whisker to 9 futures in 10; the clock's timers as ticks; a line for now"
-        + (" and one for the party's median." if party_x is not None else ".")
+        "bar to its most likely date with a whisker to the date 9 futures in 10 reach; the clock's timers as ticks; "
+        "a line for now" + (" and one for the party's most likely date." if party_x is not None else ".")
     )
     return Chart(
         WIDTH,

@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString
 
 from campaign import access, conditional, forecast_budget, throttles
 from campaign import recovery as rv
-from campaign.models import GM, Campaign
+from campaign.models import GM, Campaign, Character
 from campaign.web import display, recovery_chart
 from rules import recovery as rc
 from rules.params import RuleError
@@ -87,7 +87,7 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
             (key, label, key in asked) for key, label in recovery.menu if not key.startswith(medic)
         ]
         context["medics"] = [
-            (key, label.removesuffix(" for all"), key in asked)
+            (key, label.removesuffix(" treating everyone now"), key in asked)
             for key, label in recovery.menu
             if key.startswith(medic)
         ]
@@ -140,11 +140,33 @@ def _panel(request: HttpRequest, campaign: Campaign, role: str) -> tuple[SafeStr
         found = (body, act, status)
         if status == 200:
             cache.set(key, found, CACHE_SECONDS)
-    body, act, status = found
+    return _with_forms(request, campaign, role, found), found[2]
+
+
+def _with_forms(
+    request: HttpRequest, campaign: Campaign, role: str, found: tuple[str, dict[str, Any], int]
+) -> SafeString:
+    body, act, _status = found
     forms = render_to_string(
         "web/recovery_act.html", {"campaign": campaign, "is_gm": role == GM, **act}, request
     )
-    return conditional.rendered(body + forms), status
+    return conditional.rendered(body + forms)
+
+
+# What `rv.cache_key` reads of a character: the board asks the cache with these alone (no state to load).
+_KEY_FIELDS = ("id", "campaign_id", "created_at", "version", "name", "player_id")
+
+
+def board_section(request: HttpRequest, campaign: Campaign, role: str) -> SafeString | None:
+    """The party's panel for the board's first paint when it is kept already (the one renderer of the section:
+    the same panel the section fetches), else None: the board then fetches it once shown. Nothing is simulated
+    on the board's own request (docs/recovery.md, "On the board")."""
+    rows = Character.objects.filter(campaign=campaign, retired=False).only(*_KEY_FIELDS)
+    if role != GM:
+        rows = rows.filter(player=request.user)
+    query = {"with": "", "by": "", "runs": ""}
+    found = caches[CACHE].get(rv.cache_key("recovery-panel", campaign, role, request.user, list(rows), query))
+    return None if found is None else _with_forms(request, campaign, role, found)
 
 
 @login_required

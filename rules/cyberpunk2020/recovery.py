@@ -78,3 +78,15 @@ def treatment(skill: int | None) -> WhatIf:
         return [{**action, "skill_level": skill} for action in base.actions(state)]
 
     return WhatIf(f"treated now by a medic of skill {skill}", 0, actions)
+
+
+def remedies(state: State) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """Each crippled or severed limb whose bones are not mending: replaced (RULES.md, `replace_limb`); as
+    `rules.recovery.Remedy`'s fields."""
+    found: list[tuple[str, str, str, dict[str, Any]]] = []
+    for limb in tables.LIMBS:
+        place = state["locations"][limb]
+        if (place["crippled"] or place["severed"]) and place.get("mends_at") is None:
+            action = {"type": "replace_limb", "limb": limb, "replacement": "a replacement"}
+            found.append(("replace", limb, f"{limb.replace('_', ' ')} replaced", action))
+    return found

@@ -8,6 +8,7 @@ it restores the limbs; no medic, no hospital.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from rules.darkfuture import forecast as df
 from rules.darkfuture import tables
@@ -55,3 +56,8 @@ HOSPITAL: WhatIf | None = None
 def treatment(skill: int | None) -> WhatIf:
     """The GM's `recover` now (the forecast's `recover_now`); Dark Future has no medic's skill."""
     return df.WHAT_IFS["recover_now"]
+
+
+def remedies(state: State) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """None: a disabled limb comes back with the GM's `recover`, the party's "treat now" what-if."""
+    return []

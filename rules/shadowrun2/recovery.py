@@ -76,3 +76,21 @@ def treatment(skill: int | None) -> WhatIf:
         return [{**action, "skill": skill} for action in base.actions(state)]
 
     return WhatIf(f"treated now by a medic of Biotech {skill}", 0, actions)
+
+
+def remedies(state: State) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """Each diagnosed crippling hit not yet accepted: replaced (RULES.md, `replace`), or the GM's Accept; as
+    `rules.recovery.Remedy`'s fields."""
+    found: list[tuple[str, str, str, dict[str, Any]]] = []
+    for hit in state["critical_hits"]:
+        if (
+            is_active(hit)
+            and hit["diagnosed"]
+            and hit["lethality"] == "crippling"
+            and not hit.get("accepted")
+        ):
+            replacement = {"type": "replace", "critical_hit": hit["id"], "replacement": "a replacement"}
+            found.append(("replace", hit["id"], f"{hit['part']} replaced", replacement))
+            accept = {"type": "accept", "critical_hit": hit["id"]}
+            found.append(("accept", hit["id"], f"crippled {hit['part']} accepted by the GM", accept))
+    return found

@@ -53,19 +53,17 @@ def test_the_gm_gets_a_dark_future_partys_exact_dates(df: Table) -> None:
         "2020-01-15T00:00:00",
         "2020-01-15T00:00:00",
     )
-    assert ash["text"] == "fit for action by 2020-01-15 00:00 (p50 and p90)"
-    assert [i["text"] for i in ash["in_the_way"]] == [
-        "CON 5 of 8 (7 needed), out of the way by 2020-01-15 00:00 (p50 and p90)"
-    ]
+    assert ash["text"] == "fit for action by 15 January"
+    assert [i["text"] for i in ash["in_the_way"]] == ["CON 5 of 8 (7 needed): out of the way by 15 January"]
     assert (
         bo_seen["fit"]["p50"] == 7 * DAY and cy["status"] == "fit now" and cy["text"] == "fit for action now"
     )
     assert data["party"]["all_fit"]["p50"] == data["party"]["all_fit"]["p90"] == 14 * DAY
-    assert data["party"]["text"] == "all fit by 2020-01-15 00:00 (p50 and p90)"
-    assert data["fit_by"]["text"] == "2 of 3 fit by 2020-01-10 00:00 (all 3: 0%)"
+    assert data["party"]["text"] == "all fit by 15 January"
+    assert data["fit_by"]["text"] == "most likely 2 of 3 fit by 10 January (all 3: 0% of the futures)"
     assert data["what_if_menu"] == [
-        {"with": f"treat:{df.character['id']}", "label": "treat Ash now"},
-        {"with": f"treat:{bo['id']}", "label": "treat Bo now"},
+        {"with": f"treat:{df.character['id']}", "label": "Ash treated now"},
+        {"with": f"treat:{bo['id']}", "label": "Bo treated now"},
     ]
 
 
@@ -77,13 +75,13 @@ def test_the_retired_are_not_listed_and_the_dead_are_out_of_the_partys_date(df: 
         assert df.gm.post(f"/api/characters/{who['id']}/actions/", THREE_LOST).status_code == 201
     before = df.gm.get(url(df)).json()
     assert [(c["name"], c["text"]) for c in before["characters"]] == [
-        ("Ash", "fit for action by 2020-01-15 00:00 (p50 and p90)"),
-        ("Bo", "fit for action by 2020-02-05 00:00 (p50 and p90)"),
-        ("Dee", "dead"),
+        ("Ash", "fit for action by 15 January"),
+        ("Bo", "fit for action by 5 February"),
+        ("Dee", "dead (not counted in the party's date)"),
     ]
     assert (before["party"]["counted"], before["party"]["text"]) == (
         2,
-        "all fit by 2020-02-05 00:00 (p50 and p90)",
+        "all fit by 5 February (Dee is dead, not counted)",
     )
     # Bo retired: not listed, and the party is fit when Ash is. Dee, dead, stays listed but out of the date.
     assert df.gm.client.delete(f"/api/characters/{bo['id']}/").status_code == 200
@@ -92,11 +90,11 @@ def test_the_retired_are_not_listed_and_the_dead_are_out_of_the_partys_date(df: 
     assert [c["name"] for c in data["characters"]] == ["Ash", "Dee"]
     assert (data["party"]["counted"], data["party"]["text"]) == (
         1,
-        "all fit by 2020-01-15 00:00 (p50 and p90)",
+        "all fit by 15 January (Dee is dead, not counted)",
     )
     assert data["party"]["all_fit"]["p50"] == data["party"]["all_fit"]["p90"] == 14 * DAY
-    assert data["fit_by"]["text"] == "1 of 1 fit by 2020-01-15 00:00 (all 1: 100%)"
-    assert data["what_if_menu"] == [{"with": f"treat:{df.character['id']}", "label": "treat Ash now"}]
+    assert data["fit_by"]["text"] == "most likely 1 of 1 fit by 15 January (all 1: 100% of the futures)"
+    assert data["what_if_menu"] == [{"with": f"treat:{df.character['id']}", "label": "Ash treated now"}]
 
 
 def test_a_what_if_says_how_the_partys_date_moves(cp2020: Table) -> None:
@@ -112,22 +110,26 @@ def test_a_what_if_says_how_the_partys_date_moves(cp2020: Table) -> None:
     assert cp2020.act({"type": "treat", "medic": "Doc", "skill": "first_aid", "total": 15}).status_code == 201
     ash = cp2020.character["id"]
     answer = cp2020.gm.get(url(cp2020, f"?with=medic:10,treat:{ash}")).json()
-    assert (answer["exact"], answer["party"]["text"]) == (True, "all fit by 2020-01-09 00:00 (p50 and p90)")
+    assert (answer["exact"], answer["party"]["text"]) == (True, "all fit by 9 January")
     # A medic of skill 10 never fails (TECH 6 + 10 + d10 >= 15): medical tech replaces first aid, a point a day,
     # Light on day 4. The forecast's own medic (skill 4) needs a 5 or more on the d10: 6 futures in 10 on day 4,
     # the rest stay on day 8 (seeded, and far from either percentile's rank). Both at once: the first treats.
     assert [(w["with"], w["label"], w["text"]) for w in answer["what_ifs"]] == [
         (
             "medic:10",
-            "a medic of skill 10 for all",
-            "all fit by 2020-01-05 00:00 (p50 and p90), 4 days sooner",
+            "with a medic of skill 10 treating everyone now",
+            "all fit by 5 January, 4 days sooner",
         ),
         (
             f"treat:{ash}",
-            "treat Ash now",
-            "all fit by 2020-01-05 00:00 (p50), 2020-01-09 00:00 (p90), 4 days sooner",
+            "with Ash treated now",
+            "all fit most likely by 5 January, at the latest by 9 January (9 in 10), 4 days sooner",
         ),
-        ("all_of_these", "all of these at once", "all fit by 2020-01-05 00:00 (p50 and p90), 4 days sooner"),
+        (
+            "all_of_these",
+            "with a medic of skill 10 treating everyone now and Ash treated now, all at once",
+            "all fit by 5 January, 4 days sooner",
+        ),
     ]
 
 
@@ -135,11 +137,16 @@ def test_shadowrun_what_ifs_come_in_the_order_asked_with_all_of_these_last(sr2: 
     assert sr2.act(chest_hit(CRITICAL)).status_code == 201
     answer = sr2.gm.get(url(sr2, "?with=hospital,medic:6&runs=200")).json()
     assert [(w["with"], w["label"]) for w in answer["what_ifs"]] == [
-        ("hospital", "hospital for all"),
-        ("medic:6", "a medic of skill 6 for all"),
-        ("all_of_these", "all of these at once"),
+        ("hospital", "with everyone in hospital"),
+        ("medic:6", "with a medic of skill 6 treating everyone now"),
+        (
+            "all_of_these",
+            "with everyone in hospital and a medic of skill 6 treating everyone now, all at once",
+        ),
     ]
-    assert all(w["text"].startswith("all fit by 2053-") for w in answer["what_ifs"])
+    assert all(w["text"].startswith("all fit most likely by ") for w in answer["what_ifs"]), answer[
+        "what_ifs"
+    ]
 
 
 def test_a_player_sees_only_their_own_characters_and_no_what_ifs(df: Table) -> None:
@@ -198,11 +205,85 @@ def test_a_gm_reads_a_mortal_hit_as_care_needed_and_an_injury_past_the_year_as_s
     assert sr2.act(chest_hit(MORTAL)).status_code == 201
     data = sr2.gm.get(url(sr2)).json()
     ash = data["characters"][0]
-    assert ash["text"] == "not fit for action without care"
-    assert data["party"]["text"] == "not all fit without care"
-    texts = [item["text"] for item in ash["in_the_way"]]
-    assert (
-        texts[0]
-        == "the chest's mortal hit (spine): not without care (a mortal hit kills unless it is treated)"
+    assert ash["text"] == "fit for action only once cared for (below)"
+    assert data["party"]["text"] == (
+        "not all fit until cared for: Ash: the chest's mortal hit (spine) needs care (a mortal hit kills unless it "
+        "is treated)"
     )
-    assert texts[1].endswith(": still in the way on 2054-01-01 00:00 in most futures"), texts
+    texts = [item["text"] for item in ash["in_the_way"]]
+    assert texts[0] == "the chest's mortal hit (spine): needs care (a mortal hit kills unless it is treated)"
+    assert texts[1].endswith(": most likely still in the way a year from now"), texts
+
+
+CRIPPLING = [6, 1, 1, 1, 1]  # Body 5 against TN 6: one success, a Crippling hit (the chest's spine)
+
+
+def test_the_dead_are_listed_and_a_crippling_hit_replaced_or_accepted_gives_the_living_a_date(
+    sr2: Table,
+) -> None:
+    ash = sr2.character["id"]
+    assert sr2.act(chest_hit(CRIPPLING)).status_code == 201
+    diagnosis = {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 1,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [6]},
+    }
+    assert sr2.act(diagnosis).status_code == 201
+    bo = npc(sr2, "Bo", {"body": 5})
+    assert sr2.gm.post(f"/api/characters/{bo['id']}/actions/", chest_hit(MORTAL)).status_code == 201
+    assert sr2.advance(minutes=10).status_code in (200, 201, 202)  # Bo's spine kills at 6 minutes
+    asked = f"?with=replace:{ash}:ch1,accept:{ash}:ch1&runs=200"
+    data = sr2.gm.get(url(sr2, asked)).json()
+    assert [(c["name"], c["status"], c["text"]) for c in data["characters"]][1] == (
+        "Bo",
+        "dead",
+        "dead (not counted in the party's date)",
+    )
+    # Untreated, the crippling hit never heals: no date, and the party's words say whose hit and why.
+    assert data["party"]["counted"] == 1 and data["party"]["all_fit"] is None
+    assert data["party"]["text"] == (
+        "not all fit until cared for: Ash: the chest's crippling hit (spine) needs care (a crippling hit never heals "
+        "on its own: it needs a replacement or healing magic, or the GM's Accept (fit for action with it)) "
+        "(Bo is dead, not counted)"
+    )
+    assert data["what_if_menu"] == [
+        {"with": "hospital", "label": "everyone in hospital"},
+        {"with": f"treat:{ash}", "label": "Ash treated now"},
+        {"with": f"replace:{ash}:ch1", "label": "Ash's spine replaced"},
+        {"with": f"accept:{ash}:ch1", "label": "Ash's crippled spine accepted by the GM"},
+    ] + [{"with": f"medic:{n}", "label": f"a medic of skill {n} treating everyone now"} for n in range(1, 13)]
+    # Each what-if names what changes for whom, and each gives the living a date (the physical damage's healing).
+    labels = [w["label"] for w in data["what_ifs"]]
+    assert labels == [
+        "with Ash's spine replaced",
+        "with Ash's crippled spine accepted by the GM",
+        "with Ash's spine replaced and Ash's crippled spine accepted by the GM, all at once",
+    ]
+    for what_if in data["what_ifs"]:
+        fit = what_if["all_fit"]
+        assert fit["p50"] is not None and fit["p90"] is not None and fit["p50"] <= fit["p90"], what_if
+        low, high = (_day(fit[f"{p}_date"]) for p in ("p50", "p90"))
+        when = f"by {low}" if low == high else f"most likely by {low}, at the latest by {high} (9 in 10)"
+        assert what_if["text"] == f"all fit {when} (Bo is dead, not counted)"
+
+
+def _day(iso: str) -> str:
+    """A game date as the recovery's words say one more than two days on in the same year: '26 February'."""
+    from datetime import datetime
+
+    moment = datetime.fromisoformat(iso)
+    return f"{moment.day} {moment.strftime('%B')}"
+
+
+def test_hospital_alone_leaves_the_crippling_hit_in_the_way_and_says_so(sr2: Table) -> None:
+    assert sr2.act(chest_hit(CRIPPLING)).status_code == 201
+    data = sr2.gm.get(url(sr2, "?with=hospital&runs=100")).json()
+    (what_if,) = data["what_ifs"]
+    assert what_if["all_fit"]["p50"] is None
+    assert what_if["text"] == (
+        "still most likely not all fit within a year: Ash: the chest's crippling hit (spine) stays in the way "
+        "(a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's Accept "
+        "(fit for action with it))"
+    )

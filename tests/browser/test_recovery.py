@@ -37,7 +37,7 @@ def test_the_gm_and_the_player_see_the_partys_timeline_and_the_gm_advances_to_it
     expect(chart.locator("rect.lane")).to_have_count(2)
     expect(chart.locator("rect.bar")).to_have_count(2)
     expect(chart.locator("line.party-line")).to_have_count(1)
-    expect(section).to_contain_text("The party: all fit by 2020-01-15 00:00 (p50 and p90)")
+    expect(section).to_contain_text("The party: all fit by 15 January")
     gm.page.goto(f"{base}/campaigns/{campaign}/recovery/")
     expect(gm.page.locator("svg.timeline")).to_be_visible()
     screenshot(gm.page, "gm-recovery")
@@ -48,9 +48,7 @@ def test_the_gm_and_the_player_see_the_partys_timeline_and_the_gm_advances_to_it
     chart = player.page.locator("svg.timeline")
     expect(chart).to_be_visible()
     expect(chart.locator("rect.lane")).to_have_count(1)
-    expect(player.page.locator("#recovery")).to_contain_text(
-        "Ash: fit for action by 2020-01-15 00:00 (p50 and p90)"
-    )
+    expect(player.page.locator("#recovery")).to_contain_text("Ash: fit for action by 15 January")
     expect(player.page.locator("#recovery")).not_to_contain_text("Bo")
     box = chart.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
@@ -58,7 +56,9 @@ def test_the_gm_and_the_player_see_the_partys_timeline_and_the_gm_advances_to_it
     screenshot(player.page, "player-recovery-phone")
 
     # The GM advances the clock to the party's median from the page: the board says where it went.
-    gm.page.get_by_role("button", name="Advance to when the party is fit (2020-01-15 00:00, p50)").click()
+    gm.page.get_by_role(
+        "button", name="Advance to when the party is most likely fit (2020-01-15 00:00)"
+    ).click()
     expect(gm.page.locator("#game-date")).to_have_text("2020-01-15 00:00:00")
     expect(gm.page.locator("#recovery")).to_contain_text("The party: all fit for action now")
 

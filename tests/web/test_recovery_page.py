@@ -26,7 +26,7 @@ def page(web: Web, query: str = "") -> str:
 
 def test_the_board_fetches_the_recovery_section_once_shown_and_after_each_change(df_web: Web) -> None:
     html = df_web.gm.get(f"/campaigns/{df_web.campaign_id}/").content.decode()
-    assert f'hx-get="{page(df_web)}" hx-trigger="load, refresh from:body"' in html
+    assert f'hx-get="{page(df_web)}" hx-trigger="load, refresh from:body" hx-include="#recovery-ask"' in html
     assert f'<a href="{page(df_web)}">When everyone is fit for action</a>' in html
 
 
@@ -35,18 +35,18 @@ def test_the_gm_page_says_each_date_and_draws_a_lane_per_character(df_web: Web) 
     df_web.table.act(THREE_LOST)
     df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", THREE_LOST)
     html = df_web.gm.get(page(df_web, "?by=2020-01-10")).content.decode()
-    assert "<strong>The party:</strong> all fit by 2020-01-15 00:00 (p50 and p90)" in html
-    assert "<strong>Ash</strong>: fit for action by 2020-01-15 00:00 (p50 and p90)" in html
-    assert "<strong>Bo</strong>: fit for action by 2020-01-08 00:00 (p50 and p90)" in html
-    assert "CON 5 of 8 (7 needed), out of the way by 2020-01-15 00:00 (p50 and p90)" in html
-    assert "<strong>By then:</strong> 1 of 2 fit by 2020-01-10 00:00 (all 2: 0%)" in html
+    assert "<strong>The party:</strong> all fit by 15 January" in html
+    assert "<strong>Ash</strong>: fit for action by 15 January" in html
+    assert "<strong>Bo</strong>: fit for action by 8 January" in html
+    assert "CON 5 of 8 (7 needed): out of the way by 15 January" in html
+    assert "<strong>By then:</strong> most likely 1 of 2 fit by 10 January (all 2: 0% of the futures)" in html
     assert html.count('class="lane"') == 2 and html.count('class="bar"') == 2
     assert html.count('class="timer-mark"') == 2  # each one's next CON point
     assert 'class="now"' in html and 'class="party-line"' in html
     assert re.search(r'class="tick"[^>]*>2020-01-15<', html)
     assert "style=" not in html and "<script>" not in html  # the CSP
     assert ":00:00 " not in html.split('<main id="main">')[1]  # no seconds in the recovery's dates
-    assert "Advance to when the party is fit (2020-01-15 00:00, p50)" in html
+    assert "Advance to when the party is most likely fit (2020-01-15 00:00)" in html
 
 
 def test_the_gm_asks_what_ifs_and_sees_how_the_partys_date_moves(sr2_web: Web) -> None:
@@ -54,11 +54,11 @@ def test_the_gm_asks_what_ifs_and_sees_how_the_partys_date_moves(sr2_web: Web) -
     html = sr2_web.gm.get(page(sr2_web, "?with=hospital&with=medic:6&runs=200")).content.decode()
     found = re.findall(r"<li><strong>([^<]*)</strong>: (all fit[^<]*)</li>", html)
     assert [label for label, _ in found] == [
-        "hospital for all",
-        "a medic of skill 6 for all",
-        "all of these at once",
+        "With everyone in hospital",
+        "With a medic of skill 6 treating everyone now",
+        "With everyone in hospital and a medic of skill 6 treating everyone now, all at once",
     ]
-    assert all(text.startswith("all fit by 2053-") for _, text in found)
+    assert all(text.startswith("all fit most likely by ") for _, text in found), found
     assert 'value="hospital" checked' in html
     assert '<option value="medic:6" selected>a medic of skill 6</option>' in html  # one medic, from a select
     assert '<option value="">no medic</option>' in html
@@ -93,7 +93,7 @@ def test_a_bar_runs_to_the_median_and_its_whisker_to_the_90th_percentile(sr2_web
         f'<line class="whisker" x1="{p50}" y1="37.0" x2="{p90}" y2="37.0"></line>'
         f'<line class="whisker" x1="{p90}" y1="32.0" x2="{p90}" y2="42.0"></line>'
     )
-    assert bars[1][0].endswith(f"(p50), {physical['p90_date'][:10]} {physical['p90_date'][11:16]} (p90)")
+    assert bars[1][0].endswith(" (9 in 10)") and ": out of the way most likely by " in bars[1][0]
 
 
 def test_advancing_to_when_the_party_is_fit_posts_the_boards_clock_form(df_web: Web) -> None:
@@ -136,8 +136,8 @@ def test_a_players_board_section_shows_only_their_own_characters(df_web: Web) ->
     assert f'hx-get="{page(df_web)}" hx-trigger="load, refresh from:body"' in board
     # What the board's section fetches: the player's own lane (Ash) and date, none of Bo.
     section = df_web.player.get(page(df_web), **HTMX).content.decode()
-    assert "<strong>Your characters:</strong> all fit by 2020-01-15 00:00 (p50 and p90)" in section
-    assert "<strong>Ash</strong>: fit for action by 2020-01-15 00:00 (p50 and p90)" in section
+    assert "<strong>Your characters:</strong> all fit by 15 January" in section
+    assert "<strong>Ash</strong>: fit for action by 15 January" in section
     assert section.count('class="lane"') == 1 and section.count('class="lane-title"') == 1
     assert "<strong>Bo</strong>" not in section and "Bo:" not in section and "of 12" not in section
     assert "What if" not in section and "Advance to" not in section
@@ -232,3 +232,45 @@ def test_a_question_the_page_refuses_names_its_input_in_words(sr2_web: Web) -> N
     assert refused.status_code == 400
     error = re.search(r'<p class="error" role="alert">(.*?)</p>', refused.content.decode()).group(1)
     assert error.startswith("Futures: expected"), error
+
+
+STATISTICS = ("p50", "p90", "percentile", "median")
+
+
+def test_the_party_section_speaks_no_statistics_and_asks_its_what_ifs_inside_the_board(sr2_web: Web) -> None:
+    sr2_web.table.act(chest_hit(CRITICAL))
+    html = sr2_web.gm.get(page(sr2_web, "?with=hospital&with=medic:6&runs=200"), **HTMX).content.decode()
+    for word in STATISTICS:
+        assert word not in html.lower(), word
+    assert "most likely by " in html and "(9 in 10)" in html
+    # The what-ifs are asked inside the section (htmx swaps the panel; no page change).
+    assert (
+        f'id="recovery-ask" hx-get="{page(sr2_web)}" hx-target="#recovery-body" hx-swap="innerHTML"' in html
+    )
+
+
+def test_the_board_draws_the_kept_section_in_its_first_load_and_puts_it_last(sr2_web: Web) -> None:
+    sr2_web.table.act(chest_hit(CRITICAL))
+    board = f"/campaigns/{sr2_web.campaign_id}/"
+    first = sr2_web.gm.get(board).content.decode()
+    # Nothing kept yet: the section fetches its panel once shown. It is the board's last section, so that its
+    # growing from one line to the panel moves nothing below it.
+    body = first.split('<main id="main">')[1]
+    assert 'hx-trigger="load, refresh from:body"' in body and "recovery-characters" not in body
+    after = body.split('<section class="panel" id="recovery"')[1]
+    assert "<section" not in after and "<form" not in after.split("</section>")[1]
+    panel = sr2_web.gm.get(page(sr2_web), **HTMX).content.decode()
+    # Kept now: the next load draws the same panel in the page (its words, no statistics), fetched again only
+    # when something changes.
+    again = sr2_web.gm.get(board).content.decode().split('<main id="main">')[1]
+    section = again.split('<div id="recovery-body"')[1].split("</section>")[0]
+    assert 'hx-trigger="refresh from:body"' in section and 'hx-trigger="load' not in section
+    assert re.sub(r'value="[^"]*"', "", panel.split('<div class="buttons recovery-act">')[0]) in re.sub(
+        r'value="[^"]*"', "", section
+    )
+    for word in STATISTICS:
+        assert word not in again.lower(), word
+    # A player's board alike: their own section drawn once kept.
+    sr2_web.player.get(page(sr2_web), **HTMX)
+    players = sr2_web.player.get(board).content.decode()
+    assert "recovery-characters" in players and "What if" not in players

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from campaign import access, conditional, presenters, services
 from campaign.models import GM, PLAYER, Campaign, Character, Invitation, Job, Membership
-from campaign.web import board, display, forms, fragments, option_forms, people
+from campaign.web import board, display, forms, fragments, option_forms, people, recovery_page
 from campaign.web.views.cache import (
     ETAG_PENDING,
     LIVE_CACHE,
@@ -233,6 +233,7 @@ def campaign_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
         html, etag = _player_board_live(request, context)
         if not _live(request):
             context["etag"], context["live_html"] = etag, conditional.rendered(html)  # rendered once
+            context["recovery_html"] = recovery_page.board_section(request, campaign, role)
             return _with_keyed_forms(render(request, "campaign.html", context))
         return _etag_response(request, etag) or _with_etag(HttpResponse(html), etag)
     if _live(request):
@@ -246,6 +247,7 @@ def campaign_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return _with_keyed_forms(_gm_board_page(request, campaign, role))
     context = _board_context(request, campaign, role)
     _open_card_form(request, campaign, context)
+    context["recovery_html"] = recovery_page.board_section(request, campaign, role)
     return _with_keyed_forms(render(request, "campaign.html", context))
 
 
@@ -312,6 +314,7 @@ def _gm_board_page(request: HttpRequest, campaign: Campaign, role: str) -> HttpR
     }
     for name, key in keys.items():
         context[name] = conditional.rendered(fragments.filled(found[key], request))
+    context["recovery_html"] = recovery_page.board_section(request, campaign, role)
     return render(request, "campaign.html", context)
 
 
