@@ -6,12 +6,14 @@ for table dice as any advance does."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from campaign import access, conditional, forecast_budget, throttles
@@ -58,8 +60,11 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
     party = recovery.party
     gm = recovery.role == GM
     asked = set(query["with"].split(",")) if query["with"] else set()
+    url = reverse("campaign-recovery", args=[campaign.pk])
+    asked_again = urlencode({name: value for name, value in query.items() if value})
     context: dict[str, Any] = {
         "campaign": campaign,
+        "refresh_url": f"{url}?{asked_again}" if asked_again else url,
         "is_gm": gm,
         "as_of": rv.day_text(campaign, recovery.as_of),
         "sampling": rv.sampling_text(recovery),
@@ -181,8 +186,10 @@ def campaign_recovery(request: HttpRequest, campaign_id: int) -> HttpResponse:
         throttles.forecast_rate(request)
         html, status = _panel(request, campaign, role)
     except (forecast_budget.Refused, rv.Stopped) as refused:
+        # A time box run out is a 503 on the page of its own; under htmx it is a 429 like the budget's refusal,
+        # since htmx swaps a 429 in (the section says why and asks again by itself) and leaves a 503 unswapped.
         message, wait, status = (
-            (rv.STOPPED, STOPPED_WAIT, 503)
+            (rv.STOPPED, STOPPED_WAIT, 429 if request.htmx else 503)
             if isinstance(refused, rv.Stopped)
             else (refused.message, refused.retry_after, 429)
         )

@@ -63,3 +63,68 @@ def test_the_gm_and_the_player_see_the_partys_timeline_and_the_gm_advances_to_it
     expect(gm.page.locator("#recovery")).to_contain_text("The party: all fit for action now")
 
     assert gm.problems == [] and player.problems == []
+
+
+# Every layout shift of the page from its first paint on, as Lighthouse counts them (none after an input).
+SHIFTS = """
+window.__shifts = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (!entry.hadRecentInput) window.__shifts.push(entry.value);
+  }
+}).observe({type: "layout-shift", buffered: true});
+document.addEventListener("DOMContentLoaded", () => {
+  window.__tops = [...document.querySelectorAll("main > *")].map((e) => [e.id, e.getBoundingClientRect().top]);
+});
+"""
+# Where each part of the board is now, by the same measure.
+TOPS = '[...document.querySelectorAll("main > *")].map((e) => [e.id, e.getBoundingClientRect().top])'
+
+
+def test_a_what_if_opens_inside_the_board_and_nothing_moves_when_the_section_comes(
+    live_server: Any, browser: Any, django_user_model: Any
+) -> None:
+    base = live_server.url
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    crippling = {"body_check": [6, 1, 1, 1, 1], "location": [3, 4], "critical": 3}  # the chest's spine
+    assert table.act({"type": "wound", "severity": "S", "rolls": crippling}).status_code == 201
+    diagnosis = {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 1,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [6]},
+    }
+    assert table.act(diagnosis).status_code == 201
+    for name in ("Bo", "Cy", "Di", "Ed", "Fa"):
+        made = npc(table, name, {"body": 5})
+        wound = {"type": "wound", "severity": "M", "rolls": {"body_check": [6, 6, 6, 6, 6]}}
+        assert table.gm.post(f"/api/characters/{made['id']}/actions/", wound).status_code == 201
+    campaign = table.campaign["id"]
+    gm = Watched(browser, viewport={"width": 412, "height": 823}, is_mobile=True)
+    gm.log_in(base, "gm")
+    gm.context.add_init_script(SHIFTS)
+    board = f"{base}/campaigns/{campaign}/"
+    gm.page.goto(board)
+    section = gm.page.locator("#recovery")
+    expect(section).to_contain_text(
+        "The party: not all fit until cared for: Ash: the chest's crippling hit (spine)"
+    )
+    # Every part of the board is where it was at the first paint (the section, last, grew; nothing moved).
+    first, now = gm.page.evaluate("window.__tops"), gm.page.evaluate(TOPS)
+    assert [part for part, _ in first] == [part for part, _ in now] and first[-1][0] == "recovery"
+    assert first == now, (first, now)
+    assert gm.page.evaluate("window.__shifts.reduce((a, b) => a + b, 0)") < 0.05
+
+    # The GM asks "with Ash's spine replaced": the answer comes inside the section, the board stays.
+    section.get_by_label("Ash's spine replaced").check()
+    section.get_by_role("button", name="Show").click()
+    answer = section.locator(".recovery-what-ifs li")
+    expect(answer).to_contain_text("With Ash's spine replaced: all fit most likely by ")
+    assert gm.page.url == board
+    # A refresh (what the board's answers send after each action) asks the same question again: it stays.
+    with gm.page.expect_response(lambda r: "with=replace" in r.url and r.request.headers.get("hx-request")):
+        gm.page.evaluate("htmx.trigger(document.body, 'refresh')")
+    expect(answer).to_contain_text("With Ash's spine replaced: all fit most likely by ")
+    expect(section.locator("input[value^='replace:']")).to_be_checked()
+    assert gm.problems == []
