@@ -293,3 +293,13 @@ def test_the_boards_section_says_a_time_box_ran_out_and_asks_again_in_a_minute(
     )
     assert 'hx-trigger="load delay:60s"' in html
     assert sr2_web.gm.get(page(sr2_web)).status_code == 503  # the page of its own, as before
+
+
+def test_should_be_healed_says_why_it_has_no_date_beside_the_forecasts(sr2_web: Web) -> None:
+    sr2_web.table.act(chest_hit(CRITICAL))  # its healing waits on the Body test the clock rolls at its period
+    html = sr2_web.player.get(f"/characters/{sr2_web.table.character['id']}/").content.decode()
+    hit = html.split("<h3>Should be healed</h3>")[1].split("</ul>")[0]
+    assert (
+        "no date yet: it waits on a roll still to come or on care (the forecast below says when it most likely "
+        "ends)" in hit
+    )
