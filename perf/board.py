@@ -17,17 +17,51 @@ from campaign import services
 from campaign.models import PLAYER, Campaign, Membership
 from perf.mixes import BENCHES
 
-# Three wounds of a fight, every die entered: a Light and a Moderate physical, a Moderate stun.
-THREE_WOUNDS: list[dict[str, Any]] = [
-    {"type": "wound", "severity": "L", "rolls": {"body_check": [1, 1, 1, 1, 1]}},
-    {"type": "wound", "severity": "M", "rolls": {"body_check": [2, 2, 2, 2, 2]}},
-    {"type": "wound", "severity": "M", "damage": "stun", "rolls": {"body_check": [1, 2, 1, 2, 1]}},
-]
+# The board as a GM has it after a fight: each runner with three wounds, every die entered, and a medic's look at
+# the hit. A Light physical the Body check shrugs off; a Moderate physical with a Critical hit, each runner's in
+# another place (the first runner's Crippling: it never heals on its own, so the party's section offers its
+# replacement and the GM's Accept); a Moderate stun. Five untreated Critical hits are the party's dearest futures.
+LOCATIONS = [
+    [3, 4],
+    [2, 3],
+    [5, 5],
+    [2, 2],
+    [4, 4],
+    [1, 2],
+]  # chest, abdomen, left arm, right arm, chest, right leg
+
+
+def three_wounds(n: int) -> list[dict[str, Any]]:
+    """Runner `n`'s three wounds (the medic's diagnosis of its hit is `diagnosis`)."""
+    crippling = n == 0
+    hit = {
+        "body_check": [6, 1, 1, 1, 1] if crippling else [6, 6, 1, 1, 1],  # Body 5 vs TN 4: 1 or 2 successes
+        "location": LOCATIONS[n % len(LOCATIONS)],
+        "critical": [n % 6 + 1],
+    }
+    return [
+        {"type": "wound", "severity": "L", "rolls": {"body_check": [6, 6, 6, 6, 6]}},
+        {"type": "wound", "severity": "M", "rolls": hit},
+        {"type": "wound", "severity": "M", "damage": "stun"},
+    ]
+
+
+def diagnosis(tn: int) -> dict[str, Any]:
+    """The medic (Biotech 6) diagnoses the runner's hit, `ch1`, of Diagnose target `tn`: every die a success (above
+    6, the Rule of Six's totals: a 6 and more, never a multiple of 6)."""
+    die = 6 if tn <= 6 else tn + 1 if tn % 6 == 0 else tn
+    return {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 6,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [die] * 6},
+    }
 
 
 def seeded_table(characters: int, tag: str = "board") -> tuple[Campaign, Any, Any, list[int]]:
-    """A shadowrun2 campaign of `characters` characters, each with three wounds and played by one player (so the
-    player's board holds them all). Returns the campaign, the GM, the player and the characters' ids."""
+    """A shadowrun2 campaign of `characters` characters, each with three wounds (`three_wounds`) and played by one
+    player (so the player's board holds them all). Returns the campaign, the GM, the player and the characters' ids."""
     users = get_user_model().objects
     gm, _ = users.get_or_create(username=f"{tag}-gm")
     player, _ = users.get_or_create(username=f"{tag}-player")
@@ -44,8 +78,11 @@ def seeded_table(characters: int, tag: str = "board") -> tuple[Campaign, Any, An
             player=player.username,
             attributes=BENCHES["shadowrun2"].attributes,
         )
-        for body in THREE_WOUNDS:
+        for body in three_wounds(n):
             services.character_act(character_id=character.pk, body=body, actor=gm.username)
+        character.refresh_from_db()
+        tn = character.state["critical_hits"][0]["diagnose_tn"]
+        services.character_act(character_id=character.pk, body=diagnosis(tn), actor=gm.username)
         ids.append(character.pk)
     return campaign, gm, player, ids
 
