@@ -171,11 +171,12 @@ def cache_key(
     campaign: Campaign,
     role: str,
     user: Any,
-    characters: Sequence[Character],
+    characters: Sequence[Any],
     query: Mapping[str, str],
 ) -> str:
     """A key for one answer per campaign clock, characters' versions, names and players, reader (role and what they
-    may see go with the user) and query, in the "pages" cache."""
+    may see go with the user) and query, in the "pages" cache. `characters`: `Character` rows, or anything with
+    their `pk`, `created_at`, `version`, `name` and `player_id` (the board asks with those alone)."""
     parts = [f"{c.pk}.{c.created_at.timestamp()}.{c.version}.{c.name}.{c.player_id}" for c in characters]
     asked = [f"{name}={query.get(name, '')}" for name in ("runs", "with", "by")]
     moment = [str(campaign.version), str(campaign.game_time), str(campaign.projection_epoch)]

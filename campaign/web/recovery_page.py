@@ -5,6 +5,7 @@ for table dice as any advance does."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -158,19 +159,22 @@ def _with_forms(
     return conditional.rendered(body + forms)
 
 
-# What `rv.cache_key` reads of a character: the board asks the cache with these alone (no state to load).
-_KEY_FIELDS = ("id", "campaign_id", "created_at", "version", "name", "player_id")
+# What `rv.cache_key` reads of a character: the board asks the cache with these alone (no state, no model).
+_KEY_FIELDS = ("pk", "created_at", "version", "name", "player_id")
 
 
 def board_section(request: HttpRequest, campaign: Campaign, role: str) -> SafeString | None:
     """The party's panel for the board's first paint when it is kept already (the one renderer of the section:
     the same panel the section fetches), else None: the board then fetches it once shown. Nothing is simulated
     on the board's own request (docs/recovery.md, "On the board")."""
-    rows = Character.objects.filter(campaign=campaign, retired=False).only(*_KEY_FIELDS)
+    rows = Character.objects.filter(campaign=campaign, retired=False)
     if role != GM:
         rows = rows.filter(player=request.user)
+    keyed = [
+        SimpleNamespace(**dict(zip(_KEY_FIELDS, row, strict=True))) for row in rows.values_list(*_KEY_FIELDS)
+    ]
     query = {"with": "", "by": "", "runs": ""}
-    found = caches[CACHE].get(rv.cache_key("recovery-panel", campaign, role, request.user, list(rows), query))
+    found = caches[CACHE].get(rv.cache_key("recovery-panel", campaign, role, request.user, keyed, query))
     return None if found is None else _with_forms(request, campaign, role, found)
 
 
