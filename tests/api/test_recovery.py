@@ -287,3 +287,35 @@ def test_hospital_alone_leaves_the_crippling_hit_in_the_way_and_says_so(sr2: Tab
         "(a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's Accept "
         "(fit for action with it))"
     )
+
+
+def test_a_cyberpunk_crippled_limb_replaced_is_a_what_if_and_what_still_stands_is_named(
+    cp2020: Table,
+) -> None:
+    from tests.api.test_cyberpunk2020 import STABILIZED_LEG
+
+    for step in STABILIZED_LEG:  # the left leg crippled (its bones not set), stabilized with first aid
+        assert cp2020.act(step).status_code == 201
+    ash = cp2020.character["id"]
+    data = cp2020.gm.get(url(cp2020, f"?with=replace:{ash}:left_leg,treat:{ash}&runs=100")).json()
+    assert {"with": f"replace:{ash}:left_leg", "label": "Ash's left leg replaced"} in data["what_if_menu"]
+    assert data["party"]["text"].startswith("not all fit until cared for: Ash: the wound track: 8 points, ")
+    assert (
+        "; Ash: the crippled left leg needs care (a crippled limb needs its bones set, or a replacement)"
+        in (data["party"]["text"])
+    )
+    replaced, treated, both = data["what_ifs"]
+    assert replaced["label"] == "with Ash's left leg replaced"
+    assert treated["label"] == "with Ash treated now"
+    assert both["label"] == "with Ash's left leg replaced and Ash treated now, all at once"
+    # Each alone leaves the other in the way, named with why; both at once give the party a date.
+    assert replaced["all_fit"]["p50"] is None
+    assert replaced["text"].startswith(
+        "still most likely not all fit within a year: Ash: the wound track: 8 points, 4 points over Light stays in "
+        "the way (untreated wounds do not"
+    ), replaced["text"]
+    assert treated["all_fit"]["p50"] is None
+    assert treated["text"].startswith(
+        "still most likely not all fit within a year: Ash: the crippled left leg stays in the way ("
+    ), treated["text"]
+    assert both["all_fit"]["p50"] is not None and both["text"].startswith("all fit "), both
