@@ -211,8 +211,12 @@ def _blockers(name: str, outlook: rc.Character) -> list[str]:
             f"{name}: {item.what} stays in the way" + (f" ({item.care})" if item.care else "")
             for item in stuck
         ]
-    if outlook.fit is not None and outlook.fit.share < 1:
-        # Dated alone, but not in every future: with others alike, the party's date is past the year.
+    return []
+
+
+def _late(name: str, outlook: rc.Character) -> list[str]:
+    """A character dated alone but not in every future: with others alike, the party's date is past the year."""
+    if outlook.status is None and outlook.note is None and outlook.fit is not None and outlook.fit.share < 1:
         return [f"{name} is not fit within a year in {percent(1 - outlook.fit.share)} of the futures"]
     return []
 
@@ -230,7 +234,9 @@ def _party(names: Sequence[str], members: Sequence[rc.Character]) -> Party:
     spread = rc.party_spread([m.times for _, m in living])
     if spread.p50 is not None:
         return Party(spread, None, len(living), (), dead)
+    # What surely stands in the way is said; the chances of the rest only when nothing surely does.
     blockers = tuple(b for name, m in living for b in _blockers(name, m))
+    blockers = blockers or tuple(b for name, m in living for b in _late(name, m))
     return Party(spread, rc.NOT_BY_HORIZON, len(living), blockers, dead)
 
 

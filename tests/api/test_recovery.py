@@ -319,3 +319,20 @@ def test_a_cyberpunk_crippled_limb_replaced_is_a_what_if_and_what_still_stands_i
         "still most likely not all fit within a year: Ash: the crippled left leg stays in the way ("
     ), treated["text"]
     assert both["all_fit"]["p50"] is not None and both["text"].startswith("all fit "), both
+
+
+def test_a_what_if_short_of_a_date_names_what_surely_stands_before_the_chances_of_the_rest(
+    sr2: Table,
+) -> None:
+    assert sr2.act(chest_hit(CRIPPLING)).status_code == 201
+    bo = npc(sr2, "Bo", {"body": 5})
+    medium = {"body_check": [6, 6, 1, 1, 1], "location": [2, 3], "critical": 1}  # a Critical hit, the abdomen
+    wound = {"type": "wound", "severity": "M", "rolls": medium}
+    assert sr2.gm.post(f"/api/characters/{bo['id']}/actions/", wound).status_code == 201
+    hospital = sr2.gm.get(url(sr2, "?with=hospital&runs=100")).json()["what_ifs"][0]
+    # Ash's crippling hit never heals in hospital: that is said; Bo's chance of not healing within a year (a
+    # few futures in 100 even in hospital) is not.
+    assert hospital["text"].startswith(
+        "still most likely not all fit within a year: Ash: the chest's crippling hit"
+    )
+    assert "Bo" not in hospital["text"]
