@@ -42,6 +42,18 @@ UNIT_WORDS = {"minutes": ("minute", "minutes"), "hours": ("hour", "hours"), "day
 UNIT_WORDS |= {"weeks": ("week", "weeks"), "seconds": ("second", "seconds"), "rounds": ("round", "rounds")}
 
 
+# A number's unit when the number is one ("1 box", not "1 boxes").
+SINGULAR = {"boxes": "box", "points": "point", "dice": "die", "successes": "success"}
+
+
+def amount_words(value: Any, unit: str) -> str:
+    """A number with its unit as read aloud: "TN 4", "1 box", "3 boxes", "0.5"."""
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    if unit == "TN":
+        return f"{unit} {text}"
+    return f"{text} {SINGULAR.get(unit, unit) if value == 1 else unit}".strip()
+
+
 def unit_count(amount: int, unit: str) -> str:
     one, many = UNIT_WORDS[unit]
     return f"{amount} {one if amount == 1 else many}"
@@ -159,8 +171,7 @@ class Number(Setting):
         return value
 
     def words(self, value: Any) -> str:
-        text = f"{value:g}" if isinstance(value, float) else str(value)
-        return f"{self.unit} {text}" if self.unit == "TN" else f"{text} {self.unit}".strip()
+        return amount_words(value, self.unit)
 
     def schema(self) -> dict[str, Any]:
         kind = "number" if self.fraction else "integer"
@@ -342,7 +353,7 @@ class Column:
     def words(self, value: int) -> str:
         if self.duration:
             return self.as_duration().words(value)
-        return f"{self.unit} {value}" if self.unit == "TN" else f"{value} {self.unit}".strip()
+        return amount_words(value, self.unit)
 
 
 @dataclass(frozen=True)
@@ -408,7 +419,7 @@ class Table(Setting):
         if not self.rows:
             return self.row_words(value)
         return "; ".join(
-            f"{row.label} {self.row_words(value[row.key])}" for row in self.rows if row.key in value
+            f"{row.label}: {self.row_words(value[row.key])}" for row in self.rows if row.key in value
         )
 
     def _column_schema(self, column: Column, row: Row | None) -> dict[str, Any]:

@@ -101,12 +101,21 @@ def title_of(kind: str) -> str:
     if kind in SHARED_TITLES:
         return SHARED_TITLES[kind]
     words = "".join(f" {char.lower()}" if char.isupper() else char for char in kind).strip()
-    return capital(words)
+    return capital(" ".join(ACRONYMS.get(word, word) for word in words.split()))
 
 
-def _lower(title: str) -> str:
-    """'Wound taken' -> 'wound taken'; 'GM note' stays."""
+# Words of an event type that are written in capitals: Dark Future's CON ('ConRecovered' -> 'CON recovered').
+ACRONYMS = {"con": "CON", "gm": "GM"}
+
+
+def lowered(title: str) -> str:
+    """'Wound taken' -> 'wound taken'; 'GM note' and 'CON recovered' stay."""
     return title if title[1:2].isupper() else title[:1].lower() + title[1:]
+
+
+def times(count: int) -> str:
+    """How often, read aloud: '', 'twice', '3 times'."""
+    return "" if count == 1 else "twice" if count == 2 else f"{count} times"
 
 
 def value_words(value: Any) -> str:
@@ -140,7 +149,7 @@ def changes_words(changes: Mapping[str, Any]) -> str:
 
 def _taken_back(data: Mapping[str, Any]) -> str:
     """What an undo or a revert took back, to end a sentence: 'wound taken and critical hit taken'."""
-    titles = [_lower(title_of(kind)) for kind in data.get("types", [])]
+    titles = [lowered(title_of(kind)) for kind in data.get("types", [])]
     return " and ".join(filter(None, (", ".join(titles[:-1]), *titles[-1:])))
 
 

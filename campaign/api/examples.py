@@ -101,7 +101,7 @@ ASH_WOUNDED: dict[str, Any] = {
         "stabilized": False,
     },
     "symptoms": [
-        "physical damage: S (6 boxes)",
+        "physical damage: Serious (6 boxes)",
         "right arm: A wound in the arm bleeds and throbs; the arm is weak and clumsy and hurts to move.",
     ],
     "warnings": ["Critical hit 1 to the right arm (upper arm) is crippling and not diagnosed"],

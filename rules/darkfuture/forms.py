@@ -23,7 +23,11 @@ FORMS = {
         rolls=(
             RollSpec("damage", 1, 6, "Pedestrian Critical Table"),
             RollSpec(
-                "ko", 1, 6, "KO roll", "A 4 or more knocks the character out (26-50% and 01-25% bands)."
+                "ko",
+                1,
+                6,
+                "KO roll",
+                "A roll of 4 or more knocks the character out (26-50% and 01-25% bands).",
             ),
             RollSpec("stun", 1, 6, "Stun roll", "A 4 or more stuns the character (51-75% and lower bands)."),
             RollSpec(

@@ -1125,7 +1125,8 @@ def fire_physical_healing_roll(state: State, timer: Timer, dice: Dice) -> list[E
         state["attributes"]["body"],
         row["tn"],
         label="Physical healing (Body)",
-        why=f"when the {stage_level} physical damage heals one level: base time / successes; none: roll again",
+        why=f"when the {t.LEVEL_WORDS[stage_level].lower()} physical damage heals one level: base time / successes; "
+        "none: roll again",
     )
     data = {"level": stage_level, "to_boxes": row["to_boxes"], **test.as_data()}
     if test.successes:

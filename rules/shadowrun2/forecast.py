@@ -27,7 +27,7 @@ from rules.shadowrun2.engine import (
 MEDIC = "the forecast's medic"
 MEDIC_SKILL = 4
 TREATMENT_TRIES = 3
-LEVEL_WORDS = {"L": "Light", "M": "Moderate", "S": "Serious", "D": "Deadly"}
+LEVEL_WORDS = t.LEVEL_WORDS
 CARE = {
     "mortal": "a mortal hit kills unless it is treated",
     "crippling": "a crippling hit never heals on its own: it needs a replacement or healing magic",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rules.options import SEED, Choice, Column, Duration, Row, Table, YesNo
 from rules.shadowrun2 import tables as t
 
-LEVELS = {"L": "Light", "M": "Moderate", "S": "Serious", "D": "Deadly"}
+LEVELS = t.LEVEL_WORDS
 TN = Column("", "TN", minimum=2, maximum=30, unit="TN")
 TN_FIELD = Column("tn", "TN", minimum=2, maximum=30, unit="TN")
 

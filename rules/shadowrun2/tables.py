@@ -19,6 +19,8 @@ MAX_ATTRIBUTE = 99  # Body and Willpower
 WOUND_BOXES = {"L": 1, "M": 3, "S": 6, "D": 10}
 
 # Box count -> level, for every monitor: 0 none, 1-2 L, 3-5 M, 6-9 S, 10 D.
+# The levels in words, as the seed names them.
+LEVEL_WORDS = {"L": "Light", "M": "Moderate", "S": "Serious", "D": "Deadly"}
 LEVEL_BY_BOXES = (None, "L", "L", "M", "M", "M", "S", "S", "S", "S", "D")
 
 # Target-number modifier of a monitor at each level (seed "Step 5", SRII core for physical and stun).

@@ -217,7 +217,9 @@ def view(state: State, audience: str) -> dict[str, Any]:
     for name in ("physical", "stun"):
         wound_level = level(state[name])
         if wound_level:
-            symptoms.append(f"{name} damage: {wound_level} ({state[name]} boxes)")
+            symptoms.append(
+                f"{name} damage: {SEVERITY_WORDS[wound_level]} ({words.count(state[name], 'box', 'boxes')})"
+            )
     for hit in hits:
         if not is_active(hit):
             continue
@@ -418,7 +420,7 @@ TIMER_WORDS = {
 # The game's words for one history entry or an action's answer (rules/words.py). `describe` reads only the data the
 # reader holds: a player's public data has no lethality of an undiagnosed hit, no Body check and no time of death.
 
-SEVERITY_WORDS = {"L": "Light", "M": "Moderate", "S": "Serious", "D": "Deadly"}
+SEVERITY_WORDS = t.LEVEL_WORDS
 
 
 def hit_name(data: Mapping[str, Any]) -> str:

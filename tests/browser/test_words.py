@@ -212,7 +212,7 @@ def test_a_refresh_keeps_an_opened_details_open(
     player.page.goto(f"{live_server.url}/characters/{table.character['id']}/")
     player.htmx_ready()
     group = player.page.locator("li.entry-group details").first
-    expect(group).to_contain_text("2 con recovered")
+    expect(group).to_contain_text("CON recovered twice")
     group_id = group.get_attribute("id")
     group = player.page.locator(f"details#{group_id}")
     group.locator("summary").click()

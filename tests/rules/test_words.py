@@ -208,3 +208,44 @@ def test_the_threat_names_the_action_that_stops_the_death() -> None:
     assert threat({**dying, "treatment_ends": 40}, 6) == (
         "Dies in about 24 s ([t=30]), before the treatment under way ends ([t=40])."
     )
+
+
+@pytest.mark.parametrize(
+    ("kind", "title", "lowered"),
+    [
+        ("ConRecovered", "CON recovered", "CON recovered"),
+        ("WoundTaken", "Wound taken", "wound taken"),
+        ("OverflowBoxTaken", "Overflow box taken", "overflow box taken"),
+    ],
+)
+def test_an_entry_title_keeps_the_games_capitals(kind: str, title: str, lowered: str) -> None:
+    assert (words.title_of(kind), words.lowered(words.title_of(kind))) == (title, lowered)
+
+
+@pytest.mark.parametrize(("count", "text"), [(1, ""), (2, "twice"), (4, "4 times")])
+def test_how_often_reads_aloud(count: int, text: str) -> None:
+    assert words.times(count) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "text"),
+    [
+        (1, "boxes", "1 box"),
+        (0, "boxes", "0 boxes"),
+        (3, "boxes", "3 boxes"),
+        (4, "TN", "TN 4"),
+        (2, "", "2"),
+    ],
+)
+def test_an_option_number_agrees_with_its_unit(value: int, unit: str, text: str) -> None:
+    from rules.options import amount_words
+
+    assert amount_words(value, unit) == text
+
+
+def test_a_shadowrun_players_symptoms_name_the_level_and_count_the_boxes() -> None:
+    ruleset = get_ruleset("shadowrun2")
+    state = ruleset.initial_state({"body": 5}, {})
+    state = {**state, "physical": 6, "stun": 1}
+    symptoms = ruleset.view(state, "player")["symptoms"]
+    assert "physical damage: Serious (6 boxes)" in symptoms and "stun damage: Light (1 box)" in symptoms

@@ -74,7 +74,7 @@ def test_a_week_of_daily_healing_is_one_group_of_the_players_history_and_clears_
     assert cp2020_web.table.advance(days=7).status_code in (200, 201, 202)
     html = cp2020_web.player.get(f"/characters/{cp2020_web.character_id}/").content.decode()
     assert re.search(
-        r'<details id="group-\d+"><summary>Clock, 2020-01-01 00:00 to 2020-01-08 00:00: 7 entries: 7 damage healed<',
+        r'<details id="group-\d+"><summary>Clock, 2020-01-01 00:00 to 2020-01-08 00:00: 7 entries: damage healed 7 times<',
         html,
     )
     assert '<p class="body-words muted" id="body-words">No wounds on the body.</p>' in html

@@ -27,7 +27,7 @@ def test_an_advance_s_firings_show_as_one_expandable_entry(cp2020_web: Web) -> N
     assert table.advance(hours=3).status_code == 202
     page = _page(cp2020_web)
     assert (
-        "<summary>Clock, 2020-01-01 00:00 to 2020-01-01 03:00: 3 entries: 3 stun damage healed</summary>"
+        "<summary>Clock, 2020-01-01 00:00 to 2020-01-01 03:00: 3 entries: stun damage healed 3 times</summary>"
         in page
     )
 

@@ -33,7 +33,7 @@ def test_the_clocks_recoveries_are_one_group_of_their_advance(df_web: Web) -> No
     df_web.table.advance(weeks=3)
     html = df_web.player.get(f"/characters/{df_web.character_id}/").content.decode()
     assert re.search(
-        r'<details id="group-\d+"><summary>Clock, 2020-01-01 00:00 to 2020-01-22 00:00: 4 entries: 3 con recovered, 1 stun ended<',
+        r'<details id="group-\d+"><summary>Clock, 2020-01-01 00:00 to 2020-01-22 00:00: 4 entries: CON recovered 3 times, stun ended<',
         html,
     )
     assert "7 days of rest: CON 5 to 6, 51-75% of CON; skills driver 2, gunner 3." in html

@@ -28,6 +28,7 @@ from campaign.web.views.cache import (
     _with_etag,
     _with_keyed_forms,
 )
+from rules import words
 from rules.registry import get_ruleset
 from rules.ruleset import Ruleset, State, Timer
 
@@ -98,7 +99,7 @@ def _advance_of(row: Event) -> str | None:
 
 def _group_entries(entries: list[dict[str, Any]], rows: list[Event], campaign: Campaign) -> None:
     """Runs of two or more entries that belong together are drawn as one expandable entry: a clock advance's
-    firings ("Clock, 2020-01-01 00:00 to 2020-01-08 00:00: 7 entries, 7 damage healed") and entries taken back
+    firings ("Clock, 2020-01-01 00:00 to 2020-01-08 00:00: 7 entries: damage healed 7 times") and entries taken back
     together (a revert's, "Taken back: 5 entries"). Marks the run's first entry (newest: `group_open`, the
     title) and last (`group_close`)."""
     keys = [
@@ -114,8 +115,8 @@ def _group_entries(entries: list[dict[str, Any]], rows: list[Event], campaign: C
             end += 1
         if end > start:
             run = entries[start : end + 1]
-            kinds = Counter(display.event_title(item["type"]).lower() for item in run)
-            counted = ", ".join(f"{count} {kind}" for kind, count in kinds.most_common())
+            kinds = Counter(words.lowered(display.event_title(item["type"])) for item in run)
+            counted = ", ".join(f"{kind} {words.times(count)}".strip() for kind, count in kinds.most_common())
             what = f"{len(run)} entries: {counted}"
             kind, job_id = keys[start]
             if kind == "clock":
