@@ -38,6 +38,7 @@ from rules.ruleset import (
     PLAYER,
     TAKING_BACK,
     State,
+    fires_at,
     options_in_force,
 )
 from rules.ruleset import Event as RuleEvent
@@ -116,7 +117,11 @@ def character_json(
     campaign = character.campaign
     rules = get_ruleset(campaign.ruleset)
     state = character.state if state is None else state
-    view = rules.view(state, audience)
+    # Now, every time shown is when the clock acts (`rules.ruleset.fires_at`): one the state has in the past (an
+    # undo or a revert took back the events that had passed it) is due now, at the campaign's time, and the view
+    # computes every time of death from there. A past state (time travel) keeps its own times.
+    now = version is None or version == character.version
+    view = rules.view(state, audience, campaign.game_time if now else None)
     data: dict[str, Any] = {
         "id": character.pk,
         "name": character.name,
@@ -141,18 +146,10 @@ def character_json(
         ],
         "game_time": campaign.game_time,
     }
-    # Now, a time the state has in the past is due now (an undo or a revert took back the events that had passed
-    # it): it fires at the next advance, so it never shows as time gone by. A past state keeps its own times.
-    now = version is None or version == character.version
     due = (lambda seconds: not_before(campaign, seconds)) if now else (lambda seconds: seconds)
-    for item in data["recovery"]:
-        if item.get("ends_at") is not None:
-            item["ends_at"] = due(item["ends_at"])
-            item["ends_at_date"] = game_date(campaign, item["ends_at"])
     if audience == GM:
-        death_at = None if view["death_at"] is None else due(view["death_at"])
-        data["death_at"] = death_at
-        data["death_at_date"] = game_date(campaign, death_at)
+        data["death_at"] = view["death_at"]
+        data["death_at_date"] = game_date(campaign, view["death_at"])
         data["timers"] = [
             {
                 "due": due(t.due),
@@ -171,7 +168,7 @@ def character_json(
 
 def not_before(campaign: Campaign, seconds: int) -> int:
     """A time the clock must still reach: one in the past is due now, at the campaign's game time."""
-    return max(seconds, campaign.game_time)
+    return fires_at(seconds, campaign.game_time)
 
 
 def undo_target(character: Character, character_key: str | None = None) -> dict[str, Any] | None:

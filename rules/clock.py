@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from rules.dice import Dice
-from rules.ruleset import Event, Ruleset, State, Timer, fold
+from rules.ruleset import Event, Ruleset, State, Timer, fires_at, fold
 
 
 @dataclass(frozen=True, init=False)
@@ -84,7 +84,7 @@ class DueTimers:
             old = before.get(key)
             if old is None or old.due != due or old != timer:
                 self._pushed += 1
-                at = due if due > from_time else from_time
+                at = fires_at(due, from_time)
                 entry = ((at, character_id, timer.priority, key), self._pushed, character_id, key, timer)
                 heapq.heappush(heap, entry)
 
@@ -98,8 +98,7 @@ class DueTimers:
                 # Replaced or cancelled by a firing since it was queued, or waiting for the next advance.
                 heapq.heappop(heap)
                 continue
-            due = timer.due
-            return Due(character_id, timer, due if due > self.from_time else self.from_time)
+            return Due(character_id, timer, fires_at(timer.due, self.from_time))
         return None
 
     def pop(self) -> Due | None:
@@ -111,8 +110,7 @@ class DueTimers:
             queued = current.get(character_id, _NO_TIMERS).get(key)
             if (queued is not timer and queued != timer) or (character_id, key) in skip:
                 continue
-            due = timer.due
-            return Due(character_id, timer, due if due > self.from_time else self.from_time)
+            return Due(character_id, timer, fires_at(timer.due, self.from_time))
         return None
 
     def next(self, *, at_limit: bool = False) -> Due | None:

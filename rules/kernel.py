@@ -199,7 +199,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         public_event=unretired(view.public_event, None),
         summary=words.summary_with(house_rules_words(view.describe, options.OPTIONS)),
         timer_words=timer_worder(view.TIMER_WORDS),
-        saves=getattr(view, "saves", lambda state: {}),
+        saves=getattr(view, "saves", lambda state, now=None: {}),
         public_taken_back=getattr(view, "public_taken_back", None),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,

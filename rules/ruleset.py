@@ -8,8 +8,8 @@ A ruleset is a bundle of pure functions over a JSON-serialisable state dict:
     evolve_into(state, event) -> None                 the same change made in place, on a state the caller owns
     timers(state) -> list[Timer]                      what the clock must do and when (game seconds)
     fire(state, timer, dice) -> list[Event]           what happens when the clock reaches it
-    view(state, audience) -> dict                     "gm" or "player" (secrets removed)
-    status(state) -> dict                             view(state, "gm")'s alive, conscious, dying and death_at
+    view(state, audience, now) -> dict                "gm" or "player" (secrets removed); times as the clock acts
+    status(state, now) -> dict                        view(state, "gm", now)'s alive, conscious, dying, death_at
     public_event(event) -> dict | None                what a player may read of one history entry
     summary(event) -> str                             the short form of describe's sentence (the Undo button's)
     describe(event) -> str                            one history entry in the game's words (rules/words.py)
@@ -51,7 +51,6 @@ if TYPE_CHECKING:
     from rules.forecast import ForecastRules
 
 State = dict[str, Any]
-Audience = str  # "gm" or "player"
 GM = "gm"
 PLAYER = "player"
 
@@ -87,6 +86,15 @@ class Event:
             game_time,
             schema_version,
         )
+
+
+def fires_at(due: int, now: int | None) -> int:
+    """The game second at which the clock fires a timer due at `due` when the campaign's time is `now`: one the
+    state has in the past (an undo, a revert or a house rule took back what had passed it) fires at the next
+    advance's start, the campaign's time (docs/clock.md, "Due now"). `now` None: the state's own time (a past
+    moment shown as it was). Every time a person reads of a timer, a time of death first, comes through here, as
+    the clock's own order does (`rules.clock.DueTimers`), so what is shown is when the clock acts."""
+    return due if now is None or due > now else now
 
 
 _NO_DATA: Any = object()  # `Timer`'s data not given: a new empty dict, as `field(default_factory=dict)` makes
@@ -177,8 +185,10 @@ class Ruleset:
     evolve_into: Callable[[State, Event], None]
     timers: Callable[[State], list[Timer]]
     fire: Callable[..., list[Event]]
-    view: Callable[[State, Audience], dict[str, Any]]
-    status: Callable[[State], dict[str, Any]]
+    # `now`: the campaign's game time, so that every time shown is when the clock will act (`fires_at`); None for
+    # a past moment, whose times are shown as they were.
+    view: Callable[..., dict[str, Any]]
+    status: Callable[..., dict[str, Any]]
     public_event: Callable[[Event], dict[str, Any] | None]
     # One line naming an entry for the GM (the Undo button, a 409's list of actions): the short form of `describe`'s
     # sentence (`rules.words.summary_with`); a ruleset without sentences names an entry by its type.
@@ -236,7 +246,7 @@ class Ruleset:
     public_taken_back: Callable[[Event, dict[str, Any]], dict[str, Any]] | None = None
     # What stops the time of death of `state`, for the GM's words (`rules.words.threat`): `saved_by` ("stabilized",
     # "treated") and `treatment_ends`, when a treatment under way ends first. Empty: "treated".
-    saves: Callable[[State], dict[str, Any]] = field(default=lambda state: {})
+    saves: Callable[..., dict[str, Any]] = field(default=lambda state, now=None: {})
 
     @property
     def option_help(self) -> dict[str, str]:

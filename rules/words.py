@@ -314,14 +314,16 @@ def said_with(describe: Callable[[Event], str], events: list[Event], status: Map
 
 def speaker(
     own: Mapping[str, Callable[[Event], str]],
-    status: Callable[[Any], Mapping[str, Any]],
-    saves: Callable[[Any], Mapping[str, Any]] | None = None,
+    status: Callable[[Any, int | None], Mapping[str, Any]],
+    saves: Callable[[Any, int | None], Mapping[str, Any]] | None = None,
 ) -> tuple[Callable[[Event], str], Callable[[list[Event], Any], str]]:
     """A ruleset's `describe` and `said` from its own events' sentences (event type -> sentence), its `status` (the
     GM's view) and `saves`, what stops the time of death (`saved_by`, `treatment_ends`: `threat`)."""
     describe = describe_with(own)
 
     def said(events: list[Event], state: Any) -> str:
-        return said_with(describe, events, {**status(state), **(saves(state) if saves else {})})
+        # An action is dated at the campaign's time: the times it tells are when the clock acts from there.
+        now = events[-1].game_time if events else None
+        return said_with(describe, events, {**status(state, now), **(saves(state, now) if saves else {})})
 
     return describe, said

@@ -49,14 +49,16 @@ def card_json(character: Character, role: str, player: str | None) -> dict[str, 
     return presenters.character_json(character, role, player=player, notes=[])
 
 
-def death_words(campaign: Campaign, ruleset: Ruleset, state: Any, death_at: int, now: int) -> dict[str, str]:
-    """The dying chip's words (the card's and the character page's alike): the time left, the moment, and what stops
-    it ("unless stabilized"), or the treatment under way that ends first (docs/rules/README.md, "What players
-    see")."""
-    death_at = max(death_at, now)
-    saves = ruleset.saves(state) if state is not None else {}
+def death_words(
+    campaign: Campaign, ruleset: Ruleset, state: Any, death_at: int, now: int, present: bool = True
+) -> dict[str, str]:
+    """The dying chip's words (the card's and the character page's alike): the time left, the moment, and what
+    stops it ("unless stabilized"), or the treatment under way that ends first (docs/rules/README.md). `death_at` is
+    the character's (`presenters.character_json`: when the clock kills), `now` the moment shown; `present`: that
+    moment is the campaign's time (time travel shows a past one, whose times are as they were)."""
+    saves = ruleset.saves(state, campaign.game_time if present else None) if state is not None else {}
     words = {
-        "time_left": display.duration_text(death_at - now),
+        "time_left": display.left_text(death_at - now),
         "death_text": display.date_text(presenters.game_date(campaign, death_at)),
         "saved_by": saves.get("saved_by") or "treated",
     }
@@ -119,7 +121,7 @@ def next_on_the_clock(campaign: Campaign, timers: list[dict[str, Any]]) -> dict[
     return {
         "what": display.label(first["kind"]),
         "due_text": display.date_text(first["due_date"]),
-        "in_text": display.duration_text(first["due"] - campaign.game_time),
+        "when_text": display.when_text(first["due"] - campaign.game_time),
     }
 
 
@@ -181,6 +183,6 @@ def fight(campaign: Campaign, ruleset: Ruleset, player: int | None = None) -> di
                 return shown
         elapsed = campaign.game_time - campaign.fight_started_at
         shown["round"] = elapsed // board.round_seconds + 1
-        shown["elapsed_text"] = display.duration_text(elapsed)
+        shown["elapsed_text"] = display.ago_text(elapsed)
         shown["since_text"] = display.date_text(presenters.game_date(campaign, campaign.fight_started_at))
     return shown

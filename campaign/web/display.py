@@ -29,6 +29,22 @@ def duration_text(seconds: int | None) -> str:
     return ("-" if seconds < 0 else "") + words.duration(seconds)
 
 
+def when_text(seconds: int) -> str:
+    """How long until the clock acts, `seconds` from the moment shown: 'in 4 min', or 'due now' when it fires at
+    the next advance (never 'in 0 s'). The one wording of every surface that says when a timer fires."""
+    return f"in {words.duration(seconds)}" if seconds > 0 else "due now"
+
+
+def left_text(seconds: int) -> str:
+    """The time left before a death: '30 s left', or 'due now' (the clock kills at its next advance)."""
+    return f"{words.duration(seconds)} left" if seconds > 0 else "due now"
+
+
+def ago_text(seconds: int) -> str:
+    """How long ago something happened: '7 s ago', or 'just now' (never '0 s ago')."""
+    return f"{words.duration(seconds)} ago" if seconds > 0 else "just now"
+
+
 def event_title(kind: str) -> str:
     """'CriticalHitTaken' -> 'Critical hit taken'; the entries every ruleset shares by their names (rules/words.py)."""
     return words.title_of(kind)

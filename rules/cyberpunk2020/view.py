@@ -38,7 +38,7 @@ from rules.cyberpunk2020.engine import (
     track,
     wound_level_of,
 )
-from rules.ruleset import GM, NOTE_ADDED, Event, State, game_time_mark
+from rules.ruleset import GM, NOTE_ADDED, Event, State, fires_at, game_time_mark
 
 # The moment of death is the GM's alone (README): everything else about their character is the player's.
 GM_ONLY = frozenset(("death_at",))
@@ -129,11 +129,11 @@ def status_chips(state: Mapping[str, Any]) -> list[str]:
 
 
 def symptoms(state: Mapping[str, Any]) -> list[str]:
+    if not state["alive"]:
+        return []  # the status says "dead": a body has no symptoms to treat (as in every ruleset)
     texts = []
     level = wound_level_of(track(state))
-    if not state["alive"]:
-        texts.append("Dead.")
-    elif level != "none":
+    if level != "none":
         texts.append(f"Wound level {level.replace('_', ' ')} ({track(state)} of 40 points).")
     if state["dying"]:
         texts.append(
@@ -180,13 +180,14 @@ def warnings(state: Mapping[str, Any]) -> list[str]:
     return found
 
 
-def real_damage_healed_at(state: Mapping[str, Any]) -> int:
+def real_damage_healed_at(state: Mapping[str, Any], now: int | None = None) -> int:
     """When treated real damage is all healed, as the clock fires it (`engine.timers`, no dice): a point each
     healing period from the anchor, while each pending minor wound stops counting on its own a day after it was
     taken, once the track is out of mortal condition (stun damage healing a point an hour brings it there), and
     healed points take the oldest minor wounds with them. So a minor wound pending shortens the wait by a period
-    (a day with medical tech): the recovery forecast's date, which runs the same clock."""
-    damage, stun, last = state["damage"], state["stun_damage"], state["last_event_at"]
+    (a day with medical tech): the recovery forecast's date, which runs the same clock. From the campaign's time
+    `now` when the state's last event is before it: what is overdue then fires at once (`fires_at`)."""
+    damage, stun, last = state["damage"], state["stun_damage"], fires_at(state["last_event_at"], now)
     per = state["healing_seconds_per_point"]
     heal_at = max(state["heal_anchor"] + per, last)
     stun_at = max((state["stun_heal_anchor"] or last) + tables.STUN_HEALS_EVERY, last)
@@ -219,44 +220,59 @@ def real_damage_healed_at(state: Mapping[str, Any]) -> int:
     return at
 
 
-def recovery(state: Mapping[str, Any], audience: str) -> list[dict[str, Any]]:
+def recovery(state: Mapping[str, Any], audience: str, now: int | None = None) -> list[dict[str, Any]]:
+    """What heals and when, as the clock fires it with the campaign's time at `now` (`fires_at`): a chain (a stun
+    point an hour) starts where its first link fires."""
     if not state["alive"]:
         return []
     items: list[dict[str, Any]] = []
     if state["stun_damage"] > 0:
+        first = fires_at(state["stun_heal_anchor"] + tables.STUN_HEALS_EVERY, now)
         items.append(
             {
                 "what": f"stun damage ({state['stun_damage']} points, 1 per hour)",
-                "ends_at": state["stun_heal_anchor"] + state["stun_damage"] * tables.STUN_HEALS_EVERY,
+                "ends_at": first + (state["stun_damage"] - 1) * tables.STUN_HEALS_EVERY,
             }
         )
     for wound in state["minor_wounds"]:
         ends_at = None
         if not in_mortal_condition(state):
-            ends_at = max(wound["taken_at"] + tables.MINOR_WOUND_HEALS_AFTER, state["left_mortal_at"])
+            ends_at = fires_at(
+                max(wound["taken_at"] + tables.MINOR_WOUND_HEALS_AFTER, state["left_mortal_at"]), now
+            )
         items.append({"what": "minor wound stops counting", "ends_at": ends_at})
     if state["damage"] > 0:
         ends_at = None
         if state["healing_skill"] is not None:
-            ends_at = real_damage_healed_at(state)
+            ends_at = real_damage_healed_at(state, now)
         items.append({"what": f"real damage ({state['damage']} points)", "ends_at": ends_at})
     for location, place in state["locations"].items():
         if place.get("mends_at") is not None:
-            items.append({"what": f"{_spoken(location)}: set bones mend", "ends_at": place["mends_at"]})
+            items.append(
+                {"what": f"{_spoken(location)}: set bones mend", "ends_at": fires_at(place["mends_at"], now)}
+            )
     if state["stunned"]:
         items.append({"what": "stunned", "ends_at": None})
     if state["dying"]:
-        items.append({"what": "dying", "ends_at": state["death_at"] if audience == GM else None})
+        items.append({"what": "dying", "ends_at": death_at(state, now) if audience == GM else None})
     return items
 
 
-def status(state: State) -> dict[str, Any]:
-    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
+def death_at(state: Mapping[str, Any], now: int | None) -> int | None:
+    """The time of death the GM reads, everywhere: when the clock fires the death (`fires_at`), the end of the turn
+    the character started dying, or the campaign's time when an undo or a revert left it in the past."""
+    if not state["alive"] or not state["dying"] or state["death_at"] is None:
+        return None
+    return fires_at(state["death_at"], now)
+
+
+def status(state: State, now: int | None = None) -> dict[str, Any]:
+    """view(state, GM, now)'s alive, conscious, dying and death_at, without building the rest of the view."""
     return {
         "alive": state["alive"],
         "conscious": state["conscious"],
         "dying": state["dying"],
-        "death_at": state["death_at"],
+        "death_at": death_at(state, now),
     }
 
 
@@ -264,18 +280,18 @@ def status(state: State) -> dict[str, Any]:
 SAVED_BY = "stabilized"
 
 
-def view(state: State, audience: str) -> dict[str, Any]:
+def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
     result = {
         "alive": state["alive"],
         "conscious": state["conscious"],
         "dying": state["dying"],
-        "death_at": state["death_at"] if audience == GM else None,
+        "death_at": death_at(state, now) if audience == GM else None,
         "cause_of_death": state["cause_of_death"],
         "sheet": sheet(state),
         "status": status_chips(state),
         "symptoms": symptoms(state),
         "warnings": warnings(state),
-        "recovery": recovery(state, audience),
+        "recovery": recovery(state, audience, now),
     }
     return result
 
@@ -458,7 +474,7 @@ SENTENCES: dict[str, Callable[[Event], str]] = {
 
 
 # The sentences of one entry and the GM's answer to an action (rules/words.py).
-def saves(state: State) -> dict[str, Any]:
+def saves(state: State, now: int | None = None) -> dict[str, Any]:
     """What stops a dying character's death: a stabilization (`rules.words.threat`)."""
     return {"saved_by": SAVED_BY}
 

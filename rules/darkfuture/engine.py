@@ -470,17 +470,28 @@ def con_recovery_period(state: State) -> int:
     return state["options"]["con_recovery_days"] * tables.SECONDS_PER_DAY
 
 
+def stun_ends_at(state: State) -> int:
+    """When a stun wears off (the view's date and the clock's timer alike)."""
+    return state["stunned_at"] + max(1, state["options"].get("stun_lasts_seconds", 0))
+
+
+def ko_ends_at(state: State) -> int | None:
+    """When a KO from a roll wears off by itself (option `ko_lasts_seconds`); None: when the GM says."""
+    ko_lasts = state["options"].get("ko_lasts_seconds", 0)
+    if ko_lasts and state["knocked_out_by_roll"] and state.get("knocked_out_at") is not None:
+        return state["knocked_out_at"] + ko_lasts
+    return None
+
+
 def timers(state: State) -> list[Timer]:
     if not state["alive"]:
         return []
     pending = []
-    options = state["options"]
     if state["stunned"]:
-        lasts = max(1, options.get("stun_lasts_seconds", 0))
-        pending.append(Timer(state["stunned_at"] + lasts, STUN_ENDS, "stun", STUN_ENDS_PRIORITY))
-    ko_lasts = options.get("ko_lasts_seconds", 0)
-    if ko_lasts and state["knocked_out_by_roll"] and state.get("knocked_out_at") is not None:
-        pending.append(Timer(state["knocked_out_at"] + ko_lasts, KO_ENDS, "ko", KO_ENDS_PRIORITY))
+        pending.append(Timer(stun_ends_at(state), STUN_ENDS, "stun", STUN_ENDS_PRIORITY))
+    ko_ends = ko_ends_at(state)
+    if ko_ends is not None:
+        pending.append(Timer(ko_ends, KO_ENDS, "ko", KO_ENDS_PRIORITY))
     con = state["con"]
     if con["current"] < con["initial"] and state["resting_since"] is not None:
         pending.append(

@@ -20,10 +20,12 @@ from rules.darkfuture.engine import (
     WOUND_TAKEN,
     con_recovery_period,
     knocked_out,
+    ko_ends_at,
+    stun_ends_at,
     vehicle_driverless,
 )
 from rules.darkfuture.sheet import band_words
-from rules.ruleset import NOTE_ADDED, Event, State
+from rules.ruleset import NOTE_ADDED, Event, State, fires_at
 
 # Nothing but GM notes is secret here (README); `death_at` is listed as in every ruleset, though always null.
 GM_ONLY = frozenset(("death_at",))
@@ -35,7 +37,7 @@ def _limb_text(limb: str) -> str:
 
 def _symptoms(state: State) -> list[str]:
     if not state["alive"]:
-        return [tables.BAND_SYMPTOMS[tables.BAND_DEAD]]
+        return []  # the status says "dead": a body has no symptoms to treat (as in every ruleset)
     symptoms = []
     band_text = tables.BAND_SYMPTOMS[state["band"]]
     if band_text:
@@ -48,31 +50,28 @@ def _symptoms(state: State) -> list[str]:
     return symptoms
 
 
-def _recovery(state: State) -> list[dict[str, Any]]:
+def _recovery(state: State, now: int | None) -> list[dict[str, Any]]:
     if not state["alive"]:
         return []
+    # Each date is when the clock fires its timer (`engine.timers`, `fires_at`): a point of CON a period after
+    # the last, from where the first fires.
     items = []
     if state["stunned"]:
-        items.append({"what": "stun wears off", "ends_at": state["stunned_at"] + 1})
+        items.append({"what": "stun wears off", "ends_at": fires_at(stun_ends_at(state), now)})
     if state["knocked_out_by_roll"]:
-        items.append({"what": "knocked out: until the GM says they come round", "ends_at": None})
+        ko_ends = ko_ends_at(state)
+        if ko_ends is None:
+            items.append({"what": "knocked out: until the GM says they come round", "ends_at": None})
+        else:
+            items.append({"what": "knocked out: comes round", "ends_at": fires_at(ko_ends, now)})
     con = state["con"]
     if con["current"] < con["initial"] and state["resting_since"] is not None:
         period = con_recovery_period(state)
-        items.append(
-            {
-                "what": f"CON {con['current'] + 1} of {con['initial']}",
-                "ends_at": state["resting_since"] + period,
-            }
-        )
+        first = fires_at(state["resting_since"] + period, now)
+        items.append({"what": f"CON {con['current'] + 1} of {con['initial']}", "ends_at": first})
         missing = con["initial"] - con["current"]
         if missing > 1:
-            items.append(
-                {
-                    "what": f"CON back to {con['initial']}",
-                    "ends_at": state["resting_since"] + missing * period,
-                }
-            )
+            items.append({"what": f"CON back to {con['initial']}", "ends_at": first + (missing - 1) * period})
     items.extend(
         {"what": f"{_limb_text(limb)} disabled: until the GM restores it", "ends_at": None}
         for limb in state["disabled_limbs"]
@@ -147,8 +146,8 @@ def sheet(state: State) -> dict[str, Any]:
     }
 
 
-def status(state: State) -> dict[str, Any]:
-    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
+def status(state: State, now: int | None = None) -> dict[str, Any]:
+    """view(state, GM, now)'s alive, conscious, dying and death_at, without building the rest of the view."""
     return {
         "alive": state["alive"],
         "conscious": state["alive"] and not knocked_out(state),
@@ -157,7 +156,7 @@ def status(state: State) -> dict[str, Any]:
     }
 
 
-def view(state: State, audience: str) -> dict[str, Any]:
+def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
     result = {
         "alive": state["alive"],
         "conscious": state["alive"] and not knocked_out(state),
@@ -167,7 +166,7 @@ def view(state: State, audience: str) -> dict[str, Any]:
         "status": _status(state),
         "symptoms": _symptoms(state),
         "warnings": _warnings(state),
-        "recovery": _recovery(state),
+        "recovery": _recovery(state, now),
     }
     return result
 

@@ -19,10 +19,9 @@ from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import (
     is_active,
     level,
-    overflow_interval,
-    overflow_running,
     physical_healing_possible,
 )
+from rules.shadowrun2.view import death_times
 
 MEDIC = "the forecast's medic"
 MEDIC_SKILL = 4
@@ -167,18 +166,14 @@ def dies_by(state: State) -> int | None:
     a GM's first aid or healing magic does, and Deadly damage does not heal while it runs), or a Mortal hit's time
     of death with no treatment under way to complete first (at the same second the treatment completes first).
     None when neither is under way."""
-    if not state["alive"]:
-        return None
-    found = []
-    if overflow_running(state):
-        boxes_left = max(0, state["attributes"]["body"] - state["physical_overflow"])
-        found.append(state["overflow_clock"]["next_at"] + boxes_left * overflow_interval(state))
+    # The view's times of death (`death_times`), as the state has them: a future starts at the campaign's time,
+    # and one due before it is due by any horizon after it all the same.
+    deaths = death_times(state, None)
     for hit in state["critical_hits"]:
-        if is_active(hit) and hit["lethality"] == "mortal" and hit["death_at"] is not None:
-            treatment = hit["treatment"]
-            if treatment is None or treatment["completes_at"] > hit["death_at"]:
-                found.append(hit["death_at"])
-    return min(found, default=None)
+        treatment = hit["treatment"]
+        if hit["id"] in deaths and treatment is not None and treatment["completes_at"] <= deaths[hit["id"]]:
+            del deaths[hit["id"]]
+    return min(deaths.values(), default=None)
 
 
 FORECAST = ForecastRules(injuries=injuries, known=known, what_ifs=WHAT_IFS, deadly=DEADLY, dies_by=dies_by)

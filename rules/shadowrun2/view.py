@@ -8,7 +8,7 @@ from typing import Any
 
 from rules import words
 from rules.answer_schema import BOOL, INT, SECONDS, STR, array, mapping, nullable, obj
-from rules.ruleset import CHARACTER_CHANGED, GM, PLAYER, Event, State, Timer, game_time_mark
+from rules.ruleset import CHARACTER_CHANGED, GM, PLAYER, Event, State, Timer, fires_at, game_time_mark
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import (
     CARE_CHANGED,
@@ -105,7 +105,11 @@ def _monitor(boxes: int) -> dict[str, Any]:
     return {"boxes": boxes, "level": level(boxes)}
 
 
-def _hit_sheet(hit: Mapping[str, Any], audience: str) -> dict[str, Any]:
+def _hit_sheet(
+    hit: Mapping[str, Any], audience: str, deaths: Mapping[str, int], now: int | None
+) -> dict[str, Any]:
+    """One critical hit on the sheet: its times as the clock acts on them (`death_times`, `fires_at`)."""
+    treatment, heals_at = hit["treatment"], hit["heals_at"]
     sheet = {
         "id": hit["id"],
         "location": hit["location"],
@@ -118,12 +122,12 @@ def _hit_sheet(hit: Mapping[str, Any], audience: str) -> dict[str, Any]:
         "open_wound": hit["open_wound"],
         "treated": hit["treated"],
         "improperly_treated": hit["improperly_treated"],
-        "death_at": hit["death_at"],
+        "death_at": deaths.get(hit["id"]),
         "status": hit["status"],
-        "heals_at": hit["heals_at"],
+        "heals_at": None if heals_at is None else fires_at(heals_at, now),
         "symptom": symptom(hit["table"], hit["open_wound"]),
         "replacement": hit["replacement"],
-        "treatment_completes_at": hit["treatment"]["completes_at"] if hit["treatment"] else None,
+        "treatment_completes_at": fires_at(treatment["completes_at"], now) if treatment else None,
     }
     if audience == PLAYER:
         sheet["death_at"] = None
@@ -146,12 +150,14 @@ def _tn_modifier(state: Mapping[str, Any], audience: str) -> dict[str, Any]:
     return {"general": general, "by_location": by_location, "total": general + sum(by_location.values())}
 
 
-def _overflow_death_at(state: Mapping[str, Any]) -> int | None:
+def _overflow_death_at(state: Mapping[str, Any], now: int | None) -> int | None:
+    """The second the overflow box past Body comes: the next box when the clock fires it (`fires_at`: one due in
+    the past comes at the next advance, and each box after it an interval later), then one box an interval."""
     clock = state["overflow_clock"]
     if clock is None:
         return None
     boxes_to_death = state["attributes"]["body"] + 1 - state["physical_overflow"]
-    return clock["next_at"] + (boxes_to_death - 1) * overflow_interval(state)
+    return fires_at(clock["next_at"], now) + (boxes_to_death - 1) * overflow_interval(state)
 
 
 def _mortal_hits(state: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -163,40 +169,54 @@ def _mortal_hits(state: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def status(state: State) -> dict[str, Any]:
-    """view(state, GM)'s alive, conscious, dying and death_at, without building the rest of the view."""
+def death_times(state: Mapping[str, Any], now: int | None) -> dict[str, int]:
+    """Every time of death the GM reads, by what kills (a mortal hit's id, or "overflow"): the second its timer
+    fires when the campaign's time is `now` (`fires_at`). The one place they are computed: the status, the sheet's
+    hits, the warnings and what stops the first death all read them here. None of a dead character's."""
+    if not state["alive"]:
+        return {}
+    times = {hit["id"]: fires_at(hit["death_at"], now) for hit in _mortal_hits(state)}
+    if overflow_running(state):
+        times["overflow"] = _overflow_death_at(state, now)  # type: ignore[assignment]
+    return times
+
+
+def status(state: State, now: int | None = None) -> dict[str, Any]:
+    """view(state, GM, now)'s alive, conscious, dying and death_at, without building the rest of the view."""
     alive = state["alive"]
-    mortal_hits = _mortal_hits(state)
-    bleeding_out = alive and overflow_running(state)
-    deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
+    deaths = death_times(state, now)
     return {
         "alive": alive,
         "conscious": conscious(state),
-        "dying": alive and (bool(mortal_hits) or bleeding_out),
-        "death_at": min(deaths) if deaths and alive else None,
+        "dying": bool(deaths),
+        "death_at": min(deaths.values(), default=None),
     }
 
 
-def saves(state: State) -> dict[str, Any]:
-    """What stops the first death (docs/rules/README.md, "What players see"): a medic's treatment of the hit (a
-    treatment under way stops it when it ends, if it ends first: `treatment_ends`); the overflow clock stops with
-    first aid."""
-    death_at = status(state)["death_at"]
-    first = [h for h in _mortal_hits(state) if h["death_at"] == death_at]
+def saves(state: State, now: int | None = None) -> dict[str, Any]:
+    """What stops the first death (docs/rules/README.md, "What players see"): a medic's treatment of the hit (a treatment under way stops
+    it when it ends, if it ends first: `treatment_ends`); the overflow clock stops with first aid."""
+    deaths = death_times(state, now)
+    death_at = min(deaths.values(), default=None)
+    first = [h for h in _mortal_hits(state) if deaths.get(h["id"]) == death_at]
     if death_at is not None and not first:
         return {"saved_by": "stabilized by first aid"}
     treatment = first[0]["treatment"] if first else None
-    return {"saved_by": "treated", "treatment_ends": treatment["completes_at"] if treatment else None}
+    return {
+        "saved_by": "treated",
+        "treatment_ends": fires_at(treatment["completes_at"], now) if treatment else None,
+    }
 
 
-def view(state: State, audience: str) -> dict[str, Any]:
+def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
+    """What `audience` may read of the state; every time in it is when the clock acts with the campaign's time at
+    `now` (`fires_at`). The dead show no symptoms, warnings or recovery: nothing of them heals any more."""
     alive = state["alive"]
     hits = state["critical_hits"]
-    mortal_hits = _mortal_hits(state)
-    bleeding_out = alive and overflow_running(state)
-    deaths = [h["death_at"] for h in mortal_hits] + ([_overflow_death_at(state)] if bleeding_out else [])
-    visible_mortal = [h for h in mortal_hits if _visible(h, audience)]
-    dying = alive and (bool(visible_mortal) or bleeding_out)
+    deaths = death_times(state, now)
+    bleeding_out = "overflow" in deaths
+    visible_mortal = [h for h in _mortal_hits(state) if h["id"] in deaths and _visible(h, audience)]
+    dying = bool(visible_mortal) or bleeding_out
 
     status: list[str] = []
     symptoms: list[str] = []
@@ -216,19 +236,20 @@ def view(state: State, audience: str) -> dict[str, Any]:
 
     for name in ("physical", "stun"):
         wound_level = level(state[name])
-        if wound_level:
+        if wound_level and alive:
             symptoms.append(
                 f"{name} damage: {SEVERITY_WORDS[wound_level]} ({words.count(state[name], 'box', 'boxes')})"
             )
     for hit in hits:
-        if not is_active(hit):
+        if not is_active(hit) or not alive:
             continue
         where = hit["location"].replace("_", " ")
         symptoms.append(f"{where}: {symptom(hit['table'], hit['open_wound'])}")
-        if alive and hit in mortal_hits and _visible(hit, audience):  # the dead need no treatment now
+        if hit in visible_mortal:
             if audience == GM:
                 warnings.append(
-                    f"{words.capital(hit_name(hit))}: {t.REASONS[hit['reason']]} kills at {game_time_mark(hit['death_at'])}"
+                    f"{words.capital(hit_name(hit))}: {t.REASONS[hit['reason']]} kills at "
+                    f"{game_time_mark(deaths[hit['id']])}"
                 )
             else:
                 warnings.append(f"{where}, {hit['part']}: {MORTAL_FOR_PLAYERS}")
@@ -238,20 +259,29 @@ def view(state: State, audience: str) -> dict[str, Any]:
             recovery.append(
                 {
                     "what": f"treatment of {hit_name(hit)}",
-                    "ends_at": hit["treatment"]["completes_at"],
+                    "ends_at": fires_at(hit["treatment"]["completes_at"], now),
                 }
             )
         if hit["lethality"] == "critical" and _visible(hit, audience):
-            recovery.append({"what": f"{hit_name(hit)} heals", "ends_at": hit["heals_at"]})
+            heals_at = hit["heals_at"]
+            recovery.append(
+                {
+                    "what": f"{hit_name(hit)} heals",
+                    "ends_at": None if heals_at is None else fires_at(heals_at, now),
+                }
+            )
     if bleeding_out:
         warnings.append(
             f"bleeding out: one overflow box every {state['options']['deadly_overflow_minutes']} minutes "
             "until stabilized"
-            + (f" (dies at {game_time_mark(_overflow_death_at(state))})" if audience == GM else "")
+            + (f" (dies at {game_time_mark(deaths['overflow'])})" if audience == GM else "")
         )
     stage = state["physical_healing"]
     if alive and stage is not None:
-        ends_at = stage["heals_at"] if physical_healing_possible(state) else None
+        heals_at = stage["heals_at"]  # None while the healing roll is still to come
+        ends_at = (
+            fires_at(heals_at, now) if heals_at is not None and physical_healing_possible(state) else None
+        )
         target = _stage_target(state)
         recovery.append(
             {
@@ -260,13 +290,13 @@ def view(state: State, audience: str) -> dict[str, Any]:
             }
         )
     if alive and state["stun_recovery"] is not None:
-        recovery.append({"what": "stun damage recovers", "ends_at": _stun_recovered_at(state)})
+        recovery.append({"what": "stun damage recovers", "ends_at": _stun_recovered_at(state, now)})
 
     sheet = {
         "physical": _monitor(state["physical"]),
         "stun": _monitor(state["stun"]),
         "physical_overflow": state["physical_overflow"],
-        "critical_hits": [_hit_sheet(hit, audience) for hit in hits],
+        "critical_hits": [_hit_sheet(hit, audience, deaths, now) for hit in hits],
         "tn_modifier": _tn_modifier(state, audience),
         "in_hospital": state["in_hospital"],
         "stabilized": state["stabilized"],
@@ -275,7 +305,7 @@ def view(state: State, audience: str) -> dict[str, Any]:
         "alive": alive,
         "conscious": conscious(state),
         "dying": dying,
-        "death_at": (min(deaths) if deaths and alive else None) if audience == GM else None,
+        "death_at": min(deaths.values(), default=None) if audience == GM else None,
         "sheet": sheet,
         "status": status,
         "symptoms": symptoms,
@@ -289,11 +319,12 @@ def _stage_target(state: Mapping[str, Any]) -> int:
     return t.PHYSICAL_HEALING[wound_level]["to_boxes"] if wound_level else 0
 
 
-def _stun_recovered_at(state: Mapping[str, Any]) -> int | None:
+def _stun_recovered_at(state: Mapping[str, Any], now: int | None) -> int | None:
+    """The last stun box's recovery: the next box when the clock fires it, then one box an interval."""
     recovery = state["stun_recovery"]
     if "next_box_at" not in recovery:
         return None
-    return recovery["next_box_at"] + (state["stun"] - 1) * recovery["interval"]
+    return fires_at(recovery["next_box_at"], now) + (state["stun"] - 1) * recovery["interval"]
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -184,7 +184,7 @@ def _board_context(
             {
                 **item,
                 "due_text": display.date_text(item["due_date"]),
-                "in_text": display.duration_text(item["in_seconds"]),
+                "when_text": display.when_text(item["in_seconds"]),
                 "what": display.label(item["what"]),
             }
             for item in presenters.upcoming(campaign)

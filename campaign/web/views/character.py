@@ -161,7 +161,7 @@ def _live_context(
     for item in data["recovery"]:
         item["ends_text"] = display.date_text(item.get("ends_at_date"))
         if item.get("ends_at") is not None:
-            item["in_text"] = display.duration_text(item["ends_at"] - now)
+            item["when_text"] = display.when_text(item["ends_at"] - now)
     history, older = _history(character, role, version, decorate=decorate)
     context: dict[str, Any] = {
         "character": data,
@@ -185,7 +185,7 @@ def _live_context(
     }
     if role == GM:
         if data.get("death_at") is not None:
-            dying = board.death_words(campaign, ruleset, state, data["death_at"], now)
+            dying = board.death_words(campaign, ruleset, state, data["death_at"], now, version is None)
             context["death_in"], context["death_text"] = dying["time_left"], dying["death_text"]
             context["saved_by"], context["treatment_text"] = dying["saved_by"], dying.get("treatment_text")
         context["timers"] = _timers_shown(campaign, ruleset, state, data["timers"], now)
@@ -210,7 +210,7 @@ def _timers_shown(
             {
                 "words": ruleset.timer_words(state, timer),
                 "due_text": display.date_text(presenters.game_date(campaign, due)),
-                "when_text": f"in {display.duration_text(due - now)}" if due > now else "due now",
+                "when_text": display.when_text(due - now),
             }
         )
     return shown

@@ -244,7 +244,7 @@ def test_a_dead_character_shows_only_dead():
         "wound track over 40",
     )
     assert view["sheet"]["wound_level"] == "dead"
-    assert view["symptoms"][0] == "Dead."
+    assert view["symptoms"] == []  # the status says "dead": nothing left to treat
 
 
 def test_public_events_hide_notes_and_the_time_of_death():

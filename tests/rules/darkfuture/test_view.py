@@ -111,7 +111,7 @@ def test_the_dead_view():
     view = RULESET.view(state, "player")
     assert (view["alive"], view["conscious"], view["dying"], view["death_at"]) == (False, False, False, None)
     assert view["status"] == ["dead"]
-    assert view["symptoms"] == ["Dead."]
+    assert view["symptoms"] == []  # the status says "dead": nothing left to treat
     assert view["recovery"] == []
     assert view["sheet"]["band"] == "dead"
 
