@@ -7,9 +7,8 @@ more than the player's view holds, and has no forms.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
-
-from django.db.models import Max
 
 from campaign import presenters, secrecy, services
 from campaign.models import GM, Campaign, Character, Event
@@ -136,28 +135,44 @@ def with_form(cards: list[dict[str, Any]], character_id: int, form: forms.Action
                     item["open"] = True
 
 
-def last_combat_action(campaign: Campaign, since: int, ruleset: Ruleset, player: int | None = None) -> int:
-    """The game second of the campaign's latest action on a character (not the clock's) from `since` on, or
-    `since` when there is none: a fight's last blow. For a player (`player`, their user id) only an action their
-    own history shows counts (`campaign.secrecy`): a GM note, a hidden roll, an NPC's or another player's
-    character's action, or an undo of any of these moves no fight's end the player is told of."""
+def _combat_action_times(
+    campaign: Campaign, since: int, ruleset: Ruleset, player: int | None
+) -> Iterator[int]:
+    """The game seconds of the campaign's actions on characters (not the clock's) from `since` on, in order. For a
+    player (`player`, their user id) only an action their own history shows counts (`campaign.secrecy`): a GM
+    note, a hidden roll, an NPC's or another player's character's action, or an undo of any of these moves no
+    fight the player is told of."""
     rows = Event.objects.filter(campaign=campaign, character__isnull=False, game_time__gte=since).exclude(
         actor="clock"
     )
     if player is None:
-        latest = rows.aggregate(latest=Max("game_time"))["latest"]
-        return since if latest is None else max(since, latest)
-    rows = rows.filter(character__player_id=player).order_by("-game_time", "-position")
+        yield from rows.order_by("game_time").values_list("game_time", flat=True).distinct().iterator()
+        return
+    rows = rows.filter(character__player_id=player).order_by("game_time", "position")
     start = 0
     while True:
-        # Most recent first, a page at a time: the first action shown ends the search.
         page = list(rows[start : start + _SHOWN_PAGE])
         for row, shown in zip(page, secrecy.shown_data(ruleset, page), strict=True):
             if shown is not None:
-                return max(since, row.game_time)
+                yield row.game_time
         if len(page) < _SHOWN_PAGE:
-            return since
+            return
         start += _SHOWN_PAGE
+
+
+def current_fight(
+    campaign: Campaign, since: int, idle: int, ruleset: Ruleset, player: int | None = None
+) -> tuple[int, int]:
+    """The fight going on from `since` (the GM's start), as (its start, its last combat action): the run of the
+    actions on characters with no pause of `idle` game seconds or more. A pause that long ended the fight by
+    itself; an action after it starts a new fight at that action, round 1 (docs/clock.md, "The fight's rounds").
+    No action yet: the GM's start is both. For a player, only the actions their own history shows."""
+    start = last = since
+    for at in _combat_action_times(campaign, since, ruleset, player):
+        if at - last >= idle:
+            start = at
+        last = at
+    return start, last
 
 
 _SHOWN_PAGE = 100
@@ -167,22 +182,24 @@ def fight(campaign: Campaign, ruleset: Ruleset, player: int | None = None) -> di
     """The round counter: which round of the fight the game clock is in (round 1 from the moment the GM started
     it), and what "+1" advances by. A fight ends by itself once the clock is `fight_idle_minutes` game minutes
     (campaign option, default `services.FIGHT_IDLE_MINUTES`; 0: never) past its last combat action, so downtime
-    is never counted in rounds; an advance taken back brings it back, as the round is counted, not kept. For a
-    `player` (their user id) the last combat action is the last one their own history shows."""
+    is never counted in rounds, and a later action starts a new fight at round 1 (`current_fight`); an advance
+    taken back brings it back, as the round is counted, not kept. For a `player` (their user id) the fight is
+    counted from the actions their own history shows."""
     board = board_of(ruleset)
     shown: dict[str, Any] = {"round_name": board.round_name, "round_seconds": board.round_seconds}
     # A fight "started" after the game time (the clock was taken back past it) is no fight.
     if campaign.fight_started_at is not None and campaign.fight_started_at <= campaign.game_time:
         idle = (campaign.options or {}).get("fight_idle_minutes", services.FIGHT_IDLE_MINUTES) * 60
+        start = campaign.fight_started_at
         if idle:
-            last = last_combat_action(campaign, campaign.fight_started_at, ruleset, player)
-            if campaign.game_time - last > idle:
+            start, last = current_fight(campaign, start, idle, ruleset, player)
+            if campaign.game_time - last >= idle:
                 ended = presenters.game_date(campaign, last + idle)
                 shown["ended_text"] = display.date_text(ended)
                 shown["idle_text"] = display.duration_text(idle)
                 return shown
-        elapsed = campaign.game_time - campaign.fight_started_at
+        elapsed = campaign.game_time - start
         shown["round"] = elapsed // board.round_seconds + 1
         shown["elapsed_text"] = display.ago_text(elapsed)
-        shown["since_text"] = display.date_text(presenters.game_date(campaign, campaign.fight_started_at))
+        shown["since_text"] = display.date_text(presenters.game_date(campaign, start))
     return shown

@@ -373,8 +373,10 @@ def test_a_fight_ends_by_itself_after_its_idle_minutes_and_never_counts_downtime
         {"type": "note", "text": "Ash ducks behind the van"}
     )  # a combat action at 5 min
     assert note.status_code == 201
-    cp2020_web.table.advance(seconds=600)  # 10 min after it: still the fight (the default is 10 minutes)
-    assert 'Round <strong id="round-number">301</strong>' in board(cp2020_web)
+    cp2020_web.table.advance(seconds=599)  # a second short of 10 min after it: still the fight (the default)
+    assert 'Round <strong id="round-number">300</strong>' in board(cp2020_web)
+    cp2020_web.table.advance(seconds=1)  # 10 min without an action: over, not "Round 301"
+    assert "The fight ended by itself at 2020-01-01 00:15:00" in board(cp2020_web)
     cp2020_web.table.advance(days=21)  # three weeks of downtime
     html = board(cp2020_web)
     assert 'id="round-number"' not in html
@@ -385,6 +387,19 @@ def test_a_fight_ends_by_itself_after_its_idle_minutes_and_never_counts_downtime
     )
     assert options.status_code == 200, options.content
     assert 'id="round-number"' in board(cp2020_web)
+
+
+def test_an_action_after_a_fight_ended_by_itself_starts_round_1_of_a_new_fight(cp2020_web: Web) -> None:
+    """A late action does not bring the old fight back at "Round 222": the pause ended it, the action begins anew."""
+    cp2020_web.gm.post(f"/campaigns/{cp2020_web.campaign_id}/fight/", {"at": "0"})
+    cp2020_web.table.advance(seconds=663)  # 11 min 3 s without a combat action: ended at 00:10:00
+    html = board(cp2020_web)
+    assert "The fight ended by itself at 2020-01-01 00:10:00" in html and 'id="round-number"' not in html
+    assert cp2020_web.table.act({"type": "note", "text": "Ash shoots again"}).status_code == 201
+    cp2020_web.table.advance(seconds=7)
+    html = board(cp2020_web)
+    assert 'Round <strong id="round-number">3</strong>' in html
+    assert "of the fight started 2020-01-01 00:11:03 (7 s ago)" in html
 
 
 def test_the_fights_idle_option_is_a_whole_number_of_minutes(cp2020_web: Web) -> None:
