@@ -275,3 +275,12 @@ def test_after_a_revert_and_a_new_overflow_interval_the_death_shown_is_the_clock
         "leeding out: one overflow box every 5 minutes until stabilized (dies at 2053-01-01 00:40:03)" in page
     )
     _assert_due_now_said_once(board, page)
+    # The change that moved her death is in her history, in words, where it was made, for the GM and the player.
+    change = "House rules changed</strong>"
+    said = "From now on: Overflow while Deadly: 5 minutes."
+    history = page[page.index('id="history"') :]
+    assert change in history and said in history
+    assert history.index(said) < history.index("Back to how it was")  # newest first: after the revert
+    player_page = night.player.get(f"/characters/{night.character.pk}/").content.decode()
+    assert said in player_page[player_page.index('id="history"') :]
+    _assert_one_time_of_death(night, a_roll_may_kill=False)

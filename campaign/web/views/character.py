@@ -31,6 +31,7 @@ from campaign.web.views.cache import (
 from rules import words
 from rules.registry import get_ruleset
 from rules.ruleset import Ruleset, State, Timer
+from rules.words import CAMPAIGN_CHANGED
 
 HISTORY_LIMIT = 50
 
@@ -82,8 +83,75 @@ def _history(
         item["future"] = version is not None and item["version"] > version
         if decorate:
             _decorate_entry(item, campaign)
-    _group_entries(page.entries, page.rows, campaign)
-    return page.entries, page.next
+    entries, rows = _with_house_rules(
+        character, role, version, page.entries, page.rows, newest=before is None
+    )
+    if decorate:
+        for item in entries:
+            if item.get("house_rules"):
+                _decorate_entry(item, campaign)
+    _group_entries(entries, rows, campaign)
+    return entries, page.next
+
+
+def _with_house_rules(
+    character: Character,
+    role: str,
+    version: int | None,
+    entries: list[dict[str, Any]],
+    rows: list[Event],
+    *,
+    newest: bool,
+) -> tuple[list[dict[str, Any]], list[Event]]:
+    """The page's entries with the campaign's house-rule changes made among them, each in its place: a change of
+    the rules moves what the clock does to the character (an overflow box's interval, a bone's mending), so its
+    history says when and what ("House rules changed: From now on: ..."), as the campaign's answer said once.
+    From the character's first entry on; the newest page also has the changes after its latest entry. The house
+    rules are the campaign's options, which every member reads: a player's history has them too."""
+    if not rows:
+        return entries, rows
+    query = Event.objects.filter(
+        campaign_id=character.campaign_id,
+        character__isnull=True,
+        type=CAMPAIGN_CHANGED,
+        position__gt=rows[-1].position,
+    )
+    if not newest:
+        query = query.filter(position__lt=rows[0].position)
+    changes = [
+        row
+        for row in query.order_by("-position")
+        if any(k.startswith("options.") for k in row.data["changes"])
+    ]
+    if not changes:
+        return entries, rows
+    # Time travel: a change after the version shown is in that moment's future, as the character's later entries.
+    shown_until = (
+        None if version is None else max((r.position for r in rows if r.version <= version), default=0)
+    )
+    merged = sorted(
+        [
+            *zip(entries, rows, strict=True),
+            *((_house_rules_entry(row, role, shown_until), row) for row in changes),
+        ],
+        key=lambda pair: -pair[1].position,
+    )
+    return [item for item, _ in merged], [row for _, row in merged]
+
+
+def _house_rules_entry(row: Event, role: str, shown_until: int | None) -> dict[str, Any]:
+    """A house-rule change as a history entry: no version of the character's (it is the campaign's event)."""
+    return {
+        "event": row.position,
+        "house_rules": True,
+        "version": None,
+        "type": row.type,
+        "game_time": row.game_time,
+        "actor": row.actor if role == GM else None,
+        "data": {"changes": {k: v for k, v in row.data["changes"].items() if k.startswith("options.")}},
+        "voided": False,
+        "future": shown_until is not None and row.position > shown_until,
+    }
 
 
 def _advance_of(row: Event) -> str | None:
