@@ -140,8 +140,13 @@ def character_json(
         "status": view.get("status", []),
         "symptoms": view.get("symptoms", []),
         "warnings": [dated(campaign, warning) for warning in view.get("warnings", [])],
+        # `why`: the ruleset's words for a recovery with no date yet (the roll that will set it), in dates.
         "recovery": [
-            {**item, "ends_at_date": game_date(campaign, item.get("ends_at"))}
+            {
+                **item,
+                "ends_at_date": game_date(campaign, item.get("ends_at")),
+                "why": None if item.get("why") is None else dated(campaign, item["why"]),
+            }
             for item in view.get("recovery", [])
         ],
         "game_time": campaign.game_time,

@@ -170,7 +170,17 @@ SHEETS = {
 }
 
 CHARACTER_PARTS = {
-    "RecoveryItem": obj({"what": STR, "ends_at": nullable(SECONDS), "ends_at_date": GAME_DATE}),
+    "RecoveryItem": obj(
+        {
+            "what": STR,
+            "ends_at": nullable(SECONDS),
+            "ends_at_date": GAME_DATE,
+            "why": {
+                **nullable(STR),
+                "description": "with no date yet, why: the roll that will set it, or the care",
+            },
+        }
+    ),
     "Timer": obj({"due": SECONDS, "due_date": GAME_DATE, "kind": STR, "key": STR, "data": ANY_DATA}),
     "Note": obj({"text": STR, "game_time": SECONDS}),
     "UndoTarget": obj(
@@ -552,7 +562,12 @@ EXAMPLES: dict[str, Any] = {
         "created_at": "2026-12-01T20:15:00+00:00",
         "characters": ["Ash"],
     },
-    "RecoveryItem": {"what": "stun damage recovers", "ends_at": 7200, "ends_at_date": "2053-01-01T02:00:00"},
+    "RecoveryItem": {
+        "what": "stun damage recovers",
+        "ends_at": 7200,
+        "ends_at_date": "2053-01-01T02:00:00",
+        "why": None,
+    },
     "Timer": {"due": 120, "due_date": "2053-01-01T00:02:00", "kind": "death", "key": "death:ch1", "data": {}},
     "Note": {"text": "the sniper was Lone Star", "game_time": 0},
     "UndoTarget": {

@@ -240,19 +240,25 @@ def recovery(state: Mapping[str, Any], audience: str, now: int | None = None) ->
             ends_at = fires_at(
                 max(wound["taken_at"] + tables.MINOR_WOUND_HEALS_AFTER, state["left_mortal_at"]), now
             )
-        items.append({"what": "minor wound stops counting", "ends_at": ends_at})
+        item = {"what": "minor wound stops counting", "ends_at": ends_at}
+        if ends_at is None:
+            item["why"] = "it counts while the wound track is in mortal condition"
+        items.append(item)
     if state["damage"] > 0:
         ends_at = None
         if state["healing_skill"] is not None:
             ends_at = real_damage_healed_at(state, now)
-        items.append({"what": f"real damage ({state['damage']} points)", "ends_at": ends_at})
+        item = {"what": f"real damage ({state['damage']} points)", "ends_at": ends_at}
+        if ends_at is None:
+            item["why"] = "real damage heals once treated: the treatment sets its rate"
+        items.append(item)
     for location, place in state["locations"].items():
         if place.get("mends_at") is not None:
             items.append(
                 {"what": f"{_spoken(location)}: set bones mend", "ends_at": fires_at(place["mends_at"], now)}
             )
     if state["stunned"]:
-        items.append({"what": "stunned", "ends_at": None})
+        items.append({"what": "stunned", "ends_at": None, "why": "a stun save each round ends it"})
     if state["dying"]:
         items.append({"what": "dying", "ends_at": death_at(state, now) if audience == GM else None})
     return items

@@ -264,12 +264,13 @@ def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
             )
         if hit["lethality"] == "critical" and _visible(hit, audience):
             heals_at = hit["heals_at"]
-            recovery.append(
-                {
-                    "what": f"{hit_name(hit)} heals",
-                    "ends_at": None if heals_at is None else fires_at(heals_at, now),
-                }
-            )
+            item = {
+                "what": f"{hit_name(hit)} heals",
+                "ends_at": None if heals_at is None else fires_at(heals_at, now),
+            }
+            if heals_at is None and hit["healing"] is not None:
+                item["why"] = _roll_decides("healing roll", hit["healing"]["next_roll_at"], now)
+            recovery.append(item)
     if bleeding_out:
         warnings.append(
             f"bleeding out: one overflow box every {state['options']['deadly_overflow_minutes']} minutes "
@@ -283,14 +284,20 @@ def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
             fires_at(heals_at, now) if heals_at is not None and physical_healing_possible(state) else None
         )
         target = _stage_target(state)
-        recovery.append(
-            {
-                "what": f"physical damage heals to {target} {'box' if target == 1 else 'boxes'}",
-                "ends_at": ends_at,
-            }
-        )
+        item = {
+            "what": f"physical damage heals to {target} {'box' if target == 1 else 'boxes'}",
+            "ends_at": ends_at,
+        }
+        if not physical_healing_possible(state):
+            item["why"] = "Deadly damage heals only in hospital, once stabilized"
+        elif heals_at is None:
+            item["why"] = _roll_decides("healing roll", stage["next_roll_at"], now)
+        recovery.append(item)
     if alive and state["stun_recovery"] is not None:
-        recovery.append({"what": "stun damage recovers", "ends_at": _stun_recovered_at(state, now)})
+        item = {"what": "stun damage recovers", "ends_at": _stun_recovered_at(state, now)}
+        if item["ends_at"] is None:
+            item["why"] = _roll_decides("recovery roll", state["stun_recovery"].get("next_roll_at"), now)
+        recovery.append(item)
 
     sheet = {
         "physical": _monitor(state["physical"]),
@@ -312,6 +319,16 @@ def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
         "warnings": warnings,
         "recovery": recovery,
     }
+
+
+def _roll_decides(roll: str, next_roll_at: int | None, now: int | None) -> str | None:
+    """Why a recovery has no date yet: the roll that will set it, and when the clock makes it (`fires_at`). The
+    forecast estimates that roll's outcome; the page's date waits for it."""
+    if next_roll_at is None:
+        return None
+    at = fires_at(next_roll_at, now)
+    when = "at the clock's next advance" if at == now else f"on {game_time_mark(at)}"
+    return f"the {roll} {when} sets it"
 
 
 def _stage_target(state: Mapping[str, Any]) -> int:

@@ -8,6 +8,7 @@ Dark Future has no time of death (below 0 CON is dead at once), so the property 
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -131,6 +132,11 @@ def _play(night: Night, step: dict[str, Any], draw: Any) -> None:
         ServiceError,
     ) as error:  # nothing to undo, a version in the middle of an entry, a dead character
         assert error.field in ("type", "to_version"), (body, error.field, error.message)
+
+
+def _words(page: str) -> str:
+    """A page's text as a reader reads it: no tags, entities written out, one space between words."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
 
 
 def _date(campaign: Campaign, seconds: int) -> str:
@@ -284,3 +290,29 @@ def test_after_a_revert_and_a_new_overflow_interval_the_death_shown_is_the_clock
     player_page = night.player.get(f"/characters/{night.character.pk}/").content.decode()
     assert said in player_page[player_page.index('id="history"') :]
     _assert_one_time_of_death(night, a_roll_may_kill=False)
+
+
+def test_a_recovery_with_no_date_yet_says_which_roll_sets_it(
+    django_user_model: Any, monkeypatch: Any
+) -> None:
+    """The player's "Should be healed" said "no date yet" beside the forecast's date for the same hit: the date
+    waits for the healing roll the forecast estimates, and the page now says so, and when that roll comes."""
+    monkeypatch.setattr(services, "Dice", seeded_dice(2053))
+    night = _night(django_user_model, "shadowrun2", {"body": 5})
+    # Moderate, two Body check successes: a Critical hit on the abdomen's ribs, diagnosed by Doc.
+    critical = {"body_check": [4, 5, 1, 1, 1], "location": [2, 3], "critical": [6]}
+    for body in (
+        {"type": "wound", "severity": "M", "rolls": critical},
+        {"type": "diagnose", "medic": "Doc", "skill": 1, "critical_hit": "ch1", "rolls": {"diagnosis": [6]}},
+    ):
+        services.character_act(character_id=night.character.pk, body=body, actor="gm")
+    waiting = "no date yet: the healing roll at the clock's next advance sets it"
+    for client in (night.player, night.gm):
+        page = client.get(f"/characters/{night.character.pk}/").content.decode()
+        assert f"critical hit 1 to the abdomen (ribs) heals: {waiting}" in _words(page)
+    answer = night.player_api.get(f"/api/characters/{night.character.pk}/").json()
+    healing = next(item for item in answer["recovery"] if item["what"].endswith("heals"))
+    assert (healing["ends_at"], healing["why"]) == (None, waiting.removeprefix("no date yet: "))
+    _advance(night, 3)  # the roll is made: a date, or the next roll's
+    page = night.player.get(f"/characters/{night.character.pk}/").content.decode()
+    assert waiting not in _words(page)
