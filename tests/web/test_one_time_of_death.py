@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 from rest_framework.test import APIClient
 
 from campaign import presenters, services
@@ -30,9 +31,10 @@ pytestmark = pytest.mark.django_db
 
 DATE = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
 # Every way a GM's page or answer names a time of death: the dying chip, a mortal hit's and the overflow's warnings,
-# the clock's death timer on the card ("Next: death at") and on the character page ("Bleeds out from ... on").
+# the clock's death timer on the card ("Next: death at"), in the board's "next on the clock" ("Ash: death at") and on
+# the character page ("Bleeds out from ... on").
 DEATH_TIMES = re.compile(
-    rf"\(dies ({DATE})\)|kills at ({DATE})|dies at ({DATE})|Next: death at ({DATE})"
+    rf"\(dies ({DATE})\)|kills at ({DATE})|dies at ({DATE})|: death at ({DATE})"
     rf"|(?:Bleeds out from|Dies unless stabilized)[^<]*? on ({DATE})"
 )
 DAY = 86_400
@@ -139,6 +141,17 @@ def _words(page: str) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
 
 
+def _maybe_take_back_the_death(night: Night, draw: Any) -> None:
+    """Half the sequences then let the clock run a day (a dying character dies) and take the death back, by an
+    undo or a revert to before it: the state then has its death in the past, due now, the case the issue met."""
+    if not draw(st.booleans(), label="kill, then take the death back"):
+        return
+    _advance(night, DAY)
+    if Character.objects.get(pk=night.character.pk).state["alive"]:
+        return
+    _play(night, {"type": draw(st.sampled_from(["undo", "revert"]), label="how")}, draw)
+
+
 def _date(campaign: Campaign, seconds: int) -> str:
     return display.date_text(presenters.game_date(campaign, seconds))
 
@@ -165,9 +178,8 @@ def _gm_times_of_death(night: Night) -> tuple[int | None, list[str], str, str]:
     for warning in answer["warnings"]:
         dates += _times_in(warning)
     board = night.gm.get(f"/campaigns/{campaign.pk}/").content.decode()
-    card = _card(board, night)
     page = night.gm.get(f"/characters/{night.character.pk}/").content.decode()
-    dates += _times_in(card) + _times_in(page)
+    dates += _times_in(board) + _times_in(page)
     return answer["death_at"], dates, board, page
 
 
@@ -207,6 +219,10 @@ def _assert_one_time_of_death(night: Night, *, a_roll_may_kill: bool) -> None:
         .order_by("version")
         .first()
     )
+    if currently_in_test_context():  # what the sequences reached (--hypothesis-show-statistics)
+        event("a time of death shown" if death_at is not None else "no time of death shown")
+        if death_at is not None and death_at == now:
+            event("the death is due now")
     if death_at is None:
         assert dates == []
         assert died is None or a_roll_may_kill, f"died at {died.game_time} with no time of death shown"
@@ -235,6 +251,7 @@ def test_shadowrun_every_time_of_death_shown_is_when_the_clock_kills(
     night = _night(django_user_model, "shadowrun2", {"body": 5})
     for _ in range(data.draw(st.integers(1, 8), label="steps")):
         _play(night, _sr_step(data.draw), data.draw)
+    _maybe_take_back_the_death(night, data.draw)
     # Nothing on a Shadowrun clock starts a death (rules/shadowrun2/forecast.py, DEADLY): no time shown, no death.
     _assert_one_time_of_death(night, a_roll_may_kill=False)
 
@@ -252,6 +269,7 @@ def test_cyberpunk_every_time_of_death_shown_is_when_the_clock_kills(
     night = _night(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2})
     for _ in range(data.draw(st.integers(1, 8), label="steps")):
         _play(night, _cp_step(data.draw), data.draw)
+    _maybe_take_back_the_death(night, data.draw)
     # An unconscious character's failed death save (a roll of the clock) starts a death no one could date before.
     _assert_one_time_of_death(night, a_roll_may_kill=True)
 
