@@ -105,7 +105,14 @@ ASH_WOUNDED: dict[str, Any] = {
         "right arm: A wound in the arm bleeds and throbs; the arm is weak and clumsy and hurts to move.",
     ],
     "warnings": ["Critical hit 1 to the right arm (upper arm) is crippling and not diagnosed"],
-    "recovery": [{"what": "physical damage heals to 3 boxes", "ends_at": None, "ends_at_date": None}],
+    "recovery": [
+        {
+            "what": "physical damage heals to 3 boxes",
+            "ends_at": None,
+            "ends_at_date": None,
+            "why": "the healing roll at the clock's next advance sets it",
+        }
+    ],
     "timers": [
         {
             "due": 0,

@@ -188,5 +188,10 @@ def test_bones_set_show_the_player_when_the_limb_mends(cp2020: Table) -> None:
     assert left_leg(character)["mends_at"] == 6 * WEEK
     mending = [item for item in character["recovery"] if item["what"] == "left leg: set bones mend"]
     assert mending == [
-        {"what": "left leg: set bones mend", "ends_at": 6 * WEEK, "ends_at_date": "2020-02-12T00:00:00"}
+        {
+            "what": "left leg: set bones mend",
+            "ends_at": 6 * WEEK,
+            "ends_at_date": "2020-02-12T00:00:00",
+            "why": None,
+        }
     ]
