@@ -305,6 +305,8 @@ def test_after_a_revert_and_a_new_overflow_interval_the_death_shown_is_the_clock
     history = page[page.index('id="history"') :]
     assert change in history and said in history
     assert history.index(said) < history.index("Back to how it was")  # newest first: after the revert
+    # And the board's house rules keep saying it after the answer that said it once.
+    assert f"Last changed 2053-01-01 00:15:03: {said}" in _words(board)
     player_page = night.player.get(f"/characters/{night.character.pk}/").content.decode()
     assert said in player_page[player_page.index('id="history"') :]
     _assert_one_time_of_death(night, a_roll_may_kill=False)

@@ -18,7 +18,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from campaign import access, conditional, presenters, services
-from campaign.models import GM, PLAYER, Campaign, Character, Invitation, Job, Membership
+from campaign.models import GM, PLAYER, Campaign, Character, Event, Invitation, Job, Membership
 from campaign.web import board, display, forms, fragments, option_forms, people, recovery_page
 from campaign.web.views.cache import (
     ETAG_PENDING,
@@ -32,6 +32,7 @@ from campaign.web.views.cache import (
 )
 from campaign.web.views.character import _named_undo
 from rules.registry import get_ruleset
+from rules.words import CAMPAIGN_CHANGED
 
 _NOT_READ: Any = object()
 
@@ -200,6 +201,8 @@ def _board_context(
         # The house-rules form, drawn from the options' declarations.
         in_force = services.options_in_force(context["ruleset"], campaign.options)
         context["options"] = option_forms.option_fields(context["ruleset"], in_force)
+        # Read only where the section is drawn (the full board, not its live refresh): Django calls it there.
+        context["house_rules_changed"] = lambda: _house_rules_changed(campaign)
         context.setdefault("attribute_fields", forms.attribute_fields(campaign.ruleset))
         context["retired"] = Character.objects.filter(campaign=campaign, retired=True).values("pk", "name")
     return context
@@ -222,6 +225,22 @@ def clock_panel_context(campaign: Campaign) -> dict[str, Any]:
         "clock_buttons": forms.CLOCK_BUTTONS,
         "clock_units": forms.CLOCK_UNITS,
     }
+
+
+def _house_rules_changed(campaign: Campaign) -> dict[str, str] | None:
+    """The latest change of the house rules, in the options' words, for the board's house-rules section: the change
+    moves what the clock does (a death by minutes), so the board keeps saying it after the answer that said it once.
+    None when the options never changed."""
+    for row in Event.objects.filter(
+        campaign=campaign, character__isnull=True, type=CAMPAIGN_CHANGED
+    ).order_by("-position")[:20]:
+        options = {k: v for k, v in row.data["changes"].items() if k.startswith("options.")}
+        if options:
+            return {
+                "date": display.date_text(presenters.game_date(campaign, row.game_time)),
+                "said": presenters.event_words(campaign, row.type, {"changes": options}, row.game_time),
+            }
+    return None
 
 
 @login_required
