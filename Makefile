@@ -29,11 +29,11 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/vulture
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
-	$(BIN)/pytest -p no:cacheprovider -rs -n 2
+	$(BIN)/pytest -p no:cacheprovider -rfEs -n 2
 
 ## the event-store guarantees again on SQLite (its triggers differ from PostgreSQL's)
 test-eventstore-sqlite: $(STAMP)
-	DATABASE_URL=sqlite:///$(CURDIR)/db-eventstore.sqlite3 $(BIN)/pytest -p no:cacheprovider -rs tests/test_eventstore.py tests/test_import_beside.py
+	DATABASE_URL=sqlite:///$(CURDIR)/db-eventstore.sqlite3 $(BIN)/pytest -p no:cacheprovider -rfEs tests/test_eventstore.py tests/test_import_beside.py
 
 ## schemathesis against a real gunicorn, as a GM and a player: no 5xx, every answer's status, content type, headers and
 ## body as the schema declares (CI runs it after the suite; FUZZ_EXAMPLES, SEED to vary)

@@ -15,7 +15,7 @@ from campaign import eventstore, queue
 from campaign.models import Campaign, Character, Job, roll_key
 from campaign.services.core import Conflict, ServiceError
 from rules import clock
-from rules.dice import DiceError, RollRequest
+from rules.dice import MOST_DIE, DiceError, RollRequest
 
 NOT_WAITING = "this advance is not waiting for a roll"
 ROLLS_EXPECTED = "expected the rolls the clock waits for, by their keys ({asked}), or ask: false"
@@ -141,6 +141,10 @@ def roll_refusal(need: Mapping[str, Any], values: Any) -> str:
         if bad:
             are = "is not a total" if len(bad) == 1 else "are not totals"
             return f"{asked_words(need)}; {_listed(bad)} {are} (a 6 is always followed by the die after it)"
+        big = [v for v in values if v > MOST_DIE]
+        if big:
+            are = "is" if len(big) == 1 else "are"
+            return f"{asked_words(need)}; {_listed(big)} {are} past the largest total the ledger keeps ({MOST_DIE:,})"
     else:
         bad = [v for v in values if not 1 <= v <= sides]
         if bad:
