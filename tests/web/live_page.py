@@ -14,6 +14,8 @@ from typing import Any
 
 from django.test import Client
 
+from campaign.web.forms.table_dice import CLOCK_ROLL_INPUT
+
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 SWAPPED = {200, 201, 202, 400, 409}  # base.html's responseHandling: what htmx swaps in
 
@@ -272,10 +274,14 @@ class LivePage:
         if dice is None:
             server = next(n for n in form.walk() if n.tag == "button" and n.attrs.get("name") == "ask")
             return self._post(form, server)
-        typed = next(
-            n for n in form.walk() if n.tag == "input" and n.attrs.get("name") in ("dice", "as_rolled")
-        )
-        return self._post(form, **{str(typed.attrs["name"]): dice})
+        # The row of rolls a round asks (one input a character and roll): the same dice typed in each.
+        typed = [
+            str(n.attrs["name"])
+            for n in form.walk()
+            if n.tag == "input" and str(n.attrs.get("name", "")).startswith(CLOCK_ROLL_INPUT)
+        ]
+        assert typed, "the clock's prompt has no roll to type"
+        return self._post(form, **dict.fromkeys(typed, dice))
 
 
 def _enclosing_form(node: Node) -> Node:
