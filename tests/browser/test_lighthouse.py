@@ -44,7 +44,8 @@ def test_the_board_and_the_players_page_meet_lighthouses_accessibility_and_layou
     assert set(row["pages"]) == {"gm_board", "player_character"}
     # The board as a GM has it: its party section fetched once shown (200, or the budget's "ask again" on a busy
     # machine), within the trace Lighthouse measured.
-    assert row["pages"]["gm_board"]["party_section"] in (200, 429), row["pages"]["gm_board"]
+    # Fetched after the first paint (200; 429 when a busy machine's forecasts are throttled), or drawn in it (None).
+    assert row["pages"]["gm_board"]["party_section"] in (200, 429, None), row["pages"]["gm_board"]
     # The performance score is a timing (Lighthouse's simulated load from the trace it measured): the bench row
     # judges it on a quiet machine. What does not depend on the machine's load is asserted here.
     for name, page in row["pages"].items():
