@@ -266,7 +266,7 @@ def test_the_board_draws_the_kept_section_in_its_first_load_and_puts_it_last(sr2
     section = again.split('<div id="recovery-body"')[1].split("</section>")[0]
     assert 'hx-trigger="load' not in section
     # The panel asks itself again when the board says something changed, with the question it answers.
-    assert f'<div class="recovery" hx-get="{page(sr2_web)}" hx-trigger="refresh from:body"' in section
+    assert f'<div class="recovery" hx-get="{page(sr2_web)}" hx-trigger="changed from:body"' in section
     assert re.sub(r'value="[^"]*"', "", panel.split('<div class="buttons recovery-act">')[0]) in re.sub(
         r'value="[^"]*"', "", section
     )
@@ -300,6 +300,6 @@ def test_should_be_healed_says_why_it_has_no_date_beside_the_forecasts(sr2_web: 
     html = sr2_web.player.get(f"/characters/{sr2_web.table.character['id']}/").content.decode()
     hit = html.split("<h3>Should be healed</h3>")[1].split("</ul>")[0]
     assert (
-        "no date yet: it waits on a roll still to come or on care (the forecast below says when it most likely "
-        "ends)" in hit
+        'physical damage heals to 3 boxes:\n      <span class="muted">no date yet: the healing roll at the '
+        "clock&#x27;s next advance sets it</span>" in hit
     )

@@ -27,6 +27,7 @@ from campaign.web.views.cache import (
     LIVE_CACHE_SECONDS,
     _etag_response,
     _live,
+    _live_changed,
     _with_etag,
     _with_keyed_forms,
 )
@@ -254,14 +255,14 @@ def campaign_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
             context["etag"], context["live_html"] = etag, conditional.rendered(html)  # rendered once
             context["recovery_html"] = recovery_page.board_section(request, campaign, role)
             return _with_keyed_forms(render(request, "campaign.html", context))
-        return _etag_response(request, etag) or _with_etag(HttpResponse(html), etag)
+        return _etag_response(request, etag) or _live_changed(_with_etag(HttpResponse(html), etag))
     if _live(request):
         etag = _board_etag(campaign, role, request.user.pk)
         not_modified = _etag_response(request, etag)
         if not_modified is not None:
             return not_modified
         context = _board_context(request, campaign, role)
-        return _with_etag(render(request, "campaign.html#live", context), etag)
+        return _live_changed(_with_etag(render(request, "campaign.html#live", context), etag))
     if not request.GET:  # the board as loaded, no form open: its parts kept in the cache
         return _with_keyed_forms(_gm_board_page(request, campaign, role))
     context = _board_context(request, campaign, role)

@@ -31,6 +31,14 @@ def _etag_response(request: HttpRequest, etag: str) -> HttpResponse | None:
     return None
 
 
+def _live_changed(response: HttpResponse) -> HttpResponse:
+    """The live region's answer when it changed: the parts of the page drawn apart from it (the party's section)
+    fetch themselves again (`changed from:body`), in every tab and on every phone that polls, not only in the tab
+    that acted. A player's live region changes only with what the player may see."""
+    response["HX-Trigger"] = "changed"
+    return response
+
+
 def _with_etag(response: HttpResponse, etag: str) -> HttpResponse:
     response["ETag"] = etag
     response["Cache-Control"] = "no-cache, private"
