@@ -26,7 +26,7 @@ _.ThrottledModelBackend, _.StrictJSONParser
 _.parser_context, _.get_cache_key, _.authenticate_credentials, _.add_components, _.generator
 _.add_retry_after
 # Attributes the templates read (templates/ is not scanned).
-_.typed, _.pool_value, _.undo_text, _.unit_input, _.help_line, _.quick, _.quick_value, _.focus
+_.typed, _.pool_value, _.undo_text, _.undo_version, _.unit_input, _.help_line, _.quick, _.quick_value, _.focus
 _.plot_width, _.lane_height, _.whisker_to, _.end_x, _.end_y, _.mid_y, _.now_x, _.party_title
 # WSGI's start_response signature (perf/worker_cpu.py).
 _.exc_info

@@ -4,16 +4,27 @@
 //   clock button focused that card's button again, scrolling the page to it, or another card's when two had
 //   answered. Once a swap has settled, no element keeps it.
 // - The clock's prompt for a roll (#clock-roll) takes the focus, and scrolls into view, when it appears or asks for
-//   another roll; a refresh that leaves the same prompt on screen leaves the focus where the GM put it.
+//   another roll; a refresh that leaves the same prompt on screen leaves the focus where the GM put it, and so does
+//   one that brings a prompt while the GM is typing in another field.
 // A file of our own: the CSP allows no inline script.
 (function () {
   "use strict";
   var shownPrompt = null;
 
+  // A prompt brought by a refresh (another GM's advance, in another tab) never takes the focus from a field the
+  // GM is typing in: the keys meant for a card's form would go to the roll.
+  function typingElsewhere(prompt) {
+    var active = document.activeElement;
+    if (!active || prompt.contains(active)) {
+      return false;
+    }
+    return active.matches("input:not([type=hidden]):not([type=submit]), select, textarea");
+  }
+
   function promptShown() {
     var prompt = document.getElementById("clock-roll");
     var asked = prompt ? prompt.textContent.replace(/\s+/g, " ").trim() : null;
-    if (prompt && asked !== shownPrompt) {
+    if (prompt && asked !== shownPrompt && !typingElsewhere(prompt)) {
       var input = prompt.querySelector("input:not([type=hidden]), select, button");
       if (input) {
         input.focus({ preventScroll: true });

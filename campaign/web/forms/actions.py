@@ -195,6 +195,8 @@ def action_inputs(ruleset: str, action: str) -> dict[str, str]:
     """The inputs an action's form posts, each with the field of the API's body its errors name."""
     spec = get_ruleset(ruleset).action_form(action)
     inputs = {"key": "key"}
+    if action == "undo":
+        inputs[UNDO_VERSION_INPUT] = "expected_version"  # the version whose latest entry the button names
     for param in spec.params:
         names = row_inputs(f"p_{param.name}") if param.kind == "amounts" else (f"p_{param.name}",)
         inputs.update(dict.fromkeys(names, param.name))
@@ -229,7 +231,11 @@ def place_error(ruleset: str, action: str, field_name: str, message: str) -> dic
         roll = field_name.split(".", 2)[1].split(":", 1)[0]
         if roll in rolls:
             return {f"rolls.{roll}": message}
-    return {"form": f"{field_name}: {message}" if field_name not in ("type", "form") else message}
+    return {
+        "form": f"{field_name}: {message}"
+        if field_name not in ("type", "form", "expected_version")
+        else message
+    }
 
 
 class _Posted(forms.Field):
@@ -373,4 +379,16 @@ def parse_action(ruleset: str, action: str, data: QueryDict, sheet: Sheet = None
         body["rolls"] = rolls
     if data.get("ask") == "server":
         body["ask"] = False  # "roll the rest for me": the server rolls what the table did not
+    if action == "undo" and data.get(UNDO_VERSION_INPUT, "").strip():
+        body["expected_version"] = _undo_version(data[UNDO_VERSION_INPUT])
     return body
+
+
+UNDO_VERSION_INPUT = "expected_version"
+
+
+def _undo_version(raw: str) -> int:
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise RuleError("expected_version", f"expected a whole number, got {raw!r}") from None

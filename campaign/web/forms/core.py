@@ -89,6 +89,9 @@ class ActionFormView:
     undo_text: str = (
         ""  # the undo form's button: what it takes back ("Undo: death save failed, 00:30 (clock)")
     )
+    # The character's version when the button named its entry: posted back, so that an Undo drawn before another
+    # entry came never takes back that other one (the service refuses a version it is not at).
+    undo_version: int | None = None
     # Table dice: the form asks for one roll at a time (`table_dice_form`).
     table_dice: bool = False
     asked: AskedRoll | None = None

@@ -19,6 +19,11 @@ from campaign.web.views.character import _form_of, _gm_acting_on, _gm_sheet, _na
 from rules.dice import RollNeeded
 from rules.ruleset import RuleError
 
+UNDO_MOVED = (
+    "Nothing was taken back: another entry came after the one this button named. The button now names the "
+    "latest entry; press it again to take that back."
+)
+
 
 @dataclass
 class Posted:
@@ -70,7 +75,10 @@ def _posted_action(request: HttpRequest, character: Character, action: str) -> P
                 body.setdefault("rolls", {})[asked["name"]] = dice
     except RuleError as error:
         error = forms.dice_error_words(ruleset, action, error, data)
-        errors = forms.place_error(ruleset, action, error.field, error.message)
+        message = error.message
+        if action == "undo" and error.field == "expected_version":
+            message = UNDO_MOVED  # the button named an entry that is no longer the latest
+        errors = forms.place_error(ruleset, action, error.field, message)
         if error.field == forms.QUICK_INPUT:
             errors = {"form": error.message}
         status = error.status

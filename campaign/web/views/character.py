@@ -466,6 +466,7 @@ def _named_undo(form: forms.ActionFormView, character: Character) -> forms.Actio
     when = display.date_text(presenters.game_date(campaign, target["game_time"]))
     clock = " (clock)" if target["by_clock"] else ""
     form.undo_text = f"Undo: {target['summary']}, {when}{clock}"
+    form.undo_version = character.version
     return form
 
 

@@ -1,0 +1,62 @@
+"""An Undo button takes back the entry it names, or nothing (issue 42's walkthrough: an Undo drawn before another
+entry came took back that other one). The form posts the character's version at the moment it named its entry; a
+later entry makes it a refusal in words, and the form drawn again names the new latest entry."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from campaign.models import Event
+from tests.web.conftest import Web
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+LIGHT = {"type": "wound", "severity": "L", "rolls": {"body_check": [6, 6, 6, 6, 6]}}
+PHYSICAL_M = {
+    "type": "wound",
+    "severity": "M",
+    "rolls": {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]},
+}
+VERSION = re.compile(r'<input type="hidden" name="expected_version" value="(\d+)">')
+BUTTON = re.compile(r"<button[^>]*>(Undo: [^<]*)</button>")
+
+
+@pytest.mark.parametrize("where", ["card/undo", "act/undo"])
+def test_an_undo_drawn_before_another_entry_takes_back_nothing(sr2_web: Web, where: str) -> None:
+    character = sr2_web.character_id
+    assert sr2_web.table.act(PHYSICAL_M).status_code == 201
+    form = sr2_web.gm.get(
+        f"/characters/{character}/{'card/undo/form' if where == 'card/undo' else 'forms/undo'}/", **HTMX
+    )
+    drawn = form.content.decode()
+    (named,) = BUTTON.findall(drawn)
+    assert named.startswith(
+        "Undo: Body check: 0 successes. Moderate physical wound: 3 boxes; Critical hit 1 to the"
+    )
+    (version,) = VERSION.findall(drawn)
+    # Another entry comes while the form stays open (another GM, the API, the clock).
+    assert sr2_web.table.act(LIGHT).status_code == 201
+    entries = Event.objects.filter(character_id=character).count()
+
+    refused = sr2_web.gm.post(
+        f"/characters/{character}/{where}/", {"key": "k-undo", "expected_version": version}, **HTMX
+    )
+    assert refused.status_code == 409
+    answer = refused.content.decode()
+    assert (
+        "Nothing was taken back: another entry came after the one this button named. The button now names the "
+        "latest entry; press it again to take that back." in answer
+    )
+    assert Event.objects.filter(character_id=character).count() == entries  # nothing written
+    (renamed,) = BUTTON.findall(answer)
+    assert renamed != named and renamed.startswith("Undo: Body check: 5 successes")  # the light wound
+    (fresh,) = VERSION.findall(answer)
+    assert int(fresh) > int(version)
+
+    done = sr2_web.gm.post(
+        f"/characters/{character}/{where}/", {"key": "k-undo2", "expected_version": fresh}, **HTMX
+    )
+    assert done.status_code == 200
+    (undo,) = Event.objects.filter(character_id=character, type="ActionUndone")
+    assert undo.data["cause"] == Event.objects.get(character_id=character, version=int(fresh)).cause
