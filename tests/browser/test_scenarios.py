@@ -74,8 +74,11 @@ def open_action(page: Page, action: str) -> None:
 
 
 def fill_dice(page: Page, action: str, roll: str, dice: list[int]) -> None:
-    for index, die in enumerate(dice):
-        page.locator(f"#{action}-r_{roll}_{index}").fill(str(die))
+    """One die in its own box; several in one box, separated by spaces ("3 4")."""
+    if len(dice) == 1:
+        page.locator(f"#{action}-r_{roll}_0").fill(str(dice[0]))
+    else:
+        page.locator(f"#{action}-r_{roll}").fill(" ".join(map(str, dice)))
 
 
 def advance(page: Page, button: str) -> None:
