@@ -225,7 +225,12 @@ ACTION_CASES = [
         {"p_text": "x", "expected_version": "0"},
         form_error("expected_version: unknown"),
     ),
-    ("sr2_web", "undo", {"p_text": "x"}, form_error("p_text: unknown field; expected one of key")),
+    (
+        "sr2_web",
+        "undo",
+        {"p_text": "x"},
+        form_error("p_text: unknown field; expected one of expected_version, key"),
+    ),
     # the idempotency key: cut to 200 characters before, so two long keys could be taken for one
     (
         "sr2_web",

@@ -158,7 +158,7 @@ def test_the_board_shows_the_options_in_words(sr2_web: Web) -> None:
     )
     # The reader sees each option's label and value in words beside the field.
     assert '<label for="o-body_check_tn">Body-check TNs</label>' in html
-    assert "Now: Mortal TN 8, 10 minutes; Critical TN 4, 20 minutes." in html
+    assert "Now: Mortal: TN 8, 10 minutes; Critical: TN 4, 20 minutes." in html
     assert "Now: 10 minutes." in html and "Now: 2053-01-01 00:00." in html
     assert "RULES.md" not in html
 
