@@ -122,9 +122,31 @@ def test_a_what_if_opens_inside_the_board_and_nothing_moves_when_the_section_com
     answer = section.locator(".recovery-what-ifs li")
     expect(answer).to_contain_text("With Ash's spine replaced: all fit most likely by ")
     assert gm.page.url == board
-    # A refresh (what the board's answers send after each action) asks the same question again: it stays.
+    # A change (what the live region's refresh says after each action, in every tab) asks the same question
+    # again: it stays.
     with gm.page.expect_response(lambda r: "with=replace" in r.url and r.request.headers.get("hx-request")):
-        gm.page.evaluate("htmx.trigger(document.body, 'refresh')")
+        gm.page.evaluate("htmx.trigger(document.body, 'changed')")
     expect(answer).to_contain_text("With Ash's spine replaced: all fit most likely by ")
     expect(section.locator("input[value^='replace:']")).to_be_checked()
     assert gm.problems == []
+
+
+def test_a_players_recovery_on_the_board_follows_the_gms_action_by_itself(
+    live_server: Any, browser: Any, django_user_model: Any
+) -> None:
+    """The walkthrough's phone read "all fit for action now" beside a dying card: only the tab that acted fetched
+    the section again. Now the live region's refresh says `changed` and every phone fetches it."""
+    base = live_server.url
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    phone = Watched(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone.log_in(base, "player")
+    phone.page.goto(f"{base}/campaigns/{table.campaign['id']}/")
+    section = phone.page.locator("#recovery .recovery")
+    expect(section).to_contain_text("Your characters: all fit for action now")
+    # The GM's wound through the API: nothing happens in the phone's tab but its own refresh every 2 s.
+    wound = {"type": "wound", "severity": "M", "rolls": {"body_check": [6, 6, 6, 6, 6]}}
+    assert table.act(wound).status_code == 201
+    expect(phone.page.locator("#live")).to_contain_text("Physical: 3 of 10 boxes", timeout=30_000)
+    expect(section).to_contain_text("physical damage (Moderate, 3 boxes)", timeout=30_000)
+    expect(section).not_to_contain_text("all fit for action now")
+    assert phone.problems == []
