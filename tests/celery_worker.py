@@ -53,11 +53,6 @@ class Queue:
     def own(cls, name: str) -> Queue:
         return cls(REDIS_URL, f"wl-test:{RUN[:12]}:{PROCESS}:{name}{next(_queues)}:")
 
-    def keys(self) -> list[bytes]:
-        import redis
-
-        return list(redis.Redis.from_url(self.url).scan_iter(match=f"{self.prefix}*", count=1000))
-
     def clear(self) -> None:
         import redis
 

@@ -85,14 +85,11 @@ def test_a_shadowrun_wound_is_entered_die_by_die_as_the_form_asks(live_server: A
     assert wound.data["body_check"]["dice"] == [9, 1, 2, 3, 1]
 
 
-def test_a_waiting_clock_is_answered_from_the_board(live_server: Any, browser: Any) -> None:
-    gm = gm_at_a_new_table(live_server, browser, "Night City", "cyberpunk2020", "all")
-    board_url = gm.url
+def ash_with_a_crippled_leg(gm: Page) -> None:
+    """Ash, added from the board, with a crippled left leg not stabilized: a death save every turn."""
     add_character(gm, "Ash", "", {"body": "6", "luck": "2"})
-    ash = Character.objects.get(name="Ash")
-    # A crippled left leg, not stabilized: a death save every turn.
     services.character_act(
-        character_id=ash.pk,
+        character_id=Character.objects.get(name="Ash").pk,
         body={
             "type": "damage",
             "damage": 20,
@@ -100,6 +97,12 @@ def test_a_waiting_clock_is_answered_from_the_board(live_server: Any, browser: A
         },
         actor="anna_gm",
     )
+
+
+def test_a_waiting_clock_is_answered_from_the_board(live_server: Any, browser: Any) -> None:
+    gm = gm_at_a_new_table(live_server, browser, "Night City", "cyberpunk2020", "all")
+    board_url = gm.url
+    ash_with_a_crippled_leg(gm)
 
     gm.goto(board_url)
     gm.get_by_role("button", name="+1 turn", exact=True).click()
@@ -128,17 +131,7 @@ def test_a_waiting_clock_is_answered_from_the_board(live_server: Any, browser: A
 def test_a_long_advance_is_stopped_at_a_roll_from_the_board(live_server: Any, browser: Any) -> None:
     gm = gm_at_a_new_table(live_server, browser, "Night City", "cyberpunk2020", "all")
     board_url = gm.url
-    add_character(gm, "Ash", "", {"body": "6", "luck": "2"})
-    ash = Character.objects.get(name="Ash")
-    services.character_act(
-        character_id=ash.pk,
-        body={
-            "type": "damage",
-            "damage": 20,
-            "rolls": {"location": [7], "sever": [5], "stun_save": [3], "death_save": [4]},
-        },
-        actor="anna_gm",
-    )
+    ash_with_a_crippled_leg(gm)
     gm.goto(board_url)
     gm.get_by_role("button", name="+10 min", exact=True).click()
     prompt = gm.locator("#clock-roll")
