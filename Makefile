@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-eventstore-sqlite lint format bench fuzz migrate demo worker clean lighthouse
+.PHONY: run test test-eventstore-sqlite test-plain-orm lint format bench fuzz migrate demo worker clean lighthouse
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +33,16 @@ test: $(STAMP)
 
 ## the event-store guarantees again on SQLite (its triggers differ from PostgreSQL's)
 test-eventstore-sqlite: $(STAMP)
-	DATABASE_URL=sqlite:///$(CURDIR)/db-eventstore.sqlite3 $(BIN)/pytest -p no:cacheprovider -rfEs tests/test_eventstore.py tests/test_import_beside.py
+	DATABASE_URL=sqlite:///$(CURDIR)/db-eventstore.sqlite3 $(BIN)/pytest -p no:cacheprovider -rfEs tests/ledger/test_eventstore.py tests/ledger/test_import_beside.py
+
+## the event-store, import and action tests and the recorded answers again with every speed trick switched to its plain
+## Django ORM way (LEDGER_PLAIN_ORM, campaign/ledger/fast.py), on the database DATABASE_URL names. Not test_query_counts:
+## its budgets count the one-statement read and write, which the ORM's plain way sends as several statements.
+PLAIN_ORM_TESTS := tests/ledger/test_eventstore.py tests/ledger/test_import_beside.py tests/transfer/test_import.py \
+	tests/api/test_shadowrun2.py tests/api/test_cyberpunk2020.py tests/api/test_darkfuture.py \
+	tests/api/test_recorded_answers.py
+test-plain-orm: $(STAMP)
+	LEDGER_PLAIN_ORM=1 $(BIN)/pytest -p no:cacheprovider -rfEs $(PLAIN_ORM_TESTS)
 
 ## schemathesis against a real gunicorn, as a GM and a player: no 5xx, every answer's status, content type, headers and
 ## body as the schema declares (CI runs it after the suite; FUZZ_EXAMPLES, SEED to vary)

@@ -11,6 +11,7 @@ _ = SimpleNamespace()
 # the database backend's hook, migrations' helpers (the migrations are not scanned).
 _.Meta, _.ordering, _.indexes, _.abstract, _.default_auto_field, _.CampaignConfig
 _.answered_at, _.started_at, _.is_staff
+_.next_try_at, _.claimed_until, _.sent_at  # the outbox's columns, read by the ORM's filters by name
 _.login_form, _.list_display, _.list_filter, _.search_fields
 _.has_add_permission, _.has_change_permission, _.has_delete_permission
 _.Command, _.add_arguments, _.handle
@@ -27,10 +28,13 @@ _.parser_context, _.get_cache_key, _.authenticate_credentials, _.add_components,
 _.add_retry_after
 # Attributes the templates read (templates/ is not scanned).
 _.typed, _.pool_value, _.undo_text, _.undo_version, _.unit_input, _.help_line, _.quick, _.quick_value, _.focus
+_.quick_error
 _.plot_width, _.lane_height, _.whisker_to, _.end_x, _.end_y, _.mid_y, _.now_x, _.party_title
-# WSGI's start_response signature (perf/worker_cpu.py).
-_.exc_info
+# The WSGI applications gunicorn serves by name (campaign.wsgi; the bench's bare floor, perf.harness.peers).
+_.application
 # pytest: module markers, fixtures asked for by name, settings and clients' attributes the tests set, the
 # HTMLParser hooks of the tests' parsers, a signal receiver's sender.
 _.pytestmark, _.django_db_setup, _.transactional_db, _.PASSWORD_HASHERS, _.raise_request_exception
 _._pool, _._producer_pool, _.handle_starttag, _.handle_endtag, _.handle_data, _.handle_startendtag, _.sender
+# http.server's hooks of the tests' fake receivers (tests/notify/fakes.py, fake_push.py).
+_.do_POST, _.log_message

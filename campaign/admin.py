@@ -3,8 +3,8 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from campaign.http.throttles import AdminLoginForm
 from campaign.models import Campaign, Character, Event, Job, Membership, Timer
-from campaign.throttles import AdminLoginForm
 
 # The admin's log-in counts failed tries as the app's does (the demo GM is a superuser).
 admin.site.login_form = AdminLoginForm

@@ -9,6 +9,10 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
+
+from rules.registry import get_ruleset
+from rules.ruleset import Ruleset
 
 GM = "gm"
 PLAYER = "player"
@@ -27,8 +31,24 @@ class Campaign(models.Model):
     options = models.JSONField(default=dict)
     game_time = models.BigIntegerField(default=0, help_text="game seconds since the campaign's start")
     version = models.IntegerField(default=0, help_text="version of the campaign stream")
-    clock_ticked_at = models.DateTimeField(
-        null=True, blank=True, help_text="wall time of the last automatic advance (option time_scale)"
+    # A clock that runs on its own (option `time_scale`) reads `anchor game + scale x (now - anchor real)`
+    # (campaign.ledger.running): nothing is written while it runs and nothing is due. Real times are Unix seconds,
+    # so that the projections can keep `clock_due_at` in SQL beside the timers they write, on either database.
+    clock_anchor_game = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="game second the running clock read at clock_anchor_real; null: stopped",
+    )
+    clock_anchor_real = models.FloatField(
+        null=True, blank=True, help_text="real time (Unix seconds) at which the running clock read its anchor"
+    )
+    # Beat's one question (`tick_running_clocks`): which campaigns have a firing due by now. An index of its own,
+    # not a JSON lookup of the options over every campaign.
+    clock_due_at = models.FloatField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="real time (Unix seconds) of the running clock's next due firing; null: stopped or nothing due",
     )
     projection_epoch = models.PositiveIntegerField(
         default=0,
@@ -49,6 +69,11 @@ class Campaign(models.Model):
         related_name="campaigns_created",
         help_text="who created or imported it: whose Idempotency-Key its first event holds",
     )
+    notify = models.JSONField(
+        default=dict,
+        help_text="what its notifications need at hand without a query (campaign/notify): `wanted`, the kinds "
+        "of notice someone listens for, and `off`, the hooks switched off for failing, in words",
+    )
 
     def __str__(self) -> str:
         return self.name
@@ -56,6 +81,16 @@ class Campaign(models.Model):
     @property
     def stream(self) -> str:
         return f"campaign:{self.pk}"
+
+    @property
+    def rules(self) -> Ruleset:
+        """The campaign's ruleset, the object every read hands on (`ruleset` is its slug, as stored)."""
+        return get_ruleset(self.ruleset)
+
+    @property
+    def start(self) -> str:
+        """The game date and time its clock started at: its `start` option, else its ruleset's default."""
+        return self.options.get("start") or self.rules.default_start
 
 
 class Membership(models.Model):
@@ -288,6 +323,22 @@ class Job(JobStatus):
     rolls = models.JSONField(
         default=dict, blank=True, help_text="the GM's dice for the firings the advance stopped before"
     )
+    # A death waits for the GM's yes (the board's advances; the API's `ask_before_death`): the advance stops before a
+    # firing that kills, still open, until the GM lets it happen or stops the advance there (docs/clock.md).
+    asks_before_death = models.BooleanField(
+        default=False, help_text="the advance waits for the GM's yes before a firing that kills"
+    )
+    needs_yes = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="the death the advance waits at (the character, the firing, when, what kills), or null",
+    )
+    notices = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="what the advance's notifications compare with: each fired character's standing before its "
+        "first firing (campaign/notify)",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -306,15 +357,15 @@ class Job(JobStatus):
 
     @property
     def waiting(self) -> bool:
-        """Open, and stopped before a firing until the GM gives its roll."""
-        return self.open and self.needs_roll is not None
+        """Open, and stopped before a firing until the GM gives its roll, or says yes to the death it brings."""
+        return self.open and (self.needs_roll is not None or self.needs_yes is not None)
 
     @property
     def asked(self) -> list[dict[str, Any]]:
         """Every roll a waiting advance asks for, the first (`needs_roll`) first, each with its `key`; [] when it
         waits for none. (An advance that began waiting before several rolls were asked at once has `needs_roll`
         alone, without a key.)"""
-        if not self.waiting:
+        if not self.waiting or self.needs_roll is None:
             return []
         asked = self.needs_rolls or [self.needs_roll]
         return [
@@ -329,8 +380,8 @@ class Job(JobStatus):
 
     def stalled_since(self, now: datetime) -> datetime | None:
         """When an open job last showed a sign of life, if that is longer ago than the stall threshold."""
-        if not self.open or self.needs_roll is not None:
-            return None  # a job waiting for the GM's roll is quiet, not stalled
+        if not self.open or self.needs_roll is not None or self.needs_yes is not None:
+            return None  # a job waiting for the GM's roll or yes is quiet, not stalled
         last = self.heartbeat_at or self.created_at
         if last is None or now - last < timedelta(seconds=settings.CLOCK_STALLED_AFTER_SECONDS):
             return None
@@ -371,3 +422,108 @@ class ImportFile(models.Model):
 
     job = models.OneToOneField(ImportJob, primary_key=True, on_delete=models.CASCADE, related_name="upload")
     data = models.BinaryField()
+
+
+class PushSubscription(models.Model):
+    """One browser's Web Push subscription (docs/notifications.md): where its push service takes messages for
+    it, and the keys each message is encrypted to. A device, not a person's choice of news: a player's device is told
+    of the characters they play; a GM's, of every character of the campaigns named in `campaigns` as well.
+
+    The endpoint is unique across users: a browser gives the same endpoint to whoever subscribes in it, so the last
+    person to subscribe on a device holds it, and a shared tablet never tells one person what another may see."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    endpoint = models.TextField(unique=True, help_text="the push service's URL for this browser")
+    p256dh = models.CharField(max_length=100, help_text="the browser's P-256 public key, base64url")
+    auth = models.CharField(max_length=50, help_text="the browser's 16-byte auth secret, base64url")
+    campaigns = models.ManyToManyField(
+        Campaign,
+        blank=True,
+        related_name="+",
+        help_text="the campaigns whose every character this device is told of (the user GMs them)",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+
+class Hook(models.Model):
+    """Where a campaign's notifications go out of the game (docs/notifications.md): a Discord channel's webhook or a
+    signed webhook, set by a GM. Its adding and removal are events of the campaign's stream (the URL stays here: a
+    Discord webhook's address is its password)."""
+
+    DISCORD, WEBHOOK = "discord", "webhook"
+    KIND_CHOICES = [(DISCORD, "Discord"), (WEBHOOK, "Signed webhook")]
+    TABLE, GM_ONLY = "table", "gm"
+    AUDIENCE_CHOICES = [(TABLE, "The table"), (GM_ONLY, "The GM")]
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="hooks")
+    kind = models.CharField(max_length=16, choices=KIND_CHOICES)
+    url = models.CharField(max_length=2000)
+    audience = models.CharField(max_length=8, choices=AUDIENCE_CHOICES)
+    events = models.JSONField(default=list, help_text="the kinds of notice the GM chose to tell")
+    secret = models.CharField(max_length=80, blank=True, default="", help_text="a webhook's signing key")
+    active = models.BooleanField(default=True)
+    last_error = models.TextField(
+        blank=True, default="", help_text="in words; empty once a delivery succeeds"
+    )
+    failing_since = models.DateTimeField(
+        null=True, blank=True, help_text="the first error since the last success"
+    )
+    resting_until = models.DateTimeField(
+        null=True, blank=True, help_text="the receiver's rate limit: nothing is sent to it before then"
+    )
+    last_sent_at = models.DateTimeField(null=True, blank=True, help_text="when a delivery last reached it")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+
+class Delivery(models.Model):
+    """The transactional outbox (docs/notifications.md): one notification to send, written in the transaction that
+    appended the events it speaks of, its words decided there; a worker sends it and marks it. The id travels with
+    every try (`X-Ledger-Delivery`), so a receiver can tell a try again from a new message."""
+
+    PENDING, SENT, FAILED = "pending", "sent", "failed"
+    STATUS_CHOICES = [(s, s) for s in (PENDING, SENT, FAILED)]
+    PUSH = "push"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="deliveries")
+    kind = models.CharField(max_length=16, help_text="the sender: discord, webhook or push")
+    audience = models.CharField(
+        max_length=8, blank=True, default="", help_text="whose words it holds: table or gm"
+    )
+    hook = models.ForeignKey(Hook, null=True, blank=True, on_delete=models.CASCADE, related_name="deliveries")
+    # A push's device, and the one character it tells of. A device removed leaves its deliveries, failed in words.
+    subscription = models.ForeignKey(
+        PushSubscription, null=True, blank=True, on_delete=models.SET_NULL, related_name="deliveries"
+    )
+    character = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    first_position = models.BigIntegerField(null=True, blank=True, help_text="the first event it speaks of")
+    last_position = models.BigIntegerField(null=True, blank=True, help_text="the last event it speaks of")
+    message = models.JSONField(help_text="what to tell, in words, as its audience may read it")
+    status = models.CharField(max_length=8, choices=STATUS_CHOICES, default=PENDING)
+    tries = models.IntegerField(default=0)
+    next_try_at = models.DateTimeField(default=timezone.now)
+    claimed_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="a sender is at work on it until then (a killed one lets go by itself)",
+    )
+    last_error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        # The sweep reads the pending rows that are due; the sent ones are never read again.
+        indexes = [
+            models.Index(fields=["next_try_at"], condition=Q(status="pending"), name="delivery_pending_due")
+        ]

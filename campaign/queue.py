@@ -22,6 +22,8 @@ class Worker(Protocol):
 
     def enqueue_import(self, job_id: Any) -> None: ...
 
+    def enqueue_deliveries(self, delivery_ids: list[str]) -> None: ...
+
 
 _worker: Worker | None = None
 
@@ -57,3 +59,8 @@ def enqueue_advance(job_id: Any, ticket: Any = None) -> None:
 def enqueue_import(job_id: Any) -> None:
     """Send an import to the worker (or, without a broker, run it now, in this process)."""
     _connected().enqueue_import(job_id)
+
+
+def enqueue_deliveries(delivery_ids: list[str]) -> None:
+    """Send the outbox's new deliveries to the worker (or, without a broker, to a thread beside the request)."""
+    _connected().enqueue_deliveries(delivery_ids)

@@ -31,6 +31,9 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 ALLOW_SIGNUP = env_bool("ALLOW_SIGNUP", True)
+# Notifications go only to https addresses on the public internet (campaign/notify/ssrf.py). On: http, private and
+# loopback addresses too, and a Discord hook at any address: development and tests, with local fakes.
+HOOKS_ALLOW_PRIVATE = env_bool("HOOKS_ALLOW_PRIVATE", False)
 # How many proxies of ours stand in front of the server and append the client's address to X-Forwarded-For. 0: the
 # peer's address is the client's, and the header is ignored (a client could otherwise name any address it likes and
 # never be throttled).
@@ -59,7 +62,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before whitenoise, so that what it serves carries the policy too (an SVG or HTML file opened on its own).
-    "campaign.middleware.ContentSecurityPolicy",  # django-csp's CSPMiddleware, its policy built once
+    "campaign.http.middleware.ContentSecurityPolicy",  # django-csp's CSPMiddleware, its policy built once
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # After whitenoise (static files come precompressed from it), before every middleware that writes the body.
     # HTML with CSRF tokens compressed: BREACH is answered by Django's own mitigations (docs/PERFORMANCE.md).
@@ -71,8 +74,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "campaign.middleware.ServicesDown",
-    "campaign.middleware.AnswerBeforeCommit",
+    "campaign.http.middleware.ServicesDown",
+    "campaign.http.middleware.AnswerBeforeCommit",
 ]
 
 ROOT_URLCONF = "campaign.urls"
@@ -92,6 +95,24 @@ TEMPLATES = [
         },
     }
 ]
+
+# The ledger's speed tricks (campaign/ledger/fast.py) switched to their plain Django ORM ways: `1` all of them, or
+# some by name, comma-separated (the bench measures each so); empty or `0` none. The plain path writes and answers
+# the same: CI runs the event-store and action tests on it too (`make test-plain-orm`).
+_plain_orm = os.environ.get("LEDGER_PLAIN_ORM", "").strip().lower()
+if _plain_orm in ("", "0", "off", "no", "false"):
+    LEDGER_PLAIN_ORM: frozenset[str] = frozenset()
+elif _plain_orm in ("1", "on", "yes", "true", "all"):
+    LEDGER_PLAIN_ORM = frozenset({"all"})
+else:
+    LEDGER_PLAIN_ORM = frozenset(name.strip() for name in _plain_orm.split(",") if name.strip())
+
+
+def ledger_trick(name: str) -> bool:
+    """Whether the speed trick `name` runs (not switched to its plain way by LEDGER_PLAIN_ORM), for the two that
+    settings choose: the database backends."""
+    return not LEDGER_PLAIN_ORM & {"all", name}
+
 
 # Persistent connections: opening one (and, on SQLite, running its PRAGMAs) on every request costs more than a read.
 DATABASES = {
@@ -115,8 +136,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         server_side_binding=True, prepare_threshold=threshold
     )
-    # Django's backend, with each transaction's BEGIN sent with its first statement (campaign/backends).
-    DATABASES["default"]["ENGINE"] = "campaign.backends.postgresql"
+    if ledger_trick("postgres_begin"):
+        # Django's backend, with each transaction's BEGIN sent with its first statement (campaign/ledger/backends).
+        DATABASES["default"]["ENGINE"] = "campaign.ledger.backends.postgresql"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside the writer; IMMEDIATE makes concurrent writers queue instead of failing with
     # "database is locked" half-way through a transaction.
@@ -125,8 +147,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 30,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
-    # Django's backend, with BEGIN and COMMIT sent straight to the driver (campaign/backends).
-    DATABASES["default"]["ENGINE"] = "campaign.backends.sqlite3"
+    if ledger_trick("sqlite_transactions"):
+        # Django's backend, with BEGIN and COMMIT sent straight to the driver (campaign/ledger/backends).
+        DATABASES["default"]["ENGINE"] = "campaign.ledger.backends.sqlite3"
     # A file, not memory: threads and worker processes in the tests must share it. One per test process, so
     # that parallel runs never share a database.
     DATABASES["default"]["TEST"] = {
@@ -137,8 +160,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Every password check counts failed log-ins per user name and address, per address, and per user name from
-# anywhere (campaign/throttles.py; docs/security.md, "Log-ins").
-AUTHENTICATION_BACKENDS = ["campaign.throttles.ThrottledModelBackend"]
+# anywhere (campaign/http/throttles.py; docs/security.md, "Log-ins").
+AUTHENTICATION_BACKENDS = ["campaign.http.throttles.ThrottledModelBackend"]
 
 
 def env_int(name: str, default: int, minimum: int = 1) -> int:
@@ -243,7 +266,7 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
-# The forecast's budget (campaign/forecast_budget.py, docs/forecast.md "Budget"): wall seconds a forecast may take
+# The forecast's budget (campaign/forecast/forecast_budget.py, docs/forecast.md "Budget"): wall seconds a forecast may take
 # before it answers with the futures done; CPU seconds of forecasts per user and minute; how long a lease outlives
 # a worker that died mid-forecast; forecasts at once on the whole server (0: no limit); a player's most futures.
 FORECAST_TIME_BOX = float(os.environ.get("FORECAST_TIME_BOX", "1"))
@@ -268,6 +291,7 @@ SPECTACULAR_SETTINGS = {
         "campaign.api.answers.add_retry_after",
         # The rulesets' campaign options and character attributes, typed by their declarations.
         "campaign.api.option_schema.add_components",
+        "campaign.api.push_schema.add_components",
     ],
     # Swagger UI from our own static files (drf-spectacular-sidecar, a pinned version), never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -305,7 +329,9 @@ CACHES = {
     ),
     # Rendered reads (the character page's live region, the character API's answer), per process. Keys hold the
     # character's version, the campaign's game time and version, the viewer's role and user: any new event, clock
-    # advance or undo makes a new key, so an entry is never stale; old ones age out (TIMEOUT, MAX_ENTRIES).
+    # advance or undo makes a new key, so an entry is never stale; old ones age out (TIMEOUT, MAX_ENTRIES). Every
+    # request reads those numbers from the database, so a write by another process, on this host or another, is a
+    # new key at once: nothing is shared, nothing is told (tests/edge/test_two_processes.py; docs/scaling.md).
     "pages": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "pages",
@@ -345,6 +371,30 @@ CELERY_BEAT_SCHEDULE = {
     "run-campaign-clocks": {"task": "campaign.tasks.tick_running_clocks", "schedule": 5.0},
     "resume-stalled-jobs": {"task": "campaign.tasks.resume_stalled_jobs", "schedule": 30.0},
 }
+
+# Web Push to players' phones (docs/notifications.md): the server's VAPID key pair, base64url (the public key an
+# uncompressed P-256 point, the private key its 32-byte scalar; `manage.py vapid_keys` makes a pair). Unset: push is
+# off, and the pages offer no opt-in. The subject is who the push services write to about this server.
+VAPID_PUBLIC_KEY = os.environ.get("VAPID_PUBLIC_KEY", "").strip()
+VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "").strip()
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", "").strip()
+if bool(VAPID_PUBLIC_KEY) != bool(VAPID_PRIVATE_KEY):
+    raise ImproperlyConfigured(
+        "VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY: set both (manage.py vapid_keys) or neither"
+    )
+if VAPID_PRIVATE_KEY and not VAPID_SUBJECT.startswith(("mailto:", "https://")):
+    raise ImproperlyConfigured(
+        f"VAPID_SUBJECT: expected a mailto: or https:// address, got {VAPID_SUBJECT!r}"
+    )
+# How long a push service keeps a message for a phone that is off: news older than this is not worth waking it for.
+PUSH_TTL_SECONDS = env_int("PUSH_TTL_SECONDS", 86_400)
+
+# The live regions' polls (static/js/poll.js; docs/web.md, "Polling only when someone looks"): every POLL_SECONDS
+# while someone looks, at most once every POLL_IDLE_SECONDS once nobody has touched the page for
+# POLL_IDLE_AFTER_SECONDS, never while the tab is hidden. Not from the environment: the browser tests shorten them.
+POLL_SECONDS = 2
+POLL_IDLE_AFTER_SECONDS = 300
+POLL_IDLE_SECONDS = 60
 
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)

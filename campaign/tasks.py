@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import random
-import uuid
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -19,9 +18,12 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from campaign import game_dates, services, transfer
+from campaign import services, transfer
 from campaign.celery import app
-from campaign.models import Campaign, ImportJob, Job
+from campaign.ledger import running
+from campaign.models import ImportJob, Job
+from campaign.notify import deliver
+from campaign.selectors import campaigns, jobs
 
 log = logging.getLogger(__name__)
 
@@ -107,11 +109,14 @@ def enqueue_import(job_id: Any) -> None:
     _send(run_import, str(job_id))
 
 
+def enqueue_deliveries(delivery_ids: list[str]) -> None:
+    deliver.enqueue(delivery_ids)
+
+
 def resend(job_id: Any) -> None:
-    """Send an open advance again under a new ticket: whichever message it had before stops at its next batch, so
-    a resend never leaves two messages taking turns for one job."""
-    ticket = uuid.uuid4()
-    if Job.objects.filter(pk=job_id, status__in=[Job.QUEUED, Job.RUNNING]).update(ticket=ticket):
+    """Send an open advance again under a new ticket (`services.clock_ticket_renew`)."""
+    ticket = services.clock_ticket_renew(job_id)
+    if ticket is not None:
         enqueue_advance(job_id, ticket)
 
 
@@ -147,57 +152,42 @@ def run_import(self: Task, job_id: str) -> None:
 
 @shared_task(ignore_result=True)
 def tick_running_clocks() -> int:
-    """Celery beat: advance the clock of campaigns with `time_scale` > 0 by the real time elapsed x the scale."""
+    """Celery beat: advance the clocks that run on their own whose next firing has come, each to where it reads
+    now (`services.clock_catch_up`). One indexed query finds them (`Campaign.clock_due_at`); a running clock with
+    nothing due is not read, and nothing is written for it (campaign.ledger.running)."""
+    now = running.real_now()
     started = 0
-    now = timezone.now()
-    for campaign in Campaign.objects.filter(options__time_scale__gt=0):
-        last = campaign.clock_ticked_at
-        Campaign.objects.filter(pk=campaign.pk).update(clock_ticked_at=now)
-        if last is None:
-            continue
-        seconds = int((now - last).total_seconds() * float(campaign.options["time_scale"]))
-        # A clock that runs on its own stops where the calendar does (campaign.game_dates).
-        seconds = min(seconds, game_dates.MAX_GAME_SECONDS - campaign.game_time)
-        if seconds <= 0:
-            continue
+    for campaign_id in campaigns.clocks_due(now):
         try:
-            services.clock_advance_request(campaign=campaign, seconds=seconds, actor="clock")
-            started += 1
+            started += services.clock_catch_up(campaign_id=campaign_id, now=now) is not None
         except services.ServiceError as error:
-            # Busy: the time is picked up by the next tick, measured from this one.
-            log.info("campaign %s not advanced: %s", campaign.pk, error.message)
-            Campaign.objects.filter(pk=campaign.pk).update(clock_ticked_at=last)
+            log.info("campaign %s not advanced: %s", campaign_id, error.message)
     return started
 
 
 @shared_task(ignore_result=True)
 def resume_stalled_jobs() -> int:
     """Resend open jobs, advances and imports, whose worker went quiet (killed, or the message was lost while
-    Redis was down)."""
+    Redis was down), and the outbox's deliveries due for a while that nobody holds."""
     cutoff = timezone.now() - timedelta(seconds=settings.CLOCK_STALLED_AFTER_SECONDS)
-    # A job waiting for the GM's roll (table dice) is quiet on purpose: the roll resends it.
-    stalled = Job.objects.filter(status__in=[Job.QUEUED, Job.RUNNING], needs_roll__isnull=True)
-    stalled = stalled.exclude(heartbeat_at__gt=cutoff)
-    stalled = stalled.filter(created_at__lt=cutoff)
     count = 0
-    for job_id in stalled.values_list("pk", flat=True):
+    for job_id in jobs.stalled_advance_ids(cutoff):
         resend(job_id)
         count += 1
-    imports = ImportJob.objects.filter(
-        status__in=[ImportJob.QUEUED, ImportJob.RUNNING], created_at__lt=cutoff
-    )
-    for job_id in imports.exclude(heartbeat_at__gt=cutoff).values_list("pk", flat=True):
+    for job_id in jobs.stalled_import_ids(cutoff):
         transaction.on_commit(lambda job_id=job_id: enqueue_import(job_id))
         count += 1
-    return count
+    stalled_deliveries = deliver.stalled_deliveries()
+    if stalled_deliveries:
+        deliver.enqueue(stalled_deliveries)
+    return count + len(stalled_deliveries)
 
 
 @worker_ready.connect
 def resume_open_jobs_on_start(**_: Any) -> None:
     """A worker that starts resumes every open job at once: one may have died with the previous worker."""
-    for job_id in Job.objects.filter(status__in=[Job.QUEUED, Job.RUNNING]).values_list("pk", flat=True):
+    for job_id in jobs.open_advance_ids():
         resend(job_id)
-    for job_id in ImportJob.objects.filter(status__in=[ImportJob.QUEUED, ImportJob.RUNNING]).values_list(
-        "pk", flat=True
-    ):
+    for job_id in jobs.open_import_ids():
         enqueue_import(job_id)
+    deliver.enqueue(deliver.stalled_deliveries())

@@ -1,8 +1,8 @@
 from django.contrib import admin
 from django.urls import include, path, register_converter
 
-from campaign import health
-from campaign.converters import IdConverter
+from campaign.http import health
+from campaign.http.converters import IdConverter
 
 register_converter(IdConverter, "id")
 handler404 = "campaign.api.errors.not_found"

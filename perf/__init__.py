@@ -1,35 +1,14 @@
-"""The benchmark behind `manage.py bench`: each target of docs/PERFORMANCE.md measured as a ratio against its baseline.
+"""The benchmark behind `manage.py bench` and the load tests run by hand (docs/PERFORMANCE.md), in three layers.
 
-`perf.rows` holds the workloads; each runs in a child process whose DATABASE_URL names a throwaway
-database, so the developer's db.sqlite3 is never touched.
+- `perf.harness`, at the bottom: throwaway databases, servers (gunicorn, ports, a Celery worker), seeding, the
+  rulesets' mixes, the raw side of a comparison, profiling, timing and the figures written out. It imports the app
+  and nothing else of perf/.
+- `perf.rows`: one module per row of the bench, each importing only the harness and the app, never another row;
+  `perf.rows.ROWS` names them. Each runs in a child process whose DATABASE_URL names a throwaway database, so the
+  developer's db.sqlite3 is never touched.
+- `perf.loadtest`: what is run by hand (wrk's readers, the forecast flood, profiles of one read or one action),
+  on the harness's tools.
+
+tests/architecture/test_architecture.py holds perf/ to this: no import cycle, rows import the harness and never
+each other.
 """
-
-from __future__ import annotations
-
-import os
-from urllib.parse import urlsplit, urlunsplit
-
-
-def with_database(url: str, name: str) -> str:
-    """`url` (a database URL) naming the database `name` instead."""
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
-
-
-def postgres_execute(server: str, statement: str) -> None:
-    """Run `statement` (CREATE or DROP DATABASE) on the server of the PostgreSQL URL `server`, outside a
-    transaction, from its `postgres` maintenance database."""
-    import psycopg
-
-    with psycopg.connect(with_database(server, "postgres"), autocommit=True, connect_timeout=5) as db:
-        db.execute(statement)
-
-
-def machine_busy() -> float | None:
-    """CPU seconds the whole machine has been busy since boot (Linux `/proc/stat`), or None."""
-    try:
-        with open("/proc/stat") as stat:
-            user, nice, system, _idle, _iowait, irq, softirq = (int(n) for n in stat.readline().split()[1:8])
-    except (OSError, ValueError):
-        return None
-    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")

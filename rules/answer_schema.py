@@ -41,3 +41,16 @@ NUMBER = {"type": "number"}
 SECONDS = {"type": "integer", "description": "game seconds since the campaign's start"}
 WORDS = array(STR)
 ANY_DATA = {"type": "object", "additionalProperties": True}
+
+
+REF = "#/components/schemas/"
+
+
+def ref(name: str) -> dict[str, Any]:
+    """A reference to the component `name` of the API's schema."""
+    return {"$ref": REF + name}
+
+
+GAME_DATE = nullable(
+    {"type": "string", "description": "the in-world date and time (ISO 8601); null past the calendar"}
+)

@@ -1,6 +1,6 @@
 """A ruleset's benchmark mix (`manage.py bench`, perf/): what the bench's rows play of it, declared beside its
 contract in `rules/<slug>/bench.py` and read through the registry, so a new ruleset is benchmarked as soon as it
-is registered (tests/test_bench.py fails for a ruleset without one).
+is registered (tests/perf/test_bench.py fails for a ruleset without one).
 
 An action is an API body (`{"type": "wound", ...}`); a step is an action with the dice entered for it (roll name
 -> dice, `{}` for the server's); injuries are the attributes of a character and the steps that hurt it.

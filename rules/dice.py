@@ -23,6 +23,7 @@ from random import Random
 from typing import Any
 
 from rules.params import RollSpec, RuleError
+from rules.text import given
 
 # The one range of a die's reading, for every roll: actions, the clock's table dice (`RollRequest.check`), the events
 # that keep them (`rules.event_schema.DICE`) and so the import. A Rule-of-Six total is unbounded by the rules; 1,000
@@ -58,9 +59,10 @@ def _dice_word(count: int) -> str:
 @dataclass(frozen=True)
 class RollRequest:
     """A roll the rules need from the table: `count` dice of `sides` faces under `name`. `label` names it, `why`
-    says what it decides, `target` is the number the dice are read against (if any) and `reading` how ("each 4+ is
-    a success; 6s roll again and add"). `success_test`: a pool read die by die against the target; `open_ended`:
-    the Rule of Six applies to it, and each die is entered as its total (6 then 4 is 10)."""
+    says what it decides, `target` is the number the dice are read against (if any), `target_why` how that number
+    was made ("8 for a Serious wound (house rule), -1 for Body 5": `target_words`) and `reading` how the dice are
+    read ("each die of 4 or more is a success": `success_reading`). `success_test`: a pool read die by die against
+    the target; `open_ended`: the Rule of Six applies to it, and each die is entered as its total (6 then 4 is 10)."""
 
     name: str
     count: int
@@ -71,6 +73,7 @@ class RollRequest:
     reading: str = ""
     open_ended: bool = False
     success_test: bool = False
+    target_why: str = ""
 
     def as_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -86,6 +89,8 @@ class RollRequest:
         }
         if self.target is not None:
             data["target"] = self.target
+        if self.target_why:
+            data["target_why"] = self.target_why
         return data
 
     @classmethod
@@ -101,13 +106,22 @@ class RollRequest:
             data.get("reading", ""),
             data.get("open_ended", False),
             data.get("success_test", False),
+            data.get("target_why", ""),
         )
 
     @property
     def prompt(self) -> str:
-        """What the GM reads: "Body check: roll 4d6, each 4+ is a success; 6s roll again and add"."""
-        reading = f", {self.reading}" if self.reading else ""
-        return f"{self.label}: roll {self.count}d{self.sides}{reading}"
+        """What the GM reads: "First aid: roll 4d6; target 7: 8 for a Serious wound (house rule), -1 for Body 5;
+        each die whose total reaches 7 is a success, a 6 rolled again and added (6 then 1 is 7)". The target and
+        how it was made are said where the rules gave them (`target_why`)."""
+        text = f"{self.label}: roll {self.count}d{self.sides}"
+        if self.target is not None and self.target_why:
+            return (
+                text
+                + f"; target {self.target}: {self.target_why}"
+                + (f"; {self.reading}" if self.reading else "")
+            )
+        return text + (f", {self.reading}" if self.reading else "")
 
     def check(self, values: Any) -> list[int]:
         """The dice the GM gives for this request, as `Dice` would accept them (DiceError otherwise)."""
@@ -135,6 +149,37 @@ def faces_text(table: Mapping[int, str]) -> str:
         else:
             runs.append((face, face, table[face]))
     return ", ".join(f"{low}-{high} {what}" if low != high else f"{low} {what}" for low, high, what in runs)
+
+
+def target_words(base: tuple[str, int, bool], *modifiers: tuple[str, int], floor: int | None = None) -> str:
+    """How a target number was made, in words (a roll's `target_why`): `base` is (what it is for, its number,
+    whether a house rule gives it: a campaign option), each modifier (what, how much; 0 is left out). "house rule
+    for a Serious wound" when the house rule alone makes it, "" when the rules' own number alone does (nothing to
+    explain); "8 for a Serious wound (house rule), -1 for Body 5, +4 without a medkit" otherwise; `floor`: the
+    lowest a target may be (Shadowrun's 2), said when it lifted the sum."""
+    what, number, house = base
+    moved = [(words, value) for words, value in modifiers if value]
+    if not moved:  # the house rule alone, or a number of the rules' own with nothing to explain
+        return f"house rule for {what}" if house else ""
+    parts = [f"{number} for {what}" + (" (house rule)" if house else "")]
+    parts += [f"{value:+d} for {words}" for words, value in moved]
+    if floor is not None and number + sum(value for _, value in moved) < floor:
+        parts.append(f"never below {floor}")
+    return ", ".join(parts)
+
+
+def success_reading(target: int) -> str:
+    """How a success test's d6 are read against its target, in words a GM checks the dice by: "each die of 4 or
+    more is a success"; above 6 no face reaches the target alone (the Rule of Six): "each die whose total reaches
+    10 is a success, a 6 rolled again and added (6 then 4 is 10)", the example the shortest chain that does."""
+    if target <= 6:
+        return f"each die of {target} or more is a success"
+    sixes, rest = divmod(target - 1, 6)
+    faces = [6] * sixes + [rest + 1]
+    if faces[-1] == 6:  # a chain never ends on a 6 (it is rolled again): 12 is reached by 6, 6 then anything
+        faces.append(1)
+    chain = ", ".join(map(str, faces[:-1])) + f" then {faces[-1]} is {sum(faces)}"
+    return f"each die whose total reaches {target} is a success, a 6 rolled again and added ({chain})"
 
 
 def _label(name: str) -> str:
@@ -224,13 +269,13 @@ class Dice:
             return None
         value = self.entered[name]
         if isinstance(value, bool):
-            raise DiceError(name, f"expected a list of whole numbers, got {value!r}")
+            raise DiceError(name, f"expected a list of whole numbers, got {given(value, typed=True)}")
         if isinstance(value, int):
             value = [value]
         if not isinstance(value, list) or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in value
         ):
-            raise DiceError(name, f"expected a list of whole numbers, got {value!r}")
+            raise DiceError(name, f"expected a list of whole numbers, got {given(value, typed=True)}")
         return list(value)
 
     def entered_for(self, name: str) -> bool:
@@ -247,6 +292,7 @@ class Dice:
         why: str = "",
         target: int | None = None,
         reading: str = "",
+        target_why: str = "",
     ) -> list[int]:
         """`count` dice of `sides` faces under `name`. The keywords describe the roll to a GM asked for it."""
         values = self._entered_list(name)
@@ -256,7 +302,11 @@ class Dice:
                     name, f"expected {count} {_dice_word(count)} of 1-{sides}, got {values}", count=count
                 )
         else:
-            self._missing(RollRequest(name, count, sides, label or _label(name), why, target, reading))
+            self._missing(
+                RollRequest(
+                    name, count, sides, label or _label(name), why, target, reading, target_why=target_why
+                )
+            )
             values = [self.rng.randint(1, sides) for _ in range(count)]
         self.used[name] = values
         return values
@@ -265,7 +315,9 @@ class Dice:
         """One die."""
         return self.roll(name, 1, sides, **described)[0]
 
-    def success_test(self, name: str, pool: int, tn: int, *, label: str = "", why: str = "") -> SuccessTest:
+    def success_test(
+        self, name: str, pool: int, tn: int, *, label: str = "", why: str = "", target_why: str = ""
+    ) -> SuccessTest:
         """Roll `pool` d6 against `tn` (minimum 2). Rule of Six only when the target is above 6. A rule may read
         only the test's `successes` (the contract in `SuccessTest`'s documentation).
 
@@ -293,7 +345,6 @@ class Dice:
             elif any(v < 1 or v > 6 for v in values):
                 raise DiceError(name, f"expected {pool} {_dice_word(pool)} of 1-6, got {values}", count=pool)
         else:
-            reading = f"each {target}+ is a success" + ("; 6s roll again and add" if rule_of_six else "")
             self._missing(
                 RollRequest(
                     name,
@@ -302,9 +353,10 @@ class Dice:
                     label or _label(name),
                     why,
                     target,
-                    reading,
+                    success_reading(target),
                     open_ended=rule_of_six,
                     success_test=True,
+                    target_why=target_why,
                 )
             )
             values = [self._roll_open_ended() if rule_of_six else self.rng.randint(1, 6) for _ in range(pool)]

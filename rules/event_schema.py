@@ -9,7 +9,7 @@ fire write); these descriptions are what lets a file written elsewhere be truste
 A description is a tree of the specs below; `spec.check(value, path, limits)` raises `SchemaError` with the
 dotted path of the first field that does not fit. `spec.fits(value, limits)` answers the same question without
 building a path or a message: an import asks it of every line, and `check` only of one that does not fit, for
-the error. `fits` is never more lenient than `check` (`tests/test_event_schema.py` compares the two).
+the error. `fits` is never more lenient than `check` (`tests/ledger/test_event_schema.py` compares the two).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from rules.ruleset import (
     Ruleset,
     State,
 )
+from rules.text import given
 
 # Numbers an event only reports (dice, targets, modifiers): bounded, so that no file can hold a number no column or
 # page can take, but wide enough for any table a campaign may configure.
@@ -52,9 +53,10 @@ class Limits:
     max_time: int
 
 
-def _got(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+def _got(value: Any, *, typed: bool = True) -> str:
+    """The value an imported file holds, said back in words (`rules.text.given`): "got the text 6" where a number
+    was expected, "got immortal" where the value is a name that is not one of the names expected (`typed` False)."""
+    return given(value, typed=typed)
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,7 @@ class OneOf:
     def check(self, value: Any, path: str, limits: Limits) -> None:
         if isinstance(value, bool) or value not in self.choices:
             names = ", ".join(str(choice) for choice in self.choices)
-            raise SchemaError(path, f"expected one of {names}, got {_got(value)}")
+            raise SchemaError(path, f"expected one of {names}, got {_got(value, typed=False)}")
 
     def fits(self, value: Any, limits: Limits) -> bool:
         return not isinstance(value, bool) and value in self.choices
@@ -380,7 +382,9 @@ def check_event(ruleset: Ruleset, type_: Any, schema_version: Any, data: Any, li
     spec = COMMON_EVENTS.get(type_) or ruleset.event_schemas.get(type_)
     if spec is None:
         known = ", ".join([*ruleset.event_schemas, *COMMON_EVENTS])
-        raise SchemaError("type", f"expected an event type of {ruleset.title} ({known}), got {_got(type_)}")
+        raise SchemaError(
+            "type", f"expected an event type of {ruleset.title} ({known}), got {_got(type_, typed=False)}"
+        )
     if isinstance(schema_version, bool) or schema_version not in SCHEMA_VERSIONS:
         versions = ", ".join(str(version) for version in sorted(SCHEMA_VERSIONS))
         raise SchemaError("schema_version", f"expected one of {versions}, got {_got(schema_version)}")

@@ -834,8 +834,6 @@ class Spread:
     p50: int | None
     p90: int | None
     share: float
-    # Every future has the same value (healed at one second in all of them): a date to say "on", not a range.
-    certain: bool = field(default=False, compare=False)
 
 
 def spread(values: Sequence[tuple[int | None, int]]) -> Spread:
@@ -843,7 +841,7 @@ def spread(values: Sequence[tuple[int | None, int]]) -> Spread:
     ordered, total = _soonest_first(values), sum(count for _, count in values)
     p10, p50, p90 = (_nearest_rank(ordered, total, p) for p in PERCENTILES)
     share = sum(count for value, count in values if value is not None) / total
-    return Spread(p10, p50, p90, share, certain=ordered[0][0] == ordered[-1][0])
+    return Spread(p10, p50, p90, share)
 
 
 MARGIN_Z = 1.96  # a 95% margin: 19 forecasts in 20 with other seeds fall within it

@@ -12,7 +12,8 @@ A ruleset's folder (`rules/<slug>/`) holds
                 TIMER_WORDS (timer kind -> what it will do, the GM's: 'bleeds out', 'next healing roll');
                 SENTENCES (event type -> its sentence), from which describe and said are made: events in the
                 game's words (rules/words.py), the one source of an event's
-                words: the Undo button's summary is the short form of its describe sentence (`words.short`)
+                words: the Undo button's summary is the short form of its describe sentence (`words.short`);
+                NOTICES (event type -> what a notification says it did: wounded, healed, dead)
     forms.py    FORMS (action -> ActionForm: the parameters `read_params` holds an action to),
                 CLOCK_ROLLS (the rolls its clock makes, described as an action's are)
     options.py  OPTIONS: the campaign options, each one typed declaration (rules/options.py) that the check,
@@ -51,6 +52,7 @@ from rules.ruleset import (
     Timer,
     copy_state,
 )
+from rules.text import given
 
 DEAD = "the character is dead"
 
@@ -72,7 +74,7 @@ def decider(deciders: Mapping[str, Decider], forms: Mapping[str, Any]) -> Callab
         action = require_mapping(action, "action")
         kind = action.get("type")
         if kind not in actions and action.__class__ is not CheckedAction:
-            raise RuleError("type", f"{unknown}, got {kind!r}")
+            raise RuleError("type", f"{unknown}, got {given(kind)}")
         if not state["alive"]:
             raise RuleError("type", DEAD)
         events = deciders[kind](state, _read_once(forms[kind], action, read), dice, now)
@@ -205,6 +207,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         gm_only=view.GM_ONLY,
         describe=house_rules_words(view.describe, options.OPTIONS),
         sentences=view.SENTENCES,
+        notices=view.NOTICES,
         said=view.said,
         clock_rolls=forms.CLOCK_ROLLS,
         forms=forms.FORMS,

@@ -29,6 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from rules.params import RuleError, boolean, choice, integer, reject_unknown, require_mapping
+from rules.text import given
 
 START_EXAMPLE = "2053-03-14T22:00:00"
 SEED = "seed"  # the seed's optional rule
@@ -167,7 +168,7 @@ class Number(Setting):
             or not isinstance(value, int | float)
             or not self.minimum <= value <= self.maximum
         ):
-            raise RuleError(f"{prefix}.{self.name}", self.invalid.format(value=value))
+            raise RuleError(f"{prefix}.{self.name}", self.invalid.format(value=given(value, typed=True)))
         return value
 
     def words(self, value: Any) -> str:
@@ -275,17 +276,19 @@ class DateTime(Setting):
         """The value as stored, or a RuleError naming `where`."""
         example = START_EXAMPLE
         if not isinstance(value, str):
-            raise RuleError(where, f"expected an ISO date and time such as {example}, got {value!r}")
+            raise RuleError(
+                where, f"expected an ISO date and time such as {example}, got {given(value, typed=True)}"
+            )
         try:
             moment = datetime.fromisoformat(value)
         except ValueError:
             raise RuleError(
-                where, f"expected an ISO date and time such as {example}, got {value[:40]!r}"
+                where, f"expected an ISO date and time such as {example}, got {given(value)}"
             ) from None
         if moment.tzinfo is not None:
             raise RuleError(
                 where,
-                f"expected a game date and time without a time zone, such as {example}, got {value[:40]!r}",
+                f"expected a game date and time without a time zone, such as {example}, got {given(value)}",
             )
         if moment.year > self.latest_year:
             raise RuleError(
@@ -512,7 +515,7 @@ SHARED: Declarations = (
         maximum=86_400,
         unit="times real time",
         fraction=True,
-        invalid="expected game seconds per real second, 0 to 86400 (0: manual), got {value!r}",
+        invalid="expected game seconds per real second, 0 to 86400 (0: manual), got {value}",
         api_help="game seconds per real second for a clock that runs on its own; 0: the GM advances it",
     ),
     TABLE_DICE,

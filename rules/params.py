@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.text import unreadable
+from rules.text import given, unreadable
 
 _MISSING: Any = object()
 MAX_INT = 1_000_000
@@ -49,7 +49,7 @@ class Param:
     id (the id of something the character has, that the decider looks up; `invalid` says what one looks like), json (an object), amounts (an object of whole numbers by
     name: successes per monitor; read as an object, the decider checks each name and amount; the web form draws
     one number input per name `targets` offers, never the object's braces). `invalid`: the message for a value of
-    the wrong shape, where the kind's own would not do (a format string with `{value!r}`); `repeated`: for
+    the wrong shape, where the kind's own would not do (a format string with `{value}`, the value `given`); `repeated`: for
     choices, the message when a name is given twice (format `{value}`), "" when repeats are fine. `what`: what a
     text is called when it shows nothing ("a name" for a medic's).
     """
@@ -72,6 +72,10 @@ class Param:
     option: str | None = None
     # A text the web form offers as a choice of the character's injuries (`CharacterSheet.injury_choices`).
     picker: bool = False
+    # For a picker: what this action may name, from the GM's sheet, and why the others are not offered ("Not
+    # offered: hit 1 (chest): the medic does not know this critical hit is there."), said beside the choice before
+    # any die is typed; so the form never offers what the decider then refuses. None: every injury is offered.
+    offers: Callable[[Mapping[str, Any]], tuple[list[tuple[str, str]], str]] | None = None
     # A choice's words on a form, by value ("D": "Deadly (D)"); a value without words reads as itself.
     choice_words: tuple[tuple[str, str], ...] = ()
     # For amounts: the names the value may hold, each with its words, from the character's sheet as the GM sees it
@@ -129,6 +133,9 @@ class RollSpec:
     # not show that parameter (its campaign option off, or a card without it) does not say the part. Empty: the
     # form says `size` up to its parenthesis.
     size_words: tuple[tuple[str, str], ...] = ()
+    # The parameter whose choices the roll may also be given for, one roll each (`<name>:<choice>`): Shadowrun's
+    # diagnosis of every undiagnosed hit, `diagnosis:ch1` (a form asks and reads one per choice); "" for none.
+    per: str = ""
 
     def described(self) -> dict[str, Any]:
         """What the API's list of rulesets says of the roll."""
@@ -156,6 +163,22 @@ class ActionForm:
     params: tuple[Param, ...] = ()
     rolls: tuple[RollSpec, ...] = ()
     help: str = ""
+    # The target number the action's dice are read against as it stands for this character, in words after the
+    # help ("Target now 7: 8 for Serious physical damage (house rule), -1 for the patient's Body 5."): from the GM's
+    # sheet, the character's attributes and the campaign's options; "" when there is none to say.
+    target_help: Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], str] | None = None
+
+    def help_for(
+        self,
+        sheet: Mapping[str, Any] | None,
+        attributes: Mapping[str, Any] | None,
+        options: Mapping[str, Any] | None,
+    ) -> str:
+        """The help a form shows: the declaration's, then the target now (`target_help`) when it can be said."""
+        if self.target_help is None or sheet is None or attributes is None or options is None:
+            return self.help
+        now = self.target_help(sheet, attributes, options)
+        return f"{self.help} {now}".strip() if now else self.help
 
 
 def _prefixed(prefix: str, name: str) -> str:
@@ -189,7 +212,7 @@ def integer(
             raise RuleError(field, f"{REQUIRED}: expected a whole number")
         return default
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(field, f"expected a whole number, got {value!r}")
+        raise RuleError(field, f"expected a whole number, got {given(value, typed=True)}")
     if minimum is not None and value < minimum:
         raise RuleError(field, f"expected a whole number of at least {minimum}, got {value}")
     if maximum is not None and value > maximum:
@@ -205,7 +228,7 @@ def boolean(params: Mapping[str, Any], name: str, *, default: Any = _MISSING, pr
             raise RuleError(field, f"{REQUIRED}: expected true or false")
         return default
     if not isinstance(value, bool):
-        raise RuleError(field, f"expected true or false, got {value!r}")
+        raise RuleError(field, f"expected true or false, got {given(value, typed=True)}")
     return value
 
 
@@ -235,7 +258,7 @@ def choice(
             raise RuleError(field, f"{REQUIRED}: expected {expected}")
         return default
     if not isinstance(value, str) or value not in options:
-        raise RuleError(field, f"expected {expected}, got {value!r}")
+        raise RuleError(field, f"expected {expected}, got {given(value)}")
     return value
 
 
@@ -259,7 +282,7 @@ def text(
             raise RuleError(field, f"{REQUIRED}: expected {what}")
         return default
     if not isinstance(value, str):
-        raise RuleError(field, f"expected a text, got {value!r}")
+        raise RuleError(field, f"expected a text, got {given(value, typed=True)}")
     value = value.strip()
     if len(value) > max_length:
         raise RuleError(field, f"expected at most {max_length} characters, got {len(value)}")
@@ -323,7 +346,7 @@ def _read_text(param: Param, action: Mapping[str, Any]) -> Any:
 def _read_choices(param: Param, action: Mapping[str, Any]) -> Any:
     value = action.get(param.name)
     some = either((param.word(value) for value in param.choices), "and")
-    invalid = param.invalid or f"expected a list of some of {some}, got {{value!r}}"
+    invalid = param.invalid or f"expected a list of some of {some}, got {{value}}"
     if value is None:
         if param.required:
             raise RuleError(param.name, f"{REQUIRED}: {invalid.format(value=None)}")
@@ -331,11 +354,11 @@ def _read_choices(param: Param, action: Mapping[str, Any]) -> Any:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list):
-        raise RuleError(param.name, invalid.format(value=value))
+        raise RuleError(param.name, invalid.format(value=given(value)))
     picked: list[str] = []
     for item in value:
         if not isinstance(item, str) or item not in param.choices:
-            raise RuleError(param.name, invalid.format(value=item))
+            raise RuleError(param.name, invalid.format(value=given(item)))
         if item in picked and param.repeated:
             raise RuleError(param.name, param.repeated.format(value=item))
         picked.append(item)
@@ -349,7 +372,9 @@ def _read_id(param: Param, action: Mapping[str, Any]) -> Any:
     if value is None or value == "":  # a picker left on its first line: said in words, never "got None"
         raise RuleError(param.name, f"expected a {param.label.lower()}: none was chosen")
     if not isinstance(value, str):
-        raise RuleError(param.name, (param.invalid or "expected an id, got {value!r}").format(value=value))
+        raise RuleError(
+            param.name, (param.invalid or "expected an id, got {value}").format(value=given(value))
+        )
     return value
 
 

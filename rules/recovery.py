@@ -47,6 +47,18 @@ def hospital(rules: Ruleset) -> fc.WhatIf | None:
     return BY_RULESET[rules.slug].HOSPITAL
 
 
+def hospital_helps(rules: Ruleset, state: State) -> bool:
+    """Whether the ruleset's "in hospital from now" changes anything for this character (never for the dead)."""
+    return hospital(rules) is not None and state["alive"] and BY_RULESET[rules.slug].hospital_helps(state)
+
+
+def treatment_words(rules: Ruleset, state: State, now: int) -> str | None:
+    """What the ruleset's "treat now" what-if does for this character now, in words after its name ("treated
+    now"); None where the care it gives cannot apply or changes nothing (treated already, or no such care in the
+    rules), and for the dead."""
+    return BY_RULESET[rules.slug].treatment_words(state, now) if state["alive"] else None
+
+
 def treatment(rules: Ruleset, skill: int | None = None) -> fc.WhatIf:
     """The ruleset's "treat now" what-if, by a medic of `skill` (None: the forecast's own medic)."""
     return BY_RULESET[rules.slug].treatment(skill)
@@ -234,10 +246,15 @@ def sampling_error(runs: int, p: int = 50) -> float:
 
 
 def timers_due(rules: Ruleset, state: State, now: int, *, player: bool) -> list[tuple[int, str]]:
-    """The character's timers as (due, kind), soonest first, combat-round checks left out; a player's from what the
-    player may know (an undiagnosed hit's timers are not there). One in the past is due now."""
+    """The character's timers as (due, what each will do in the ruleset's words), soonest first, combat-round
+    checks left out; a player's from what the player may know (an undiagnosed hit's timers are not there, nor its
+    words). One in the past is due now."""
     if player:
         state = rules.forecast.known(state).state
     if not state["alive"]:
         return []
-    return sorted((max(now, timer.due), timer.kind) for timer in rules.timers(state) if not timer.per_round)
+    return sorted(
+        (max(now, timer.due), rules.timer_words(state, timer))
+        for timer in rules.timers(state)
+        if not timer.per_round
+    )

@@ -7,6 +7,7 @@ from rules.darkfuture import RULESET as DARKFUTURE
 from rules.params import RuleError
 from rules.ruleset import Ruleset
 from rules.shadowrun2 import RULESET as SHADOWRUN2
+from rules.text import given
 
 REGISTRY: dict[str, Ruleset] = {ruleset.slug: ruleset for ruleset in (SHADOWRUN2, CYBERPUNK2020, DARKFUTURE)}
 
@@ -26,5 +27,5 @@ def get_ruleset(slug: str) -> Ruleset:
         return REGISTRY[slug]
     except (KeyError, TypeError):
         raise RuleError(
-            "ruleset", f"unknown ruleset {slug!r}; expected one of: {', '.join(sorted(REGISTRY))}"
+            "ruleset", f"unknown ruleset {given(slug)}; expected one of: {', '.join(sorted(REGISTRY))}"
         ) from None

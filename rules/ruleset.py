@@ -64,6 +64,13 @@ CHARACTER_CHANGED = "CharacterChanged"
 CHARACTER_RETIRED = "CharacterRetired"
 CHARACTER_RESTORED = "CharacterRestored"
 COMMON_ACTIONS = ("note", "undo", "revert")
+# The events of every ruleset that are no combat action (docs/clock.md, "The fight's rounds"): a GM note, an edit,
+# a retirement or a return never starts a fight nor keeps one going. A ruleset's board adds its own care
+# (`rules.sheet.Board.care_events`).
+CALM_EVENTS = frozenset((NOTE_ADDED, CHARACTER_CHANGED, CHARACTER_RETIRED, CHARACTER_RESTORED))
+# What a notification out of the game may say of an event (a ruleset's `notices`): the events that wound a character,
+# heal it, or kill it. The rest of what is told (dying, stabilized, fit for action again) is read from the states.
+NOTICE_KINDS = ("wounded", "healed", "dead")
 NOTE_LENGTH = 10_000
 
 
@@ -245,8 +252,12 @@ class Ruleset:
     # state that stands (a diagnosis taken back: the hit's part and lethality are the GM's again). None: as is.
     public_taken_back: Callable[[Event, dict[str, Any]], dict[str, Any]] | None = None
     # What stops the time of death of `state`, for the GM's words (`rules.words.threat`): `saved_by` ("stabilized",
-    # "treated") and `treatment_ends`, when a treatment under way ends first. Empty: "treated".
+    # "treated") and `treatment_ends`, when a treatment under way ends first; `timer`, the key of the timer that
+    # brings that death (a card names it first, before any sooner timer). Empty: "treated", the soonest timer.
     saves: Callable[..., dict[str, Any]] = field(default=lambda state, now=None: {})
+    # What a notification out of the game says an event did (`NOTICE_KINDS`), by event type: the wounds and the
+    # healing a GM may choose to tell the table (campaign/notify). An event absent here is told only by its state.
+    notices: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def option_help(self) -> dict[str, str]:
@@ -296,6 +307,33 @@ def voided_causes(takebacks: Iterable[tuple[str, int, Mapping[str, Any]]]) -> se
     return voided
 
 
+def reverted_rows(rows: Iterable[Any], to_version: int) -> list[Any]:
+    """The rows (anything with `version` and `type`) a revert to `to_version` takes back, of one stream's rows in
+    version order: every entry after it, GM notes included (RULES.md: "every entry of the character after that
+    version"); a retirement or its restoring stays as it is (restoring takes it back, as with an undo). What the
+    revert writes and what its confirmation says."""
+    return [
+        row
+        for row in rows
+        if row.version > to_version and row.type not in (CHARACTER_RETIRED, CHARACTER_RESTORED)
+    ]
+
+
+def voided_moments(takebacks: Iterable[tuple[str, int, Mapping[str, Any], int]]) -> dict[str, int]:
+    """`voided_causes`, each cause with the game second it was taken back at: the undo's or the revert's that
+    takes it back in the stream as it stands ((type, version, data, game time) in version order). An entry a
+    revert takes back again keeps the moment it was first taken back, if that undo still counts."""
+    seen: list[tuple[str, int, Mapping[str, Any], int]] = []
+    moments: dict[str, int] = {}
+    for kind, version, data, at in takebacks:
+        if kind == ACTIONS_REVERTED:
+            moments = voided_moments(item for item in seen if item[1] <= data["to_version"])
+        for cause in taken_back(data):
+            moments.setdefault(cause, at)
+        seen.append((kind, version, data, at))
+    return moments
+
+
 def copy_state(value: Any) -> Any:
     """A deep copy of JSON-shaped data (dicts, lists, scalars), several times faster than copy.deepcopy.
 
@@ -321,6 +359,20 @@ def state_copier(state: State) -> Callable[[], State]:
     except ValueError:
         return lambda: copy_state(state)
     return lambda: marshal.loads(dumped)
+
+
+def out_of_action(ruleset: Ruleset, state: State) -> str | None:
+    """Why a character cannot act now (RULES.md: the dead; the unconscious, a Shadowrun full monitor, a Cyberpunk
+    failed death save, a Dark Future KO; the stunned, "out of action until a later stun save succeeds"), in
+    words after their name ("is unconscious and dying"), or None: who may give care as a medic (docs/play.md)."""
+    status = ruleset.status(state)
+    if not status["alive"]:
+        return "is dead"
+    if not status["conscious"]:
+        return "is unconscious and dying" if status["dying"] else "is unconscious"
+    if state.get("stunned"):
+        return "is stunned, out of action"
+    return None
 
 
 def start_state(ruleset: Ruleset, attributes: Mapping[str, Any], options: Mapping[str, Any]) -> State:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.params import RuleError, boolean, integer, reject_unknown, require_mapping
-from rules.text import unreadable
+from rules.text import given, unreadable
 
 Character = Mapping[str, Any]  # the presenter's character dict, as one audience sees it
 Block = dict[str, Any]
@@ -140,7 +140,8 @@ def _read_map(attribute: Attribute, value: Any, field: str) -> dict[str, int]:
     for name in held:
         if not isinstance(name, str) or not name.strip() or len(name) > attribute.key_length:
             raise RuleError(
-                field, f"expected {attribute.key_names} of 1-{attribute.key_length} characters, got {name!r}"
+                field,
+                f"expected {attribute.key_names} of 1-{attribute.key_length} characters, got {given(name)}",
             )
         if problem := unreadable(name, attribute.key_what):
             raise RuleError(field, problem)
@@ -178,11 +179,19 @@ class CharacterSheet:
         [Mapping[str, Any]], int
     ]  # how hurt a living character's body looks, 0-4, from its sheet
     legend: tuple[tuple[Severity, str], ...] = LEGEND
-    # The injuries an action's parameter of kind `critical_hit` may name, as (id, words), from the GM's sheet.
+    # The injuries an action's picker may name, as (id, words), from the GM's sheet with the view's `dying` in it
+    # (`choices_of`): a stabilization offers "the dying character" only of the dying.
     injury_choices: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
     demo: Demo | None = None
     # What the GM's board offers on each character's card and how long its combat round is (see `Board`).
     board: Board | None = None
+
+    def choices_of(self, view: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """What a picker may name of the character `view` shows the GM (`Ruleset.view(state, GM)`): its sheet and
+        whether it is dying, the one place a form's choices of injuries are drawn from."""
+        if self.injury_choices is None:
+            return []
+        return self.injury_choices({**view["sheet"], "dying": bool(view.get("dying"))})
 
 
 def label(name: str) -> str:
@@ -233,3 +242,12 @@ class Board:
     round_seconds: int
     round_name: str
     actions: tuple[CardAction, ...]
+    # What the game calls the clock's 30 s (`turns`: ten of its rounds), or None when it has no word for it (a
+    # Shadowrun turn would clash with its 3-second combat turn): the board then offers ten rounds in the round's
+    # word. One word per length on the clock's buttons and the fight's counter (issue 42: "+1 round" then "Combat
+    # turn 2").
+    turn_name: str | None = "turn"
+    # The events of care that is not urgent (a diagnosis, a treatment, a replacement, bones set): such an action
+    # never starts a fight nor keeps one going, so care after the fight leaves it ended (docs/clock.md, "The fight's
+    # rounds"). Every other action on a character is a combat action: a wound, a save, first aid, a stabilization.
+    care_events: frozenset[str] = frozenset()

@@ -11,6 +11,7 @@ function, so the API, the web forms and an import refuse the same text with the 
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 # Unicode's Bidi_Control characters (PropList.txt): the arabic letter mark, the left-to-right and right-to-left
 # marks, the embeddings and overrides (U+202A-U+202E) and the isolates (U+2066-U+2069).
@@ -58,3 +59,37 @@ def without_direction_controls(text: str) -> str:
     if not any(char in DIRECTION_CONTROLS for char in text):
         return text
     return "".join(char for char in text if char not in DIRECTION_CONTROLS)
+
+
+GIVEN_LENGTH = 40  # a text said back in a message is cut here: the message is about it, not a copy of it
+
+
+def given(value: Any, *, typed: bool = False) -> str:
+    """A value someone sent, said back in a message as a person reads it, never as Python writes it ("got 8",
+    not "got '8'"): a text as typed (its blanks run together, its direction controls out, cut at 40 characters;
+    "an empty text" when blank), a number as itself, true or false, "nothing" for none, a list by its items, "an
+    object". `typed`: the message is about the value's kind (a whole number expected), so a text says it is one
+    ("the text 8") and a list or an object is named, not spelt out."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        text = without_direction_controls(" ".join(value.split()))
+        if not text:
+            return "an empty text"
+        if len(text) > GIVEN_LENGTH:
+            text = text[: GIVEN_LENGTH - 3].rstrip() + "..."
+        return f"the text {text}" if typed else text
+    if isinstance(value, list | tuple):
+        if not value:
+            return "an empty list"
+        items = ", ".join(given(item, typed=typed) for item in value[:5]) + (
+            ", ..." if len(value) > 5 else ""
+        )
+        return f"a list holding {items}" if typed else f"the list {items}"
+    if isinstance(value, dict):
+        return "an object"
+    return "a value of another kind"

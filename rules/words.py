@@ -44,7 +44,7 @@ UNITS = (
 
 # The events every ruleset shares (rules/ruleset.py, the services' clock and campaign streams).
 CLOCK_ADVANCED = "ClockAdvanced"
-CLOCK_REWOUND = "ClockRewound"  # campaign.projections: an advance taken back
+CLOCK_REWOUND = "ClockRewound"  # campaign.ledger.projections: an advance taken back
 CAMPAIGN_CHANGED = "CampaignChanged"
 SHARED_TITLES = {
     NOTE_ADDED: "GM note",
@@ -96,10 +96,17 @@ def dice(rolled: Iterable[int] | None) -> str:
     return ", ".join(values)
 
 
+# Headings that the event type's own words would not give a person ("Death occurred"): every ruleset's death.
+PLAIN_TITLES = {"DeathOccurred": "Died"}
+
+
 def title_of(kind: str) -> str:
-    """An event type as a heading: 'CriticalHitTaken' -> 'Critical hit taken'; the shared ones by their name."""
+    """An event type as a heading: 'CriticalHitTaken' -> 'Critical hit taken'; the shared ones by their name, a
+    death as "Died"."""
     if kind in SHARED_TITLES:
         return SHARED_TITLES[kind]
+    if kind in PLAIN_TITLES:
+        return PLAIN_TITLES[kind]
     words = "".join(f" {char.lower()}" if char.isupper() else char for char in kind).strip()
     return capital(" ".join(ACRONYMS.get(word, word) for word in words.split()))
 
@@ -138,19 +145,99 @@ def _changed(key: str, value: Any) -> str:
     return value_words(value)
 
 
-def changes_words(changes: Mapping[str, Any]) -> str:
-    """An edit's changes: 'name from Ash to Asha; armour from 0 to 2' (an attribute by its own name)."""
+def _player_words(change: Mapping[str, Any], who: str) -> str:
+    """A change of player as a person says it: 'vera now plays Ash', 'Ash now has no player' (a user name as
+    written)."""
+    new = change.get("new")
+    return f"{new} now plays {who}" if new else f"{who} now has no player"
+
+
+def changes_words(changes: Mapping[str, Any], who: str | None = None) -> str:
+    """An edit's changes: 'name from Ash to Asha; armour from 0 to 2' (an attribute by its own name), a new player
+    as 'vera now plays Ash'. `who`: the character's name where the reader's page knows it; else the new name of a
+    rename in the same edit, or 'the character'."""
+    renamed = changes.get("name")
+    if who is None:
+        who = renamed.get("new") if isinstance(renamed, Mapping) and renamed.get("new") else "the character"
     return "; ".join(
-        f"{spoken(str(key).split('.')[-1])} from {_changed(key, change.get('old'))} to {_changed(key, change.get('new'))}"
+        _player_words(change, who)
+        if key == "player"
+        else f"{spoken(str(key).split('.')[-1])} from {_changed(key, change.get('old'))} to "
+        f"{_changed(key, change.get('new'))}"
         for key, change in changes.items()
         if isinstance(change, Mapping)
     )
 
 
+# What an undo or a revert took back, an entry by what it was (singular, plural): 'a wound', 'two wounds'. A type
+# not named here is 'an entry'.
+ENTRY_NOUNS = {
+    "WoundTaken": ("a wound", "wounds"),
+    "DamageTaken": ("damage taken", "damage taken"),
+    "CriticalHitTaken": ("a critical hit", "critical hits"),
+    "CriticalHitAccepted": ("an accepted critical hit", "accepted critical hits"),
+    "CriticalHitReplaced": ("a replaced critical hit", "replaced critical hits"),
+    "CriticalHitHealed": ("a healed critical hit", "healed critical hits"),
+    "NearMissTaken": ("a near miss", "near misses"),
+    "OverflowBoxTaken": ("an overflow box", "overflow boxes"),
+    "DamageStoppedByArmor": ("a hit stopped by armour", "hits stopped by armour"),
+    "HitMissedSeveredLimb": ("a hit on a severed limb", "hits on a severed limb"),
+    "LimbCrippled": ("a crippled limb", "crippled limbs"),
+    "LimbReplaced": ("a replaced limb", "replaced limbs"),
+    "LimbsRestored": ("restored limbs", "restored limbs"),
+    "DeathOccurred": ("a death", "deaths"),
+    "DeathSaveRolled": ("a death save", "death saves"),
+    "StunSaveRolled": ("a stun save", "stun saves"),
+    "StunRecoveryRolled": ("a stun recovery roll", "stun recovery rolls"),
+    "StunEnded": ("the end of a stun", "ends of stuns"),
+    "KnockOutEnded": ("a waking up", "wakings up"),
+    "FirstAidGiven": ("first aid", "first aids"),
+    "StabilizationSucceeded": ("a stabilization", "stabilizations"),
+    "StabilizationFailed": ("a failed stabilization", "failed stabilizations"),
+    "TreatmentStarted": ("a treatment", "treatments"),
+    "TreatmentSucceeded": ("a treatment", "treatments"),
+    "TreatmentFailed": ("a failed treatment", "failed treatments"),
+    "TreatmentCompleted": ("a completed treatment", "completed treatments"),
+    "CareChanged": ("a change of care", "changes of care"),
+    "DiagnosisMade": ("a diagnosis", "diagnoses"),
+    "BonesSet": ("a bone setting", "bone settings"),
+    "BoneSettingFailed": ("a failed bone setting", "failed bone settings"),
+    "BonesMended": ("mended bones", "mended bones"),
+    "MagicHealingApplied": ("a magic healing", "magic healings"),
+    "PhysicalHealingRolled": ("a physical healing roll", "physical healing rolls"),
+    "CriticalHealingRolled": ("a critical healing roll", "critical healing rolls"),
+    "PhysicalDamageHealed": ("healed physical damage", "healings of physical damage"),
+    "StunDamageHealed": ("healed stun damage", "healings of stun damage"),
+    "DamageHealed": ("healed damage", "healings"),
+    "MinorWoundHealed": ("a healed minor wound", "healed minor wounds"),
+    "StunBoxRecovered": ("a recovered stun box", "recovered stun boxes"),
+    "ConRecovered": ("recovered CON", "recoveries of CON"),
+    NOTE_ADDED: ("a GM note", "GM notes"),
+    ACTION_UNDONE: ("an undo", "undos"),
+    ACTIONS_REVERTED: ("a revert", "reverts"),
+    CHARACTER_CHANGED: ("an edit", "edits"),
+    CHARACTER_RETIRED: ("a retirement", "retirements"),
+    CHARACTER_RESTORED: ("a return to play", "returns to play"),
+}
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _entries(kind: str, number: int) -> str:
+    """'a wound', 'two wounds', '12 wounds'; a type not in ENTRY_NOUNS: 'an entry', 'two entries'."""
+    one, many = ENTRY_NOUNS.get(kind, ("an entry", "entries"))
+    if number == 1:
+        return one
+    return f"{NUMBER_WORDS[number] if number < len(NUMBER_WORDS) else number} {many}"
+
+
 def _taken_back(data: Mapping[str, Any]) -> str:
-    """What an undo or a revert took back, to end a sentence: 'wound taken and critical hit taken'."""
-    titles = [lowered(title_of(kind)) for kind in data.get("types", [])]
-    return " and ".join(filter(None, (", ".join(titles[:-1]), *titles[-1:])))
+    """What an undo or a revert took back, to end a sentence, each kind once in the order first taken:
+    'two wounds and a critical hit', 'a wound, first aid and a death save'."""
+    kinds: dict[str, int] = {}
+    for kind in data.get("types", []):
+        kinds[kind] = kinds.get(kind, 0) + 1
+    said = [_entries(kind, number) for kind, number in kinds.items()]
+    return " and ".join(filter(None, (", ".join(said[:-1]), *said[-1:])))
 
 
 def _edited(event: Event) -> str:

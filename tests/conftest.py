@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -19,6 +20,8 @@ from hypothesis import settings as hypothesis_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from campaign.ledger import fast
+from campaign.services import core
 from rules.dice import Dice
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
@@ -28,6 +31,13 @@ REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 if os.environ.get("CI"):
     hypothesis_settings.load_profile("ci")
+
+
+def tricks_on(*tricks: str) -> pytest.MarkDecorator:
+    """For a test of how speed tricks work (campaign/ledger/fast.py): skipped when LEDGER_PLAIN_ORM switches any of
+    them to its plain ORM way (`make test-plain-orm`), which does the same thing otherwise."""
+    off = [trick for trick in tricks if fast.plain(trick)]
+    return pytest.mark.skipif(bool(off), reason=f"LEDGER_PLAIN_ORM: {', '.join(off)} plain")
 
 
 def service_up(host: str, port: int) -> bool:
@@ -159,7 +169,7 @@ def make_table(
     )
     assert campaign.status_code == 201, campaign.content
     campaign_id = campaign.json()["id"]
-    # Members without the invitation round trip (tests/test_members.py tests it): the campaign's log stays as it
+    # Members without the invitation round trip (tests/api/test_members.py tests it): the campaign's log stays as it
     # was before invitations, so the tests that count its lines or read its feed count what they act on.
     services.member_add(campaign=Campaign.objects.get(pk=campaign_id), username="gm2", role="gm")
     services.member_add(campaign=Campaign.objects.get(pk=campaign_id), username="player", role="player")
@@ -211,9 +221,33 @@ def _fast_password_hashing(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+class ServerDice:
+    """The dice the services roll what nobody gave with (`campaign.services.core.DICE`), in one test."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self._monkeypatch = monkeypatch
+
+    def __call__(self, dice: type[Dice]) -> None:
+        """These dice from now on, until the test ends (or the next call)."""
+        self._monkeypatch.setattr(core, "DICE", dice)
+
+    @contextmanager
+    def using(self, dice: type[Dice]) -> Iterator[None]:
+        """These dice within the block only."""
+        with self._monkeypatch.context() as patch:
+            patch.setattr(core, "DICE", dice)
+            yield
+
+
+@pytest.fixture
+def server_dice(monkeypatch: pytest.MonkeyPatch) -> ServerDice:
+    """The one way a test gives the server its dice: `server_dice(seeded_dice(7))`, or `with
+    server_dice.using(...)` for a block."""
+    return ServerDice(monkeypatch)
+
+
 def seeded_dice(seed: int) -> type[Dice]:
-    """A `Dice` whose server-rolled dice come from `Random(seed)`: the same rolls on every run (patch it over
-    `services.Dice`)."""
+    """A `Dice` whose server-rolled dice come from `Random(seed)`: the same rolls on every run (`server_dice`)."""
 
     class SeededDice(Dice):
         def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:

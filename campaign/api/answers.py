@@ -1,5 +1,5 @@
 """The API's answers, as the OpenAPI schema declares them: one component per answer the presenters write
-(`campaign.presenters`, `campaign.forecasts`), each error shape of `campaign.api.errors`, and the statuses and
+(`campaign.presenters`, `campaign.forecast.forecasts`), each error shape of `campaign.api.errors`, and the statuses and
 headers of each operation (docs/api.md, "The contract").
 
 The components are JSON Schema written beside the presenters, not serializers: the presenters stay the one place
@@ -7,9 +7,8 @@ an answer is made, and the components say what they make. Every answer of a test
 checked against them (tests/api/test_answers_schema.py, tests/fuzz/run_schemathesis.sh), so they cannot drift.
 
 Collections (docs/api.md, "Collections"): a bounded collection is a bare JSON array (rulesets, campaigns, a
-campaign's characters, members, invitations, numbered NPCs); an ordered log that grows without bound is a page in
-an envelope with its cursor (a character's history `{events, next}`, a campaign's feed `{events, last_position,
-more}`).
+campaign's characters, members, invitations, numbered NPCs); an ordered log that grows without bound is a page in an
+envelope with its cursor (a character's history `{events, next}`, a campaign's feed `{events, last_position, more}`).
 """
 
 from __future__ import annotations
@@ -18,20 +17,26 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
+from campaign.api.forecast_schema import FORECAST
+from campaign.api.hook_schema import HOOKS
 from campaign.models import GM, PLAYER
-from rules.answer_schema import ANY_DATA, BOOL, INT, NUMBER, SECONDS, STR, WORDS, array, nullable, obj
+from rules.answer_schema import (
+    ANY_DATA,
+    BOOL,
+    GAME_DATE,
+    INT,
+    NUMBER,
+    REF,
+    SECONDS,
+    STR,
+    WORDS,
+    array,
+    nullable,
+    obj,
+    ref,
+)
 from rules.registry import get_ruleset, ruleset_slugs
 
-REF = "#/components/schemas/"
-
-
-def ref(name: str) -> dict[str, Any]:
-    return {"$ref": REF + name}
-
-
-GAME_DATE = nullable(
-    {"type": "string", "description": "the in-world date and time (ISO 8601); null past the calendar"}
-)
 WALL_TIME = nullable({"type": "string", "format": "date-time"})
 ROLE = {"type": "string", "enum": [GM, PLAYER]}
 
@@ -87,8 +92,9 @@ ERRORS["RollRequest"] = obj(
         "success_test": BOOL,
         "prompt": STR,
         "target": INT,
+        "target_why": {"type": "string", "description": "how the target was made, when a rule says it"},
     },
-    "target",
+    *("target", "target_why"),
 )
 DESCRIBED = {
     400: ("FieldErrors", "bad input, each field named"),
@@ -348,6 +354,21 @@ JOBS = {
         },
         description="the roll a waiting advance asks the GM for, for whom and why",
     ),
+    "JobDeath": obj(
+        {
+            "character": INT,
+            "character_name": STR,
+            "kind": {"type": "string", "description": "the timer that kills (its kind)"},
+            "game_time": SECONDS,
+            "date": {"type": "string", "description": "when the death comes, in the campaign's calendar"},
+            "what": {"type": "string", "description": "what kills, in the ruleset's words"},
+            "saved_by": {
+                "type": "string",
+                "description": 'what the GM may do instead: "treated", "stabilized"',
+            },
+        },
+        description="the death a waiting advance stopped before (`ask_before_death`)",
+    ),
     "ClockJob": obj(
         {
             "id": {"type": "string", "format": "uuid"},
@@ -372,6 +393,15 @@ JOBS = {
                 "every roll the advance waits for (the saves a round asks of several characters, one a "
                 "character), `needs_roll` first; empty when it waits for none",
             ),
+            "ask_before_death": {
+                **BOOL,
+                "description": "the advance waits for the GM's yes before a firing that kills",
+            },
+            "needs_yes": {
+                **nullable(ref("JobDeath")),
+                "description": "the death the advance waits before: `POST /api/jobs/{id}/go-on/` lets it happen, "
+                "`POST /api/jobs/{id}/stop/` ends the advance there; null when it waits for none",
+            },
         },
         description="a clock advance",
     ),
@@ -413,62 +443,6 @@ JOBS = {
         }
     ),
     "Job": {"oneOf": [ref("ClockJob"), ref("ImportJob")], "description": "a clock advance or an import"},
-}
-
-
-# --- the forecast -------------------------------------------------------------------------------------------------
-def _spread(*names: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in names:
-        out[name] = nullable(SECONDS)
-        out[f"{name}_date"] = GAME_DATE
-    out["healed_share"] = nullable({"type": "number", "description": "the share of futures where it healed"})
-    return out
-
-
-FORECAST = {
-    "ForecastItem": obj(
-        {
-            "what": STR,
-            "injury": nullable(STR),
-            **_spread("p10", "p50", "p90"),
-            "note": nullable(STR),
-            "care": nullable(STR),
-        }
-    ),
-    "FullHealth": obj({**_spread("p50", "p90"), "note": nullable(STR)}),
-    "WhatIf": obj(
-        {
-            "with": STR,
-            "label": STR,
-            "items": array(ref("ForecastItem")),
-            "full_health": nullable(ref("FullHealth")),
-            "survival": NUMBER,
-        }
-    ),
-    "Forecast": obj(
-        {
-            "as_of": SECONDS,
-            "as_of_date": GAME_DATE,
-            "runs": INT,
-            "horizon": SECONDS,
-            "horizon_date": GAME_DATE,
-            "items": array(ref("ForecastItem")),
-            "full_health": nullable(ref("FullHealth")),
-            "survival": {
-                "type": "object",
-                "additionalProperties": NUMBER,
-                "description": "when a death is in sight",
-            },
-            "survival_text": STR,
-            "what_if_menu": array(obj({"with": STR, "label": STR}), "GMs only"),
-            "what_ifs": array(ref("WhatIf"), "GMs only"),
-        },
-        "survival",
-        "survival_text",
-        "what_if_menu",
-        "what_ifs",
-    ),
 }
 
 
@@ -532,11 +506,11 @@ EXAMPLES: dict[str, Any] = {
         "count": 5,
         "sides": 6,
         "label": "Body check",
-        "why": "resists the wound",
-        "reading": "each 4+ is a success; 6s roll again and add",
-        "open_ended": True,
+        "why": "whether the wound is a critical hit: successes 0 mortal, 1 crippling, 2 critical, 3 or more none",
+        "reading": "each die of 4 or more is a success",
+        "open_ended": False,
         "success_test": True,
-        "prompt": "Body check: roll 5 dice, target 4",
+        "prompt": "Body check: roll 5d6, each die of 4 or more is a success",
         "target": 4,
     },
     "User": {"id": 3, "username": "kim"},
@@ -614,6 +588,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
     **CHARACTERS,
     **HISTORY,
     **JOBS,
+    **HOOKS,
     **FORECAST,
     **RULESETS,
 }

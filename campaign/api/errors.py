@@ -1,6 +1,6 @@
 """Every error is JSON: 400 `{field: [message]}`, 403/404/409/503 `{field or detail: [message]}`; 422
 `{"needs_roll": {...}}` when a table-dice campaign needs a roll the GM did not give; 429 `{"detail": message}` with
-`Retry-After` for a rate or the forecast's budget (campaign/limits.py, campaign/forecast_budget.py)."""
+`Retry-After` for a rate or the forecast's budget (campaign/http/limits.py, campaign/forecast/forecast_budget.py)."""
 
 import logging
 from typing import Any
@@ -14,8 +14,8 @@ from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from campaign import outages
-from campaign.forecast_budget import Refused
+from campaign.forecast.forecast_budget import Refused
+from campaign.http import outages
 from rules.dice import RollNeeded
 from rules.params import RuleError
 
@@ -29,7 +29,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         # Table dice: the next roll the rules need, for the GM to roll and send with the action again.
         return Response({"needs_roll": exc.request.as_data()}, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
     if isinstance(exc, RuleError):
-        # A limit's rate (campaign.limits) says when to try again in the words and in Retry-After.
+        # A limit's rate (campaign.http.limits) says when to try again in the words and in Retry-After.
         retry_after = getattr(exc, "retry_after", None)
         # Several fields refused at once (a clock's rolls given together) each say their own.
         errors = getattr(exc, "errors", None) or {exc.field: exc.message}

@@ -410,6 +410,8 @@ CLOCK_JOB_DONE: dict[str, Any] = {
     "finished_at": "2026-12-04T17:52:41.758032+00:00",
     "needs_roll": None,
     "needs_rolls": [],
+    "ask_before_death": False,
+    "needs_yes": None,
 }
 # A Cyberpunk 2020 campaign with table dice `all`: the advance waits for the GM's death save, then goes on.
 CLOCK_JOB_WAITING: dict[str, Any] = {
@@ -448,6 +450,8 @@ CLOCK_JOB_WAITING: dict[str, Any] = {
         "date": "2020-01-01 00:00:30",
     },
     "needs_rolls": [],  # filled below: the one roll asked, as `needs_roll`
+    "ask_before_death": False,
+    "needs_yes": None,
 }
 CLOCK_JOB_WAITING["needs_rolls"] = [CLOCK_JOB_WAITING["needs_roll"]]
 CLOCK_JOB_GIVEN: dict[str, Any] = {
@@ -469,6 +473,8 @@ CLOCK_JOB_GIVEN: dict[str, Any] = {
     "finished_at": "2026-12-04T17:52:42.798490+00:00",
     "needs_roll": None,
     "needs_rolls": [],
+    "ask_before_death": False,
+    "needs_yes": None,
 }
 # An advance of ten minutes stopped by the GM where it waited for the death save of 00:05:00, after nine saves:
 # the clock stays at 00:04:30.
@@ -480,6 +486,26 @@ CLOCK_JOB_STOPPED: dict[str, Any] = {
     "events_appended": 10,
     "timers_fired": 9,
     "stopped_because": "the GM stopped it at Ash's death save",
+}
+# A Shadowrun advance of ten minutes asked with `ask_before_death`: it waits before Ash's death at 00:03:00.
+CLOCK_JOB_WAITING_DEATH: dict[str, Any] = {
+    **CLOCK_JOB_DONE,
+    "status": "waiting",
+    "reached": 0,
+    "progress": 0.0,
+    "events_appended": 0,
+    "timers_fired": 0,
+    "finished_at": None,
+    "ask_before_death": True,
+    "needs_yes": {
+        "character": 9,
+        "character_name": "Ash",
+        "kind": "death",
+        "game_time": 180,
+        "date": "2053-01-01 00:03:00",
+        "what": "suffocates from critical hit 1 to the chest (spine)",
+        "saved_by": "treated",
+    },
 }
 IMPORT_JOB: dict[str, Any] = {
     "id": "4c8dc555-a284-404e-b437-09251edcfa5e",
@@ -616,6 +642,7 @@ RECOVERY: dict[str, Any] = {
         {
             "character": 1,
             "name": "Ash",
+            "in_party": True,
             "status": None,
             "fit": None,
             "note": "not without care",

@@ -42,7 +42,7 @@ OPTION_DECLARATION = obj(
         "origin": {
             "type": "string",
             "enum": ["seed", "house", "campaign"],
-            "description": "seed: the seed's optional rule; house: a house rule; campaign: how the campaign is run",
+            "description": "seed: an optional rule of the source rules; house: a house rule; campaign: how the campaign is run",
         },
         "default": {
             "nullable": True,

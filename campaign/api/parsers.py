@@ -8,7 +8,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from campaign.client_input import MAX_DEPTH, check_text, nesting, no_constants
+from campaign.http.client_input import MAX_DEPTH, check_text, nesting, no_constants
 
 
 class StrictJSONParser(JSONParser):

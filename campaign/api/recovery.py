@@ -1,5 +1,5 @@
 """`GET /api/campaigns/{id}/recovery/`: the party's recovery (docs/recovery.md), typed for the OpenAPI schema by
-the serializers below (the answer is `campaign.recovery.recovery_json`)."""
+the serializers below (the answer is `campaign.forecast.recovery.recovery_json`)."""
 
 from __future__ import annotations
 
@@ -18,10 +18,12 @@ from rest_framework.decorators import api_view, throttle_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, forecast_budget, throttles
-from campaign import recovery as rv
 from campaign.api import answers as A
 from campaign.api import examples as E
+from campaign.forecast import forecast_budget
+from campaign.forecast import recovery as rv
+from campaign.http import throttles
+from campaign.selectors import access, characters
 from rules import forecast as fc
 
 CACHE = "pages"
@@ -67,6 +69,10 @@ RecoveryCharacter = inline_serializer(
     {
         "character": serializers.IntegerField(),
         "name": serializers.CharField(),
+        "in_party": serializers.BooleanField(
+            help_text="counted in the party's date: a character a player plays (an NPC is not, unless nobody "
+            "plays any character)"
+        ),
         "status": serializers.CharField(allow_null=True, help_text='"fit now", "dead", or null: see fit'),
         "fit": _when("RecoveryCharacterFit", "the character is fit for action"),
         "note": serializers.CharField(allow_null=True),
@@ -89,7 +95,9 @@ RecoveryAnswer = inline_serializer(
         "party": inline_serializer(
             "RecoveryParty",
             {
-                "counted": serializers.IntegerField(help_text="the living characters counted"),
+                "counted": serializers.IntegerField(
+                    help_text="the living characters counted (those in_party)"
+                ),
                 "all_fit": _when("RecoveryPartyFit", "every living character is fit"),
                 "note": serializers.CharField(allow_null=True),
                 "text": serializers.CharField(),
@@ -165,10 +173,10 @@ def campaign_recovery(request: Request, campaign_id: int) -> Response:
     """The party's recovery: for each character who may be seen, fit for action now or when (p50, p90) and what
     stands in the way; the party's "all fit" over joint futures; what-ifs for a GM (docs/recovery.md)."""
     campaign, role = access.campaign_for(request.user, campaign_id)
-    characters = rv.characters_of(campaign, role, request.user)
-    asked = rv.read_asked(request.query_params, campaign, role, characters)
+    party = characters.party(campaign, role, request.user)
+    asked = rv.read_asked(request.query_params, campaign, role, party)
     cache = caches[CACHE]
-    key = rv.cache_key("api-recovery", campaign, role, request.user, characters, request.query_params)
+    key = rv.cache_key("api-recovery", campaign, role, request.user, party, request.query_params)
     data: dict[str, Any] | None = cache.get(key)
     if data is None:
         try:
@@ -177,7 +185,7 @@ def campaign_recovery(request: Request, campaign_id: int) -> Response:
                 result = rv.party_recovery(
                     campaign,
                     role,
-                    characters,
+                    party,
                     runs=asked.runs,
                     what_ifs=asked.what_ifs,
                     by=asked.by,

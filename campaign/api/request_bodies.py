@@ -9,7 +9,9 @@ from typing import Any
 
 from campaign import services
 from campaign.api import option_schema
-from campaign.models import GM, PLAYER
+from campaign.models import GM, PLAYER, Hook
+from campaign.notify import words as notify_words
+from campaign.services.hooks import URL_LENGTH as HOOK_URL_LENGTH
 from rules.registry import ruleset_slugs
 
 NOT_BLANK = r"\S"
@@ -91,6 +93,12 @@ CLOCK_ADVANCE = closed(
             "description": "stop at the first firing that changes a character's status (dies, starts dying, "
             "falls unconscious, wakes, is stunned); the job says where and why",
         },
+        "ask_before_death": {
+            "type": "boolean",
+            "description": "wait for the GM's yes before a firing that kills (status waiting, `needs_yes`): "
+            "`POST /api/jobs/{id}/go-on/` lets it happen, `POST /api/jobs/{id}/stop/` ends the advance where it "
+            "stands; default false (the board's advances always ask)",
+        },
     },
     "advance",
 )
@@ -126,3 +134,61 @@ CHARACTERS_NUMBERED = closed(
     "count",
 )
 CHARACTER_DUPLICATE = closed({})
+
+
+# --- push to a phone (docs/notifications.md) ----------------------------------------------------------------
+PUSH_SUBSCRIPTION = closed(
+    {
+        "endpoint": text(1000, description="PushSubscription.endpoint: the push service's https URL"),
+        "keys": closed(
+            {
+                "p256dh": text(100, description="the browser's P-256 public key, base64url"),
+                "auth": text(100, description="the browser's 16-byte auth secret, base64url"),
+            },
+            "p256dh",
+            "auth",
+        ),
+        "campaigns": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "description": "GMs: campaigns of yours whose every character this device is told of (added to those "
+            "named before)",
+        },
+    },
+    "endpoint",
+    "keys",
+)
+
+
+# --- notifications out of the game (docs/notifications.md) --------------------------------------------------------
+HOOK_CREATE = closed(
+    {
+        "kind": {
+            "type": "string",
+            "enum": [Hook.DISCORD, Hook.WEBHOOK],
+            "description": "discord: a Discord channel's webhook; webhook: a signed POST of JSON",
+        },
+        "url": text(
+            HOOK_URL_LENGTH,
+            pattern=r"^https://",
+            description="https only; a Discord hook's is https://discord.com/api/webhooks/...",
+        ),
+        "audience": {
+            "type": "string",
+            "enum": list(notify_words.AUDIENCES),
+            "description": "table: for each character what its own player may see (everyone in the channel reads "
+            "it); gm: everything the GM sees, for a GM's private channel",
+        },
+        "events": {
+            "type": "array",
+            "items": {"type": "string", "enum": list(notify_words.KINDS)},
+            "minItems": 1,
+            "uniqueItems": True,
+            "description": "the kinds of notice to tell; absent: every one but the clock's digest. "
+            + "; ".join(f"{kind}: {words}" for kind, words in notify_words.KIND_HELP.items()),
+        },
+    },
+    "kind",
+    "url",
+    "audience",
+)

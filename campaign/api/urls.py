@@ -44,4 +44,15 @@ urlpatterns = [
     path("campaigns/<id:campaign_id>/clock/rewind/", views.clock_rewind, name="api-clock-rewind"),
     path("jobs/<str:job_id>/rolls/", views.job_rolls, name="api-job-rolls"),
     path("jobs/<str:job_id>/stop/", views.job_stop, name="api-job-stop"),
+    path("jobs/<str:job_id>/go-on/", views.job_go_on, name="api-job-go-on"),
+    path("push/key/", views.push_key, name="api-push-key"),
+    path("push/subscriptions/", views.push_subscriptions, name="api-push-subscriptions"),
+    path(
+        "push/subscriptions/<id:subscription_id>/",
+        views.push_subscription_detail,
+        name="api-push-subscription",
+    ),
+    path("campaigns/<id:campaign_id>/hooks/", views.hooks, name="api-hooks"),
+    path("campaigns/<id:campaign_id>/hooks/<id:hook_id>/", views.hook_detail, name="api-hook"),
+    path("campaigns/<id:campaign_id>/hooks/<id:hook_id>/test/", views.hook_test, name="api-hook-test"),
 ]

@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-from campaign.migration_sql import run_for_vendor
+from campaign.ledger.migration_sql import run_for_vendor
 
 SQLITE_CREATE = [
     """CREATE TRIGGER IF NOT EXISTS campaign_event_no_update BEFORE UPDATE ON campaign_event

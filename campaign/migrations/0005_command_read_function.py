@@ -10,7 +10,7 @@ transactions take the whole database's write lock when they begin.
 
 from django.db import migrations
 
-from campaign.migration_sql import run_for_vendor
+from campaign.ledger.migration_sql import run_for_vendor
 
 POSTGRES_CREATE = [
     """CREATE OR REPLACE FUNCTION campaign_command_read(wanted bigint) RETURNS json AS $$

@@ -9,7 +9,7 @@ Plain `DROP INDEX` on both databases: an `AlterField` would make SQLite copy the
 import django.db.models.deletion
 from django.db import migrations, models
 
-from campaign.migration_sql import run_for_vendor
+from campaign.ledger.migration_sql import run_for_vendor
 
 INDEXES = {
     "campaign_event_campaign_id_aa4e685f": ("campaign_event", "campaign_id"),

@@ -12,7 +12,7 @@ trigger for that flush only.
 
 from django.db import migrations
 
-from campaign.migration_sql import run_for_vendor
+from campaign.ledger.migration_sql import run_for_vendor
 
 POSTGRES_CREATE = [
     """CREATE TRIGGER campaign_event_no_truncate BEFORE TRUNCATE ON campaign_event

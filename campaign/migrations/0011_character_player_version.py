@@ -1,4 +1,4 @@
-"""Character.player_version: the count of a stream's events a player's history shows (campaign.secrecy).
+"""Character.player_version: the count of a stream's events a player's history shows (campaign.ledger.secrecy).
 
 A player is told this number instead of the stream's version, which counts GM notes and hidden rolls too. The
 column is filled here from each character's events; afterwards the projections keep it with every append.
@@ -9,7 +9,7 @@ from django.db import migrations, models
 
 
 def count_entries(apps, schema_editor):
-    from campaign.secrecy import stream_entries
+    from campaign.ledger.secrecy import stream_entries
     from rules.registry import get_ruleset
 
     Character = apps.get_model("campaign", "Character")

@@ -18,7 +18,7 @@ from importlib import import_module
 
 from django.db import migrations
 
-from campaign.migration_sql import run_for_vendor
+from campaign.ledger.migration_sql import run_for_vendor
 
 ONE_ARGUMENT = import_module("campaign.migrations.0005_command_read_function")
 

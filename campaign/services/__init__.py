@@ -9,18 +9,26 @@ area over a shared core (docs/architecture.md):
 - `members`: invitations, roles, leaving and removal; `characters`: creating, changing, retiring, restoring;
 - `actions`: an action on a character (`character_act`), undo and revert;
 - `clock`: advances as jobs, run in batches; `table_dice`: an advance waiting for the GM's rolls;
-- `rewind`: taking back the latest advance.
+- `rewind`: taking back the latest advance;
+- `hooks`: where notifications go out of the game (docs/notifications.md), and a hook switched off for failing.
 
-The services hand jobs to the task queue through `campaign.queue`, never importing the tasks. Every name a caller
-uses is re-exported here, `from campaign import services; services.character_act(...)`, and patching one here
-(`Dice`, `_fire`) reaches the modules that use it (`campaign.facade`).
+The services hand jobs to the task queue through `campaign.queue`, never importing the tasks, and roll what nobody
+gave with `core.dice_for` (the one place a test gives dice: `core.DICE`). Every public name a caller uses is
+re-exported here, `from campaign import services; services.character_act(...)`; a module's own names (`clock._fire`)
+stay its own.
 """
 
 from __future__ import annotations
 
-from campaign.facade import facade
-from campaign.services.accounts import sign_up_problems, user_sign_up
-from campaign.services.actions import COMMAND_ATTEMPTS, NOTHING_TO_UNDO, character_act
+from campaign.ledger.projections import state_at_version
+from campaign.services.accounts import sign_up_problems, token_issue, user_sign_up
+from campaign.services.actions import (
+    COMMAND_ATTEMPTS,
+    NOTHING_TO_UNDO,
+    STREAM_ACTIONS,
+    character_act,
+    roll_asked,
+)
 from campaign.services.campaigns import (
     CAMPAIGN_FIELDS,
     FIGHT_IDLE_MINUTES,
@@ -55,11 +63,12 @@ from campaign.services.clock import (
     MAX_ADVANCE_SECONDS,
     STATUS_WORDS,
     STOP_ON_STATUS,
-    _fire,
     clock_advance_request,
+    clock_catch_up,
     clock_fail,
     clock_run,
     clock_stop,
+    clock_ticket_renew,
     parse_advance,
     status_change,
     status_of,
@@ -73,14 +82,18 @@ from campaign.services.core import (
     Conflict,
     ServiceError,
     Unavailable,
-    _evolved_in_place,
-    _record,
     clock_busy,
     idempotency_key,
-    open_job,
     readable,
     request_digest,
-    state_at_version,
+)
+from campaign.services.hooks import (
+    HOOK_EVENT_SCHEMAS,
+    HOOKS_PER_CAMPAIGN,
+    NOT_DISCORD,
+    hook_create,
+    hook_delete,
+    hook_test,
 )
 from campaign.services.members import (
     INVITATION_ANSWERED,
@@ -96,16 +109,16 @@ from campaign.services.members import (
 )
 from campaign.services.rewind import ACTIONS_SINCE, NOTHING_TO_REWIND, Rewind, clock_rewind
 from campaign.services.table_dice import (
+    NOT_AT_A_DEATH,
     NOT_WAITING,
     RollsRefused,
     asked_words,
-    asks_the_table,
     clock_give_roll,
+    clock_go_on,
     dice_words,
     roll_owner,
     roll_refusal,
 )
-from rules.dice import Dice
 
 __all__ = [
     "ActionResult",
@@ -116,15 +129,13 @@ __all__ = [
     "ServiceError",
     "Unavailable",
     "VERSION_CONFLICT",
-    "_evolved_in_place",
-    "_record",
     "clock_busy",
     "idempotency_key",
-    "open_job",
     "readable",
     "request_digest",
     "state_at_version",
     "sign_up_problems",
+    "token_issue",
     "user_sign_up",
     "CAMPAIGN_FIELDS",
     "FIGHT_IDLE_MINUTES",
@@ -147,6 +158,7 @@ __all__ = [
     "member_remove",
     "CHARACTER_FIELDS",
     "MAX_NUMBERED",
+    "STREAM_ACTIONS",
     "NOT_A_MEMBER",
     "NOT_A_MEMBER_OR_INVITED",
     "NOT_UNDONE",
@@ -162,33 +174,39 @@ __all__ = [
     "COMMAND_ATTEMPTS",
     "NOTHING_TO_UNDO",
     "character_act",
+    "roll_asked",
     "ADVANCE_FAILED",
     "ADVANCE_FAILED_UNTOUCHED",
     "ADVANCE_UNITS",
     "MAX_ADVANCE_SECONDS",
     "STATUS_WORDS",
     "STOP_ON_STATUS",
-    "_fire",
     "clock_advance_request",
+    "clock_catch_up",
     "clock_fail",
     "clock_stop",
+    "clock_ticket_renew",
     "clock_run",
     "parse_advance",
     "status_change",
     "status_of",
+    "NOT_AT_A_DEATH",
     "NOT_WAITING",
     "RollsRefused",
     "asked_words",
     "roll_owner",
     "roll_refusal",
     "dice_words",
-    "asks_the_table",
     "clock_give_roll",
+    "clock_go_on",
     "ACTIONS_SINCE",
     "NOTHING_TO_REWIND",
     "Rewind",
     "clock_rewind",
-    "Dice",
+    "HOOK_EVENT_SCHEMAS",
+    "HOOKS_PER_CAMPAIGN",
+    "NOT_DISCORD",
+    "hook_create",
+    "hook_delete",
+    "hook_test",
 ]
-
-facade(__name__)

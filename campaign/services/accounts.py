@@ -1,4 +1,4 @@
-"""Users: signing up."""
+"""Users: signing up, and the token a user's API client holds."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from rest_framework.authtoken.models import Token
 
 from campaign.services.core import ServiceError, User
 from rules.text import unreadable
@@ -53,3 +54,9 @@ def user_sign_up(*, username: Any, password: Any) -> AbstractBaseUser:
     except IntegrityError:
         raise ServiceError("username", "a user with that user name already exists") from None
     return user
+
+
+def token_issue(*, user: AbstractBaseUser) -> str:
+    """The user's API token: the one they have, or a new one made on first asking."""
+    token, _ = Token.objects.get_or_create(user=user)
+    return token.key

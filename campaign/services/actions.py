@@ -9,8 +9,12 @@ from typing import Any
 
 from django.db import OperationalError, transaction
 
-from campaign import eventstore, outages, presenters
+from campaign.ledger import eventstore
+from campaign.ledger.projections import state_at_version
+from campaign.ledger.reachable import database_unreachable
 from campaign.models import Campaign, Character, Event
+from campaign.notify import outbox
+from campaign.selectors.campaigns import asks_the_table
 from campaign.services.characters import RETIRED, take_back_identity
 from campaign.services.core import (
     KEY_REUSED,
@@ -23,29 +27,30 @@ from campaign.services.core import (
     _first_held,
     _record,
     clock_busy,
+    dice_for,
     request_digest,
-    state_at_version,
 )
-from campaign.services.table_dice import asks_the_table
-from rules.dice import Dice
+from rules import game_dates
+from rules.dice import Dice, RollNeeded
 from rules.params import CheckedAction, reject_unknown_params
-from rules.registry import get_ruleset
 from rules.ruleset import (
     ACTION_UNDONE,
     ACTIONS_REVERTED,
-    CHARACTER_RESTORED,
-    CHARACTER_RETIRED,
     RuleError,
     Ruleset,
     State,
     note_event,
+    out_of_action,
     replay,
+    reverted_rows,
 )
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Timer as RuleTimer
+from rules.text import given
 
 log = logging.getLogger(__name__)
 NOTHING_TO_UNDO = "there is nothing to undo on this character"
+MEDIC_CANNOT_ACT = "{name} {why}, and cannot act; choose a medic who can, or type the name of someone else"
 COMMAND_ATTEMPTS = 3
 
 
@@ -56,9 +61,8 @@ def _parse_action(
         raise ServiceError("body", "expected a JSON object with a `type`")
     kind = body.get("type")
     if kind not in rules.all_actions:
-        raise ServiceError(
-            "type", f"unknown action {kind!r}; expected one of: {', '.join(rules.all_actions)}"
-        )
+        unknown = "no action type given" if kind is None else f"unknown action {given(kind)}"
+        raise ServiceError("type", f"{unknown}; expected one of: {', '.join(rules.all_actions)}")
     rolls = body.get("rolls")
     if rolls is None:
         rolls = {}
@@ -66,10 +70,12 @@ def _parse_action(
         raise ServiceError("rolls", f"expected an object of named lists of dice, got {type(rolls).__name__}")
     expected = body.get("expected_version")
     if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 0):
-        raise ServiceError("expected_version", f"expected a whole number of 0 or more, got {expected!r}")
+        raise ServiceError(
+            "expected_version", f"expected a whole number of 0 or more, got {given(expected, typed=True)}"
+        )
     ask = body.get("ask")
     if ask is not None and not isinstance(ask, bool):
-        raise ServiceError("ask", f"expected true or false, got {ask!r}")
+        raise ServiceError("ask", f"expected true or false, got {given(ask, typed=True)}")
     action = {name: value for name, value in body.items() if name not in ("rolls", "expected_version", "ask")}
     reject_unknown_params(rules.action_form(kind), action)
     # Checked here once, in the API's words and before the character is asked about: the rules read it as it is.
@@ -104,15 +110,11 @@ def _revert_events(
     (time travel's), undos after it included (docs/rules/README.md: revert)."""
     if isinstance(to_version, bool) or not isinstance(to_version, int) or to_version < 0:
         raise ServiceError(
-            "to_version", f"expected a version, a whole number of 0 or more, got {to_version!r}"
+            "to_version",
+            f"expected a version, a whole number of 0 or more, got {given(to_version, typed=True)}",
         )
     rows = eventstore.stream_events(character.stream)
-    # Retiring stays as it is: restoring takes it back, as with an undo.
-    after = [
-        row
-        for row in rows
-        if row.version > to_version and row.type not in (CHARACTER_RETIRED, CHARACTER_RESTORED)
-    ]
+    after = reverted_rows(rows, to_version)
     if not after:
         raise ServiceError(
             "to_version", f"expected a version before {character.version}: nothing comes after {to_version}"
@@ -143,6 +145,12 @@ def _revert_events(
     )
 
 
+# The actions this service decides itself, whatever the character's state (`_decide`): the only ones a dead
+# character still takes, since the ruleset refuses every action of its own then (`rules.kernel.DEAD`). A dead
+# character's card offers these and no other (`campaign.web.forms.card_actions`).
+STREAM_ACTIONS = ("undo", "revert", "note")
+
+
 def _decide(
     character: Character, rules: Ruleset, campaign: Campaign, action: dict[str, Any], dice: Dice
 ) -> tuple[list[RuleEvent], State, list[RuleTimer]]:
@@ -163,6 +171,38 @@ def _decide(
         except RuleError as error:
             raise _refusal_in_dates(campaign, error) from None
     return events, *_evolved_in_place(rules, character, events)
+
+
+def roll_asked(character: Character, body: Mapping[str, Any], name: str) -> dict[str, Any] | None:
+    """The roll `name` as the rules ask it of the table now (`RollRequest.as_data`: its label, dice, target and
+    why), the action's other rolls as given; None when the rules do not come to it. Nothing is written: the web
+    form asks again, in the same words, for a roll it refused (a die typed wrong)."""
+    try:
+        action, rolls, _, _ = _parse_action(character.campaign.rules, body)
+        rest = {key: value for key, value in rolls.items() if key != name}
+        _decide(character, character.campaign.rules, character.campaign, action, dice_for(rest, ask=True))
+    except RollNeeded as need:
+        return need.request.as_data() if need.request.name == name else None
+    except (RuleError, ServiceError):
+        return None
+    return None
+
+
+def _medics_can_act(rules: Ruleset, character: Character, action: Mapping[str, Any]) -> None:
+    """Refuse a medic who is one of the campaign's characters and cannot act (RULES.md: dead, unconscious,
+    stunned; `rules.ruleset.out_of_action`), naming the medic's field. A name no character has (the street doc
+    nobody made a character of) is anyone's; a name several characters share is refused only if none of them can
+    act. The patient is read as this command holds it."""
+    spec = rules.forms.get(str(action.get("type")))
+    for param in spec.params if spec is not None else ():
+        name = action.get(param.name)
+        if not param.person or not isinstance(name, str) or not name.strip():
+            continue
+        named = Character.objects.filter(campaign_id=character.campaign_id, retired=False, name=name.strip())
+        states = [character.state if row.pk == character.pk else row.state for row in named.only("state")]
+        why = [out_of_action(rules, state) for state in states]
+        if why and all(why):
+            raise ServiceError(param.name, MEDIC_CANNOT_ACT.format(name=name.strip(), why=why[0]))
 
 
 def _replayed(character: Character, first: Event, digest: str) -> ActionResult:
@@ -187,8 +227,8 @@ def character_act(
                     "expected_version", "another change was being saved at the same time; retry"
                 ) from None
         except OperationalError as error:
-            if outages.database_unreachable(error):
-                raise  # not busy but gone: a 503 naming the database (campaign/outages.py)
+            if database_unreachable(error):
+                raise  # not busy but gone: a 503 naming the database (campaign/http/outages.py)
             # SQLite's busy timeout or PostgreSQL's serialization failure: nothing was written.
             if attempt == COMMAND_ATTEMPTS - 1:
                 log.warning("action on character %s not written: %s", character_id, error)
@@ -210,7 +250,7 @@ def _character_act_once(
             first = _first_held(read.key_event_position, read.key_job_id)
             if first is not None:
                 return _replayed(character, first, digest)
-        rules = get_ruleset(campaign.ruleset)
+        rules = campaign.rules
         action, rolls, expected, ask = _parse_action(rules, body)
         if open_job_id is not None:
             raise Conflict("clock", clock_busy(open_job_id))
@@ -220,7 +260,9 @@ def _character_act_once(
             raise Conflict(
                 "expected_version", VERSION_CONFLICT.format(actual=character.version, expected=expected)
             )
-        dice = Dice(rolls, ask=ask is not False and asks_the_table(campaign, "actions"))
+        dice = dice_for(rolls, ask=ask is not False and asks_the_table(campaign, "actions"))
+        before = outbox.standing_before(rules, character)  # None: nobody listens (no work at all)
+        _medics_can_act(rules, character, action)
         events, state, previous_timers = _decide(character, rules, campaign, action, dice)
         rows, _ = _record(
             character,
@@ -234,11 +276,13 @@ def _character_act_once(
             idempotency_key=idempotency_key or None,
             digest=digest,
         )
+        # What the hooks are told, decided with the events it speaks of: the outbox's rows commit with them.
+        outbox.action_recorded(campaign, rules, character, before, rows)
     return ActionResult(rows, character, state)
 
 
 def _refusal_in_dates(campaign: Campaign, error: RuleError) -> RuleError:
     """A rule's refusal with its marked game seconds written as the campaign's dates ("may try again from
     2053-01-01 00:01:00"): the engines cannot know the calendar (rules.ruleset.GAME_TIME_MARK)."""
-    message = presenters.dated(campaign, error.message)
+    message = game_dates.dated(campaign.start, error.message)
     return error if message == error.message else type(error)(error.field, message)

@@ -10,10 +10,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F
 
-from campaign import eventstore
-from campaign.events import CAMPAIGN_CHANGED, CAMPAIGN_CREATED
+from campaign.ledger import eventstore, running
+from campaign.ledger.events import CAMPAIGN_CHANGED, CAMPAIGN_CREATED
+from campaign.ledger.projections import keep_clock_due, project_character
 from campaign.models import GM, Campaign, Character, Event, ImportJob, Membership
-from campaign.projections import project_character
+from campaign.notify import outbox
+from campaign.selectors.jobs import open_job
 from campaign.services.core import (
     KEY_REUSED,
     Conflict,
@@ -21,7 +23,6 @@ from campaign.services.core import (
     _body_of,
     _name,
     clock_busy,
-    open_job,
     request_digest,
 )
 from rules import options as declared
@@ -103,7 +104,9 @@ def campaign_create(
         made = campaign_made_with(user, idempotency_key, digest)
         if made is not None:
             return made
-        campaign = Campaign.objects.create(name=name, ruleset=rules.slug, options=options, created_by=user)
+        campaign = Campaign(name=name, ruleset=rules.slug, options=options, created_by=user)
+        running.anchor(campaign, 0)  # a clock that runs on its own runs from the campaign's start
+        campaign.save()
         Membership.objects.create(campaign=campaign, user=user, role=GM)
         eventstore.append(
             campaign=campaign,
@@ -127,7 +130,7 @@ def campaign_create(
 def fight_start(*, campaign: Campaign, at: Any) -> Campaign:
     """Start counting a fight's rounds at game second `at` (the game time the GM's board showed): the counter is
     round 1 there. Setting a moment, not "now", makes a retried request set the same one."""
-    if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= campaign.game_time:
+    if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= running.reading(campaign):
         # Not echoed: a number of game seconds means nothing to the GM who reads it.
         raise ServiceError("at", "expected the game time the board showed, not later than the campaign's")
     Campaign.objects.filter(pk=campaign.pk).update(fight_started_at=at)
@@ -156,11 +159,11 @@ def change_campaign(*, campaign_id: int, actor: str, changes: Any) -> Campaign:
     if patch is not None and not isinstance(patch, Mapping):
         raise ServiceError("options", f"expected an object, got {type(patch).__name__}")
     with transaction.atomic():
-        campaign = eventstore.lock_campaign(campaign_id)
+        campaign = running.settle(eventstore.lock_campaign(campaign_id))
         busy = open_job(campaign)
         if busy is not None:
             raise Conflict("clock", clock_busy(busy.pk))
-        rules = get_ruleset(campaign.ruleset)
+        rules = campaign.rules
         options = validate_campaign_options(rules, {**campaign.options, **(patch or {})})
         # An option the campaign never stored holds its default: given it, nothing changes.
         before = options_in_force(rules, campaign.options)
@@ -174,7 +177,7 @@ def change_campaign(*, campaign_id: int, actor: str, changes: Any) -> Campaign:
                 told[f"options.{option}"] = {"old": before.get(option), "new": value}
         if not told:
             return campaign
-        eventstore.append(
+        rows = eventstore.append(
             campaign=campaign,
             stream=campaign.stream,
             expected_version=campaign.version,
@@ -182,14 +185,23 @@ def change_campaign(*, campaign_id: int, actor: str, changes: Any) -> Campaign:
             cause=f"campaign:{uuid.uuid4()}",
             actor=actor,
         )
+        house_rules = {key: change for key, change in told.items() if key.startswith("options.")}
+        outbox.house_rules_changed(campaign, rows[0], house_rules)
+        scale, stored_options = running.scale(campaign), campaign.options
+        campaign.options = options
+        # The GM started, stopped or changed a running clock: it reads from here on at the new scale (the
+        # CampaignChanged just written, dated at its reading, records it).
+        clock = running.anchor(campaign, campaign.game_time) if running.scale(campaign) != scale else {}
         Campaign.objects.filter(pk=campaign.pk).update(
             name=name or campaign.name,
             options=options,
             version=campaign.version + 1,
             projection_epoch=F("projection_epoch") + 1,
+            **clock,
         )
-        if options != campaign.options:
+        if options != stored_options:
             _characters_take_options(campaign, rules, options)
+        keep_clock_due(campaign)
     return Campaign.objects.get(pk=campaign.pk)
 
 

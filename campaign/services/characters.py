@@ -10,10 +10,10 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from campaign import eventstore
-from campaign.events import CHARACTER_CREATED
+from campaign.ledger import eventstore, running
+from campaign.ledger.events import CHARACTER_CREATED
+from campaign.ledger.projections import keep_clock_due, project_character
 from campaign.models import Campaign, Character, Event, Invitation, Membership, Timer
-from campaign.projections import project_character
 from campaign.services.core import (
     KEY_REUSED,
     ActionResult,
@@ -30,16 +30,16 @@ from campaign.services.core import (
     request_digest,
 )
 from rules import ruleset as ruleset_types
-from rules.registry import get_ruleset
 from rules.ruleset import CHARACTER_CHANGED, CHARACTER_RESTORED, CHARACTER_RETIRED, Ruleset, start_state
 from rules.ruleset import Event as RuleEvent
+from rules.text import given
 
 
 def _player_for(campaign: Campaign, player: Any) -> AbstractBaseUser | None:
     if player is None or player == "":
         return None
     if not isinstance(player, str):
-        raise ServiceError("player", f"expected a user name or null, got {player!r}")
+        raise ServiceError("player", f"expected a user name or null, got {given(player, typed=True)}")
     user = _user_named("player", player)
     # A pending invitee may be named: the character waits, unseen by them, for the acceptance (docs/members.md).
     if not (
@@ -70,10 +70,10 @@ def character_create(
     made; the key is the campaign's, shared with actions (as the event log keeps it)."""
     digest = request_digest({"name": name, "player": player, "attributes": attributes})
     name = _name(name, "the character's name")
-    rules = get_ruleset(campaign.ruleset)
+    rules = campaign.rules
     attributes = _valid_attributes(rules, attributes)
     with transaction.atomic():
-        campaign = eventstore.lock_campaign(campaign.pk)
+        campaign = running.settle(eventstore.lock_campaign(campaign.pk))
         if idempotency_key:
             first = _first_with_key(campaign, idempotency_key)
             if first is not None:
@@ -125,13 +125,15 @@ def characters_create_numbered(
     except ServiceError as error:
         raise ServiceError("prefix", error.message) from None
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_NUMBERED:
-        raise ServiceError("count", f"expected a whole number of 1 to {MAX_NUMBERED}, got {count!r}")
+        raise ServiceError(
+            "count", f"expected a whole number of 1 to {MAX_NUMBERED}, got {given(count, typed=True)}"
+        )
     if len(prefix) > PREFIX_LENGTH:  # room for " 12345" in a name's 200 characters
         raise ServiceError("prefix", f"expected at most {PREFIX_LENGTH} characters, got {len(prefix)}")
-    rules = get_ruleset(campaign.ruleset)
+    rules = campaign.rules
     attributes = _valid_attributes(rules, attributes)
     with transaction.atomic():
-        campaign = eventstore.lock_campaign(campaign.pk)
+        campaign = running.settle(eventstore.lock_campaign(campaign.pk))
         made = _characters_made_with(campaign, idempotency_key, digest)
         if made is not None:
             return made
@@ -145,9 +147,9 @@ def character_duplicate(*, character: Character, actor: str, idempotency_key: st
     """A new character with `character`'s attributes (not its history, injuries or player), named with the next
     free number: "Ganger 4" -> "Ganger 5", "Ash" -> "Ash 2"."""
     digest = request_digest({"duplicate": character.pk})
-    rules = get_ruleset(character.campaign.ruleset)
+    rules = character.campaign.rules
     with transaction.atomic():
-        campaign = eventstore.lock_campaign(character.campaign_id)
+        campaign = running.settle(eventstore.lock_campaign(character.campaign_id))
         made = _characters_made_with(campaign, idempotency_key, digest)
         if made is not None:
             return made[0]
@@ -241,7 +243,7 @@ def _member(campaign: Campaign, player: Any) -> AbstractBaseUser | None:
     if player is None or player == "":
         return None
     if not isinstance(player, str):
-        raise ServiceError("player", f"expected a user name or null, got {player!r}")
+        raise ServiceError("player", f"expected a user name or null, got {given(player, typed=True)}")
     user = _user_named("player", player)
     member = Membership.objects.filter(campaign=campaign, user=user).exists()
     if not member and not _invited(campaign, user):
@@ -284,7 +286,7 @@ def _change_character_once(
         read = eventstore.lock_for_character(character_id, wrapper)
         character, open_job_id = read.character, read.open_job_id
         campaign = character.campaign
-        rules = get_ruleset(campaign.ruleset)
+        rules = campaign.rules
         if open_job_id is not None:
             raise Conflict("clock", clock_busy(open_job_id))
         if character.retired:
@@ -367,7 +369,7 @@ def _set_retired(character_id: int, actor: str, *, retired: bool) -> Character:
         if character.retired == retired:
             return character
         campaign = character.campaign
-        rules = get_ruleset(campaign.ruleset)
+        rules = campaign.rules
         event = RuleEvent(CHARACTER_RETIRED if retired else CHARACTER_RESTORED, {}, campaign.game_time)
         eventstore.append(
             campaign=campaign,
@@ -384,6 +386,7 @@ def _set_retired(character_id: int, actor: str, *, retired: bool) -> Character:
             character.version += 1
             Character.objects.filter(pk=character.pk).update(retired=True, version=character.version)
             Timer.objects.filter(character=character).delete()
+            keep_clock_due(campaign)
         else:
             Character.objects.filter(pk=character.pk).update(retired=False)
             project_character(character, rules, character.state, character.version + 1, previous_timers=[])

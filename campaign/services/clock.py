@@ -11,10 +11,14 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from campaign import eventstore, game_dates, presenters, queue
-from campaign.events import CLOCK_ADVANCED
+from campaign import queue
+from campaign.ledger import eventstore, running
+from campaign.ledger.events import CLOCK_ADVANCED
+from campaign.ledger.projections import keep_clock_due, project_character
 from campaign.models import Campaign, Character, Job, Timer
-from campaign.projections import project_character
+from campaign.notify import outbox
+from campaign.selectors.campaigns import asks_the_table
+from campaign.selectors.jobs import open_job
 from campaign.services.core import (
     KEY_REUSED,
     Conflict,
@@ -23,27 +27,30 @@ from campaign.services.core import (
     _key_holders,
     _record,
     clock_busy,
-    open_job,
+    dice_for,
     request_digest,
 )
 from campaign.services.table_dice import (
     NOT_STOPPABLE,
     ROUND_SECONDS,
     STOPPED_BY_THE_GM,
+    DeathAhead,
+    asked_death,
     asked_roll,
-    asks_the_table,
+    death_allowed,
     fired_with_dice,
     given_for,
+    kills,
     roll_owner,
     wait_for_rolls,
 )
-from rules import clock
-from rules.dice import Dice, RollNeeded
+from rules import clock, game_dates
+from rules.dice import RollNeeded
 from rules.event_schema import TABLE_DICE
-from rules.registry import get_ruleset
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Ruleset, State, fold, game_time_mark
 from rules.ruleset import Timer as RuleTimer
+from rules.text import given
 
 MAX_ADVANCE_SECONDS = 100 * 366 * 86_400
 
@@ -66,9 +73,12 @@ def parse_advance(advance: Any) -> int:
         raise ServiceError("advance", f"expected an object with exactly one of: {units}")
     unit, amount = next(iter(advance.items()))
     if unit not in ADVANCE_UNITS:
-        raise ServiceError("advance", f"unknown unit {unit!r}; expected one of: {units}")
+        unknown = f"unknown unit {given(unit)}" if unit else "no unit chosen"
+        raise ServiceError("advance", f"{unknown}; expected one of: {units}")
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
-        raise ServiceError(f"advance.{unit}", f"expected a whole number above 0, got {amount!r}")
+        raise ServiceError(
+            f"advance.{unit}", f"expected a whole number above 0, got {given(amount, typed=True)}"
+        )
     seconds = amount * ADVANCE_UNITS[unit]
     if seconds > MAX_ADVANCE_SECONDS:
         raise ServiceError(f"advance.{unit}", "expected at most 100 years in one advance")
@@ -76,7 +86,7 @@ def parse_advance(advance: Any) -> int:
 
 
 def _past_the_calendar(campaign: Campaign) -> str:
-    start = campaign.options.get("start") or get_ruleset(campaign.ruleset).default_start
+    start = campaign.start
     end = game_dates.game_datetime(start, game_dates.MAX_GAME_SECONDS)
     end_text = f" ({end:%Y-%m-%d %H:%M:%S})" if end is not None else ""
     return f"expected an advance that ends within a thousand years of the campaign's start{end_text}"
@@ -98,19 +108,48 @@ def _too_much_at_once(followed: int) -> str:
     )
 
 
+ALREADY_PAST = "the clock already reads {now}, at or past {until}, where this advance was to end"
+
+
+def _until(until: Any) -> int | None:
+    if until is None:
+        return None
+    if isinstance(until, bool) or not isinstance(until, int) or not 0 <= until <= game_dates.MAX_GAME_SECONDS:
+        raise ServiceError("until", "expected the game time the advance ends at, within the calendar")
+    return until
+
+
 def clock_advance_request(
-    *, campaign: Campaign, seconds: int, actor: str, idempotency_key: str | None = None, stop_on: Any = None
+    *,
+    campaign: Campaign,
+    seconds: int = 0,
+    actor: str,
+    idempotency_key: str | None = None,
+    stop_on: Any = None,
+    until: Any = None,
+    ask_before_death: Any = False,
 ) -> Job:
     """Create the Job for an advance and enqueue it once the transaction commits. The same `idempotency_key` again
     returns the job the first request made, finished or not, and advances nothing more. `stop_on="status"` ends
-    the advance at the first firing that changes a character's status (`STOP_ON`)."""
+    the advance at the first firing that changes a character's status (`STOP_ON`).
+
+    The advance starts at the clock's reading (a clock that runs on its own has moved since the GM looked) and
+    goes `seconds` on, or up to the game second `until` (the party's "advance to" a date), which must be ahead of
+    the reading. `ask_before_death`: a firing that would kill waits for the GM's yes (`clock_go_on`) or a stop
+    (`clock_stop`), as a roll at the table does."""
     if stop_on not in (None, "", STOP_ON_STATUS):
-        raise ServiceError("stop_on", f'expected "{STOP_ON_STATUS}" or nothing, got {stop_on!r}')
-    digest = request_digest({"seconds": seconds, **({"stop_on": stop_on} if stop_on else {})})
+        raise ServiceError("stop_on", f'expected "{STOP_ON_STATUS}" or nothing, got {given(stop_on)}')
+    if not isinstance(ask_before_death, bool):
+        raise ServiceError("ask_before_death", f"expected true or false, got {given(ask_before_death)}")
+    until = _until(until)
+    asked = {"until": until} if until is not None else {"seconds": seconds}
+    digest = request_digest(
+        {**asked, **({"stop_on": stop_on} if stop_on else {}), **({"ask": True} if ask_before_death else {})}
+    )
     queue.ensure_broker_for_advance()
     try:
         with transaction.atomic():
-            campaign = eventstore.lock_campaign(campaign.pk)
+            campaign = running.settle(eventstore.lock_campaign(campaign.pk))
             if idempotency_key:
                 event, first = _key_holders(campaign, idempotency_key)
                 if event is not None or (first is not None and first.request_digest != digest):
@@ -120,31 +159,86 @@ def clock_advance_request(
             busy = open_job(campaign)
             if busy is not None:
                 raise Conflict("clock", clock_busy(busy.pk))
+            if until is not None:
+                if until <= campaign.game_time:
+                    raise ServiceError("until", _already_past(campaign, until))
+                seconds = until - campaign.game_time
             if campaign.game_time + seconds > game_dates.MAX_GAME_SECONDS:
                 raise ServiceError("advance", _past_the_calendar(campaign))
-            followed = Timer.objects.filter(campaign=campaign).values("character_id").distinct().count()
+            followed = _followed(campaign)
             if followed * seconds > settings.CLOCK_MAX_CHARACTER_YEARS * game_dates.YEAR:
                 raise ServiceError("advance", _too_much_at_once(followed))
-            job = Job.objects.create(
-                campaign=campaign,
-                from_time=campaign.game_time,
-                to_time=campaign.game_time + seconds,
-                reached=campaign.game_time,
+            job = _open_advance(
+                campaign,
+                campaign.game_time + seconds,
                 actor=actor,
-                asks=asks_the_table(campaign, "clock"),
                 idempotency_key=idempotency_key,
                 request_digest=digest if idempotency_key else "",
                 stop_on=stop_on or "",
+                asks_before_death=ask_before_death,
             )
-            if not settings.CELERY_TASK_ALWAYS_EAGER:
-                transaction.on_commit(lambda: queue.enqueue_advance(job.pk, job.ticket))
     except IntegrityError:
         raise Conflict("clock", "another advance of this campaign was started at the same moment") from None
+    return _run_eagerly(job)
+
+
+def _followed(campaign: Campaign) -> int:
+    """How many characters the clock follows (those with a timer): what one advance's work is counted in."""
+    return Timer.objects.filter(campaign=campaign).values("character_id").distinct().count()
+
+
+def _open_advance(campaign: Campaign, to_time: int, **fields: Any) -> Job:
+    """The job of an advance from the campaign's time to `to_time`, sent to the worker once the transaction
+    commits (so the worker never sees a job that was rolled back)."""
+    job = Job.objects.create(
+        campaign=campaign,
+        from_time=campaign.game_time,
+        to_time=to_time,
+        reached=campaign.game_time,
+        asks=asks_the_table(campaign, "clock"),
+        **fields,
+    )
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        transaction.on_commit(lambda: queue.enqueue_advance(job.pk, job.ticket))
+    return job
+
+
+def _run_eagerly(job: Job) -> Job:
     if settings.CELERY_TASK_ALWAYS_EAGER:
         # In-process: run it now, after the job row is written (the 202 then reports a finished job).
         queue.enqueue_advance(job.pk, job.ticket)
     job.refresh_from_db()
     return job
+
+
+def clock_catch_up(*, campaign_id: int, now: float) -> Job | None:
+    """Beat's advance of a clock that runs on its own whose next firing has come (`clock_due_at` at or before real
+    time `now`): from the log's clock to where the clock's line stands at `now`, through every firing due by then,
+    as the GM's advance would fire them. None when there is nothing to do: another beat came first, the GM stopped
+    or changed the clock, or an advance is open (one waiting for the GM's roll holds the clock at its firing).
+
+    At most what one advance may cover (CLOCK_MAX_CHARACTER_YEARS): a clock that comes back after a long time down
+    catches up over several beats instead of being refused."""
+    try:
+        with transaction.atomic():
+            campaign = eventstore.lock_campaign(campaign_id)
+            due = running.next_due(campaign)
+            if due is None or campaign.clock_due_at > now or open_job(campaign) is not None:
+                return None
+            to_time = max(running.line(campaign, now), due)
+            followed = _followed(campaign)
+            if followed:
+                longest = settings.CLOCK_MAX_CHARACTER_YEARS * game_dates.YEAR // followed
+                to_time = min(to_time, campaign.game_time + longest)
+            job = _open_advance(campaign, min(to_time, game_dates.MAX_GAME_SECONDS), actor="clock")
+    except IntegrityError:
+        return None  # a GM's advance started at the same moment: it fires what was due
+    return _run_eagerly(job)
+
+
+def _already_past(campaign: Campaign, until: int) -> str:
+    marks = {"now": game_time_mark(campaign.game_time), "until": game_time_mark(until)}
+    return game_dates.dated(campaign.start, ALREADY_PAST.format(**marks))
 
 
 def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = None) -> Job:
@@ -170,10 +264,11 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
             job = Job.objects.get(pk=job.pk)
             if not job.open or not _holds(job, ticket) or job.waiting:
                 return job
-            rules = get_ruleset(campaign.ruleset)
+            rules = campaign.rules
             fired = appended = 0
             finished = False
             characters, queue = _due_timers(campaign, rules, job)
+            listening = outbox.listens_to_characters(campaign)
             while fired < settings.CLOCK_FIRINGS_PER_TRANSACTION:
                 due = queue.next(at_limit=job.timers_fired + fired >= settings.CLOCK_MAX_FIRINGS_PER_ADVANCE)
                 if due is None:
@@ -181,8 +276,14 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
                     break
                 character = characters[due.character_id]
                 before = status_of(rules, character.state) if job.stop_on else None
+                if listening:  # the advance's digest compares each character with its standing before
+                    outbox.remember_before(job, rules, character, due.fire_at)
                 try:
                     produced, timers = _fire(rules, character, due, job)
+                except DeathAhead as death:
+                    # A death waits for the GM's yes: the advance stops before it, everything before it kept.
+                    job.needs_yes = death.asked
+                    break
                 except RollNeeded as need:
                     # Table dice: the advance stops before this firing, everything before it kept, and asks
                     # with it the other characters' rolls of the same round.
@@ -227,8 +328,9 @@ def _holds(job: Job, ticket: Any) -> bool:
 
 
 def _finish(campaign: Campaign, job: Job, end: int) -> None:
-    """Append ClockAdvanced up to `end` and set the clock there: the time asked for, or where the limit stopped it."""
-    eventstore.append(
+    """Append ClockAdvanced up to `end` and set the clock there: the time asked for, or where the limit stopped it;
+    the advance's digest for the hooks is written with it."""
+    rows = eventstore.append(
         campaign=campaign,
         stream=campaign.stream,
         expected_version=campaign.version,
@@ -243,7 +345,15 @@ def _finish(campaign: Campaign, job: Job, end: int) -> None:
         actor=job.actor,
     )
     job.events_appended += 1
-    Campaign.objects.filter(pk=campaign.pk).update(game_time=end, version=campaign.version + 1)
+    clock = {"game_time": end, "version": campaign.version + 1}
+    campaign.game_time = end
+    if running.runs(campaign) and end > running.line(campaign, running.real_now()):
+        # A GM's advance took a running clock past its line: it runs on from where the advance ended. (Beat's
+        # advances end on the line.)
+        clock.update(running.anchor(campaign, end))
+    Campaign.objects.filter(pk=campaign.pk).update(**clock)
+    keep_clock_due(campaign)
+    outbox.advance_finished(campaign, campaign.rules, job, rows[0])
     job.status = Job.DONE
     job.reached = end
     job.finished_at = timezone.now()
@@ -288,7 +398,7 @@ def _rolls_of_the_round(
         queue.set_timers(character_id, rules.timers(state))
         while (due := queue.pop()) is not None:
             try:
-                events = clock.fire(rules, state, due, Dice(given_for(job, character, due), ask=True))
+                events = clock.fire(rules, state, due, dice_for(given_for(job, character, due), ask=True))
             except RollNeeded as need:
                 order = (due.fire_at, character_id, due.timer.priority, due.timer.key)
                 asked.append((order, asked_roll(character, due, need.request)))
@@ -302,8 +412,10 @@ def _fire(rules: Ruleset, character: Character, due: clock.Due, job: Job) -> tup
     """Fire one timer. Returns how many events it appended and the character's timers after it. With table dice,
     the firing takes the GM's dice given for it (`Job.rolls`) and raises `RollNeeded` for one nobody gave."""
     given = given_for(job, character, due)
-    dice = Dice(given, ask=job.asks)
+    dice = dice_for(given, ask=job.asks)
     events = clock.fire(rules, character.state, due, dice)
+    if job.asks_before_death and kills(rules, events) and not death_allowed(job, character, due):
+        raise DeathAhead(asked_death(rules, character, due))
     fired_with_dice(job, character, due)
     if given and events:
         events[0].data[TABLE_DICE] = sorted(name for name in given if name in dice.used)
@@ -348,7 +460,7 @@ def clock_fail(job_id: Any) -> Job | None:
         job = Job.objects.get(pk=job_id)
         if not job.open:
             return job
-        job.needs_roll, job.needs_rolls = None, []
+        job.needs_roll, job.needs_rolls, job.needs_yes = None, [], None
         if job.events_appended == 0 and job.reached == job.from_time:
             job.status, job.finished_at = Job.FAILED, timezone.now()
             job.error = ADVANCE_FAILED_UNTOUCHED
@@ -356,15 +468,16 @@ def clock_fail(job_id: Any) -> Job | None:
             _finish(campaign, job, end=job.reached)
             job.status = Job.FAILED
             fired = f"{job.timers_fired:,} timer firing{'' if job.timers_fired == 1 else 's'}"
-            job.error = presenters.dated(
-                campaign, ADVANCE_FAILED.format(date=game_time_mark(job.reached), fired=fired)
+            job.error = game_dates.dated(
+                campaign.start, ADVANCE_FAILED.format(date=game_time_mark(job.reached), fired=fired)
             )
         job.save()
     return job
 
 
 def clock_stop(*, job_id: Any) -> Job:
-    """End an advance that waits for a roll where it stands, so that the GM may act before it: what it fired stays,
+    """End an advance that waits for a roll (or before a death) where it stands, so that the GM may act before it:
+    what it fired stays,
     closed by a `ClockAdvanced` up to the second it reached (the clock already stands there), as the firing limit
     closes one; the job is `done`, `stopped_because` naming the roll it stopped at. An advance that had fired
     nothing ends without an event: nothing changed. A stop retried finds the job it stopped and writes nothing."""
@@ -380,8 +493,9 @@ def clock_stop(*, job_id: Any) -> Job:
         if not job.waiting:
             status = "running" if job.open else f"{job.status} already"
             raise Conflict("job", NOT_STOPPABLE.format(status=status))
-        job.stopped_because = STOPPED_BY_THE_GM.format(roll=roll_owner(job.asked[0]))
-        job.needs_roll, job.needs_rolls = None, []
+        at = roll_owner(job.asked[0]) if job.asked else f"{job.needs_yes['character_name']}'s death"
+        job.stopped_because = STOPPED_BY_THE_GM.format(roll=at)
+        job.needs_roll, job.needs_rolls, job.needs_yes = None, [], None
         job.rolls = {}
         job.ticket = uuid.uuid4()  # a message still queued for it stops at once
         if job.events_appended == 0 and job.reached == job.from_time:
@@ -426,3 +540,12 @@ def status_change(before: dict[str, bool], rules: Ruleset, character: Character)
     if "dies" in changes:
         return "dies"
     return " and ".join(changes)
+
+
+def clock_ticket_renew(job_id: Any) -> uuid.UUID | None:
+    """A new ticket for an advance under way, for a resend: whichever message it had before stops at its next batch,
+    so a resend never leaves two messages taking turns for one job. None when the advance is open no longer."""
+    ticket = uuid.uuid4()
+    if Job.objects.filter(pk=job_id, status__in=[Job.QUEUED, Job.RUNNING]).update(ticket=ticket):
+        return ticket
+    return None

@@ -13,14 +13,15 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import OuterRef, Subquery
 
-from campaign import eventstore, secrecy
+from campaign.ledger import eventstore, secrecy
+from campaign.ledger.projections import keep_clock_due, projection_writes
 from campaign.models import IDEMPOTENCY_KEY_LENGTH, Campaign, Character, Event, Job
-from campaign.projections import character_state_at, projection_writes
+from rules.dice import Dice
 from rules.params import reject_unknown
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import RuleError, Ruleset, State, fold_into
 from rules.ruleset import Timer as RuleTimer
-from rules.text import unreadable
+from rules.text import given, unreadable
 
 User = get_user_model()
 
@@ -79,8 +80,19 @@ def _user_named(field: str, name: str) -> AbstractBaseUser:
         raise ServiceError(field, f"expected a user name of at most {longest} characters, got {len(name)}")
     user = User.objects.filter(username=name).first()
     if user is None:
-        raise ServiceError(field, f"there is no user named {name!r}")
+        raise ServiceError(field, f"there is no user named {given(name)}")
     return user
+
+
+# The dice the services roll what nobody gave with: the server's own, from the system's randomness. The one place a
+# test gives dice of its own: the `server_dice` fixture (tests/conftest.py) sets this.
+DICE: type[Dice] = Dice
+
+
+def dice_for(given: Mapping[str, Any] | None = None, *, ask: bool = False) -> Dice:
+    """The dice of one command or one firing of the clock: `given` are the GM's, and anything else is rolled by
+    `DICE`; with `ask` (table dice) a roll nobody gave raises `RollNeeded` instead."""
+    return DICE(given, ask=ask)
 
 
 @dataclass
@@ -89,10 +101,6 @@ class ActionResult:
     character: Character
     state: State
     replayed: bool = False
-
-
-def open_job(campaign: Campaign) -> Job | None:
-    return Job.objects.filter(campaign=campaign, status__in=[Job.QUEUED, Job.RUNNING]).first()
 
 
 def _evolved_in_place(
@@ -179,12 +187,8 @@ def _record(
         alongside=projection,
         wrapper=wrapper,
     )
+    keep_clock_due(character.campaign, wrapper, previous_timers, timers)
     return rows, timers
-
-
-def state_at_version(character: Character, version: int) -> State:
-    """The character as it was right after its event `version` (time travel)."""
-    return character_state_at(character, eventstore.stream_events(character.stream, up_to_version=version))
 
 
 def _body_of(changes: Any, fields: tuple[str, ...]) -> Mapping[str, Any]:
@@ -200,6 +204,10 @@ CLOCK_WAITS = (
 )
 
 
+CLOCK_WAITS_AT_A_DEATH = (
+    "the game clock waits before {character_name}'s death ({what}): stop the advance there on the board to act, or "
+    "let it happen"
+)
 CLOCK_WAITS_FOR_ROLLS = (
     "the game clock waits for {count} rolls: {rolls}; give them on the board, stop the advance there, or let the "
     "server roll the rest of the advance"
@@ -208,10 +216,12 @@ CLOCK_WAITS_FOR_ROLLS = (
 
 def clock_busy(job_id: Any) -> str:
     """Why the campaign's actions wait (409): the clock is advancing, or it waits for the GM's rolls, and which."""
-    row = Job.objects.filter(pk=job_id).values_list("needs_roll", "needs_rolls").first()
+    row = Job.objects.filter(pk=job_id).values_list("needs_roll", "needs_rolls", "needs_yes").first()
+    if row and row[2]:
+        return CLOCK_WAITS_AT_A_DEATH.format(**row[2])
     if not row or not row[0]:
         return CLOCK_BUSY.format(job=job_id)
-    needs, several = row
+    needs, several, _ = row
     if len(several) < 2:
         return CLOCK_WAITS.format(**needs, what=needs["label"][:1].lower() + needs["label"][1:])
     rolls = [

@@ -11,8 +11,8 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from campaign import eventstore
-from campaign.events import (
+from campaign.ledger import eventstore, running
+from campaign.ledger.events import (
     INVITATION_ACCEPTED,
     INVITATION_CANCELLED,
     INVITATION_DECLINED,
@@ -20,10 +20,13 @@ from campaign.events import (
     MEMBER_LEFT,
     MEMBER_REMOVED,
 )
-from campaign.models import GM, PLAYER, Campaign, Character, Invitation, Membership
+from campaign.models import GM, PLAYER, Campaign, Character, Invitation, Membership, PushSubscription
+from campaign.notify import outbox
+from campaign.selectors.jobs import open_job
 from campaign.services.characters import change_character
-from campaign.services.core import CLOCK_BUSY, Conflict, ServiceError, _user_named, open_job
+from campaign.services.core import CLOCK_BUSY, Conflict, ServiceError, _user_named
 from rules.ruleset import Event as RuleEvent
+from rules.text import given
 
 LAST_GM = "the user {name} is the campaign's only GM: make someone else a GM first, or nobody could run the campaign"
 
@@ -41,13 +44,28 @@ def member_add(*, campaign: Campaign, username: Any, role: Any) -> Membership:
         membership, _ = Membership.objects.update_or_create(
             campaign=campaign, user=user, defaults={"role": role}
         )
+        _devices_told(campaign, user, gm=role == GM)
     return membership
+
+
+def _devices_told(campaign: Campaign, user: AbstractBaseUser, *, gm: bool) -> None:
+    """A member came, went or changed role (the campaign's lock held): a GM's devices stop being told of the
+    campaign's characters when the GM leaves it or is a GM no more (docs/notifications.md, "Push to a phone"); a
+    player's devices, of characters the player no longer plays, by themselves; and, when the member has a device,
+    whether a device listens to the campaign (`Campaign.notify`) is asked again."""
+    devices = PushSubscription.objects.filter(user=user)
+    if not gm:
+        PushSubscription.campaigns.through.objects.filter(
+            pushsubscription__in=devices, campaign=campaign
+        ).delete()
+    if devices.exists():
+        outbox.refresh_notify(campaign)
 
 
 def _role_and_user(role: Any, username: Any) -> AbstractBaseUser:
     """A member's role and user as a request names them: a 400 naming the field for either that is wrong."""
     if role not in (GM, PLAYER):
-        raise ServiceError("role", f"expected one of gm, player, got {role!r}")
+        raise ServiceError("role", f"expected one of gm, player, got {given(role)}")
     if not isinstance(username, str) or not username:
         raise ServiceError("username", "expected a user name")
     return _user_named("username", username)
@@ -113,6 +131,7 @@ def invitation_answer(*, invitation_id: int, user: AbstractBaseUser, accept: boo
             Membership.objects.update_or_create(
                 campaign=campaign, user=user, defaults={"role": invitation.role}
             )
+            _devices_told(campaign, user, gm=invitation.role == GM)
             _member_history(campaign, INVITATION_ACCEPTED, {"username": name, "role": invitation.role}, user)
         else:
             owner = _new_owner(campaign, invitation.invited_by)
@@ -153,6 +172,7 @@ def member_remove(*, campaign: Campaign, username: Any, by: AbstractBaseUser, ro
         ):
             raise Conflict("username", LAST_GM_LEAVING.format(name=username))
         membership.delete()
+        _devices_told(campaign, user, gm=False)
         owner = by if not leaving else _new_owner(campaign, None)
         handed = _characters_handed_over(campaign, user, owner, by.get_username())
         kind = MEMBER_LEFT if leaving else MEMBER_REMOVED
@@ -191,6 +211,7 @@ def _characters_handed_over(
 
 def _member_history(campaign: Campaign, kind: str, data: dict[str, Any], by: AbstractBaseUser) -> None:
     """One entry of the campaign's history of its members, on the campaign's stream (exported with it)."""
+    running.settle(campaign)
     eventstore.append(
         campaign=campaign,
         stream=campaign.stream,

@@ -1,5 +1,7 @@
 """Table dice: the GM rolls (docs/rules/README.md, "Table dice", campaign option `table_dice`); an advance that waits
-for the rolls of a round, and one that the GM stops there to act."""
+for the rolls of a round, and one that the GM stops there to act. And a death that waits for the GM's yes: an
+advance that asks before a death (`Job.asks_before_death`, every advance from the board) waits before a firing that
+kills, the same way (docs/clock.md, "A death waits for the GM's yes")."""
 
 from __future__ import annotations
 
@@ -11,11 +13,15 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from campaign import eventstore, queue
-from campaign.models import Campaign, Character, Job, roll_key
+from campaign import queue
+from campaign.ledger import eventstore
+from campaign.models import Character, Job, roll_key
 from campaign.services.core import Conflict, ServiceError
 from rules import clock
 from rules.dice import MOST_DIE, DiceError, RollRequest
+from rules.ruleset import Event as RuleEvent
+from rules.ruleset import Ruleset
+from rules.text import given as said_back
 
 NOT_WAITING = "this advance is not waiting for a roll"
 ROLLS_EXPECTED = "expected the rolls the clock waits for, by their keys ({asked}), or ask: false"
@@ -29,13 +35,10 @@ ROUND_SECONDS = 3
 STOPPED_BY_THE_GM = "the GM stopped it at {roll}"
 NOT_STOPPABLE = "only an advance waiting for a roll can be stopped; this one is {status}"
 NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
-
-
-def asks_the_table(campaign: Campaign, what: str) -> bool:
-    """Whether the campaign asks the GM for the dice of `what`: "actions" (with `table_dice` actions or all) or
-    "clock" (all)."""
-    table_dice = campaign.options.get("table_dice", "none")
-    return table_dice == "all" or (what == "actions" and table_dice == "actions")
+NOT_AT_A_DEATH = "this advance is not waiting before a death"
+WAITS_AT_A_DEATH = (
+    "the clock waits before {who}'s death, not for a roll: let it happen, or stop the advance there"
+)
 
 
 def _firing(character: Character, due: clock.Due) -> dict[str, Any]:
@@ -90,6 +93,69 @@ def wait_for_rolls(job: Job, asked: list[dict[str, Any]]) -> None:
     job.needs_roll = asked[0]
 
 
+# --- a death waits for the GM's yes ------------------------------------------------------------------------------
+
+
+class DeathAhead(Exception):
+    """A firing would kill a character and its advance asks before a death: nothing of the firing is written."""
+
+    def __init__(self, asked: dict[str, Any]) -> None:
+        super().__init__(asked["character_name"])
+        self.asked = asked
+
+
+def kills(rules: Ruleset, events: list[RuleEvent]) -> bool:
+    """Whether these events of one firing end a life: an event the ruleset tells as a death (`Ruleset.notices`)."""
+    return any(rules.notices.get(event.type) == "dead" for event in events)
+
+
+def death_allowed(job: Job, character: Character, due: clock.Due) -> bool:
+    """Whether the GM said yes to this firing's death (`clock_go_on`)."""
+    return _firing(character, due) in job.rolls.get("deaths", [])
+
+
+def asked_death(rules: Ruleset, character: Character, due: clock.Due) -> dict[str, Any]:
+    """The death an advance waits before: for whom, which firing, when, and what kills in the ruleset's words
+    ("bleeds out from critical hit 1 to the chest (lung)"); `saved_by`, what the GM may do instead."""
+    saves = rules.saves(character.state, due.fire_at)
+    return {
+        "character": character.pk,
+        "character_name": character.name,
+        "kind": due.timer.kind,
+        "game_time": due.fire_at,
+        "what": rules.timer_words(character.state, due.timer),
+        "saved_by": saves.get("saved_by") or "treated",
+        "firing": _firing(character, due),
+    }
+
+
+def clock_go_on(*, job_id: Any, idempotency_key: str | None = None) -> Job:
+    """The GM's yes to the death a waiting advance stopped before: it happens, and the advance goes on (asking again
+    before another). The same Idempotency-Key again changes nothing: a retried yes must not let the next death
+    happen too."""
+    with transaction.atomic():
+        job = Job.objects.get(pk=job_id)
+        eventstore.lock_campaign(job.campaign_id)
+        job = Job.objects.get(pk=job_id)
+        if idempotency_key and idempotency_key in job.rolls.get("answered", []):
+            return job
+        if not job.waiting or job.needs_yes is None:
+            raise Conflict("job", NOT_AT_A_DEATH)
+        answered = [*job.rolls.get("answered", []), *([idempotency_key] if idempotency_key else [])]
+        deaths = [*job.rolls.get("deaths", []), job.needs_yes["firing"]]
+        job.rolls = {**job.rolls, "deaths": deaths, "answered": answered[-20:]}
+        job.needs_yes = None
+        job.ticket = uuid.uuid4()
+        job.heartbeat_at = timezone.now()
+        job.save(update_fields=["rolls", "needs_yes", "ticket", "heartbeat_at"])
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            transaction.on_commit(lambda: queue.enqueue_advance(job.pk, job.ticket))
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        queue.enqueue_advance(job.pk, job.ticket)
+    job.refresh_from_db()
+    return job
+
+
 # --- the rolls in words ---------------------------------------------------------------------------------------
 
 
@@ -99,18 +165,23 @@ def roll_owner(need: Mapping[str, Any]) -> str:
     return f"{need['character_name']}'s {label[:1].lower()}{label[1:]}"
 
 
-def dice_words(need: Mapping[str, Any]) -> str:
-    """The dice a roll takes: "one d10 from 1 to 10", "5 d6 from 1 to 6 each", "5 d6 as totals (...)"."""
+def dice_words(need: Mapping[str, Any], *, as_rolled: bool = False) -> str:
+    """The dice a roll takes: "one d10 from 1 to 10", "five d6 from 1 to 6 each". A Rule-of-Six pool as the API
+    takes it, "five d6, each die's total (a 6 is rolled again and added: 6 then 4 is 10)", or as the board's row
+    takes it (`as_rolled`), "five d6, typed as rolled, a 6 then the die rolled after it: 6 4": one way to type
+    it each, never both at once."""
     count, sides = need["count"], need["sides"]
     number = NUMBER_WORDS.get(count, str(count))
     if need.get("open_ended"):
-        return f"{number} d{sides} as totals (a 6 rolls again and adds: 6 then 4 is 10)"
+        if as_rolled:
+            return f"{number} d{sides}, typed as rolled, a 6 then the die rolled after it: 6 4"
+        return f"{number} d{sides}, each die's total (a 6 is rolled again and added: 6 then 4 is 10)"
     return f"{number} d{sides} from 1 to {sides}{'' if count == 1 else ' each'}"
 
 
-def asked_words(need: Mapping[str, Any]) -> str:
+def asked_words(need: Mapping[str, Any], *, as_rolled: bool = False) -> str:
     """ "Ash's stun save needs one d10 from 1 to 10": the start of every refusal of a roll."""
-    return f"{roll_owner(need)} needs {dice_words(need)}"
+    return f"{roll_owner(need)} needs {dice_words(need, as_rolled=as_rolled)}"
 
 
 def _listed(values: list[int]) -> str:
@@ -121,9 +192,11 @@ def _listed(values: list[int]) -> str:
     )
 
 
-def roll_refusal(need: Mapping[str, Any], values: Any) -> str:
+def roll_refusal(need: Mapping[str, Any], values: Any, *, as_rolled: bool = False) -> str:
     """Why these dice cannot be the roll asked, in words ("Ash's stun save needs one d10 from 1 to 10; 11 is not a
-    d10 roll"), or "" when they can. What `RollRequest.check` accepts is the rule; this only says it."""
+    d10 roll"), or "" when they can. What `RollRequest.check` accepts is the rule; this only says it. `as_rolled`:
+    the values are the totals of a Rule-of-Six pool the board's row read from the dice as typed, and the words say
+    it that way."""
     if isinstance(values, int) and not isinstance(values, bool):
         values = [values]
     if not isinstance(values, list) or not all(
@@ -132,6 +205,10 @@ def roll_refusal(need: Mapping[str, Any], values: Any) -> str:
         return f"{asked_words(need)}; expected a list of whole numbers"
     sides = need["sides"]
     if len(values) != need["count"]:
+        if as_rolled and values:
+            read = f"{len(values)} {'die was' if len(values) == 1 else 'dice were'} read"
+            chained = " (a 6 and the die after it are one die)" if any(v > 6 for v in values) else ""
+            return f"{asked_words(need, as_rolled=True)}; {read}: {_listed(values)}{chained}"
         given = (
             "none was given" if not values else f"{len(values)} {'was' if len(values) == 1 else 'were'} given"
         )
@@ -201,7 +278,7 @@ def clock_give_roll(*, job_id: Any, body: Any, idempotency_key: str | None = Non
         raise ServiceError("body", "expected a JSON object of the rolls' dice")
     ask = body.get("ask")
     if ask is not None and not isinstance(ask, bool):
-        raise ServiceError("ask", f"expected true or false, got {ask!r}")
+        raise ServiceError("ask", f"expected true or false, got {said_back(ask, typed=True)}")
     rolls = {name: value for name, value in body.items() if name != "ask"}
     with transaction.atomic():
         job = Job.objects.get(pk=job_id)
@@ -211,6 +288,8 @@ def clock_give_roll(*, job_id: Any, body: Any, idempotency_key: str | None = Non
             return job
         if not job.waiting:
             raise Conflict("job", NOT_WAITING)
+        if job.needs_roll is None:
+            raise Conflict("job", WAITS_AT_A_DEATH.format(who=job.needs_yes["character_name"]))
         asked = job.asked
         matched = _matched(asked, rolls)
         if not matched and ask is not False:

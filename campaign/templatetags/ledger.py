@@ -6,11 +6,11 @@ import uuid
 from typing import Any
 
 from django import template
+from django.conf import settings
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from campaign.web import fragments
-from rules.registry import get_ruleset
 
 register = template.Library()
 
@@ -26,12 +26,21 @@ def idempotency_key(context: template.Context) -> SafeString:
 
 
 @register.filter
-def ruleset_title(slug: str) -> str:
-    """A ruleset's name as players know it ("Shadowrun 2nd Edition: ..."), not its slug."""
-    return get_ruleset(slug).title
-
-
-@register.filter
 def get(mapping: Any, key: str) -> Any:
     """`mapping|get:key`: a value whose key is built in the template (a form's posted input, an error's field)."""
     return mapping.get(key, "") if mapping else ""
+
+
+@register.simple_tag(takes_context=True)
+def app_attributes(context: template.Context) -> SafeString:
+    """<body>'s data for static/js: the live regions' polling pace in seconds (poll.js; settings POLL_*), and on a
+    player's page the service worker to register (app.js). Only there: a worker controls every page of its browser
+    from then on, and the GM's board needs none."""
+    worker = context.get("service_worker")
+    return format_html(
+        'data-poll-every="{}" data-poll-idle-after="{}" data-poll-idle-every="{}"{}',
+        settings.POLL_SECONDS,
+        settings.POLL_IDLE_AFTER_SECONDS,
+        settings.POLL_IDLE_SECONDS,
+        format_html(' data-service-worker="{}"', worker) if worker else "",
+    )

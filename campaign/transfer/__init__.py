@@ -16,13 +16,12 @@ checked file is then written by an `ImportJob` (`import_run`) in batches, the ev
 the rebuild's fold), written by the rebuild's own write (`write_read_models`).
 
 Modules: `export` (the lines and the trailer), `checks` (`check_file`), `importing` (the job: `import_request`,
-`import_run`, `import_fail`, `import_file`). Every name a caller uses is re-exported here, and patching one here
-(`BATCH`, `_write_batch`, `start_state`) reaches the module that uses it (`campaign.facade`).
+`import_run`, `import_fail`, `import_file`). Every public name a caller uses is re-exported here; a module's own
+names (`importing.BATCH`, `importing._write_batch`) stay its own.
 """
 
 from __future__ import annotations
 
-from campaign.facade import facade
 from campaign.transfer.checks import (
     ANY_OBJECT,
     ANY_VALUE,
@@ -40,16 +39,13 @@ from campaign.transfer.checks import (
 )
 from campaign.transfer.export import FORMAT, export_lines, export_text
 from campaign.transfer.importing import (
-    BATCH,
     IMPORT_FAILED,
-    _write_batch,
     file_bytes,
     import_fail,
     import_file,
     import_request,
     import_run,
 )
-from rules.ruleset import start_state  # the checks' replay starts each character with it
 
 __all__ = [
     "FORMAT",
@@ -68,15 +64,10 @@ __all__ = [
     "TRAILER_EXPECTED",
     "USERNAME",
     "check_file",
-    "BATCH",
     "IMPORT_FAILED",
-    "_write_batch",
     "file_bytes",
     "import_fail",
     "import_file",
     "import_request",
     "import_run",
-    "start_state",
 ]
-
-facade(__name__)

@@ -12,9 +12,9 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 
-from campaign import game_dates
-from campaign.client_input import check_text, no_constants
-from campaign.events import (
+from campaign.http.client_input import check_text, no_constants
+from campaign.ledger import fast
+from campaign.ledger.events import (
     CAMPAIGN_CHANGED,
     CAMPAIGN_CREATED,
     CHARACTER_CREATED,
@@ -28,12 +28,13 @@ from campaign.events import (
     MEMBER_REMOVED,
     MEMBERSHIP_EVENTS,
 )
-from campaign.eventstore import json_text, json_value
+from campaign.ledger.eventstore import json_text, json_value
+from campaign.ledger.projections import Folded, Identity, changed_options, cyclic_gc_paused
+from campaign.ledger.secrecy import stream_entries
 from campaign.models import GM, PLAYER
-from campaign.projections import Folded, Identity, changed_options, cyclic_gc_paused
-from campaign.secrecy import stream_entries
-from campaign.services import ServiceError, readable, validate_campaign_options
+from campaign.services import HOOK_EVENT_SCHEMAS, ServiceError, readable, validate_campaign_options
 from campaign.transfer.export import FORMAT
+from rules import game_dates
 from rules.event_schema import (
     Int,
     Limits,
@@ -62,10 +63,10 @@ from rules.ruleset import (
     set_options,
     shown_by,
     start_state,
-    state_copier,
     voided_causes,
 )
 from rules.ruleset import Event as RuleEvent
+from rules.text import given
 
 LIMITS = Limits(
     # The rules schedule past the clock's last second (a hit that heals in eight weeks): the calendar keeps a
@@ -137,7 +138,7 @@ ENVELOPE = Obj(
     },
     optional=frozenset({"recorded_at"}),
 )
-# The campaign stream's own events (campaign/events.py); a CharacterCreated's attributes and a
+# The campaign stream's own events (campaign/ledger/events.py); a CharacterCreated's attributes and a
 # CampaignCreated's options are checked by the ruleset and the campaign, as a new character's or campaign's are.
 CAMPAIGN_EVENTS = {
     CAMPAIGN_CREATED: event(name=Text(200), ruleset=Text(32), options=ANY_OBJECT),
@@ -155,6 +156,7 @@ CAMPAIGN_EVENTS = {
     INVITATION_CANCELLED: event(username=USERNAME, characters=HANDED, to=USERNAME),
     MEMBER_REMOVED: event(username=USERNAME, role=ROLE, characters=HANDED, to=USERNAME),
     MEMBER_LEFT: event(username=USERNAME, role=ROLE, characters=HANDED, to=USERNAME),
+    **HOOK_EVENT_SCHEMAS,  # where notifications went: history only, an import makes no hook
 }
 
 
@@ -214,7 +216,7 @@ def _trailer(data: bytes) -> tuple[int, int, str]:
     if not isinstance(trailer, dict) or trailer.get("trailer") is not True:
         raise _fail(line_no, TRAILER_EXPECTED)
     if trailer.get("format") != FORMAT:
-        raise _fail(line_no, f"format: expected {FORMAT}, got {str(trailer.get('format'))[:40]!r}")
+        raise _fail(line_no, f"format: expected {FORMAT}, got {given(str(trailer.get('format')))}")
     if trailer.get("lines") != count:
         raise _fail(
             line_no,
@@ -428,6 +430,8 @@ def _check_lines(
                 )
             )
         assert replayed is not None  # made with the ruleset, on the first line
+        # The log's clock is its latest game time (`projections._fold_campaign`); a take-back moves it back.
+        replayed.game_time = max(replayed.game_time, game_time)
         if name == "campaign":
             replayed.campaign_event(line_no, kind, version, payload)
         else:
@@ -490,7 +494,7 @@ class _Replay:
             fresh = self.started.get(key)
             if fresh is None:
                 try:
-                    fresh = self.started[key] = state_copier(
+                    fresh = self.started[key] = fast.state_copier(
                         start_state(self.rules, payload["attributes"], self.options)
                     )
                 except Exception as error:  # validated, but a rebuild must start from them too
@@ -614,10 +618,10 @@ def _check_campaign_event(
         return
     spec = CAMPAIGN_EVENTS.get(kind)
     if spec is None:
-        expected = ", ".join((CHARACTER_CREATED, CLOCK_ADVANCED, CLOCK_REWOUND, *MEMBERSHIP_EVENTS))
-        raise ServiceError("type", f"expected one of {expected} on the campaign stream, got {kind!r}")
+        expected = ", ".join(name for name in CAMPAIGN_EVENTS if name != CAMPAIGN_CREATED)
+        raise ServiceError("type", f"expected one of {expected} on the campaign stream, got {given(kind)}")
     spec.check(payload, "data", LIMITS)
-    if kind in MEMBERSHIP_EVENTS:
+    if kind in MEMBERSHIP_EVENTS or kind in HOOK_EVENT_SCHEMAS:
         return
     if kind == CLOCK_REWOUND:
         if item["game_time"] != payload["to"] or payload["to"] > payload["from"]:
@@ -684,14 +688,12 @@ def _check_undo(line_no: int, stream: _Stream, payload: dict[str, Any]) -> None:
     cause = payload["cause"]
     versions = stream.causes.get(cause)
     if versions is None:
-        raise _fail(
-            line_no, f"data.cause: expected the cause of an earlier event of the stream, got {cause!r}"
-        )
+        raise _fail(line_no, f"data.cause: expected the cause of an earlier event of the stream, got {cause}")
     if cause in stream.voided:
-        raise _fail(line_no, f"data.cause: {cause!r} was already taken back by an earlier undo")
+        raise _fail(line_no, f"data.cause: {cause} was already taken back by an earlier undo")
     if payload["versions"] != versions:
         raise _fail(
             line_no,
-            f"data.versions: expected {versions} (the events of {cause!r}), got {payload['versions']}",
+            f"data.versions: expected {versions} (the events of {cause}), got {payload['versions']}",
         )
     stream.voided.add(cause)

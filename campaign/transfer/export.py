@@ -9,6 +9,7 @@ from typing import Any
 
 from campaign import services
 from campaign.models import Campaign, Event
+from campaign.selectors.jobs import open_job
 from campaign.services import Conflict
 
 FORMAT = "wound-ledger/1"
@@ -43,7 +44,7 @@ def export_text(campaign: Campaign) -> Iterator[str]:
     Refused (409) while an advance is open: its firings are in the log before its `ClockAdvanced` is, so a copy
     made from the file would have its clock behind them, and the copy's next note would be dated before them
     (docs/clock.md, "Faults"). Checked here, before the first line, so that the answer can still be a 409."""
-    busy = services.open_job(campaign)
+    busy = open_job(campaign)
     if busy is not None:
         raise Conflict("clock", services.clock_busy(busy.pk))
     return _export_text(campaign)

@@ -17,11 +17,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from campaign import limits, queue, services
-from campaign.events import CHARACTER_CREATED
-from campaign.eventstore import command_cursor, json_text, json_value, values_placeholders
+from campaign import queue, services
+from campaign.http import limits
+from campaign.ledger import fast
+from campaign.ledger.events import CHARACTER_CREATED
+from campaign.ledger.eventstore import command_cursor, json_text, json_value, values_placeholders
+from campaign.ledger.projections import Folded, Identity, cyclic_gc_paused, write_read_models
 from campaign.models import GM, Campaign, Character, Event, ImportFile, ImportJob, Membership
-from campaign.projections import Folded, Identity, cyclic_gc_paused, write_read_models
 from campaign.services import Conflict, ServiceError, validate_campaign_options
 from campaign.transfer.checks import CheckedFile, Checking, EventLine, check_file
 from rules.registry import get_ruleset
@@ -73,7 +75,7 @@ def _keyed_import(user: AbstractBaseUser, idempotency_key: str | None, digest: s
 def import_request(*, data: bytes, user: AbstractBaseUser, idempotency_key: str | None = None) -> ImportJob:
     """Check an export and make the job that writes it as a new campaign (run at once when there is no broker).
     The same file with the same `idempotency_key` again returns the first request's job. A user's request, so the
-    limits of making the same characters by hand apply before anything is written (`campaign.limits`): at most
+    limits of making the same characters by hand apply before anything is written (`campaign.http.limits`): at most
     CHARACTERS_PER_CAMPAIGN of them, each a place in the user's CHARACTER_THROTTLE."""
     digest = hashlib.sha256(data).hexdigest()
     job = _keyed_import(user, idempotency_key, digest)
@@ -200,7 +202,7 @@ def _finish(job: ImportJob, folded: Folded) -> None:
     ids = {int(theirs): ours for theirs, ours in job.characters.items()}
     write_read_models(
         campaign,
-        get_ruleset(campaign.ruleset),
+        campaign.rules,
         Folded(
             {ids[theirs]: state for theirs, state in folded.states.items()},
             {ids[theirs]: version for theirs, version in folded.versions.items()},
@@ -224,6 +226,8 @@ def _finish(job: ImportJob, folded: Folded) -> None:
 
 
 _EVENT_COLUMNS = [field for field in Event._meta.concrete_fields if not field.primary_key]
+_EVENT_ATTNAMES = [field.attname for field in _EVENT_COLUMNS]
+_EVENT_DATA = _EVENT_ATTNAMES.index("data")
 _EVENT_COLUMN_NAMES = ", ".join(f'"{field.column}"' for field in _EVENT_COLUMNS)
 _EVENT_COPY = f"COPY {Event._meta.db_table} ({_EVENT_COLUMN_NAMES}) FROM STDIN"
 _EVENT_INSERT_INTO = f"INSERT INTO {Event._meta.db_table} ({_EVENT_COLUMN_NAMES})"
@@ -279,6 +283,11 @@ def _write_batch(
                 job.file_sha256 if first_line and job.idempotency_key else "",
             )
         )
+    if fast.plain("import_inserts"):
+        Event.objects.bulk_create(
+            [Event(**dict(zip(_EVENT_ATTNAMES, _plain_row(row), strict=True))) for row in rows]
+        )
+        return
     if connection.vendor != "postgresql":
         _insert_rows(rows)
         return
@@ -291,6 +300,11 @@ def _write_batch(
     ):
         for row in rows:
             copy.write_row(row)
+
+
+def _plain_row(row: tuple) -> tuple:
+    """An event row of `_write_batch` as `bulk_create` takes it: its data decoded (the field encodes it again)."""
+    return (*row[:_EVENT_DATA], json_value(row[_EVENT_DATA]), *row[_EVENT_DATA + 1 :])
 
 
 # Rows an INSERT on SQLite: one statement of many rows is one step of SQLite's, which lets go of the interpreter for
@@ -339,6 +353,18 @@ def _create_characters(
     prepares it), without a model instance per character, which cost about 35 us each (the bench's two files
     hold 4,151 characters): one instance gives every column but the name and the attributes."""
     if not created:
+        return
+    if fast.plain("import_inserts"):
+        made = Character.objects.bulk_create(
+            [
+                Character(
+                    campaign_id=job.campaign_id, name=data["name"], attributes=attributes[data["character"]]
+                )
+                for data in created
+            ]
+        )
+        for data, character in zip(created, made, strict=True):
+            job.characters[str(data["character"])] = character.pk
         return
     blank = Character(campaign_id=job.campaign_id, name="", attributes={})
     # The defaults, the campaign and the time of creation (`pre_save`), the same for the batch's characters.

@@ -7,13 +7,13 @@ more than the player's view holds, and has no forms.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-from campaign import presenters, secrecy, services
-from campaign.models import GM, Campaign, Character, Event
+from campaign import presenters, services
+from campaign.models import GM, Campaign, Character
+from campaign.selectors import history
 from campaign.web import display, forms
-from rules.ruleset import Ruleset
+from rules.ruleset import Ruleset, Timer
 from rules.sheet import Board
 
 # A ruleset that says nothing of its table counts the clock's own round (services.ADVANCE_UNITS).
@@ -21,24 +21,36 @@ DEFAULT_BOARD = Board(round_seconds=services.ADVANCE_UNITS["rounds"], round_name
 
 
 def board_of(ruleset: Ruleset) -> Board:
-    return forms.board_of(ruleset.slug) or DEFAULT_BOARD
+    return forms.board_of(ruleset) or DEFAULT_BOARD
 
 
 def card(
-    campaign: Campaign, ruleset: Ruleset, role: str, data: dict[str, Any], state: Any = None
+    campaign: Campaign,
+    ruleset: Ruleset,
+    role: str,
+    data: dict[str, Any],
+    state: Any = None,
+    character: Character | None = None,
 ) -> dict[str, Any]:
     """One character's card: `data` is the character as `role` may see it (`presenters.character_json`), `state`
-    its state (what stops its death: `death_words`)."""
+    its state (what stops its death: `death_words`); `character`, the row whose death a dead card dates, as the
+    dead character's page does (`presenters.death_moment`)."""
     shown = {
         **data,
-        **card_shell(ruleset, role, data["id"]),
+        **card_shell(ruleset, role, data["id"], data["version"], alive=data["alive"]),
         "monitors": display.monitors(ruleset, data, role),
     }
+    if not data["alive"] and character is not None:
+        shown["died_text"] = presenters.death_moment(campaign, history.death_of(character, ruleset), role)
     if role != GM:
         return shown
+    first = None
     if data.get("death_at") is not None:
         shown.update(death_words(campaign, ruleset, state, data["death_at"], campaign.game_time))
-    shown["next"] = next_on_the_clock(campaign, data["timers"])
+        # A dying character's card names the death first, whatever comes sooner (a roll, a stun box): the timer
+        # that brings it, as the ruleset says (`Ruleset.saves`: `timer`).
+        first = ruleset.saves(state, campaign.game_time).get("timer") if state is not None else None
+    shown["next"] = next_on_the_clock(campaign, ruleset, state, data["timers"], first=first)
     return shown
 
 
@@ -67,17 +79,21 @@ def death_words(
     return words
 
 
-def card_shell(ruleset: Ruleset, role: str, character_id: int) -> dict[str, Any]:
-    """What a card needs besides its state: its id, what its inputs' ids start with (unique on the page) and, for a
-    GM, its actions, each a closed <details> whose form is fetched when it opens (`card_form_for`)."""
-    shell: dict[str, Any] = {"id": character_id, "fid": f"c{character_id}"}
+def card_shell(
+    ruleset: Ruleset, role: str, character_id: int, version: int, *, alive: bool = True
+) -> dict[str, Any]:
+    """What a card needs besides its state: its id, what its inputs' ids start with (unique on the page), the
+    character's version its forms are drawn for (which names them: web/board_card_lazy.html) and, for a GM, its
+    actions, each a closed <details> whose form is fetched when it opens (`card_form_for`): a dead character's only
+    those the services still take (`forms.card_actions`)."""
+    shell: dict[str, Any] = {"id": character_id, "fid": f"c{character_id}", "version": version}
     if role == GM:
-        more = forms.more_card_actions(ruleset.slug)
+        more = forms.more_card_actions(ruleset)
         shell["forms"] = [
             {"action": action, "label": label, "form": None, "more": action in more}
-            for action, label in forms.card_actions(ruleset.slug).items()
+            for action, label in forms.card_actions(ruleset, alive=alive).items()
         ]
-        shell["has_more"] = bool(more)
+        shell["has_more"] = any(item["more"] for item in shell["forms"])
     return shell
 
 
@@ -96,9 +112,9 @@ def card_form_for(
     fresh, or a refused one (`posted`, a QueryDict, with its `errors`). `table`: the campaign rolls at the table,
     and the form is the character page's roll flow (`forms.table_dice_form`), asking `needs` when given."""
     sheet = ruleset.sheet
-    injuries = sheet.injury_choices(data["sheet"]) if sheet is not None and sheet.injury_choices else []
+    injuries = sheet.choices_of(data) if sheet is not None else []
     form = forms.card_form(
-        ruleset.slug,
+        ruleset,
         action,
         injuries=injuries,
         data=posted,
@@ -106,58 +122,46 @@ def card_form_for(
         options=options,
         sheet=data["sheet"],
         table=table,
+        attributes=data.get("attributes"),
     )
     if table:
-        form = forms.table_dice_form(form, ruleset.slug, posted, needs)
+        form = forms.table_dice_form(form, ruleset, posted, needs)
     return form
 
 
-def next_on_the_clock(campaign: Campaign, timers: list[dict[str, Any]]) -> dict[str, str] | None:
-    """The first thing the clock will do to a character (its timers come sorted by when), in words."""
+def next_on_the_clock(
+    campaign: Campaign,
+    ruleset: Ruleset,
+    state: Any,
+    timers: list[dict[str, Any]],
+    *,
+    first: str | None = None,
+) -> dict[str, str] | None:
+    """What the card names on the clock for a character, in the ruleset's words (`Ruleset.timer_words` of the
+    character's `state`): the timer keyed `first` (a dying character's death) when it has one, else the first thing
+    the clock will do to it (its timers come sorted by when)."""
     if not timers:
         return None
-    first = timers[0]
+    chosen = next((t for t in timers if t["key"] == first), timers[0]) if first else timers[0]
+    timer = Timer(chosen["due"], chosen["kind"], chosen["key"], data=chosen["data"])
     return {
-        "what": display.label(first["kind"]),
-        "due_text": display.date_text(first["due_date"]),
-        "when_text": display.when_text(first["due"] - campaign.game_time),
+        "what": ruleset.timer_words(state, timer),
+        "due_text": display.date_text(chosen["due_date"]),
+        "when_text": display.when_text(chosen["due"] - campaign.game_time),
     }
 
 
-def with_form(cards: list[dict[str, Any]], character_id: int, form: forms.ActionFormView) -> None:
+def with_form(cards: list[dict[str, Any]], character: Character, form: forms.ActionFormView) -> None:
     """Put a refused form (its values and errors) on its card, open, in place of the fresh one."""
     for shown in cards:
-        if shown["id"] == character_id:
+        if shown["id"] == character.pk:
             shown.pop("actions_html", None)  # the cached actions are all closed: render this card's afresh
+            ruleset = character.campaign.rules
+            shown.update(card_shell(ruleset, GM, character.pk, character.version, alive=character.alive))
             for item in shown.get("forms", []):
                 if item["action"] == form.action:
                     item["form"] = form
                     item["open"] = True
-
-
-def _combat_action_times(
-    campaign: Campaign, since: int, ruleset: Ruleset, player: int | None
-) -> Iterator[int]:
-    """The game seconds of the campaign's actions on characters (not the clock's) from `since` on, in order. For a
-    player (`player`, their user id) only an action their own history shows counts (`campaign.secrecy`): a GM
-    note, a hidden roll, an NPC's or another player's character's action, or an undo of any of these moves no
-    fight the player is told of."""
-    rows = Event.objects.filter(campaign=campaign, character__isnull=False, game_time__gte=since).exclude(
-        actor="clock"
-    )
-    if player is None:
-        yield from rows.order_by("game_time").values_list("game_time", flat=True).distinct().iterator()
-        return
-    rows = rows.filter(character__player_id=player).order_by("game_time", "position")
-    start = 0
-    while True:
-        page = list(rows[start : start + _SHOWN_PAGE])
-        for row, shown in zip(page, secrecy.shown_data(ruleset, page), strict=True):
-            if shown is not None:
-                yield row.game_time
-        if len(page) < _SHOWN_PAGE:
-            return
-        start += _SHOWN_PAGE
 
 
 def current_fight(
@@ -168,14 +172,11 @@ def current_fight(
     itself; an action after it starts a new fight at that action, round 1 (docs/clock.md, "The fight's rounds").
     No action yet: the GM's start is both. For a player, only the actions their own history shows."""
     start = last = since
-    for at in _combat_action_times(campaign, since, ruleset, player):
+    for at in history.action_times(campaign, since, ruleset, player):
         if at - last >= idle:
             start = at
         last = at
     return start, last
-
-
-_SHOWN_PAGE = 100
 
 
 def fight(campaign: Campaign, ruleset: Ruleset, player: int | None = None) -> dict[str, Any]:
@@ -199,6 +200,9 @@ def fight(campaign: Campaign, ruleset: Ruleset, player: int | None = None) -> di
                 shown["idle_text"] = display.duration_text(idle)
                 return shown
         elapsed = campaign.game_time - start
+        shown["start"] = (
+            start  # the board's order puts those acted on since first (`selectors.board.board_rows`)
+        )
         shown["round"] = elapsed // board.round_seconds + 1
         shown["elapsed_text"] = display.ago_text(elapsed)
         shown["since_text"] = display.date_text(presenters.game_date(campaign, start))

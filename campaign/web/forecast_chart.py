@@ -96,8 +96,8 @@ def draw(result: fc.Forecast, lines: list[fc.Line], dated: list[tuple[int, str]]
         for n, (moment, text) in enumerate(dated)
     ]
     summary = (
-        f"What is left of each injury from {dated[0][1]} to {dated[-1][1]}: the median of the futures as a line, "
-        "the range of 10% to 90% of them as a band."
+        f"What is left of each injury from {dated[0][1]} to {dated[-1][1]}: the most likely course as a line, "
+        "where 8 futures in 10 are as a band."
     )
     return Chart(WIDTH, axis_y + AXIS, lanes, ticks, axis_y, summary)
 

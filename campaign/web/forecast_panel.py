@@ -7,11 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 from campaign import presenters
-from campaign.forecasts import cut_short_text, default_runs, odds_text, survival_text
+from campaign.forecast import recovery as rv
+from campaign.forecast.forecasts import cut_short_text, default_runs, odds_text, survival_text
 from campaign.models import GM, Character
 from campaign.web import display, forecast_chart
 from rules import forecast as fc
-from rules.registry import get_ruleset
 
 OVERDUE = (
     "An undo or a revert left some of the clock's steps in the past: they happen at the next advance, and the "
@@ -20,35 +20,19 @@ OVERDUE = (
 )
 
 
-def _when_words(campaign: Any, seconds: int | None, horizon: str) -> str:
-    return (
-        display.date_text(presenters.game_date(campaign, seconds))
-        if seconds is not None
-        else f"after {horizon}"
-    )
-
-
 def spread_words(
     campaign: Any, spread: fc.Spread, now: int, horizon: str, runs: int = fc.DEFAULT_RUNS
 ) -> dict[str, Any]:
-    """When something happens, in words: the median date and how far off it is, the 10-90% range, or the one date
-    of every future (`certain`: "on <date>"); or how seldom it happens at all within the horizon (the other
-    futures die first, or heal later), with the share's sampling error over `runs` futures ("in only 12% (±2)")."""
+    """When something happens, in the party section's words (`recovery.dates_text`): "most likely by 26 February,
+    at the latest by 12 March (9 in 10)", or "by 15 January" where the futures agree; or how seldom it happens at
+    all within the horizon (the other futures die first, or heal later), with the share's sampling error over
+    `runs` futures ("in only 12% (±2)")."""
     if spread.p50 is None:
         seldom = (
             "in no future" if spread.share == 0 else f"in only {odds_text(spread.share, runs)} of the futures"
         )
-        return {"median": None, "seldom": f"{seldom} by {horizon}"}
-    low = _when_words(campaign, spread.p10, horizon)
-    high = None if spread.p90 is None else _when_words(campaign, spread.p90, horizon)
-    return {
-        "median": _when_words(campaign, spread.p50, horizon),
-        "median_in": display.duration_text(spread.p50 - now),
-        "certain": spread.certain,
-        "high": high,
-        # the 10th and 90th percentiles on one date, though not every future agrees: that date, not a range of one
-        "range": f"8 futures in 10 on {low}" if low == high else f"8 futures in 10 between {low} and {high}",
-    }
+        return {"when": None, "seldom": f"{seldom} by {horizon}"}
+    return {"when": rv.dates_text(campaign, spread, now)}
 
 
 def overdue(rules: Any, character: Character) -> bool:
@@ -77,7 +61,7 @@ def panel_context(
     every what-if of the menu when a death is in sight) and the chart; `allow`: the time box
     (`forecast_budget.Box.allow`), and when it cut the forecast short, a sentence saying so."""
     campaign = character.campaign
-    rules = get_ruleset(campaign.ruleset)
+    rules = campaign.rules
     gm = role == GM
     runs = default_runs(role)
     result = fc.forecast(

@@ -8,11 +8,14 @@ messages; an error is put beside the option it names, in the option's words.
 
 Inputs: `o_<option>` (a duration's unit `o_<option>__unit`); a table's cells `o_<option>__<row>__<field>` (a row
 of one number: `o_<option>__<row>`; a table without rows: `o_<option>__<field>`), a duration cell's unit after them
-with `__unit`.
+with `__unit`. The board's form also carries a digest of what it was drawn from (`drawn`): a save of a form drawn
+before another change is refused, not allowed to put the old values back.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,6 +27,7 @@ from rules import options as declared
 from rules.options import Column, Declarations, Duration, Option, Table
 from rules.params import RuleError
 from rules.ruleset import Ruleset
+from rules.text import given
 
 DATE_TIME_INPUT = "%Y-%m-%dT%H:%M:%S"
 
@@ -75,7 +79,7 @@ class OptionField:
         """The help, then where the rule comes from in a sentence of its own (with its default when the value is
         another): "The difficulty of a healing treatment roll. A house rule." The declarations' help says
         neither, so each is said once (issue 42: "(house: 15). (house rule) Now: 15.")."""
-        said = {declared.SEED: "The seed's optional rule", declared.HOUSE: "A house rule"}.get(
+        said = {declared.SEED: "An optional rule of the source rules", declared.HOUSE: "A house rule"}.get(
             self.origin, ""
         )
         if said and self.default and self.default != self.now:
@@ -239,7 +243,7 @@ def _whole(data: QueryDict, input_name: str, where: str) -> int | None:
     try:
         return int(raw)
     except ValueError:
-        raise RuleError(where, f"expected a whole number, got {raw[:40]!r}") from None
+        raise RuleError(where, f"expected a whole number, got {given(raw)}") from None
 
 
 def _duration(duration: Duration, data: QueryDict, input_name: str, where: str) -> int | None:
@@ -248,7 +252,7 @@ def _duration(duration: Duration, data: QueryDict, input_name: str, where: str) 
         return None
     unit = data.get(f"{input_name}__unit", duration.stored)
     if unit not in (*duration.units, duration.stored):
-        raise RuleError(where, f"expected a unit among {', '.join(duration.units)}, got {unit[:20]!r}")
+        raise RuleError(where, f"expected a unit among {', '.join(duration.units)}, got {given(unit)}")
     return duration.stored_value(amount, unit, where)
 
 
@@ -261,7 +265,7 @@ def _number(setting: declared.Number, data: QueryDict, where: str) -> Any:
     try:
         value = float(raw)
     except ValueError:
-        raise RuleError(where, f"expected a number, got {raw[:40]!r}") from None
+        raise RuleError(where, f"expected a number, got {given(raw)}") from None
     return int(value) if value.is_integer() else value
 
 
@@ -291,7 +295,7 @@ def _posted(setting: Option, data: QueryDict) -> Any:
     if isinstance(setting, declared.YesNo):
         raw = data.get(_input(setting.name))
         if raw not in (None, "on"):
-            raise RuleError(where, f"expected the box ticked (on) or not sent, got {raw[:20]!r}")
+            raise RuleError(where, f"expected the box ticked (on) or not sent, got {given(raw)}")
         return raw == "on"
     if isinstance(setting, declared.Number):
         return _number(setting, data, where)
@@ -348,3 +352,18 @@ def shown_values(options: Mapping[str, Any], posted: Mapping[str, Any]) -> dict[
         else:
             shown[name] = value
     return shown
+
+
+DRAWN_INPUT = "drawn"  # the board's house-rules form: what it was drawn from (`drawn`)
+CHANGED_SINCE_DRAWN = (
+    "the house rules changed after this form was drawn (in another tab, or by another GM): nothing was saved. "
+    "They are shown as they are now: make your change again"
+)
+
+
+def drawn(name: str, in_force: Mapping[str, Any]) -> str:
+    """The house-rules form's hidden `drawn`: a digest of the campaign's name and options in force as the form is
+    drawn. The form posts every option back, so one drawn before another change would put the old value back when
+    its GM saved anything else: a save whose digest is no longer the campaign's is refused (`CHANGED_SINCE_DRAWN`)."""
+    shown = json.dumps({"name": name, "options": dict(in_force)}, sort_keys=True, default=str)
+    return hashlib.sha256(shown.encode()).hexdigest()[:32]

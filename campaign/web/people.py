@@ -10,27 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from campaign.models import GM, Campaign, Character, Invitation, Membership
+from campaign.models import GM, Campaign, Invitation, Membership
+from campaign.selectors import campaigns, characters
 from campaign.web.forms import ActionFormView
-from rules.registry import get_ruleset
-
-
-def medics(campaign: Campaign) -> list[str]:
-    """The names a medic's input suggests: the campaign's characters on the board, PCs and NPCs alike (a medic is
-    someone in the game, not a person at the table); a retired character is off the board and out of the list.
-    Any other name (the street doc nobody made a character of) is still typed."""
-    names = Character.objects.filter(campaign=campaign, retired=False).values_list("name", flat=True)
-    return sorted(set(names), key=str.casefold)
 
 
 def offer_medics(form: ActionFormView, campaign: Campaign) -> ActionFormView:
-    """The form with `medics` suggested by each input naming someone (`Param.person`): one query for a form that
-    has such an input, none for any other. Built after the form (the character page's, a card's, a refused one)."""
-    spec = get_ruleset(campaign.ruleset).action_form(form.action)
+    """The form with the campaign's characters (`selectors.characters.medics`) suggested by each input naming
+    someone (`Param.person`): any other name (the street doc nobody made a character of) is still typed. One query
+    for a form that has such an input, none for any other. Built after the form (the character page's, a card's, a
+    refused one)."""
+    spec = campaign.rules.action_form(form.action)
     named = {param.name for param in spec.params if param.person}
     fields = [field for field in form.fields if field.name in named]
     if fields:
-        names = medics(campaign)
+        names = characters.medics(campaign)
         for field in fields:
             field.people = names
     return form
@@ -58,7 +52,5 @@ def player_choices(
 def players_of(campaign: Campaign, current: str = "") -> list[tuple[str, str]]:
     """`player_choices` of the campaign, read from the database."""
     return player_choices(
-        Membership.objects.filter(campaign=campaign).select_related("user"),
-        Invitation.objects.filter(campaign=campaign, status=Invitation.PENDING).select_related("user"),
-        current,
+        campaigns.members(campaign, ()), campaigns.pending_invitations(campaign, ()), current
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from campaign import presenters
-from campaign import recovery as rv
+from campaign.forecast import recovery as rv
 from campaign.web import forecast_chart
 from rules import recovery as rc
 
@@ -35,7 +35,7 @@ class Bar:
     width: float
     whisker_to: float | None  # the 90th percentile's x (None: no whisker)
     css: str  # "bar", "bar care", "bar unknown"
-    title: str  # the thing and its dates, in words (the bar's tooltip and its accessible name)
+    title: str  # the thing and its dates, in words: the bar's tooltip (a reader has them in the list above)
 
     @property
     def end_x(self) -> float:
@@ -111,7 +111,7 @@ def _x(moment: int, start: int, end: int) -> float:
 
 def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Chart | None:
     """The timeline of the characters in `recovery` (a player's holds only theirs); `timers`: each character's
-    (due, kind), by character id. None when nobody is listed."""
+    (due, what it will do in words), by character id. None when nobody is listed."""
     if not recovery.members:
         return None
     campaign, start = recovery.campaign, recovery.as_of
@@ -149,9 +149,9 @@ def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Cha
             Mark(
                 _x(due, start, end),
                 bottom,
-                f"{presenters.timer_phrase(kind)} at {rv.day_text(campaign, due)}",
+                f"{what} at {rv.day_text(campaign, due)}",
             )
-            for due, kind in timers.get(member.character.pk, [])
+            for due, what in timers.get(member.character.pk, [])
             if due <= end
         ]
         lanes.append(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 from typing import Any
-from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.cache import caches
@@ -17,13 +16,14 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
-from campaign import access, conditional, forecast_budget, throttles
-from campaign import recovery as rv
+from campaign.forecast import forecast_budget
+from campaign.forecast import recovery as rv
+from campaign.http import conditional, throttles
 from campaign.models import GM, Campaign, Character
+from campaign.selectors import access, characters
 from campaign.web import display, recovery_chart
 from rules import recovery as rc
 from rules.params import RuleError
-from rules.registry import get_ruleset
 
 CACHE = "pages"
 CACHE_SECONDS = 300
@@ -42,7 +42,7 @@ def _query(request: HttpRequest) -> dict[str, str]:
 
 
 def _timers(recovery: rv.Recovery) -> dict[int, list[tuple[int, str]]]:
-    rules = get_ruleset(recovery.campaign.ruleset)
+    rules = recovery.campaign.rules
     player = recovery.role != GM
     return {
         m.character.pk: rc.timers_due(rules, m.character.state, recovery.as_of, player=player)
@@ -61,11 +61,12 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
     party = recovery.party
     gm = recovery.role == GM
     asked = set(query["with"].split(",")) if query["with"] else set()
-    url = reverse("campaign-recovery", args=[campaign.pk])
-    asked_again = urlencode({name: value for name, value in query.items() if value})
     context: dict[str, Any] = {
         "campaign": campaign,
-        "refresh_url": f"{url}?{asked_again}" if asked_again else url,
+        # The refresh asks the panel's URL with its form's fields (hx-include): the form holds the question, the
+        # asked one and what the GM has chosen since; a query in the URL as well would keep a box the GM unticked.
+        "refresh_url": reverse("campaign-recovery", args=[campaign.pk]),
+        "runs": "" if error is not None and error.field == "runs" else query["runs"],
         "is_gm": gm,
         "as_of": rv.day_text(campaign, recovery.as_of),
         "sampling": rv.sampling_text(recovery),
@@ -88,6 +89,7 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
         else {"field": FIELD_WORDS.get(error.field, "The question"), "message": error.message},
     }
     if gm:
+        context["nobody_treats"] = rv.nobody_treats(campaign, [m.character for m in recovery.members])
         medic = f"{rv.MEDIC}:"
         context["menu"] = [
             (key, label, key in asked) for key, label in recovery.menu if not key.startswith(medic)
@@ -102,6 +104,7 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
         if spread is not None and spread.p50 is not None and spread.p50 > recovery.as_of:
             context["advance_to_fit"] = {
                 "seconds": spread.p50 - recovery.as_of,
+                "until": spread.p50,
                 "date": rv.day_text(campaign, spread.p50),
                 "in": display.duration_text(spread.p50 - recovery.as_of),
             }
@@ -111,30 +114,45 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
             if end > recovery.as_of:
                 context["advance_to_change"] = {
                     "seconds": end - recovery.as_of,
+                    "until": end,
                     "date": rv.day_text(campaign, end),
                 }
     return context
 
 
+def _still_offered(asked: str, campaign: Campaign, party: list[Character]) -> str:
+    """A GM's what-ifs that the panel's menu offers now. The section asks its question again after every change
+    (`refresh_url`), and one asked before the change that took it away (its character dead, its hit healed) was
+    refused with the API's words, keys the GM never typed ("expected some of treat:2, ..., got 'treat:3'"): the
+    panel answers the rest of the question. The API keeps refusing a what-if it does not offer."""
+    offered = {key for key, _label in rv.menu(campaign, party)}
+    return ",".join(key for key in asked.split(",") if key in offered)
+
+
 def _panel(request: HttpRequest, campaign: Campaign, role: str) -> tuple[SafeString, int]:
     """The panel: its body rendered once per state and query (cached; it has no form that writes), and the
     advances' forms rendered for this request (their CSRF token and one-use idempotency keys are never cached)."""
-    characters = rv.characters_of(campaign, role, request.user)
+    party = characters.party(campaign, role, request.user)
     query = _query(request)
-    key = rv.cache_key("recovery-panel", campaign, role, request.user, characters, query)
+    if role == GM and query["with"]:
+        query["with"] = _still_offered(query["with"], campaign, party)
+    key = rv.cache_key("recovery-panel", campaign, role, request.user, party, query)
     cache = caches[CACHE]
     found = cache.get(key)
     if found is None:
+        # Only a panel computed counts in the user's FORECAST_THROTTLE: the board asks its section again after
+        # every change, in every tab, and a panel kept costs nothing (docs/forecast.md, "Budget").
+        throttles.forecast_rate(request)
         status, error = 200, None
         try:
-            asked = rv.read_asked(query, campaign, role, characters)
+            asked = rv.read_asked(query, campaign, role, party)
         except RuleError as refused:
             status, error, asked = refused.status, refused, rv.Asked()
         with forecast_budget.budget(request.user.pk) as box:
             result = rv.party_recovery(
                 campaign,
                 role,
-                characters,
+                party,
                 runs=asked.runs,
                 what_ifs=asked.what_ifs,
                 by=asked.by,
@@ -167,11 +185,9 @@ def board_section(request: HttpRequest, campaign: Campaign, role: str) -> SafeSt
     """The party's panel for the board's first paint when it is kept already (the one renderer of the section:
     the same panel the section fetches), else None: the board then fetches it once shown. Nothing is simulated
     on the board's own request (docs/recovery.md, "On the board")."""
-    rows = Character.objects.filter(campaign=campaign, retired=False)
-    if role != GM:
-        rows = rows.filter(player=request.user)
     keyed = [
-        SimpleNamespace(**dict(zip(_KEY_FIELDS, row, strict=True))) for row in rows.values_list(*_KEY_FIELDS)
+        SimpleNamespace(**dict(zip(_KEY_FIELDS, row, strict=True)))
+        for row in characters.keyed(campaign, role, request.user, _KEY_FIELDS)
     ]
     query = {"with": "", "by": "", "runs": ""}
     found = caches[CACHE].get(rv.cache_key("recovery-panel", campaign, role, request.user, keyed, query))
@@ -187,7 +203,6 @@ def campaign_recovery(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = access.campaign_for(request.user, campaign_id)
     headers: dict[str, str] = {}
     try:
-        throttles.forecast_rate(request)
         html, status = _panel(request, campaign, role)
     except (forecast_budget.Refused, rv.Stopped) as refused:
         # A time box run out is a 503 on the page of its own; under htmx it is a 429 like the budget's refusal,

@@ -6,6 +6,8 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("campaigns/new/options/", views.new_campaign_options, name="new-campaign-options"),
     path("favicon.ico", views.favicon, name="favicon"),
+    path("manifest.webmanifest", views.manifest, name="manifest"),
+    path("service-worker.js", views.service_worker, name="service-worker"),
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", views.LogoutView.as_view(), name="logout"),
     path("signup/", views.signup, name="signup"),
@@ -15,6 +17,17 @@ urlpatterns = [
     path("campaigns/<id:campaign_id>/clock/", views.campaign_clock, name="campaign-clock"),
     path("campaigns/<id:campaign_id>/recovery/", recovery_page.campaign_recovery, name="campaign-recovery"),
     path("campaigns/<id:campaign_id>/members/", views.campaign_members, name="campaign-members"),
+    path("campaigns/<id:campaign_id>/notifications/", views.campaign_hooks, name="campaign-hooks"),
+    path(
+        "campaigns/<id:campaign_id>/notifications/<id:hook_id>/test/",
+        views.hook_test,
+        name="campaign-hook-test",
+    ),
+    path(
+        "campaigns/<id:campaign_id>/notifications/<id:hook_id>/remove/",
+        views.hook_remove,
+        name="campaign-hook-remove",
+    ),
     path("campaigns/<id:campaign_id>/characters/", views.campaign_characters, name="campaign-characters"),
     path("characters/<id:character_id>/", views.character_page, name="character"),
     path("characters/<id:character_id>/act/<slug:action>/", views.character_act, name="character-act"),
@@ -39,4 +52,5 @@ urlpatterns = [
     ),
     path("campaigns/<id:campaign_id>/clock/roll/", views.campaign_clock_roll, name="campaign-clock-roll"),
     path("campaigns/<id:campaign_id>/clock/stop/", views.campaign_clock_stop, name="campaign-clock-stop"),
+    path("campaigns/<id:campaign_id>/clock/go-on/", views.campaign_clock_go_on, name="campaign-clock-go-on"),
 ]

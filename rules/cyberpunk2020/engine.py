@@ -22,7 +22,7 @@ from rules import kernel, params
 from rules.cyberpunk2020 import tables
 from rules.cyberpunk2020.options import OPTIONS
 from rules.cyberpunk2020.sheet import ATTRIBUTES, btm_for_body
-from rules.dice import Dice, faces_text
+from rules.dice import Dice, faces_text, target_words
 from rules.options import read_options
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
 from rules.sheet import read_attributes
@@ -72,7 +72,9 @@ TARGET_EXPECTED = f"expected dying or limb:<{'|'.join(tables.LIMBS)}>"
 NOT_DYING = "the character is not dying"
 NOT_CRIPPLED = "the {location} is not crippled"
 ALREADY_STABILIZED = "the {location} is already stabilized"
-DYING_NEEDS_MEDICAL_TECH = "stabilizing a dying character needs medical_tech (the doctor skill)"
+DYING_NEEDS_MEDICAL_TECH = (
+    "stabilizing a dying character needs Medical Tech (the doctor's skill), not First Aid"
+)
 TOTAL_EXPECTED = "expected total, or tech and skill_level (with the d10 roll)"
 NO_DAMAGE_TO_TREAT = "there is no real damage to treat"
 TREATMENT_RETRY_TOO_SOON = "a failed treatment may be retried from {at} ({days} after it failed)"
@@ -80,7 +82,7 @@ NOT_STUNNED = "the character is not stunned: no stun save is pending"
 NO_DEATH_SAVE_PENDING = (
     "no death save is pending (no crippled limb awaits stabilization, and the character is awake)"
 )
-DYING_NEEDS_STABILIZATION = "a dying character cannot save their way out: stabilize them (medical_tech)"
+DYING_NEEDS_STABILIZATION = "a dying character cannot save their way out: stabilize them (Medical Tech)"
 SEVERED_HAS_NO_BONES_TO_SET = (
     "the {location} is severed: there are no bones to set; replace it (replace_limb)"
 )
@@ -198,9 +200,25 @@ def limbs_awaiting_stabilization(state: Mapping[str, Any]) -> list[str]:
     return found
 
 
+# The save each roll is, by kind: its label and what it decides. A hit's first saves ("stun", "death"); then, each
+# round or turn, a stunned character's recovery ("stun_recovery"), an unconscious one's waking ("wake", "wake_limb"
+# with a crippled limb not yet stabilized) and a conscious one's save while such a limb bleeds ("limb").
 SAVE_WHY = {
-    "stun": "whether {name} stays in action (failed: stunned, out of action)",
-    "death": "whether {name} stays alive and awake (failed: unconscious, and dying from real damage)",
+    "stun": ("Stun save", "whether {name} stays in action (failed: stunned, out of action)"),
+    "death": (
+        "Death save",
+        "whether {name} stays alive and awake (failed: unconscious, and dying from real damage)",
+    ),
+    "stun_recovery": ("Stun save", "whether {name} recovers from the stun (failed: stays stunned)"),
+    "wake": ("Death save", "whether {name} wakes up (failed: stays unconscious)"),
+    "wake_limb": (
+        "Death save",
+        "whether {name} wakes up (failed: stays unconscious, and dying until the crippled limb is stabilized)",
+    ),
+    "limb": (
+        "Death save",
+        "whether {name} holds on while a crippled limb is not stabilized (failed: dying until it is)",
+    ),
 }
 
 
@@ -210,13 +228,14 @@ _SAVE_WORDS: dict[
 
 
 def save_roll(dice: Dice, name: str, target: int, kind: str, who: str = "the character") -> dict[str, Any]:
-    """A save succeeds when the d10 is equal to or less than the target (the seed). `kind`: stun or death."""
+    """A save succeeds when the d10 is equal to or less than the target (the seed). `kind`: one of SAVE_WHY."""
     # A save every round or turn of the clock: its words are made once (a few dozen of them in all).
     words = _SAVE_WORDS.get((kind, who, target))
     if words is None:
+        label, why = SAVE_WHY[kind]
         words = _SAVE_WORDS[(kind, who, target)] = (
-            f"{kind.capitalize()} save",
-            SAVE_WHY[kind].format(name=who),
+            label,
+            why.format(name=who),
             f"succeeds on {target} or less",
         )
     label, why, reading = words
@@ -517,9 +536,10 @@ def with_dice(events: list[Event], dice: Dice) -> list[Event]:
 
 
 def skill_total(
-    p: Mapping[str, Any], dice: Dice, roll_name: str, difficulty: int, why: str
+    p: Mapping[str, Any], dice: Dice, roll_name: str, difficulty: int, why: str, house: str = ""
 ) -> dict[str, Any]:
-    """TECH + skill + d10, entered as a total or as its parts with the d10 roll, against `difficulty`."""
+    """TECH + skill + d10, entered as a total or as its parts with the d10 roll, against `difficulty`; `house`:
+    what the difficulty is for when a house rule gives it (the roll's target says so: `target_words`)."""
     total, tech, skill_level = p["total"], p["tech"], p["skill_level"]
     if total is not None:
         return {"total": total, "tech": None, "skill_level": None, "roll": None}
@@ -533,6 +553,14 @@ def skill_total(
         why=f"{why}: TECH {tech} + skill {skill_level} + d10 against {difficulty}",
         target=max(1, needed),
         reading=f"succeeds on {max(1, needed)} or more",
+        target_why=target_words(
+            (house, difficulty, True),
+            (f"TECH {tech}", -tech),
+            (f"skill {skill_level}", -skill_level),
+            floor=1,
+        )
+        if house
+        else "",
     )
     return {"total": tech + skill_level + roll, "tech": tech, "skill_level": skill_level, "roll": roll}
 
@@ -572,22 +600,29 @@ def decide_stabilize(state: State, p: Mapping[str, Any], dice: Dice, now: int) -
     return [Event(STABILIZATION_SUCCEEDED if success else STABILIZATION_FAILED, data, now)]
 
 
-def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
-    medic, skill = p["medic"], p["skill"]
+def treatment_refused(state: Mapping[str, Any], now: int) -> str | None:
+    """Why a treatment may not be tried now (no damage, or a failed one too recent), or None."""
     if state["damage"] <= 0:
-        raise RuleError("type", NO_DAMAGE_TO_TREAT)
+        return NO_DAMAGE_TO_TREAT
     failed_at = state["treatment_failed_at"]
     days = state["options"]["treatment_retry_days"]
     if failed_at is not None and now < failed_at + days * tables.DAY:
-        raise RuleError(
-            "type",
-            TREATMENT_RETRY_TOO_SOON.format(
-                at=game_time_mark(failed_at + days * tables.DAY),
-                days="1 game day" if days == 1 else f"{days} game days",
-            ),
+        return TREATMENT_RETRY_TOO_SOON.format(
+            at=game_time_mark(failed_at + days * tables.DAY),
+            days="1 game day" if days == 1 else f"{days} game days",
         )
+    return None
+
+
+def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
+    medic, skill = p["medic"], p["skill"]
+    refused = treatment_refused(state, now)
+    if refused is not None:
+        raise RuleError("type", refused)
     difficulty = state["options"]["treatment_difficulty"]
-    result = skill_total(p, dice, "treatment", difficulty, f"whether {medic}'s care starts the healing")
+    result = skill_total(
+        p, dice, "treatment", difficulty, f"whether {medic}'s care starts the healing", house="a treatment"
+    )
     success = result["total"] >= difficulty
     # Medical tech replaces first aid and never adds to it; first aid never lowers a medical tech rate.
     better = max(skill, state["healing_skill"], key=lambda name: tables.SKILL_RANK[name])
@@ -617,8 +652,9 @@ def death_save_pending(state: Mapping[str, Any]) -> bool:
 
 def death_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
     """A per-turn death save: success wakes; failure with a limb awaiting stabilization starts the dying."""
-    death = save_roll(dice, "death_save" if cause != "table" else "save", death_save_target(state), "death")
     limbs = limbs_awaiting_stabilization(state)
+    kind = "limb" if state["conscious"] else "wake_limb" if limbs else "wake"
+    death = save_roll(dice, "death_save" if cause != "table" else "save", death_save_target(state), kind)
     if death["success"]:
         outcome = "survived" if state["conscious"] else "woke"
     elif limbs:
@@ -641,7 +677,9 @@ def death_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
 
 
 def stun_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
-    stun = save_roll(dice, "stun_save" if cause != "table" else "save", stun_save_target(state), "stun")
+    stun = save_roll(
+        dice, "stun_save" if cause != "table" else "save", stun_save_target(state), "stun_recovery"
+    )
     return Event(STUN_SAVE_ROLLED, {**stun, "cause": cause, "dice": dict(dice.used)}, now)
 
 
@@ -692,6 +730,7 @@ def decide_set_bones(state: State, p: Mapping[str, Any], dice: Dice, now: int) -
         "set_bones",
         tables.BONE_SETTING_DIFFICULTY,
         f"whether {p['medic']} sets the {spoken}'s bones",
+        house="setting bones",
     )
     success = result["total"] >= tables.BONE_SETTING_DIFFICULTY
     data = {

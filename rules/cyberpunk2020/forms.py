@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rules.cyberpunk2020 import tables
 from rules.cyberpunk2020.engine import COVER_PROTECTS_EXPECTED, KINDS
+from rules.cyberpunk2020.sheet import settable_bones
 from rules.params import ActionForm, Param, RollSpec
 
 _TOTAL_PARAMS = (
@@ -99,7 +100,15 @@ FORMS = {
     "set_bones": ActionForm(
         "Set bones",
         params=(
-            Param("limb", "choice", "Limb", required=True, choices=tables.LIMBS),
+            Param(
+                "limb",
+                "choice",
+                "Limb",
+                required=True,
+                choices=tables.LIMBS,
+                picker=True,
+                offers=settable_bones,  # only a crippled limb not yet set, never one the decider refuses
+            ),
             Param("medic", "text", "Medic", what="a name", person=True),
             *_TOTAL_PARAMS,
         ),

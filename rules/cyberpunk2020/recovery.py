@@ -14,6 +14,7 @@ from typing import Any
 
 from rules.cyberpunk2020 import forecast as cp
 from rules.cyberpunk2020 import tables
+from rules.cyberpunk2020.engine import limbs_awaiting_stabilization, treatment_refused
 from rules.forecast import Injury, WhatIf
 from rules.ruleset import State
 
@@ -66,6 +67,25 @@ def obstacles(state: State) -> list[Injury]:
 
 
 HOSPITAL: WhatIf | None = None
+
+
+def hospital_helps(state: State) -> bool:
+    """Cyberpunk has no hospital of its own."""
+    return False
+
+
+def treatment_words(state: State, now: int) -> str | None:
+    """What the party's "treat now" what-if (the forecast's medical tech: stabilize the dying and each crippled
+    limb, then treat the wounds) does for this character, in words after its name; None where it changes
+    nothing: nobody to stabilize, and the track at Light, or treated by medical tech already (first aid's rate is
+    the lower one), or a failed treatment too recent to try again (RULES.md, `stabilize` and `treat`)."""
+    stabilize = state["dying"] or bool(limbs_awaiting_stabilization(state))
+    heal = (
+        _over_light(state) > 0
+        and state["healing_skill"] != "medical_tech"
+        and treatment_refused(state, now) is None
+    )
+    return "treated now" if stabilize or heal else None
 
 
 def treatment(skill: int | None) -> WhatIf:

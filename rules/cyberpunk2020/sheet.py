@@ -192,13 +192,31 @@ DEMO = Demo(
 
 
 def injury_choices(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """What a stabilization may name: each crippled limb not yet stabilized, and the dying character."""
+    """What a stabilization may name: each crippled limb not yet stabilized, and the character if dying (the sheet's
+    `dying`, `CharacterSheet.choices_of`): the decider refuses "the character is not dying" otherwise."""
     limbs = [
         (f"limb:{where}", f"{label(where)} (crippled)")
         for where, place in (sheet.get("locations") or {}).items()
         if place.get("crippled") and not place.get("stabilized") and not place.get("severed")
     ]
-    return [*limbs, ("dying", "the dying character (medical tech)")]
+    dying = [("dying", "the dying character (medical tech)")] if sheet.get("dying") else []
+    return [*limbs, *dying]
+
+
+def settable_bones(sheet: Mapping[str, Any]) -> tuple[list[tuple[str, str]], str]:
+    """The limbs whose bones may be set (house, `set_bones`): crippled, not severed, not set yet; and why a crippled
+    limb not yet stabilized is not offered, as the decider says it."""
+    offered, refused = [], []
+    for where, place in (sheet.get("locations") or {}).items():
+        if where not in tables.LIMBS or not place.get("crippled") or place.get("severed"):
+            continue
+        if place.get("mends_at") is not None:
+            continue  # set already: mending
+        if not place.get("stabilized"):
+            refused.append(f"The {label(where)} is not offered: it still bleeds; stabilize it first.")
+            continue
+        offered.append((where, f"{label(where)} (crippled)"))
+    return offered, " ".join(refused)
 
 
 # The board: a round is 3 s and a turn 10 rounds (docs/rules/README.md, "Game time"); a card takes the attack's
@@ -207,6 +225,10 @@ def injury_choices(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
 BOARD = Board(
     round_seconds=3,
     round_name="round",
+    # Care that is not urgent: diagnose, treat, replace ... (docs/clock.md, "The fight's rounds").
+    care_events=frozenset(
+        ("TreatmentSucceeded", "TreatmentFailed", "BonesSet", "BoneSettingFailed", "LimbReplaced")
+    ),
     actions=(
         CardAction("damage", ("damage", "location", "rolls.stun_save", "rolls.death_save")),
         CardAction("save", ("kind", "rolls.save"), label="Save"),

@@ -38,7 +38,7 @@ from rules.cyberpunk2020.engine import (
     track,
     wound_level_of,
 )
-from rules.ruleset import GM, NOTE_ADDED, Event, State, fires_at, game_time_mark
+from rules.ruleset import GM, NOTE_ADDED, Event, State, Timer, fires_at, game_time_mark
 
 # The moment of death is the GM's alone (README): everything else about their character is the player's.
 GM_ONLY = frozenset(("death_at",))
@@ -121,11 +121,28 @@ def status_chips(state: Mapping[str, Any]) -> list[str]:
         chips.append("stunned")
     if in_mortal_condition(state):
         chips.append("mortal")
-    if any(place["severed"] for place in state["locations"].values()):
-        chips.append("severed")
-    elif any(place["crippled"] for place in state["locations"].values()):
-        chips.append("crippled")
+    # Each limb by name ("left leg crippled", "right arm severed"): a crippled limb is plain to see, the player's too.
+    for location, place in state["locations"].items():
+        if place["severed"]:
+            chips.append(f"{_spoken(location)} {'destroyed' if location == 'head' else 'severed'}")
+        elif place["crippled"]:
+            chips.append(f"{_spoken(location)} crippled")
     return chips
+
+
+def _limbs_words(limbs: list[str]) -> str:
+    """'the left leg', 'the left leg and the right arm'."""
+    named = [f"the {_spoken(limb)}" for limb in limbs]
+    return " and ".join(filter(None, (", ".join(named[:-1]), *named[-1:])))
+
+
+def _death_save_words(state: Mapping[str, Any], timer: Timer) -> str:
+    """The clock's next death save and what stops them: waking up, or stabilizing each crippled limb."""
+    limbs = limbs_awaiting_stabilization(state)
+    until = f"until {_limbs_words(limbs)} {'is' if len(limbs) == 1 else 'are'} stabilized" if limbs else ""
+    if state["conscious"]:
+        return f"next death save, {until}" if until else "next death save"
+    return f"next death save, to wake up{f' and {until}' if until else ''}"
 
 
 def symptoms(state: Mapping[str, Any]) -> list[str]:
@@ -255,7 +272,10 @@ def recovery(state: Mapping[str, Any], audience: str, now: int | None = None) ->
     for location, place in state["locations"].items():
         if place.get("mends_at") is not None:
             items.append(
-                {"what": f"{_spoken(location)}: set bones mend", "ends_at": fires_at(place["mends_at"], now)}
+                {
+                    "what": f"the {_spoken(location)}'s set bones mend",
+                    "ends_at": fires_at(place["mends_at"], now),
+                }
             )
     if state["stunned"]:
         items.append({"what": "stunned", "ends_at": None, "why": "a stun save each round ends it"})
@@ -317,7 +337,7 @@ def shows(event: Event) -> bool:
 # What each timer will do, for the GM (the character page's clock, now or in the past).
 TIMER_WORDS = {
     "death": f"dies unless {SAVED_BY}",
-    "death_save": "next death save",
+    "death_save": _death_save_words,
     "stun_save": "next stun save",
     "stun_heal": "a stun point heals",
     "minor_wound": "a minor wound heals",
@@ -479,10 +499,22 @@ SENTENCES: dict[str, Callable[[Event], str]] = {
 }
 
 
+# What a notification out of the game says happened, by event type (`rules.ruleset.NOTICE_KINDS`): the events that
+# wound or heal. Dying, stabilized, dead and fit for action are read from the states before and after.
+NOTICES: dict[str, str] = {
+    DAMAGE_TAKEN: "wounded",
+    LIMB_CRIPPLED: "wounded",
+    MINOR_WOUND_HEALED: "healed",
+    DAMAGE_HEALED: "healed",
+    BONES_MENDED: "healed",
+    DEATH_OCCURRED: "dead",
+}
+
+
 # The sentences of one entry and the GM's answer to an action (rules/words.py).
 def saves(state: State, now: int | None = None) -> dict[str, Any]:
-    """What stops a dying character's death: a stabilization (`rules.words.threat`)."""
-    return {"saved_by": SAVED_BY}
+    """What stops a dying character's death: a stabilization (`rules.words.threat`). `timer`: the death's own."""
+    return {"saved_by": SAVED_BY, "timer": "death"}
 
 
 describe, said = words.speaker(SENTENCES, status, saves)

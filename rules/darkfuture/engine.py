@@ -31,7 +31,7 @@ from rules import kernel
 from rules.darkfuture import tables
 from rules.darkfuture.options import OPTIONS
 from rules.darkfuture.sheet import ATTRIBUTES
-from rules.dice import Dice, faces_text
+from rules.dice import Dice, faces_text, target_words
 from rules.options import read_options
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
 from rules.sheet import read_attributes
@@ -243,6 +243,7 @@ def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, A
         why="whether the wound disables a limb",
         target=target,
         reading=f"{target + 1} or more disables a limb",
+        target_why=target_words(("limb disablement", target, True)),
     )
     outcome: dict[str, Any] = {
         "roll": check,

@@ -51,7 +51,7 @@ FORMS = {
                 "choices",
                 "Limbs restored",
                 choices=tables.LIMBS,
-                invalid=f"{LIMBS_EXPECTED}, got {{value!r}}",
+                invalid=f"{LIMBS_EXPECTED}, got {{value}}",
                 repeated=LIMB_TWICE,
             ),
         ),

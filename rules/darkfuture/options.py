@@ -15,7 +15,7 @@ OPTIONS = (
         False,
         help="A passed KO roll is an automatic stun, with no stun roll.",
         origin=SEED,
-        api_help="The seed's optional rule: a passed KO roll is an automatic stun, no stun roll (default off).",
+        api_help="An optional rule of the source rules: a passed KO roll is an automatic stun, no stun roll (default off).",
     ),
     Duration(
         "con_recovery_days",

@@ -53,6 +53,22 @@ def obstacles(state: State) -> list[Injury]:
 HOSPITAL: WhatIf | None = None
 
 
+def hospital_helps(state: State) -> bool:
+    """Dark Future has no hospital."""
+    return False
+
+
+def treatment_words(state: State, now: int) -> str | None:
+    """What the GM's `recover` now (the party's "treat now" what-if here: Dark Future has no medic's care) changes
+    for this character, in words after its name: the disabled limbs it restores ("recovered now (right arm
+    restored)"). None without one: CON comes back with rest alone, and a knock-out is no obstacle to fit."""
+    limbs = [limb.replace("_", " ") for limb in tables.LIMBS if limb in state["disabled_limbs"]]
+    if not limbs:
+        return None
+    named = limbs[0] if len(limbs) == 1 else ", ".join(limbs[:-1]) + f" and {limbs[-1]}"
+    return f"recovered now ({named} restored)"
+
+
 def treatment(skill: int | None) -> WhatIf:
     """The GM's `recover` now (the forecast's `recover_now`); Dark Future has no medic's skill."""
     return df.WHAT_IFS["recover_now"]

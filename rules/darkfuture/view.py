@@ -269,5 +269,15 @@ SENTENCES: dict[str, Callable[[Event], str]] = {
 }
 
 
+# What a notification out of the game says happened, by event type (`rules.ruleset.NOTICE_KINDS`): the events that
+# wound or heal. Dying, stabilized, dead and fit for action are read from the states before and after.
+NOTICES: dict[str, str] = {
+    WOUND_TAKEN: "wounded",
+    CON_RECOVERED: "healed",
+    LIMBS_RESTORED: "healed",
+    DEATH_OCCURRED: "dead",
+}
+
+
 # The sentences of one entry and the GM's answer to an action (rules/words.py).
 describe, said = words.speaker(SENTENCES, status)

@@ -12,6 +12,10 @@ Timed effects and why the game clock always terminates:
   (24 hours to 30 days). A Deadly monitor heals only in hospital and once stabilized (or with the overflow clock
   off): otherwise there is no physical healing timer, so a year outside hospital costs no firings.
 - `stun_roll` (40) / `stun_box` (20): stun recovery, one firing per box (at most 10) plus a roll per failed hour.
+
+Natural healing waits for rest (house, `rest_minutes`): each healing or recovery roll above is due no sooner than
+`rest_minutes` after the character's latest wound (`rest_begins`), so a fight's rounds never ask for one and a roll
+is never thrown away by the next wound of the same fight; the healing counts from the roll, as it always did.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from operator import attrgetter
 from typing import Any
 
 from rules import kernel
-from rules.dice import Dice, faces_text, roll_expression
+from rules.dice import Dice, faces_text, roll_expression, target_words
 from rules.options import read_options
 from rules.params import integer
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, game_time_mark
@@ -29,6 +33,7 @@ from rules.shadowrun2 import tables as t
 from rules.shadowrun2.options import OPTIONS
 from rules.shadowrun2.sheet import ATTRIBUTES
 from rules.sheet import read_attributes
+from rules.text import given
 
 SLUG = "shadowrun2"
 
@@ -57,7 +62,7 @@ STUN_BOX_RECOVERED = "StunBoxRecovered"
 DEAD = kernel.DEAD
 MEDIC_NEEDED = "this field is required: expected the medic's name"
 TEXT_NEEDED = "this field is required: expected what replaces it, e.g. a cyberarm"
-HIT_ID = "expected a critical hit id such as ch1, got {value!r}"
+HIT_ID = "expected a critical hit id such as ch1, got {value}"
 NO_CRITICAL_HIT = "expected a critical hit: none was chosen (the API takes its id, such as ch1)"
 COMBAT_POOL_OFF = (
     "combat pool on the Body check needs the house rule that allows it (Combat pool on the Body check)"
@@ -123,6 +128,7 @@ def initial_state(attributes: Mapping[str, Any], options: Mapping[str, Any]) -> 
         "next_critical_hit": 1,
         "failed_diagnoses": [],
         "last_physical_wound_at": None,
+        "wounded_at": None,
         "first_aid_given": False,
         "magic_since_wound": False,
         "physical_healing": None,
@@ -169,11 +175,17 @@ def is_active(hit: Mapping[str, Any]) -> bool:
     return hit["status"] == "active"
 
 
-def symptom(table: str, open_wound: bool) -> str:
+def symptom(table: str, open_wound: bool, treated: bool = False) -> str:
     """What a hit on this table feels and looks like (docs/rules/shadowrun2.md, "Symptoms"), read when shown rather
     than stored in the event: a hit recorded before a text changed shows today's text, never a retired one that named
-    its part."""
-    return t.SYMPTOMS[table]["open" if open_wound else "closed"]
+    its part. An open wound `treated` is dressed and bleeds no more."""
+    return t.SYMPTOMS[table]["closed" if not open_wound else "dressed" if treated else "open"]
+
+
+def hit_symptom(hit: Mapping[str, Any]) -> str:
+    """What a hit feels and looks like now: nothing once it is no longer active (healed, replaced), its dressed
+    text once treated (a GM's walkthrough: a treated hit still "bled through the clothes")."""
+    return symptom(hit["table"], hit["open_wound"], hit["treated"]) if is_active(hit) else ""
 
 
 def hit_penalty(hit: Mapping[str, Any]) -> int:
@@ -232,6 +244,15 @@ def spoken(name: str) -> str:
     return name.replace("_", " ")
 
 
+# The natural-healing roll's modifiers (`natural_healing_target`), as its target's words say them.
+HEALING_MODIFIER_WORDS = {
+    "not_in_hospital": "not in hospital",
+    "not_treated": "not treated",
+    "improperly_treated": "improperly treated",
+    "body": "Body {body}",
+}
+
+
 def natural_healing_target(state: Mapping[str, Any], hit: Mapping[str, Any]) -> tuple[int, dict[str, int]]:
     mods: dict[str, int] = {}
     if not state["in_hospital"]:
@@ -247,14 +268,60 @@ def natural_healing_target(state: Mapping[str, Any], hit: Mapping[str, Any]) -> 
     return t.NATURAL_HEALING_BASE_TN + sum(mods.values()), mods
 
 
+def first_aid_parts(
+    state: Mapping[str, Any], medkit: bool, defaulting: bool, wound_level: str | None = None
+) -> tuple[tuple[str, int, bool], list[tuple[str, int]]]:
+    """First aid's target as it is made (RULES.md, `first_aid`): the house rule's number for the physical level
+    (`wound_level`, the monitor's now unless given), then the patient's Body, a missing medkit and defaulting."""
+    at = wound_level or level(state["physical"])
+    body = state["attributes"]["body"]
+    base = (
+        f"{t.LEVEL_WORDS[at]} physical damage",
+        state["options"].get("first_aid_tn", t.FIRST_AID_TN)[at],
+        True,
+    )
+    return base, [
+        (f"the patient's Body {body}", body_range_modifier(body, t.FIRST_AID_BODY)),
+        ("no medkit", 0 if medkit else t.FIRST_AID_WITHOUT_MEDKIT),
+        ("defaulting", t.DEFAULTING_TN if defaulting else 0),
+    ]
+
+
 def first_aid_target(state: Mapping[str, Any], medkit: bool, defaulting: bool) -> int:
-    tn = state["options"].get("first_aid_tn", t.FIRST_AID_TN)[level(state["physical"])]
-    tn += body_range_modifier(state["attributes"]["body"], t.FIRST_AID_BODY)
-    if not medkit:
-        tn += t.FIRST_AID_WITHOUT_MEDKIT
-    if defaulting:
-        tn += t.DEFAULTING_TN
-    return tn
+    base, modifiers = first_aid_parts(state, medkit, defaulting)
+    return base[1] + sum(value for _, value in modifiers)
+
+
+def first_aid_target_words(
+    state: Mapping[str, Any], medkit: bool, defaulting: bool, wound_level: str | None = None
+) -> str:
+    """How first aid's target is made, in words ("8 for Serious physical damage (house rule), -1 for the patient's
+    Body 5"): the prompt's, the form's and the answer's."""
+    base, modifiers = first_aid_parts(state, medkit, defaulting, wound_level)
+    return target_words(base, *modifiers, floor=2)
+
+
+def treatment_target_words(options: Mapping[str, Any], lethality: str, defaulting: bool) -> str:
+    """How a treatment's target is made: the house rule's TN for the hit's lethality, and defaulting."""
+    tn = options["treatment_table"][lethality]["tn"]
+    return target_words(
+        (f"a {lethality} hit", tn, True), ("defaulting", t.DEFAULTING_TN if defaulting else 0), floor=2
+    )
+
+
+def rest_begins(state: Mapping[str, Any]) -> int | None:
+    """When the character's rest begins: `rest_minutes` after its latest wound, physical or stun (house); None
+    when it was never wounded (a state kept before the rule came has no `wounded_at`: it rests already)."""
+    wounded = state.get("wounded_at")
+    if wounded is None:
+        return None
+    return int(wounded + state["options"].get("rest_minutes", t.REST_MINUTES) * t.MINUTE)
+
+
+def roll_due(state: Mapping[str, Any], next_roll_at: int) -> int:
+    """When a natural healing roll kept for `next_roll_at` is made: then, or once the rest begins if later."""
+    rest = rest_begins(state)
+    return next_roll_at if rest is None or rest <= next_roll_at else rest
 
 
 def physical_healing_possible(state: Mapping[str, Any]) -> bool:
@@ -275,11 +342,37 @@ def _hit(state: Mapping[str, Any], hit_id: Any, field: str = "critical_hit") -> 
     if hit_id is None or hit_id == "":
         raise RuleError(field, NO_CRITICAL_HIT)
     if not isinstance(hit_id, str):
-        raise RuleError(field, HIT_ID.format(value=hit_id))
+        raise RuleError(field, HIT_ID.format(value=given(hit_id, typed=True)))
     for hit in state["critical_hits"]:
         if hit["id"] == hit_id:
             return hit
     raise RuleError(field, f"no critical hit {hit_id} on this character")
+
+
+def treat_refusal(*, active: bool, diagnosed: bool, lethality: str | None, under_way: bool) -> str | None:
+    """Why a medic may not treat a critical hit (RULES.md, `treat`), or None: the decider's refusal, and what the
+    form says of a hit it does not offer (`forms.treatable`), so that no refusal comes after the dice."""
+    if not active:
+        return NOT_ACTIVE
+    if not diagnosed:
+        return NOT_DIAGNOSED
+    if lethality == "crippling":
+        return CRIPPLING_UNTREATABLE
+    if under_way:
+        return TREATMENT_UNDER_WAY
+    return None
+
+
+def resolve_refusal(action: str, *, active: bool, diagnosed: bool, lethality: str | None) -> str | None:
+    """Why a critical hit may not be replaced or accepted (`action`), or None (RULES.md, `replace`)."""
+    if not active:
+        return NOT_ACTIVE
+    if not diagnosed:
+        return REPLACE_UNDIAGNOSED if action == "replace" else ACCEPT_UNDIAGNOSED
+    if lethality != "crippling":
+        only = ONLY_CRIPPLING_REPLACED if action == "replace" else ONLY_CRIPPLING_ACCEPTED
+        return f"{only}; this one is {lethality}"
+    return None
 
 
 def _medic_params(p: Mapping[str, Any]) -> tuple[str, int, bool]:
@@ -475,6 +568,12 @@ def decide_diagnose(state: State, p: Mapping[str, Any], dice: Dice, now: int) ->
                 tn,
                 label="Diagnosis",
                 why=f"whether {medic} finds {_hit_words(hit)}: one success",
+                target_why=target_words(
+                    (f"diagnosing {_hit_words(hit)}", hit["diagnose_tn"], False),
+                    ("defaulting", t.DEFAULTING_TN if defaulting else 0),
+                    ("assensing", t.ASSENSING_TN if assensing else 0),
+                    floor=2,
+                ),
             )
             result.update(
                 automatic=False,
@@ -497,14 +596,14 @@ def decide_diagnose(state: State, p: Mapping[str, Any], dice: Dice, now: int) ->
 def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     hit = _hit(state, p["critical_hit"])
     medic, skill, defaulting = _medic_params(p)
-    if not is_active(hit):
-        raise RuleError("critical_hit", NOT_ACTIVE)
-    if not hit["diagnosed"]:
-        raise RuleError("critical_hit", NOT_DIAGNOSED)
-    if hit["lethality"] == "crippling":
-        raise RuleError("critical_hit", CRIPPLING_UNTREATABLE)
-    if hit["treatment"] is not None:
-        raise RuleError("critical_hit", TREATMENT_UNDER_WAY)
+    refused = treat_refusal(
+        active=is_active(hit),
+        diagnosed=hit["diagnosed"],
+        lethality=hit["lethality"],
+        under_way=hit["treatment"] is not None,
+    )
+    if refused is not None:
+        raise RuleError("critical_hit", refused)
     row = state["options"]["treatment_table"][hit["lethality"]]
     tn = row["tn"] + (t.DEFAULTING_TN if defaulting else 0)
     test = dice.success_test(
@@ -513,6 +612,7 @@ def decide_treat(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> li
         tn,
         label="Treatment",
         why=f"how long {medic}'s treatment of {_hit_words(hit)} takes: base time / successes; none fails",
+        target_why=treatment_target_words(state["options"], hit["lethality"], defaulting),
     )
     data: dict[str, Any] = {
         "critical_hit": hit["id"],
@@ -537,7 +637,7 @@ def _allocation(state: State, allocation: Mapping[str, Any] | None, successes: i
         field = f"allocation.{key}"
         if key != "physical":
             if not isinstance(key, str) or not any(h["id"] == key for h in state["critical_hits"]):
-                raise RuleError(field, f"expected physical or a critical hit id, got {key!r}")
+                raise RuleError(field, f"expected physical or a critical hit id, got {given(key)}")
             hit = _hit(state, key, field)
             if not hit["diagnosed"]:
                 raise RuleError(field, ALLOCATION_UNDIAGNOSED)
@@ -606,18 +706,26 @@ def decide_heal_magic(state: State, p: Mapping[str, Any], dice: Dice, now: int) 
     return [Event(MAGIC_HEALING_APPLIED, data, now)]
 
 
+def first_aid_refused(state: Mapping[str, Any], now: int) -> str | None:
+    """Why first aid may not be given now (RULES.md, `first_aid`), or None."""
+    if state["physical"] == 0:
+        return NO_PHYSICAL_DAMAGE
+    wound_at = state["last_physical_wound_at"]
+    if wound_at is None or now - wound_at > t.FIRST_AID_WINDOW_SECONDS:
+        return FIRST_AID_TOO_LATE
+    if state["magic_since_wound"]:
+        return FIRST_AID_AFTER_MAGIC
+    if state["first_aid_given"]:
+        return FIRST_AID_ALREADY_GIVEN
+    return None
+
+
 def decide_first_aid(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     medic, skill, defaulting = _medic_params(p)
     medkit = p["medkit"]
-    if state["physical"] == 0:
-        raise RuleError("type", NO_PHYSICAL_DAMAGE)
-    wound_at = state["last_physical_wound_at"]
-    if wound_at is None or now - wound_at > t.FIRST_AID_WINDOW_SECONDS:
-        raise RuleError("type", FIRST_AID_TOO_LATE)
-    if state["magic_since_wound"]:
-        raise RuleError("type", FIRST_AID_AFTER_MAGIC)
-    if state["first_aid_given"]:
-        raise RuleError("type", FIRST_AID_ALREADY_GIVEN)
+    refused = first_aid_refused(state, now)
+    if refused is not None:
+        raise RuleError("type", refused)
     wound_level = level(state["physical"])
     test = dice.success_test(
         "first_aid",
@@ -625,6 +733,7 @@ def decide_first_aid(state: State, p: Mapping[str, Any], dice: Dice, now: int) -
         first_aid_target(state, medkit, defaulting),
         label="First aid",
         why="boxes healed, one per success and at most one level; on a Deadly monitor one success stabilizes",
+        target_why=first_aid_target_words(state, medkit, defaulting),
     )
     boxes = state["physical"]
     stabilized = state["stabilized"]
@@ -652,12 +761,11 @@ def decide_first_aid(state: State, p: Mapping[str, Any], dice: Dice, now: int) -
 def decide_replace(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     hit = _hit(state, p["critical_hit"])
     replacement = p["replacement"]
-    if not is_active(hit):
-        raise RuleError("critical_hit", NOT_ACTIVE)
-    if not hit["diagnosed"]:
-        raise RuleError("critical_hit", REPLACE_UNDIAGNOSED)
-    if hit["lethality"] != "crippling":
-        raise RuleError("critical_hit", f"{ONLY_CRIPPLING_REPLACED}; this one is {hit['lethality']}")
+    refused = resolve_refusal(
+        "replace", active=is_active(hit), diagnosed=hit["diagnosed"], lethality=hit["lethality"]
+    )
+    if refused is not None:
+        raise RuleError("critical_hit", refused)
     return [Event(CRITICAL_HIT_REPLACED, {"critical_hit": hit["id"], "replacement": replacement}, now)]
 
 
@@ -665,12 +773,11 @@ def decide_accept(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> l
     """The GM accepts a crippling hit: the character goes into action with it (its modifier stays), so it no
     longer stands in the way of fit for action (docs/rules/README.md)."""
     hit = _hit(state, p["critical_hit"])
-    if not is_active(hit):
-        raise RuleError("critical_hit", NOT_ACTIVE)
-    if not hit["diagnosed"]:
-        raise RuleError("critical_hit", ACCEPT_UNDIAGNOSED)
-    if hit["lethality"] != "crippling":
-        raise RuleError("critical_hit", f"{ONLY_CRIPPLING_ACCEPTED}; this one is {hit['lethality']}")
+    refused = resolve_refusal(
+        "accept", active=is_active(hit), diagnosed=hit["diagnosed"], lethality=hit["lethality"]
+    )
+    if refused is not None:
+        raise RuleError("critical_hit", refused)
     if hit.get("accepted"):
         raise RuleError("critical_hit", ALREADY_ACCEPTED)
     return [Event(CRITICAL_HIT_ACCEPTED, {"critical_hit": hit["id"]}, now)]
@@ -748,6 +855,7 @@ def _stun_changed(state: State, now: int) -> None:
 
 
 def evolve_wound_taken(state: State, data: Mapping[str, Any], now: int) -> None:
+    state["wounded_at"] = now  # the rest starts again (`rest_begins`)
     stun_before = state["stun"]
     state["stun"] = data["stun"]
     state["physical"] = data["physical"]
@@ -1019,7 +1127,7 @@ def timers(state: State) -> list[Timer]:
             elif healing["next_roll_at"] is not None:
                 found.append(
                     Timer(
-                        healing["next_roll_at"],
+                        roll_due(state, healing["next_roll_at"]),
                         "critical_healing_roll",
                         f"healing_roll:{hit['id']}",
                         PRIORITY_HEALING_ROLL,
@@ -1034,7 +1142,12 @@ def timers(state: State) -> list[Timer]:
             found.append(Timer(stage["heals_at"], "physical_healed", "physical_heal", PRIORITY_HEALED))
         elif stage["next_roll_at"] is not None:
             found.append(
-                Timer(stage["next_roll_at"], "physical_healing_roll", "physical_roll", PRIORITY_RECOVERY_ROLL)
+                Timer(
+                    roll_due(state, stage["next_roll_at"]),
+                    "physical_healing_roll",
+                    "physical_roll",
+                    PRIORITY_RECOVERY_ROLL,
+                )
             )
     recovery = state["stun_recovery"]
     if recovery is not None and state["stun"] > 0:
@@ -1042,7 +1155,12 @@ def timers(state: State) -> list[Timer]:
             found.append(Timer(recovery["next_box_at"], "stun_box", "stun_box", PRIORITY_HEALED))
         else:
             found.append(
-                Timer(recovery["next_roll_at"], "stun_recovery_roll", "stun_roll", PRIORITY_RECOVERY_ROLL)
+                Timer(
+                    roll_due(state, recovery["next_roll_at"]),
+                    "stun_recovery_roll",
+                    "stun_roll",
+                    PRIORITY_RECOVERY_ROLL,
+                )
             )
     # Every firing of the clock asks: the same order as sorted()'s, with no sort of a single timer.
     if len(found) > 1:
@@ -1074,7 +1192,13 @@ def fire_treatment_complete(state: State, timer: Timer, dice: Dice) -> list[Even
 
 def fire_death(state: State, timer: Timer, dice: Dice) -> list[Event]:
     hit = _timer_hit(state, timer)
-    return [Event(DEATH_OCCURRED, {"cause": "critical_hit", "critical_hit": hit["id"]}, timer.due)]
+    data = {
+        "cause": "critical_hit",
+        "critical_hit": hit["id"],
+        "location": hit["location"],
+        "part": hit["part"],
+    }
+    return [Event(DEATH_OCCURRED, data, timer.due)]
 
 
 def _hit_words(hit: Mapping[str, Any]) -> str:
@@ -1093,6 +1217,14 @@ def fire_critical_healing_roll(state: State, timer: Timer, dice: Dice) -> list[E
         tn,
         label="Natural healing (Body)",
         why=f"when {_hit_words(hit)} heals: 8 weeks / successes; none: roll again in 8 weeks",
+        target_why=target_words(
+            ("natural healing", t.NATURAL_HEALING_BASE_TN, False),
+            *(
+                (HEALING_MODIFIER_WORDS[key].format(body=state["attributes"]["body"]), value)
+                for key, value in mods.items()
+            ),
+            floor=2,
+        ),
     )
     data = {"critical_hit": hit["id"], "diagnosed": hit["diagnosed"], "modifiers": mods, **test.as_data()}
     if test.successes:
@@ -1127,6 +1259,9 @@ def fire_physical_healing_roll(state: State, timer: Timer, dice: Dice) -> list[E
         label="Physical healing (Body)",
         why=f"when the {t.LEVEL_WORDS[stage_level].lower()} physical damage heals one level: base time / successes; "
         "none: roll again",
+        target_why=target_words(
+            (f"healing {t.LEVEL_WORDS[stage_level]} physical damage", row["tn"], True), floor=2
+        ),
     )
     data = {"level": stage_level, "to_boxes": row["to_boxes"], **test.as_data()}
     if test.successes:
@@ -1159,6 +1294,9 @@ def fire_stun_recovery_roll(state: State, timer: Timer, dice: Dice) -> list[Even
         label="Stun recovery (Body or Willpower)",
         why=f"how fast stun boxes come back: one box per {minutes} minutes / successes; "
         f"none: roll again in {minutes} minutes",
+        target_why=target_words(
+            ("stun recovery", healing["tn"], True), ("the wound modifiers", general_modifier(state)), floor=2
+        ),
     )
     base_seconds = minutes * t.MINUTE
     data = test.as_data()

@@ -64,7 +64,14 @@ EVENTS = {
         death_after_seconds=Maybe(Int(0, 10 * t.DAY)),
         death_at=Maybe(Time()),
     ),
-    "DeathOccurred": event(cause=OneOf(("overflow", "critical_hit")), critical_hit=Maybe(HIT)),
+    # A death of a critical hit names where it was (its location and part, as the card does); older deaths did not.
+    "DeathOccurred": event(
+        optional=("location", "part"),
+        cause=OneOf(("overflow", "critical_hit")),
+        critical_hit=Maybe(HIT),
+        location=LOCATION,
+        part=Text(40),
+    ),
     "DiagnosisMade": event(
         medic=MEDIC,
         skill=SKILL,

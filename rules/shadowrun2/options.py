@@ -17,12 +17,12 @@ OPTIONS = (
         "Body-check TNs",
         "standard",
         choices=(
-            ("standard", "the standard column (L 2, M 4, S 6, D 10), the seed's recommended one"),
+            ("standard", "the standard column (L 2, M 4, S 6, D 10), the one the source rules recommend"),
             ("gentle", "the gentle column (no check for a Light wound; M 2, S 4, D 8)"),
         ),
         help="The target numbers of the Body check that decides whether a wound is a critical hit.",
         origin=SEED,
-        api_help="Body-check TNs: standard (the seed's recommended column, L 2 M 4 S 6 D 10) or gentle",
+        api_help="Body-check TNs: standard (the column the source rules recommend, L 2 M 4 S 6 D 10) or gentle",
     ),
     YesNo(
         "critical_category",
@@ -38,7 +38,7 @@ OPTIONS = (
         False,
         help="Combat pool dice may join the Body check.",
         origin=SEED,
-        api_help="allow combat pool dice on the Body check (the seed's optional rule)",
+        api_help="allow combat pool dice on the Body check (an optional rule of the source rules)",
     ),
     YesNo(
         "stun_causes_critical_hits",
@@ -69,6 +69,20 @@ OPTIONS = (
         zero="off",
         help="A full physical monitor not stabilized takes one overflow box each time this passes; 0: never.",
         api_help="(house, SRII core) minutes per overflow box while physical is full; 0 disables",
+    ),
+    Duration(
+        "rest_minutes",
+        "Natural healing waits for rest",
+        t.REST_MINUTES,
+        stored="minutes",
+        units=("minutes", "hours"),
+        maximum=10_000,
+        zero="no wait: the rolls come as soon as the clock moves",
+        help="Every natural healing roll (a critical hit's, a physical healing stage's, stun recovery) waits until "
+        "the character has gone this long without a new wound, and the healing counts from that roll: no healing "
+        "roll in the middle of a fight. 0: no wait.",
+        api_help="(house) minutes without a new wound before the natural healing rolls are made and healing counts; "
+        "0: at once",
     ),
     Table(
         "first_aid_tn",

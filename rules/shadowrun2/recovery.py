@@ -16,7 +16,7 @@ from rules.forecast import Injury, WhatIf
 from rules.ruleset import State
 from rules.shadowrun2 import forecast as sr
 from rules.shadowrun2 import tables as t
-from rules.shadowrun2.engine import is_active, physical_healing_possible
+from rules.shadowrun2.engine import first_aid_refused, is_active, physical_healing_possible
 
 MEDIC_SKILLS = (1, 12)  # the Biotech a what-if's medic may have
 CARE = {
@@ -64,6 +64,25 @@ def obstacles(state: State) -> list[Injury]:
 
 
 HOSPITAL: WhatIf | None = sr.WHAT_IFS["in_hospital"]
+
+
+def hospital_helps(state: State) -> bool:
+    """Whether "everyone in hospital" changes anything for this character: hurt, and not in hospital already."""
+    return not state["in_hospital"] and bool(obstacles(state))
+
+
+def treatment_words(state: State, now: int) -> str | None:
+    """What the party's "treat now" what-if (the forecast's: diagnose, treat each Mortal and Critical hit, first
+    aid) does for this character, in words after its name; None where it changes nothing: each such hit treated
+    already or under treatment, and first aid refused now (RULES.md, `treat` and `first_aid`)."""
+    treatable = any(
+        is_active(hit)
+        and hit["lethality"] in ("mortal", "critical")
+        and hit["treatment"] is None
+        and not hit["treated"]
+        for hit in state["critical_hits"]
+    )
+    return "treated now" if treatable or first_aid_refused(state, now) is None else None
 
 
 def treatment(skill: int | None) -> WhatIf:

@@ -59,21 +59,33 @@ def column(title: str, boxes: int | None) -> dict[str, Any]:
     }
 
 
+def _status_words(hit: Mapping[str, Any]) -> str:
+    """A hit no longer active, as it is now: 'replaced by cyberware', 'healed'."""
+    if hit.get("status") == "replaced" and hit.get("replacement"):
+        return f"replaced by {hit['replacement']}"
+    return str(hit.get("status"))
+
+
 def _hit(hit: Mapping[str, Any], audience: str, alive: bool) -> dict[str, Any]:
+    """One hit's words. The chip (what a board card shows of it) is what the hit is now: its lethality while it is
+    active, else what became of it ('replaced by cyberware'), the lethality it had said beside it on the page."""
     where = label(hit["location"])
+    active = hit.get("status") == "active"
     details = []
     if hit.get("part"):
         details.append({"text": hit["part"], "css": ""})
-    if hit.get("lethality"):
-        details.append({"text": hit["lethality"], "css": "chip"})
-    else:
+    if hit.get("lethality") and hit["lethality"] != hit.get("status"):
+        details.append({"text": hit["lethality"], "css": "chip" if active else ""})
+    elif not hit.get("lethality"):
         details.append({"text": "not diagnosed", "css": "chip unknown"})
     if hit.get("penalty"):
         details.append({"text": f"TN +{hit['penalty']}", "css": ""})
-    if hit.get("status") != "active":
-        details.append({"text": hit.get("status"), "css": ""})
+    if not active:
+        details.append({"text": _status_words(hit), "css": "chip"})
     if audience == GM and hit.get("reason"):
-        details.append({"text": t.REASONS.get(hit["reason"], hit["reason"]), "css": ""})
+        # What made the hit Mortal, said as past once it is treated: "internal bleeding, treated".
+        reason = t.REASONS.get(hit["reason"], hit["reason"])
+        details.append({"text": f"{reason}, treated" if hit.get("treated") else reason, "css": ""})
     if audience == GM and not hit.get("diagnosed"):
         details.append({"text": "undiagnosed", "css": "muted"})
     mortal = hit.get("lethality") == "mortal" and audience != GM and alive
@@ -195,14 +207,28 @@ DEMO = Demo(
     ),
 )
 
-# The board: a combat turn is 3 s; a card takes a wound's severity, damage and hit location (the Body check is rolled
-# by the server unless the full page gives it), and first aid, Shadowrun's way to save a Deadly wound.
+# The board: a combat turn is 3 s; a card takes a wound's severity, damage, whether it is open (a blunt wound hides
+# the hits an open one shows) and hit location (the Body check is rolled by the server unless the full page gives
+# it), and first aid, Shadowrun's way to save a Deadly wound, with or without a medkit (4 on the target) and
+# defaulting (4 more): what changes its target is on the card, where a GM records it mid-fight.
 BOARD = Board(
     round_seconds=3,
     round_name="combat turn",
+    turn_name=None,  # SRII has no 30-second turn: the clock's 30 s is "+10 combat turns"
+    # Care that is not urgent: diagnose, treat, replace ... (docs/clock.md, "The fight's rounds").
+    care_events=frozenset(
+        (
+            "DiagnosisMade",
+            "TreatmentStarted",
+            "TreatmentFailed",
+            "CriticalHitReplaced",
+            "CriticalHitAccepted",
+            "CareChanged",
+        )
+    ),
     actions=(
-        CardAction("wound", ("severity", "damage", "rolls.location")),
-        CardAction("first_aid", ("medic", "skill", "rolls.first_aid")),
+        CardAction("wound", ("severity", "damage", "open_wound", "rolls.location")),
+        CardAction("first_aid", ("medic", "skill", "medkit", "defaulting", "rolls.first_aid")),
     ),
 )
 

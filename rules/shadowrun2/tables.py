@@ -120,6 +120,14 @@ REASONS = {
     "suffo": "suffocation",
     "art": "severed artery",
 }
+# How a Mortal hit of each reason kills, said of the character: only a bleeding bleeds out.
+DEATH_WORDS = {
+    "IB": "bleeds out",
+    "brain": "dies of brain death",
+    "heart": "dies of a heart attack",
+    "suffo": "suffocates",
+    "art": "bleeds out",
+}
 
 # Units of the time-before-death expressions ("1d6/2 min" is die x 30 s: no rounding is needed).
 TIME_UNIT_SECONDS = {"min": MINUTE, "hours": HOUR}
@@ -130,26 +138,33 @@ TIME_UNIT_SECONDS = {"min": MINUTE, "hours": HOUR}
 # or who has seen one such hit diagnosed (the part is shown beside the text from then on). Whether the wound is open
 # (bullet, blade) or closed (fall, blunt, spell) the player already knows, so the text may follow it. Never a
 # lethality, a time or a severity word: the same text stands for a Mortal hit and a Critical one.
+# An open wound once treated ("dressed") no longer bleeds: its text says what is left (a hit treated or healed by a
+# medic or a spell; a closed wound's text never bled). A hit no longer active (healed, replaced) has no symptom.
 SYMPTOMS = {
     "CHEST": {
         "open": "A wound in the chest bleeds through the clothes; every breath hurts and comes short.",
+        "dressed": "A dressed wound in the chest; every breath hurts and comes short.",
         "closed": "The chest aches deep inside; every breath hurts and comes short.",
     },
     "ABDOMEN": {
         "open": "A wound in the belly bleeds through the clothes; a sick ache spreads inside and standing straight "
         "hurts.",
+        "dressed": "A dressed wound in the belly; a sick ache spreads inside and standing straight hurts.",
         "closed": "A sick ache deep in the belly; nauseous, and standing straight hurts.",
     },
     "HEAD": {
         "open": "A wound on the head bleeds; dazed, the head rings and pounds and the world will not stay still.",
+        "dressed": "A dressed wound on the head; dazed, the head rings and pounds and the world will not stay still.",
         "closed": "Dazed; the head rings and pounds and the world will not stay still.",
     },
     "ARM": {
         "open": "A wound in the arm bleeds and throbs; the arm is weak and clumsy and hurts to move.",
+        "dressed": "A dressed wound in the arm throbs; the arm is weak and clumsy and hurts to move.",
         "closed": "The arm goes numb, then throbs; it is weak and clumsy and hurts to move.",
     },
     "LEG": {
         "open": "A wound in the leg bleeds and throbs; the leg shakes and will barely take any weight.",
+        "dressed": "A dressed wound in the leg throbs; the leg shakes and will barely take any weight.",
         "closed": "The leg goes numb, then throbs; it shakes and will barely take any weight.",
     },
 }
@@ -199,3 +214,6 @@ STUN_RECOVERY_BASE_MINUTES = 60
 
 # House, SRII core: a full physical monitor not stabilized takes one overflow box per this many minutes.
 DEADLY_OVERFLOW_MINUTES = 10
+# Natural healing waits for rest (house, option `rest_minutes`): its rolls come this long after the latest wound,
+# so that a fight's rounds never ask for them (the board's fight ends by itself after as long without an action).
+REST_MINUTES = 10

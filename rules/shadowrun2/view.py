@@ -8,6 +8,7 @@ from typing import Any
 
 from rules import words
 from rules.answer_schema import BOOL, INT, SECONDS, STR, array, mapping, nullable, obj
+from rules.dice import success_target
 from rules.ruleset import CHARACTER_CHANGED, GM, PLAYER, Event, State, Timer, fires_at, game_time_mark
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import (
@@ -32,14 +33,19 @@ from rules.shadowrun2.engine import (
     TREATMENT_STARTED,
     WOUND_TAKEN,
     conscious,
+    first_aid_parts,
+    first_aid_target_words,
     general_modifier,
     hit_penalty,
+    hit_symptom,
     is_active,
     level,
     overflow_interval,
     overflow_running,
     physical_healing_possible,
+    roll_due,
     symptom,
+    treatment_target_words,
 )
 
 MORTAL_FOR_PLAYERS = "mortal: needs treatment now"
@@ -125,7 +131,7 @@ def _hit_sheet(
         "death_at": deaths.get(hit["id"]),
         "status": hit["status"],
         "heals_at": None if heals_at is None else fires_at(heals_at, now),
-        "symptom": symptom(hit["table"], hit["open_wound"]),
+        "symptom": hit_symptom(hit),
         "replacement": hit["replacement"],
         "treatment_completes_at": fires_at(treatment["completes_at"], now) if treatment else None,
     }
@@ -195,16 +201,19 @@ def status(state: State, now: int | None = None) -> dict[str, Any]:
 
 def saves(state: State, now: int | None = None) -> dict[str, Any]:
     """What stops the first death (docs/rules/README.md, "What players see"): a medic's treatment of the hit (a treatment under way stops
-    it when it ends, if it ends first: `treatment_ends`); the overflow clock stops with first aid."""
+    it when it ends, if it ends first: `treatment_ends`); the overflow clock stops with first aid. `timer`: the key of
+    the timer that brings that death (the hit's death, or the overflow's next box), which a card names first."""
     deaths = death_times(state, now)
     death_at = min(deaths.values(), default=None)
     first = [h for h in _mortal_hits(state) if deaths.get(h["id"]) == death_at]
     if death_at is not None and not first:
-        return {"saved_by": "stabilized by first aid"}
+        # The overflow's death comes with its last box: the timer that brings it is the overflow clock's.
+        return {"saved_by": "stabilized by first aid", "timer": "overflow"}
     treatment = first[0]["treatment"] if first else None
     return {
         "saved_by": "treated",
         "treatment_ends": fires_at(treatment["completes_at"], now) if treatment else None,
+        "timer": f"death:{first[0]['id']}" if first else None,
     }
 
 
@@ -244,7 +253,7 @@ def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
         if not is_active(hit) or not alive:
             continue
         where = hit["location"].replace("_", " ")
-        symptoms.append(f"{where}: {symptom(hit['table'], hit['open_wound'])}")
+        symptoms.append(f"{where}: {hit_symptom(hit)}")
         if hit in visible_mortal:
             if audience == GM:
                 warnings.append(
@@ -269,7 +278,7 @@ def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
                 "ends_at": None if heals_at is None else fires_at(heals_at, now),
             }
             if heals_at is None and hit["healing"] is not None:
-                item["why"] = _roll_decides("healing roll", hit["healing"]["next_roll_at"], now)
+                item["why"] = _roll_decides("healing roll", state, hit["healing"]["next_roll_at"], now)
             recovery.append(item)
     if bleeding_out:
         warnings.append(
@@ -291,12 +300,14 @@ def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
         if not physical_healing_possible(state):
             item["why"] = "Deadly damage heals only in hospital, once stabilized"
         elif heals_at is None:
-            item["why"] = _roll_decides("healing roll", stage["next_roll_at"], now)
+            item["why"] = _roll_decides("healing roll", state, stage["next_roll_at"], now)
         recovery.append(item)
     if alive and state["stun_recovery"] is not None:
         item = {"what": "stun damage recovers", "ends_at": _stun_recovered_at(state, now)}
         if item["ends_at"] is None:
-            item["why"] = _roll_decides("recovery roll", state["stun_recovery"].get("next_roll_at"), now)
+            item["why"] = _roll_decides(
+                "recovery roll", state, state["stun_recovery"].get("next_roll_at"), now
+            )
         recovery.append(item)
 
     sheet = {
@@ -321,12 +332,14 @@ def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
     }
 
 
-def _roll_decides(roll: str, next_roll_at: int | None, now: int | None) -> str | None:
-    """Why a recovery has no date yet: the roll that will set it, and when the clock makes it (`fires_at`). The
-    forecast estimates that roll's outcome; the page's date waits for it."""
+def _roll_decides(
+    roll: str, state: Mapping[str, Any], next_roll_at: int | None, now: int | None
+) -> str | None:
+    """Why a recovery has no date yet: the roll that will set it, and when the clock makes it (`fires_at`; not before
+    the rest begins: `roll_due`). The forecast estimates that roll's outcome; the page's date waits for it."""
     if next_roll_at is None:
         return None
-    at = fires_at(next_roll_at, now)
+    at = fires_at(roll_due(state, next_roll_at), now)
     when = "at the clock's next advance" if at == now else f"on {game_time_mark(at)}"
     return f"the {roll} {when} sets it"
 
@@ -446,15 +459,30 @@ def shows(event: Event) -> bool:
 # --- what each timer will do, for the GM (the character page's clock, now or in the past) -----------------------
 
 
-def _timer_hit(state: State, timer: Timer) -> str:
-    """'critical hit 1 to the chest (lung)': the hit a timer keyed '<kind>:<hit id>' is about."""
+def _hit_of(state: State, timer: Timer) -> Mapping[str, Any]:
+    """The hit a timer keyed '<kind>:<hit id>' is about (its id alone if the state no longer has it)."""
     hid = timer.key.split(":", 1)[1]
-    return hit_name(next((hit for hit in state["critical_hits"] if hit["id"] == hid), {"id": hid}))
+    return next((hit for hit in state["critical_hits"] if hit["id"] == hid), {"id": hid})
+
+
+def _timer_hit(state: State, timer: Timer) -> str:
+    """'critical hit 1 to the chest (lung)': the hit a timer is about."""
+    return hit_name(_hit_of(state, timer))
+
+
+def death_words(reason: str | None) -> str:
+    """How a Mortal hit of this reason kills: 'bleeds out', 'suffocates', 'dies of a heart attack'."""
+    return t.DEATH_WORDS.get(reason or "", "dies")
+
+
+def _timer_death(state: State, timer: Timer) -> str:
+    """'suffocates from critical hit 1 to the chest (spine)': a Mortal hit's death, as its reason kills."""
+    return f"{death_words(_hit_of(state, timer).get('reason'))} from {_timer_hit(state, timer)}"
 
 
 TIMER_WORDS = {
     "treatment_complete": lambda state, timer: f"treatment of {_timer_hit(state, timer)} completes",
-    "death": lambda state, timer: f"bleeds out from {_timer_hit(state, timer)}",
+    "death": _timer_death,
     "critical_healed": lambda state, timer: f"{_timer_hit(state, timer)} heals",
     "critical_healing_roll": lambda state, timer: f"next healing roll for {_timer_hit(state, timer)}",
     "overflow": "bleeds into another overflow box",
@@ -517,7 +545,8 @@ def _critical_hit_taken(event: Event) -> str:
     if data.get("reason"):
         text += f" ({t.REASONS.get(data['reason'], data['reason'])})"
     if data.get("death_at") is not None:
-        text += f"; bleeds out in about {words.duration(data['death_at'] - event.game_time)} unless treated"
+        left = words.duration(data["death_at"] - event.game_time)
+        text += f"; {death_words(data.get('reason'))} in about {left} unless treated"
     return text + "."
 
 
@@ -553,13 +582,15 @@ def _treatment_started(event: Event) -> str:
     text = f"{_medic(data)} treats {hit_name(data)}"
     if data.get("successes") is not None:
         text += f": {_test(data)}"
-    return text + f"; done {game_time_mark(data['completes_at'])}."
+    return text + f"; done {game_time_mark(data['completes_at'])}." + _target_said(data)
 
 
 def _treatment_failed(event: Event) -> str:
     data = event.data
-    return f"{_medic(data)} failed to treat {hit_name(data)}" + (
-        f": {_test(data)}." if data.get("successes") is not None else "."
+    return (
+        f"{_medic(data)} failed to treat {hit_name(data)}"
+        + (f": {_test(data)}." if data.get("successes") is not None else ".")
+        + _target_said(data)
     )
 
 
@@ -582,10 +613,25 @@ def _magic_healing_applied(event: Event) -> str:
     return text + (f"; {', '.join(hits)}" if hits else "") + "."
 
 
+def _target_said(data: Mapping[str, Any]) -> str:
+    """How the target was made, as a sentence after the entry's ("Target 7: 8 for ... (house rule), -1 for ..."),
+    when the GM's answer holds it (`said`)."""
+    why = data.get("target_why")
+    return f" Target {data['target']}: {why}." if why else ""
+
+
 def _first_aid_given(event: Event) -> str:
     data = event.data
-    text = f"First aid by {_medic(data)}: {_test(data)}; physical {data['boxes_before']} to {data['boxes']} boxes"
-    return text + ("; stabilized." if data["stabilized"] else ".")
+    before, after = data["boxes_before"], data["boxes"]
+    if (
+        before == after and after
+    ):  # nothing healed (a Deadly monitor's first aid only stabilizes): say it stays
+        level_words = t.LEVEL_WORDS[t.LEVEL_BY_BOXES[min(t.MONITOR_BOXES, after)] or "L"]
+        change = f"physical damage stays at {words.count(after, 'box', 'boxes')} ({level_words})"
+    else:
+        change = f"physical {before} to {after} boxes"
+    text = f"First aid by {_medic(data)}: {_test(data)}; {change}"
+    return text + ("; stabilized." if data["stabilized"] else ".") + _target_said(data)
 
 
 def _critical_hit_replaced(event: Event) -> str:
@@ -645,8 +691,9 @@ def _colon(data: Mapping[str, Any]) -> str:
 
 
 def _healing_roll(what: str, data: Mapping[str, Any]) -> str:
+    # In the names' order: PostgreSQL's jsonb keeps no key order, so the stored order differs by database.
     modifiers = ", ".join(
-        f"{words.spoken(name)} {value:+d}" for name, value in (data.get("modifiers") or {}).items()
+        f"{words.spoken(name)} {value:+d}" for name, value in sorted((data.get("modifiers") or {}).items())
     )
     text = what + _colon(data) + (f", modifiers {modifiers}" if modifiers else "")
     if data.get("heals_at") is not None:
@@ -680,5 +727,47 @@ SENTENCES: dict[str, Callable[[Event], str]] = {
 }
 
 
+# What a notification out of the game says happened, by event type (`rules.ruleset.NOTICE_KINDS`): the events that
+# wound or heal. Dying, stabilized, dead and fit for action are read from the states before and after.
+NOTICES: dict[str, str] = {
+    WOUND_TAKEN: "wounded",
+    CRITICAL_HIT_TAKEN: "wounded",
+    TREATMENT_COMPLETED: "healed",
+    MAGIC_HEALING_APPLIED: "healed",
+    CRITICAL_HIT_HEALED: "healed",
+    PHYSICAL_DAMAGE_HEALED: "healed",
+    DEATH_OCCURRED: "dead",
+}
+
+
 # The sentences of one entry and the GM's answer to an action (rules/words.py).
-describe, said = words.speaker(SENTENCES, status, saves)
+describe, _said = words.speaker(SENTENCES, status, saves)
+
+
+def _target_explained(event: Event, state: State) -> Event:
+    """A first aid's or a treatment's event with how its target was made (`target_why`, for the GM's answer
+    alone: the event keeps the number it was read against, `target`). The options and the patient's Body it is
+    made of are the state's after the action, which the action does not change; a target they would not make
+    (an event of another moment) is left as it is."""
+    data = event.data
+    if event.type == FIRST_AID_GIVEN:
+        base, modifiers = first_aid_parts(state, data["medkit"], data["defaulting"], data["level"])
+        if success_target(base[1] + sum(value for _, value in modifiers)) != data["target"]:
+            return event
+        why = first_aid_target_words(state, data["medkit"], data["defaulting"], data["level"])
+    elif event.type in (TREATMENT_STARTED, TREATMENT_FAILED) and data.get("successes") is not None:
+        row = state["options"]["treatment_table"].get(data["lethality"])
+        tn = row["tn"] + (t.DEFAULTING_TN if data["defaulting"] else 0) if row else None
+        if tn is None or success_target(tn) != data["target"]:
+            return event
+        why = treatment_target_words(state["options"], data["lethality"], data["defaulting"])
+    else:
+        return event
+    return Event(event.type, {**data, "target_why": why}, event.game_time)
+
+
+def said(events: list[Event], state: State) -> str:
+    """The GM's answer to an action (`rules.words.speaker`), a target said with how it was made: "Target 7: 8
+    for Serious physical damage (house rule), -1 for the patient's Body 5." (a house rule's number is not always
+    the one the dice are read against)."""
+    return _said([_target_explained(event, state) for event in events], state)

@@ -6,10 +6,36 @@
 // - The clock's prompt for a roll (#clock-roll) takes the focus, and scrolls into view, when it appears or asks for
 //   another roll; a refresh that leaves the same prompt on screen leaves the focus where the GM put it, and so does
 //   one that brings a prompt while the GM is typing in another field.
+// - When the prompt goes (the rolls given, the advance stopped), the focus goes back to what had it when the prompt
+//   took it, the button that advanced the clock, without scrolling: the prompt's input went with the prompt, and
+//   the focus fell to <body>, so the GM's next Tab or Enter started from the top of the page.
+// - "Show the next ... characters" (#more-cards): the first card it brought takes the focus (its name's link), so
+//   that Tab goes on through the new cards, not past them to what follows the link.
 // A file of our own: the CSP allows no inline script.
 (function () {
   "use strict";
   var shownPrompt = null;
+  var cardsBefore = null;
+
+  function shownMore(event) {
+    var config = event.detail.requestConfig;
+    if (!config || !config.elt || config.elt.id !== "more-cards" || cardsBefore === null) {
+      return;
+    }
+    var cards = document.querySelectorAll("#cards > .board-card");
+    var first = cards.length > cardsBefore ? cards[cardsBefore].querySelector(".card-name a") : null;
+    cardsBefore = null;
+    if (first) {
+      first.focus({ preventScroll: true });
+    }
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail.elt && event.detail.elt.id === "more-cards") {
+      cardsBefore = document.querySelectorAll("#cards > .board-card").length;
+    }
+  });
+  var beforePrompt = null; // what had the focus when the prompt took it (the element, and its id if it has one)
 
   // A prompt brought by a refresh (another GM's advance, in another tab) never takes the focus from a field the
   // GM is typing in: the keys meant for a card's form would go to the roll.
@@ -25,20 +51,41 @@
     var prompt = document.getElementById("clock-roll");
     var asked = prompt ? prompt.textContent.replace(/\s+/g, " ").trim() : null;
     if (prompt && asked !== shownPrompt && !typingElsewhere(prompt)) {
+      var active = document.activeElement;
+      if (shownPrompt === null && active && active !== document.body && !prompt.contains(active)) {
+        beforePrompt = { element: active, id: active.id };
+      }
       var input = prompt.querySelector("input:not([type=hidden]), select, button");
       if (input) {
         input.focus({ preventScroll: true });
       }
       prompt.scrollIntoView({ block: "nearest" });
     }
+    if (!prompt && shownPrompt !== null) {
+      giveTheFocusBack();
+    }
     shownPrompt = asked;
   }
 
-  document.addEventListener("htmx:afterSettle", function () {
+  function giveTheFocusBack() {
+    var before = beforePrompt;
+    beforePrompt = null;
+    var active = document.activeElement;
+    if (!before || (active && active !== document.body)) {
+      return; // the GM has put the focus somewhere since: it stays there
+    }
+    var element = before.element.isConnected ? before.element : before.id && document.getElementById(before.id);
+    if (element) {
+      element.focus({ preventScroll: true });
+    }
+  }
+
+  document.addEventListener("htmx:afterSettle", function (event) {
     document.querySelectorAll("[autofocus]").forEach(function (element) {
       element.removeAttribute("autofocus");
     });
     promptShown();
+    shownMore(event);
   });
   document.addEventListener("DOMContentLoaded", promptShown);
 })();

@@ -14,8 +14,9 @@
 
   // The reader's place: what they were reading stays where it was on the screen when the region changes above it
   // (time travel adds its banner and the clock of that moment at the top; a refresh adds a history entry). The
-  // place is an element of the region with an id (a history entry, a card, a panel): the one holding the focus
-  // (the "view as it was" link just clicked) if it is on screen, else the first one whose top is on screen.
+  // place is the element with an id holding the focus (the "view as it was" link just clicked; a clock button below
+  // the board's live region, which an advance can shorten by much: the dead lose their forms) if it is on screen,
+  // else the first element of the region with an id (a history entry, a card, a panel) whose top is on screen.
   // Chromium's own scroll anchoring does not survive a morph that adds content above, so it is done here.
   var place = null;
 
@@ -26,8 +27,8 @@
 
   function placeIn(region) {
     var focused = document.activeElement;
-    var held = focused && region.contains(focused) ? focused.closest("[id]") : null;
-    if (held && region.contains(held) && held !== region && onScreen(held)) {
+    var held = focused && focused !== document.body ? focused.closest("[id]") : null;
+    if (held && !held.contains(region) && onScreen(held)) {
       return held;
     }
     var all = region.querySelectorAll("[id]");

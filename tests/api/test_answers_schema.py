@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from campaign import services
 from campaign.api import answers
 from tests.api.schema_check import SchemaCheck, as_json_schema
-from tests.conftest import Table, make_table, seeded_dice
-from tests.test_recorded_answers import SCRIPTS, Session
+from tests.api.test_recorded_answers import SCRIPTS, Session
+from tests.conftest import ServerDice, Table, make_table, seeded_dice
 
 GM_ONLY = {"death_at", "death_at_date", "timers", "notes", "undo"}
 
@@ -177,6 +176,7 @@ def test_every_header_the_api_answers_or_takes_is_declared_where_it_is(check: Sc
         ("post", "/api/characters/{character_id}/actions/"),
         ("post", "/api/characters/{character_id}/duplicate/"),
         ("post", "/api/jobs/{job_id}/rolls/"),
+        ("post", "/api/jobs/{job_id}/go-on/"),
     }
     character = check.schema["paths"]["/api/characters/{character_id}/"]["get"]["responses"]
     assert {status for status, answer in character.items() if "ETag" in answer.get("headers", {})} == {
@@ -188,7 +188,7 @@ def test_every_header_the_api_answers_or_takes_is_declared_where_it_is(check: Sc
 def test_a_refusal_that_says_when_to_try_again_sends_the_declared_retry_after(
     sr2: Table, check: SchemaCheck, settings: Any
 ) -> None:
-    from campaign import forecast_budget
+    from campaign.forecast import forecast_budget
 
     with forecast_budget.budget(sr2.player.user.pk):  # the player's forecast running: a second one waits
         refused = sr2.player.get(f"{sr2.character_url()}forecast/?runs=10")
@@ -203,9 +203,9 @@ def test_a_refusal_that_says_when_to_try_again_sends_the_declared_retry_after(
 @pytest.mark.django_db
 @pytest.mark.parametrize("slug", list(SCRIPTS))
 def test_the_recorded_sessions_answers_fit_the_schema(
-    slug: str, django_user_model: Any, monkeypatch: pytest.MonkeyPatch, check: SchemaCheck
+    slug: str, django_user_model: Any, server_dice: ServerDice, check: SchemaCheck
 ) -> None:
-    monkeypatch.setattr(services, "Dice", seeded_dice(20261201))
+    server_dice(seeded_dice(20261201))
     attributes, script = SCRIPTS[slug]
     session = CheckedSession(make_table(django_user_model, slug, attributes), check)
     session.record("the ruleset", session.table.anonymous.get("/api/rulesets/"))

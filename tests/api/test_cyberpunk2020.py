@@ -1,7 +1,7 @@
 """cyberpunk2020 through the HTTP API: each action's wiring with entered dice, every error, the clock, the player
 view. The rule arithmetic of the worked examples lives in tests/rules/cyberpunk2020 (issue 15).
 
-docs/rules/cyberpunk2020.md and issue 4. Every die an action needs is entered in `rolls`: `campaign.services.Dice` is
+docs/rules/cyberpunk2020.md and issue 4. Every die an action needs is entered in `rolls`: the server's dice are
 replaced by a strict subclass that fails the test when the server would have to roll (`_no_server_rolls`). Clock
 tests replace it with dice that always show one face (`fixed_clock_dice`), and say which.
 
@@ -21,13 +21,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from campaign import projections, services
+from campaign import services
+from campaign.ledger import projections
 from campaign.models import Campaign, Character, Event, Timer
 from rules.cyberpunk2020 import engine
 from rules.cyberpunk2020 import view as cp_view
 from rules.dice import Dice
 from rules.params import RuleError
-from tests.conftest import Table, join
+from tests.conftest import ServerDice, Table, join
 from tests.rules.cyberpunk2020.helpers import (
     CRIPPLE_LEFT_LEG,
     DESTROY_HEAD,
@@ -68,8 +69,8 @@ class _OneFace(random.Random):
 
 
 @pytest.fixture(autouse=True)
-def _no_server_rolls(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(services, "Dice", StrictDice)
+def _no_server_rolls(server_dice: ServerDice) -> None:
+    server_dice(StrictDice)
 
 
 def seeded_dice(seed: int) -> type[Dice]:
@@ -83,14 +84,14 @@ def seeded_dice(seed: int) -> type[Dice]:
     return SeededDice
 
 
-def fixed_clock_dice(monkeypatch: pytest.MonkeyPatch, face: int) -> None:
+def fixed_clock_dice(server_dice: ServerDice, face: int) -> None:
     """The clock's own dice (timers) always show `face`."""
 
     class FixedDice(Dice):
         def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
             super().__init__(entered, rng=_OneFace(face), ask=ask)
 
-    monkeypatch.setattr(services, "Dice", FixedDice)
+    server_dice(FixedDice)
 
 
 class _Faces(random.Random):
@@ -102,7 +103,7 @@ class _Faces(random.Random):
         return next(self.faces)
 
 
-def clock_dice_in_turn(monkeypatch: pytest.MonkeyPatch, *faces: int, then: int) -> None:
+def clock_dice_in_turn(server_dice: ServerDice, *faces: int, then: int) -> None:
     """The clock's own dice show `faces` one after another, in firing order, then always `then`."""
     shown = iter([*faces])
     rolled = iter(lambda: next(shown, then), None)
@@ -111,7 +112,7 @@ def clock_dice_in_turn(monkeypatch: pytest.MonkeyPatch, *faces: int, then: int) 
         def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
             super().__init__(entered, rng=_Faces(rolled), ask=ask)
 
-    monkeypatch.setattr(services, "Dice", InTurnDice)
+    server_dice(InTurnDice)
 
 
 def with_character(table: Table, attributes: dict[str, Any], options: dict[str, Any] | None = None) -> Table:
@@ -383,7 +384,7 @@ ERRORS = [
         [],
         {"type": "heal"},
         "type",
-        "unknown action 'heal'; expected one of: damage, stabilize, treat, save, set_bones, replace_limb, note, undo, revert",
+        "unknown action heal; expected one of: damage, stabilize, treat, save, set_bones, replace_limb, note, undo, revert",
     ),
     ([DESTROY_HEAD], {"type": "damage", "damage": 1}, "type", engine.DEAD),
     ([DESTROY_HEAD], {"type": "save", "kind": "death", "rolls": {"save": [1]}}, "type", engine.DEAD),
@@ -494,21 +495,21 @@ ERRORS = [
         "kind",
         engine.DYING_NEEDS_STABILIZATION,
     ),
-    ([], {"type": "save", "kind": "luck"}, "kind", "expected stun or death, got 'luck'"),
+    ([], {"type": "save", "kind": "luck"}, "kind", "expected stun or death, got luck"),
     ([], {"type": "damage"}, "damage", "this field is required: expected a whole number"),
     ([], {"type": "damage", "damage": -1}, "damage", "expected a whole number of at least 0, got -1"),
     (
         [],
         {"type": "damage", "damage": 5, "kind": "laser"},
         "kind",
-        "expected normal, stun, blunt or explosion, got 'laser'",
+        "expected normal, stun, blunt or explosion, got laser",
     ),
-    ([], {"type": "damage", "damage": 5, "ap": "yes"}, "ap", "expected true or false, got 'yes'"),
+    ([], {"type": "damage", "damage": 5, "ap": "yes"}, "ap", "expected true or false, got the text yes"),
     (
         [],
         {"type": "damage", "damage": 5, "location": "tail"},
         "location",
-        "expected head, torso, left arm, right arm, left leg or right leg, got 'tail'",
+        "expected head, torso, left arm, right arm, left leg or right leg, got tail",
     ),
     (
         [],
@@ -544,7 +545,7 @@ ERRORS = [
         [],
         {"type": "damage", "damage": 20, "location": "head", "rolls": {"sever": ["5"]}},
         "rolls.sever",
-        "rolls.sever: expected a list of whole numbers, got ['5']",
+        "rolls.sever: expected a list of whole numbers, got a list holding the text 5",
     ),
     (
         [],
@@ -609,7 +610,7 @@ ERRORS = [
         [],
         {"type": "set_bones", "limb": "torso", "total": 20},
         "limb",
-        "expected left arm, right arm, left leg or right leg, got 'torso'",
+        "expected left arm, right arm, left leg or right leg, got torso",
     ),
     (
         [],
@@ -693,10 +694,10 @@ def test_stun_damage_heals_1_point_per_hour(cp2020: Table, django_capture_on_com
 
 
 def test_a_crippled_limb_not_stabilized_rolls_a_death_save_every_turn(
-    cp2020: Table, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+    cp2020: Table, django_capture_on_commit_callbacks: Any, server_dice: ServerDice
 ) -> None:
     act(cp2020, CRIPPLE_LEFT_LEG)  # death save at the crippling, next one at the end of the turn
-    fixed_clock_dice(monkeypatch, 6)  # the clock's d10 always shows 6: target 6, every save succeeds
+    fixed_clock_dice(server_dice, 6)  # the clock's d10 always shows 6: target 6, every save succeeds
     advance(cp2020, django_capture_on_commit_callbacks, seconds=29)
     assert [e["type"] for e in history(cp2020)].count("DeathSaveRolled") == 1
     for _ in range(3):
@@ -715,10 +716,10 @@ def test_a_crippled_limb_not_stabilized_rolls_a_death_save_every_turn(
 
 
 def test_a_failed_every_turn_death_save_kills_at_the_end_of_the_next_turn(
-    cp2020: Table, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+    cp2020: Table, django_capture_on_commit_callbacks: Any, server_dice: ServerDice
 ) -> None:
     act(cp2020, CRIPPLE_LEFT_LEG)
-    fixed_clock_dice(monkeypatch, 7)  # the clock's d10 always shows 7: target 6, the save fails
+    fixed_clock_dice(server_dice, 7)  # the clock's d10 always shows 7: target 6, the save fails
     advance(cp2020, django_capture_on_commit_callbacks, seconds=30)
     character = fetch(cp2020)
     assert (character["dying"], character["death_at"], character["alive"]) == (True, 60, True)
@@ -745,12 +746,12 @@ def test_the_dying_die_at_exactly_the_end_of_the_turn(
 
 
 def test_stabilized_one_second_before_the_end_of_the_turn_they_live(
-    cp2020: Table, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+    cp2020: Table, django_capture_on_commit_callbacks: Any, server_dice: ServerDice
 ) -> None:
     act(cp2020, MAKE_DYING)
     advance(cp2020, django_capture_on_commit_callbacks, seconds=29)
     act(cp2020, {"type": "stabilize", "target": "dying", "skill": "medical_tech", "total": 14})
-    fixed_clock_dice(monkeypatch, 1)  # the clock's d10 always shows 1: the waking death save succeeds
+    fixed_clock_dice(server_dice, 1)  # the clock's d10 always shows 1: the waking death save succeeds
     advance(cp2020, django_capture_on_commit_callbacks, minutes=1)
     character = fetch(cp2020)
     assert (character["alive"], character["dying"], character["conscious"]) == (True, False, True)
@@ -762,7 +763,7 @@ def test_stabilized_one_second_before_the_end_of_the_turn_they_live(
 
 
 def test_waking_from_stun_unconsciousness_takes_a_death_save_each_turn(
-    cp2020: Table, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+    cp2020: Table, django_capture_on_commit_callbacks: Any, server_dice: ServerDice
 ) -> None:
     act(
         cp2020,
@@ -774,11 +775,11 @@ def test_waking_from_stun_unconsciousness_takes_a_death_save_each_turn(
             "rolls": {"stun_save": [1], "death_save": [6]},
         },
     )
-    fixed_clock_dice(monkeypatch, 6)  # target 5: every clock save fails, they stay unconscious
+    fixed_clock_dice(server_dice, 6)  # target 5: every clock save fails, they stay unconscious
     advance(cp2020, django_capture_on_commit_callbacks, seconds=30)
     advance(cp2020, django_capture_on_commit_callbacks, seconds=30)
     assert fetch(cp2020)["conscious"] is False
-    fixed_clock_dice(monkeypatch, 5)  # now it shows 5: the save succeeds
+    fixed_clock_dice(server_dice, 5)  # now it shows 5: the save succeeds
     advance(cp2020, django_capture_on_commit_callbacks, seconds=30)
     assert fetch(cp2020)["conscious"] is True
     saves = [
@@ -788,10 +789,10 @@ def test_waking_from_stun_unconsciousness_takes_a_death_save_each_turn(
 
 
 def test_the_stunned_roll_a_stun_save_every_round_until_one_succeeds_in_a_one_minute_advance(
-    cp2020: Table, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+    cp2020: Table, django_capture_on_commit_callbacks: Any, server_dice: ServerDice
 ) -> None:
     act(cp2020, STUN)  # 2 points, stun save target 6, rolled 10: stunned
-    clock_dice_in_turn(monkeypatch, 7, 7, 7, 7, 6, then=10)  # four saves fail, the fifth round's succeeds
+    clock_dice_in_turn(server_dice, 7, 7, 7, 7, 6, then=10)  # four saves fail, the fifth round's succeeds
     advance(cp2020, django_capture_on_commit_callbacks, minutes=1)
     assert fetch(cp2020)["sheet"]["stunned"] is False
     saves = [
@@ -810,7 +811,7 @@ def test_the_stunned_roll_a_stun_save_every_round_until_one_succeeds_in_a_one_mi
 
 
 def test_an_untended_crippled_leg_rolls_every_turn_of_a_ten_minute_advance_until_a_save_fails(
-    cp2020: Table, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+    cp2020: Table, django_capture_on_commit_callbacks: Any, server_dice: ServerDice
 ) -> None:
     # Body 1 (BTM 0), Luck 10: 16 to the left leg is 8 after halving, crippled; 1 + 10 + d10 >= 8 keeps it.
     table = with_character(cp2020, {"body": 1, "luck": 10})
@@ -824,7 +825,7 @@ def test_an_untended_crippled_leg_rolls_every_turn_of_a_ten_minute_advance_until
         },
     )
     assert hit["character"]["sheet"]["locations"]["left_leg"]["crippled"] is True
-    clock_dice_in_turn(monkeypatch, 1, 1, 2, then=1)  # target 1: the third turn's 2 fails
+    clock_dice_in_turn(server_dice, 1, 1, 2, then=1)  # target 1: the third turn's 2 fails
     advance(table, django_capture_on_commit_callbacks, minutes=10)
     character = fetch(table)
     assert (character["alive"], character["game_time"]) == (False, 600)
@@ -1039,7 +1040,7 @@ def _read_model(character_id: int) -> tuple[Any, ...]:
 )
 def test_any_sequence_of_actions_keeps_the_track_sound_and_the_read_model_equal_to_a_replay(
     cp2020: Table,
-    monkeypatch: pytest.MonkeyPatch,
+    server_dice: ServerDice,
     body: int,
     luck: int,
     torso: int,
@@ -1055,10 +1056,10 @@ def test_any_sequence_of_actions_keeps_the_track_sound_and_the_read_model_equal_
     )
     for step in steps:
         if "advance" in step:
-            monkeypatch.setattr(services, "Dice", seeded_dice(step["seed"]))
+            server_dice(seeded_dice(step["seed"]))
             job = services.clock_advance_request(campaign=campaign, seconds=step["advance"], actor="gm")
             assert services.clock_run(job.pk).status == "done"
-            monkeypatch.setattr(services, "Dice", StrictDice)
+            server_dice(StrictDice)
         else:
             before = (Event.objects.count(), Character.objects.get(pk=character.pk).version)
             try:

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from campaign import services
 from tests.api.test_cyberpunk2020 import (
     STABILIZED_LEG,
     StrictDice,
@@ -21,7 +20,7 @@ from tests.api.test_cyberpunk2020 import (
     types,
     with_character,
 )
-from tests.conftest import Table
+from tests.conftest import ServerDice, Table
 from tests.rules.cyberpunk2020.helpers import SEVER_RIGHT_ARM
 
 pytestmark = pytest.mark.django_db
@@ -31,8 +30,8 @@ SET_LEFT_LEG = {"type": "set_bones", "limb": "left_leg", "medic": "Doc", "tech":
 
 
 @pytest.fixture(autouse=True)
-def _no_server_rolls(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(services, "Dice", StrictDice)
+def _no_server_rolls(server_dice: ServerDice) -> None:
+    server_dice(StrictDice)
 
 
 def left_leg(character: dict[str, Any]) -> dict[str, Any]:
@@ -186,10 +185,10 @@ def test_bones_set_show_the_player_when_the_limb_mends(cp2020: Table) -> None:
     act(cp2020, {**SET_LEFT_LEG, "total": 16})
     character = cp2020.player.get(cp2020.character_url()).json()
     assert left_leg(character)["mends_at"] == 6 * WEEK
-    mending = [item for item in character["recovery"] if item["what"] == "left leg: set bones mend"]
+    mending = [item for item in character["recovery"] if item["what"] == "the left leg's set bones mend"]
     assert mending == [
         {
-            "what": "left leg: set bones mend",
+            "what": "the left leg's set bones mend",
             "ends_at": 6 * WEEK,
             "ends_at_date": "2020-02-12T00:00:00",
             "why": None,

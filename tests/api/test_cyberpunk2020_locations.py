@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from campaign.ledger.projections import rebuild_campaign
 from campaign.models import Campaign, Character
-from campaign.projections import rebuild_campaign
 from tests.conftest import Table
 
 pytestmark = pytest.mark.django_db

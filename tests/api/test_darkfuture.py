@@ -20,12 +20,12 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from campaign import services
+from campaign.ledger.projections import character_state_at, rebuild_campaign
 from campaign.models import Campaign, Character, Event, Timer
-from campaign.projections import character_state_at, rebuild_campaign
 from rules.darkfuture import engine, tables
 from rules.dice import Dice
 from rules.params import RuleError
-from tests.conftest import Table, join
+from tests.conftest import ServerDice, Table, join
 from tests.rules.darkfuture.helpers import ash_sheet as ash
 
 pytestmark = pytest.mark.django_db
@@ -48,8 +48,8 @@ class EnteredDiceOnly(Dice):
 
 
 @pytest.fixture(autouse=True)
-def _entered_dice_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(services, "Dice", EnteredDiceOnly)
+def _entered_dice_only(server_dice: ServerDice) -> None:
+    server_dice(EnteredDiceOnly)
 
 
 @pytest.fixture(autouse=True)
@@ -275,9 +275,9 @@ LIMBS = engine.LIMBS_EXPECTED
         (
             {"type": "heal"},
             "type",
-            "unknown action 'heal'; expected one of: damage, recover, note, undo, revert",
+            "unknown action heal; expected one of: damage, recover, note, undo, revert",
         ),
-        ({}, "type", "unknown action None; expected one of: damage, recover, note, undo, revert"),
+        ({}, "type", "no action type given; expected one of: damage, recover, note, undo, revert"),
         (
             {"type": "damage", "range": 3},
             "range",
@@ -293,8 +293,12 @@ LIMBS = engine.LIMBS_EXPECTED
             "weapon_damage",
             "expected a whole number of at most 1000, got 1001",
         ),
-        ({"type": "damage", "weapon_damage": "3"}, "weapon_damage", "expected a whole number, got '3'"),
-        ({"type": "damage", "weapon_damage": True}, "weapon_damage", "expected a whole number, got True"),
+        (
+            {"type": "damage", "weapon_damage": "3"},
+            "weapon_damage",
+            "expected a whole number, got the text 3",
+        ),
+        ({"type": "damage", "weapon_damage": True}, "weapon_damage", "expected a whole number, got true"),
         (
             {"type": "damage", "rolls": {"damage": [7]}},
             "rolls.damage",
@@ -313,7 +317,7 @@ LIMBS = engine.LIMBS_EXPECTED
         (
             {"type": "damage", "rolls": {"damage": "six"}},
             "rolls.damage",
-            "rolls.damage: expected a list of whole numbers, got 'six'",
+            "rolls.damage: expected a list of whole numbers, got the text six",
         ),
         (
             {"type": "damage", "weapon_damage": 1, "rolls": {"damage": [6], "stun": [7]}},
@@ -328,9 +332,13 @@ LIMBS = engine.LIMBS_EXPECTED
         ({"type": "damage", "rolls": [6]}, "rolls", "expected an object of named lists of dice, got list"),
         ({"type": "recover"}, "knocked_out", engine.NOTHING_TO_RECOVER),
         ({"type": "recover", "knocked_out": False, "limbs": []}, "knocked_out", engine.NOTHING_TO_RECOVER),
-        ({"type": "recover", "knocked_out": "yes"}, "knocked_out", "expected true or false, got 'yes'"),
+        (
+            {"type": "recover", "knocked_out": "yes"},
+            "knocked_out",
+            "expected true or false, got the text yes",
+        ),
         ({"type": "recover", "knocked_out": True}, "knocked_out", engine.NOT_KNOCKED_OUT),
-        ({"type": "recover", "limbs": ["tail"]}, "limbs", f"{LIMBS}, got 'tail'"),
+        ({"type": "recover", "limbs": ["tail"]}, "limbs", f"{LIMBS}, got tail"),
         ({"type": "recover", "limbs": 5}, "limbs", f"{LIMBS}, got 5"),
         ({"type": "recover", "limbs": ["left_leg"]}, "limbs", "left_leg is not disabled"),
         (
@@ -411,7 +419,11 @@ def test_rolls_the_action_does_not_need_are_ignored_when_they_could_be_right(df:
     [
         ({"ko": [9]}, "rolls.ko", "rolls.ko: expected 1 die of 1-6, got [9]"),
         ({"stun": [0]}, "rolls.stun", "rolls.stun: expected 1 die of 1-6, got [0]"),
-        ({"limb": ["x"]}, "rolls.limb", "rolls.limb: expected a list of whole numbers, got ['x']"),
+        (
+            {"limb": ["x"]},
+            "rolls.limb",
+            "rolls.limb: expected a list of whole numbers, got a list holding the text x",
+        ),
         (
             {"unknown": [1]},
             "rolls.unknown",
@@ -433,13 +445,13 @@ def test_a_typo_in_a_roll_the_action_does_not_need_is_refused(
         ({"con": 0}, "attributes.con", "expected a whole number of at least 1, got 0"),
         ({"con": 1001}, "attributes.con", "expected a whole number of at most 1000, got 1001"),
         ({"con": 8, "move": -1}, "attributes.move", "expected a whole number of at least 0, got -1"),
-        ({"con": 8, "armour": "2"}, "attributes.armour", "expected a whole number, got '2'"),
-        ({"con": 8, "driver": "yes"}, "attributes.driver", "expected true or false, got 'yes'"),
+        ({"con": 8, "armour": "2"}, "attributes.armour", "expected a whole number, got the text 2"),
+        ({"con": 8, "driver": "yes"}, "attributes.driver", "expected true or false, got the text yes"),
         ({"con": 8, "skills": []}, "attributes.skills", "expected an object, got list"),
         (
             {"con": 8, "skills": {" ": 3}},
             "attributes.skills",
-            "expected skill names of 1-40 characters, got ' '",
+            "expected skill names of 1-40 characters, got an empty text",
         ),
         (
             {"con": 8, "skills": {"driver": 101}},

@@ -16,10 +16,10 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from campaign import services
+from campaign.ledger.projections import rebuild_campaign
 from campaign.models import Campaign, Character, Event, Timer
-from campaign.projections import rebuild_campaign
 from tests.api.test_darkfuture import EnteredDiceOnly
-from tests.conftest import Table
+from tests.conftest import ServerDice, Table
 
 pytestmark = pytest.mark.django_db
 
@@ -29,8 +29,8 @@ QUIET = {"ko": [1], "stun": [1], "limb_check": [1]}
 
 
 @pytest.fixture(autouse=True)
-def _entered_dice_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(services, "Dice", EnteredDiceOnly)
+def _entered_dice_only(server_dice: ServerDice) -> None:
+    server_dice(EnteredDiceOnly)
 
 
 def wound(table: Table, damage: int, weapon: int, **rolls: list[int]) -> dict[str, Any]:
@@ -174,7 +174,7 @@ def test_an_edit_that_changes_nothing_writes_nothing(df: Table) -> None:
         (
             {"attributes": {"skills": {"driver": "good"}}},
             "attributes.skills.driver",
-            "expected a whole number, got 'good'",
+            "expected a whole number, got the text good",
         ),
         ({"attributes": 3}, "attributes", "expected an object, got int"),
         ({"name": "  "}, "name", "expected the character's name (a non-empty text)"),
@@ -183,7 +183,7 @@ def test_an_edit_that_changes_nothing_writes_nothing(df: Table) -> None:
             "player",
             "the user stranger is neither a member of this campaign nor invited to it: invite them first",
         ),
-        ({"player": "nobody"}, "player", "there is no user named 'nobody'"),
+        ({"player": "nobody"}, "player", "there is no user named nobody"),
         ({"nmae": "Ashe"}, "nmae", "unknown field; expected one of attributes, name, player"),
     ],
 )

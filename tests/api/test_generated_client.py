@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from campaign import services
-from tests.conftest import seeded_dice
-from tests.test_recorded_answers import SCRIPTS
+from tests.api.test_recorded_answers import SCRIPTS
+from tests.conftest import ServerDice, seeded_dice
 
 PACKAGE = "wound_ledger_client"
 CONFIG = "content_type_overrides:\n  application/jsonl: application/octet-stream\npost_hooks: []\n"
@@ -86,9 +85,9 @@ def kind_name(kind: str) -> str:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("slug", list(SCRIPTS))
 def test_a_generated_client_plays_a_whole_game(
-    slug: str, live_server: Any, tmp_path: Path, django_user_model: Any, monkeypatch: pytest.MonkeyPatch
+    slug: str, live_server: Any, tmp_path: Path, django_user_model: Any, server_dice: ServerDice
 ) -> None:
-    monkeypatch.setattr(services, "Dice", seeded_dice(20261201))
+    server_dice(seeded_dice(20261201))
     generate(f"{live_server.url}/api/schema/?format=json", tmp_path)
     api = Api()
     M = api.model

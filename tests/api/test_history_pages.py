@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from campaign import presenters
+from campaign.selectors import history
 from tests.conftest import Table
 
 
@@ -43,7 +43,7 @@ def test_a_gm_reads_the_history_newest_first_a_page_at_a_time(sr2: Table) -> Non
 
 
 def test_the_default_page_holds_100_entries_and_a_page_at_most_500(sr2: Table) -> None:
-    assert (presenters.HISTORY_PAGE, presenters.HISTORY_PAGE_MAX) == (100, 500)
+    assert (history.HISTORY_PAGE, history.HISTORY_PAGE_MAX) == (100, 500)
     _notes(sr2, 101)
     first = _events(sr2).json()
     assert [e["version"] for e in first["events"]] == list(range(101, 1, -1)) and first["next"] == 2

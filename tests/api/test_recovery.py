@@ -11,6 +11,7 @@ from django.db import transaction
 
 from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
 from tests.conftest import Table
+from tests.web.test_player_secrets import DIAGNOSE_CH1
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +24,7 @@ def url(table: Table, query: str = "") -> str:
 
 
 def npc(table: Table, name: str, attributes: dict[str, Any]) -> dict[str, Any]:
+    """A character nobody plays: listed with its own date, not counted in the party's (beside Ash, played)."""
     made = table.gm.post(
         f"/api/campaigns/{table.campaign['id']}/characters/", {"name": name, "attributes": attributes}
     )
@@ -30,9 +32,20 @@ def npc(table: Table, name: str, attributes: dict[str, Any]) -> dict[str, Any]:
     return made.json()
 
 
+def teammate(table: Table, name: str, attributes: dict[str, Any]) -> dict[str, Any]:
+    """A character of the party beside Ash: one a member plays (gm2 here; that someone plays it is what counts),
+    so neither the player's own nor an NPC."""
+    made = table.gm.post(
+        f"/api/campaigns/{table.campaign['id']}/characters/",
+        {"name": name, "player": "gm2", "attributes": attributes},
+    )
+    assert made.status_code == 201, made.content
+    return made.json()
+
+
 def test_the_gm_gets_a_dark_future_partys_exact_dates(df: Table) -> None:
-    bo = npc(df, "Bo", {"con": 12})
-    npc(df, "Cy", {"con": 6})  # unhurt: fit now
+    bo = teammate(df, "Bo", {"con": 12})
+    teammate(df, "Cy", {"con": 6})  # unhurt: fit now
     assert df.act(THREE_LOST).status_code == 201  # Ash: CON 8 -> 5, 7 needed: two weeks of rest
     assert (
         df.gm.post(f"/api/characters/{bo['id']}/actions/", THREE_LOST).status_code == 201
@@ -61,15 +74,13 @@ def test_the_gm_gets_a_dark_future_partys_exact_dates(df: Table) -> None:
     assert data["party"]["all_fit"]["p50"] == data["party"]["all_fit"]["p90"] == 14 * DAY
     assert data["party"]["text"] == "all fit by 15 January"
     assert data["fit_by"]["text"] == "most likely 2 of 3 fit by 10 January (all 3: 0% of the futures)"
-    assert data["what_if_menu"] == [
-        {"with": f"treat:{df.character['id']}", "label": "Ash treated now"},
-        {"with": f"treat:{bo['id']}", "label": "Bo treated now"},
-    ]
+    # Rest alone brings CON back: nothing the GM's recover (Dark Future's only care) would change.
+    assert data["what_if_menu"] == []
 
 
 def test_the_retired_are_not_listed_and_the_dead_are_out_of_the_partys_date(df: Table) -> None:
-    bo = npc(df, "Bo", {"con": 10})
-    dee = npc(df, "Dee", {"con": 2})
+    bo = teammate(df, "Bo", {"con": 10})
+    dee = teammate(df, "Dee", {"con": 2})
     assert df.act(THREE_LOST).status_code == 201  # Ash: CON 8 -> 5, 7 needed: fit on 2020-01-15
     for who in (bo, bo, dee):  # Bo: CON 10 -> 4, 9 needed: five weeks; Dee: CON 2 -> -1, dead
         assert df.gm.post(f"/api/characters/{who['id']}/actions/", THREE_LOST).status_code == 201
@@ -94,7 +105,75 @@ def test_the_retired_are_not_listed_and_the_dead_are_out_of_the_partys_date(df: 
     )
     assert data["party"]["all_fit"]["p50"] == data["party"]["all_fit"]["p90"] == 14 * DAY
     assert data["fit_by"]["text"] == "most likely 1 of 1 fit by 15 January (all 1: 100% of the futures)"
-    assert data["what_if_menu"] == [{"with": f"treat:{df.character['id']}", "label": "Ash treated now"}]
+    assert data["what_if_menu"] == []
+
+
+def test_the_what_ifs_offer_no_care_of_an_npc_which_cannot_move_the_partys_date(sr2: Table) -> None:
+    """A crippling chest hit on Ash (played, diagnosed) and the same on an enemy nobody plays: the menu offers Ash's
+    replacement and Accept, and nothing of the enemy's, until someone plays it."""
+    diagnosis = DIAGNOSE_CH1
+    assert sr2.act(chest_hit(CRIPPLING)).status_code == 201
+    assert sr2.act(diagnosis).status_code == 201
+    ganger = npc(sr2, "Ganger", {"body": 5})
+    for action in (chest_hit(CRIPPLING), diagnosis):
+        assert sr2.gm.post(f"/api/characters/{ganger['id']}/actions/", action).status_code == 201
+    offered = [w["label"] for w in sr2.gm.get(url(sr2)).json()["what_if_menu"]]
+    assert "Ash's spine replaced" in offered and not [label for label in offered if "Ganger" in label]
+    assert (
+        sr2.gm.client.patch(f"/api/characters/{ganger['id']}/", {"player": "gm2"}, format="json").status_code
+        == 200
+    )
+    offered = [w["label"] for w in sr2.gm.get(url(sr2)).json()["what_if_menu"]]
+    assert {"Ganger's spine replaced", "Ganger's crippled spine accepted by the GM"} <= set(offered)
+
+
+def test_the_partys_date_counts_the_player_characters_not_an_enemy_npc(df: Table) -> None:
+    # The walkthrough: an enemy ganger, badly hurt, pushed the party's date back. Ash (played): CON 8 -> 5, 7
+    # needed, fit on 15 January. The Ganger (nobody's): CON 10 -> 4, 9 needed, five weeks, 5 February.
+    ganger = npc(df, "Ganger", {"con": 10})
+    assert df.act(THREE_LOST).status_code == 201
+    for _ in range(2):
+        assert df.gm.post(f"/api/characters/{ganger['id']}/actions/", THREE_LOST).status_code == 201
+    data = df.gm.get(url(df, "?by=2020-01-15")).json()
+    assert [(c["name"], c["in_party"], c["text"]) for c in data["characters"]] == [
+        ("Ash", True, "fit for action by 15 January"),
+        (
+            "Ganger",
+            False,
+            "fit for action by 5 February (nobody's character: not counted in the party's date)",
+        ),
+    ]
+    assert data["party"]["all_fit"]["p50"] == data["party"]["all_fit"]["p90"] == 14 * DAY  # not 35 days
+    assert (data["party"]["counted"], data["party"]["text"]) == (
+        1,
+        "all fit by 15 January (the player characters only: Ganger is nobody's character, not counted)",
+    )
+    assert data["fit_by"]["text"] == "most likely 1 of 1 fit by 15 January (all 1: 100% of the futures)"
+    # Played, the same character counts: the party then waits for it.
+    assert (
+        df.gm.client.patch(f"/api/characters/{ganger['id']}/", {"player": "gm2"}, format="json").status_code
+        == 200
+    )
+    again = df.gm.get(url(df)).json()
+    assert [c["in_party"] for c in again["characters"]] == [True, True]
+    assert (again["party"]["counted"], again["party"]["all_fit"]["p50"]) == (2, 35 * DAY)
+
+
+def test_where_nobody_plays_a_character_every_character_counts(df: Table) -> None:
+    # A GM keeping every sheet alone: nothing tells the party from the rest, so all count (docs/recovery.md).
+    assert (
+        df.gm.client.patch(
+            f"/api/characters/{df.character['id']}/", {"player": ""}, format="json"
+        ).status_code
+        == 200
+    )
+    ganger = npc(df, "Ganger", {"con": 10})
+    assert df.act(THREE_LOST).status_code == 201
+    for _ in range(2):
+        assert df.gm.post(f"/api/characters/{ganger['id']}/actions/", THREE_LOST).status_code == 201
+    data = df.gm.get(url(df)).json()
+    assert [c["in_party"] for c in data["characters"]] == [True, True]
+    assert (data["party"]["counted"], data["party"]["text"]) == (2, "all fit by 5 February")
 
 
 def test_a_what_if_says_how_the_partys_date_moves(cp2020: Table) -> None:
@@ -150,7 +229,7 @@ def test_shadowrun_what_ifs_come_in_the_order_asked_with_all_of_these_last(sr2: 
 
 
 def test_a_player_sees_only_their_own_characters_and_no_what_ifs(df: Table) -> None:
-    npc(df, "Bo", {"con": 12})
+    teammate(df, "Bo", {"con": 12})
     data = df.player.get(url(df)).json()
     assert [c["name"] for c in data["characters"]] == ["Ash"] and "what_if_menu" not in data
     asked = df.player.get(url(df, "?with=hospital"))
@@ -165,10 +244,10 @@ def test_a_player_sees_only_their_own_characters_and_no_what_ifs(df: Table) -> N
 @pytest.mark.parametrize(
     ("query", "field", "message"),
     [
-        ("?runs=5", "runs", "expected a whole number from 10 to 5,000, got '5'"),
-        ("?by=soon", "by", "expected a game date such as 2053-03-02, got 'soon'"),
-        ("?by=2052-12-31", "by", "expected a game date from now on, got '2052-12-31'"),
-        ("?with=pray", "with", "expected some of hospital, medic:N, separated by commas, got 'pray'"),
+        ("?runs=5", "runs", "expected a whole number from 10 to 5,000, got 5"),
+        ("?by=soon", "by", "expected a game date such as 2053-03-02, got soon"),
+        ("?by=2052-12-31", "by", "expected a game date from now on, got 2052-12-31"),
+        ("?with=pray", "with", "no what-if would change anything now, got pray"),
         (
             "?with=medic:1,medic:2,medic:3,medic:4,medic:5",
             "with",
@@ -223,15 +302,9 @@ def test_the_dead_are_listed_and_a_crippling_hit_replaced_or_accepted_gives_the_
 ) -> None:
     ash = sr2.character["id"]
     assert sr2.act(chest_hit(CRIPPLING)).status_code == 201
-    diagnosis = {
-        "type": "diagnose",
-        "medic": "Doc",
-        "skill": 1,
-        "critical_hit": "ch1",
-        "rolls": {"diagnosis": [6]},
-    }
+    diagnosis = DIAGNOSE_CH1
     assert sr2.act(diagnosis).status_code == 201
-    bo = npc(sr2, "Bo", {"body": 5})
+    bo = teammate(sr2, "Bo", {"body": 5})
     assert sr2.gm.post(f"/api/characters/{bo['id']}/actions/", chest_hit(MORTAL)).status_code == 201
     assert sr2.advance(minutes=10).status_code in (200, 201, 202)  # Bo's spine kills at 6 minutes
     asked = f"?with=replace:{ash}:ch1,accept:{ash}:ch1&runs=200"
@@ -325,7 +398,7 @@ def test_a_what_if_short_of_a_date_names_what_surely_stands_before_the_chances_o
     sr2: Table,
 ) -> None:
     assert sr2.act(chest_hit(CRIPPLING)).status_code == 201
-    bo = npc(sr2, "Bo", {"body": 5})
+    bo = teammate(sr2, "Bo", {"body": 5})
     medium = {"body_check": [6, 6, 1, 1, 1], "location": [2, 3], "critical": 1}  # a Critical hit, the abdomen
     wound = {"type": "wound", "severity": "M", "rolls": medium}
     assert sr2.gm.post(f"/api/characters/{bo['id']}/actions/", wound).status_code == 201

@@ -20,17 +20,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaign import services
+from campaign.ledger.projections import character_state_at, rebuild_campaign
 from campaign.models import Campaign, Character, Event, Job, Timer
-from campaign.projections import character_state_at, rebuild_campaign
 from rules.dice import Dice, parse_expression
 from rules.params import RuleError
 from rules.shadowrun2 import engine
 from rules.shadowrun2 import tables as t
-from tests.conftest import Table, seeded_dice
+from tests.conftest import ServerDice, Table, seeded_dice
 
 pytestmark = pytest.mark.django_db
 
 MINUTE, HOUR, DAY, WEEK = 60, 3600, 86_400, 7 * 86_400
+REST = 10 * MINUTE  # natural healing rolls wait this long after the latest wound (house, `rest_minutes`)
 
 # Body 5 against the Serious TN 6: no success is Mortal, one is Crippling, two are Critical.
 # A Mortal hit on the chest's lung (location 3+4 = 7 chest, table die 1): `1d6x10 min`, diagnose TN 4, no `*`.
@@ -107,8 +108,8 @@ def advance(django_capture_on_commit_callbacks: Any) -> Callable[..., dict[str, 
     return run
 
 
-def clock_dice(monkeypatch: pytest.MonkeyPatch, **rolls: list[int]) -> None:
-    """The clock rolls through `campaign.services.Dice()`: this subclass enters `rolls` for the named timer rolls and
+def clock_dice(server_dice: ServerDice, **rolls: list[int]) -> None:
+    """The clock rolls through `server_dice` (`campaign.services.core.DICE`): this subclass enters `rolls` for the named timer rolls and
     rolls anything else from a seeded generator. Dice entered in an action's body still win."""
 
     class ClockDice(Dice):
@@ -121,7 +122,7 @@ def clock_dice(monkeypatch: pytest.MonkeyPatch, **rolls: list[int]) -> None:
             self.entered = self.body
             super().check_unused(specs)
 
-    monkeypatch.setattr(services, "Dice", ClockDice)
+    server_dice(ClockDice)
 
 
 # --- wound -----------------------------------------------------------------------------------------------------
@@ -283,6 +284,39 @@ def test_first_aid_heals_a_box_per_success_against_tn_7_for_a_serious_wound_at_b
     data = answer["events"][0]["data"]
     assert (data["target"], data["successes"], data["boxes_before"], data["boxes"]) == (7, 2, 6, 4)
     assert answer["character"]["sheet"]["physical"] == {"boxes": 4, "level": "M"}
+
+
+def test_a_wounded_medics_own_wound_modifiers_do_not_move_first_aid_or_treatment(sr2: Table) -> None:
+    """RULES.md gives first aid's target whole (the patient's physical level, the patient's Body, no medkit,
+    defaulting) and a treatment's (the hit's lethality from the table, defaulting); the medic's own wounds are not
+    in either. Where RULES.md means a character's own wound modifier it says so (stun recovery: "TN 2 + general
+    modifier"), and where it means none it says that too (the Body check). So Doc, a character of the campaign with
+    Serious physical and Moderate stun damage (his general modifier +3 +2 = +5, which his sheet shows), reads his
+    dice against the same targets as an unhurt street doc: 7 and 8, not 12 and 13."""
+    made = sr2.gm.post(
+        f"/api/campaigns/{sr2.campaign['id']}/characters/", {"name": "Doc", "attributes": {"body": 5}}
+    )
+    assert made.status_code == 201, made.content
+    doc = f"/api/characters/{made.json()['id']}/actions/"
+    for severity, damage in (("S", "physical"), ("M", "stun")):
+        hurt = {"type": "wound", "severity": severity, "damage": damage, "rolls": NO_HIT_SERIOUS}
+        assert sr2.gm.post(doc, hurt).status_code == 201
+    sheet = sr2.gm.get(f"/api/characters/{made.json()['id']}/").json()["sheet"]
+    assert sheet["tn_modifier"]["general"] == 5
+    wound(sr2, "S", MORTAL_LUNG)  # Ash: Serious physical (6 boxes) and a Mortal hit to the lung (ch1)
+    diagnosed(sr2)
+    aid = act_ok(sr2, {"type": "first_aid", "medic": "Doc", "skill": 3, "rolls": {"first_aid": [7, 8, 1]}})
+    data = aid["events"][0]["data"]
+    assert (data["target"], data["successes"], data["boxes"]) == (7, 2, 4)  # 8 for Serious, -1 for Body 5
+    treat = {
+        "type": "treat",
+        "critical_hit": "ch1",
+        "medic": "Doc",
+        "skill": 3,
+        "rolls": {"treatment": [9, 11, 2]},
+    }
+    started = act_ok(sr2, treat)["events"][0]["data"]
+    assert (started["target"], started["successes"], started["duration"]) == (8, 2, 300)  # a Mortal hit: 8
 
 
 # --- replace, set_care, note, undo -----------------------------------------------------------------------------
@@ -557,7 +591,7 @@ def test_an_unknown_critical_hit_id_is_refused(sr2: Table) -> None:
         (
             {"successes": 2, "mode": "allocate", "allocation": {"stun": 2}},
             "allocation.stun",
-            "expected physical or a critical hit id, got 'stun'",
+            "expected physical or a critical hit id, got stun",
         ),
     ],
 )
@@ -657,7 +691,7 @@ def test_a_mortal_chest_hit_kills_at_exactly_death_at(sr2: Table, advance: Any) 
     assert character["alive"] is False
     death = [e for e in history(sr2) if e["type"] == "DeathOccurred"]
     assert [(e["game_time"], e["data"], e["actor"]) for e in death] == [
-        (1800, {"cause": "critical_hit", "critical_hit": "ch1"}, "clock")
+        (1800, {"cause": "critical_hit", "critical_hit": "ch1", "location": "chest", "part": "lung"}, "clock")
     ]
     assert character["timers"] == []
 
@@ -699,7 +733,8 @@ def test_a_treatment_finishing_at_the_second_of_death_at_saves_the_patient(sr2: 
 
 
 def test_a_treatment_finishing_after_death_at_comes_too_late(sr2: Table, advance: Any) -> None:
-    """Diaphragm with 4 + 5: death at 540, before the treatment ends at 600."""
+    """Diaphragm with 4 + 5: death at 540, before the treatment ends at 600, and before the rest would have begun
+    (no healing roll is made at all)."""
     wound(sr2, "S", {"body_check": [1] * 5, "location": [3, 4], "critical": [4], "death_time": [4, 5]})
     diagnosed(sr2)
     act_ok(
@@ -708,16 +743,15 @@ def test_a_treatment_finishing_after_death_at_comes_too_late(sr2: Table, advance
     advance(sr2, hours=1)
     assert sr2.gm.get(sr2.character_url()).json()["alive"] is False
     assert [(e["type"], e["game_time"]) for e in history(sr2) if e["actor"] == "clock"] == [
-        ("PhysicalHealingRolled", 0),
         ("DeathOccurred", 540),
     ]
 
 
 def test_a_critical_hit_treated_to_light_has_penalty_plus_1(
-    sr2: Table, advance: Any, monkeypatch: Any
+    sr2: Table, advance: Any, server_dice: ServerDice
 ) -> None:
     """The clock's dice are fixed (ClockDice) so that no natural healing ends within the hour."""
-    clock_dice(monkeypatch, critical_healing=[1] * 5, physical_healing=[1] * 5)
+    clock_dice(server_dice, critical_healing=[1] * 5, physical_healing=[1] * 5)
     wound(sr2, "M", CRITICAL_RIBS)
     diagnosed(sr2)
     act_ok(
@@ -733,33 +767,34 @@ def test_a_critical_hit_treated_to_light_has_penalty_plus_1(
 
 
 def test_a_critical_hit_heals_8_weeks_over_successes_after_its_period_starts(
-    sr2: Table, advance: Any, monkeypatch: Any
+    sr2: Table, advance: Any, server_dice: ServerDice
 ) -> None:
     """ClockDice: the healing roll is entered as [11, 11, 1, 1, 1] against TN 6 + 2 (not in hospital) + 4 (not
-    treated) - 1 (body 5) = 11: two successes, so the hit heals 4 weeks after the wound, in a one-year advance."""
-    clock_dice(monkeypatch, critical_healing=[11, 11, 1, 1, 1], physical_healing=[6, 6, 6, 6, 6])
+    treated) - 1 (body 5) = 11: two successes, so the hit heals 4 weeks after the rest began (10 min after the
+    wound), in a one-year advance."""
+    clock_dice(server_dice, critical_healing=[11, 11, 1, 1, 1], physical_healing=[6, 6, 6, 6, 6])
     wound(sr2, "M", CRITICAL_RIBS)
     advance(sr2, weeks=52)
     rolled = [e for e in history(sr2) if e["type"] == "CriticalHealingRolled"]
     assert [
         (e["game_time"], e["data"]["target"], e["data"]["successes"], e["data"]["heals_at"]) for e in rolled
-    ] == [(0, 11, 2, 4 * WEEK)]
+    ] == [(REST, 11, 2, REST + 4 * WEEK)]
     assert rolled[0]["data"]["modifiers"] == {"not_in_hospital": 2, "not_treated": 4, "body": -1}
     healed = [e for e in history(sr2) if e["type"] == "CriticalHitHealed"]
-    assert [e["game_time"] for e in healed] == [4 * WEEK]
+    assert [e["game_time"] for e in healed] == [REST + 4 * WEEK]
     hit = hit_of(gm_sheet(sr2))
     assert (hit["status"], hit["boxes"], hit["lethality"], hit["penalty"]) == ("healed", 0, "healed", 0)
     assert gm_sheet(sr2)["physical"] == {"boxes": 0, "level": None}
 
 
 def test_a_critical_hit_with_no_healing_success_rolls_again_8_weeks_later(
-    sr2: Table, advance: Any, monkeypatch: Any
+    sr2: Table, advance: Any, server_dice: ServerDice
 ) -> None:
-    clock_dice(monkeypatch, critical_healing=[1] * 5, physical_healing=[6] * 5)
+    clock_dice(server_dice, critical_healing=[1] * 5, physical_healing=[6] * 5)
     wound(sr2, "M", CRITICAL_RIBS)
     advance(sr2, weeks=20)
     rolled = [e["game_time"] for e in history(sr2) if e["type"] == "CriticalHealingRolled"]
-    assert rolled == [0, 8 * WEEK, 16 * WEEK]
+    assert rolled == [REST, REST + 8 * WEEK, REST + 16 * WEEK]
     assert hit_of(gm_sheet(sr2))["status"] == "active"
 
 
@@ -788,12 +823,14 @@ def test_first_aid_stops_the_overflow_clock(sr2: Table, advance: Any) -> None:
     assert (character["alive"], character["sheet"]["physical_overflow"]) == (True, 1)
 
 
-def test_stun_recovers_one_box_per_hour_over_successes(sr2: Table, advance: Any, monkeypatch: Any) -> None:
+def test_stun_recovers_one_box_per_hour_over_successes(
+    sr2: Table, advance: Any, server_dice: ServerDice
+) -> None:
     """ClockDice: the recovery roll is entered as [4, 4, 1, 1, 1] against TN 2 + 2 (Moderate stun): two successes,
-    one box every 30 minutes."""
-    clock_dice(monkeypatch, stun_recovery=[4, 4, 1, 1, 1])
+    one box every 30 minutes from the roll, once the rest begins 10 min after the wound."""
+    clock_dice(server_dice, stun_recovery=[4, 4, 1, 1, 1])
     wound(sr2, "M", {}, damage="stun")
-    advance(sr2, minutes=89)
+    advance(sr2, minutes=99)
     assert gm_sheet(sr2)["stun"] == {"boxes": 1, "level": "L"}
     advance(sr2, minutes=1)
     assert gm_sheet(sr2)["stun"] == {"boxes": 0, "level": None}
@@ -801,22 +838,27 @@ def test_stun_recovers_one_box_per_hour_over_successes(sr2: Table, advance: Any,
     assert [(e["data"]["target"], e["data"]["successes"], e["data"]["interval"]) for e in rolled] == [
         (4, 2, 1800)
     ]
-    assert [e["game_time"] for e in history(sr2) if e["type"] == "StunBoxRecovered"] == [1800, 3600, 5400]
+    assert [e["game_time"] for e in history(sr2) if e["type"] == "StunRecoveryRolled"] == [REST]
+    boxes = [e["game_time"] for e in history(sr2) if e["type"] == "StunBoxRecovered"]
+    assert boxes == [REST + 1800, REST + 3600, REST + 5400]
 
 
-def test_physical_damage_heals_a_level_per_stage(sr2: Table, advance: Any, monkeypatch: Any) -> None:
+def test_physical_damage_heals_a_level_per_stage(sr2: Table, advance: Any, server_dice: ServerDice) -> None:
     """ClockDice: every physical-healing roll is entered as [6, 6, 1, 1, 1]: two successes against Moderate's TN 6
-    (10 days / 2: to 1 box at day 5) and Light's TN 4 (24 hours / 2: to 0 boxes 12 hours later)."""
-    clock_dice(monkeypatch, physical_healing=[6, 6, 1, 1, 1])
+    (10 days / 2 from the rest, 10 min after the wound: to 1 box 5 days later) and Light's TN 4 (24 hours / 2: to 0
+    boxes 12 hours later)."""
+    clock_dice(server_dice, physical_healing=[6, 6, 1, 1, 1])
     wound(sr2, "M", {"body_check": [4, 4, 4, 1, 1]})
     advance(sr2, days=5)
+    assert gm_sheet(sr2)["physical"] == {"boxes": 3, "level": "M"}
+    advance(sr2, minutes=10)
     assert gm_sheet(sr2)["physical"] == {"boxes": 1, "level": "L"}
     advance(sr2, hours=12)
     assert gm_sheet(sr2)["physical"] == {"boxes": 0, "level": None}
     healed = [
         (e["game_time"], e["data"]["boxes"]) for e in history(sr2) if e["type"] == "PhysicalDamageHealed"
     ]
-    assert healed == [(5 * DAY, 1), (5 * DAY + 12 * HOUR, 0)]
+    assert healed == [(REST + 5 * DAY, 1), (REST + 5 * DAY + 12 * HOUR, 0)]
 
 
 # --- what a player never receives --------------------------------------------------------------------------------
@@ -1088,12 +1130,12 @@ def _assert_invariants(character: Character) -> None:
 )
 @given(data=st.data())
 def test_any_sequence_of_valid_actions_keeps_the_monitors_sane_and_equals_a_replay(
-    data: Any, django_user_model: Any, monkeypatch: Any
+    data: Any, django_user_model: Any, server_dice: ServerDice
 ) -> None:
     """Action dice are drawn by Hypothesis; the clock's dice come from a Random seeded by Hypothesis."""
     seed = data.draw(st.integers(0, 2**32 - 1), label="clock seed")
 
-    monkeypatch.setattr(services, "Dice", seeded_dice(seed))
+    server_dice(seeded_dice(seed))
     user, _ = django_user_model.objects.get_or_create(username="prop-gm")
     campaign = services.campaign_create(user=user, name="Property", ruleset="shadowrun2")
     body = data.draw(st.integers(1, 8), label="body")
@@ -1139,6 +1181,7 @@ def test_after_a_treatment_the_answer_says_whether_it_ends_before_the_death_it_s
     answer = act_ok(sr2, {**treat, "rolls": {"treatment": [9, 13, 2]}})
     # Never "dies ... unless treated" once a treatment that ends first is under way: it says when it ends.
     assert answer["said"] == (
-        "Doc treats critical hit 1: 2 successes (TN 8; dice 9, 13, 2); done 2053-01-01 00:05:00. The treatment "
-        "under way ends at 2053-01-01 00:05:00, before the death it stops (2053-01-01 00:30:00)."
+        "Doc treats critical hit 1: 2 successes (TN 8; dice 9, 13, 2); done 2053-01-01 00:05:00. Target 8: house "
+        "rule for a mortal hit. The treatment under way ends at 2053-01-01 00:05:00, before the death it stops "
+        "(2053-01-01 00:30:00)."
     )

@@ -14,6 +14,7 @@ from django.test import Client
 
 from campaign import presenters
 from campaign.models import Campaign, Character
+from campaign.selectors.campaigns import next_timers
 from tests.conftest import Table
 from tests.rules.cyberpunk2020.helpers import MAKE_DYING
 
@@ -76,7 +77,9 @@ def test_undoing_a_death_the_clock_caused_then_advancing_a_second_fires_it_at_th
     assert character["death_at"] == 600
     assert [timer["due"] for timer in character["timers"]] == [600]
     campaign = Campaign.objects.get(pk=cp2020.campaign["id"])
-    assert [(item["due"], item["in_seconds"]) for item in presenters.upcoming(campaign)] == [(600, 0)]
+    assert [
+        (item["due"], item["in_seconds"]) for item in presenters.upcoming(campaign, next_timers(campaign))
+    ] == [(600, 0)]
     _advance(cp2020, seconds=1)
     assert _character(cp2020)["alive"] is False
     live = [entry for entry in _history(cp2020) if not entry["voided"]]
@@ -95,7 +98,10 @@ def test_the_web_undo_button_says_what_it_takes_back(cp2020: Table) -> None:
     client.force_login(Character.objects.get(pk=cp2020.character["id"]).campaign.created_by)
     page = client.get(f"/characters/{cp2020.character['id']}/forms/undo/", HTTP_HX_REQUEST="true")
     assert page.status_code == 200
-    assert "Undo: Died: bled out, 2020-01-01 00:00:30 (clock)" in page.content.decode()
+    assert (
+        "Undo the clock&#x27;s entry at 2020-01-01 00:00:30 game time: Died: bled out"
+        in page.content.decode()
+    )
 
 
 # --- revert: "make this the present" ------------------------------------------------------------------------------
@@ -185,7 +191,7 @@ def _read_models(campaign_id: int) -> list[Any]:
 def test_rewind_restores_every_character_and_the_clock_and_is_refused_after_a_later_action(
     cp2020: Table,
 ) -> None:
-    from campaign import projections
+    from campaign.ledger import projections
 
     campaign_id = cp2020.campaign["id"]
     other = cp2020.gm.post(
@@ -297,3 +303,32 @@ def test_an_export_with_a_revert_and_a_taken_back_advance_imports_to_the_same_st
     copy = response.json()["campaign"]
     assert _read_models(copy)[0][1:] == _read_models(campaign_id)[0][1:]
     assert Campaign.objects.get(pk=copy).game_time == 10
+
+
+def test_a_death_in_an_advance_taken_back_tells_the_player_no_time_of_death(cp2020: Table) -> None:
+    """Walkthrough (issue 42): after "take back the latest advance" the phone's history read "Died 00:54:03, taken
+    back at 00:50:03": when the clock would kill again. A player's entry is dated when it was taken back."""
+    _act(cp2020, MAKE_DYING)
+    _advance(cp2020, minutes=10)
+    assert _character(cp2020)["alive"] is False
+    died_at = next(entry["game_time"] for entry in _history(cp2020) if entry["type"] == "DeathOccurred")
+    assert died_at > 0
+    rewound = cp2020.gm.post(f"/api/campaigns/{cp2020.campaign['id']}/clock/rewind/")
+    assert rewound.status_code == 200, rewound.content
+    assert Campaign.objects.get(pk=cp2020.campaign["id"]).game_time == 0
+    # The GM reads when it happened; the player reads it as of the take-back, in the history and in the feed.
+    gm_death = next(entry for entry in _history(cp2020) if entry["type"] == "DeathOccurred")
+    assert (gm_death["game_time"], gm_death["voided"]) == (died_at, True)
+    history = cp2020.player.get(f"{cp2020.character_url()}events/").json()["events"]
+    feed = cp2020.player.get(f"/api/campaigns/{cp2020.campaign['id']}/events/").json()["events"]
+    for entries in (history, feed):
+        deaths = [entry for entry in entries if entry["type"] == "DeathOccurred"]
+        assert [(entry["game_time"], entry["voided"]) for entry in deaths] == [(0, True)]
+        # The advance itself (the campaign's entry, to 00:10:00) says where the GM took the clock, no more.
+        assert all(entry["game_time"] <= 0 for entry in entries if entry["character"] is not None)
+    phone = Client()
+    phone.force_login(Character.objects.get(pk=cp2020.character["id"]).player)
+    page = phone.get(f"/characters/{cp2020.character['id']}/")
+    assert page.status_code == 200 and "Died" in page.content.decode()
+    minutes, seconds = divmod(died_at, 60)
+    assert f"00:{minutes:02d}:{seconds:02d}" not in page.content.decode()

@@ -1,5 +1,5 @@
 """The `undo` field of a GM's character answer is kept in the pages cache by the character's version
-(`presenters.undo_target`, `presenters.undo_entry_kept`): after any entry (an action, an undo, a revert, a clock
+(`history.undo_entry`, `history.undo_entry_kept`): after any entry (an action, an undo, a revert, a clock
 firing) it names what undo would take back now, as a read of the log does, and only a GM ever gets it."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from django.core.cache import caches
 
-from campaign import access, presenters
+from campaign import presenters
 from campaign.models import Character
+from campaign.selectors import access, history
 from rules import words
 from tests.conftest import Table
 
@@ -31,7 +32,8 @@ def _undo(table: Table) -> dict[str, Any] | None:
 
 def _from_the_log(table: Table) -> dict[str, Any] | None:
     """What undo would take back, read from the log now (no cache)."""
-    return presenters.undo_target(Character.objects.get(pk=table.character["id"]))
+    character = Character.objects.get(pk=table.character["id"])
+    return presenters.undo_json(character.campaign, history.undo_entry(character))
 
 
 def _history(table: Table) -> list[dict[str, Any]]:
@@ -65,7 +67,7 @@ def test_the_undo_field_follows_every_kind_of_entry(sr2: Table) -> None:
 def test_a_clock_firing_is_named_once_the_clock_has_made_it(sr2: Table) -> None:
     _act(sr2, {"type": "wound", "severity": "M", "damage": "stun"})
     assert _undo(sr2)["by_clock"] is False
-    assert sr2.advance(minutes=1).status_code == 202
+    assert sr2.advance(minutes=11).status_code == 202  # the recovery roll once the rest begins, at 10 min
     named = _undo(sr2)
     assert named == _from_the_log(sr2)
     assert named["by_clock"] is True and named["type"] == "StunRecoveryRolled"
@@ -89,12 +91,12 @@ def test_the_undo_field_is_a_gms_and_one_characters(sr2: Table) -> None:
 def test_the_dates_of_a_kept_entry_follow_the_campaigns_calendar(sr2: Table) -> None:
     """The entry is kept with its moments marked; the answer writes them as the campaign's dates each time."""
     _act(sr2, {"type": "wound", "severity": "M", "damage": "stun"})
-    assert sr2.advance(minutes=1).status_code == 202  # a stun recovery roll: "a box back <date>"
+    assert sr2.advance(minutes=11).status_code == 202  # a stun recovery roll at 10 min: "a box back <date>"
     assert "2053-01-01" in _undo(sr2)["summary"]  # kept now
     key = access.character_stamp(sr2.gm.user, sr2.character["id"]).character_key
     character = Character.objects.select_related("campaign").get(pk=sr2.character["id"])
     character.campaign.options = {**character.campaign.options, "start": "2060-06-01T00:00:00"}
-    kept = presenters.undo_target(character, key)
+    kept = presenters.undo_json(character.campaign, history.undo_entry(character, key))
     assert kept is not None and "2060-06-01" in kept["summary"]
     assert "2053-01-01" not in kept["summary"]
 
@@ -115,5 +117,5 @@ def test_the_undo_summary_is_the_short_form_of_the_history_sentence(fixture: str
         for event in answer["events"]
     ]
     assert _undo(table)["summary"] == "; ".join(dict.fromkeys(words.short(text) for text in sentences))
-    caches[presenters.NOTES_CACHE].clear()  # read from the log: the same words
+    caches[history.NOTES_CACHE].clear()  # read from the log: the same words
     assert _undo(table)["summary"] == "; ".join(dict.fromkeys(words.short(text) for text in sentences))

@@ -33,8 +33,8 @@ def damage(page: Page, name: str, points: int, where: str, stun_save: int, death
     form = open_card_action(page, name, "damage")
     form.get_by_label("Weapon damage rolled").fill(str(points))
     form.get_by_label("Aimed at").select_option(where)
-    form.get_by_label("Stun save die 1").fill(str(stun_save))
-    form.get_by_label("Death save die 1").fill(str(death_save))
+    form.get_by_label("Stun save: what came up on the d10").fill(str(stun_save))
+    form.get_by_label("Death save: what came up on the d10").fill(str(death_save))
     form.get_by_role("button", name="Damage").click()
     expect(form.locator(".ok")).to_contain_text(f"{name}: {points} normal damage to the")
 
@@ -42,7 +42,7 @@ def damage(page: Page, name: str, points: int, where: str, stun_save: int, death
 def save(page: Page, name: str, kind: str, die: int) -> Locator:
     form = open_card_action(page, name, "save")
     form.locator("select[name=p_kind]").select_option(kind)
-    form.get_by_label("Save d10 die 1").fill(str(die))
+    form.get_by_label("Save d10: what came up on the d10").fill(str(die))
     form.get_by_role("button", name="Save", exact=True).click()
     return page.locator(f"#{form.locator('xpath=..').get_attribute('id')}")
 
@@ -130,7 +130,9 @@ def test_a_six_character_fight_run_from_the_board(
     ganger1 = card(gm, "Ganger 1")
     expect(ganger1.locator(".chips")).to_have_text("stunned")
     expect(ganger1).to_contain_text("Wound track: 10 of 40 points (10 real, 0 stun), level critical")
-    expect(ganger1.locator(".next")).to_have_text("Next: stun save at 2020-01-01 00:00:03 (in 3 s)")
+    expect(ganger1.locator(".next")).to_have_text(
+        "On the clock: next stun save at 2020-01-01 00:00:03 (in 3 s)"
+    )
 
     # Ganger 2 takes 30 to the torso and fails the death save: mortal, dying at the end of the turn.
     damage(gm, "Ganger 2", 30, "torso", stun_save=1, death_save=10)
@@ -138,7 +140,9 @@ def test_a_six_character_fight_run_from_the_board(
     expect(ganger2.locator(".chip.dying")).to_have_text(
         "dying: 30 s left unless stabilized (dies 2020-01-01 00:00:30)"
     )
-    expect(ganger2.locator(".next")).to_have_text("Next: death at 2020-01-01 00:00:30 (in 30 s)")
+    expect(ganger2.locator(".next")).to_have_text(
+        "On the clock: dies unless stabilized at 2020-01-01 00:00:30 (in 30 s)"
+    )
 
     # Ganger 3 takes a light wound to the leg, which the GM then takes back from the card.
     damage(gm, "Ganger 3", 6, "right_leg", stun_save=1, death_save=1)
@@ -146,7 +150,9 @@ def test_a_six_character_fight_run_from_the_board(
     expect(ganger3).to_contain_text("Wound track: 1 of 40 points (1 real, 0 stun), level light")
     undo = open_card_action(gm, "Ganger 3", "undo")
     # The card's Undo names the entry it takes back, as the character page's does.
-    expect(undo.locator("button[type=submit]")).to_contain_text("Undo: 6 normal damage to the right leg")
+    expect(undo.locator("button[type=submit]")).to_contain_text(
+        "Undo the entry at 2020-01-01 00:00:00 game time: 6 normal damage to the right leg"
+    )
     undo.locator("button[type=submit]").click()
     expect(undo.locator(".ok")).to_contain_text("Ganger 3: Took back the latest entry: damage taken")
     expect(ganger3).to_contain_text("Wound track: 0 of 40 points (0 real, 0 stun), level none")

@@ -1,15 +1,18 @@
 """The board through a night's clock, in Chromium on a Shadowrun board with table dice "all": the focus stays on the
-card just answered, a clock button never scrolls the page, the clock's prompt takes the focus in view, and every
-card keeps its actions after the clock's rolls (docs/web.md, "The board's regions")."""
+card just answered, a clock button never scrolls the page, the clock's prompt takes the focus in view and gives it
+back to the button that advanced the clock once it goes, and every card keeps its actions after the clock's rolls
+(docs/web.md, "The board's regions")."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from campaign.web import forms
+from rules.registry import get_ruleset
 from tests.browser.test_card_table_dice import Counted
 from tests.browser.test_csp import Watched
 from tests.conftest import make_table
@@ -23,6 +26,11 @@ def focused_card(page: Page) -> str | None:
 
 def scroll_y(page: Page) -> float:
     return float(page.evaluate("window.scrollY"))
+
+
+def on_screen(page: Page, selector: str) -> float:
+    """Where an element's top is in the viewport: what the GM sees move, or not."""
+    return float(page.evaluate("s => document.querySelector(s).getBoundingClientRect().top", selector))
 
 
 def test_shadowrun_the_board_keeps_focus_place_and_actions_through_the_clock(
@@ -51,16 +59,17 @@ def test_shadowrun_the_board_keeps_focus_place_and_actions_through_the_clock(
     bex.settled()
     assert focused_card(page) == f"card-{ids[1]}"
 
-    # A clock button, pressed down at the clock's panel: the page does not move (the refresh used to focus the
-    # answered card's button again, scrolling up to Bex's card), and the focus stays on the button.
+    # A clock button, pressed down at the clock's panel: it stays where it is on the screen, under the GM's pointer
+    # (the refresh used to focus the answered card's button again, scrolling up to Bex's card; the advance's summary
+    # that now comes above the panel is made up for by the browser's scroll anchoring), and the focus stays on it.
     page.locator("#clock-form").scroll_into_view_if_needed()
-    before = scroll_y(page)
-    assert before > 0
+    assert scroll_y(page) > 0
+    before = on_screen(page, "#clock-rounds-1")
     page.locator("#clock-rounds-1").click()
     expect(page.locator("#clock-form .ok")).to_contain_text("Advanced 3 s")
     expect(page.locator("#game-date")).to_contain_text("00:00:03")
     bex.settled()
-    assert abs(scroll_y(page) - before) <= 2
+    assert abs(on_screen(page, "#clock-rounds-1") - before) <= 2
     expect(page.locator("#clock-rounds-1")).to_be_focused()
 
     # A wound on Cole's card by the quick row: the focus is on Cole's card, not on Bex's answered one.
@@ -74,8 +83,14 @@ def test_shadowrun_the_board_keeps_focus_place_and_actions_through_the_clock(
     cole.settled()
     assert focused_card(page) == f"card-{ids[2]}"
 
-    # "Next combat turn" asks the table for Cole's healing roll: the prompt takes the focus, in view.
+    # "Next combat turn" asks nothing (healing waits for the rest); "+10 min" asks the table for Cole's healing roll
+    # once his rest begins, 10 min after his wound: the prompt takes the focus, in view.
     page.get_by_role("button", name="Next combat turn").click()
+    expect(page.locator("#game-date")).to_contain_text("00:00:06")
+    expect(page.locator("#clock-roll")).to_have_count(0)
+    ten = page.locator("#clock-minutes-10")
+    ten.scroll_into_view_if_needed()
+    ten.click()
     prompt = page.locator("#clock-roll")
     expect(prompt).to_contain_text("Physical healing")
     expect(prompt.locator("input[name^='roll:']").first).to_be_focused()
@@ -85,11 +100,13 @@ def test_shadowrun_the_board_keeps_focus_place_and_actions_through_the_clock(
     # The roll given, then the server rolls the rest: every card still has each of its actions, poll after poll.
     prompt.locator("input[name^='roll:']").first.fill("1 1 1 1 1")
     prompt.get_by_role("button", name="Give the roll").click()
-    expect(page.locator("#game-date")).to_contain_text("00:00:06")
+    expect(page.locator("#game-date")).to_contain_text("00:10:06")
     if page.locator("#clock-roll").count():
         page.locator("#clock-roll").get_by_role("button", name="Let the server roll the rest").click()
     expect(page.locator("#clock-roll")).to_have_count(0)
-    actions = list(forms.card_actions("shadowrun2"))
+    # The prompt gone with its input, the focus is back on the button that advanced the clock, not on <body>.
+    expect(ten).to_be_focused()
+    actions = list(forms.card_actions(get_ruleset("shadowrun2")))
     for _ in range(2):
         gm.live_refresh()
         bex.settled()
@@ -97,6 +114,23 @@ def test_shadowrun_the_board_keeps_focus_place_and_actions_through_the_clock(
             shown = page.locator(f"#card-{character_id}-actions details.card-action")
             expect(shown).to_have_count(len(actions))
             expect(page.locator(f"#card-{character_id}-wound > summary")).to_have_text("Wound")
+
+    # Cole dies within the next hour: the clock asks first (docs/clock.md, "A death waits for the GM's yes"), its
+    # prompt focused on the stop and in view, and the GM lets it happen. The prompt gone, the focus is back on the
+    # button that advanced the clock (given back without scrolling, as after a roll), Cole's card dead.
+    hour = page.locator("#clock-hours-1")
+    hour.scroll_into_view_if_needed()
+    hour.click()
+    prompt = page.locator("#clock-roll")
+    expect(prompt.locator("h3")).to_have_text("Cole dies at 2053-01-01 00:30:03")
+    expect(prompt.get_by_role("button", name=re.compile("^Stop here"))).to_be_focused()
+    box = prompt.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800
+    prompt.get_by_role("button", name="Go on: Cole dies").click()
+    expect(page.locator("#clock-roll")).to_have_count(0)
+    expect(page.locator(f"#card-{ids[2]} .chip.dead")).to_be_visible()
+    bex.settled()
+    expect(hour).to_be_focused()
     assert gm.problems == []
 
 

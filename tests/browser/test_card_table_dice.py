@@ -86,7 +86,7 @@ def test_shadowrun_a_wound_from_the_card_asked_roll_by_roll_then_by_the_quick_ro
     form = hands.open("wound")
     hands.choose("wound-p_severity", "S")
     hands.send(form)
-    expect(form).to_contain_text("Body check: roll 5d6, each 6+ is a success")
+    expect(form).to_contain_text("Body check: roll 5d6, each die of 6 or more is a success")
     hands.fill("wound-r_body_check", "6 6 6 2 1")
     hands.send(form)
     expect(form.locator(".ok")).to_contain_text("Ash: Body check: 3 successes")
@@ -119,7 +119,9 @@ def test_shadowrun_a_wound_from_the_card_asked_roll_by_roll_then_by_the_quick_ro
     before = Event.objects.count()
     hands.choose("wound-p_severity", "D")
     hands.send(form)
-    expect(form).to_contain_text("Body check: roll 5d6, each 10+ is a success; 6s roll again and add")
+    expect(form).to_contain_text(
+        "Body check: roll 5d6, each die whose total reaches 10 is a success, a 6 rolled again and added (6 then 4 is 10)"
+    )
     hands.fill("wound-d_body_check", "1 2 6 3 4")
     hands.send(form)
     error = form.locator(".asked .error")

@@ -85,7 +85,7 @@ def test_armour_a_driver_on_foot_an_undone_edit_and_a_retirement(
     expect(gm.get_by_role("heading", name="Asher", exact=True)).to_be_visible()
     open_action(gm, "undo")
     gm.locator("#form-undo").get_by_role(
-        "button", name=re.compile("^Undo: Changed: name from Ash to Asher")
+        "button", name=re.compile("^Undo the entry at .* game time: Changed: name from Ash to Asher")
     ).click()
     expect(gm.locator("#live .event").first).to_contain_text("Taken back")
     gm.goto(ash)

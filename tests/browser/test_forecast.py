@@ -32,7 +32,7 @@ def test_the_gm_and_the_player_see_the_forecast_chart_drawn_by_the_server(
     chart = gm.page.locator("#forecast svg.chart")
     expect(chart).to_be_visible()
     expect(chart.locator("polyline.median")).to_have_count(3)
-    expect(gm.page.locator("#forecast")).to_contain_text("chest, spine (critical): healed by 2053-")
+    expect(gm.page.locator("#forecast")).to_contain_text("chest, spine (critical): healed most likely by ")
     expect(gm.page.locator("#forecast")).to_contain_text("Back to full health:")
     gm.page.goto(f"{base}/characters/{character_id}/forecast/")
     expect(gm.page.locator("svg.chart")).to_be_visible()

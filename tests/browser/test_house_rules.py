@@ -92,3 +92,31 @@ def test_every_form_of_a_campaign_speaks_the_games_words(
     gm.locator("#live").get_by_role("link", name="Ash").click()
     gm.get_by_role("link", name="Edit or retire").click()
     assert_in_words(words_of(gm, 'form[action$="/edit/"]'), "the character's edit form")
+
+
+def test_the_new_campaigns_house_rules_stay_as_the_gm_left_them_when_the_ruleset_changes(
+    live_server: Any, browser: Any
+) -> None:
+    """Choosing a ruleset swaps its house rules in: the section stays open or closed as the GM left it. Swapped in
+    open, it shut on the GM's first click, which was meant to open it."""
+    gm = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    sign_up(gm, live_server.url, "eve_gm")
+    ready(gm)
+    section = gm.locator("#new-options")
+    options_for = gm.locator('#new-options input[name="options_for"]')
+    gm.locator("#c-ruleset").select_option("cyberpunk2020")
+    expect(options_for).to_have_value("cyberpunk2020")
+    expect(section).not_to_have_attribute("open", "")  # closed, as the GM left it
+    gm.locator("#new-options summary").click()
+    expect(section).to_have_attribute("open", "")
+    gm.locator("#c-ruleset").select_option("darkfuture")
+    expect(options_for).to_have_value("darkfuture")
+    expect(section).to_have_attribute("open", "")  # open, as the GM left it
+    expect(gm.locator("#c-con_recovery_days")).to_be_visible()
+    # A click that comes before the swap it follows: open after both.
+    gm.locator("#new-options summary").click()
+    gm.locator("#c-ruleset").select_option("shadowrun2")
+    gm.locator("#new-options summary").click()
+    expect(options_for).to_have_value("shadowrun2")
+    gm.wait_for_load_state("networkidle")
+    expect(section).to_have_attribute("open", "")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from perf import lighthouse
+from perf.rows import lighthouse
 from tests.conftest import REQUIRE_SERVICES
 
 pytestmark = pytest.mark.browser

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.api.test_recovery import THREE_LOST, npc
+from tests.api.test_recovery import THREE_LOST, teammate
 from tests.browser.test_csp import Watched
 from tests.conftest import make_table
 
@@ -21,7 +21,7 @@ def test_the_gm_and_the_player_see_the_partys_timeline_and_the_gm_advances_to_it
 ) -> None:
     base = live_server.url
     table = make_table(django_user_model, "darkfuture", {"con": 8, "skills": {"driver": 3}})
-    bo = npc(table, "Bo", {"con": 12})
+    bo = teammate(table, "Bo", {"con": 12})
     assert table.act(THREE_LOST).status_code == 201
     assert table.gm.post(f"/api/characters/{bo['id']}/actions/", THREE_LOST).status_code == 201
     campaign = table.campaign["id"]
@@ -97,7 +97,7 @@ def test_a_what_if_opens_inside_the_board_and_nothing_moves_when_the_section_com
     }
     assert table.act(diagnosis).status_code == 201
     for name in ("Bo", "Cy", "Di", "Ed", "Fa"):
-        made = npc(table, name, {"body": 5})
+        made = teammate(table, name, {"body": 5})
         wound = {"type": "wound", "severity": "M", "rolls": {"body_check": [6, 6, 6, 6, 6]}}
         assert table.gm.post(f"/api/characters/{made['id']}/actions/", wound).status_code == 201
     campaign = table.campaign["id"]
@@ -128,6 +128,25 @@ def test_a_what_if_opens_inside_the_board_and_nothing_moves_when_the_section_com
         gm.page.evaluate("htmx.trigger(document.body, 'changed')")
     expect(answer).to_contain_text("With Ash's spine replaced: all fit most likely by ")
     expect(section.locator("input[value^='replace:']")).to_be_checked()
+    # A box ticked and not yet shown survives the refresh too (the walkthrough: cleared mid-fight): the refresh
+    # carries the form's fields, and a click in the section fetches nothing of its own.
+    section.get_by_label("everyone in hospital").check()
+    with gm.page.expect_response(lambda r: "with=hospital" in r.url and r.request.headers.get("hx-request")):
+        gm.page.evaluate("htmx.trigger(document.body, 'changed')")
+    expect(section.locator("input[value='hospital']")).to_be_checked()
+    expect(section.locator("input[value^='replace:']")).to_be_checked()
+    expect(answer.first).to_contain_text("With everyone in hospital: ")
+    # Loaded again, the board draws the kept panel in the page. A click on a box there asks nothing: the drawn
+    # section's body had htmx's default trigger for a div's hx-get, a click, and fetched the bare panel over it.
+    asked: list[str] = []
+    gm.page.on("request", lambda r: asked.append(r.url) if "/recovery/" in r.url else None)
+    gm.page.goto(board)
+    expect(section.locator(".recovery-characters")).to_be_visible()
+    assert asked == []  # drawn, not fetched
+    section.get_by_label("everyone in hospital").check()
+    gm.page.wait_for_timeout(500)
+    assert asked == []
+    expect(section.locator("input[value='hospital']")).to_be_checked()
     assert gm.problems == []
 
 

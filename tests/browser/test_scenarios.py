@@ -86,6 +86,16 @@ def advance(page: Page, button: str) -> None:
     expect(page.locator("#clock-form .ok")).to_be_visible()
 
 
+def advance_through_a_death(page: Page, button: str, who: str) -> None:
+    """An advance from the board that reaches a death: the clock waits before it for the GM's yes, given here
+    (docs/clock.md, "A death waits for the GM's yes")."""
+    page.get_by_role("button", name=button, exact=True).click()
+    prompt = page.locator("#clock-roll")
+    expect(prompt.locator("h3")).to_contain_text(f"{who} dies at ")
+    prompt.get_by_role("button", name=f"Go on: {who} dies").click()
+    expect(page.locator("#clock-roll")).to_have_count(0)
+
+
 def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     live_server: Any, browser: Any, screenshot: Any
 ) -> None:
@@ -143,11 +153,11 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     # Undo takes the wound back for everyone.
     open_action(gm, "undo")
     # The button names what it takes back (issue 16): the wound action's entries.
-    undo_button = gm.locator("#form-undo").get_by_role("button", name=re.compile("^Undo: "))
+    undo_button = gm.locator("#form-undo").get_by_role("button", name=re.compile("^Undo the entry at "))
     expect(undo_button).to_contain_text("Critical hit 1 to the chest")
     undo_button.click()
     expect(gm.locator("#form-undo .ok")).to_contain_text(
-        "Took back the latest entry: wound taken and critical hit taken."
+        "Took back the latest entry: a wound and a critical hit."
     )
     expect(gm.locator("#live .timeline .event.voided")).to_have_count(2)  # in one "taken back" group
     expect(player.locator("#symptoms")).to_contain_text("No symptoms", timeout=REFRESH_MS)
@@ -171,7 +181,7 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     gm.goto(board_url)
     expect(gm.locator("#live .upcoming")).to_contain_text("Ash")
     screenshot(gm, "gm-board-before-advance")
-    advance(gm, "+1 hour")
+    advance_through_a_death(gm, "+1 hour", "Ash")
     expect(gm.locator("#live .chip.dead")).to_be_visible(timeout=REFRESH_MS)
     expect(player.locator("#status-chips .chip.dead")).to_be_visible(timeout=REFRESH_MS)
     screenshot(gm, "gm-board")
@@ -212,9 +222,9 @@ def test_cyberpunk_and_dark_future_tables_show_their_tracks_death_and_healing(
     player.locator("#live").get_by_role("link", name="Rogue").click()
     expect(player.locator("#symptoms")).to_contain_text("bleeding out")
 
-    # One turn later nobody has stabilized Rogue.
+    # One turn later nobody has stabilized Rogue: the clock asks first, and the GM lets it happen.
     gm.goto(cp_board)
-    advance(gm, "+1 turn")
+    advance_through_a_death(gm, "+1 turn", "Rogue")
     expect(gm.locator("#live .chip.dead")).to_be_visible(timeout=REFRESH_MS)
     expect(player.locator("#status-chips .chip.dead")).to_be_visible(timeout=REFRESH_MS)
 

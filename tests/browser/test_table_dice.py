@@ -52,7 +52,9 @@ def test_a_shadowrun_wound_is_entered_die_by_die_as_the_form_asks(live_server: A
     open_action(gm, "wound")
     gm.locator("#wound-p_severity").select_option("D")
     send(gm)
-    expect(form).to_contain_text("Body check: roll 5d6, each 10+ is a success; 6s roll again and add")
+    expect(form).to_contain_text(
+        "Body check: roll 5d6, each die whose total reaches 10 is a success, a 6 rolled again and added (6 then 4 is 10)"
+    )
     expect(form).to_contain_text("Decides whether the wound is a critical hit")
     # The dice as rolled: a 6 and the 3 rolled after it are one die of 9.
     form.get_by_label("Dice as rolled").fill("6 3 1 2 3 1")
@@ -99,6 +101,19 @@ def ash_with_a_crippled_leg(gm: Page) -> None:
     )
 
 
+def reads_as_a_fresh_load(page: Page, url: str) -> None:
+    """The clock's panel and the live region read as a fresh load of the board reads them, once the advance has
+    ended: nothing the answers to the clock said while it ran stays behind."""
+    page.evaluate(
+        "document.getElementById('clock-said')?.remove()"
+    )  # a stop's message, said once (its test's)
+    fresh = page.context.new_page()
+    fresh.goto(url)
+    for region in ("#clock-form", "#live"):
+        expect(page.locator(region)).to_have_text(fresh.locator(region).inner_text(), use_inner_text=True)
+    fresh.close()
+
+
 def test_a_waiting_clock_is_answered_from_the_board(live_server: Any, browser: Any) -> None:
     gm = gm_at_a_new_table(live_server, browser, "Night City", "cyberpunk2020", "all")
     board_url = gm.url
@@ -110,7 +125,9 @@ def test_a_waiting_clock_is_answered_from_the_board(live_server: Any, browser: A
     expect(prompt).to_contain_text("The clock waits for a roll")
     expect(prompt).to_contain_text("Ash")
     expect(prompt).to_contain_text("Death save: roll 1d10, succeeds on 6 or less")
-    expect(prompt).to_contain_text("Decides whether the character stays alive and awake")
+    expect(prompt).to_contain_text(
+        "Decides whether the character holds on while a crippled limb is not stabilized"
+    )
 
     die = "Ash's death save (one d10 from 1 to 10)"
     prompt.get_by_label(die).fill("11")
@@ -123,6 +140,7 @@ def test_a_waiting_clock_is_answered_from_the_board(live_server: Any, browser: A
     gm.locator("#clock-roll").get_by_role("button", name="Give the roll").click()
     expect(gm.locator("#clock-roll")).to_have_count(0)
     expect(gm.locator("#game-date")).to_contain_text("00:00:30")
+    reads_as_a_fresh_load(gm, board_url)
 
     (save,) = Event.objects.filter(type="DeathSaveRolled", actor="clock")
     assert (save.game_time, save.data["roll"], save.data["table_dice"]) == (30, 3, ["death_save"])
@@ -143,5 +161,7 @@ def test_a_long_advance_is_stopped_at_a_roll_from_the_board(live_server: Any, br
     stop.click()
     expect(gm.locator("#clock-roll")).to_have_count(0)
     expect(gm.locator("#game-date")).to_contain_text("00:00:30")
+    expect(gm.locator("#clock-said")).to_have_text("Stopped at 00:00:30; act, then advance again to go on.")
+    reads_as_a_fresh_load(gm, board_url)
     (advanced,) = Event.objects.filter(type="ClockAdvanced")
     assert (advanced.data["from"], advanced.data["to"]) == (0, 30)

@@ -60,7 +60,10 @@ def test_a_gm_makes_the_past_the_present_and_takes_back_an_advance(live_server: 
     # Time travel to after the first note, then make it the present: the two later notes go, as one group.
     gm.goto(f"{character_url}?version=1")
     expect(gm.locator(".travel")).to_contain_text("as it was after event 1")
-    gm.get_by_role("button", name="Make this the present").click()
+    # It asks first, saying what goes: the two later notes (a revert takes back every entry, notes too).
+    gm.locator(".revert-form > summary", has_text="Make this the present").click()
+    expect(gm.locator("#revert-said")).to_contain_text("Takes back 2 entries of Johnny's after event 1")
+    gm.get_by_role("button", name="Yes, take back 2 entries").click()
     expect(gm.locator(".travel")).to_have_count(0)
     group = gm.locator("#live .timeline .entry-group.voided > details > summary")
     expect(group).to_contain_text("Taken back: 2 entries")
@@ -72,14 +75,15 @@ def test_a_gm_makes_the_past_the_present_and_takes_back_an_advance(live_server: 
     gm.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
     advance(gm, "+1 day")
     expect(gm.locator("#live")).to_contain_text("2020-01-02 00:00:00")
-    gm.get_by_role("button", name="Take back the latest advance").click()
+    gm.locator("#clock-rewind").click()  # it asks first, saying what it takes back
+    expect(gm.locator("#rewind-said")).to_contain_text("Takes back the advance of 1 day")
+    gm.get_by_role("button", name="Yes, take back the advance of 1 day").click()
     expect(gm.locator("#clock-form .ok")).to_contain_text(
-        "Advance taken back: the clock is back at 2020-01-01 00:00:00"
+        "Took back the advance of 1 day: the clock is at 2020-01-01 00:00:00"
     )
     expect(gm.locator("#live")).to_contain_text("2020-01-01 00:00:00")
-    # Nothing to take back any more: refused, in words.
-    gm.get_by_role("button", name="Take back the latest advance").click()
-    expect(gm.locator("#clock-form .error")).to_contain_text("There is no clock advance to take back")
+    # Nothing to take back any more: none offered.
+    expect(gm.locator("#clock-rewind")).to_have_count(0)
 
 
 def test_time_travel_shows_the_clock_of_that_moment_and_keeps_the_gm_s_place(

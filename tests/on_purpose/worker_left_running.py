@@ -1,4 +1,4 @@
-"""Run only by tests/test_worker_cleanup.py, in a pytest of its own: a test that starts a worker and then fails on
+"""Run only by tests/clock/test_worker_cleanup.py, in a pytest of its own: a test that starts a worker and then fails on
 purpose, and one after it that looks for that worker. Its name does not start with `test_`, so the suite never
 collects it."""
 

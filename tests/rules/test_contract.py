@@ -185,7 +185,7 @@ def demo_histories(slug: str) -> list[History]:
 def _injury_ids(ruleset: Ruleset, state: State) -> list[str]:
     if ruleset.sheet is None or ruleset.sheet.injury_choices is None:
         return []
-    return [key for key, _words in ruleset.sheet.injury_choices(ruleset.view(state, GM)["sheet"])]
+    return [key for key, _words in ruleset.sheet.choices_of(ruleset.view(state, GM))]
 
 
 def param_values(ruleset: Ruleset, param: Param, state: State) -> st.SearchStrategy[Any]:

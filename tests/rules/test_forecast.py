@@ -21,6 +21,7 @@ from rules.ruleset import Event, State, copy_state, fold, fold_into, start_state
 DAY = 86_400
 WEEK = 7 * DAY
 EIGHT_WEEKS = 8 * WEEK
+REST = 10 * 60  # Shadowrun's natural healing rolls wait 10 min after the latest wound (house, `rest_minutes`)
 
 
 def played(
@@ -52,17 +53,20 @@ def quantile(distribution: dict[int | None, Fraction], p: int) -> int | None:
     raise AssertionError("the distribution does not sum to 1")
 
 
-def critical_healing(body: int, success: Fraction, horizon: int) -> dict[int | None, Fraction]:
-    """When an untreated Critical hit heals: a Body test every 8 weeks from the wound until one has successes k,
-    then 8 weeks / k later (docs/rules/shadowrun2.md, natural healing). Beyond the horizon: None."""
+def critical_healing(
+    body: int, success: Fraction, horizon: int, start: int = REST
+) -> dict[int | None, Fraction]:
+    """When an untreated Critical hit heals: a Body test every 8 weeks from the start of the rest (`start`, 10 min
+    after a wound at 0) until one has successes k, then 8 weeks / k later (docs/rules/shadowrun2.md, natural
+    healing). Beyond the horizon: None."""
     distribution: dict[int | None, Fraction] = {}
     none = (1 - success) ** body
     period = 0
-    while period * EIGHT_WEEKS <= horizon:
+    while start + period * EIGHT_WEEKS <= horizon:
         reach = none**period
         for k in range(1, body + 1):
             chance = reach * math.comb(body, k) * success**k * (1 - success) ** (body - k)
-            at = period * EIGHT_WEEKS + EIGHT_WEEKS // k
+            at = start + period * EIGHT_WEEKS + EIGHT_WEEKS // k
             key = at if at <= horizon else None
             distribution[key] = distribution.get(key, Fraction(0)) + chance
         period += 1
@@ -91,8 +95,13 @@ def test_a_critical_hits_healing_follows_the_binomial_of_its_body_tests() -> Non
     hit = item(result, "ch1")
     assert hit.what == "chest, ribs (critical)" and hit.note is None
     assert (hit.when.p10, hit.when.p50, hit.when.p90) == tuple(quantile(expected, p) for p in (10, 50, 90))
-    # In words: a 10% chance within 18 days 16 hours (3 successes), even odds by 8 weeks, 90% by 16.
-    assert (hit.when.p10, hit.when.p50, hit.when.p90) == (EIGHT_WEEKS // 3, EIGHT_WEEKS, 2 * EIGHT_WEEKS)
+    # In words, from the rest 10 min after the wound: a 10% chance within 18 days 16 hours (3 successes), even odds
+    # by 8 weeks, 90% by 16.
+    assert (hit.when.p10, hit.when.p50, hit.when.p90) == (
+        REST + EIGHT_WEEKS // 3,
+        REST + EIGHT_WEEKS,
+        REST + 2 * EIGHT_WEEKS,
+    )
 
 
 def test_dark_future_con_comes_back_on_exact_dates_with_no_dice() -> None:
@@ -275,7 +284,7 @@ def test_the_percentile_is_the_nearest_rank_and_never_is_later_than_any_date() -
 
 def _states_along_the_demo(rules: Any) -> list[State]:
     """Every state a ruleset's demo characters pass through, and the bench's richest injuries."""
-    from perf.mixes import FORECAST_INJURIES
+    from perf.harness.mixes import FORECAST_INJURIES
 
     states = []
     for _name, _player, attributes, actions in rules.sheet.demo.characters:
@@ -316,7 +325,7 @@ def test_futures_merged_because_only_their_dice_differed_have_the_same_state(slu
 
 @pytest.mark.parametrize("slug", ["shadowrun2", "cyberpunk2020", "darkfuture"])
 def test_every_rulesets_forecast_follows_its_richest_injuries_and_names_no_gm_only_field(slug: str) -> None:
-    from perf.mixes import FORECAST_INJURIES
+    from perf.harness.mixes import FORECAST_INJURIES
 
     rules = get_ruleset(slug)
     attributes, steps = FORECAST_INJURIES[slug]
@@ -358,7 +367,7 @@ def test_the_rules_never_change_the_options(slug: str) -> None:
 
 
 def test_a_what_if_that_rolls_nothing_is_taken_once_for_every_future() -> None:
-    from perf.mixes import FORECAST_INJURIES
+    from perf.harness.mixes import FORECAST_INJURIES
 
     attributes, steps = FORECAST_INJURIES["darkfuture"]
     state = played("darkfuture", attributes, [(0, action, rolls) for action, rolls in steps])

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from perf.mixes import FORECAST_DEAREST, FORECAST_INJURIES
+from perf.harness.mixes import FORECAST_DEAREST, FORECAST_INJURIES
 from rules import forecast as fc
 from rules.dice import Dice
 from rules.registry import get_ruleset

@@ -43,6 +43,7 @@ class Pending:
 
 
 SR2_DEADLY = {"type": "wound", "severity": "D", "rolls": {"body_check": [10, 10, 10, 10]}}
+SR2_STUNNED = {"type": "wound", "severity": "L", "damage": "stun"}
 DF_STUNNED = {"type": "damage", "weapon_damage": 0, "rolls": {"damage": [4], "stun": [5]}}
 DF_KNOCKED_OUT = {"type": "damage", "weapon_damage": 4, "rolls": {"damage": [6], "ko": [6]}}
 CP_BONES_SET = (
@@ -59,6 +60,8 @@ CP_BONES_SET = (
 )
 PENDING: dict[tuple[str, str], Pending] = {
     ("shadowrun2", "deadly_overflow_minutes"): Pending({"body": 4}, (SR2_DEADLY,), "overflow"),
+    # Natural healing waits for rest: the stun recovery roll comes `rest_minutes` after the wound.
+    ("shadowrun2", "rest_minutes"): Pending({"body": 4}, (SR2_STUNNED,), "stun_roll"),
     ("cyberpunk2020", "bone_mend_weeks"): Pending({"body": 6, "luck": 2}, CP_BONES_SET, "bone_mend:left_leg"),
     ("darkfuture", "con_recovery_days"): Pending({"con": 8}, (DF_STUNNED,), "con_recovery"),
     ("darkfuture", "stun_lasts_seconds"): Pending(

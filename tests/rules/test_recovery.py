@@ -23,6 +23,7 @@ from tests.rules.test_forecast import (
     DAY,
     EIGHT_WEEKS,
     MORTAL,
+    REST,
     _serious_chest_hit,
     critical_healing,
     item,
@@ -213,7 +214,7 @@ def test_shadowrun_fit_follows_the_critical_hits_binomial_body_tests() -> None:
     expected = critical_healing(9, Fraction(1, 6) * Fraction(5, 6), fc.HORIZON)
     assert outlook.fit is not None and not outlook.exact
     assert (outlook.fit.p50, outlook.fit.p90) == (quantile(expected, 50), quantile(expected, 90))
-    assert (outlook.fit.p50, outlook.fit.p90) == (EIGHT_WEEKS, 2 * EIGHT_WEEKS)
+    assert (outlook.fit.p50, outlook.fit.p90) == (REST + EIGHT_WEEKS, REST + 2 * EIGHT_WEEKS)
 
 
 def test_shadowrun_a_crippling_hit_is_in_the_way_until_replaced() -> None:
@@ -411,9 +412,10 @@ def test_a_party_of_two_critical_hits_follows_the_square_of_their_distribution_b
     ash, bo = (rc.character(rules, ribs(), 0, player=False, runs=1000, seed=seed) for seed in (7, 8))
     party = rc.party_spread([ash.times, bo.times])
     assert (party.p50, party.p90) == (quantile(both, 50), quantile(both, 90))
-    assert (party.p50, party.p90) == (EIGHT_WEEKS, 2 * EIGHT_WEEKS + EIGHT_WEEKS // 2)  # 56 and 140 days
+    # 56 and 140 days after the rest began, 10 min after the wounds.
+    assert (party.p50, party.p90) == (REST + EIGHT_WEEKS, REST + 2 * EIGHT_WEEKS + EIGHT_WEEKS // 2)
     assert ash.fit is not None and bo.fit is not None
-    assert max(ash.fit.p90, bo.fit.p90) == 2 * EIGHT_WEEKS < party.p90  # not the latest of their p90s
+    assert max(ash.fit.p90, bo.fit.p90) == REST + 2 * EIGHT_WEEKS < party.p90  # not the latest of their p90s
 
 
 def test_a_party_of_many_has_more_joint_futures_than_a_float_holds() -> None:

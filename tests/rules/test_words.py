@@ -95,7 +95,7 @@ def test_the_shared_entries_read_the_same_in_every_ruleset() -> None:
         describe = get_ruleset(slug).describe
         assert describe(Event(NOTE_ADDED, {"text": "the sniper"}, 0)) == "GM note: the sniper."
         undo = Event(ACTION_UNDONE, {"cause": "action:x", "types": ["NoteAdded"], "versions": [3]}, 0)
-        assert describe(undo) == "Took back the latest entry: GM note."
+        assert describe(undo) == "Took back the latest entry: a GM note."
         assert describe(Event("ClockAdvanced", {"from": 0, "to": 12_000}, 0)) == (
             "The clock moved on 3 h 20 min to [t=12000]."
         )
@@ -133,7 +133,7 @@ def test_edits_retiring_and_taking_back_read_as_sentences_in_every_ruleset(slug:
         }
     }
     assert describe(Event("CharacterChanged", changed, 0)) == (
-        "Changed: name from Ash to Asha; player from finn_player to none; armour from head 0, torso 12 to head 2, "
+        "Changed: name from Ash to Asha; Asha now has no player; armour from head 0, torso 12 to head 2, "
         "torso 12; pedestrian from yes to no."
     )
     assert describe(Event("CampaignChanged", {"changes": {"time_scale": {"old": 0, "new": 60}}}, 0)) == (
@@ -143,10 +143,20 @@ def test_edits_retiring_and_taking_back_read_as_sentences_in_every_ruleset(slug:
     assert describe(Event("CharacterRestored", {}, 0)) == "Back in play."
     reverted = {"to_version": 3, "causes": ["a", "b"], "types": ["NoteAdded", "ActionUndone"]}
     assert describe(Event("ActionsReverted", reverted, 0)) == (
-        "Back to how it was after entry 3: took back GM note and taken back."
+        "Back to how it was after entry 3: took back a GM note and an undo."
     )
+    wounds = {
+        "to_version": 6,
+        "causes": ["a", "b", "c"],
+        "types": ["WoundTaken", "CriticalHitTaken", "WoundTaken"],
+    }
+    assert describe(Event("ActionsReverted", wounds, 0)) == (
+        "Back to how it was after entry 6: took back two wounds and a critical hit."
+    )
+    players = {"causes": ["a", "b"], "types": ["WoundTaken", "WoundTaken"]}  # a player's: no entry number
+    assert describe(Event("ActionsReverted", players, 0)) == "Took back two wounds."
     rewound = {**reverted, "advance": "job", "types": ["NoteAdded"]}
-    assert describe(Event("ActionsReverted", rewound, 0)) == "The clock's advance taken back: GM note."
+    assert describe(Event("ActionsReverted", rewound, 0)) == "The clock's advance taken back: a GM note."
     assert describe(Event("ClockRewound", {"job": "j", "from": 7200, "to": 3600}, 3600)) == (
         f"The clock went back 1 h to {words.game_time_mark(3600)}."
     )
@@ -180,9 +190,16 @@ def test_every_timer_the_clock_fires_has_words_of_its_ruleset(slug: str) -> None
 
 def test_timer_words_name_the_injury_never_its_id() -> None:
     sr2 = get_ruleset("shadowrun2")
-    state = {"critical_hits": [{"id": "ch1", "location": "chest", "part": "lung"}]}
+    state = {
+        "critical_hits": [
+            {"id": "ch1", "location": "chest", "part": "lung", "reason": "IB"},
+            {"id": "ch2", "location": "head", "part": "skull", "reason": "brain"},
+        ]
+    }
     death = Timer(1800, "death", "death:ch1")
     assert sr2.timer_words(state, death) == "bleeds out from critical hit 1 to the chest (lung)"
+    brain = Timer(1800, "death", "death:ch2")
+    assert sr2.timer_words(state, brain) == "dies of brain death from critical hit 2 to the head (skull)"
     roll = Timer(0, "critical_healing_roll", "healing_roll:ch1")
     assert sr2.timer_words(state, roll) == "next healing roll for critical hit 1 to the chest (lung)"
     assert sr2.timer_words(state, Timer(0, "physical_healing_roll", "physical_roll")) == "next healing roll"
@@ -249,3 +266,15 @@ def test_a_shadowrun_players_symptoms_name_the_level_and_count_the_boxes() -> No
     state = {**state, "physical": 6, "stun": 1}
     symptoms = ruleset.view(state, "player")["symptoms"]
     assert "physical damage: Serious (6 boxes)" in symptoms and "stun damage: Light (1 box)" in symptoms
+
+
+def test_shadowrun_first_aid_on_a_deadly_monitor_says_the_damage_stays() -> None:
+    describe = get_ruleset("shadowrun2").describe
+    assert describe is not None
+    aid = {"medic": "Doc", "successes": 1, "target": 9, "dice": [9, 1, 1], "stabilized": True}
+    deadly = Event("FirstAidGiven", {**aid, "boxes_before": 10, "boxes": 10}, 0)
+    assert describe(deadly) == (
+        "First aid by Doc: 1 success (TN 9; dice 9, 1, 1); physical damage stays at 10 boxes (Deadly); stabilized."
+    )
+    serious = Event("FirstAidGiven", {**aid, "stabilized": False, "boxes_before": 6, "boxes": 5}, 0)
+    assert describe(serious) == "First aid by Doc: 1 success (TN 9; dice 9, 1, 1); physical 6 to 5 boxes."

@@ -74,7 +74,7 @@ def _empty_page_cache() -> None:
 
 class _FormInputs(HTMLParser):
     """What a browser would post of one form of a page: its inputs' values, the chosen option of each select, the
-    ticked boxes (buttons and files left out)."""
+    ticked boxes and chosen radio buttons (buttons and files left out)."""
 
     def __init__(self, action: str) -> None:
         super().__init__()
@@ -91,7 +91,7 @@ class _FormInputs(HTMLParser):
             return
         name = given.get("name")
         if tag == "input" and name and given.get("type") not in ("submit", "file"):
-            if given.get("type") == "checkbox":
+            if given.get("type") in ("checkbox", "radio"):
                 if "checked" in given:
                     self.posted.append((name, given.get("value") or "on"))
             else:

@@ -126,7 +126,8 @@ def form_values(form: Node, submitter: Node | None = None) -> dict[str, Any]:
             options = [o for o in node.walk() if o.tag == "option"]
             chosen = next((o for o in options if "selected" in o.attrs), options[0] if options else None)
             if chosen is not None:
-                values.setdefault(name, []).append(chosen.attrs.get("value") or chosen.text())
+                value = chosen.attrs.get("value")  # an option's value="" posts "", not its words
+                values.setdefault(name, []).append(chosen.text() if value is None else value)
     if submitter is not None and submitter.attrs.get("name"):
         values.setdefault(str(submitter.attrs["name"]), []).append(submitter.attrs.get("value") or "")
     return {name: given[0] if len(given) == 1 else given for name, given in values.items()}
@@ -143,6 +144,9 @@ class LivePage:
         self.client, self.url = client, f"/campaigns/{campaign_id}/"
         self.page = fresh_board(client, campaign_id)
         self.answered = answered
+        self.recovery_answers: list[
+            Any
+        ] = []  # the party section's refreshes, each with the request it answered
 
     # --- htmx's side -------------------------------------------------------------------------------------------
 
@@ -187,8 +191,17 @@ class LivePage:
     def _answered(self, response: Any, target: Node, style: str, select_oob: str | None = None) -> None:
         if response.status_code in SWAPPED:
             self.answered(self, self._swap(target, response.content.decode(), style, select_oob))
-        if response.get("HX-Trigger") == "refresh":
-            self.refresh()
+        self._triggered(response)
+
+    def _triggered(self, response: Any) -> None:
+        """The events an answer's `HX-Trigger` names, heard as the board's elements hear them: `refresh` by the
+        live region (it polls), `changed` by the party's section (it fetches itself again). Nothing else asks the
+        section again: an answer that changes what it shows and says neither leaves it as it was."""
+        events = {name.strip() for name in response.get("HX-Trigger", "").split(",")}
+        if "refresh" in events:
+            self.poll()
+        if "changed" in events:
+            self.load_recovery()
 
     def _post(self, form: Node, submitter: Node | None = None, **values: Any) -> Any:
         posted = {**form_values(form, submitter), **values}
@@ -207,11 +220,14 @@ class LivePage:
     # --- what the GM does ----------------------------------------------------------------------------------------
 
     def poll(self) -> int:
-        """The live region's refresh: its ETag sent, a 304 swaps nothing."""
+        """The live region's refresh: its ETag sent, with what it includes (the pages of cards shown), a 304 swaps
+        nothing."""
         live = self.page.get("live")
         etag = json.loads(str(live.attrs["hx-headers"]))["If-None-Match"]
+        included = self.page.find(str(live.attrs.get("hx-include", "#")).removeprefix("#"))
         response = self.client.get(
             self.url,
+            {} if included is None else {str(included.attrs["name"]): str(included.attrs["value"])},
             HTTP_HX_REQUEST="true",
             HTTP_HX_TARGET="live",
             HTTP_HX_TRIGGER="live",
@@ -220,18 +236,39 @@ class LivePage:
         assert response.status_code in (200, 304), response.status_code
         if response.status_code == 200:
             self._swap(live, response.content.decode(), "morph:outerHTML")
+            self._triggered(response)
         return int(response.status_code)
 
-    def refresh(self) -> None:
-        """The `refresh` event an answer triggers: the live region's poll and the party's section."""
-        self.poll()
-        self.load_recovery()
-
-    def load_recovery(self) -> None:
-        loader = next(node for node in self.page.get("recovery").walk() if "hx-get" in node.attrs)
-        response = self.client.get(str(loader.attrs["hx-get"]), HTTP_HX_REQUEST="true")
+    def show_more(self) -> None:
+        """ "Show the next ... characters": the live region with one more page of cards, morphed in."""
+        link = self.page.get("more-cards")
+        response = self.client.get(
+            str(link.attrs["hx-get"]),
+            HTTP_HX_REQUEST="true",
+            HTTP_HX_TARGET="live",
+            HTTP_HX_TRIGGER="more-cards",
+        )
         assert response.status_code == 200
-        self._swap(loader, response.content.decode(), "innerHTML")
+        self.answered(self, self._swap(self.page.get("live"), response.content.decode(), "morph:outerHTML"))
+
+    def load_recovery(self) -> Any:
+        """The party's section asked again as htmx asks it on `changed`: the element listening for it (the panel,
+        or before its first answer the body's loader), with the fields of what it includes (the what-ifs and date
+        of its form, as the GM has them now), swapped into its target."""
+        section = self.page.get("recovery")
+        listening = [n for n in section.walk() if "changed from:body" in str(n.attrs.get("hx-trigger", ""))]
+        loader = (listening or [n for n in section.walk() if "hx-get" in n.attrs])[0]
+        included = self.page.find(str(loader.attrs.get("hx-include", "#")).removeprefix("#"))
+        response = self.client.get(
+            str(loader.attrs["hx-get"]),
+            {} if included is None else form_values(included),
+            HTTP_HX_REQUEST="true",
+        )
+        assert response.status_code == 200
+        self.recovery_answers.append(response)
+        target = self.page.get(str(loader.attrs.get("hx-target", "#recovery-body")).removeprefix("#"))
+        self._swap(target, response.content.decode(), "innerHTML")
+        return response
 
     def open_card_form(self, character_id: int, action: str) -> None:
         """The card's <details> opened: its form fetched in place of the lazy placeholder (once)."""
@@ -270,7 +307,11 @@ class LivePage:
         prompt = self.page.find("clock-roll")
         if prompt is None:
             return None
-        form = next(n for n in prompt.walk() if n.tag == "form")
+        forms = [n for n in prompt.walk() if n.tag == "form"]
+        go_on = [f for f in forms if "go-on" in str(f.attrs.get("hx-post", ""))]
+        if go_on:  # a death waits for the GM's yes: the answer lets it happen (docs/clock.md)
+            return self._post(go_on[0])
+        form = forms[0]
         if dice is None:
             server = next(n for n in form.walk() if n.tag == "button" and n.attrs.get("name") == "ask")
             return self._post(form, server)
@@ -292,13 +333,15 @@ def _enclosing_form(node: Node) -> Node:
     return found
 
 
-def fresh_board(client: Client, campaign_id: int) -> Node:
-    """The board as a fresh load shows it, its party's section loaded."""
-    response = client.get(f"/campaigns/{campaign_id}/")
+def fresh_board(client: Client, campaign_id: int, query: str = "") -> Node:
+    """The board as a fresh load shows it (of `query`: the pages of cards shown), its party's section loaded."""
+    response = client.get(f"/campaigns/{campaign_id}/{query}")
     assert response.status_code == 200
     page = parse(response.content.decode())
-    loader = next(node for node in page.get("recovery").walk() if "hx-get" in node.attrs)
-    section = client.get(str(loader.attrs["hx-get"]), HTTP_HX_REQUEST="true")
+    loader = page.get(
+        "recovery-body"
+    )  # its loader, or the panel drawn already: the same panel, fetched again
+    section = client.get(f"/campaigns/{campaign_id}/recovery/", HTTP_HX_REQUEST="true")
     assert section.status_code == 200
     loader.children = []
     for child in parse(section.content.decode()).children:

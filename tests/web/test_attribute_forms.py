@@ -59,7 +59,7 @@ def other_value(attribute: Attribute, current: Any) -> Any:
 
 def typed(attribute: Attribute, value: Any) -> list[tuple[str, str]]:
     """The inputs a GM types for the attribute's value."""
-    input_name = forms._attribute_input(attribute)
+    input_name = forms.characters._attribute_input(attribute)
     if attribute.kind == "bool":
         return [(input_name, "on")] if value else []
     if attribute.kind == "map":
@@ -75,7 +75,10 @@ def filled(items: list[tuple[str, str]], slug: str, given: dict[str, Any]) -> Qu
         name
         for attribute in attributes
         if attribute.name.partition(".")[0] in given
-        for name in (forms._attribute_input(attribute), *row_inputs(forms._attribute_input(attribute)))
+        for name in (
+            forms.characters._attribute_input(attribute),
+            *row_inputs(forms.characters._attribute_input(attribute)),
+        )
     }
     data = QueryDict(mutable=True)
     for name, value in items:
@@ -118,7 +121,9 @@ def test_every_attribute_round_trips_through_the_character_forms(
     data = filled(form_items(board, action), slug, given)
     data["name"] = "By form"
     declared = rules.sheet.attributes  # type: ignore[union-attr]
-    assert read_attributes(declared, forms.parse_attributes(slug, data)) == read_attributes(declared, given)
+    assert read_attributes(declared, forms.parse_attributes(get_ruleset(slug), data)) == read_attributes(
+        declared, given
+    )
     posted = web.gm.post(action, dict(data.lists()))
     assert posted.status_code in (200, 302), posted.content.decode()[:2000]
     by_form = Character.objects.get(campaign_id=web.campaign_id, name="By form")
@@ -138,14 +143,17 @@ def test_every_attribute_round_trips_through_the_character_forms(
     action = reverse("character-edit", args=[by_api.pk])
     items = form_items(web.gm.get(action).content.decode(), action)
     names = {input_name for input_name, _ in items}
-    own = {forms._attribute_input(attribute), *row_inputs(forms._attribute_input(attribute))}
+    own = {
+        forms.characters._attribute_input(attribute),
+        *row_inputs(forms.characters._attribute_input(attribute)),
+    }
     if name.partition(".")[0] not in rules.changeable_attributes:
         assert not names & own, f"{name} may not change in play, yet the edit form has it"
         return
     data = QueryDict(mutable=True)
     for input_name, input_value in items:
         data.appendlist(input_name, input_value)
-    shown = forms.parse_edit(slug, data, by_api.state["attributes"])["attributes"]
+    shown = forms.parse_edit(get_ruleset(slug), data, by_api.state["attributes"])["attributes"]
     group = name.partition(".")[0]
     expected = by_api.state["attributes"][group]
     assert (

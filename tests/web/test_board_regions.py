@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from campaign.models import Character
 from campaign.web import forms
+from rules.registry import get_ruleset
 from tests.conftest import make_table
 from tests.web.conftest import make_web
 from tests.web.live_page import LivePage, Node, fresh_board
@@ -31,7 +32,10 @@ FRESH_EACH_TIME = {
 # Each ruleset's card wound: its action, its inputs (Hypothesis picks among them) and dice for its quick row.
 WOUNDS: dict[str, tuple[str, dict[str, list[str]]]] = {
     "shadowrun2": ("wound", {"p_severity": ["L", "M", "S", "D"], "p_damage": ["physical", "stun"]}),
-    "cyberpunk2020": ("damage", {"p_damage": ["4", "12", "25"], "p_location": ["head", "torso", "left_leg"]}),
+    "cyberpunk2020": (
+        "damage",
+        {"p_damage": ["4", "12", "25"], "p_location": ["", "head", "torso", "left_leg"]},
+    ),
     "darkfuture": ("damage", {"p_weapon_damage": ["1", "2", "4"]}),
 }
 ATTRIBUTES = {"shadowrun2": {"body": 5}, "cyberpunk2020": {"body": 6, "luck": 2}, "darkfuture": {"con": 8}}
@@ -59,8 +63,10 @@ def normalized(node: Node) -> str:
             element.attrs.pop(name, None)
         if element.attrs.get("hx-trigger") == "load":
             # A loader that fires once when the page is drawn (the party's section before its panel is kept): inert
-            # once it has, and a fresh load that has the panel drawn needs none.
+            # once it has, and a fresh load that has the panel drawn needs none (nor its hx-get: drawn, the body has
+            # none, or a click inside it would fetch it).
             element.attrs.pop("hx-trigger")
+            element.attrs.pop("hx-get", None)
         if "error" in str(element.attrs.get("aria-describedby", "")):
             described = [i for i in str(element.attrs.pop("aria-describedby")).split() if "error" not in i]
             if described:
@@ -137,6 +143,8 @@ def steps(ruleset: str, first: bool = False) -> st.SearchStrategy[tuple[Any, ...
 
 def run(live: LivePage, ruleset: str, ids: list[int], step: tuple[Any, ...]) -> None:
     kind = step[0]
+    if kind in ("wound", "server") and live.page.find(f"card-{ids[step[1]]}-{WOUNDS[ruleset][0]}") is None:
+        return  # a dead character's card offers no wound: the GM cannot give one
     if kind == "wound":
         _, who, values, row, finish = step
         action = WOUNDS[ruleset][0]
@@ -194,6 +202,8 @@ def answered(web: Any) -> Any:
 
 def server_rolls(live: LivePage, character_id: int, action: str) -> None:
     """The card's form asks a roll: the server rolls this and the rest."""
+    if live.page.find(f"card-{character_id}-{action}") is None:
+        return  # the wound killed: a dead character's card offers none (and asks no more)
     form = live.card_form(character_id, action)
     if any(n.attrs.get("name") == "ask" for n in form.walk()):
         live.card_post(character_id, action, ask="server")
@@ -205,8 +215,9 @@ def check(live: LivePage, web: Any, ruleset: str) -> None:
     now = regions(live.page)
     fresh = regions(fresh_board(web.gm, web.campaign_id))
     assert now == fresh
-    labels = list(forms.card_actions(ruleset).values())
     for character in Character.objects.filter(campaign_id=web.campaign_id, retired=False):
+        # Every action the rules take of the character, the dead's only those the services still take.
+        labels = list(forms.card_actions(get_ruleset(ruleset), alive=character.alive).values())
         shown = [label for _, label in now[f"card-{character.pk}-actions"]]
         assert shown == labels, character.name
 
@@ -217,7 +228,7 @@ def forecasts_unthrottled(monkeypatch: pytest.MonkeyPatch) -> None:
     the one test, which is not what it is about (tests/web/test_page_refusals.py is)."""
     from django.conf import settings as django_settings
 
-    from campaign import throttles
+    from campaign.http import throttles
 
     rates = {**django_settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "forecast": "100000/min"}
     monkeypatch.setattr(
@@ -278,4 +289,24 @@ def test_each_region_is_drawn_in_one_place() -> None:
     assert drawn_in("board.card(") == {board_views}
     assert drawn_in('"campaign.html#live"') == {board_views}  # the clock roll's answer: _board_form_response
     assert drawn_in('"campaign.html#clock-form"') == {"campaign/web/views/clock.py"}
-    assert "clock_panel_context(campaign)" in sources[root / "campaign/web/views/clock.py"]
+    assert "clock_panel_context(campaign, request)" in sources[root / "campaign/web/views/clock.py"]
+
+
+@pytest.mark.usefixtures("forecasts_unthrottled")
+def test_the_partys_section_follows_the_clocks_roll_in_the_tab_that_gave_it(
+    db: None, django_user_model: Any
+) -> None:
+    """The clock roll's answer is the live region drawn anew, with the board's ETag as it is now: the refresh it
+    asks for then answers 304, and the party's section of the tab that gave the roll kept the futures of before it
+    (found by tests/browser/test_night_at_the_table.py). Ash is stunned; the next round's stun save, made, ends it."""
+    table = make_table(django_user_model, "cyberpunk2020", ATTRIBUTES["cyberpunk2020"], {"table_dice": "all"})
+    stunned = {"type": "damage", "damage": 4, "location": "torso", "rolls": {"stun_save": [9]}}
+    assert table.act(stunned).status_code == 201
+    web = make_web(table)
+    live = LivePage(web.gm, web.campaign_id, answered(web))
+    assert "stunned: out of the way" in live.page.get("recovery").text()
+    live.next_round()
+    live.clock_roll("1")
+    assert live.page.find("clock-roll") is None
+    assert "stunned" not in live.page.get("recovery").text()
+    check(live, web, "cyberpunk2020")

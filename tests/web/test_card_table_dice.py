@@ -4,6 +4,7 @@ roll, with what was typed kept and nothing written."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from campaign.models import Event
 from tests.conftest import make_table
 from tests.web.conftest import Web, make_web
+from tests.web.test_player_secrets import DIAGNOSE_CH1
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -47,7 +49,10 @@ def test_a_fresh_card_form_lists_the_rolls_of_the_quick_row_in_order(sr2_table: 
 def test_a_card_asks_each_roll_in_turn_and_records_the_wound_with_the_last(sr2_table: Web) -> None:
     asked = card_post(sr2_table, "wound", {"p_severity": "D"})
     assert asked.status_code == 200
-    assert "Body check: roll 5d6, each 10+ is a success; 6s roll again and add" in form_of(asked)
+    assert (
+        "Body check: roll 5d6, each die whose total reaches 10 is a success, a 6 rolled again and added (6 then 4 is 10)"
+        in form_of(asked)
+    )
     assert "HX-Trigger" not in asked
     given = {"p_severity": "D", "d_body_check": "6 3 1 2 3 1"}
     asked = card_post(sr2_table, "wound", given)
@@ -117,7 +122,7 @@ def test_a_2d6_typed_wrong_is_an_error_beside_the_roll_with_what_was_typed_kept(
     refused = card_post(sr2_table, "wound", given)
     assert refused.status_code == 400
     page = form_of(refused)
-    error = f"Hit location: expected 2 dice of 1-6, separated by spaces or commas (e.g. 3 4), got &#x27;{typed}&#x27;"
+    error = f"Hit location: expected 2 dice of 1-6, separated by spaces or commas (e.g. 3 4), got {typed}"
     assert f'<p class="error" id="c{sr2_table.character_id}-wound-ask-error" role="alert">{error}</p>' in page
     assert f'name="r_location" value="{typed}" inputmode="numeric"' in page
     assert '<input type="hidden" name="d_body_check" value="1 1 1 1 1">' in page
@@ -185,13 +190,7 @@ def test_the_dying_chip_says_what_saves_and_when_a_treatment_under_way_ends_firs
     board_url = f"/campaigns/{sr2_web.campaign_id}/"
     chip = "dying: 30 min left unless treated (dies 2053-01-01 00:30:00)"
     assert chip in sr2_web.gm.get(board_url).content.decode()
-    diagnose = {
-        "type": "diagnose",
-        "medic": "Doc",
-        "skill": 1,
-        "critical_hit": "ch1",
-        "rolls": {"diagnosis": [6]},
-    }
+    diagnose = DIAGNOSE_CH1
     assert sr2_web.table.act(diagnose).status_code == 201
     treat = {
         "type": "treat",
@@ -240,7 +239,7 @@ def test_a_players_entry_of_a_revert_names_no_version(sr2_web: Web) -> None:
     assert table.act(wound).status_code == 201
     assert table.act({"type": "revert", "to_version": 1}).status_code == 201
     page = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
-    assert "Took back wound taken." in page  # was "Back to how it was after entry None: ..."
+    assert "Took back a wound." in page  # was "Back to how it was after entry None: ..."
     assert "after entry" not in page
 
 
@@ -250,13 +249,7 @@ def test_one_time_of_death_everywhere_after_a_revert(sr2_web: Web) -> None:
     table = sr2_web.table
     mortal = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
     assert table.act({"type": "wound", "severity": "S", "rolls": mortal}).status_code == 201
-    diagnose = {
-        "type": "diagnose",
-        "medic": "Doc",
-        "skill": 1,
-        "critical_hit": "ch1",
-        "rolls": {"diagnosis": [6]},
-    }
+    diagnose = DIAGNOSE_CH1
     assert table.act(diagnose).status_code == 201
     diagnosed = table.gm.get(table.character_url()).json()["version"]
     treat = {
@@ -310,8 +303,8 @@ def test_a_cyberpunk_die_out_of_range_is_an_error_beside_the_roll_with_the_die_k
     refused = card_post(cp2020_table, "damage", given)
     assert refused.status_code == 400
     html = form_of(refused)
-    assert 'role="alert">Stun save: expected 1 die of 1-10, got 11</p>' in html
-    assert 'name="r_stun_save_0" type="number" min="1" max="10" inputmode="numeric" value="11"' in html
+    assert 'role="alert">Stun save needs one d10 from 1 to 10; 11 is not a d10 roll</p>' in html
+    assert 'name="r_stun_save_0" type="number" min="0" max="10" inputmode="numeric" value="11"' in html
     assert "rolls.stun_save" not in html and "HX-Trigger" not in refused
     assert Event.objects.filter(type="DamageTaken").count() == 0
 
@@ -320,7 +313,81 @@ def test_a_dark_future_die_out_of_range_is_an_error_beside_the_roll_with_the_die
     refused = card_post(df_table, "damage", {"p_weapon_damage": "2", "r_damage_0": "7"})
     assert refused.status_code == 400
     html = form_of(refused)
-    assert 'role="alert">Pedestrian Critical Table: expected 1 die of 1-6, got 7</p>' in html
+    assert 'role="alert">Pedestrian Critical Table needs one d6 from 1 to 6; 7 is not a d6 roll</p>' in html
     assert 'name="r_damage_0" type="number" min="1" max="6" inputmode="numeric" value="7"' in html
     assert "rolls.damage" not in html and "HX-Trigger" not in refused
     assert Event.objects.filter(type="WoundTaken").count() == 0
+
+
+def quick_input(html: str) -> str:
+    """The quick row's input as the form draws it."""
+    match = re.search(r'<input id="[^"]*-quick" name="quick"[^>]*>', html)
+    assert match is not None, "no quick row on the form"
+    return match.group(0)
+
+
+def test_a_refused_stabilize_keeps_the_dice_typed_in_the_row_and_says_why_beside_its_field(
+    cp2020_table: Web,
+) -> None:
+    chosen = {"p_target": "dying", "p_skill": "medical_tech", "p_tech": "10", "p_skill_level": "10"}
+    refused = card_post(cp2020_table, "stabilize", {**chosen, "quick": "9"})
+    assert refused.status_code == 400
+    html = form_of(refused)
+    assert 'value="9"' in quick_input(html)
+    fid = f"c{cp2020_table.character_id}-stabilize"
+    assert f'<p class="error" id="err-{fid}-p_target" role="alert">The character is not dying</p>' in html
+    assert "given-rolls" not in html  # the row as typed, not a roll given from it
+    assert Event.objects.filter(type__startswith="Stabiliz").count() == 0
+
+
+def test_a_refused_first_aid_keeps_the_row_on_the_card_and_on_the_page(sr2_table: Web) -> None:
+    given = {"p_medic": "Doc", "p_skill": "4", "quick": "5 5 5 1"}
+    refused = card_post(sr2_table, "first_aid", given)
+    assert refused.status_code == 400
+    assert 'value="5 5 5 1"' in quick_input(form_of(refused))
+    assert "There is no physical damage to give first aid to" in form_of(refused)
+    page = sr2_table.gm.post(
+        f"/characters/{sr2_table.character_id}/act/first_aid/", {"key": "k-3", **given}, **HTMX
+    )
+    assert page.status_code == 400
+    assert 'value="5 5 5 1"' in quick_input(page.content.decode())
+
+
+def test_a_row_that_is_not_dice_is_an_error_beside_the_row_with_what_was_typed(sr2_table: Web) -> None:
+    refused = card_post(sr2_table, "first_aid", {"p_medic": "Doc", "p_skill": "4", "quick": "5 five 1"})
+    assert refused.status_code == 400
+    html = form_of(refused)
+    row = quick_input(html)
+    fid = f"c{sr2_table.character_id}-first_aid"
+    assert 'value="5 five 1"' in row and f'aria-describedby="{fid}-quick-help {fid}-quick-error"' in row
+    assert (
+        f'<p class="error" id="{fid}-quick-error" role="alert">All the dice: five is not a die; type each die '
+        "as a number, separated by spaces</p>"
+    ) in html
+
+
+def die_labels(html: str) -> list[str]:
+    """The words a screen reader says for each box of one die."""
+    return re.findall(r'<label class="sr-only" for="[^"]*">([^<]*)</label><input class="die"', html)
+
+
+def test_a_die_box_says_which_roll_it_is_and_that_it_takes_what_came_up(sr2_table: Web) -> None:
+    given = {"p_severity": "D", "d_body_check": "1 1 1 1 1", "r_location": "3 4"}
+    asked = card_post(sr2_table, "wound", given)
+    assert die_labels(form_of(asked)) == ["Critical hit table: what came up on the d6"]
+
+
+def test_a_die_box_of_a_rolling_campaign_says_the_same(cp2020_web: Web) -> None:
+    form = cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/card/damage/form/", **HTMX)
+    labels = die_labels(form.content.decode())
+    assert "Stun save: what came up on the d10" in labels and not any("die 1" in label for label in labels)
+    page = cp2020_web.gm.get(f"/characters/{cp2020_web.character_id}/forms/damage/", **HTMX)
+    assert "Death save: what came up on the d10" in die_labels(page.content.decode())
+
+
+def test_dice_of_the_row_no_roll_took_are_said_as_a_sentence(sr2_table: Web) -> None:
+    done = card_post(sr2_table, "wound", {"p_severity": "S", "quick": "1 1 1 1 1 3 4 2 3 5 6"})
+    assert done.status_code == 200
+    assert "The last dice typed, 5 and 6, were not used: the rules asked for no more rolls." in form_of(done)
+    one = card_post(sr2_table, "note", {"p_text": "x"})  # a form of no dice: nothing to say of a row
+    assert "not used" not in form_of(one)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from campaign.web.forms import card_actions
+from rules.registry import get_ruleset
 from tests.conftest import make_table
 from tests.web.conftest import Web, make_web
 
@@ -57,7 +58,7 @@ def test_a_refused_card_post_says_its_errors_as_sentences_in_the_games_words(
     web = card_web(django_user_model, ruleset, table_dice)
     seen: dict[str, list[str]] = {}
     wrong: dict[str, list[str]] = {}
-    for action in card_actions(ruleset):
+    for action in card_actions(get_ruleset(ruleset)):
         if action == "undo":
             continue  # nothing to take back is said on top; it has no field to leave empty
         url = f"/characters/{web.character_id}/card/{action}/"
@@ -156,3 +157,55 @@ def test_a_refused_field_on_the_character_page_takes_the_focus(cp2020_web: Web) 
     page = refused.content.decode()
     [element] = [match.group(0) for match in AUTOFOCUSED.finditer(page)]
     assert 'name="p_skill"' in element
+
+
+def card_state_text(web: Web) -> str:
+    """The words of the character's card on the board, as a reader reads them."""
+    board = web.gm.get(f"/campaigns/{web.campaign_id}/").content.decode()
+    start = board.index(f'<div class="card-state" id="card-{web.character_id}-state">')
+    state = board[start : board.index('<p class="next">', start)]
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", state)).split())
+
+
+def test_a_replaced_crippling_hit_reads_replaced_on_the_card_as_on_the_page(sr2_web: Web) -> None:
+    crippling = {
+        "type": "wound",
+        "severity": "S",
+        "rolls": {"body_check": [6, 1, 1, 1, 1], "location": [3, 4], "critical": [6]},
+    }
+    assert sr2_web.table.act(crippling).status_code == 201
+    assert sr2_web.table.act({"type": "diagnose", "medic": "Doc", "skill": 4}).status_code == 201
+    assert "Chest crippling" in card_state_text(sr2_web)
+    replaced = sr2_web.gm.post(
+        f"/characters/{sr2_web.character_id}/card/replace/",
+        {"key": "k-r", "p_critical_hit": "ch1", "p_replacement": "cyberware"},
+        **HTMX,
+    )
+    assert replaced.status_code == 200, replaced.content.decode()[:3000]
+    # The card's state the answer takes into the card, the board's next load and the page read alike.
+    answered = replaced.content.decode().split("</section>", 1)[1]
+    assert "replaced by cyberware" in answered and ">crippling<" not in answered
+    card = card_state_text(sr2_web)
+    assert "Chest replaced by cyberware" in card and "crippling" not in card
+    page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    hits = page[page.index("Critical hits") :]
+    hits = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", hits[: hits.index("</ul>")])).split())
+    assert "Chest · collarbone · crippling · replaced by cyberware" in hits
+
+
+def test_a_replaced_cyberpunk_limb_no_longer_reads_crippled_on_the_card(cp2020_web: Web) -> None:
+    crippled = {
+        "type": "damage",
+        "damage": 20,
+        "location": "left_arm",
+        "rolls": {"sever": [9], "stun_save": [3], "death_save": [2]},
+    }
+    assert cp2020_web.table.act(crippled).status_code == 201
+    assert "crippled" in card_state_text(cp2020_web)
+    replaced = cp2020_web.gm.post(
+        f"/characters/{cp2020_web.character_id}/card/replace_limb/",
+        {"key": "k-r", "p_limb": "left_arm", "p_replacement": "cyberarm"},
+        **HTMX,
+    )
+    assert replaced.status_code == 200
+    assert "crippled" not in card_state_text(cp2020_web)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from campaign.models import Campaign, Event, Job
+from campaign.models import Campaign, Character, Event, Job
 from tests.conftest import make_table
 from tests.web.conftest import Web, make_web
 
@@ -117,7 +117,7 @@ def test_a_roll_typed_wrong_is_said_beside_it_in_words_and_the_row_keeps_what_wa
     prompt = prompt_of(refused.content.decode())
     assert [value for _, _, value in inputs_of(prompt)] == ["4", "x"]
     assert errors_of(prompt) == {
-        "clock-roll-2": "Bo's stun save needs one d10 from 1 to 10; “x” is not a number"
+        "clock-roll-2": "Bo's stun save needs one d10 from 1 to 10; x is not a number"
     }
 
     refused = web.gm.post(url, {f"roll:{ash}.stun_save": "4 5", f"roll:{bo}.stun_save": ""})
@@ -139,24 +139,42 @@ def test_a_pool_with_the_rule_of_six_is_typed_as_rolled(db: None, django_user_mo
         "rolls": {"body_check": [6, 6, 1, 1, 1], "location": [3, 4], "critical": [1]},
     }
     assert table.act(critical).status_code == 201
-    assert table.advance(minutes=1).status_code == 202
+    assert table.advance(minutes=11).status_code == 202
     web = make_web(table)
     prompt = prompt_of(web.gm.get(f"/campaigns/{web.campaign_id}/").content.decode())
     ((label, name, _),) = inputs_of(prompt)
     assert label == (
-        "Ash's natural healing (Body) (five d6 as totals (a 6 rolls again and adds: 6 then 4 is 10), typed as "
-        "rolled: a 6's extra roll after it)"
+        "Ash's natural healing (Body) (five d6, typed as rolled, a 6 then the die rolled after it: 6 4)"
     )
     assert "when critical hit 1 to the chest heals" in prompt
     refused = web.gm.post(f"/campaigns/{web.campaign_id}/clock/roll/", {name: "6 5 2 3 6"})
     assert errors_of(prompt_of(refused.content.decode())) == {
-        "clock-roll-1": "Ash's natural healing (Body) needs five d6 as totals (a 6 rolls again and adds: 6 then 4 "
-        "is 10); the last die is a 6: roll it again and type that die too (Rule of Six: a 6 is rolled again and "
+        "clock-roll-1": "Ash's natural healing (Body) needs five d6, typed as rolled, a 6 then the die rolled "
+        "after it: 6 4; the last die is a 6: roll it again and type that die too (Rule of Six: a 6 is rolled again and "
         "added)"
     }
     assert web.gm.post(f"/campaigns/{web.campaign_id}/clock/roll/", {name: "6 5 2 3 4 5"}).status_code == 302
     healing = Event.objects.get(campaign_id=web.campaign_id, type="CriticalHealingRolled")
     assert healing.data["dice"] == [11, 2, 3, 4, 5]
+
+
+def test_stop_here_names_the_day_when_the_advance_crossed_midnight(db: None, django_user_model: Any) -> None:
+    """An advance begun at 23:59:00 whose saves were given past midnight: "00:00:30" alone would read as the
+    morning it began, so the button names the date."""
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2}, {"table_dice": "all"})
+    assert table.advance(minutes=23 * 60 + 59).status_code == 202
+    assert table.act(CRIPPLED_LEG).status_code == 201
+    assert table.advance(minutes=10).status_code == 202
+    web = make_web(table)
+    board = f"/campaigns/{web.campaign_id}/"
+    ((_, name, _),) = inputs_of(prompt_of(web.gm.get(board).content.decode()))
+    assert "Stop here: the clock stays at 23:59:00" in prompt_of(web.gm.get(board).content.decode())
+    for _ in range(3):
+        ((_, name, _),) = inputs_of(prompt_of(web.gm.get(board).content.decode()))
+        assert web.gm.post(f"{board}clock/roll/", {name: "3"}).status_code == 302
+    assert "Stop here: the clock stays at 2020-01-02 00:00:30" in prompt_of(
+        web.gm.get(board).content.decode()
+    )
 
 
 def test_stop_here_ends_the_advance_where_it_stands_and_the_gm_acts_then_advances_again(
@@ -201,3 +219,277 @@ def test_stop_here_ends_the_advance_where_it_stands_and_the_gm_acts_then_advance
         Job.objects.get(campaign_id=web.campaign_id, status__in=["queued", "running"]).asked[0]["game_time"]
         == 120
     )
+
+
+LIVE = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "live"}
+
+
+def clock_panel(html: str) -> str:
+    """The clock's panel (`#clock-form`), its forms' one-use keys and CSRF token left out (each answer has its own)."""
+    start = html.index('<section id="clock-form"')
+    panel = html[start : html.index("</section>", start)]
+    return re.sub(r'name="(key|csrfmiddlewaretoken)" value="[^"]*"', r'name="\1"', panel)
+
+
+def test_an_advance_waiting_for_the_table_leaves_no_running_message_once_it_has_ended(
+    db: None, django_user_model: Any
+) -> None:
+    """The clock's panel answers a button with itself; with table dice the advance waits for a roll and ends later,
+    stopped or rolled out, by answers that redraw the live region alone: whatever the panel said of the running
+    advance would stay there. The panel reads as a fresh load's; the live region says the advance while it runs."""
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2}, {"table_dice": "all"})
+    assert table.act(CRIPPLED_LEG).status_code == 201
+    web = make_web(table)
+    board = f"/campaigns/{web.campaign_id}/"
+    pressed = web.gm.post(
+        f"{board}clock/", {"unit": "minutes", "amount": "10", "key": "k-10"}, HTTP_HX_REQUEST="true"
+    )
+    assert pressed.status_code == 200
+    assert "the clock is running" not in pressed.content.decode()
+    assert clock_panel(pressed.content.decode()) == clock_panel(web.gm.get(board).content.decode())
+
+    job = Job.objects.get(campaign_id=web.campaign_id)
+    stopped = web.gm.post(f"{board}clock/stop/", {"job": str(job.pk)}, HTTP_HX_REQUEST="true")
+    assert stopped.status_code == 200 and "the clock is running" not in stopped.content.decode()
+    assert "the clock is running" not in web.gm.get(board).content.decode()
+
+
+def test_the_live_region_says_an_advance_while_the_worker_runs_it(sr2_web: Web) -> None:
+    """An advance handed to a worker: the board's live region says what is advancing until the job ends."""
+    job = Job.objects.create(
+        campaign_id=sr2_web.campaign_id,
+        from_time=0,
+        to_time=600,
+        reached=150,
+        status=Job.RUNNING,
+        progress=0.25,
+    )
+    live = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/", **LIVE).content.decode()
+    assert '<label for="job-progress">Advancing 10 min: the clock is running.</label>' in live
+    job.status = Job.DONE
+    job.save()
+    live = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/", **LIVE).content.decode()
+    assert "job-progress" not in live and "the clock is running" not in live
+
+
+# --- a death waits for the GM's yes (docs/clock.md) ---------------------------------------------------------------
+
+# Body 5, a Serious wound, no success: a Mortal hit to the chest's spine, suffocation in 3 minutes.
+SPINE_IN_3_MIN = {
+    "type": "wound",
+    "severity": "S",
+    "rolls": {"body_check": [1] * 5, "location": [3, 4], "critical": [3], "death_time": [3]},
+}
+
+
+def test_the_boards_advance_asks_before_a_death_and_the_gm_lets_it_happen_or_stops(
+    db: None, django_user_model: Any
+) -> None:
+    """The issue's "+10 min" killed a dying character with no prompt: the board's advance waits before the death,
+    says whose, when and what kills, and offers the stop (the clock stays where it stands) and the yes."""
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})  # the server rolls the clock's dice
+    assert table.act(SPINE_IN_3_MIN).status_code == 201
+    web = make_web(table)
+    board = f"/campaigns/{web.campaign_id}/"
+    pressed = web.gm.post(
+        f"{board}clock/", {"unit": "minutes", "amount": "10", "key": "k1"}, HTTP_HX_REQUEST="true"
+    )
+    assert pressed.status_code == 200 and pressed["HX-Trigger"] == "refresh"
+    prompt = unescape(re.sub(r"\s+", " ", prompt_of(web.gm.get(board).content.decode())))
+    assert '<h3 id="clock-roll-h">Ash dies at 2053-01-01 00:03:00</h3>' in prompt
+    assert (
+        "On the clock: suffocates from critical hit 1 to the chest (spine), unless treated. The clock waits before "
+        "the death: stop here to act, or let it happen." in prompt
+    )
+    assert "Stop here: the clock stays at 00:00:00" in prompt and "Go on: Ash dies" in prompt
+    assert Event.objects.filter(type="DeathOccurred").count() == 0
+    # The player's board shows nothing of it.
+    assert "dies at" not in web.player.get(board).content.decode()
+
+    job = Job.objects.get(campaign_id=web.campaign_id)
+    went_on = web.gm.post(f"{board}clock/go-on/", {"job": str(job.pk), "key": "yes-1"}, **LIVE)
+    assert went_on.status_code == 200
+    html = went_on.content.decode()
+    assert (
+        'id="clock-roll"' not in html
+        and '<span class="chip dead">dead: died at 2053-01-01 00:03:00</span>' in html
+    )
+    assert 'Game time: <strong id="game-date">2053-01-01 00:10:00</strong>' in html
+    (died,) = Event.objects.filter(type="DeathOccurred")
+    assert died.game_time == 180
+    # A second click of the same yes writes nothing more; a yes with no death waiting is refused in words.
+    count = Event.objects.count()
+    assert web.gm.post(f"{board}clock/go-on/", {"job": str(job.pk), "key": "yes-1"}).status_code == 302
+    assert Event.objects.count() == count
+    refused = web.gm.post(f"{board}clock/go-on/", {"job": str(job.pk), "key": "yes-2"})
+    assert refused.status_code == 409
+    assert "This advance is not waiting before a death" in refused.content.decode()
+
+
+def test_stopping_before_a_death_leaves_the_clock_where_it_stands(db: None, django_user_model: Any) -> None:
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    assert table.act(SPINE_IN_3_MIN).status_code == 201
+    assert table.advance(seconds=60).status_code == 202  # to 00:01:00, asking nothing (the API's default)
+    web = make_web(table)
+    board = f"/campaigns/{web.campaign_id}/"
+    # "+1 hour" from the board: every advance of the board asks.
+    web.gm.post(f"{board}clock/", {"unit": "hours", "amount": "1", "key": "k1"})
+    job = Job.objects.get(campaign_id=web.campaign_id, status__in=["queued", "running"])
+    assert job.asks_before_death and job.needs_yes["game_time"] == 180
+    stopped = web.gm.post(f"{board}clock/stop/", {"job": str(job.pk)}, **LIVE)
+    html = stopped.content.decode()
+    assert 'id="clock-roll"' not in html and '<span class="chip dead">' not in html
+    assert 'Game time: <strong id="game-date">2053-01-01 00:01:00</strong>' in html
+    assert not Event.objects.filter(type="DeathOccurred").exists()
+    # The answer says what the stop did: the walkthrough's board closed the prompt saying nothing.
+    assert (
+        '<p class="ok" id="clock-said" role="status">Stopped at 00:01:00, where the advance began (nothing of it '
+        "had fired): Ash is still dying; act, then advance again to go on.</p>" in html
+    )
+    # The next drawing of the region (its refresh) says it no more.
+    assert "Stopped at" not in web.gm.get(board, HTTP_HX_REQUEST="true").content.decode()
+
+
+def test_a_roll_the_player_sees_changes_their_live_region_though_no_card_changes(
+    db: None, django_user_model: Any
+) -> None:
+    """The night's phone kept the party's forecast from before a healing roll: the clock, waiting at 00:10:00 for the
+    GM, made Ash's roll at that second, which changes no card nor the date. The player's region names the entries
+    their history shows, so its ETag changes and the party's section is fetched again."""
+    table = make_table(django_user_model, "shadowrun2", {"body": 5}, {"table_dice": "all"})
+    critical = {
+        "type": "wound",
+        "severity": "S",
+        "rolls": {"body_check": [6, 6, 1, 1, 1], "location": [3, 4], "critical": [1]},
+    }
+    assert table.act(critical).status_code == 201  # Ash's two healing rolls wait for the rest: 00:10:00
+    bex = table.gm.post(
+        f"/api/campaigns/{table.campaign['id']}/characters/", {"name": "Bex", "attributes": {"body": 5}}
+    ).json()["id"]
+    table.advance(seconds=6)
+    stun = {"type": "wound", "severity": "L", "damage": "stun"}
+    assert table.gm.post(f"/api/characters/{bex}/actions/", stun).status_code == 201  # Bex's roll: 00:10:06
+    web = make_web(table)
+    board = f"/campaigns/{web.campaign_id}/"
+    assert table.advance(minutes=11).status_code == 202
+    job = Job.objects.get(campaign_id=web.campaign_id, status__in=["queued", "running"])
+    assert table.gm.post(f"/api/jobs/{job.pk}/rolls/", {"critical_healing": [1] * 5}).status_code == 200
+    before = web.player.get(board, **LIVE)
+    assert 'Game time: <strong id="game-date">2053-01-01 00:10:00</strong>' in before.content.decode()
+    assert table.gm.post(f"/api/jobs/{job.pk}/rolls/", {"physical_healing": [1] * 5}).status_code == 200
+    job.refresh_from_db()
+    assert (job.reached, job.needs_roll["name"]) == (600, "stun_recovery")  # Bex's, at 00:10:06
+    poll = {**LIVE, "HTTP_HX_TRIGGER": "live", "HTTP_IF_NONE_MATCH": before["ETag"]}
+    after = web.player.get(board, **poll)
+    assert after.status_code == 200 and after["HX-Trigger"] == "changed"  # not a 304
+    assert after["ETag"] != before["ETag"]
+    assert 'Game time: <strong id="game-date">2053-01-01 00:10:00</strong>' in after.content.decode()
+    ash = table.character["id"]
+    seen = Character.objects.get(pk=ash).player_version
+    assert f'data-seen="{ash}.{seen}"' in after.content.decode()
+    assert f'data-seen="{ash}.{seen - 1}"' in before.content.decode()
+
+
+@pytest.mark.parametrize("headers", [{}, LIVE], ids=["page", "htmx"])
+def test_a_roll_refused_for_its_text_is_the_same_prompt_with_the_error_beside_it(
+    django_user_model: Any, headers: dict[str, str]
+) -> None:
+    """The walkthrough's wrong die: a roll whose text cannot be stored (a NUL a phone's keyboard slipped in) was
+    refused under the prompt, and the prompt was drawn afresh: both rows empty. It is the same prompt, both rows
+    with their labels and what was typed, the error beside the roll it is about."""
+    web, ash, bo = stunned_pair(django_user_model)
+    url = f"/campaigns/{web.campaign_id}/clock/roll/"
+    refused = web.gm.post(url, {f"roll:{ash}.stun_save": "4", f"roll:{bo}.stun_save": "3\x00"}, **headers)
+    assert refused.status_code == (400 if not headers else 200)
+    prompt = prompt_of(refused.content.decode())
+    assert inputs_of(prompt) == [
+        ("Ash's stun save (one d10 from 1 to 10)", f"roll:{ash}.stun_save", "4"),
+        ("Bo's stun save (one d10 from 1 to 10)", f"roll:{bo}.stun_save", "3\x00"),
+    ]
+    assert errors_of(prompt) == {
+        "clock-roll-2": "Bo's stun save needs one d10 from 1 to 10; the text contains a NUL character (\\u0000), "
+        "which cannot be stored"
+    }
+    assert 'id="clock-roll-error"' not in refused.content.decode()
+    assert "Stop here: the clock stays at 00:00:00" in prompt
+    assert not Event.objects.filter(campaign_id=web.campaign_id, actor="clock").exists()
+
+    # A field the form has not: said under the row, which keeps what was typed.
+    refused = web.gm.post(
+        url, {f"roll:{ash}.stun_save": "4", f"roll:{bo}.stun_save": "3", "extra": "1"}, **headers
+    )
+    prompt = prompt_of(refused.content.decode())
+    assert [value for _, _, value in inputs_of(prompt)] == ["4", "3"]
+    assert errors_of(prompt) == {}
+    assert re.findall(r'<p class="error" id="clock-roll-error" role="alert">([^<]*)</p>', prompt) == [
+        f"Extra: unknown field; expected one of ask, key, roll:{ash}.stun_save, roll:{bo}.stun_save"
+    ]
+
+
+def stop_words(prompt: str) -> tuple[str, str]:
+    """The prompt's "Stop here" button and the words under it that say why the clock stays there."""
+    button = re.search(
+        r'<button type="submit" aria-describedby="clock-stays">([^<]*)</button>', prompt
+    ).group(1)
+    why = re.search(r'<span class="help" id="clock-stays">([^<]*)</span>', prompt).group(1)
+    return unescape(button), unescape(why)
+
+
+def test_stop_here_keeps_the_last_second_fired_and_says_so_when_that_is_the_start(
+    db: None, django_user_model: Any
+) -> None:
+    """The walkthrough's "the clock went back to where the advance began": a stop leaves the clock at the last
+    second the advance fired before the roll it waits at; that is the advance's start only when nothing of it has
+    fired yet, which the prompt now says in words (docs/clock.md, "Stopping at a roll")."""
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2}, {"table_dice": "all"})
+    assert table.act(CRIPPLED_LEG).status_code == 201  # a death save every turn: 00:00:30, 00:01:00, ...
+    web = make_web(table)
+    board = f"/campaigns/{web.campaign_id}/"
+    pressed = web.gm.post(f"{board}clock/", {"unit": "minutes", "amount": "10", "key": "k-10"}, **LIVE)
+    assert pressed.status_code == 200
+    prompt = prompt_of(web.gm.get(board, **LIVE).content.decode())
+    assert stop_words(prompt) == (
+        "Stop here: the clock stays at 00:00:00",
+        "Where this advance began: nothing of it has fired before Ash's death save at 00:00:30; then act, and "
+        "advance again to go on",
+    )
+    # Two saves given from the board (3: each succeeds): the advance fires 00:00:30 and 00:01:00, then asks again.
+    for _ in range(2):
+        ((_, name, _),) = inputs_of(prompt)
+        given = web.gm.post(f"{board}clock/roll/", {name: "3"}, **LIVE)
+        assert given.status_code == 200
+        prompt = prompt_of(given.content.decode())
+    assert stop_words(prompt) == (
+        "Stop here: the clock stays at 00:01:00",
+        "The last second this advance fired before Ash's death save at 00:01:30; then act, and advance again to "
+        "go on",
+    )
+    job = Job.objects.get(campaign_id=web.campaign_id)
+    assert (job.from_time, job.reached) == (0, 60)
+
+    stopped = web.gm.post(f"{board}clock/stop/", {"job": str(job.pk)}, **LIVE)
+    assert 'Game time: <strong id="game-date">2020-01-01 00:01:00</strong>' in stopped.content.decode()
+    assert Campaign.objects.get(pk=web.campaign_id).game_time == 60
+    saves = Event.objects.filter(campaign_id=web.campaign_id, type="DeathSaveRolled", actor="clock")
+    assert [(row.game_time, row.data["roll"]) for row in saves.order_by("position")] == [(30, 3), (60, 3)]
+    (closed,) = Event.objects.filter(campaign_id=web.campaign_id, type="ClockAdvanced")
+    assert (closed.data["from"], closed.data["to"], closed.game_time) == (0, 60, 60)
+    answer = web.table.gm.get(f"/api/jobs/{job.pk}/").json()
+    assert (answer["status"], answer["reached"]) == ("done", 60)
+    assert answer["message"] == "stopped at 2020-01-01 00:01:00: the GM stopped it at Ash's death save"
+    # The save asked is not made: it is due at its own second.
+    assert (
+        "<strong>Ash</strong>: " in stopped.content.decode()
+        and "at 2020-01-01 00:01:30" in stopped.content.decode()
+    )
+
+    # An advance stopped before it fired anything stays at its start, and the answer says why.
+    web.gm.post(f"{board}clock/", {"unit": "minutes", "amount": "10", "key": "k-10b"})
+    job = Job.objects.get(campaign_id=web.campaign_id, status__in=["queued", "running"])
+    assert job.asked[0]["game_time"] == 90
+    page = web.gm.post(f"{board}clock/stop/", {"job": str(job.pk)}, follow=True).content.decode()
+    assert (
+        "Stopped at 00:01:00, where the advance began (nothing of it had fired); act, then advance again to go "
+        "on." in unescape(page)
+    )
+    assert Campaign.objects.get(pk=web.campaign_id).game_time == 60

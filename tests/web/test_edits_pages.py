@@ -115,6 +115,8 @@ def test_the_board_shows_the_house_rules_and_a_gm_changes_them(df_web: Web) -> N
     campaign = Campaign.objects.get(pk=df_web.campaign_id)
     assert (campaign.name, campaign.options["con_recovery_days"]) == ("Seattle 2054", 3)
     assert Event.objects.filter(type="CampaignChanged").count() == 1
+    page = df_web.gm.get(board).content.decode()  # the board after the save
+    options = form_inputs(page, reverse("campaign-options", args=[df_web.campaign_id]))
     bad = df_web.gm.post(
         reverse("campaign-options", args=[df_web.campaign_id]),
         {**options, "name": "Seattle", "o_con_recovery_days": "0", "o_con_recovery_days__unit": "days"},
@@ -126,3 +128,15 @@ def test_the_board_shows_the_house_rules_and_a_gm_changes_them(df_web: Web) -> N
         df_web.player.post(reverse("campaign-options", args=[df_web.campaign_id]), options).status_code == 403
     )
     assert 'name="o_con_recovery_days"' not in df_web.player.get(board).content.decode()
+
+
+def test_a_change_of_player_is_said_as_a_person_says_it(df_web: Web) -> None:
+    page = reverse("character", args=[df_web.character_id])
+    assert edit_post(df_web, player="").status_code == 302
+    saved = df_web.gm.get(page).content.decode()
+    assert "Saved: Ash now has no player." in saved
+    assert "Changed: the character now has no player." in saved  # the history entry, on the character's page
+    assert edit_post(df_web, player="player", name="Asha").status_code == 302
+    saved = df_web.gm.get(reverse("character", args=[df_web.character_id])).content.decode()
+    assert "Saved: name from Ash to Asha; player now plays Asha." in saved
+    assert "from none" not in saved and "to none" not in saved

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from campaign.forecasts import survival_text
+from campaign.forecast.forecasts import survival_text
 from campaign.models import Campaign, Character
 from campaign.web import forecast_panel
 from rules import forecast as fc
@@ -32,7 +32,9 @@ def test_the_gm_panel_draws_each_injury_as_a_lane_with_a_median_and_a_band(sr2_w
     assert "chest, spine (critical)" in html and "physical damage (Serious, 6 boxes)" in html
     assert "style=" not in html  # the CSP forbids inline styles
     assert re.search(r'class="tick"[^>]*>2053-01-01<', html)
-    assert "healed by 2053-" in html and "Back to full health:</strong>\n    not without care" not in html
+    assert (
+        "healed most likely by " in html and "Back to full health:</strong>\n    not without care" not in html
+    )
     assert "<html" not in html  # a fragment
 
 
@@ -110,7 +112,7 @@ def test_the_charts_axis_ends_at_the_latest_dated_median_or_90th_percentile_neve
     assert ending(None) == 100 + fc.HORIZON  # nothing dated: the horizon
 
 
-def test_a_certain_outcome_reads_on_its_date(df_web: Web) -> None:
+def test_a_certain_outcome_reads_by_its_date(df_web: Web) -> None:
     # CON 8: a 6 rolled + weapon 2 is 8 on the table, 3 CON lost at game second 0; a point back a week of rest,
     # no die: every future has CON back on the same second, three weeks on.
     assert (
@@ -120,24 +122,18 @@ def test_a_certain_outcome_reads_on_its_date(df_web: Web) -> None:
         == 201
     )
     html = df_web.gm.get(f"/characters/{df_web.character_id}/forecast/", **HTMX).content.decode()
-    assert (
-        "<strong>CON 5 of 8 (3 lost)</strong>:\n      healed on 2020-01-22 00:00:00 "
-        '<span class="muted">(in 3 weeks of game time, in every future)</span>'
-    ) in html
-    assert (
-        "<strong>Back to full health:</strong>\n    on 2020-01-22 00:00:00 "
-        '<span class="muted">(in 3 weeks, in every future)</span>'
-    ) in html
-    assert "8 futures in 10" not in html and "9 futures in 10" not in html
+    assert "<strong>CON 5 of 8 (3 lost)</strong>:\n      healed by 22 January\n" in html
+    assert "<strong>Back to full health:</strong>\n    by 22 January</p>" in html
+    assert "(9 in 10)" not in html
 
 
-def test_a_range_whose_ends_fall_on_one_date_reads_on_that_date(df_web: Web) -> None:
+def test_dates_that_fall_on_one_moment_read_as_that_date(df_web: Web) -> None:
     campaign = Campaign.objects.get(pk=df_web.campaign_id)
-    # 8 futures in 10 on one second, though not every future agrees (not `certain`): one date, not a range of one
+    # Half the futures and 9 in 10 on one second, though not every future agrees: one date, not a range of one.
     one = forecast_panel.spread_words(campaign, fc.Spread(3600, 3600, 3600, 0.95), 0, "2020-02-01 00:00:00")
-    assert not one["certain"] and one["range"] == "8 futures in 10 on 2020-01-01 01:00:00"
+    assert one["when"] == "by 1 January 01:00"
     two = forecast_panel.spread_words(campaign, fc.Spread(3600, 4000, 7200, 1.0), 0, "2020-02-01 00:00:00")
-    assert two["range"] == "8 futures in 10 between 2020-01-01 01:00:00 and 2020-01-01 02:00:00"
+    assert two["when"] == "most likely by 1 January 01:06, at the latest by 1 January 02:00 (9 in 10)"
 
 
 def test_the_survival_odds_are_shown_with_their_sampling_error(sr2_web: Web) -> None:
@@ -147,7 +143,7 @@ def test_the_survival_odds_are_shown_with_their_sampling_error(sr2_web: Web) -> 
     # The GM's 1,000 futures, seeded from the state: the same text on every run. A share all futures agree on (0%)
     # has no error to show.
     assert odds is not None and odds.group(1) == (
-        "treated now: 15% (\u00b12), treated in 5 min: 0%, treated in 10 min: 0%, first aid now: 0%, "
+        "treated now: 19% (\u00b12), treated in 5 min: 0%, treated in 10 min: 0%, first aid now: 0%, "
         "in hospital from now: 0%, untreated: 0%"
     )
     # The panel stops a what-if's future once its survival is settled; the whole forecast (the API's, every
@@ -202,3 +198,23 @@ def test_after_an_undo_the_panels_odds_are_the_whole_forecasts_and_a_player_sees
     # The player watching the same character: no what-if, no odds of the hidden Mortal hit.
     seen = sr2_web.player.get(url, **HTMX).content.decode()
     assert "Survives" not in seen and "treated now" not in seen
+
+
+PANEL_STATISTICS = ("p50", "p90", "percentile", "median", "10% to 90%", "80%")
+
+
+def test_the_panel_says_its_dates_as_the_partys_section_does(sr2_web: Web) -> None:
+    """No statistics (issue 42): each date as 'most likely by ..., at the latest by ... (9 in 10)', the words of
+    the party's section, and the chart said the same way."""
+    sr2_web.table.act(chest_hit(CRITICAL))
+    html = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/forecast/", **HTMX).content.decode()
+    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    said = " ".join([text, *re.findall(r'aria-label="([^"]*)"', html)])
+    for word in PANEL_STATISTICS:
+        assert word not in said.lower(), word
+    assert re.search(
+        r"physical damage \(Serious, 6 boxes\) ?: healed most likely by \d+ \w+, at the latest by "
+        r"\d+ \w+ \(9 in 10\)",
+        text,
+    ), text
+    assert "Back to full health: not without care" not in text

@@ -56,7 +56,7 @@ def test_a_house_rule_changed_from_its_default_says_the_default(db: None, django
 def test_the_seeds_optional_rule_is_said_once(sr2_web: Web) -> None:
     helps = option_helps(sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode())
     assert helps["combat_pool_on_body_check"] == (
-        "Combat pool dice may join the Body check. The seed's optional rule. Now: no."
+        "Combat pool dice may join the Body check. An optional rule of the source rules. Now: no."
     )
 
 

@@ -158,6 +158,36 @@ def test_a_change_reads_as_a_sentence_on_the_board_and_in_the_history(sr2_web: W
     assert entry == said
 
 
+def test_a_form_drawn_before_another_change_is_refused_and_drawn_again_as_the_rules_are_now(
+    sr2_web: Web,
+) -> None:
+    """Two tabs (or two GMs): the house rules are drawn in one, the overflow made 5 min in the other, then the
+    first saves a new campaign name. It posted every option back as drawn and put the 10 min back in silence
+    (found by tests/browser/test_night_at_the_table.py's second tab). Now nothing is saved, the refusal says why,
+    and the form is drawn again from the rules as they are, so that saving it again changes what is changed."""
+    board = reverse("campaign", args=[sr2_web.campaign_id])
+    action = reverse("campaign-options", args=[sr2_web.campaign_id])
+    inputs = form_inputs(sr2_web.gm.get(board).content.decode(), action)
+    other_tab = form_inputs(sr2_web.gm.get(board).content.decode(), action)
+    assert sr2_web.gm.post(action, {**other_tab, "o_deadly_overflow_minutes": "5"}).status_code == 302
+    before = Event.objects.count()
+    refused = sr2_web.gm.post(action, {**inputs, "name": "Seattle 2054"})
+    assert refused.status_code == 409
+    html = refused.content.decode()
+    assert (
+        "The house rules changed after this form was drawn (in another tab, or by another GM): nothing was saved. "
+        "They are shown as they are now: make your change again</p>"
+    ) in html
+    assert "Last changed 2053-01-01 00:00:00: From now on: Overflow while Deadly: 5 minutes." in html
+    assert Event.objects.count() == before
+    again = form_inputs(html, action)
+    assert (again["name"], again["o_deadly_overflow_minutes"]) == ("Seattle 2053", "5")
+    saved = sr2_web.gm.post(action, {**again, "name": "Seattle 2054"}, follow=True)
+    assert "Renamed from Seattle 2053 to Seattle 2054." in saved.content.decode()
+    campaign = Campaign.objects.get(pk=sr2_web.campaign_id)
+    assert (campaign.name, campaign.options["deadly_overflow_minutes"]) == ("Seattle 2054", 5)
+
+
 def test_a_duration_is_typed_in_the_rules_units_and_stored_as_before(sr2_web: Web) -> None:
     board = reverse("campaign", args=[sr2_web.campaign_id])
     action = reverse("campaign-options", args=[sr2_web.campaign_id])
@@ -176,6 +206,7 @@ def test_a_duration_is_typed_in_the_rules_units_and_stored_as_before(sr2_web: We
     assert sr2_web.gm.post(action, changed).status_code == 302
     options = Campaign.objects.get(pk=sr2_web.campaign_id).options
     assert options["physical_healing_table"]["D"] == {"tn": 10, "base_seconds": 6 * 7 * 86_400}
+    inputs = form_inputs(sr2_web.gm.get(board).content.decode(), action)  # the board after the save
     refused = sr2_web.gm.post(
         action, {**inputs, "o_deadly_overflow_minutes": "", "o_deadly_overflow_minutes__unit": "hours"}
     )

@@ -13,7 +13,7 @@ from campaign import services
 from campaign.models import Campaign, Event
 from campaign.web import option_forms
 from rules.registry import get_ruleset
-from tests.test_import import _events, _with_trailer
+from tests.transfer.test_import import _events, _with_trailer
 from tests.web.conftest import Web, form_inputs
 from tests.web.test_house_rules import posted
 

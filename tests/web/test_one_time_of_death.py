@@ -25,17 +25,18 @@ from campaign.models import Campaign, Character, Event, Job
 from campaign.services.core import ServiceError
 from campaign.web import display
 from rules.params import RuleError
-from tests.conftest import seeded_dice
+from tests.conftest import ServerDice, seeded_dice
 
 pytestmark = pytest.mark.django_db
 
 DATE = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
 # Every way a GM's page or answer names a time of death: the dying chip, a mortal hit's and the overflow's warnings,
-# the clock's death timer on the card ("Next: death at"), in the board's "next on the clock" ("Ash: death at") and on
-# the character page ("Bleeds out from ... on").
+# the clock's death timer in the ruleset's words on the card ("On the clock: bleeds out from ... at"), in the board's
+# "next on the clock" ("Ash: dies unless stabilized at") and on the character page ("Bleeds out from ... on").
 DEATH_TIMES = re.compile(
-    rf"\(dies ({DATE})\)|kills at ({DATE})|dies at ({DATE})|: death at ({DATE})"
-    rf"|(?:Bleeds out from|Dies unless stabilized)[^<]*? on ({DATE})"
+    rf"\(dies ({DATE})\)|kills at ({DATE})|dies at ({DATE})"
+    rf"|(?:[Bb]leeds out from|[Ss]uffocates from|[Dd]ies of [a-z ]+ from|[Dd]ies unless stabilized)[^<]*?"
+    rf" (?:on|at) ({DATE})"
 )
 DAY = 86_400
 
@@ -245,9 +246,9 @@ def _assert_one_time_of_death(night: Night, *, a_roll_may_kill: bool) -> None:
 )
 @given(data=st.data())
 def test_shadowrun_every_time_of_death_shown_is_when_the_clock_kills(
-    data: Any, django_user_model: Any, monkeypatch: Any
+    data: Any, django_user_model: Any, server_dice: ServerDice
 ) -> None:
-    monkeypatch.setattr(services, "Dice", seeded_dice(data.draw(st.integers(0, 2**16), label="clock seed")))
+    server_dice(seeded_dice(data.draw(st.integers(0, 2**16), label="clock seed")))
     night = _night(django_user_model, "shadowrun2", {"body": 5})
     for _ in range(data.draw(st.integers(1, 8), label="steps")):
         _play(night, _sr_step(data.draw), data.draw)
@@ -263,9 +264,9 @@ def test_shadowrun_every_time_of_death_shown_is_when_the_clock_kills(
 )
 @given(data=st.data())
 def test_cyberpunk_every_time_of_death_shown_is_when_the_clock_kills(
-    data: Any, django_user_model: Any, monkeypatch: Any
+    data: Any, django_user_model: Any, server_dice: ServerDice
 ) -> None:
-    monkeypatch.setattr(services, "Dice", seeded_dice(data.draw(st.integers(0, 2**16), label="clock seed")))
+    server_dice(seeded_dice(data.draw(st.integers(0, 2**16), label="clock seed")))
     night = _night(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2})
     for _ in range(data.draw(st.integers(1, 8), label="steps")):
         _play(night, _cp_step(data.draw), data.draw)
@@ -294,7 +295,7 @@ def test_after_a_revert_and_a_new_overflow_interval_the_death_shown_is_the_clock
     assert set(dates) == {"2053-01-01 00:40:03"}
     text = " ".join(re.sub(r"<[^>]+>", " ", _card(board, night)).split())
     assert "dying: 25 min left unless stabilized by first aid (dies 2053-01-01 00:40:03)" in text
-    assert "Next: overflow at 2053-01-01 00:15:03 (due now)" in text
+    assert "On the clock: bleeds into another overflow box at 2053-01-01 00:15:03 (due now)" in text
     assert (
         "leeding out: one overflow box every 5 minutes until stabilized (dies at 2053-01-01 00:40:03)" in page
     )
@@ -313,11 +314,11 @@ def test_after_a_revert_and_a_new_overflow_interval_the_death_shown_is_the_clock
 
 
 def test_a_recovery_with_no_date_yet_says_which_roll_sets_it(
-    django_user_model: Any, monkeypatch: Any
+    django_user_model: Any, server_dice: ServerDice
 ) -> None:
     """The player's "Should be healed" said "no date yet" beside the forecast's date for the same hit: the date
     waits for the healing roll the forecast estimates, and the page now says so, and when that roll comes."""
-    monkeypatch.setattr(services, "Dice", seeded_dice(2053))
+    server_dice(seeded_dice(2053))
     night = _night(django_user_model, "shadowrun2", {"body": 5})
     # Moderate, two Body check successes: a Critical hit on the abdomen's ribs, diagnosed by Doc.
     critical = {"body_check": [4, 5, 1, 1, 1], "location": [2, 3], "critical": [6]}
@@ -326,13 +327,21 @@ def test_a_recovery_with_no_date_yet_says_which_roll_sets_it(
         {"type": "diagnose", "medic": "Doc", "skill": 1, "critical_hit": "ch1", "rolls": {"diagnosis": [6]}},
     ):
         services.character_act(character_id=night.character.pk, body=body, actor="gm")
-    waiting = "no date yet: the healing roll at the clock's next advance sets it"
+    # The roll waits for the rest, 10 min after the wound (house, `rest_minutes`): the page says when it comes.
+    waiting = "no date yet: the healing roll on 2053-01-01 00:10:00 sets it"
     for client in (night.player, night.gm):
         page = client.get(f"/characters/{night.character.pk}/").content.decode()
         assert f"critical hit 1 to the abdomen (ribs) heals: {waiting}" in _words(page)
     answer = night.player_api.get(f"/api/characters/{night.character.pk}/").json()
     healing = next(item for item in answer["recovery"] if item["what"].endswith("heals"))
     assert (healing["ends_at"], healing["why"]) == (None, waiting.removeprefix("no date yet: "))
+    _advance(night, 597)  # three seconds short of the rest: the roll still waits
+    page = night.player.get(f"/characters/{night.character.pk}/").content.decode()
+    assert f"critical hit 1 to the abdomen (ribs) heals: {waiting}" in _words(page)
     _advance(night, 3)  # the roll is made: a date, or the next roll's
     page = night.player.get(f"/characters/{night.character.pk}/").content.decode()
     assert waiting not in _words(page)
+    # An undo of the roll leaves it due now: the page says it comes at the clock's next advance.
+    services.character_act(character_id=night.character.pk, body={"type": "undo"}, actor="gm")
+    page = night.player.get(f"/characters/{night.character.pk}/").content.decode()
+    assert "the healing roll at the clock's next advance sets it" in _words(page)

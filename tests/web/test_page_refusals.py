@@ -18,8 +18,8 @@ from django.test import Client
 from django.utils.text import capfirst
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from campaign import forecast_budget, outages
-from campaign import recovery as rv
+from campaign.forecast import forecast_budget
+from campaign.http import outages
 from tests.api.test_forecast import CRITICAL, chest_hit
 from tests.conftest import Table
 
@@ -134,7 +134,10 @@ def test_a_refused_panel_asks_the_same_question_again(hurt: Table) -> None:
     finally:
         release()
     url = _urls(hurt)["recovery"]
-    assert f'hx-get="{url}" hx-trigger="load delay:1s"' in html and f'<a href="{url}">' in html
+    assert (
+        f'hx-get="{url}" hx-trigger="load delay:1s, seen" data-when-seen' in html
+        and f'<a href="{url}">' in html
+    )
 
 
 def _cache_down(*args: Any) -> bool:
@@ -157,8 +160,8 @@ def test_an_outage_is_a_503_naming_the_service(
     if service == outages.CACHE:
         monkeypatch.setattr(forecast_budget, "_take", _cache_down)
     else:  # the characters read after the user's access was checked
-        monkeypatch.setattr(rv, "characters_of", _database_down)
-        monkeypatch.setattr("campaign.access.character_for", _database_down)
+        monkeypatch.setattr("campaign.selectors.characters.party", _database_down)
+        monkeypatch.setattr("campaign.selectors.access.character_for", _database_down)
     answer = _ask(hurt, "gm", page, fragment)
     assert (answer.status_code, answer["Retry-After"]) == (503, str(outages.RETRY_AFTER_SECONDS))
     # The site's own 503 page (templates/503.html), which htmx does not swap in: the panel keeps what it showed.
@@ -167,7 +170,7 @@ def test_an_outage_is_a_503_naming_the_service(
 
 @pytest.fixture
 def two_a_minute(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
-    from campaign import throttles
+    from campaign.http import throttles
 
     rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "forecast": "2/min"}
     monkeypatch.setattr(
@@ -181,9 +184,12 @@ def test_forecasts_past_the_users_rate_are_a_429_the_api_and_the_pages_counting_
     hurt: Table, page: str, fragment: bool
 ) -> None:
     """Three accounts looping on the recovery page with a new `?by=` each time were not throttled: the pages now
-    take places in the API's FORECAST_THROTTLE, one count per user."""
+    take places in the API's FORECAST_THROTTLE, one count per user, for each panel computed. A panel kept (asked
+    again in the same state: the board's refresh in a second tab) answers without counting."""
     assert hurt.player.get(f"/api/characters/{hurt.character['id']}/forecast/?runs=10").status_code == 200
     assert _ask(hurt, "player", page, fragment).status_code == 200
+    assert _ask(hurt, "player", page, fragment).status_code == 200  # kept: not counted
+    caches["pages"].clear()  # not kept (a new question, a new state, another process): computed, and counted
     refused = _ask(hurt, "player", page, fragment)
     assert refused.status_code == 429 and 55 <= int(refused["Retry-After"]) <= 60
     said = "at most 2 forecasts a minute per user, the pages&#x27; and the API&#x27;s together; try again in "

@@ -74,7 +74,7 @@ def test_a_player_sees_the_symptom_of_an_undiagnosed_mortal_hit_and_no_gm_only_v
         "Body check",
         GM_NOTE,
         "physical_healing_roll",
-        "physical healing roll",
+        "next healing roll",  # the physical damage's timer, in the ruleset's words (a timer is the GM's)
         "death:ch1",
         "TN +4",  # the hit's penalty
         *death_dates(sr2_web, death_at),
@@ -86,7 +86,7 @@ def test_a_player_sees_the_symptom_of_an_undiagnosed_mortal_hit_and_no_gm_only_v
         GM_NOTE,
         "ribs",
         "mortal",
-        "physical healing roll",
+        "next healing roll",
         "TN +4",
         death_dates(sr2_web, death_at)[1],
     ):

@@ -4,6 +4,7 @@ and a player's page, the same whatever a hidden hit's lethality."""
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -12,9 +13,10 @@ from django.db import transaction
 
 from campaign.models import Campaign, Job
 from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
-from tests.api.test_recovery import THREE_LOST, npc
+from tests.api.test_recovery import THREE_LOST, npc, teammate
 from tests.conftest import make_table
 from tests.web.conftest import Web, make_web
+from tests.web.live_page import LivePage, Node
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -31,7 +33,7 @@ def test_the_board_fetches_the_recovery_section_once_shown_and_after_each_change
 
 
 def test_the_gm_page_says_each_date_and_draws_a_lane_per_character(df_web: Web) -> None:
-    bo = npc(df_web.table, "Bo", {"con": 12})
+    bo = teammate(df_web.table, "Bo", {"con": 12})
     df_web.table.act(THREE_LOST)
     df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", THREE_LOST)
     html = df_web.gm.get(page(df_web, "?by=2020-01-10")).content.decode()
@@ -62,6 +64,8 @@ def test_the_gm_asks_what_ifs_and_sees_how_the_partys_date_moves(sr2_web: Web) -
     assert 'value="hospital" checked' in html
     assert '<option value="medic:6" selected>a medic of skill 6</option>' in html  # one medic, from a select
     assert '<option value="">no medic</option>' in html
+    # The refresh asks with the form's fields (hx-include): the futures asked for go with them.
+    assert '<input type="hidden" name="runs" value="200">' in html
 
 
 def test_a_bar_runs_to_the_median_and_its_whisker_to_the_90th_percentile(sr2_web: Web) -> None:
@@ -99,12 +103,16 @@ def test_a_bar_runs_to_the_median_and_its_whisker_to_the_90th_percentile(sr2_web
 def test_advancing_to_when_the_party_is_fit_posts_the_boards_clock_form(df_web: Web) -> None:
     df_web.table.act(THREE_LOST)
     html = df_web.gm.get(page(df_web)).content.decode()
+    # The date it names goes with it (`until`): a clock that runs on its own has moved since the page was drawn.
     amount = re.search(
-        r'name="unit" value="seconds"><input type="hidden" name="amount" value="(\d+)">\s*<button', html
+        r'name="unit" value="seconds"><input type="hidden" name="amount" value="(\d+)">'
+        r'<input type="hidden" name="until" value="(\d+)">\s*<button',
+        html,
     )
-    assert amount is not None and int(amount.group(1)) == 14 * 86_400
+    assert amount is not None and int(amount.group(1)) == int(amount.group(2)) == 14 * 86_400
     posted = df_web.gm.post(
-        f"/campaigns/{df_web.campaign_id}/clock/", {"unit": "seconds", "amount": amount.group(1), "key": "k1"}
+        f"/campaigns/{df_web.campaign_id}/clock/",
+        {"unit": "seconds", "amount": amount.group(1), "until": amount.group(2), "key": "k1"},
     )
     assert posted.status_code == 302
     assert Campaign.objects.get(pk=df_web.campaign_id).game_time == 14 * 86_400
@@ -115,11 +123,28 @@ def test_advancing_to_when_the_party_is_fit_posts_the_boards_clock_form(df_web: 
 def test_a_bad_date_is_a_400_naming_it_with_the_untreated_view(df_web: Web) -> None:
     answer = df_web.gm.get(page(df_web, "?by=someday"))
     assert answer.status_code == 400
-    assert "by: expected a game date such as 2053-03-02, got &#x27;someday&#x27;" in answer.content.decode()
+    assert "by: expected a game date such as 2053-03-02, got someday" in answer.content.decode()
+
+
+def test_the_boards_party_section_counts_the_player_characters_and_says_so(df_web: Web) -> None:
+    ganger = npc(df_web.table, "Ganger", {"con": 10})
+    df_web.table.act(THREE_LOST)  # Ash (played): fit on 15 January
+    for _ in range(2):  # the Ganger (nobody's): CON 10 -> 4, fit on 5 February
+        df_web.table.gm.post(f"/api/characters/{ganger['id']}/actions/", THREE_LOST)
+    section = df_web.gm.get(page(df_web), **HTMX).content.decode()
+    assert (
+        "<strong>The party:</strong> all fit by 15 January (the player characters only: Ganger is nobody&#x27;s "
+        "character, not counted)" in section
+    )
+    assert (
+        "<strong>Ganger</strong>: fit for action by 5 February (nobody&#x27;s character: not counted in the "
+        "party&#x27;s date)" in section
+    )
+    assert "Advance to when the party is most likely fit (2020-01-15 00:00)" in section
 
 
 def test_a_player_sees_only_their_own_lanes_and_no_what_ifs_or_advances(df_web: Web) -> None:
-    npc(df_web.table, "Bo", {"con": 12})
+    teammate(df_web.table, "Bo", {"con": 12})
     assert df_web.player.get(page(df_web, "?with=treat:1")).status_code == 403
     html = df_web.player.get(page(df_web)).content.decode()
     assert "<strong>Ash</strong>" in html and "<strong>Bo</strong>" not in html and "Bo:" not in html
@@ -128,7 +153,7 @@ def test_a_player_sees_only_their_own_lanes_and_no_what_ifs_or_advances(df_web: 
 
 
 def test_a_players_board_section_shows_only_their_own_characters(df_web: Web) -> None:
-    bo = npc(df_web.table, "Bo", {"con": 12})
+    bo = teammate(df_web.table, "Bo", {"con": 12})
     df_web.table.act(THREE_LOST)
     df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", THREE_LOST)
     board = df_web.player.get(f"/campaigns/{df_web.campaign_id}/").content.decode()
@@ -265,8 +290,14 @@ def test_the_board_draws_the_kept_section_in_its_first_load_and_puts_it_last(sr2
     again = sr2_web.gm.get(board).content.decode().split('<main id="main">')[1]
     section = again.split('<div id="recovery-body"')[1].split("</section>")[0]
     assert 'hx-trigger="load' not in section
-    # The panel asks itself again when the board says something changed, with the question it answers.
-    assert f'<div class="recovery" hx-get="{page(sr2_web)}" hx-trigger="changed from:body"' in section
+    # Drawn, the body has no hx-get: htmx fetches a div's on a click, and a click on a what-if's box inside it
+    # fetched the bare panel over the box just ticked.
+    assert again.split('<div id="recovery-body"')[1].startswith(' hx-swap="innerHTML">')
+    # The panel asks itself again when the board says something changed, with the question its form holds.
+    assert (
+        f'<div class="recovery" hx-get="{page(sr2_web)}" hx-include="#recovery-ask" hx-disinherit="hx-include" '
+        'hx-trigger="changed from:body"' in section
+    )
     assert re.sub(r'value="[^"]*"', "", panel.split('<div class="buttons recovery-act">')[0]) in re.sub(
         r'value="[^"]*"', "", section
     )
@@ -291,15 +322,229 @@ def test_the_boards_section_says_a_time_box_ran_out_and_asks_again_in_a_minute(
         "No recovery view yet: the party&#x27;s recovery took longer than its time box allows; ask again in a "
         "minute." in html
     )
-    assert 'hx-trigger="load delay:60s"' in html
+    assert 'hx-trigger="load delay:60s, seen" data-when-seen' in html
     assert sr2_web.gm.get(page(sr2_web)).status_code == 503  # the page of its own, as before
 
 
 def test_should_be_healed_says_why_it_has_no_date_beside_the_forecasts(sr2_web: Web) -> None:
-    sr2_web.table.act(chest_hit(CRITICAL))  # its healing waits on the Body test the clock rolls at its period
+    # Its healing waits on the Body test the clock rolls once the rest begins, 10 min after the wound.
+    sr2_web.table.act(chest_hit(CRITICAL))
     html = sr2_web.player.get(f"/characters/{sr2_web.table.character['id']}/").content.decode()
     hit = html.split("<h3>Should be healed</h3>")[1].split("</ul>")[0]
     assert (
-        'physical damage heals to 3 boxes:\n      <span class="muted">no date yet: the healing roll at the '
-        "clock&#x27;s next advance sets it</span>" in hit
+        'physical damage heals to 3 boxes:\n      <span class="muted">no date yet: the healing roll on '
+        "2053-01-01 00:10:00 sets it</span>" in hit
     )
+
+
+def what_ifs_offered(web: Web) -> list[str]:
+    """The what-ifs the GM's section offers, in words: the boxes' and the medic's choice's."""
+    html = web.gm.get(page(web), **HTMX).content.decode()
+    boxes = re.findall(r'<input type="checkbox" name="with" value="[^"]*"> ([^<]*)</label>', html)
+    medics = re.findall(r'<option value="medic:[^"]*">([^<]*)</option>', html)
+    return [label.strip() for label in boxes] + medics
+
+
+DISABLED_ARM = {
+    "type": "damage",
+    "weapon_damage": 8,
+    "rolls": {"damage": [6], "ko": [5], "limb_check": [5], "limb": [2], "side": [5]},
+}
+
+
+def test_dark_future_offers_the_gms_recover_only_for_a_disabled_limb(df_web: Web) -> None:
+    """Dark Future has no medic's care (RULES.md): CON comes back with rest, a disabled limb with the GM's recover.
+    Ash, short of CON alone, has no what-if; Bo, with a disabled arm, has the recover, said as what it does."""
+    assert df_web.table.act(THREE_LOST).status_code == 201
+    assert what_ifs_offered(df_web) == []
+    bo = teammate(df_web.table, "Bo", {"con": 8})
+    assert df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", DISABLED_ARM).status_code == 201
+    assert what_ifs_offered(df_web) == ["Bo recovered now (right arm restored)"]
+
+
+def test_cyberpunk_offers_no_treatment_to_a_character_medical_tech_treats_already(cp2020_web: Web) -> None:
+    hurt = {
+        "type": "damage",
+        "damage": 10,
+        "location": "torso",
+        "rolls": {"stun_save": [1], "death_save": [1]},
+    }
+    assert cp2020_web.table.act(hurt).status_code == 201
+    offered = what_ifs_offered(cp2020_web)
+    assert offered[0] == "Ash treated now" and "a medic of skill 10" in offered
+    treated = {"type": "treat", "medic": "Doc", "skill": "medical_tech", "total": 15}
+    assert cp2020_web.table.act(treated).status_code == 201
+    assert what_ifs_offered(cp2020_web) == []
+
+
+def test_shadowrun_offers_treatment_and_hospital_only_while_they_change_something(sr2_web: Web) -> None:
+    assert sr2_web.table.act(chest_hit(CRITICAL)).status_code == 201
+    offered = what_ifs_offered(sr2_web)
+    assert offered[:2] == ["everyone in hospital", "Ash treated now"]
+    # The hit diagnosed and treated, first aid given: nothing a medic could do now. Still out of hospital.
+    diagnose = {"type": "diagnose", "medic": "Doc", "skill": 4, "rolls": {"diagnosis": [5, 5, 5, 5]}}
+    assert sr2_web.table.act(diagnose).status_code == 201
+    treat = {
+        "type": "treat",
+        "critical_hit": "ch1",
+        "medic": "Doc",
+        "skill": 6,
+        "rolls": {"treatment": [5] * 6},
+    }
+    assert sr2_web.table.act(treat).status_code == 201
+    first_aid = {"type": "first_aid", "medic": "Doc", "skill": 4, "rolls": {"first_aid": [5, 5, 5, 1]}}
+    assert sr2_web.table.act(first_aid).status_code == 201
+    assert what_ifs_offered(sr2_web) == ["everyone in hospital"]
+    assert sr2_web.table.act({"type": "set_care", "in_hospital": True}).status_code == 201
+    assert what_ifs_offered(sr2_web) == []
+
+
+def test_a_what_if_whose_character_died_is_left_out_when_the_section_asks_again(sr2_web: Web) -> None:
+    """The section asks the GM's question again after every change. Ash, asked "treated now", died at the clock's
+    next hour: the question came back a 400 in keys the GM never typed ("expected some of ..., got treat:1")
+    (found by tests/browser/test_night_at_the_table.py). The panel now answers what it still offers."""
+    sr2_web.table.act(chest_hit(MORTAL))  # the spine: dead in 6 minutes unless treated
+    treated = f"?with=treat:{sr2_web.character_id}"
+    asked = sr2_web.gm.get(page(sr2_web, treated), **HTMX)
+    assert asked.status_code == 200
+    assert "<strong>With Ash treated now</strong>" in asked.content.decode()
+    assert sr2_web.table.advance(hours=1).status_code == 202
+    again = sr2_web.gm.get(page(sr2_web, treated), **HTMX)
+    html = again.content.decode()
+    assert again.status_code == 200, html
+    assert 'class="error"' not in html and "treated now" not in html
+    assert f'hx-get="{page(sr2_web)}"' in html  # the question asked from now on: without it
+    # The API's question is the caller's: refused as before.
+    api = sr2_web.table.gm.get(f"/api/campaigns/{sr2_web.campaign_id}/recovery/{treated}")
+    assert api.status_code == 400
+
+
+def test_nobody_treated_now_while_nobody_in_the_campaign_can_act(sr2_web: Web) -> None:
+    """Issue 42: "Ash treated now" was offered while every character was down, and answered "most likely dies
+    first" of a treatment nobody there could give. While nobody can act (dead, unconscious, stunned: docs/play.md,
+    "Who can act") the section says so, and offers only a medic for all, one from outside the campaign."""
+    deadly = {"type": "wound", "severity": "D", "rolls": {"body_check": [13, 13, 13, 13, 13]}}
+    assert sr2_web.table.act(deadly).status_code == 201  # Ash: physical 10, unconscious, bleeding out
+    doc = teammate(sr2_web.table, "Doc", {"body": 3})
+    knocked_out = {"type": "wound", "severity": "D", "damage": "stun"}
+    assert sr2_web.table.gm.post(f"/api/characters/{doc['id']}/actions/", knocked_out).status_code == 201
+    offered = what_ifs_offered(sr2_web)
+    assert "Ash treated now" not in offered and "a medic of skill 4" in offered
+    html = sr2_web.gm.get(page(sr2_web), **HTMX).content.decode()
+    assert (
+        '<p class="help" id="nobody-treats">Nobody in the campaign can treat anyone now: every character is dead, '
+        "unconscious or out of action. A medic for all is one from outside the campaign.</p>"
+    ) in html
+    menu = sr2_web.table.gm.get(f"/api/campaigns/{sr2_web.campaign_id}/recovery/").json()["what_if_menu"]
+    assert not [item for item in menu if item["with"].startswith("treat:")]
+    # Someone on their feet: Ash's treatment is a what-if again.
+    teammate(sr2_web.table, "Bo", {"body": 4})
+    assert "Ash treated now" in what_ifs_offered(sr2_web)
+    assert 'id="nobody-treats"' not in sr2_web.gm.get(page(sr2_web), **HTMX).content.decode()
+
+
+class _ReadAloud(HTMLParser):
+    """What a screen reader says of a page: its text and its aria-labels, never what is under aria-hidden."""
+
+    VOID = frozenset(
+        ("input", "br", "img", "meta", "link", "hr", "rect", "line", "polygon", "polyline", "path")
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hidden = 0  # the depth of the open elements inside an aria-hidden one
+        self.said: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        given = dict(attrs)
+        if tag in self.VOID:
+            return
+        if self.hidden or given.get("aria-hidden") == "true":
+            self.hidden += 1
+        elif given.get("aria-label"):
+            self.said.append(str(given["aria-label"]))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        return
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.hidden and tag not in self.VOID:
+            self.hidden -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden and data.strip():
+            self.said.append(" ".join(data.split()))
+
+
+def read_aloud(html: str) -> str:
+    reader = _ReadAloud()
+    reader.feed(html)
+    return " | ".join(reader.said)
+
+
+def test_a_phone_reads_each_label_of_the_partys_chart_once(sr2_web: Web) -> None:
+    """Issue 42: the party's chart was read twice on a phone (its summary as its aria-label and as its <title>;
+    each bar's words as its tooltip, after the list above had said them). The picture is named once; its drawn
+    words are hidden from a reader, who has them in the list."""
+    assert sr2_web.table.act(chest_hit(CRITICAL)).status_code == 201
+    html = sr2_web.player.get(page(sr2_web), **HTMX).content.decode()
+    said = read_aloud(html)
+    summary = re.search(r'<svg [^>]*aria-label="([^"]*)"', html)
+    assert summary is not None
+    item = "physical damage (Serious, 6 boxes): out of the way most likely by"
+    assert item in html.split("<figure")[1]  # the bar's tooltip, for a mouse
+    for label in (summary.group(1).replace("&#x27;", "'"), item, "a critical hit to the chest"):
+        assert said.count(label) == 1, (label, said)
+    assert (
+        "Ash: unknown until diagnosed" not in said
+    )  # the lane's title: the list says "Ash: fit for action: ..."
+
+
+def test_a_characters_forecast_chart_is_read_once_too(sr2_web: Web) -> None:
+    assert sr2_web.table.act(chest_hit(CRITICAL)).status_code == 201
+    html = sr2_web.player.get(f"/characters/{sr2_web.character_id}/forecast/", **HTMX).content.decode()
+    said = read_aloud(html)
+    summary = re.search(r'<svg [^>]*aria-label="([^"]*)"', html)
+    assert summary is not None
+    assert said.count(summary.group(1).replace("&#x27;", "'")) == 1
+    assert said.count("physical damage (Serious, 6 boxes)") == 1
+
+
+def test_what_ifs_chosen_on_the_board_survive_the_sections_refresh_mid_fight(sr2_web: Web) -> None:
+    """The walkthrough: the GM ticked what-ifs in the board's section, the fight went on in another tab, the board's
+    poll saw the change and the section fetched itself again (`changed`), with the bare question: the boxes were
+    cleared. Its refresh now carries its form's fields (hx-include), as htmx sends them (tests/web/live_page.py)."""
+    sr2_web.table.act(chest_hit(CRITICAL))
+    live = LivePage(sr2_web.gm, sr2_web.campaign_id, lambda _live, _swapped: None)
+
+    def form() -> Node:
+        return live.page.get("recovery-ask")
+
+    def box(value: str) -> Node:
+        return next(n for n in form().walk() if n.tag == "input" and n.attrs.get("value") == value)
+
+    box("hospital").attrs["checked"] = None  # ticked, "Show" not pressed yet
+    next(n for n in form().walk() if n.attrs.get("value") == "medic:6").attrs["selected"] = None
+    # The fight goes on: Ash is hit again (the GM's other tab). The board's poll sees it; the section refreshes.
+    stun = {"type": "wound", "severity": "L", "damage": "stun", "rolls": {"body_check": [1, 1, 1, 1, 1]}}
+    assert sr2_web.table.act(stun).status_code == 201
+    assert live.poll() == 200
+    asked = live.recovery_answers[-1]
+    assert asked.wsgi_request.GET.getlist("with") == ["hospital", "medic:6"]
+    assert "checked" in box("hospital").attrs
+    assert "selected" in next(n for n in form().walk() if n.attrs.get("value") == "medic:6").attrs
+    answered = [
+        li.text() for li in live.page.get("recovery").walk() if li.tag == "li" and "With " in li.text()
+    ]
+    assert [line.split(" : ")[0] for line in answered] == [
+        "With everyone in hospital",
+        "With a medic of skill 6 treating everyone now",
+        "With everyone in hospital and a medic of skill 6 treating everyone now, all at once",
+    ]
+    # Unticked, a box stays unticked at the next refresh (the URL carries no question of its own).
+    del box("hospital").attrs["checked"]
+    assert sr2_web.table.act(stun).status_code == 201
+    assert live.poll() == 200
+    assert live.recovery_answers[-1].wsgi_request.GET.getlist("with") == ["medic:6"]
+    assert "checked" not in box("hospital").attrs
+    assert len(live.recovery_answers) == 2

@@ -4,10 +4,15 @@ time travel's "make this the present", the board's take-back and stop-at-a-statu
 from __future__ import annotations
 
 import re
+from html import unescape
+from random import Random
+from typing import Any
 
 import pytest
 
-from campaign.models import Campaign, Character
+from campaign.models import Campaign, Character, Job
+from rules.dice import Dice
+from tests.conftest import ServerDice
 from tests.rules.cyberpunk2020.helpers import MAKE_DYING
 from tests.web.conftest import Web
 
@@ -58,12 +63,93 @@ def test_the_board_offers_take_back_and_stop_at_a_status(cp2020_web: Web) -> Non
     assert table.act(MAKE_DYING).status_code == 201
     board = f"/campaigns/{cp2020_web.campaign_id}/"
     page = cp2020_web.gm.get(board).content.decode()
-    assert "Take back the latest advance" in page and 'name="stop_on" value="status"' in page
+    # Nothing advanced yet: nothing to take back is offered.
+    assert "Take back this advance" not in page and 'name="stop_on" value="status"' in page
     response = cp2020_web.gm.post(
         f"{board}clock/", {"unit": "hours", "amount": "1", "stop_on": "status"}, HTTP_HX_REQUEST="true"
     )
-    assert "Stopped at 2020-01-01 00:00:30: Ash dies." in response.content.decode()
+    assert response.status_code == 200
+    # The board's advance waits before the death for the GM's yes (docs/clock.md); given, the death is the status
+    # change the advance stops at.
+    job = Job.objects.get(campaign_id=cp2020_web.campaign_id)
+    assert "Ash dies at 2020-01-01 00:00:30" in cp2020_web.gm.get(board).content.decode()
+    went_on = cp2020_web.gm.post(
+        f"{board}clock/go-on/", {"job": str(job.pk), "key": "yes"}, HTTP_HX_REQUEST="true"
+    )
+    assert went_on.status_code == 200
+    job.refresh_from_db()
+    assert (job.status, job.reached, job.stopped_because) == (Job.DONE, 30, "Ash dies")
+    # The take-back asks first, saying what it takes back: the span, where the clock goes back to, under the summary
+    # of what the advance's firings wrote (the walkthrough's took back a week at one click, saying nothing).
+    page = cp2020_web.gm.get(board).content.decode()
+    asks = page.split('<details class="confirm rewind-form">')[1].split("</details>")[0]
+    assert '<summary class="button-like" id="clock-rewind">Take back this advance</summary>' in asks
+    assert (
+        "Takes back the advance of 30 s, 2020-01-01 00:00:00 to 2020-01-01 00:00:30: the clock goes back to "
+        "2020-01-01 00:00:00, and every entry its firings wrote, said above, is taken back." in asks
+    )
+    assert ">Yes, take back the advance of 30 s</button>" in asks
+    summary = page.split('<div id="last-advance">')[1].split("<details")[0]
+    assert "<strong>Ash</strong>: 00:00:30: " in summary
     response = cp2020_web.gm.post(f"{board}clock/rewind/", HTTP_HX_REQUEST="true")
-    assert "Advance taken back: the clock is back at 2020-01-01 00:00:00" in response.content.decode()
+    assert (
+        '<p class="ok" role="status">Took back the advance of 30 s: the clock is at 2020-01-01 00:00:00; the '
+        "clock's entries on 1 character are taken back.</p>" in unescape(response.content.decode())
+    )
+    # Taken back, the board offers it no more.
+    assert "Take back this advance" not in cp2020_web.gm.get(board).content.decode()
     assert Campaign.objects.get(pk=cp2020_web.campaign_id).game_time == 0
     assert Character.objects.get(pk=cp2020_web.character_id).alive is True
+
+
+def test_make_this_the_present_asks_first_saying_what_it_takes_back_notes_included(
+    cp2020_web: Web, server_dice: ServerDice
+) -> None:
+    """The walkthrough's revert took back at one click, GM notes too, saying nothing. It asks first: how many of
+    whose entries, by whom, the first of them, and that GM notes written since go with them (RULES.md's revert
+    takes back every entry after that version)."""
+    table = cp2020_web.table
+    assert table.act({"type": "note", "text": "Version one."}).status_code == 201
+    assert table.act(MAKE_DYING).status_code == 201  # versions 2-4: dying, a death save every turn
+    assert table.act({"type": "note", "text": "Bring a medkit."}).status_code == 201
+
+    class Saves(Dice):
+        def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+            super().__init__({"death_save": [1], **dict(entered or {})}, rng or Random(1), ask=ask)
+
+    with server_dice.using(Saves):
+        assert table.advance(seconds=30).status_code == 202  # the clock's death save at 00:00:30
+    past = _page(cp2020_web, "?version=1")
+    confirm = re.search(r'<details class="confirm revert-form">(.*?)</details>', past, re.S).group(1)
+    assert '<summary class="button-like">Make this the present</summary>' in confirm
+    said = unescape(re.search(r'<p class="help" id="revert-said">([^<]*)</p>', confirm).group(1))
+    assert said == (
+        "Takes back 3 entries of Ash's after event 1, 2 by the GM and 1 by the clock: 16 normal damage to the "
+        "torso: 14 points on the track; GM note: Bring a medkit; Died: bled out. 1 GM note written since is among "
+        "them and it goes too (a revert takes back every entry after that moment): copy what you want to keep "
+        "first. The game's time stays where it is."
+    )
+    assert '<button type="submit" aria-describedby="revert-said">Yes, take back 3 entries</button>' in confirm
+    # Nothing is taken back until the GM says yes.
+    assert Character.objects.get(pk=cp2020_web.character_id).alive is False
+    key = re.search(r'name="key" value="([^"]+)"', confirm).group(1)
+    url = f"/characters/{cp2020_web.character_id}/act/revert/"
+    assert cp2020_web.gm.post(url, {"p_to_version": "1", "key": key}).status_code == 302
+    character = Character.objects.get(pk=cp2020_web.character_id)
+    assert (character.alive, character.dying) == (True, False)
+    notes = re.search(r'<ul class="notes">(.*?)</ul>', _page(cp2020_web), re.S)
+    assert notes is not None and "Version one." in notes.group(1) and "Bring a medkit" not in notes.group(1)
+
+
+def test_make_this_the_present_says_what_an_undo_since_took_back_comes_back(cp2020_web: Web) -> None:
+    table = cp2020_web.table
+    assert table.act(MAKE_DYING).status_code == 201  # versions 1-3
+    assert table.act({"type": "undo"}).status_code == 201  # version 4 takes the wound back
+    past = _page(cp2020_web, "?version=3")
+    said = unescape(re.search(r'<p class="help" id="revert-said">([^<]*)</p>', past).group(1))
+    assert said == (
+        "Takes back 1 entry of Ash's after event 3, 1 by the GM: Took back the latest entry: damage taken, a stun "
+        "save and a death save. 1 entry taken back since then by an undo or a revert comes back. The "
+        "game's time stays where it is."
+    )
+    assert '<button type="submit" aria-describedby="revert-said">Yes, take back 1 entry</button>' in past

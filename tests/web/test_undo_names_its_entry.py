@@ -5,6 +5,7 @@ later entry makes it a refusal in words, and the form drawn again names the new 
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 
@@ -19,7 +20,7 @@ PHYSICAL_M = {
     "rolls": {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]},
 }
 VERSION = re.compile(r'<input type="hidden" name="expected_version" value="(\d+)">')
-BUTTON = re.compile(r"<button[^>]*>(Undo: [^<]*)</button>")
+BUTTON = re.compile(r"<button[^>]*>(Undo [^<]*)</button>")
 
 
 @pytest.mark.parametrize("where", ["card/undo", "act/undo"])
@@ -32,7 +33,8 @@ def test_an_undo_drawn_before_another_entry_takes_back_nothing(sr2_web: Web, whe
     drawn = form.content.decode()
     (named,) = BUTTON.findall(drawn)
     assert named.startswith(
-        "Undo: Body check: 0 successes. Moderate physical wound: 3 boxes; Critical hit 1 to the"
+        "Undo the entry at 2053-01-01 00:00:00 game time: Body check: 0 successes. Moderate physical wound: 3 "
+        "boxes; Critical hit 1 to the"
     )
     (version,) = VERSION.findall(drawn)
     # Another entry comes while the form stays open (another GM, the API, the clock).
@@ -50,7 +52,9 @@ def test_an_undo_drawn_before_another_entry_takes_back_nothing(sr2_web: Web, whe
     )
     assert Event.objects.filter(character_id=character).count() == entries  # nothing written
     (renamed,) = BUTTON.findall(answer)
-    assert renamed != named and renamed.startswith("Undo: Body check: 5 successes")  # the light wound
+    assert renamed != named and renamed.startswith(
+        "Undo the entry at 2053-01-01 00:00:00 game time: Body check: 5 successes"
+    )  # the light wound
     (fresh,) = VERSION.findall(answer)
     assert int(fresh) > int(version)
 
@@ -60,3 +64,31 @@ def test_an_undo_drawn_before_another_entry_takes_back_nothing(sr2_web: Web, whe
     assert done.status_code == 200
     (undo,) = Event.objects.filter(character_id=character, type="ActionUndone")
     assert undo.data["cause"] == Event.objects.get(character_id=character, version=int(fresh)).cause
+
+
+def test_the_undo_button_says_when_the_entry_happened_and_what_it_was(sr2_web: Web) -> None:
+    """Two times on one button, neither said: the entry's own ('done 00:10:00') and when it happened. The button
+    says whose entry, when in game time, then the entry."""
+    character = sr2_web.character_id
+    assert sr2_web.table.act(PHYSICAL_M).status_code == 201
+    diagnose = {"type": "diagnose", "medic": "Doc", "skill": 4, "rolls": {"diagnosis": [5, 5, 5, 5]}}
+    assert sr2_web.table.act(diagnose).status_code == 201
+    sr2_web.table.advance(minutes=1)
+    # TN 8: two 9s (each a 6 and a 3) are two successes, the 10 minutes' treatment done in 5.
+    treat = {
+        "type": "treat",
+        "critical_hit": "ch1",
+        "medic": "Doc",
+        "skill": 4,
+        "rolls": {"treatment": [9, 9, 1, 1]},
+    }
+    assert sr2_web.table.act(treat).status_code == 201
+    html = sr2_web.gm.get(f"/characters/{character}/card/undo/form/", **HTMX).content.decode()
+    (button,) = re.findall(r'<button type="submit"[^>]*>([^<]*)</button>', html)
+    assert button.startswith("Undo the entry at 2053-01-01 00:01:00 game time: ")
+    assert button.endswith("; done 2053-01-01 00:06:00")
+    # To 00:09: the treatment done at 00:06, before the healing rolls, which wait for the rest (00:10).
+    sr2_web.table.advance(minutes=8)
+    html = sr2_web.gm.get(f"/characters/{character}/forms/undo/", **HTMX).content.decode()
+    (button,) = re.findall(r'<button type="submit"[^>]*>([^<]*)</button>', unescape(html))
+    assert button.startswith("Undo the clock's entry at 2053-01-01 00:06:00 game time: "), button

@@ -80,3 +80,51 @@ def test_a_critical_hit_left_unchosen_is_refused_in_words(sr2_web: Web) -> None:
     assert refused.status_code == 400
     shown = re.search(r'id="err-treat-p_critical_hit" role="alert">([^<]*)</p>', refused.content.decode())
     assert shown is not None and shown.group(1) == "Expected a critical hit: none was chosen"
+
+
+def test_next_on_the_clock_says_each_timer_in_its_rulesets_words(df_web: Web) -> None:
+    """The board's "Next on the clock" and a card's "Next:" say what the timer will do (the ruleset's
+    TIMER_WORDS), never its kind ("con recovery")."""
+    lost = {"type": "damage", "weapon_damage": 2, "rolls": {"damage": [6], "ko": [1], "stun": [1]}}
+    assert df_web.table.act(lost).status_code == 201
+    board = df_web.gm.get(f"/campaigns/{df_web.campaign_id}/").content.decode()
+    assert "<li><strong>Ash</strong>: recovers a CON point at 2020-01-08 00:00:00" in board
+    assert "On the clock: recovers a CON point at 2020-01-08 00:00:00" in board
+    assert "con recovery" not in board.lower()
+
+
+def test_next_on_the_clock_names_the_hit_a_death_comes_from(sr2_web: Web) -> None:
+    """The same words on the board and in the API's `next[].what`: a Shadowrun death names its hit."""
+    assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": WOUND}).status_code == 201
+    board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    assert "bleeds out from critical hit 1 to the chest (ribs) at 2053-01-01 00:30:00" in board
+    assert ": death at" not in board
+    clock = sr2_web.table.gm.get(f"/api/campaigns/{sr2_web.campaign_id}/clock/").json()
+    assert [item["what"] for item in clock["next"]] == [
+        "next healing roll",
+        "bleeds out from critical hit 1 to the chest (ribs)",
+    ]
+
+
+def test_a_death_that_is_no_bleeding_is_said_as_the_rules_call_it(sr2_web: Web) -> None:
+    """Shadowrun's critical hits kill by internal bleeding, a severed artery, suffocation, a heart attack or brain
+    death (the table's reasons): only the first two bleed out."""
+    heart = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [5], "death_time": [4]}
+    assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": heart}).status_code == 201
+    page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert (
+        "Critical hit 1 to the chest (heart), Mortal (heart attack); dies of a heart attack in about 2 min unless "
+        "treated." in page
+    )
+    assert "Dies of a heart attack from critical hit 1 to the chest (heart) on 2053-01-01 00:02:00" in page
+    board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    assert "dies of a heart attack from critical hit 1 to the chest (heart) at 2053-01-01 00:02:00" in board
+    assert "bleeds out" not in page.lower() and "bleeds out" not in board.lower()
+
+
+def test_a_suffocation_is_said_so(sr2_web: Web) -> None:
+    spine = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [3], "death_time": [6]}
+    assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": spine}).status_code == 201
+    page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert "Mortal (suffocation); suffocates in about 6 min unless treated." in page
+    assert "Suffocates from critical hit 1 to the chest (spine) on 2053-01-01 00:06:00" in page

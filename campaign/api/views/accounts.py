@@ -6,17 +6,17 @@ from django.conf import settings
 from django.contrib.auth import authenticate
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.authtoken.models import Token
 from rest_framework.decorators import api_view, permission_classes, throttle_classes
 from rest_framework.exceptions import Throttled
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import services, throttles
+from campaign import services
 from campaign.api import answers as A
 from campaign.api import request_bodies as bodies
 from campaign.api.views.common import JSON, _body
+from campaign.http import throttles
 
 
 @extend_schema(
@@ -64,5 +64,4 @@ def token(request: Request) -> Response:
         raise throttled
     if user is None:
         raise services.ServiceError("password", "user name and password do not match")
-    key, _ = Token.objects.get_or_create(user=user)
-    return Response({"token": key.key})
+    return Response({"token": services.token_issue(user=user)})

@@ -11,12 +11,14 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, limits, presenters, services
+from campaign import presenters, services
 from campaign.api import answers as A
 from campaign.api import option_schema
 from campaign.api import request_bodies as bodies
 from campaign.api.views.common import IDEMPOTENCY_KEY, JSON, _body, _idempotency_key
-from campaign.models import Membership
+from campaign.http import limits
+from campaign.selectors import access
+from campaign.selectors.campaigns import memberships_of
 from rules.dice import TABLE_DICE_HELP
 from rules.options import SHARED
 from rules.registry import get_ruleset, ruleset_slugs
@@ -39,9 +41,7 @@ from rules.registry import get_ruleset, ruleset_slugs
 @api_view(["GET", "POST"])
 def campaigns(request: Request) -> Response:
     if request.method == "GET":
-        memberships = (
-            Membership.objects.filter(user=request.user).select_related("campaign").order_by("campaign_id")
-        )
+        memberships = memberships_of(request.user)
         return Response([presenters.campaign_json(m.campaign, m.role) for m in memberships])
     body = _body(request, bodies.CAMPAIGN_CREATE)
     with limits.campaigns(request.user):

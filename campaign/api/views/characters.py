@@ -11,7 +11,7 @@ from rest_framework.decorators import api_view, throttle_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, conditional, forecast_budget, forecasts, limits, presenters, services, throttles
+from campaign import presenters, services
 from campaign.api import answers as A
 from campaign.api import examples as E
 from campaign.api import request_bodies as bodies
@@ -23,7 +23,11 @@ from campaign.api.views.common import (
     _idempotency_key,
     _int_param,
 )
-from campaign.models import GM, PLAYER, Character
+from campaign.forecast import forecast_budget, forecasts
+from campaign.http import conditional, limits, throttles
+from campaign.models import GM, Character
+from campaign.selectors import access, history
+from campaign.selectors.characters import listed, projected
 
 
 @extend_schema(
@@ -56,12 +60,8 @@ def characters(request: Request, campaign_id: int) -> Response:
     if request.method == "GET":
         # Retired characters are out of the lists; a GM lists them apart with ?retired=true.
         retired = request.query_params.get("retired") == "true" and role == GM
-        rows = Character.objects.filter(campaign=campaign, retired=retired).select_related(
-            "player", "campaign"
-        )
-        if role == PLAYER:
-            rows = rows.filter(player=request.user)
-        return Response([presenters.character_json(c, role) for c in rows])
+        rows = listed(campaign, role, request.user, retired=retired)
+        return Response([_character(c, role) for c in rows])
     access.require_gm(role, "create characters")
     body = _body(request, bodies.CHARACTER_CREATE)
     with limits.characters(request.user, campaign):
@@ -73,8 +73,7 @@ def characters(request: Request, campaign_id: int) -> Response:
             attributes=body.get("attributes"),
             idempotency_key=_idempotency_key(request),
         )
-    character.refresh_from_db()
-    return Response(presenters.character_json(character, GM), status=status.HTTP_201_CREATED)
+    return Response(_character(projected(character), GM), status=status.HTTP_201_CREATED)
 
 
 @extend_schema(
@@ -131,7 +130,14 @@ def character_detail(request: Request, character_id: int) -> Response:
             "version", f"expected a version from 0 to {character.version}, got {version}"
         )
     state = services.state_at_version(character, version)
-    return Response(presenters.character_json(character, role, state=state, version=version))
+    notes = history.gm_notes(character, version)
+    return Response(presenters.character_json(character, role, state=state, version=version, notes=notes))
+
+
+def _character(character: Character, role: str) -> dict[str, Any]:
+    """The character as it is now, as `role` may see it: a GM's with the GM notes."""
+    notes = history.gm_notes(character) if role == GM else None
+    return presenters.character_json(character, role, notes=notes)
 
 
 def _current(request: Request, stamp: access.CharacterStamp) -> Response:
@@ -146,14 +152,15 @@ def _current(request: Request, stamp: access.CharacterStamp) -> Response:
     def draw() -> dict[str, Any]:
         # The stamp has answered who may see it, with the player's name: the character's row is all that is left.
         character = access.stamped_character(stamp)
-        notes = presenters.gm_notes_kept(character, stamp.character_key, character.version) if gm else None
-        return presenters.character_json(
-            character, stamp.role, player=stamp.player, notes=notes, undo=gm, undo_key=stamp.character_key
-        )
+        if not gm:
+            return presenters.character_json(character, stamp.role, player=stamp.player)
+        notes = history.gm_notes_kept(character, stamp.character_key, character.version)
+        undo = history.undo_entry(character, stamp.character_key)
+        return presenters.character_json(character, GM, player=stamp.player, notes=notes, undo=undo)
 
     # "2": the entries are (answer, ETag) pairs, where the first format held answers alone.
     data, etag = conditional.kept_for_stamp(stamp, "api-character2", draw, conditional.sealed_data)
-    if access.etag_matches(request, etag):
+    if conditional.etag_matches(request, etag):
         return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
     return Response(data, headers={"ETag": etag, "Cache-Control": "no-cache, private"})
 
@@ -194,15 +201,15 @@ def actions(request: Request, character_id: int) -> Response:
     )
     character, events = result.character, result.events
     version = events[-1].version
-    notes = presenters.gm_notes_kept(
+    notes = history.gm_notes_kept(
         character, stamp.character_key, version, since=events[0].version - 1, events=events
     )
-    presenters.undo_entry_kept(character, stamp.character_key, events)
+    history.undo_entry_kept(character, stamp.character_key, events)
     # The player may have changed between the check and the lock (then looked up).
     player = stamp.player if character.player_id == stamp.player_id else presenters.LOOK_UP
     return Response(
         {
-            "events": presenters.events_json(events, GM, character.campaign.ruleset),
+            "events": presenters.events_json(events),
             "character": presenters.character_json(
                 character, GM, state=result.state, version=version, player=player, notes=notes
             ),
@@ -238,9 +245,7 @@ def characters_numbered(request: Request, campaign_id: int) -> Response:
             attributes=body.get("attributes"),
             idempotency_key=_idempotency_key(request),
         )
-    for character in made:
-        character.refresh_from_db()  # as projected
-    return Response([presenters.character_json(c, GM) for c in made], status=status.HTTP_201_CREATED)
+    return Response([_character(projected(c), GM) for c in made], status=status.HTTP_201_CREATED)
 
 
 @extend_schema(
@@ -260,8 +265,7 @@ def character_duplicate(request: Request, character_id: int) -> Response:
         copy = services.character_duplicate(
             character=character, actor=request.user.get_username(), idempotency_key=_idempotency_key(request)
         )
-    copy.refresh_from_db()  # as projected
-    return Response(presenters.character_json(copy, GM), status=status.HTTP_201_CREATED)
+    return Response(_character(projected(copy), GM), status=status.HTTP_201_CREATED)
 
 
 def _changed(request: Request, character_id: int) -> Response:
@@ -272,11 +276,10 @@ def _changed(request: Request, character_id: int) -> Response:
         actor=request.user.get_username(),
         changes=_body(request, bodies.CHARACTER_CHANGE),
     )
-    result.character.refresh_from_db()
     return Response(
         {
-            "events": presenters.events_json(result.events, GM, result.character.campaign.ruleset),
-            "character": presenters.character_json(result.character, GM),
+            "events": presenters.events_json(result.events),
+            "character": _character(projected(result.character), GM),
         }
     )
 
@@ -286,8 +289,7 @@ def _retired(request: Request, character_id: int, *, retired: bool) -> Response:
     access.require_gm(role, "retire or restore characters")
     change = services.retire_character if retired else services.restore_character
     character = change(character_id=character.pk, actor=request.user.get_username())
-    character.refresh_from_db()
-    return Response(presenters.character_json(character, GM))
+    return Response(_character(projected(character), GM))
 
 
 @extend_schema(
@@ -333,7 +335,7 @@ def character_forecast(request: Request, character_id: int) -> Response:
     """When each injury should be healed and the character back to full health (docs/forecast.md): percentiles
     over simulated futures of the rules' own clock, with game dates; survival odds when a death is in sight."""
     stamp = access.character_stamp(request.user, character_id)
-    asked = forecasts.read_asked(request.query_params, stamp.ruleset, stamp.role)
+    asked = forecasts.read_asked(request.query_params, stamp.rules, stamp.role)
 
     def answer() -> dict[str, Any]:
         character, role = access.character_for(request.user, character_id)

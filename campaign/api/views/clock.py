@@ -12,12 +12,15 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, presenters, services
+from campaign import presenters, services
 from campaign.api import answers as A
 from campaign.api import examples as E
 from campaign.api import request_bodies as bodies
 from campaign.api.views.common import IDEMPOTENCY_KEY, JSON, _body, _idempotency_key
-from campaign.models import GM, ImportJob, Job
+from campaign.ledger import running
+from campaign.models import GM, Job
+from campaign.selectors import access, jobs
+from campaign.selectors.campaigns import next_timers
 
 
 @extend_schema(
@@ -39,14 +42,15 @@ from campaign.models import GM, ImportJob, Job
 def clock(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
     if request.method == "GET":
-        job = services.open_job(campaign)
+        running.settle(campaign)  # a clock that runs on its own, read now; what comes next, from now
+        job = jobs.open_job(campaign)
         data = {
             "game_time": campaign.game_time,
             "game_date": presenters.game_date(campaign, campaign.game_time),
             "job": presenters.job_json(job) if job and role == GM else None,
         }
         if role == GM:
-            data["next"] = presenters.upcoming(campaign)
+            data["next"] = presenters.upcoming(campaign, next_timers(campaign))
         return Response(data)
     access.require_gm(role, "advance the clock")
     body = _body(request, bodies.CLOCK_ADVANCE)
@@ -57,6 +61,7 @@ def clock(request: Request, campaign_id: int) -> Response:
         actor=request.user.get_username(),
         idempotency_key=_idempotency_key(request),
         stop_on=body.get("stop_on"),
+        ask_before_death=body.get("ask_before_death", False),
     )
     return Response(
         {"job": str(job.pk), "from": job.from_time, "to": job.to_time, "status": job.status},
@@ -74,6 +79,7 @@ def clock(request: Request, campaign_id: int) -> Response:
                 named={
                     "an advance, done": E.CLOCK_JOB_DONE,
                     "an advance waiting for a roll (table dice)": E.CLOCK_JOB_WAITING,
+                    "an advance waiting before a death (ask_before_death)": E.CLOCK_JOB_WAITING_DEATH,
                     "an import, done": E.IMPORT_JOB,
                 },
             )
@@ -89,9 +95,9 @@ def job_detail(request: Request, job_id: str) -> Response:
         key = uuid.UUID(job_id)
     except ValueError:
         raise Http404 from None
-    job = Job.objects.select_related("campaign").filter(pk=key).first()
+    job = jobs.job(key, with_campaign=True)
     if job is None:
-        imported = ImportJob.objects.filter(pk=key, user=request.user).first()
+        imported = jobs.import_job(request.user, key)
         if imported is None:
             raise Http404
         return Response(presenters.import_job_json(imported))
@@ -131,7 +137,7 @@ def _gm_job(request: Request, job_id: str, doing: str) -> Job:
         key = uuid.UUID(job_id)
     except ValueError:
         raise Http404 from None
-    job = Job.objects.filter(pk=key).first()
+    job = jobs.job(key)
     if job is None:
         raise Http404
     _, role = access.campaign_for(request.user, job.campaign_id)
@@ -175,3 +181,18 @@ def job_stop(request: Request, job_id: str) -> Response:
     GM may act; advance again to go on. Stopping it again answers the same job and writes nothing."""
     job = _gm_job(request, job_id, "stop the clock")
     return Response(presenters.job_json(services.clock_stop(job_id=job.pk)))
+
+
+@extend_schema(
+    request=None,
+    summary="Let the death a waiting advance stopped before happen (GMs)",
+    parameters=[IDEMPOTENCY_KEY],
+    responses=A.responses({200: ("ClockJob", "the advance, going on", E.CLOCK_JOB_DONE)}, 403, 404, 409),
+)
+@api_view(["POST"])
+def job_go_on(request: Request, job_id: str) -> Response:
+    """The GM's yes to the death an advance asking before deaths (`ask_before_death`) waits at: it happens, and the
+    advance goes on, asking again before another death. The same Idempotency-Key again writes nothing."""
+    job = _gm_job(request, job_id, "advance the clock")
+    job = services.clock_go_on(job_id=job.pk, idempotency_key=_idempotency_key(request))
+    return Response(presenters.job_json(job))

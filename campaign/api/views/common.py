@@ -8,10 +8,13 @@ from typing import Any
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 
-from campaign import conditional, presenters, services
+from campaign import services
+from campaign.http import conditional
+from campaign.selectors import history
 from rules.params import reject_unknown
+from rules.text import given
 
-FEED_PAGE = presenters.FEED_PAGE
+FEED_PAGE = history.FEED_PAGE
 CHARACTER_CACHE = conditional.PAGES
 
 
@@ -46,7 +49,7 @@ def _int_param(request: Request, name: str, minimum: int = 0) -> int | None:
     try:
         value = int(raw)
     except ValueError:
-        raise services.ServiceError(name, f"expected a whole number, got {raw!r}") from None
+        raise services.ServiceError(name, f"expected a whole number, got {given(raw)}") from None
     if value < minimum:
         raise services.ServiceError(name, f"expected a whole number of at least {minimum}, got {value}")
     return value

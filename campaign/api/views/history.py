@@ -7,20 +7,21 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, cursors, presenters, services
+from campaign import presenters, services
 from campaign.api import answers as A
 from campaign.api import examples as E
 from campaign.api.views.common import FEED_PAGE, _int_param
-from campaign.models import GM, PLAYER, Event
+from campaign.models import GM, PLAYER
+from campaign.selectors import access, cursors, history
 
 
 def _page_size(request: Request) -> int:
     limit = _int_param(request, "limit", minimum=1)
     if limit is None:
-        return presenters.HISTORY_PAGE
-    if limit > presenters.HISTORY_PAGE_MAX:
+        return history.HISTORY_PAGE
+    if limit > history.HISTORY_PAGE_MAX:
         raise services.ServiceError(
-            "limit", f"expected a whole number from 1 to {presenters.HISTORY_PAGE_MAX}, got {limit}"
+            "limit", f"expected a whole number from 1 to {history.HISTORY_PAGE_MAX}, got {limit}"
         )
     return limit
 
@@ -39,7 +40,7 @@ BAD_CURSOR = "expected the `next` of an earlier page of this history, as it was 
         OpenApiParameter(
             "limit",
             int,
-            description=f"entries per page, 1 to {presenters.HISTORY_PAGE_MAX} (default {presenters.HISTORY_PAGE})",
+            description=f"entries per page, 1 to {history.HISTORY_PAGE_MAX} (default {history.HISTORY_PAGE})",
         ),
     ],
     summary="A character's history, a page at a time",
@@ -69,10 +70,10 @@ def character_events(request: Request, character_id: int) -> Response:
     else:
         before = request.query_params.get("before") or None
     try:
-        page = presenters.history_page(character, role, before=before, limit=limit)
+        page = history.history_page(character, role, before=before, limit=limit)
     except cursors.BadCursor:
         raise services.ServiceError("before", BAD_CURSOR) from None
-    return Response({"events": page.entries, "next": page.next})
+    return Response({"events": presenters.entries(page, role, character.campaign.rules), "next": page.next})
 
 
 @extend_schema(
@@ -106,14 +107,14 @@ def campaign_events(request: Request, campaign_id: int) -> Response:
         try:
             # 0 or none is the start, as for a GM; any other `after` is a sealed cursor.
             after = request.query_params.get("after") or None
-            answer = presenters.player_feed(campaign, request.user.pk, None if after == "0" else after)
+            page = history.player_feed(campaign, request.user.pk, None if after == "0" else after)
         except cursors.BadCursor:
             raise services.ServiceError(
                 "after", "expected the `last_position` of an earlier answer, as it was given"
             ) from None
-        return Response(answer)
+        return Response(presenters.player_feed_json(page, campaign.rules))
     after = _int_param(request, "after") or 0
-    rows = list(Event.objects.filter(campaign=campaign, position__gt=after).order_by("position")[:FEED_PAGE])
-    items = presenters.events_json(rows, role, campaign.ruleset)
+    rows = history.gm_feed(campaign, after)
+    items = presenters.events_json(rows)
     last = rows[-1].position if rows else after
     return Response({"events": items, "last_position": last, "more": len(rows) == FEED_PAGE})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -9,11 +11,15 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, limits, presenters, services
+from campaign import presenters, services
 from campaign.api import answers as A
 from campaign.api import request_bodies as bodies
 from campaign.api.views.common import JSON, _body
+from campaign.http import limits
 from campaign.models import Invitation
+from campaign.selectors import access
+from campaign.selectors.campaigns import invitations_to, pending_invitations, waiting_characters
+from campaign.selectors.campaigns import members as members_of
 
 
 @extend_schema(
@@ -49,7 +55,7 @@ def members(request: Request, campaign_id: int) -> Response:
     campaign, role = access.campaign_for(request.user, campaign_id)
     if request.method == "GET":
         access.require_gm(role, "see the members")
-        return Response(presenters.members_json(campaign))
+        return Response(presenters.members_json(members_of(campaign), pending_invitations(campaign)))
     access.require_gm(role, "add members")
     body = _body(request, bodies.MEMBER_ADD)
     with limits.invitations(request.user, campaign, body.get("username")):
@@ -61,7 +67,7 @@ def members(request: Request, campaign_id: int) -> Response:
         return Response(
             {"username": membership.user.get_username(), "role": membership.role, "status": "member"}
         )
-    return Response(presenters.invitation_json(done.invitation), status=201 if done.created else 200)
+    return Response(_invitation(done.invitation), status=201 if done.created else 200)
 
 
 @extend_schema(
@@ -85,12 +91,11 @@ def member_detail(request: Request, campaign_id: int, username: str) -> Response
 @api_view(["GET"])
 def invitations(request: Request) -> Response:
     """The caller's pending invitations, oldest first."""
-    rows = (
-        Invitation.objects.filter(user=request.user, status=Invitation.PENDING)
-        .select_related("campaign", "user", "invited_by")
-        .order_by("id")
-    )
-    return Response([presenters.invitation_json(invitation) for invitation in rows])
+    return Response([_invitation(invitation) for invitation in invitations_to(request.user)])
+
+
+def _invitation(invitation: Invitation) -> dict[str, Any]:
+    return presenters.invitation_json(invitation, waiting_characters(invitation))
 
 
 def _answer(request: Request, invitation_id: int, accept: bool) -> Response:
@@ -98,7 +103,7 @@ def _answer(request: Request, invitation_id: int, accept: bool) -> Response:
         invitation = services.invitation_answer(invitation_id=invitation_id, user=request.user, accept=accept)
     except Invitation.DoesNotExist:
         raise Http404("no such invitation") from None
-    return Response(presenters.invitation_json(invitation))
+    return Response(_invitation(invitation))
 
 
 @extend_schema(

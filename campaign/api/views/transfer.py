@@ -9,11 +9,13 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaign import access, limits, presenters, services, transfer
+from campaign import presenters, services, transfer
 from campaign.api import answers as A
 from campaign.api import examples as E
 from campaign.api import request_bodies as bodies
 from campaign.api.views.common import IDEMPOTENCY_KEY, _body, _idempotency_key
+from campaign.http import limits
+from campaign.selectors import access
 
 
 @extend_schema(

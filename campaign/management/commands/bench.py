@@ -21,8 +21,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from campaign.ledger import fast
 from campaign.startup import freeze_startup_objects
-from perf import machine_busy, postgres_execute, with_database
+from perf.harness.databases import postgres_execute, with_database
+from perf.harness.measure import machine_busy
 
 CHILD_FLAG = "WL_BENCH_CHILD"
 SIZES = {
@@ -37,8 +39,17 @@ SIZES = {
     "forecast": ({"runs": 1000, "repeats": 7}, {"runs": 1000, "repeats": 3}),
     "recovery": ({"runs": 1000, "repeats": 5}, {"runs": 1000, "repeats": 3}),
     "many_players": ({"players": 200, "seconds": 40}, {"players": 20, "seconds": 4, "warmup": 2}),
-    "board": ({"sizes": [6, 30], "repeats": 30}, {"sizes": [6, 30], "repeats": 10}),
+    "board": ({"sizes": [6, 30, 500], "repeats": 30}, {"sizes": [6, 30], "repeats": 10}),
     "lighthouse": ({"characters": 6, "runs_each": 3}, {"characters": 6, "runs_each": 1}),
+    "costs": (
+        {"repeats": 50, "running": 100, "import_events": 100_000},
+        {"repeats": 10, "running": 10, "import_events": 10_000},
+    ),
+    "quiet_pages": ({"minutes": 10}, {"minutes": 6}),
+    "tenants": (
+        {"campaigns": 1000, "events": 1_000_000, "running": 100, "hidden_pages": 10_000, "rounds": 2000},
+        {"campaigns": 20, "events": 20_000, "running": 5, "hidden_pages": 200, "rounds": 100, "ticks": 50},
+    ),
 }
 TARGETS = {
     "actions": ("ratio", 0.30, "action path on SQLite >= 30% of raw sqlite3 inserts of the same rows"),
@@ -75,7 +86,8 @@ TARGETS = {
     "board": (
         "within_limits",
         None,
-        "the GM's and the player's board <= 2 x their character page with 6 characters, <= 3 x with 30",
+        "the GM's and the player's board <= 2 x their character page with 6 characters, <= 3 x with 30 and the "
+        "first page of 500",
     ),
     "lighthouse": (
         "scores",
@@ -83,9 +95,30 @@ TARGETS = {
         "Lighthouse (mobile): performance >= 90, accessibility and best practices 100, CLS < 0.05; "
         "the GM's board and the player's character page",
     ),
+    "costs": (
+        "measures",
+        None,
+        "what each unit of load costs in CPU ms and statements (docs/scaling.md): measured, not judged",
+    ),
+    "quiet_pages": (
+        "scores",
+        None,
+        "a page left open (the player's character page, the GM's board) in Chromium for 10 minutes of its clock: "
+        "hidden, no request; visible and untouched, at most one a minute after the fifth minute",
+    ),
+    "tenants": (
+        "scores",
+        None,
+        "1,000 campaigns, 1,000,000 events, 100 clocks at rest (PostgreSQL, 4 workers, a worker and beat) against "
+        "one campaign alone: p99 action and poll <= 1.2 x, beat's tick <= 2 x and no event, hidden pages no request",
+    ),
 }
 BROKER = "redis://127.0.0.1:6379/14"
-POSTGRES_ROWS = ("postgres", "many_players")  # run on a throwaway PostgreSQL database, skipped without one
+POSTGRES_ROWS = ("postgres", "many_players", "tenants")
+BROKER_ROWS = (
+    "clock",
+    "tenants",
+)  # a real Celery worker (and beat) on a queue of their own  # run on a throwaway PostgreSQL database, skipped without one
 
 
 # How long a row waits, at most, for what the row before it left running (a server's workers shutting down,
@@ -141,6 +174,14 @@ class Command(BaseCommand):
             help="seconds each row may wait for the machine to be quiet first (default 30, 0 with --quick)",
         )
         parser.add_argument("--profile", help="a directory: write a pyinstrument profile of each row there")
+        parser.add_argument(
+            "--plain",
+            nargs="?",
+            const="",
+            help="what the speed tricks buy: each row a trick serves again with that trick plain (LEDGER_PLAIN_ORM), "
+            f"and with every trick plain, each way {PLAIN_RUNS} times, the best kept; optionally only the tricks "
+            f"named, comma-separated: {', '.join(fast.TRICKS)}",
+        )
         parser.add_argument("--row", help="internal: run one row in this (child) process")
         parser.add_argument("--size", help="internal: the row's size as JSON")
         parser.add_argument("--out", help="internal: where the child writes its result")
@@ -153,6 +194,7 @@ class Command(BaseCommand):
         unknown = set(rows) - set(SIZES)
         if unknown:
             raise CommandError(f"unknown rows {sorted(unknown)}; expected some of {list(SIZES)}")
+        tricks = None if options["plain"] is None else wanted_tricks(options["plain"])
         postgres = options["postgres"] or postgres_server(os.environ.get("DATABASE_URL", ""))
         results: dict[str, Any] = {}
         started = time.perf_counter()
@@ -184,16 +226,81 @@ class Command(BaseCommand):
             "rows": {row: self._judge(row, result) for row, result in results.items()},
         }
         self.stdout.write(render_table(report["rows"]))
+        if tricks is not None:
+            report["tricks"] = self._tricks(tricks, options, rows, results, postgres)
+            self.stdout.write(render_tricks(report["tricks"]))
         path = Path(options["json"])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(report, indent=2) + "\n")
         self.stdout.write(f"written to {path}")
 
+    def _tricks(
+        self,
+        wanted: list[str],
+        options: dict[str, Any],
+        rows: list[str],
+        results: dict[str, Any],
+        postgres: str | None,
+    ) -> list[dict[str, Any]]:
+        """Each row a trick serves run again: once more as it is, then `PLAIN_RUNS` times with each trick plain and
+        with every trick plain; the best run of each kept (the machine's other work only ever slows a run)."""
+        measured = []
+        with tempfile.TemporaryDirectory(prefix="wl-bench-") as folder:
+            scratch = Path(folder)
+            for row in rows:
+                tricks = [name for name in wanted if row in fast.TRICKS[name].rows]
+                if not tricks or "rate" not in results[row]:
+                    continue
+                size = SIZES[row][1 if options["quick"] else 0]
+                again = self._best_of(row, size, scratch, postgres, "", PLAIN_RUNS - 1)
+                tricked = max([results[row], again], key=lambda result: result["rate"])
+                for name in [*tricks, fast.ALL]:
+                    plain = self._best_of(row, size, scratch, postgres, name, PLAIN_RUNS)
+                    figures = [("rate", results[row]["unit"])]
+                    if "sequential_rate" in tricked:
+                        figures.append(("sequential_rate", f"{results[row]['unit']}, 1 thread"))
+                    for figure, unit in figures:
+                        measured.append(
+                            {
+                                "trick": name,
+                                "row": row,
+                                "figure": figure,
+                                "unit": unit,
+                                "plain": plain[figure],
+                                "with": tricked[figure],
+                                "gain": tricked[figure] / plain[figure] - 1,
+                                "load_average": [tricked["load_average"], plain["load_average"]],
+                            }
+                        )
+        return measured
+
+    def _best_of(
+        self, row: str, size: dict[str, Any], scratch: Path, postgres: str | None, plain: str, runs: int
+    ) -> dict[str, Any]:
+        """The row's best of `runs` runs (by its rate) with LEDGER_PLAIN_ORM=`plain`."""
+        done = []
+        for _ in range(runs):
+            self.stderr.write(f"bench: {row} {size} with LEDGER_PLAIN_ORM={plain!r} ...")
+            load = os.getloadavg()[0]
+            result = self._run_row(row, size, scratch, postgres, None, plain=plain)
+            if "rate" not in result:
+                raise CommandError(f"the {row} row failed with LEDGER_PLAIN_ORM={plain!r}: {result}")
+            done.append({**result, "load_average": [round(load, 2), round(os.getloadavg()[0], 2)]})
+        return max(done, key=lambda result: result["rate"])
+
     def _run_row(
-        self, row: str, size: dict[str, Any], scratch: Path, postgres: str | None, profile: str | None
+        self,
+        row: str,
+        size: dict[str, Any],
+        scratch: Path,
+        postgres: str | None,
+        profile: str | None,
+        plain: str | None = None,
     ) -> dict[str, Any]:
         env = dict(os.environ)
         env[CHILD_FLAG] = "1"
+        if plain is not None:  # the speed tricks named switched to their plain ORM ways (`--plain`)
+            env["LEDGER_PLAIN_ORM"] = plain
         env.pop("CELERY_BROKER_URL", None)
         # Measured as production runs: DEBUG off (no query log wrapped around every cursor call).
         env["DEBUG"] = "0"
@@ -211,7 +318,7 @@ class Command(BaseCommand):
             env["DATABASE_URL"] = with_database(server, database)
         else:
             env["DATABASE_URL"] = f"sqlite:///{scratch / f'{row}.sqlite3'}"
-        if row == "clock":
+        if row in BROKER_ROWS:
             env["CELERY_BROKER_URL"] = os.environ.get("BENCH_BROKER_URL", BROKER)
             # Keys of this run's own: two benches (or a bench and the tests) on one Redis never share a queue.
             env["CELERY_BROKER_PREFIX"] = f"wl-bench:{os.getpid()}:"
@@ -272,6 +379,8 @@ class Command(BaseCommand):
             result["met"] = result["met_all"]
         elif kind == "scores":  # the row compared each page's scores with their targets
             result["met"] = result["met_all"]
+        elif kind == "measures":  # figures for a model (docs/scaling.md), no target of their own
+            result["met"] = None
         elif kind == "max_seconds":
             # The clock row must also have fired every timer it meant to (the forecast row has none to count), and
             # the forecast row's panel must be in its own time.
@@ -284,6 +393,41 @@ class Command(BaseCommand):
                 result["ratio"] = result["rate"] / result["baseline"]
         result["target"] = what
         return result
+
+
+PLAIN_RUNS = 2  # each way of a row `--plain` compares, the best kept
+
+
+def wanted_tricks(named: str) -> list[str]:
+    """The tricks `--plain` names (every trick when none), checked."""
+    if settings.LEDGER_PLAIN_ORM:
+        raise CommandError("--plain compares each trick with the code as it is: unset LEDGER_PLAIN_ORM")
+    wanted = named.split(",") if named else list(fast.TRICKS)
+    unknown = set(wanted) - set(fast.TRICKS)
+    if unknown:
+        raise CommandError(f"--plain: no trick named {sorted(unknown)}; expected some of {list(fast.TRICKS)}")
+    return wanted
+
+
+def render_tricks(measured: list[dict[str, Any]]) -> str:
+    """What each trick buys: the row's figure with the trick plain and with it, and the gain."""
+    lines = [("trick", "row", "plain", "with", "gain")]
+    for entry in measured:
+        row = entry["row"] if entry["figure"] == "rate" else f"{entry['row']} (1 thread)"
+        unit = entry["unit"].split(",")[0]
+        lines.append(
+            (
+                "every trick" if entry["trick"] == fast.ALL else entry["trick"],
+                row,
+                _figure(entry["plain"], unit),
+                _figure(entry["with"], unit),
+                f"{entry['gain']:+.1%}",
+            )
+        )
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    text = [" | ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)) for line in lines]
+    text.insert(1, "-+-".join("-" * width for width in widths))
+    return f"What the speed tricks buy (best of {PLAIN_RUNS} runs each way):\n" + "\n".join(text)
 
 
 def _figure(value: float, unit: str) -> str:
@@ -308,9 +452,8 @@ def render_table(rows: dict[str, dict[str, Any]]) -> str:
             lines.append((row, measured, "-", "-", TARGETS[row][2], "yes" if result["met"] else "NO"))
             continue
         if "summary" in result:  # several figures, none a rate
-            lines.append(
-                (row, result["summary"], "-", "-", TARGETS[row][2], "yes" if result["met"] else "NO")
-            )
+            met = "-" if result["met"] is None else "yes" if result["met"] else "NO"
+            lines.append((row, result["summary"], "-", "-", TARGETS[row][2], met))
             continue
         measured = _figure(result["seconds"] if unit == "s" else result["rate"], unit)
         if "timers_fired" in result:

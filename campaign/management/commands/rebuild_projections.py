@@ -2,8 +2,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from campaign.ledger.projections import rebuild_campaign
 from campaign.models import Campaign
-from campaign.projections import rebuild_campaign
 
 
 class Command(BaseCommand):

@@ -26,21 +26,34 @@ from campaign.web.forms.core import (
     ticked,
     uneven_rows,
 )
-from campaign.web.forms.dice import QUICK_INPUT, _roll, dice_example
-from rules.registry import get_ruleset
-from rules.ruleset import NOTE_FORM, ActionForm, Param, RuleError
+from campaign.web.forms.dice import QUICK_INPUT, _roll, dice_example, per_choice_rolls
+from rules.ruleset import NOTE_FORM, ActionForm, Param, RuleError, Ruleset
+from rules.text import given
 
 
-def action_forms(ruleset: str) -> dict[str, ActionForm]:
-    forms = dict(get_ruleset(ruleset).forms)
+def action_forms(ruleset: Ruleset) -> dict[str, ActionForm]:
+    forms = dict(ruleset.forms)
     forms["note"] = NOTE_FORM
     return forms
 
 
-def _choices(param: Param, injuries: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def _choices(
+    param: Param, injuries: list[tuple[str, str]], sheet: Mapping[str, Any] | None = None
+) -> list[tuple[str, str]]:
     if param.picker:
+        if param.offers is not None and sheet is not None:
+            return param.offers(sheet)[0]
+        if param.choices:  # a choice picked from the sheet (a limb whose bones may be set), drawn without one
+            return [(choice, param.word(choice)) for choice in param.choices]
         return injuries
     return [(choice, param.word(choice)) for choice in param.choices]
+
+
+def _help(param: Param, sheet: Mapping[str, Any] | None) -> str:
+    """A parameter's help, and for a picker that offers some injuries only, why the others are not offered."""
+    if not param.picker or param.offers is None or sheet is None:
+        return param.help
+    return " ".join(text for text in (param.help, param.offers(sheet)[1]) if text)
 
 
 def _empty_choice(param: Param, value: Any) -> str:
@@ -107,7 +120,7 @@ def _amounts_error(errors: dict[str, str], param: Param, sheet: Mapping[str, Any
 
 
 def build_form(
-    ruleset: str,
+    ruleset: Ruleset,
     action: str,
     *,
     injuries: list[tuple[str, str]] | None = None,
@@ -115,12 +128,14 @@ def build_form(
     errors: dict[str, str] | None = None,
     options: dict[str, Any] | None = None,
     sheet: Mapping[str, Any] | None = None,
+    attributes: Mapping[str, Any] | None = None,
 ) -> ActionFormView:
     """The form of one action, filled with `data` (a failed post) or the defaults, with `errors` placed.
     `injuries`: what a `picker` parameter may name (`CharacterSheet.injury_choices`); `options`:
     the campaign's, whose switched-off options leave their parameters out (`Param.option`); `sheet`: the
-    character's as the GM sees it, for the targets of an amounts parameter (`Param.targets`)."""
-    spec = get_ruleset(ruleset).action_form(action)
+    character's as the GM sees it, for the targets of an amounts parameter (`Param.targets`); with `attributes`
+    (the character's now) and the options, the target its dice are read against now (`ActionForm.help_for`)."""
+    spec = ruleset.action_form(action)
     errors = dict(errors or {})
     fields: list[Field] = []
     for param in spec.params:
@@ -160,8 +175,10 @@ def build_form(
                 label=param.label,
                 required=param.required,
                 value=value,
-                choices=_choices(param, injuries or []) if kind in ("choice", "choices", "picker") else [],
-                help=param.help,
+                choices=_choices(param, injuries or [], sheet)
+                if kind in ("choice", "choices", "picker")
+                else [],
+                help=_help(param, sheet),
                 error=errors.pop(param.name, ""),
                 empty=_empty_choice(param, value) if kind in ("choice", "picker") else "",
             )
@@ -181,19 +198,20 @@ def build_form(
     form = ActionFormView(
         action=action,
         label=spec.label,
-        help=spec.help,
+        help=spec.help_for(sheet, attributes, options),
         fields=fields,
         rolls=rolls,
         key=str(uuid.uuid4()),
     )
+    form.quick_error = errors.pop(QUICK_INPUT, "")  # table dice: the row of every die, as typed
     # Whatever did not land on a field (type, clock, a nested name) is shown on top of the form.
     form.error = " ".join(errors.values())
     return form
 
 
-def action_inputs(ruleset: str, action: str) -> dict[str, str]:
+def action_inputs(ruleset: Ruleset, action: str) -> dict[str, str]:
     """The inputs an action's form posts, each with the field of the API's body its errors name."""
-    spec = get_ruleset(ruleset).action_form(action)
+    spec = ruleset.action_form(action)
     inputs = {"key": "key"}
     if action == "undo":
         inputs[UNDO_VERSION_INPUT] = "expected_version"  # the version whose latest entry the button names
@@ -215,9 +233,9 @@ def spec_param(spec: ActionForm, name: str) -> Param:
     return next(param for param in spec.params if param.name == name)
 
 
-def place_error(ruleset: str, action: str, field_name: str, message: str) -> dict[str, str]:
+def place_error(ruleset: Ruleset, action: str, field_name: str, message: str) -> dict[str, str]:
     """Put a service error on the field it names: `severity`, `rolls.location`, `allocation.ch1` -> allocation."""
-    spec = get_ruleset(ruleset).action_form(action)
+    spec = ruleset.action_form(action)
     params = {p.name for p in spec.params}
     rolls = {r.name for r in spec.rolls}
     if field_name in params:
@@ -261,7 +279,7 @@ class _Whole(_Posted):
         try:
             return int(value.strip())
         except ValueError:  # not a number, or more digits than Python converts
-            raise ValidationError(f"expected a whole number, got {value.strip()!r}") from None
+            raise ValidationError(f"expected a whole number, got {given(value.strip())}") from None
 
 
 class _Ticked(_Posted):
@@ -354,12 +372,17 @@ def posted_form(spec: ActionForm, sheet: Sheet = None) -> type[forms.Form]:
     return type("PostedActionForm", (forms.Form,), fields)
 
 
-def parse_action(ruleset: str, action: str, data: QueryDict, sheet: Sheet = None) -> dict[str, Any]:
+def parse_action(ruleset: Ruleset, action: str, data: QueryDict, sheet: Sheet = None) -> dict[str, Any]:
     """The posted form as the API's action body: {"type": action, params..., "rolls": {...}}. `sheet`: the
     character's as the GM sees it, or how to draw it (the words of an amounts parameter's rows, in its errors: drawn
     only for a refusal that names a row)."""
-    check_posted(data, action_inputs(ruleset, action))
-    spec = get_ruleset(ruleset).action_form(action)
+    spec = ruleset.action_form(action)
+    inputs = action_inputs(ruleset, action)
+    per_choice = per_choice_rolls(spec, data)
+    for roll in per_choice:  # table dice: a roll for each choice (`diagnosis:ch1`), as the form asked it
+        names = [f"r_{roll.name}", *([f"d_{roll.name}"] if roll.open_ended else [])]
+        inputs.update(dict.fromkeys(names, f"rolls.{roll.name}"))
+    check_posted(data, inputs)
     form = posted_form(spec, sheet)(data)
     if not form.is_valid():
         # The first parameter in the form's order that is wrong, as the service would name it.
@@ -371,7 +394,7 @@ def parse_action(ruleset: str, action: str, data: QueryDict, sheet: Sheet = None
         if value is not None:
             body[param.name] = value
     rolls = {}
-    for roll in spec.rolls:
+    for roll in (*spec.rolls, *per_choice):
         dice = _roll(roll, data)
         if dice is not None:
             rolls[roll.name] = dice
@@ -391,4 +414,4 @@ def _undo_version(raw: str) -> int:
     try:
         return int(raw.strip())
     except ValueError:
-        raise RuleError("expected_version", f"expected a whole number, got {raw!r}") from None
+        raise RuleError("expected_version", f"expected a whole number, got {given(raw)}") from None

@@ -10,12 +10,12 @@ from django.http import QueryDict
 
 from campaign.web.forms.characters import _attribute_input, _attributes, attribute_fields, parse_attributes
 from campaign.web.forms.core import Field, row_inputs
-from rules.registry import get_ruleset
+from rules.ruleset import Ruleset
 
 # --- characters and campaigns change in play --------------------------------------------------------------------
 
 
-def _current_inputs(ruleset: str, attributes: Mapping[str, Any]) -> QueryDict:
+def _current_inputs(ruleset: Ruleset, attributes: Mapping[str, Any]) -> QueryDict:
     """The character form's inputs filled with the character's current attributes, as a GM would type them."""
     data = QueryDict(mutable=True)
     for attribute in _attributes(ruleset):
@@ -39,22 +39,22 @@ def _current_inputs(ruleset: str, attributes: Mapping[str, Any]) -> QueryDict:
 
 
 def edit_fields(
-    ruleset: str,
+    ruleset: Ruleset,
     attributes: Mapping[str, Any],
     data: QueryDict | None = None,
     errors: dict[str, str] | None = None,
 ) -> list[Field]:
     """The attribute inputs of a character's edit: those the ruleset lets change in play, filled with the current
     values (or with what was posted, to correct it)."""
-    changeable = get_ruleset(ruleset).changeable_attributes
+    changeable = ruleset.changeable_attributes
     shown = data if data is not None else _current_inputs(ruleset, attributes)
     return [f for f in attribute_fields(ruleset, shown, errors) if f.name.split(".")[0] in changeable]
 
 
-def parse_edit(ruleset: str, data: QueryDict, attributes: Mapping[str, Any]) -> dict[str, Any]:
+def parse_edit(ruleset: Ruleset, data: QueryDict, attributes: Mapping[str, Any]) -> dict[str, Any]:
     """The posted edit as the API's PATCH body. The form shows every value, so a map it shows whole (skills) is
     what the GM wants: a key left out of it is dropped."""
-    changeable = get_ruleset(ruleset).changeable_attributes
+    changeable = ruleset.changeable_attributes
     posted = parse_attributes(ruleset, data)
     patch: dict[str, Any] = {}
     for name, value in posted.items():

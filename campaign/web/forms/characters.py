@@ -17,9 +17,9 @@ from campaign.web.forms.core import (
     posted_rows,
     row_inputs,
 )
-from rules.registry import get_ruleset
-from rules.ruleset import RuleError
+from rules.ruleset import RuleError, Ruleset
 from rules.sheet import Attribute
+from rules.text import given
 
 # --- characters -----------------------------------------------------------------------------------------------
 
@@ -27,9 +27,9 @@ from rules.sheet import Attribute
 ATTRIBUTE_INPUT_KINDS = {"map": "amounts"}
 
 
-def _attributes(ruleset: str) -> tuple[Attribute, ...]:
+def _attributes(ruleset: Ruleset) -> tuple[Attribute, ...]:
     """The attributes a character of the ruleset is created with, as the ruleset describes them."""
-    sheet = get_ruleset(ruleset).sheet
+    sheet = ruleset.sheet
     return sheet.attributes if sheet is not None else ()
 
 
@@ -38,7 +38,7 @@ def _attribute_input(attribute: Attribute) -> str:
 
 
 def attribute_fields(
-    ruleset: str, data: QueryDict | None = None, errors: dict[str, str] | None = None
+    ruleset: Ruleset, data: QueryDict | None = None, errors: dict[str, str] | None = None
 ) -> list[Field]:
     errors = errors or {}
     out = []
@@ -81,7 +81,7 @@ def _typed_rows(data: QueryDict | None, input_name: str) -> list[AmountRow]:
     return filled + [AmountRow("", "", "") for _ in range(EMPTY_ROWS)]
 
 
-def character_inputs(ruleset: str) -> dict[str, str]:
+def character_inputs(ruleset: Ruleset) -> dict[str, str]:
     """The inputs of the character form, each with the field its errors name."""
     inputs = {"key": "key", "name": "name", "player": "player"}
     for attribute in _attributes(ruleset):
@@ -91,7 +91,7 @@ def character_inputs(ruleset: str) -> dict[str, str]:
     return inputs
 
 
-def place_character_error(ruleset: str, field_name: str, message: str) -> dict[str, str]:
+def place_character_error(ruleset: Ruleset, field_name: str, message: str) -> dict[str, str]:
     """Put an error of the character form on the field it names; one inside an attribute
     (`attributes.skills.driver`) on that attribute, or it would be shown nowhere: named by the row's name
     ("driver: ...") in a map's rows, by its path elsewhere."""
@@ -104,12 +104,12 @@ def place_character_error(ruleset: str, field_name: str, message: str) -> dict[s
         if field_name.startswith(f"{where}."):
             inside = field_name.removeprefix(f"{where}.") if attribute.kind == "map" else field_name
             return {where: f"{inside}: {message}"}
-    # `detail`: a refusal of the whole form (a limit on what one user may create, campaign.limits).
+    # `detail`: a refusal of the whole form (a limit on what one user may create, campaign.http.limits).
     return {"form": message if field_name in ("form", "detail") else f"{field_name}: {message}"}
 
 
 def parse_attributes(
-    ruleset: str, data: QueryDict, inputs: Mapping[str, str] | None = None
+    ruleset: Ruleset, data: QueryDict, inputs: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
     """The posted attributes as the API's object. `inputs`: the form's whole set (the character form's if None)."""
     check_posted(data, character_inputs(ruleset) if inputs is None else inputs)
@@ -131,7 +131,7 @@ def parse_attributes(
             try:  # an int: the kinds are int, bool and map (rules/sheet.py)
                 value = int(raw)
             except ValueError:
-                raise RuleError(f"attributes.{name}", f"expected a whole number, got {raw!r}") from None
+                raise RuleError(f"attributes.{name}", f"expected a whole number, got {given(raw)}") from None
         if "." in name:
             group, key = name.split(".", 1)
             attributes.setdefault(group, {})[key] = value

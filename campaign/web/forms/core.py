@@ -11,9 +11,9 @@ from typing import Any
 from django.http import QueryDict
 
 from campaign import services
-from campaign.client_input import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
+from campaign.http.client_input import MAX_DEPTH, NotJSON, check_text, nesting, no_constants, unstorable
 from rules.ruleset import RuleError
-from rules.text import without_direction_controls
+from rules.text import given, without_direction_controls
 from rules.words import count as how_many
 
 KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "json", "amounts")
@@ -21,7 +21,7 @@ KNOWN_KINDS = ("int", "bool", "choice", "choices", "text", "json", "amounts")
 # and edits again, with no script to add a row.
 EMPTY_ROWS = 3
 CSRF_INPUT = "csrfmiddlewaretoken"
-NOT_TICKED = "expected the box ticked (on), left unticked (off) or not sent, got {!r}"
+NOT_TICKED = "expected the box ticked (on), left unticked (off) or not sent, got {}"
 # A box a form shows posts this hidden before it (`web/field.html`): the box shown and left unticked. A browser
 # sends the box's own "on" after it when ticked; a box the form does not show sends neither.
 UNTICKED = "off"
@@ -98,6 +98,7 @@ class ActionFormView:
     given: list[GivenRoll] = field(default_factory=list)
     quick: list[str] = field(default_factory=list)  # the quick row's rolls, in order, with their dice
     quick_value: str = ""
+    quick_error: str = ""  # the row refused as typed (not dice), said beside it
 
     @property
     def focus(self) -> str:
@@ -227,7 +228,7 @@ def amounts_from_rows(
         except ValueError:  # not a number, or more digits than Python converts
             raise RuleError(
                 where,
-                f"{called(number, name)}: expected the {amount_column} as a whole number, got {amount!r}",
+                f"{called(number, name)}: expected the {amount_column} as a whole number, got {given(amount)}",
             ) from None
         if name in rows_of:
             again = "given twice" if words is not None else f"{name} is already in row {rows_of[name]}"
@@ -244,7 +245,7 @@ def ticked(raw: str | None) -> bool | None:
     if raw is None:
         return None
     if raw not in ("on", UNTICKED):
-        raise ValueError(NOT_TICKED.format(raw))
+        raise ValueError(NOT_TICKED.format(given(raw)))
     return raw == "on"
 
 
@@ -276,6 +277,7 @@ class AskedRoll:
     values: list[str] = field(default_factory=list)  # what was typed in each input (a roll asked again)
     error: str = ""
     example: str = "3 5 1"  # what a box of several dice shows before anything is typed
+    label: str = ""  # the roll's name ("Critical hit table"): what its one die's box is for
 
     @property
     def typed(self) -> list[tuple[str, str]]:

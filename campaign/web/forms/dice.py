@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+
 from django.http import QueryDict
 
-from rules.ruleset import RollSpec, RuleError
+from rules.ruleset import ActionForm, RollSpec, RuleError
+from rules.text import given
 
 
-def _die(raw: str, where: str) -> int:
+def read_face(face: int, sides: int) -> int:
+    """A die as typed, as the rules read it: a d10 shows 0 for its 10 (the only die that does)."""
+    return 10 if sides == 10 and face == 0 else face
+
+
+def _die(raw: str, where: str, sides: int = 0) -> int:
     try:
-        return int(raw.strip())
+        return read_face(int(raw.strip()), sides)
     except ValueError:
-        raise RuleError(where, f"expected whole numbers, got {raw.strip()!r}") from None
+        raise RuleError(where, f"expected whole numbers, got {given(raw.strip())}") from None
 
 
 def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
@@ -21,7 +31,7 @@ def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
     where = f"rolls.{roll.name}"
     if roll.count == 1:
         raw = data.get(f"r_{roll.name}_0", "").strip()
-        return [_die(raw, where)] if raw else None
+        return [_die(raw, where, roll.sides)] if raw else None
     as_rolled = data.get(f"d_{roll.name}", "").strip() if roll.open_ended else ""
     if as_rolled:
         return dice_as_rolled(as_rolled, where)
@@ -29,15 +39,15 @@ def _roll(roll: RollSpec, data: QueryDict) -> list[int] | None:
     if not text:
         return None
     if roll.count == 0:
-        return [_die(value, where) for value in text.split()]
+        return [_die(value, where, roll.sides) for value in text.split()]
     # A roll of several dice in one box: what was typed is named back whole, so the GM sees what to retype.
     typed = " ".join(data.get(f"r_{roll.name}", "").split())
     expected = (
         f"{roll.label}: expected {roll.count} dice of 1-{roll.sides}, separated by spaces or commas "
-        f"(e.g. {dice_example(roll.count)}), got {typed!r}"
+        f"(e.g. {dice_example(roll.count)}), got {given(typed)}"
     )
     try:
-        dice = [int(value) for value in text.split()]
+        dice = [read_face(int(value), roll.sides) for value in text.split()]
     except ValueError:
         raise RuleError(where, expected) from None
     if len(dice) != roll.count:
@@ -78,3 +88,23 @@ def dice_as_rolled(raw: str, where: str) -> list[int]:
 
 def _dice(count: int) -> str:
     return f"{count} {'die' if count == 1 else 'dice'}"
+
+
+# What may follow a roll's name and a colon in a per-choice roll's input (`r_diagnosis:ch1`): a choice's id.
+CHOICE_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+
+
+def per_choice_rolls(spec: ActionForm, posted: Iterable[str]) -> list[RollSpec]:
+    """The rolls posted for one choice each (`RollSpec.per`: `r_diagnosis:ch1`, as rolled `d_diagnosis:ch1`), each
+    as a roll of its own, named as the API takes it (`diagnosis:ch1`), in the order posted."""
+    found: dict[str, RollSpec] = {}
+    for name in posted:
+        kind, _, rest = name.partition("_")
+        roll_name, colon, choice = rest.partition(":")
+        if kind not in ("r", "d") or not colon or not CHOICE_ID.fullmatch(choice):
+            continue
+        roll = next((r for r in spec.rolls if r.per and r.name == roll_name), None)
+        if roll is None or (kind == "d" and not roll.open_ended):
+            continue
+        found.setdefault(f"{roll_name}:{choice}", replace(roll, name=f"{roll_name}:{choice}"))
+    return list(found.values())

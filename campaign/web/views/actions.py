@@ -12,8 +12,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from campaign import access, presenters, services
+from campaign import presenters, services
 from campaign.models import Character
+from campaign.selectors import access, campaigns
 from campaign.web import forms, people
 from campaign.web.views.character import _form_of, _gm_acting_on, _gm_sheet, _named_undo, _page_context
 from rules.dice import RollNeeded
@@ -48,13 +49,14 @@ def _posted_action(request: HttpRequest, character: Character, action: str) -> P
     roll (nothing is written) takes that roll's dice from the front of the row and tries again, so a roll whose
     size depends on an earlier die (a Shadowrun death-time pool) takes the right number. When the row runs out,
     the form asks for the next roll itself."""
-    ruleset = character.campaign.ruleset
+    ruleset = character.campaign.rules
     data = forms.echoed(request.POST)
     result, errors, status, needs, faces = None, {}, 201, None, []
+    body: dict[str, Any] | None = None
     try:
         body = forms.parse_action(ruleset, action, request.POST, lambda: _gm_sheet(character))
         faces = forms.quick_row(request.POST)
-        if faces and not services.asks_the_table(character.campaign, "actions"):
+        if faces and not campaigns.asks_the_table(character.campaign, "actions"):
             raise RuleError(forms.QUICK_INPUT, forms.QUICK_NOT_HERE)
         data.pop(forms.QUICK_INPUT, None)
         while True:
@@ -74,28 +76,62 @@ def _posted_action(request: HttpRequest, character: Character, action: str) -> P
                 dice, faces = forms.take_from_row(ruleset, action, faces, asked, data)
                 body.setdefault("rolls", {})[asked["name"]] = dice
     except RuleError as error:
-        error = forms.dice_error_words(ruleset, action, error, data)
+        again = None
+        if error.field.startswith("rolls.") and campaigns.asks_the_table(character.campaign, "actions"):
+            # A roll given wrong is asked again as the rules ask it (its label, dice, target and why).
+            again = _asked_again(character, action, request.POST, body, error.field.removeprefix("rolls."))
+        error = forms.dice_error_words(ruleset, action, error, data, again)
+        if again is not None:
+            needs = again
         message = error.message
         if action == "undo" and error.field == "expected_version":
             message = UNDO_MOVED  # the button named an entry that is no longer the latest
         errors = forms.place_error(ruleset, action, error.field, message)
         if error.field == forms.QUICK_INPUT:
-            errors = {"form": error.message}
+            errors = {forms.QUICK_INPUT: error.message}
+        if faces and not error.field.startswith("rolls."):
+            # Refused for what the rolls were for (nobody dying to stabilize): the row shows again as typed,
+            # none of its dice handed to a roll. A roll given wrong is asked again with the dice it took.
+            data = forms.echoed(request.POST)
         status = error.status
         if status == 201:
             status = 400
     return Posted(result, errors, status, needs, data, faces)
 
 
+def _asked_again(
+    character: Character, action: str, posted: QueryDict, body: dict[str, Any] | None, name: str
+) -> dict[str, Any] | None:
+    """The roll `name`, refused as typed, as the rules ask it with the action's other rolls as given; None when
+    the rules do not come to it. A roll the form could not read (a 7 on a d6) leaves no body: the post is read
+    again without that roll."""
+    if body is None:
+        kept = posted.copy()
+        for input_name in (f"r_{name}", f"r_{name}_0", f"d_{name}", forms.QUICK_INPUT):
+            kept.pop(input_name, None)
+        try:
+            body = forms.parse_action(character.campaign.rules, action, kept, lambda: _gm_sheet(character))
+        except RuleError:
+            return None
+    rolls = {key: dice for key, dice in body.get("rolls", {}).items() if key != name}
+    return services.roll_asked(character, {**body, "rolls": rolls}, name)
+
+
 def _unused_text(unused: list[int]) -> str:
-    return f" Dice of the row no roll needed: {', '.join(map(str, unused))}." if unused else ""
+    """The quick row's dice no roll took, said after the answer: 'The last dice typed, 5 and 6, were not used'."""
+    if not unused:
+        return ""
+    if len(unused) == 1:
+        return f" The last die typed, {unused[0]}, was not used: the rules asked for no more rolls."
+    dice = ", ".join(map(str, unused[:-1])) + f" and {unused[-1]}"
+    return f" The last dice typed, {dice}, were not used: the rules asked for no more rolls."
 
 
 @login_required
 @require_POST
 def character_act(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
     character = _gm_acting_on(request, character_id, action)
-    ruleset = character.campaign.ruleset
+    ruleset = character.campaign.rules
     posted = _posted_action(request, character, action)
     errors, needs = posted.errors, posted.needs
     if posted.result is not None:
@@ -112,7 +148,7 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         form.success = said if not posted.result.replayed else f"Already recorded: {said}"
     _named_undo(form, character)
     people.offer_medics(form, character.campaign)
-    if services.asks_the_table(character.campaign, "actions"):
+    if campaigns.asks_the_table(character.campaign, "actions"):
         form = forms.table_dice_form(form, ruleset, posted.data if errors or needs else None, needs)
     if request.htmx:
         # A refusal is its status (400, 409) and htmx swaps it in (base.html's responseHandling); a roll asked for

@@ -14,7 +14,8 @@ from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.views.decorators.http import require_http_methods
 
-from campaign import services, throttles
+from campaign import services
+from campaign.http import throttles
 from campaign.web import forms
 from campaign.web.views.cache import SIGN_UPS_THROTTLED
 from rules.ruleset import RuleError

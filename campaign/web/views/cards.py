@@ -8,17 +8,23 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from campaign import access, limits, presenters, services
+from campaign import presenters, services
+from campaign.http import limits
 from campaign.models import GM, Character
+from campaign.selectors import access, campaigns
 from campaign.web import board, forms, people
 from campaign.web.views.actions import _posted_action, _unused_text
-from campaign.web.views.board import _board_context, _board_form_response, card_state_html
+from campaign.web.views.board import (
+    _board_context,
+    _board_form_response,
+    board_url_at,
+    card_state_html,
+    form_said,
+)
 from campaign.web.views.cache import _limited
 from campaign.web.views.character import _gm_acting_on, _named_undo
-from rules.registry import get_ruleset
 from rules.ruleset import RuleError
 from rules.text import without_direction_controls
 
@@ -33,7 +39,7 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
     errors: dict[str, str] = {}
     refused: RuleError | None = None
     try:
-        attributes = forms.parse_attributes(campaign.ruleset, request.POST)
+        attributes = forms.parse_attributes(campaign.rules, request.POST)
         with limits.characters(request.user, campaign):
             character = services.character_create(
                 campaign=campaign,
@@ -45,19 +51,20 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
             )
     except RuleError as error:
         refused = error
-        errors = forms.place_character_error(campaign.ruleset, error.field, error.message)
+        errors = forms.place_character_error(campaign.rules, error.field, error.message)
     if errors:
         extra = {
             "character_errors": errors,
             "character_name": without_direction_controls(name),
             "character_player": without_direction_controls(player or ""),
             "player_choices": people.players_of(campaign, without_direction_controls(player or "")),
-            "attribute_fields": forms.attribute_fields(campaign.ruleset, forms.echoed(request.POST), errors),
+            "attribute_fields": forms.attribute_fields(campaign.rules, forms.echoed(request.POST), errors),
         }
         response = _board_form_response(request, campaign, role, "character-form", extra, 400)
         return _limited(response, refused)
     success = f"{character.name} joined the campaign."
     if request.htmx:
+        form_said(request, campaign, "character-said")
         return _board_form_response(
             request, campaign, role, "character-form", {"character_success": success}, 201
         )
@@ -71,8 +78,9 @@ def _card_for(character: Character, player: str | None) -> dict[str, Any]:
     """What a card's form is drawn from: the character as the GM sees it (its sheet: the injuries a form offers),
     the card's id and its inputs' prefix. Not the card's state: only the board's renderer draws that
     (`card_state_html`), for every answer alike."""
-    ruleset = get_ruleset(character.campaign.ruleset)
-    return {**board.card_json(character, GM, player), **board.card_shell(ruleset, GM, character.pk)}
+    ruleset = character.campaign.rules
+    shell = board.card_shell(ruleset, GM, character.pk, character.version, alive=character.alive)
+    return {**board.card_json(character, GM, player), **shell}
 
 
 @login_required
@@ -83,13 +91,14 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
     answer is the form and, out of band, the card's state; without, the board (a redirect, or the page with the
     card's form open and its error or the roll it asks for)."""
     character = _gm_acting_on(request, character_id, action)
-    ruleset = character.campaign.ruleset
+    ruleset = character.campaign.rules
     labels = forms.card_actions(ruleset)
     if action not in labels:
         raise Http404("no such action on a card")
     posted = _posted_action(request, character, action)
     errors, needs = posted.errors, posted.needs
     player = presenters.player_name(character)  # the access check read it with the character
+    offered = forms.card_actions(ruleset, alive=character.alive)  # the card's forms as the GM had them
     if posted.result is not None:
         acted = posted.result.character  # after the action, as the service read and wrote it
         # The player may have changed between the check and the command's lock (then looked up).
@@ -101,15 +110,15 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
     card = _card_for(character, player)
     campaign = character.campaign
     options = campaign.options
-    table = services.asks_the_table(campaign, "actions")
+    table = campaigns.asks_the_table(campaign, "actions")
     if errors or needs:
         form = board.card_form_for(
-            get_ruleset(ruleset), card, action, options, posted.data, errors, table=table, needs=needs
+            ruleset, card, action, options, posted.data, errors, table=table, needs=needs
         )
         form.key = request.POST.get("key") or form.key  # nothing was written: the key is the final write's
     else:
         assert posted.result is not None
-        form = board.card_form_for(get_ruleset(ruleset), card, action, options, table=table)
+        form = board.card_form_for(ruleset, card, action, options, table=table)
         said = presenters.action_said(campaign, posted.result.events, posted.result.state)
         said += _unused_text(posted.unused)
         form.success = f"{character.name}: {'already recorded: ' if posted.result.replayed else ''}{said}"
@@ -125,18 +134,21 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
                 "label": labels[action],
                 "is_gm": True,
                 "state_html": card_state_html(request, character),
+                "campaign": campaign,
+                # The card's other forms drawn again, out of band: a message belongs to the answer that made it.
+                # Those the card offered before (a death or an undone one changes them: the refresh brings them).
+                "others": [a for a in card["forms"] if a["action"] != action and a["action"] in offered],
             },
             status=posted.status if errors else 200,
         )
         if not errors and not needs:
             response["HX-Trigger"] = "refresh"
         return response
-    board_url = reverse("campaign", args=[character.campaign_id]) + f"#card-{character.pk}"
     if not errors and not needs:
         messages.success(request, form.success)
-        return redirect(board_url)
-    context = _board_context(request, campaign, GM)
-    board.with_form(context["characters"], character.pk, form)
+        return redirect(board_url_at(character))
+    context = _board_context(request, campaign, GM, showing=character.pk)
+    board.with_form(context["characters"], character, form)
     return render(request, "campaign.html", context, status=posted.status if errors else 200)
 
 
@@ -174,4 +186,4 @@ def character_duplicate(request: HttpRequest, character_id: int) -> HttpResponse
         response["HX-Trigger"] = "refresh"
         return response
     messages.success(request, text)
-    return redirect(reverse("campaign", args=[character.campaign_id]) + f"#card-{copy.pk}")
+    return redirect(board_url_at(copy))

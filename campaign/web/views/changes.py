@@ -11,16 +11,17 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign import access, limits, presenters, services
+from campaign import presenters, services
+from campaign.http import limits
 from campaign.models import Campaign, Character
+from campaign.selectors import access, campaigns
 from campaign.web import board, forms, option_forms, people
-from campaign.web.views.board import _board_context, _board_form_response
+from campaign.web.views.board import _board_context, _board_form_response, form_said
 from campaign.web.views.cache import _limited, _with_keyed_forms
 from campaign.web.views.cards import _card_for
 from campaign.web.views.character import _gm_acting_on, _named_undo
 from rules import options as declared
 from rules import words
-from rules.registry import get_ruleset
 from rules.ruleset import RuleError
 from rules.text import without_direction_controls
 
@@ -28,10 +29,11 @@ from rules.text import without_direction_controls
 
 
 def _changed_text(result: services.ActionResult) -> str:
-    """'Saved: armour from 0 to 2; name from Ash to Ashe.' (as the history says it), or that nothing changed."""
+    """'Saved: armour from 0 to 2; name from Ash to Ashe.' (as the history says it, naming the character: 'vera now
+    plays Ashe'), or that nothing changed."""
     if not result.events:
         return "Nothing changed."
-    return f"Saved: {words.changes_words(result.events[0].data['changes'])}."
+    return f"Saved: {words.changes_words(result.events[0].data['changes'], result.character.name)}."
 
 
 def _edit_context(
@@ -47,7 +49,7 @@ def _edit_context(
         "name": data.get("name", "") if data is not None else character.name,
         "player": player,
         "player_choices": people.players_of(campaign, player),
-        "fields": forms.edit_fields(campaign.ruleset, character.state["attributes"], data, errors),
+        "fields": forms.edit_fields(campaign.rules, character.state["attributes"], data, errors),
     }
 
 
@@ -58,7 +60,7 @@ def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
     return: the API's PATCH, DELETE and restore."""
     character, role = access.character_for(request.user, character_id)
     access.require_gm(role, "change characters")
-    ruleset = character.campaign.ruleset
+    ruleset = character.campaign.rules
     if request.method == "GET":
         return _with_keyed_forms(render(request, "character_edit.html", _edit_context(character)))
     try:
@@ -81,7 +83,7 @@ def campaign_npcs(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = access.campaign_for(request.user, campaign_id)
     access.require_gm(role, "create characters")
     try:
-        prefix, count, attributes = forms.parse_numbered(campaign.ruleset, request.POST)
+        prefix, count, attributes = forms.parse_numbered(campaign.rules, request.POST)
         with limits.characters(request.user, campaign, count, batch=True):
             made = services.characters_create_numbered(
                 campaign=campaign,
@@ -95,16 +97,18 @@ def campaign_npcs(request: HttpRequest, campaign_id: int) -> HttpResponse:
         if error.field in ("prefix", "count"):
             errors = {error.field: error.message}
         else:  # an attribute, or the form as a whole
-            errors = forms.place_character_error(campaign.ruleset, error.field, error.message)
+            errors = forms.place_character_error(campaign.rules, error.field, error.message)
         extra = {
             "npc_errors": errors,
             "npc_prefix": without_direction_controls(request.POST.get("prefix", "")),
             "npc_count": without_direction_controls(request.POST.get("count", "")),
-            "npc_fields": forms.attribute_fields(campaign.ruleset, forms.echoed(request.POST), errors),
+            "npc_fields": forms.attribute_fields(campaign.rules, forms.echoed(request.POST), errors),
         }
         return _limited(_npcs_response(request, campaign, role, extra, error.status), error)
     names = made[0].name if len(made) == 1 else f"{made[0].name} to {made[-1].name}"
     success = f"{names} joined the campaign."
+    if request.htmx:
+        form_said(request, campaign, "npc-said")
     return _npcs_response(request, campaign, role, {"npc_success": success, "success": success}, 201)
 
 
@@ -113,7 +117,7 @@ def _npcs_response(
 ) -> HttpResponse:
     if not request.htmx:
         return _board_form_response(request, campaign, role, "", extra, status)
-    context = {"campaign": campaign, "attribute_fields": forms.attribute_fields(campaign.ruleset), **extra}
+    context = {"campaign": campaign, "attribute_fields": forms.attribute_fields(campaign.rules), **extra}
     response = render(request, "web/board_npcs.html", context)
     if status < 400:
         response["HX-Trigger"] = "refresh"
@@ -144,12 +148,12 @@ def campaign_fight(request: HttpRequest, campaign_id: int) -> HttpResponse:
             success = "The fight is over."
         else:
             services.fight_start(campaign=campaign, at=at)
-            success = "A new fight: round 1."
+            success = f"A new fight: {board.board_of(campaign.rules).round_name} 1."
     except RuleError as refused:
         error, status = refused.message, refused.status
     else:
         status = 200
-    ruleset = get_ruleset(campaign.ruleset)
+    ruleset = campaign.rules
     if request.htmx:
         context = {
             "campaign": campaign,
@@ -173,8 +177,8 @@ def card_form(request: HttpRequest, character_id: int, action: str) -> HttpRespo
     """One card's form (GM only), fetched by the board when its <details> opens; without htmx the board with it
     open."""
     character = _gm_acting_on(request, character_id, action)
-    ruleset = get_ruleset(character.campaign.ruleset)
-    labels = forms.card_actions(ruleset.slug)
+    ruleset = character.campaign.rules
+    labels = forms.card_actions(ruleset, alive=character.alive)  # a dead character's card offers no Wound
     if action not in labels:
         raise Http404("no such action on a card")
     if not request.htmx:
@@ -182,11 +186,12 @@ def card_form(request: HttpRequest, character_id: int, action: str) -> HttpRespo
         return redirect(f"{board_url}?card={character.pk}&form={action}#card-{character.pk}")
     card = _card_for(character, presenters.player_name(character))
     campaign = character.campaign
-    table = services.asks_the_table(campaign, "actions")
+    table = campaigns.asks_the_table(campaign, "actions")
     form = board.card_form_for(ruleset, card, action, campaign.options, table=table)
     form = people.offer_medics(_named_undo(form, character), campaign)
     context = {"c": card, "form": form, "label": labels[action], "is_gm": True}
-    return _with_keyed_forms(render(request, "web/board_card_form.html", context))
+    # The form alone, in place of its placeholder, named by the version it is drawn for (`card_shell`).
+    return _with_keyed_forms(render(request, "web/board_card_form.html#card-form", context))
 
 
 def character_restore(request: HttpRequest, character_id: int) -> HttpResponse:
@@ -203,10 +208,21 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The board's house-rules form: the campaign's name and options (the API's PATCH)."""
     campaign, role = access.campaign_for(request.user, campaign_id)
     access.require_gm(role, "change the house rules")
-    rules = get_ruleset(campaign.ruleset)
+    rules = campaign.rules
     posted: dict[str, Any] = {}
+    in_force = services.options_in_force(rules, campaign.options)
+    drawn = request.POST.get(option_forms.DRAWN_INPUT, "")
+    stale = bool(drawn) and drawn != option_forms.drawn(campaign.name, in_force)  # none: a page drawn before
     try:
-        forms.check_posted(request.POST, {"key": "key", "name": "name", **option_forms.inputs(rules)})
+        inputs = {
+            "key": "key",
+            "name": "name",
+            option_forms.DRAWN_INPUT: "form",
+            **option_forms.inputs(rules),
+        }
+        forms.check_posted(request.POST, inputs)
+        if stale:
+            raise services.Conflict("form", option_forms.CHANGED_SINCE_DRAWN)
         posted = option_forms.parse_options(rules, request.POST)
         changes = {"name": request.POST.get("name", ""), "options": posted}
         changed = services.change_campaign(
@@ -214,16 +230,15 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
         )
     except RuleError as error:
         errors = option_forms.place_error(rules, error.field, error.message)
-        extra = {
-            "options_error": errors,
-            "options_posted": forms.echoed(request.POST),
-            "options": option_forms.option_fields(
-                rules, services.options_in_force(rules, campaign.options), errors, posted
-            ),
-        }
+        extra: dict[str, Any] = {"options_error": errors}
+        if not stale:
+            # Shown again as posted, to be corrected, and checked again against what it was first drawn from.
+            extra["options_posted"] = forms.echoed(request.POST)
+            extra["options"] = option_forms.option_fields(rules, in_force, errors, posted)
+            extra["options_drawn"] = drawn
         context = {**_board_context(request, campaign, role), **extra}
         return render(request, "campaign.html", context, status=error.status)
-    before = services.options_in_force(rules, campaign.options)
+    before = in_force
     told = {
         f"options.{name}": {"old": before.get(name), "new": value}
         for name, value in changed.options.items()

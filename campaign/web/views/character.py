@@ -14,8 +14,11 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from campaign import access, conditional, cursors, presenters, services
-from campaign.models import GM, Campaign, Character, Event, Job
+from campaign import presenters, services
+from campaign.http import conditional
+from campaign.models import GM, PLAYER, Campaign, Character, Event
+from campaign.notify import push
+from campaign.selectors import access, campaigns, characters, cursors, history, jobs
 from campaign.web import board, display, forms, people
 from campaign.web.views.cache import (
     ETAG_PENDING,
@@ -29,9 +32,7 @@ from campaign.web.views.cache import (
     _with_keyed_forms,
 )
 from rules import words
-from rules.registry import get_ruleset
 from rules.ruleset import Ruleset, State, Timer
-from rules.words import CAMPAIGN_CHANGED
 
 HISTORY_LIMIT = 50
 
@@ -74,17 +75,19 @@ def _history(
     decorate: bool = True,
 ) -> tuple[list[dict[str, Any]], int | str | None]:
     """The latest `HISTORY_LIMIT` entries (of those before `before`), newest first, and the `before` of the older
-    ones (None when there are none): a version for a GM, a sealed cursor for a player (`presenters.history_page`).
+    ones (None when there are none): a version for a GM, a sealed cursor for a player (`history.history_page`).
     `decorate=False` leaves the display fields to `_decorate_entry` (for the entries not in the cache)."""
-    page = presenters.history_page(character, role, before=before, limit=HISTORY_LIMIT)
+    page = history.history_page(character, role, before=before, limit=HISTORY_LIMIT)
     campaign = character.campaign
-    for item, row in zip(page.entries, page.rows, strict=True):
+    page_entries = presenters.entries(page, role, campaign.rules)
+    for item, row in zip(page_entries, page.rows, strict=True):
         item["event"] = row.position  # the cache key of its rendering; never shown
+        item["taken_back_at"] = page.voided_at.get(row.cause)
         item["future"] = version is not None and item["version"] > version
         if decorate:
             _decorate_entry(item, campaign)
     entries, rows = _with_house_rules(
-        character, role, version, page.entries, page.rows, newest=before is None
+        character, role, version, page_entries, page.rows, newest=before is None
     )
     if decorate:
         for item in entries:
@@ -110,19 +113,8 @@ def _with_house_rules(
     rules are the campaign's options, which every member reads: a player's history has them too."""
     if not rows:
         return entries, rows
-    query = Event.objects.filter(
-        campaign_id=character.campaign_id,
-        character__isnull=True,
-        type=CAMPAIGN_CHANGED,
-        position__gt=rows[-1].position,
-    )
-    if not newest:
-        query = query.filter(position__lt=rows[0].position)
-    changes = [
-        row
-        for row in query.order_by("-position")
-        if any(k.startswith("options.") for k in row.data["changes"])
-    ]
+    before = None if newest else rows[0].position
+    changes = history.house_rules_among(character.campaign_id, rows[-1].position, before)
     if not changes:
         return entries, rows
     # Time travel: a change after the version shown is in that moment's future, as the character's later entries.
@@ -174,8 +166,8 @@ def _group_entries(entries: list[dict[str, Any]], rows: list[Event], campaign: C
         ("taken back", None) if item["voided"] else ("clock", _advance_of(row)) if _advance_of(row) else None
         for item, row in zip(entries, rows, strict=True)
     ]
-    jobs = {key[1] for key in keys if key and key[1]}
-    spans = {str(job.pk): job for job in Job.objects.filter(pk__in=sorted(jobs))} if jobs else {}
+    advanced = {key[1] for key in keys if key and key[1]}
+    spans = jobs.advances(advanced)
     start = 0
     while start < len(entries):
         end = start
@@ -209,6 +201,8 @@ def _decorate_entry(item: dict[str, Any], campaign: Campaign) -> None:
     item["title"] = display.event_title(item["type"])
     item["date"] = display.date_text(presenters.game_date(campaign, item["game_time"]))
     item["said"] = presenters.event_words(campaign, item["type"], item["data"], item["game_time"])
+    if item.get("taken_back_at") is not None:
+        item["taken_back_date"] = display.date_text(presenters.game_date(campaign, item["taken_back_at"]))
 
 
 def _live_context(
@@ -216,21 +210,22 @@ def _live_context(
 ) -> dict[str, Any]:
     """What the live region shows: the character as `role` may see it, at `version` (None: now)."""
     campaign = character.campaign
+    notes = history.gm_notes(character, version) if role == GM else None
     if version is None:
         state = character.state
-        data = presenters.character_json(character, role)
+        data = presenters.character_json(character, role, notes=notes)
         # Durations count from the clock of the moment shown: now, or the past's (time travel).
         now = campaign.game_time
     else:
         state = services.state_at_version(character, version)
-        data = presenters.character_json(character, role, state=state, version=version)
-        now = presenters.moment_of_version(character, version)
-    ruleset = get_ruleset(campaign.ruleset)
+        data = presenters.character_json(character, role, state=state, version=version, notes=notes)
+        now = history.moment_of_version(character, version)
+    ruleset = campaign.rules
     for item in data["recovery"]:
         item["ends_text"] = display.date_text(item.get("ends_at_date"))
         if item.get("ends_at") is not None:
             item["when_text"] = display.when_text(item["ends_at"] - now)
-    history, older = _history(character, role, version, decorate=decorate)
+    entries, older = _history(character, role, version, decorate=decorate)
     context: dict[str, Any] = {
         "character": data,
         "model": character,
@@ -245,18 +240,26 @@ def _live_context(
         "body_words": display.body_words(ruleset, data["sheet"]),
         "overall": display.overall_severity(ruleset, data),
         "monitors": display.monitors(ruleset, data, role),
-        "history": history,
+        "history": entries,
         "older": older,
         "character_url": reverse("character", args=[character.pk]),
         # A player's is the digest of the region (`conditional.sealed_html`), put in its place once it is rendered.
         "etag": _character_etag(character, role) if role == GM else ETAG_PENDING,
     }
+    if not data["alive"]:
+        # A dead character's page says they died, when (as the reader's history has it), and nothing of recovery.
+        death = history.death_of(character, ruleset, version)
+        context["death_said"] = presenters.death_said(campaign, data["name"], death, role)
     if role == GM:
         if data.get("death_at") is not None:
             dying = board.death_words(campaign, ruleset, state, data["death_at"], now, version is None)
             context["death_in"], context["death_text"] = dying["time_left"], dying["death_text"]
             context["saved_by"], context["treatment_text"] = dying["saved_by"], dying.get("treatment_text")
         context["timers"] = _timers_shown(campaign, ruleset, state, data["timers"], now)
+        if version is not None:  # "Make this the present" asks first, saying what it takes back
+            context["revert"] = presenters.revert_said(
+                campaign, character.name, version, *history.revert_takes(character, version)
+            )
         context["notes"] = [
             {**n, "date": display.date_text(presenters.game_date(campaign, n.get("game_time")))}
             for n in data.get("notes", [])
@@ -296,7 +299,7 @@ def _live_html(
     """
 
     def draw() -> str:
-        shown = character or Character.objects.select_related("campaign", "player").get(pk=stamp.character_id)
+        shown = character or characters.shown(stamp.character_id)
         context = _live_context(shown, stamp.role, None, decorate=False)
         _attach_entry_html(request, stamp, context)
         return render_to_string("character.html#live", context, request)
@@ -324,7 +327,7 @@ def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, conte
     cache = caches[LIVE_CACHE]
     audience = stamp.audience_key
     keys = {
-        f"entry{LIVE_CACHE_FORMAT}:p{e['event']}:x{int(e['voided'])}:{audience}": e
+        f"entry{LIVE_CACHE_FORMAT}:p{e['event']}:x{int(e['voided'])}:{e.get('taken_back_at')}:{audience}": e
         for e in context["history"]
     }
     found = cache.get_many(list(keys))
@@ -343,20 +346,29 @@ def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, conte
 
 def _gm_sheet(character: Character) -> dict[str, Any]:
     """The character's sheet as the GM sees it (`presenters.character_json`'s "sheet"), from its state alone."""
-    return get_ruleset(character.campaign.ruleset).view(character.state, GM)["sheet"]
+    return character.campaign.rules.view(character.state, GM)["sheet"]
 
 
 def _form_of(character: Character) -> dict[str, Any]:
     """What the GM's action forms draw from the character (`forms.build_form`): its injuries to pick from, its
     sheet as the GM sees it (an amounts parameter's targets) and the campaign's options."""
-    gm_sheet = _gm_sheet(character)
-    sheet = get_ruleset(character.campaign.ruleset).sheet
-    injuries = sheet.injury_choices(gm_sheet) if sheet is not None and sheet.injury_choices else []
-    return {"injuries": injuries, "sheet": gm_sheet, "options": character.campaign.options}
+    rules = character.campaign.rules
+    gm_view = rules.view(character.state, GM)
+    gm_sheet = gm_view["sheet"]
+    injuries = rules.sheet.choices_of(gm_view) if rules.sheet is not None else []
+    return {
+        "injuries": injuries,
+        "sheet": gm_sheet,
+        "options": character.campaign.options,
+        "attributes": character.state.get("attributes"),
+    }
 
 
-def _action_list(ruleset: str, open_form: forms.ActionFormView | None = None) -> list[dict[str, Any]]:
-    """The GM's actions, each a closed <details> whose form is fetched when it opens (`open_form` is rendered)."""
+def _action_list(
+    ruleset: Ruleset, open_form: forms.ActionFormView | None = None, *, alive: bool = True
+) -> list[dict[str, Any]]:
+    """The GM's actions, each a closed <details> whose form is fetched when it opens (`open_form` is rendered); of
+    a dead character, only those the board's card offers the dead (`forms.offered`: the GM note and Undo)."""
     specs = forms.action_forms(ruleset)
     return [
         {
@@ -365,6 +377,7 @@ def _action_list(ruleset: str, open_form: forms.ActionFormView | None = None) ->
             "form": open_form if open_form is not None and open_form.action == action else None,
         }
         for action in (*specs, "undo")
+        if forms.offered(action, alive=alive)
     ]
 
 
@@ -390,30 +403,41 @@ def _page_context(
     else:
         assert character is not None
         context = _live_context(character, stamp.role, version)
-    context["ruleset"] = get_ruleset(stamp.ruleset)
+    context["ruleset"] = stamp.rules
+    context["push"] = push.push_enabled()
+    if stamp.role == PLAYER:  # the player's page is the installable app (docs/notifications.md)
+        context["service_worker"] = reverse("service-worker")
     if stamp.role == GM and version is None:
-        context["action_list"] = _action_list(stamp.ruleset, open_form)
+        context["action_list"] = _action_list(stamp.rules, open_form, alive=stamp.alive)
         if (
             open_form is None
-        ):  # the closed list is the same for every version (an open form holds a CSRF token)
-            key = f"actions{LIVE_CACHE_FORMAT}:{stamp.ruleset}:{stamp.audience_key}"
+        ):  # the closed list is the same for every version of the living, another of the dead
+            key = f"actions{LIVE_CACHE_FORMAT}:{stamp.rules.slug}:{stamp.audience_key}:{int(stamp.alive)}"
             context["actions_html"] = _cached_html(
                 key, lambda: render_to_string("character.html#actions", context, request)
             )
     return context
 
 
-def _require_action(ruleset: str, role: str, action: str) -> None:
+def _require_action(ruleset: Ruleset, role: str, action: str) -> None:
     """A GM's action of the campaign's ruleset (403 for a player, 404 for an action the ruleset does not have)."""
     access.require_gm(role, "act on characters")
     if action not in (*forms.action_forms(ruleset), "undo", "revert"):
         raise Http404("no such action")
 
 
+def _require_offered(action: str, *, alive: bool) -> None:
+    """The form of an action the page does not offer (any but the note and Undo of the dead) is not drawn: 404, as
+    a dead character's card answers (a post of it is still the service's refusal)."""
+    if not forms.offered(action, alive=alive):
+        raise Http404("no such action")
+
+
 def _action_param(request: HttpRequest, stamp: access.CharacterStamp) -> str | None:
     action = request.GET.get("form", "").strip()
     if action:
-        _require_action(stamp.ruleset, stamp.role, action)
+        _require_action(stamp.rules, stamp.role, action)
+        _require_offered(action, alive=stamp.alive)
     return action or None
 
 
@@ -440,32 +464,30 @@ def character_page(request: HttpRequest, character_id: int) -> HttpResponse:
     open_form = None
     if action:
         assert character is not None
-        open_form = _named_undo(
-            forms.build_form(stamp.ruleset, action, **_form_of(character)),
-            character,
-        )
+        open_form = _named_undo(forms.build_form(stamp.rules, action, **_form_of(character)), character)
         people.offer_medics(open_form, character.campaign)
-        if services.asks_the_table(character.campaign, "actions"):
-            open_form = forms.table_dice_form(open_form, stamp.ruleset, None, None)
+        if campaigns.asks_the_table(character.campaign, "actions"):
+            open_form = forms.table_dice_form(open_form, stamp.rules, None, None)
     return _with_keyed_forms(
         render(request, "character.html", _page_context(request, stamp, version, character, open_form))
     )
 
 
 def _named_undo(form: forms.ActionFormView, character: Character) -> forms.ActionFormView:
-    """The undo form's button names what it takes back (docs/rules/README.md): "Undo: Death save: rolled 7
-    against 6, failed: is dying, 2020-01-01 00:00:30 (clock)"; always the whole date (a time of day alone, weeks into
-    a campaign, did not say which day)."""
+    """The undo form's button names what it takes back (docs/rules/README.md): whose entry, when it happened in game
+    time, then the entry: "Undo the clock's entry at 2020-01-01 00:00:30 game time: Death save: rolled 7 against 6,
+    failed: is dying". The entry's own times ("done 00:06:00") stand in its words; the entry's moment is said as
+    one, always the whole date (a time of day alone, weeks into a campaign, did not say which day)."""
     if form.action != "undo":
         return form
-    target = presenters.undo_target(character)
+    target = presenters.undo_json(character.campaign, history.undo_entry(character))
     if target is None:
         form.undo_text = ""
         return form
     campaign = character.campaign
     when = display.date_text(presenters.game_date(campaign, target["game_time"]))
-    clock = " (clock)" if target["by_clock"] else ""
-    form.undo_text = f"Undo: {target['summary']}, {when}{clock}"
+    whose = "the clock's entry" if target["by_clock"] else "the entry"
+    form.undo_text = f"Undo {whose} at {when} game time: {target['summary']}"
     form.undo_version = character.version
     return form
 
@@ -473,7 +495,7 @@ def _named_undo(form: forms.ActionFormView, character: Character) -> forms.Actio
 def _gm_acting_on(request: HttpRequest, character_id: int, action: str) -> Character:
     """The character a GM means to act on with `action` (403 for a player, 404 for an action of another ruleset)."""
     character, role = access.character_for(request.user, character_id)
-    _require_action(character.campaign.ruleset, role, action)
+    _require_action(character.campaign.rules, role, action)
     return character
 
 
@@ -481,15 +503,13 @@ def _gm_acting_on(request: HttpRequest, character_id: int, action: str) -> Chara
 def character_form(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
     """One action's form (GM only), fetched by the page when its <details> opens."""
     character = _gm_acting_on(request, character_id, action)
-    ruleset = character.campaign.ruleset
+    _require_offered(action, alive=character.alive)
+    ruleset = character.campaign.rules
     if not request.htmx:
         return redirect(reverse("character", args=[character.pk]) + f"?form={action}#form-{action}")
-    form = _named_undo(
-        forms.build_form(ruleset, action, **_form_of(character)),
-        character,
-    )
+    form = _named_undo(forms.build_form(ruleset, action, **_form_of(character)), character)
     people.offer_medics(form, character.campaign)
-    if services.asks_the_table(character.campaign, "actions"):
+    if campaigns.asks_the_table(character.campaign, "actions"):
         form = forms.table_dice_form(form, ruleset, None, None)
     return _with_keyed_forms(
         render(request, "character.html#action-form", {"form": form, "model": character})
@@ -510,7 +530,7 @@ def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
         if not 0 < before <= character.version + 1:
             raise Http404("no such version")
     try:
-        history, older = _history(character, role, None, before)
+        entries, older = _history(character, role, None, before)
     except cursors.BadCursor:
         raise Http404("no such page of this history") from None
     context = {
@@ -519,7 +539,7 @@ def character_history(request: HttpRequest, character_id: int) -> HttpResponse:
         "campaign": character.campaign,
         "is_gm": role == GM,
         "version": None,
-        "history": history,
+        "history": entries,
         "older": older,
         "character_url": reverse("character", args=[character.pk]),
     }

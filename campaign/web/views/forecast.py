@@ -7,7 +7,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 
-from campaign import access, conditional, forecast_budget, forecasts, throttles
+from campaign.forecast import forecast_budget, forecasts
+from campaign.http import conditional, throttles
+from campaign.selectors import access
 from campaign.web import forecast_panel
 
 # --- the recovery forecast ----------------------------------------------------------------------------------------
@@ -18,11 +20,13 @@ def character_forecast(request: HttpRequest, character_id: int) -> HttpResponse:
     """The forecast panel (docs/forecast.md): a fragment for the character page, which fetches it when its live
     region is shown; a page of its own without htmx. Rendered once per character state and role (no request in
     its context: every GM shares one rendering, every player another). Within the user's forecast budget
-    (docs/forecast.md, "Budget"): a refusal is a 429 saying when to try again, which the panel does by itself."""
+    (docs/forecast.md, "Budget"): a refusal is a 429 saying when to try again, which the panel does by itself. A
+    panel kept (its refresh after a change to someone else) answers without counting in FORECAST_THROTTLE."""
     stamp = access.character_stamp(request.user, character_id)
     cut_short: list[bool] = []
 
     def panel() -> str:
+        throttles.forecast_rate(request)  # the API's FORECAST_THROTTLE, one count per user: a panel computed
         character, role = access.character_for(request.user, character_id)
         with forecast_budget.budget(request.user.pk) as box:
             context = forecast_panel.panel_context(character, role, allow=box.allow)
@@ -31,7 +35,6 @@ def character_forecast(request: HttpRequest, character_id: int) -> HttpResponse:
 
     status, headers = 200, {}
     try:
-        throttles.forecast_rate(request)  # the API's FORECAST_THROTTLE, one count per user
         made = forecasts.cached(stamp, forecasts.Asked(), "forecast-panel", panel, lambda _: any(cut_short))
         html = conditional.rendered(made)
     except forecast_budget.Refused as refused:

@@ -10,11 +10,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from campaign import limits, presenters, services
-from campaign.models import Invitation, Membership
+from campaign import presenters, services
+from campaign.http import limits
+from campaign.selectors import campaigns
 from campaign.web import display, forms, option_forms
 from campaign.web.views.cache import _limited, _with_keyed_forms
-from rules.registry import all_rulesets, get_ruleset, ruleset_slugs
+from rules.registry import REGISTRY, all_rulesets
 from rules.ruleset import RuleError, Ruleset
 from rules.text import without_direction_controls
 
@@ -79,7 +80,7 @@ OPTIONS_FOR = "options_for"
 
 
 def _chosen_ruleset(slug: str) -> Ruleset | None:
-    return get_ruleset(slug) if slug in ruleset_slugs() else None
+    return REGISTRY.get(slug)
 
 
 def _new_campaign_options(
@@ -100,8 +101,7 @@ def _new_campaign_options(
 def new_campaign_options(request: HttpRequest) -> HttpResponse:
     """The new-campaign form's house rules for the ruleset chosen (htmx swaps them when the ruleset changes)."""
     fields = _new_campaign_options(request.GET.get("ruleset", ""))
-    # Swapped in when the GM chose another ruleset: open, to show what changed.
-    return render(request, "home.html#new-options", {**fields, "new_options_open": True})
+    return render(request, "home.html#new-options", fields)
 
 
 def _home_page(
@@ -111,10 +111,8 @@ def _home_page(
     import_error: str = "",
     posted: dict[str, Any] | None = None,
 ) -> HttpResponse:
-    memberships = (
-        Membership.objects.filter(user=request.user).select_related("campaign").order_by("campaign_id")
-    )
-    rulesets = [(slug, get_ruleset(slug)) for slug in ruleset_slugs()]
+    memberships = campaigns.memberships_of(request.user)
+    rulesets = [(rules.slug, rules) for rules in sorted(all_rulesets(), key=lambda rules: rules.slug)]
     response = render(
         request,
         "home.html",
@@ -138,12 +136,10 @@ def _new_campaign() -> dict[str, str]:
 
 
 def _invitations_of(user: Any) -> list[dict[str, Any]]:
-    rows = (
-        Invitation.objects.filter(user=user, status=Invitation.PENDING)
-        .select_related("campaign", "user", "invited_by")
-        .order_by("id")
-    )
     return [
-        {**presenters.invitation_json(invitation), "role_words": display.role_words(invitation.role)}
-        for invitation in rows
+        {
+            **presenters.invitation_json(invitation, campaigns.waiting_characters(invitation)),
+            "role_words": display.role_words(invitation.role),
+        }
+        for invitation in campaigns.invitations_to(user)
     ]

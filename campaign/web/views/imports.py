@@ -11,8 +11,10 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
-from campaign import limits, transfer
+from campaign import transfer
+from campaign.http import limits
 from campaign.models import ImportJob
+from campaign.selectors import jobs
 from campaign.web import forms
 from campaign.web.views.cache import _limited
 from campaign.web.views.home import _home_page, _new_campaign
@@ -44,7 +46,7 @@ def campaign_import(request: HttpRequest) -> HttpResponse:
 @login_required
 def import_progress(request: HttpRequest, job_id: Any) -> HttpResponse:
     """An import's progress bar (polled, as the board's clock is), then its campaign."""
-    job = ImportJob.objects.filter(pk=job_id, user=request.user).first()
+    job = jobs.import_job(request.user, job_id)
     if job is None:
         raise Http404
     if job.status == ImportJob.DONE:

@@ -9,8 +9,11 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from campaign import access, limits, services
+from campaign import services
+from campaign.http import limits
 from campaign.models import GM, Invitation
+from campaign.selectors import access
+from campaign.selectors.campaigns import projected
 from campaign.web import display, forms
 from campaign.web.views.board import _board_form_response
 from campaign.web.views.cache import _limited
@@ -87,7 +90,7 @@ def member_remove(request: HttpRequest, campaign_id: int, username: str) -> Http
             response["HX-Redirect"] = reverse("home")
             return response
         return redirect("home")
-    campaign.refresh_from_db()
+    campaign = projected(campaign)
     what = "withdrew the invitation of" if kind == "InvitationCancelled" else "removed"
     success = f"You {what} {username}."
     extra = {"member_success": success, "success": success, "players_oob": True}

@@ -2,7 +2,7 @@ import pytest
 
 from rules.cyberpunk2020 import engine
 from rules.cyberpunk2020 import view as cp_view
-from rules.dice import DiceError
+from rules.dice import Dice, DiceError, RollNeeded
 
 from .helpers import act, character, types
 
@@ -112,7 +112,7 @@ def test_stabilizing_the_dying_also_stabilizes_every_crippled_limb():
         (
             dying,
             {"target": "dying", "skill": "first_aid", "total": 30},
-            ("skill", engine.DYING_NEEDS_MEDICAL_TECH),
+            ("skill", "stabilizing a dying character needs Medical Tech (the doctor's skill), not First Aid"),
         ),
         (
             character,
@@ -134,7 +134,7 @@ def test_stabilizing_the_dying_also_stabilizes_every_crippled_limb():
         (
             crippled_leg,
             {"target": "limb:left_leg", "skill": "surgery", "total": 30},
-            ("skill", "expected first aid or medical tech, got 'surgery'"),
+            ("skill", "expected first aid or medical tech, got surgery"),
         ),
         (
             crippled_leg,
@@ -273,8 +273,12 @@ def test_a_death_save_rolled_at_the_table_wakes_the_stunned_out():
     [
         (character, "stun", ("kind", engine.NOT_STUNNED)),
         (character, "death", ("kind", engine.NO_DEATH_SAVE_PENDING)),
-        (dying, "death", ("kind", engine.DYING_NEEDS_STABILIZATION)),
-        (character, "luck", ("kind", "expected stun or death, got 'luck'")),
+        (
+            dying,
+            "death",
+            ("kind", "a dying character cannot save their way out: stabilize them (Medical Tech)"),
+        ),
+        (character, "luck", ("kind", "expected stun or death, got luck")),
     ],
 )
 def test_saves_that_are_not_pending_are_refused(make, kind, expected):
@@ -285,3 +289,32 @@ def test_a_save_die_outside_1_to_10_is_refused():
     with pytest.raises(DiceError) as error:
         act(crippled_leg(), {"type": "save", "kind": "death"}, {"save": [11]})
     assert str(error.value) == "rolls.save: expected 1 die of 1-10, got [11]"
+
+
+def _asked(build, state):
+    """The prompt of the save `build` asks the table for: its label and what it decides."""
+    with pytest.raises(RollNeeded) as needed:
+        build(state, Dice(ask=True), 30, "every turn")
+    return needed.value.request.label, needed.value.request.why
+
+
+def test_each_save_of_the_clock_is_worded_for_the_save_it_is():
+    stunned_out = character(body=3, btm=0)
+    stunned_out, _ = act(
+        stunned_out,
+        {"type": "damage", "damage": 14, "kind": "stun", "location": "torso"},
+        {"stun_save": [1], "death_save": [9]},
+    )
+    assert (stunned_out["conscious"], stunned_out["stunned"]) == (False, True)
+    assert _asked(engine.death_save_event, stunned_out) == (
+        "Death save",
+        "whether the character wakes up (failed: stays unconscious)",
+    )
+    assert _asked(engine.stun_save_event, stunned_out) == (
+        "Stun save",
+        "whether the character recovers from the stun (failed: stays stunned)",
+    )
+    assert _asked(engine.death_save_event, crippled_leg()) == (
+        "Death save",
+        "whether the character holds on while a crippled limb is not stabilized (failed: dying until it is)",
+    )

@@ -40,7 +40,7 @@ def test_options_get_their_defaults_and_ignore_the_shared_ones():
         (
             {"hit_location_model": "d12"},
             "options.hit_location_model",
-            "expected one of standard, d8, modified, got 'd12'",
+            "expected one of standard, d8, modified, got d12",
         ),
         (
             {"treatment_difficulty": 0},
@@ -50,7 +50,7 @@ def test_options_get_their_defaults_and_ignore_the_shared_ones():
         (
             {"treatment_retry_days": "one"},
             "options.treatment_retry_days",
-            "expected a whole number, got 'one'",
+            "expected a whole number, got the text one",
         ),
         (
             {"gore": True},
@@ -91,7 +91,7 @@ def test_a_cyberware_btm_overrides_the_body_table():
         (
             {"body": 6, "stun_save_bonus": "x"},
             "attributes.stun_save_bonus",
-            "expected a whole number, got 'x'",
+            "expected a whole number, got the text x",
         ),
         (
             {"body": 6, "armor": {"torso": -2}},
@@ -174,7 +174,7 @@ def dying_with_a_severed_arm():
 def test_the_gm_sees_the_time_of_death():
     view = cp_view.view(dying_with_a_severed_arm(), "gm")
     assert (view["alive"], view["conscious"], view["dying"], view["death_at"]) == (True, False, True, 90)
-    assert view["status"] == ["dying", "unconscious", "stunned", "severed"]
+    assert view["status"] == ["dying", "unconscious", "stunned", "left arm severed"]
     assert {"what": "dying", "ends_at": 90} in view["recovery"]
     assert "Left arm severed." in view["symptoms"]
     assert "Left arm crippled and not stabilized: a death save every turn." in view["warnings"]

@@ -254,7 +254,10 @@ def test_damage_rejects_a_negative_weapon_damage():
 def test_damage_rejects_a_weapon_damage_that_is_not_a_number():
     with pytest.raises(RuleError) as error:
         RULESET.decide(character(), {"type": "damage", "weapon_damage": "3"}, Dice({"damage": [1]}), 0)
-    assert (error.value.field, error.value.message) == ("weapon_damage", "expected a whole number, got '3'")
+    assert (error.value.field, error.value.message) == (
+        "weapon_damage",
+        "expected a whole number, got the text 3",
+    )
 
 
 def test_damage_rejects_unknown_parameters():
@@ -271,7 +274,7 @@ def test_an_unknown_action_is_refused():
         RULESET.decide(character(), {"type": "heal"}, Dice({}), 0)
     assert (error.value.field, error.value.message) == (
         "type",
-        "expected one of damage, recover, got 'heal'",
+        "expected one of damage, recover, got heal",
     )
 
 

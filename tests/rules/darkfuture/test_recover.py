@@ -95,14 +95,14 @@ def test_a_limb_that_is_not_disabled_cannot_be_restored():
 def test_an_unknown_limb_is_refused():
     assert refused(character(), {"type": "recover", "limbs": ["tail"]}) == (
         "limbs",
-        "expected a list of limbs among left arm, right arm, left leg and right leg, got 'tail'",
+        "expected a list of limbs among left arm, right arm, left leg and right leg, got tail",
     )
 
 
 def test_limbs_that_are_not_a_list_are_refused():
     assert refused(character(), {"type": "recover", "limbs": {"left_leg": True}}) == (
         "limbs",
-        "expected a list of limbs among left arm, right arm, left leg and right leg, got {'left_leg': True}",
+        "expected a list of limbs among left arm, right arm, left leg and right leg, got an object",
     )
 
 
@@ -117,7 +117,7 @@ def test_a_limb_named_twice_is_refused():
 def test_knocked_out_must_be_a_boolean():
     assert refused(character(), {"type": "recover", "knocked_out": "yes"}) == (
         "knocked_out",
-        "expected true or false, got 'yes'",
+        "expected true or false, got the text yes",
     )
 
 

@@ -49,7 +49,7 @@ def test_an_unknown_option_is_refused():
 def test_a_bad_option_value_is_refused():
     assert error_of(RULESET.validate_options, {"ko_pass_means_stun": "yes"}) == (
         "options.ko_pass_means_stun",
-        "expected true or false, got 'yes'",
+        "expected true or false, got the text yes",
     )
     assert error_of(RULESET.validate_options, {"con_recovery_days": 0}) == (
         "options.con_recovery_days",
@@ -105,7 +105,7 @@ def test_skills_are_named_whole_numbers():
     )
     assert error_of(RULESET.validate_attributes, {"con": 8, "skills": {"": 3}}) == (
         "attributes.skills",
-        "expected skill names of 1-40 characters, got ''",
+        "expected skill names of 1-40 characters, got an empty text",
     )
     assert error_of(RULESET.validate_attributes, {"con": 8, "skills": [3]}) == (
         "attributes.skills",
@@ -117,9 +117,9 @@ def test_skills_are_named_whole_numbers():
     ("name", "value", "message"),
     [
         ("move", -1, "expected a whole number of at least 0, got -1"),
-        ("armour", "2", "expected a whole number, got '2'"),
+        ("armour", "2", "expected a whole number, got the text 2"),
         ("pedestrian", 1, "expected true or false, got 1"),
-        ("driver", "no", "expected true or false, got 'no'"),
+        ("driver", "no", "expected true or false, got the text no"),
     ],
 )
 def test_bad_attribute_values_are_refused(name, value, message):

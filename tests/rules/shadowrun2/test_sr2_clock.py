@@ -14,6 +14,8 @@ from rules.shadowrun2.view import view
 from .helpers import CRITICAL, MORTAL, Clock, act, character, hit, wounded
 
 MEDIC = {"medic": "Doc", "skill": 3}
+# Natural healing waits for rest: its rolls come 10 min after the latest wound (house, `rest_minutes`).
+REST = 10 * 60
 NO_HEALING = {"physical_healing": [[1, 1, 1, 1]] * 20}  # body 4, every physical healing roll fails
 
 
@@ -34,9 +36,10 @@ def test_a_mortal_chest_hit_kills_when_the_clock_passes_death_at():
     assert state["alive"] is False
     assert (clock.events[-1].type, clock.events[-1].data, clock.events[-1].game_time) == (
         "DeathOccurred",
-        {"cause": "critical_hit", "critical_hit": "ch1"},
+        {"cause": "critical_hit", "critical_hit": "ch1", "location": "chest", "part": "lung"},
         1800,
     )
+    assert RULESET.describe(clock.events[-1]) == "Died of critical hit 1 to the chest (lung)."
     assert timers(state) == []
 
 
@@ -118,11 +121,12 @@ def test_the_overflow_clock_option_sets_the_minutes_and_zero_disables_it():
 def test_a_critical_hit_heals_eight_weeks_over_successes_after_its_healing_period_starts():
     state = wounded(CRITICAL, now=100)
     clock = Clock({"physical_healing": [[1, 1, 1, 1]] * 2, "critical_healing": [[13, 13, 1, 1]]})
-    state = clock.advance(state, 100)
+    state = clock.advance(state, 100 + REST)
     roll = next(e for e in clock.events if e.type == "CriticalHealingRolled")
     assert (roll.data["target"], roll.data["modifiers"]) == (12, {"not_in_hospital": 2, "not_treated": 4})
-    assert roll.data["heals_at"] == 100 + 4 * WEEK
-    state = clock.advance(state, 100 + 4 * WEEK)
+    assert roll.game_time == 100 + REST  # once the rest begins
+    assert roll.data["heals_at"] == 100 + REST + 4 * WEEK
+    state = clock.advance(state, 100 + REST + 4 * WEEK)
     assert (hit(state)["status"], hit(state)["boxes"], hit(state)["lethality"]) == ("healed", 0, "healed")
 
 
@@ -131,13 +135,78 @@ def test_no_success_on_natural_healing_rolls_again_eight_weeks_later():
     clock = Clock(
         {"physical_healing": [[1, 1, 1, 1]] * 10, "critical_healing": [[1, 1, 1, 1], [13, 1, 1, 1]]}
     )
-    state = clock.advance(state, 8 * WEEK)
+    state = clock.advance(state, REST + 8 * WEEK)
     rolls = [e for e in clock.events if e.type == "CriticalHealingRolled"]
     assert [(e.game_time, e.data["successes"], e.data["next_roll_at"]) for e in rolls] == [
-        (0, 0, 8 * WEEK),
-        (8 * WEEK, 1, None),
+        (REST, 0, REST + 8 * WEEK),
+        (REST + 8 * WEEK, 1, None),
     ]
-    assert hit(state)["heals_at"] == 16 * WEEK
+    assert hit(state)["heals_at"] == REST + 16 * WEEK
+
+
+def test_natural_healing_waits_for_rest_so_no_healing_roll_is_due_in_a_fight():
+    """The issue's night: a wound's healing rolls were due at its own second, so the next combat turn asked for them,
+    and the next wound of the fight threw them away. They wait until the character has had 10 min without a wound
+    (house, `rest_minutes`), and a wound in between starts the rest again."""
+    state = wounded(CRITICAL)  # at 0: 6 boxes and a Critical hit to the chest
+    state, _ = act(state, {"type": "wound", "severity": "L", "damage": "stun"}, now=0)
+    rolls = {(t.kind, t.due) for t in timers(state)}
+    assert rolls == {
+        ("critical_healing_roll", REST),
+        ("physical_healing_roll", REST),
+        ("stun_recovery_roll", REST),
+    }
+    # Ten combat turns (3 s each) fire nothing: no die is asked mid-fight.
+    clock = Clock()
+    for turn in range(1, 11):
+        state = clock.advance(state, 3 * turn)
+    assert clock.fired == []
+    # Hit again at 30 s: the rest starts again, and every roll waits for it.
+    state, _ = act(state, {"type": "wound", "severity": "L", "damage": "stun"}, now=30)
+    assert {t.due for t in timers(state)} == {30 + REST}
+    clock = Clock(
+        {
+            "critical_healing": [[13, 1, 1, 1]],
+            "physical_healing": [[9, 1, 1, 1]],
+            "stun_recovery": [[4, 4, 1, 1]],
+        }
+    )
+    state = clock.advance(state, 30 + REST)
+    assert sorted(kind for _, kind, _ in clock.fired) == [
+        "critical_healing_roll",
+        "physical_healing_roll",
+        "stun_recovery_roll",
+    ]
+    assert {at for at, _, _ in clock.fired} == {30 + REST}
+    # The healing counts from the roll: the hit 8 weeks / 1 success, the Serious damage 20 days / 1 success.
+    assert hit(state)["heals_at"] == 30 + REST + 8 * WEEK
+    assert state["physical_healing"]["heals_at"] == 30 + REST + 20 * DAY
+
+
+def test_with_no_rest_the_healing_rolls_come_at_the_wounds_second():
+    """`rest_minutes` 0: the rolls are due when the period starts, and the first advance makes them (RULES.md's
+    "when the clock first passes the start of its healing period")."""
+    state = wounded(CRITICAL, state=character(rest_minutes=0), now=100)
+    assert {(t.kind, t.due) for t in timers(state)} == {
+        ("critical_healing_roll", 100),
+        ("physical_healing_roll", 100),
+    }
+    clock = Clock({"critical_healing": [[13, 1, 1, 1]], "physical_healing": [[9, 1, 1, 1]]})
+    clock.advance(state, 103)
+    assert sorted((at, kind) for at, kind, _ in clock.fired) == [
+        (100, "critical_healing_roll"),
+        (100, "physical_healing_roll"),
+    ]
+
+
+def test_a_change_of_the_rest_moves_the_rolls_and_a_new_wound_starts_the_rest_again():
+    state = wounded(CRITICAL)
+    # The house rule changed while the rolls wait: they come 30 min after the wound instead of 10.
+    changed = _house_rules(state, rest_minutes=30)
+    assert {t.due for t in timers(changed)} == {30 * 60}
+    # A stun wound at 20 min starts the rest again, under the rule as it stands.
+    stunned, _ = act(state, {"type": "wound", "severity": "L", "damage": "stun"}, now=20 * 60)
+    assert {t.due for t in timers(stunned)} == {20 * 60 + REST}
 
 
 def test_crippling_hits_never_heal_naturally():
@@ -152,8 +221,9 @@ def test_physical_damage_heals_one_level_per_stage():
     clock = Clock(rolls)
     state = clock.advance(state, 365 * DAY)
     heals = [(e.game_time, e.data["boxes"]) for e in clock.events if e.type == "PhysicalDamageHealed"]
-    # S: TN 8, 1 success, 20 days; M: TN 6, 2 successes, 5 days; L: TN 4, 4 successes, 6 hours.
-    assert heals == [(20 * DAY, 3), (25 * DAY, 1), (25 * DAY + 6 * HOUR, 0)]
+    # From the rest, 10 min after the wound: S: TN 8, 1 success, 20 days; then, no wound since, each stage from the
+    # one before: M: TN 6, 2 successes, 5 days; L: TN 4, 4 successes, 6 hours.
+    assert heals == [(REST + 20 * DAY, 3), (REST + 25 * DAY, 1), (REST + 25 * DAY + 6 * HOUR, 0)]
     assert timers(state) == []
 
 
@@ -161,10 +231,10 @@ def test_a_deadly_monitor_heals_only_in_hospital_once_stabilized():
     state = wounded([10, 10, 10, 10], severity="D")
     state, _ = act(state, {"type": "first_aid", **MEDIC}, {"first_aid": [9, 1, 1]}, now=60)
     assert [t.kind for t in timers(state)] == []
-    state, _ = act(state, {"type": "set_care", "in_hospital": True}, now=120)
-    assert [(t.due, t.kind) for t in timers(state)] == [(120, "physical_healing_roll")]
+    state, _ = act(state, {"type": "set_care", "in_hospital": True}, now=REST + 120)
+    assert [(t.due, t.kind) for t in timers(state)] == [(REST + 120, "physical_healing_roll")]
     clock = Clock({"physical_healing": [[10, 11, 1, 1], [1, 1, 1, 1]]})
-    state = clock.advance(state, 120 + 15 * DAY)
+    state = clock.advance(state, REST + 120 + 15 * DAY)
     assert (state["physical"], state["physical_overflow"]) == (6, 0)
 
 
@@ -179,19 +249,21 @@ def test_stun_recovers_one_box_per_sixty_minutes_over_successes():
         3,
         1200,
     )
-    assert [(e.game_time, e.data["stun"]) for e in clock.events[1:]] == [(1200, 2), (2400, 1), (3600, 0)]
+    assert roll.game_time == REST  # when the rest begins
+    stun = [(e.game_time, e.data["stun"]) for e in clock.events[1:]]
+    assert stun == [(REST + 1200, 2), (REST + 2400, 1), (REST + 3600, 0)]
     assert state["stun_recovery"] is None
 
 
 def test_a_failed_stun_recovery_roll_is_made_again_an_hour_later():
     state, _ = act(character(body=2), {"type": "wound", "severity": "L", "damage": "stun"})
     clock = Clock({"stun_recovery": [[2, 2], [3, 1]]})
-    state = clock.advance(state, HOUR)
+    state = clock.advance(state, REST + HOUR)
     assert [(e.type, e.game_time) for e in clock.events] == [
-        ("StunRecoveryRolled", 0),
-        ("StunRecoveryRolled", HOUR),
+        ("StunRecoveryRolled", REST),
+        ("StunRecoveryRolled", REST + HOUR),
     ]
-    state = clock.advance(state, 2 * HOUR)
+    state = clock.advance(state, REST + 2 * HOUR)
     assert state["stun"] == 0
 
 
@@ -210,7 +282,7 @@ def test_the_stun_healing_option_sets_the_tn_and_the_base_minutes(
     state = character(body=4, willpower=5, **options)
     state, _ = act(state, {"type": "wound", "severity": "M", "damage": "stun"})
     clock = Clock({"stun_recovery": [[5, 5, 4, 1, 1]]})
-    state = clock.advance(state, HOUR)
+    state = clock.advance(state, REST + HOUR)
     roll = clock.events[0]
     assert (roll.data["target"], roll.data["successes"], roll.data["interval"]) == (
         target,
@@ -224,11 +296,11 @@ def test_a_failed_stun_recovery_roll_is_made_again_after_the_options_base_minute
     state = character(body=2, stun_healing={"base_minutes": 30})
     state, _ = act(state, {"type": "wound", "severity": "L", "damage": "stun"})
     clock = Clock({"stun_recovery": [[2, 2], [3, 1]]})
-    clock.advance(state, HOUR)
+    clock.advance(state, REST + HOUR)
     assert [(e.type, e.game_time) for e in clock.events] == [
-        ("StunRecoveryRolled", 0),
-        ("StunRecoveryRolled", 30 * 60),
-        ("StunBoxRecovered", 30 * 60 + 30 * 60),
+        ("StunRecoveryRolled", REST),
+        ("StunRecoveryRolled", REST + 30 * 60),
+        ("StunBoxRecovered", REST + 30 * 60 + 30 * 60),
     ]
 
 
@@ -262,9 +334,9 @@ def test_the_physical_healing_table_option_overrides_the_house_table():
     options = {"physical_healing_table": {"S": {"tn": 4, "base_seconds": DAY}}}
     state = wounded([6, 6, 6, 6], severity="S", state=character(**options))  # no critical hit, 6 boxes
     clock = Clock({"physical_healing": [[4, 1, 1, 1]]})
-    clock.advance(state, 60)
+    clock.advance(state, REST + 60)
     [roll] = [event for event in clock.events if event.type == "PhysicalHealingRolled"]
-    assert (roll.data["target"], roll.data["successes"], roll.data["heals_at"]) == (4, 1, DAY)
+    assert (roll.data["target"], roll.data["successes"], roll.data["heals_at"]) == (4, 1, REST + DAY)
 
 
 def _house_rules(state, **options):

@@ -136,7 +136,7 @@ def test_successes_cannot_be_allocated_to_an_undiagnosed_hit():
         (
             {"mode": "allocate", "successes": 3, "allocation": {"stun": 1}},
             "allocation.stun",
-            "expected physical or a critical hit id, got 'stun'",
+            "expected physical or a critical hit id, got stun",
         ),
         (
             {"mode": "allocate", "successes": 3, "allocation": {"physical": -1}},
@@ -151,7 +151,7 @@ def test_successes_cannot_be_allocated_to_an_undiagnosed_hit():
         (
             {"mode": "guess", "successes": 3},
             "mode",
-            "expected allocate, damage only or split evenly, got 'guess'",
+            "expected allocate, damage only or split evenly, got guess",
         ),
         (
             {"mode": "damage_only", "successes": -2},

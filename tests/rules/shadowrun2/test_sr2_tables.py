@@ -194,7 +194,16 @@ def player_symptom(table: str, roll: int, open_wound: bool) -> str:
 def test_the_table_has_thirty_entries_and_a_symptom_for_each_open_and_closed_wound():
     assert len(ENTRIES) == 30
     assert tables.SYMPTOMS.keys() == tables.CRITICAL_HIT_TABLE.keys()
-    assert all(texts.keys() == {"open", "closed"} for texts in tables.SYMPTOMS.values())
+    assert all(texts.keys() == {"open", "dressed", "closed"} for texts in tables.SYMPTOMS.values())
+
+
+@pytest.mark.parametrize("table", tables.CRITICAL_HIT_TABLE)
+def test_a_dressed_wound_bleeds_no_more_and_names_no_part_and_no_lethality(table):
+    """An open wound once treated (a GM's walkthrough: a treated hit still bled through the clothes)."""
+    dressed = tables.SYMPTOMS[table]["dressed"]
+    assert "bleed" not in dressed and "bleed" not in tables.SYMPTOMS[table]["closed"]
+    assert part_words_in(dressed) == []
+    assert words_starting_with(dressed, LETHALITY_WORDS) == []
 
 
 def test_the_forbidden_words_are_the_parts_of_the_table_without_the_location_groups():

@@ -218,6 +218,7 @@ def test_options_default_to_the_rules_and_house_values_and_ignore_the_shared_one
             "critical": {"tn": 4, "base_seconds": 1200},
         },
         "deadly_overflow_minutes": 10,
+        "rest_minutes": 10,
         "first_aid_tn": {"L": 4, "M": 6, "S": 8, "D": 10},
         "physical_healing_table": {
             "D": {"tn": 10, "base_seconds": 30 * 86_400},
@@ -240,8 +241,8 @@ def test_a_partial_treatment_table_keeps_the_other_defaults():
     ("options", "field", "message"),
     [
         ({"colour": 1}, "options.colour", "unknown field; expected one of"),
-        ({"body_check_tn": "hard"}, "options.body_check_tn", "expected one of standard, gentle, got 'hard'"),
-        ({"critical_category": "no"}, "options.critical_category", "expected true or false, got 'no'"),
+        ({"body_check_tn": "hard"}, "options.body_check_tn", "expected one of standard, gentle, got hard"),
+        ({"critical_category": "no"}, "options.critical_category", "expected true or false, got the text no"),
         (
             {"deadly_overflow_minutes": -1},
             "options.deadly_overflow_minutes",

@@ -125,22 +125,22 @@ def test_combat_pool_is_refused_without_the_option():
         (
             {"type": "wound", "severity": "X"},
             "severity",
-            "expected Light (L), Moderate (M), Serious (S) or Deadly (D), got 'X'",
+            "expected Light (L), Moderate (M), Serious (S) or Deadly (D), got X",
         ),
         (
             {"type": "wound", "severity": "L", "damage": "fire"},
             "damage",
-            "expected physical or stun, got 'fire'",
+            "expected physical or stun, got fire",
         ),
         (
             {"type": "wound", "severity": "L", "open_wound": "yes"},
             "open_wound",
-            "expected true or false, got 'yes'",
+            "expected true or false, got the text yes",
         ),
         (
             {"type": "dance"},
             "type",
-            "expected one of wound, diagnose, treat, heal_magic, first_aid, replace, accept, set_care, got 'dance'",
+            "expected one of wound, diagnose, treat, heal_magic, first_aid, replace, accept, set_care, got dance",
         ),
     ],
 )

@@ -1,0 +1,647 @@
+"""The party's recovery (docs/recovery.md): for each character of a campaign who may be seen, when they are fit for
+action again, and the whole party; the GM's party what-ifs. The one entry point of its simulations is
+`party_recovery` (a `runs` count and an optional `stop` check), so a forecast budget can wrap it whole.
+
+The simulation is pure (`rules.recovery`, over the forecast's futures); this module knows who asks and what they
+may see: a player's characters only, each made from what the player may know (`ForecastRules.known`), so a
+player's answer depends on nothing the GM alone sees.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+from typing import Any
+
+from django.core.cache import caches
+
+from campaign import presenters, services
+from campaign.forecast.forecasts import percent, whole_number
+from campaign.models import GM, Campaign, Character
+from campaign.selectors import access
+from campaign.selectors.characters import in_party as characters_in_party
+from rules import forecast as fc
+from rules import game_dates
+from rules import recovery as rc
+from rules.game_dates import game_datetime
+from rules.ruleset import Ruleset, out_of_action
+from rules.text import given
+from rules.words import duration
+
+HOSPITAL = "hospital"
+TREAT = "treat"  # treat:<character id>
+MEDIC = "medic"  # medic:<skill>
+REMEDIES = ("replace", "accept")  # replace:<character id>:<hit id or limb>, accept:<character id>:<hit id>
+ALL_ASKED = "all_of_these"
+WHAT_IFS_FOR_GM = "ask the party's what-ifs"
+CACHE_FORMAT = 2  # bump when an answer's shape changes
+MAX_WHAT_IFS = 4  # one request simulates the party once per what-if, and once more for all of them at once
+
+
+STOPPED = "the party's recovery took longer than its time box allows; ask again in a minute"
+
+
+class Stopped(Exception):
+    """The `stop` check said to stop (a forecast budget's time box ran out): nothing is answered."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The query: how many futures, the what-ifs (GMs only), the date for "k of N fit by" (game seconds)."""
+
+    runs: int = fc.DEFAULT_RUNS
+    what_ifs: tuple[str, ...] = ()
+    by: int | None = None
+
+
+@dataclass(frozen=True)
+class Member:
+    character: Character
+    outlook: rc.Character
+    counted: bool = True  # in the party's date (`selectors.characters.in_party`): an NPC is not
+
+
+@dataclass(frozen=True)
+class Party:
+    """The party's "all fit" (None: unknown to this reader, or nobody alive to be fit) and why not dated:
+    `blockers`, who and what stands in the way of a date, in words; `dead`, the names of the dead (not counted)."""
+
+    all_fit: fc.Spread | None
+    note: str | None
+    counted: int  # the living characters it counts
+    blockers: tuple[str, ...] = ()
+    dead: tuple[str, ...] = ()
+    npcs: tuple[
+        str, ...
+    ] = ()  # the living characters nobody plays, listed but not counted (`selectors.characters.in_party`)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    key: str
+    label: str
+    party: Party
+
+
+@dataclass(frozen=True)
+class Recovery:
+    campaign: Campaign
+    role: str
+    as_of: int
+    runs: int
+    members: list[Member]
+    party: Party
+    exact: bool
+    by: int | None
+    fit_by: tuple[int, int, Fraction] | None  # (k, N, the chance all are) by `by`
+    scenarios: list[Scenario] = field(default_factory=list)
+    menu: list[tuple[str, str]] = field(default_factory=list)  # (key, label) of the what-ifs a GM may ask
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The query
+
+
+def _by(campaign: Campaign, raw: str) -> int | None:
+    """`?by=2053-03-02` (a game date, or date and time) as game seconds from the campaign's start."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    start = game_datetime(campaign.start, 0)
+    try:
+        moment = datetime.fromisoformat(raw)
+    except ValueError:
+        moment = None
+    if moment is None or start is None or moment.tzinfo is not None:
+        raise services.ServiceError("by", f"expected a game date such as 2053-03-02, got {given(raw)}")
+    seconds = int((moment - start).total_seconds())
+    if seconds < campaign.game_time:
+        raise services.ServiceError("by", f"expected a game date from now on, got {given(raw)}")
+    return seconds
+
+
+NOBODY_TREATS = (
+    "Nobody in the campaign can treat anyone now: every character is dead, unconscious or out of action. A medic "
+    "for all is one from outside the campaign."
+)
+
+
+def _anyone_can_act(rules: Ruleset, characters: Sequence[Character]) -> bool:
+    """Whether a character of the campaign can act now, a medic for someone (`rules.ruleset.out_of_action`)."""
+    return any(out_of_action(rules, character.state) is None for character in characters)
+
+
+def nobody_treats(campaign: Campaign, characters: Sequence[Character]) -> str:
+    """What the what-ifs say when someone's care would change something but nobody in the campaign can give it
+    (their "treated now" is not offered: it read "most likely dies first", a treatment nobody there could give),
+    or ""."""
+    rules = campaign.rules
+    cared = any(rc.treatment_words(rules, c.state, campaign.game_time) is not None for c in characters)
+    return NOBODY_TREATS if cared and not _anyone_can_act(rules, characters) else ""
+
+
+def menu(campaign: Campaign, characters: Sequence[Character]) -> list[tuple[str, str]]:
+    """The party what-ifs the GM may ask, (key, label), each label saying what changes for whom after "with", and
+    only those that change something now: everyone in hospital (where the ruleset has one, while someone hurt is
+    not), each living character whose care would do something treated now (`rules.recovery.treatment_words`: not
+    one treated already, nor care the rules do not have), what the GM may do now about what never heals on its own
+    (a crippling hit replaced or accepted, a limb replaced: `rules.recovery.remedies`), a medic of each skill for
+    everyone (where the ruleset has a medic and someone has care to take). A character's "treated now" needs someone
+    of the campaign who can act (docs/play.md, "Who can act"): while nobody can, it is not offered
+    (`nobody_treats` says why); a medic for all is one from outside. Only the party's care is offered
+    (`selectors.characters.in_party`): an NPC's cannot move the party's date."""
+    rules = campaign.rules
+    able = _anyone_can_act(rules, characters)
+    party = [c for c, counted in zip(characters, characters_in_party(characters), strict=True) if counted]
+    found = []
+    if any(rc.hospital_helps(rules, character.state) for character in party):
+        found.append((HOSPITAL, "everyone in hospital"))
+    cared = False
+    for character in party:
+        treated = rc.treatment_words(rules, character.state, campaign.game_time)
+        if treated is not None:
+            cared = True
+            if able:
+                found.append((f"{TREAT}:{character.pk}", f"{character.name} {treated}"))
+        for remedy in rc.remedies(rules, character.state):
+            found.append(
+                (f"{remedy.kind}:{character.pk}:{remedy.target}", f"{character.name}'s {remedy.what}")
+            )
+    skills = rc.medic_skills(rules)
+    if skills is not None and cared:
+        found += [
+            (f"{MEDIC}:{n}", f"a medic of skill {n} treating everyone now")
+            for n in range(skills[0], skills[1] + 1)
+        ]
+    return found
+
+
+def read_asked(
+    query: Mapping[str, str], campaign: Campaign, role: str, characters: Sequence[Character]
+) -> Asked:
+    """`?runs=`, `?with=` (party what-ifs separated by commas, GMs only: a player asking gets a 403), `?by=`."""
+    runs = whole_number(query, "runs", fc.MIN_RUNS, fc.MAX_RUNS)
+    raw = query.get("with", "").strip()
+    what_ifs: tuple[str, ...] = ()
+    if raw:
+        access.require_gm(role, WHAT_IFS_FOR_GM)
+        keys = [key for key, _label in menu(campaign, characters)]
+        what_ifs = tuple(dict.fromkeys(part.strip() for part in raw.split(",") if part.strip()))
+        if len(what_ifs) > MAX_WHAT_IFS:
+            raise services.ServiceError(
+                "with", f"expected at most {MAX_WHAT_IFS} what-ifs at once, got {len(what_ifs)}"
+            )
+        unknown = [key for key in what_ifs if key not in keys]
+        if unknown and not keys:
+            raise services.ServiceError(
+                "with", f"no what-if would change anything now, got {given(unknown[0])}"
+            )
+        if unknown:
+            choices = ", ".join(k for k in keys if not k.startswith(f"{MEDIC}:"))
+            raise services.ServiceError(
+                "with",
+                f"expected some of {choices}{', medic:N' if any(k.startswith(MEDIC) for k in keys) else ''}, "
+                f"separated by commas, got {given(unknown[0])}",
+            )
+    by = _by(campaign, query.get("by", ""))
+    return Asked(fc.DEFAULT_RUNS if runs is None else runs, what_ifs, by)
+
+
+def cache_key(
+    kind: str,
+    campaign: Campaign,
+    role: str,
+    user: Any,
+    characters: Sequence[Any],
+    query: Mapping[str, str],
+) -> str:
+    """A key for one answer per campaign clock, characters' versions, names and players, reader (role and what they
+    may see go with the user) and query, in the "pages" cache. `characters`: `Character` rows, or anything with
+    their `pk`, `created_at`, `version`, `name` and `player_id` (the board asks with those alone)."""
+    parts = [f"{c.pk}.{c.created_at.timestamp()}.{c.version}.{c.name}.{c.player_id}" for c in characters]
+    asked = [f"{name}={query.get(name, '')}" for name in ("runs", "with", "by")]
+    moment = [str(campaign.version), str(campaign.game_time), str(campaign.projection_epoch)]
+    text = "\0".join([*moment, role, str(user.pk), *parts, *asked])
+    return f"{kind}{CACHE_FORMAT}:{campaign.pk}:{hashlib.sha256(text.encode()).hexdigest()}"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The simulations: all of them through `party_recovery`
+
+
+def _blockers(name: str, outlook: rc.Character) -> list[str]:
+    """Who and what keeps a character from a date, in words: what needs care, a likely death, or what most
+    futures still have in the way a year on (with the reason the rules never clear it alone, if any)."""
+    if outlook.note == rc.NOT_WITHOUT_CARE:
+        return [f"{name}: {item.what} needs care ({item.care})" for item in outlook.items if item.care]
+    if outlook.status is not None or outlook.note is not None and outlook.note != rc.NOT_BY_HORIZON:
+        return []
+    if outlook.dies >= 0.5:
+        return [f"{name} most likely dies first"]
+    stuck = [item for item in outlook.items if item.when is None or item.when.p50 is None]
+    if stuck:
+        return [
+            f"{name}: {item.what} stays in the way" + (f" ({item.care})" if item.care else "")
+            for item in stuck
+        ]
+    return []
+
+
+def _late(name: str, outlook: rc.Character) -> list[str]:
+    """A character dated alone but not in every future: with others alike, the party's date is past the year."""
+    if outlook.status is None and outlook.note is None and outlook.fit is not None and outlook.fit.share < 1:
+        return [f"{name} is not fit within a year in {percent(1 - outlook.fit.share)} of the futures"]
+    return []
+
+
+def _party(names: Sequence[str], members: Sequence[rc.Character], counts: Sequence[bool]) -> Party:
+    rows = list(zip(names, members, counts, strict=True))
+    npcs = tuple(name for name, m, counted in rows if not counted and m.status != rc.DEAD)
+    names = [name for name, _m, counted in rows if counted]
+    members = [m for _name, m, counted in rows if counted]
+    dead = tuple(name for name, m in zip(names, members, strict=True) if m.status == rc.DEAD)
+    living = [(name, m) for name, m in zip(names, members, strict=True) if m.status != rc.DEAD]
+    if not living:
+        return Party(None, rc.DEAD if members else None, 0, (), dead, npcs)
+    if any(m.note == rc.UNKNOWN_UNTIL_DIAGNOSED for _, m in living):
+        return Party(None, rc.UNKNOWN_UNTIL_DIAGNOSED, len(living), (), dead, npcs)
+    if any(m.note == rc.NOT_WITHOUT_CARE for _, m in living):
+        blockers = tuple(b for name, m in living if m.note == rc.NOT_WITHOUT_CARE for b in _blockers(name, m))
+        return Party(None, rc.NOT_WITHOUT_CARE, len(living), blockers, dead, npcs)
+    spread = rc.party_spread([m.times for _, m in living])
+    if spread.p50 is not None:
+        return Party(spread, None, len(living), (), dead, npcs)
+    # What surely stands in the way is said; the chances of the rest only when nothing surely does.
+    blockers = tuple(b for name, m in living for b in _blockers(name, m))
+    blockers = blockers or tuple(b for name, m in living for b in _late(name, m))
+    return Party(spread, rc.NOT_BY_HORIZON, len(living), blockers, dead, npcs)
+
+
+def _what_ifs_for(
+    rules: Ruleset, keys: Sequence[str], characters: Sequence[Character]
+) -> dict[int, list[fc.WhatIf]]:
+    """Each character's what-ifs for the asked party what-ifs, in the order asked."""
+    each: dict[int, list[fc.WhatIf]] = {c.pk: [] for c in characters}
+    for key in keys:
+        kind, _, arg = key.partition(":")
+        if kind in REMEDIES:
+            who, _, target = arg.partition(":")
+            for character in characters:
+                if str(character.pk) != who:
+                    continue
+                for remedy in rc.remedies(rules, character.state):
+                    if (remedy.kind, remedy.target) == (kind, target):
+                        each[character.pk].append(rc.remedy_what_if(key, remedy))
+            continue
+        for character in characters:
+            if kind == HOSPITAL:
+                each[character.pk].append(rc.hospital(rules))  # type: ignore[arg-type]
+            elif kind == TREAT and str(character.pk) == arg:
+                each[character.pk].append(rc.treatment(rules))
+            elif kind == MEDIC:
+                each[character.pk].append(rc.treatment(rules, int(arg)))
+    return each
+
+
+# Each character's futures, kept apart from the party's answer: an action changes one character, and the party's
+# refresh that follows (the board's section, on `changed`) simulates that one again, not the whole party with
+# each what-if (docs/forecast.md, "Budget": what is kept costs no budget). Per process, as the panels are.
+SIMULATIONS = "pages"
+SIMULATION_SECONDS = 300
+
+
+def _simulation_key(
+    campaign: Campaign,
+    character: Character,
+    now: int,
+    player: bool,
+    runs: int,
+    what_if: fc.WhatIf | None,
+    key: str,
+) -> str:
+    """What one character's futures are made of, exactly (`rules.recovery.character`'s inputs; its seed is a digest
+    of the same): the ruleset and the campaign's options, the whole state (a player's simulation is of what it may
+    know of it, a part of it), the moment, the runs and the scenario: its key and what-if (label and delay). The
+    what-if's actions are the ruleset's for that label."""
+    scenario = None if what_if is None else [what_if.label, what_if.delay]
+    text = json.dumps(
+        [CACHE_FORMAT, campaign.ruleset, campaign.options, character.state, now, player, runs, key, scenario],
+        sort_keys=True,
+        default=str,
+    )
+    return f"recovery-futures:{hashlib.sha256(text.encode()).hexdigest()}"
+
+
+def party_recovery(
+    campaign: Campaign,
+    role: str,
+    characters: Sequence[Character],
+    *,
+    runs: int = fc.DEFAULT_RUNS,
+    what_ifs: Sequence[str] = (),
+    by: int | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> Recovery:
+    """The party's recovery as `role` may know it: every simulation of the view goes through here (each character's
+    untreated futures, then each asked what-if, then all of them together when more than one is asked). `stop`, if
+    given, is asked before each character's simulation; True raises `Stopped`."""
+    rules = campaign.rules
+    now = campaign.game_time
+    player = role != GM
+
+    def simulate(character: Character, what_if: fc.WhatIf | None, key: str) -> rc.Character:
+        kept_as = _simulation_key(campaign, character, now, player, runs, what_if, key)
+        found = caches[SIMULATIONS].get(kept_as)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        if stop is not None and stop():
+            raise Stopped()
+        made = rc.character(rules, character.state, now, player=player, runs=runs, what_if=what_if, key=key)
+        caches[SIMULATIONS].set(kept_as, made, SIMULATION_SECONDS)
+        return made
+
+    outlooks = [simulate(c, None, fc.UNTREATED) for c in characters]
+    counts = characters_in_party(characters)
+    members = [Member(c, o, n) for c, o, n in zip(characters, outlooks, counts, strict=True)]
+    names = [c.name for c in characters]
+    party = _party(names, outlooks, counts)
+    living = [m.outlook for m in members if m.counted and m.outlook.status != rc.DEAD]
+    fit_by = None
+    if by is not None and party.note is None and living:
+        k, chance = rc.fit_by([m.times for m in living], by)
+        fit_by = (k, len(living), chance)
+    scenarios = []
+    labels = dict(menu(campaign, characters)) if not player else {}
+    asked = [key for key in what_ifs if key in labels] if not player else []
+    plans = [(key, f"with {labels[key]}", [key]) for key in asked]
+    if len(asked) > 1:
+        together = ", ".join(labels[key] for key in asked[:-1]) + f" and {labels[asked[-1]]}"
+        plans.append((ALL_ASKED, f"with {together}, all at once", asked))
+    for key, label, keys in plans:
+        each = _what_ifs_for(rules, keys, characters)
+        results = []
+        for character, untreated in zip(characters, outlooks, strict=True):
+            mine = each[character.pk]
+            if not mine or untreated.status is not None:
+                results.append(untreated)  # fit now, dead, or nothing asked of this one: the same futures
+                continue
+            what_if = mine[0] if len(mine) == 1 else rc.combined(label, mine)
+            results.append(simulate(character, what_if, key))
+        scenarios.append(Scenario(key, label, _party(names, results, counts)))
+    exact = all(o.exact for o in outlooks)
+    return Recovery(
+        campaign,
+        role,
+        now,
+        runs,
+        members,
+        party,
+        exact,
+        by,
+        fit_by,
+        scenarios,
+        [] if player else list(labels.items()),
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The answer's words and JSON
+
+
+def day_text(campaign: Campaign, seconds: int | None) -> str:
+    """A game date and time to the minute (a timer's time on the timeline): '2053-03-02 08:00'."""
+    iso = presenters.game_date(campaign, seconds)
+    return "" if not iso else iso[:16].replace("T", " ")
+
+
+def _when(campaign: Campaign, spread: fc.Spread | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in ("p50", "p90"):
+        seconds = None if spread is None else getattr(spread, name)
+        out[name] = seconds
+        out[f"{name}_date"] = presenters.game_date(campaign, seconds)
+    out["share"] = None if spread is None else round(spread.share, 4)
+    return out
+
+
+NEAR = 2 * fc.DAY  # a date this close to now says its time of day too
+
+
+def date_words(campaign: Campaign, seconds: int, now: int) -> str:
+    """A date as people say it: '26 February' (the year when it is not now's, the time of day when it is within
+    two days: '1 January 14:00')."""
+    start = campaign.start
+    moment, today = game_datetime(start, seconds), game_datetime(start, now)
+    if moment is None:
+        return game_dates.BEYOND_THE_CALENDAR
+    text = f"{moment.day} {moment.strftime('%B')}"
+    if today is None or moment.year != today.year:
+        text += f" {moment.year}"
+    if seconds - now < NEAR:
+        text += moment.strftime(" %H:%M")
+    return text
+
+
+def dates_text(campaign: Campaign, spread: fc.Spread | None, now: int) -> str:
+    """When, without statistics: 'by 15 January' (every future agrees), 'most likely by 26 February, at the latest
+    by 12 March (9 in 10)' (half the futures by the first date, 9 in 10 by the second), or not within a year (the
+    forecast's horizon). The party's section and a character's forecast say their dates with it."""
+    if spread is None or spread.p50 is None:
+        return "most likely not within a year"
+    low = date_words(campaign, spread.p50, now)
+    if spread.p90 is None:
+        return f"most likely by {low}, but more than 1 in 10 not within a year"
+    high = date_words(campaign, spread.p90, now)
+    if high == low:
+        return f"by {low}"
+    return f"most likely by {low}, at the latest by {high} (9 in 10)"
+
+
+def when_text(recovery: Recovery, spread: fc.Spread | None) -> str:
+    """When a character or the party is fit (`dates_text`, from the recovery's moment)."""
+    return dates_text(recovery.campaign, spread, recovery.as_of)
+
+
+def character_text(recovery: Recovery, member: Member) -> str:
+    outlook = member.outlook
+    if outlook.status == rc.DEAD:
+        return "dead (not counted in the party's date)"
+    text = _fit_text(recovery, outlook)
+    return text if member.counted else f"{text} (nobody's character: not counted in the party's date)"
+
+
+def _fit_text(recovery: Recovery, outlook: rc.Character) -> str:
+    if outlook.status == rc.FIT_NOW:
+        return "fit for action now"
+    if outlook.note == rc.NOT_WITHOUT_CARE:
+        return "fit for action only once cared for (below)"
+    if outlook.note == rc.UNKNOWN_UNTIL_DIAGNOSED:
+        return f"fit for action: {outlook.note}"
+    if outlook.fit is None or outlook.fit.p50 is None:
+        return "most likely not fit for action within a year"
+    return f"fit for action {when_text(recovery, outlook.fit)}"
+
+
+def lane_text(recovery: Recovery, member: Member) -> str:
+    """The timeline lane's title, short enough for a phone: 'Ash: most likely fit by 10 February'."""
+    outlook, name = member.outlook, member.character.name
+    if outlook.status is not None:
+        return f"{name}: {'fit now' if outlook.status == rc.FIT_NOW else outlook.status}"
+    if outlook.note == rc.NOT_WITHOUT_CARE:
+        return f"{name}: needs care"
+    if outlook.fit is None or outlook.fit.p50 is None:
+        return f"{name}: {outlook.note or 'not within a year'}"
+    return f"{name}: most likely fit by {date_words(recovery.campaign, outlook.fit.p50, recovery.as_of)}"
+
+
+def item_text(recovery: Recovery, item: fc.Item) -> str:
+    """'the chest's critical hit (ribs): out of the way most likely by 10 February, at the latest by ...'."""
+    if item.note == rc.NOT_WITHOUT_CARE:
+        return f"{item.what}: needs care ({item.care})" if item.care else f"{item.what}: needs care"
+    if item.note is not None:
+        return f"{item.what}: {item.note}"
+    if item.when is None or item.when.p50 is None:
+        return f"{item.what}: most likely still in the way a year from now"
+    return f"{item.what}: out of the way {when_text(recovery, item.when)}"
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def party_text(recovery: Recovery, party: Party) -> str:
+    """The party's date in words, naming who stands in the way of one, and the dead (not counted)."""
+    dead = ""
+    if party.dead:
+        dead = f" ({_names(party.dead)} {'is' if len(party.dead) == 1 else 'are'} dead, not counted)"
+    if party.npcs:
+        dead += (
+            f" (the player characters only: {_names(party.npcs)} "
+            f"{'is' if len(party.npcs) == 1 else 'are'} nobody's character, not counted)"
+        )
+    if party.counted == 0:
+        return ("nobody alive to be fit" if party.note == rc.DEAD else "nobody to be fit") + dead
+    if party.note == rc.NOT_WITHOUT_CARE:
+        return f"not all fit until cared for: {'; '.join(party.blockers)}{dead}"
+    if party.note == rc.UNKNOWN_UNTIL_DIAGNOSED:
+        return f"all fit: {party.note}{dead}"
+    if party.note == rc.NOT_BY_HORIZON or party.all_fit is None:
+        return f"most likely not all fit within a year: {'; '.join(party.blockers)}{dead}"
+    if party.all_fit.p50 == recovery.as_of:
+        return f"all fit for action now{dead}"
+    return f"all fit {when_text(recovery, party.all_fit)}{dead}"
+
+
+def moved_text(recovery: Recovery, scenario: Scenario) -> str:
+    """What a what-if comes to (its label says what changes for whom): 'all fit most likely by 2 March, at the
+    latest by 9 March (9 in 10), 9 days sooner', or who and what still stands in the way."""
+    new, old = scenario.party, recovery.party
+    head = party_text(recovery, new)
+    if new.all_fit is None or new.all_fit.p50 is None:
+        return f"still {head}" if head.startswith(("not", "most likely not")) else head
+    if old.all_fit is None or old.all_fit.p50 is None or old.all_fit.p50 == recovery.as_of:
+        return head
+    change = old.all_fit.p50 - new.all_fit.p50
+    if change == 0:
+        return f"{head}, no sooner"
+    return f"{head}, {duration(abs(change))} {'sooner' if change > 0 else 'later'}"
+
+
+def fit_by_text(recovery: Recovery) -> str | None:
+    if recovery.fit_by is None or recovery.by is None:
+        return None
+    k, n, chance = recovery.fit_by
+    when = date_words(recovery.campaign, recovery.by, recovery.as_of)
+    return f"most likely {k} of {n} fit by {when} (all {n}: {percent(float(chance))} of the futures)"
+
+
+def sampling_text(recovery: Recovery) -> str:
+    """How the dates were found, in words a player reads (no statistics)."""
+    if recovery.exact:
+        return "these dates are certain: the rules roll no die on the way"
+    return (
+        f"these dates come from {recovery.runs:,} futures the rules' own dice may bring: "
+        '"most likely" is a date half of them reach, "at the latest" one that 9 in 10 reach'
+    )
+
+
+def recovery_json(recovery: Recovery) -> dict[str, Any]:
+    """The API's answer (docs/recovery.md): seconds and game dates side by side, and the same sentences as the
+    page."""
+    campaign = recovery.campaign
+    data: dict[str, Any] = {
+        "as_of": recovery.as_of,
+        "as_of_date": presenters.game_date(campaign, recovery.as_of),
+        "runs": recovery.runs,
+        "exact": recovery.exact,
+        "sampling_error": 0.0 if recovery.exact else round(rc.sampling_error(recovery.runs), 2),
+        "sampling_text": sampling_text(recovery),
+        "characters": [
+            {
+                "character": m.character.pk,
+                "name": m.character.name,
+                "in_party": m.counted,
+                "status": m.outlook.status,
+                "fit": None
+                if m.outlook.status is not None or m.outlook.fit is None
+                else _when(campaign, m.outlook.fit),
+                "note": m.outlook.note,
+                "text": character_text(recovery, m),
+                "in_the_way": [
+                    {
+                        "what": item.what,
+                        **_when(campaign, item.when),
+                        "note": item.note,
+                        "care": item.care,
+                        "text": item_text(recovery, item),
+                    }
+                    for item in m.outlook.items
+                ]
+                + [
+                    {
+                        "what": what,
+                        **_when(campaign, None),
+                        "note": rc.UNKNOWN_UNTIL_DIAGNOSED,
+                        "care": None,
+                        "text": f"{what}: {rc.UNKNOWN_UNTIL_DIAGNOSED}",
+                    }
+                    for what in m.outlook.unknown
+                ],
+            }
+            for m in recovery.members
+        ],
+        "party": {
+            "counted": recovery.party.counted,
+            "all_fit": None if recovery.party.all_fit is None else _when(campaign, recovery.party.all_fit),
+            "note": recovery.party.note,
+            "text": party_text(recovery, recovery.party),
+        },
+        "fit_by": None,
+    }
+    if recovery.fit_by is not None:
+        k, n, chance = recovery.fit_by
+        data["fit_by"] = {
+            "by": recovery.by,
+            "by_date": presenters.game_date(campaign, recovery.by),
+            "fit": k,
+            "of": n,
+            "all_chance": round(float(chance), 4),
+            "text": fit_by_text(recovery),
+        }
+    if recovery.role == GM:
+        data["what_if_menu"] = [{"with": key, "label": label} for key, label in recovery.menu]
+        data["what_ifs"] = [
+            {
+                "with": s.key,
+                "label": s.label,
+                "all_fit": None if s.party.all_fit is None else _when(campaign, s.party.all_fit),
+                "note": s.party.note,
+                "text": moved_text(recovery, s),
+            }
+            for s in recovery.scenarios
+        ]
+    return data
