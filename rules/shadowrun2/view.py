@@ -39,6 +39,7 @@ from rules.shadowrun2.engine import (
     hit_penalty,
     hit_symptom,
     is_active,
+    lethality_of,
     level,
     overflow_interval,
     overflow_running,
@@ -374,7 +375,11 @@ def public_taken_back(event: Event, public: dict[str, Any]) -> dict[str, Any]:
     if event.type in (TREATMENT_STARTED, TREATMENT_FAILED, TREATMENT_COMPLETED):
         return {key: value for key, value in public.items() if key not in _DIAGNOSED}
     if event.type == MAGIC_HEALING_APPLIED and "critical_hits" in public:
-        hits = [{k: v for k, v in hit.items() if k not in _DIAGNOSED} for hit in public["critical_hits"]]
+        # Its boxes (and the boxes erased, which give the boxes before) tell the lethality too.
+        hits = [
+            {k: v for k, v in hit.items() if k not in (*_DIAGNOSED, "boxes", "erased")}
+            for hit in public["critical_hits"]
+        ]
         return {**public, "critical_hits": hits}
     return public
 
@@ -601,16 +606,47 @@ def _treatment_completed(event: Event) -> str:
     return f"Treatment of {hit_name(data)} done: now {data['lethality']}, {words.count(data['boxes'], 'box', 'boxes')}."
 
 
+def _lethality_words(lethality: str) -> str:
+    """'Mortal', 'Crippling', 'Critical'; a hit at 0 boxes reads 'healed'."""
+    return lethality if lethality == "healed" else lethality.capitalize()
+
+
+def _spell_on_hit(item: Mapping[str, Any]) -> str:
+    """What a healing spell did to one hit, from the boxes it left and erased: 'critical hit 1 (lung) falls from
+    Mortal to Crippling (9 boxes): its death timer stops', 'critical hit 2 (ribs) stays Crippling (6 boxes)'. A
+    player's entry taken back holds no lethality nor boxes (`public_taken_back`): the hit alone."""
+    name = hit_name(item)
+    if item.get("lethality") is None or item.get("boxes") is None:
+        return f"also on {name}"
+    if item.get("diagnosed") is False:  # the GM's alone: a player's data has no undiagnosed hit
+        name = f"undiagnosed {name}"
+    after = item["lethality"]
+    before = lethality_of(item["boxes"] + item.get("erased", 0))
+    boxes = f" ({words.count(item['boxes'], 'box', 'boxes')})" if after != "healed" else ""
+    if before == after:
+        return f"{name} stays {_lethality_words(after)}{boxes}"
+    text = f"{name} falls from {_lethality_words(before)} to {_lethality_words(after)}{boxes}"
+    # Rule 8: below Mortal the hit's death timer stops (RULES.md, `heal_magic`).
+    return text + (": its death timer stops" if before == "mortal" else "")
+
+
 def _magic_healing_applied(event: Event) -> str:
     data = event.data
     physical = data["physical"]
     text = f"Healing spell ({words.spoken(data['mode'])}): physical monitor at {words.count(physical['boxes'], 'box', 'boxes')}"
-    hits = [
-        f"{hit_name(item)} {item.get('lethality', 'healed')}"
-        for item in data["critical_hits"]
-        if item.get("diagnosed", True)
-    ]
-    return text + (f"; {', '.join(hits)}" if hits else "") + "."
+    hits = [_spell_on_hit(item) for item in data["critical_hits"]]
+    return text + "".join(f"; {hit}" for hit in hits) + "."
+
+
+def stopped_deaths(event: Event) -> bool:
+    """Whether a healing spell brought a Mortal hit below Mortal (its death timer stopped)."""
+    if event.type != MAGIC_HEALING_APPLIED:
+        return False
+    return any(
+        item.get("lethality") not in (None, "mortal")
+        and lethality_of(item.get("boxes", 0) + item.get("erased", 0)) == "mortal"
+        for item in event.data["critical_hits"]
+    )
 
 
 def _target_said(data: Mapping[str, Any]) -> str:
@@ -770,4 +806,7 @@ def said(events: list[Event], state: State) -> str:
     """The GM's answer to an action (`rules.words.speaker`), a target said with how it was made: "Target 7: 8
     for Serious physical damage (house rule), -1 for the patient's Body 5." (a house rule's number is not always
     the one the dice are read against)."""
-    return _said([_target_explained(event, state) for event in events], state)
+    text = _said([_target_explained(event, state) for event in events], state)
+    if any(stopped_deaths(event) for event in events) and state["alive"] and not status(state)["dying"]:
+        text += " No longer dying."  # the spell stopped the last time of death (another would be said above)
+    return text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.ruleset import RuleError
+from rules.ruleset import Event, RuleError
 from rules.shadowrun2 import RULESET, engine
 from rules.shadowrun2.view import view
 
@@ -101,6 +101,39 @@ def test_a_mortal_hit_brought_down_one_box_is_crippling_and_its_death_timer_stop
     )
     assert (hit(state)["boxes"], hit(state)["lethality"], hit(state)["death_at"]) == (9, "crippling", None)
     assert [timer.kind for timer in engine.timers(state)] == ["physical_healing_roll"]
+
+
+def test_the_spell_says_the_mortal_hit_fell_to_crippling_and_its_death_timer_stopped():
+    """Issue 42: the GM's answer said "critical hit 1 (lung) crippling", not that the hit fell from Mortal nor
+    that the character no longer dies of it; the player's entry says the same from their own data."""
+    state = diagnose_all(wounded(MORTAL))
+    state, events = act(
+        state, {"type": "heal_magic", "successes": 1, "mode": "allocate", "allocation": {"ch1": 1}}, now=60
+    )
+    fell = "critical hit 1 (lung) falls from Mortal to Crippling (9 boxes): its death timer stops"
+    assert RULESET.said(events, state) == (
+        f"Healing spell (allocate): physical monitor at 6 boxes; {fell}. No longer dying."
+    )
+    (event,) = events
+    public = RULESET.public_event(event)
+    assert RULESET.describe(Event(event.type, public, 60)) == (
+        f"Healing spell (allocate): physical monitor at 6 boxes; {fell}."
+    )
+    # Taken back, a player's entry names the hit alone: its boxes would tell the lethality.
+    back = RULESET.public_taken_back(event, public)
+    assert RULESET.describe(Event(event.type, back, 60)) == (
+        "Healing spell (allocate): physical monitor at 6 boxes; also on critical hit 1."
+    )
+
+
+def test_a_spell_on_one_of_two_mortal_hits_says_the_other_still_kills():
+    state = diagnose_all(wounded(MORTAL, state=wounded(MORTAL)))
+    state, events = act(
+        state, {"type": "heal_magic", "successes": 5, "mode": "allocate", "allocation": {"ch1": 5}}, now=60
+    )
+    said = RULESET.said(events, state)
+    assert "critical hit 1 (lung) falls from Mortal to Critical (5 boxes): its death timer stops." in said
+    assert "No longer dying" not in said and "Dies in about 29 min unless treated" in said
 
 
 def test_a_mortal_hit_brought_down_five_boxes_is_critical():
