@@ -362,6 +362,20 @@ def summary_with(describe: Callable[[Event], str]) -> Callable[[Event], str]:
     return summary
 
 
+def unless(saved_by: str) -> str:
+    """'unless stabilized', 'unless treated': the action that stops a death, said the one way everywhere (`threat`,
+    a ruleset's timer words, the clock's prompt before a death)."""
+    return f"unless {saved_by}"
+
+
+def with_stop(what: str, saved_by: str) -> str:
+    """What kills and the action that stops it, said once: 'suffocates from critical hit 1 to the chest (spine),
+    unless treated'. Timer words that name it already (Cyberpunk's death: 'dies unless stabilized') stay as they
+    are: the clock's prompt read "dies unless stabilized, unless stabilized" (issue 42)."""
+    stop = unless(saved_by)
+    return what if what.endswith(stop) else f"{what}, {stop}"
+
+
 def threat(status: Mapping[str, Any], now: int) -> str:
     """What the state threatens, for the GM: the time of death left (the GM's status holds `death_at`), with the
     action that stops it (`saved_by`: "stabilized", "treated"; docs/rules/README.md, "What players see"), or, when a
@@ -379,13 +393,13 @@ def threat(status: Mapping[str, Any], now: int) -> str:
             f"({game_time_mark(death_at)})."
         )
     if death_at <= now:  # the clock has not reached it yet: it fires at the next advance
-        return f"Death is due now ({game_time_mark(death_at)}) unless {saved_by} before the clock moves on."
+        return f"Death is due now ({game_time_mark(death_at)}) {unless(saved_by)} before the clock moves on."
     if ends is not None:
         return (
             f"Dies in about {duration(death_at - now)} ({game_time_mark(death_at)}), before the treatment under "
             f"way ends ({game_time_mark(ends)})."
         )
-    return f"Dies in about {duration(death_at - now)} unless {saved_by} ({game_time_mark(death_at)})."
+    return f"Dies in about {duration(death_at - now)} {unless(saved_by)} ({game_time_mark(death_at)})."
 
 
 def said_with(describe: Callable[[Event], str], events: list[Event], status: Mapping[str, Any]) -> str:

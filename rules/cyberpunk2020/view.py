@@ -336,7 +336,7 @@ def shows(event: Event) -> bool:
 
 # What each timer will do, for the GM (the character page's clock, now or in the past).
 TIMER_WORDS = {
-    "death": f"dies unless {SAVED_BY}",
+    "death": f"dies {words.unless(SAVED_BY)}",
     "death_save": _death_save_words,
     "stun_save": "next stun save",
     "stun_heal": "a stun point heals",

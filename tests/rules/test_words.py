@@ -278,3 +278,22 @@ def test_shadowrun_first_aid_on_a_deadly_monitor_says_the_damage_stays() -> None
     )
     serious = Event("FirstAidGiven", {**aid, "stabilized": False, "boxes_before": 6, "boxes": 5}, 0)
     assert describe(serious) == "First aid by Doc: 1 success (TN 9; dice 9, 1, 1); physical 6 to 5 boxes."
+
+
+@pytest.mark.parametrize(
+    ("what", "saved_by", "said"),
+    [
+        ("dies unless stabilized", "stabilized", "dies unless stabilized"),
+        (
+            "suffocates from critical hit 1 to the chest (spine)",
+            "treated",
+            "suffocates from critical hit 1 to the chest (spine), unless treated",
+        ),
+    ],
+)
+def test_a_death_on_the_clock_names_what_stops_it_once(what: str, saved_by: str, said: str) -> None:
+    """Issue 42: Cyberpunk's prompt read "dies unless stabilized, unless stabilized"."""
+    assert words.with_stop(what, saved_by) == said
+    rules = get_ruleset("cyberpunk2020")
+    death = rules.timer_words({}, Timer(30, "death", "death"))
+    assert words.with_stop(death, rules.saves({}, 0)["saved_by"]) == "dies unless stabilized"

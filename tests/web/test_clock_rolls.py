@@ -12,6 +12,7 @@ import pytest
 
 from campaign.models import Campaign, Character, Event, Job
 from tests.conftest import make_table
+from tests.rules.cyberpunk2020.helpers import MAKE_DYING
 from tests.web.conftest import Web, make_web
 
 pytestmark = pytest.mark.django_db
@@ -280,6 +281,27 @@ SPINE_IN_3_MIN = {
     "severity": "S",
     "rolls": {"body_check": [1] * 5, "location": [3, 4], "critical": [3], "death_time": [3]},
 }
+
+
+def test_the_prompt_before_a_cyberpunk_death_says_unless_stabilized_once(
+    db: None, django_user_model: Any
+) -> None:
+    """Walkthrough (issue 42): the prompt before a dying character's death read "dies unless stabilized, unless
+    stabilized": the timer's words name the stop already, and the prompt said it again."""
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 6})
+    assert table.act(MAKE_DYING).status_code == 201  # a failed death save: dead at the end of the turn (30 s)
+    web = make_web(table)
+    board = f"/campaigns/{web.campaign_id}/"
+    pressed = web.gm.post(
+        f"{board}clock/", {"unit": "minutes", "amount": "1", "key": "k1"}, HTTP_HX_REQUEST="true"
+    )
+    assert pressed.status_code == 200
+    prompt = unescape(re.sub(r"\s+", " ", prompt_of(web.gm.get(board).content.decode())))
+    assert (
+        "On the clock: dies unless stabilized. The clock waits before the death: stop here to act, or let it "
+        "happen." in prompt
+    )
+    assert prompt.count("unless") == 1
 
 
 def test_the_boards_advance_asks_before_a_death_and_the_gm_lets_it_happen_or_stops(
