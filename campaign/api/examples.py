@@ -272,7 +272,7 @@ ACTION_ANSWER = {
     "events": [WOUND_TAKEN, CRITICAL_HIT_TAKEN],
     "character": ASH_WOUNDED,
     "replayed": False,
-    "said": "Body check: 1 success (TN 6; dice 3, 5, 6, 2, 1). Serious physical wound: 6 boxes (physical 6, stun 0). Critical hit 1 to the right arm (upper arm), Crippling (severed artery).",
+    "said": "Body check: 1 success (TN 6; dice 3, 5, 6, 2, 1). Serious physical wound: 6 boxes (physical 6, stun 0). Critical hit 1 to the right arm (upper arm), Crippling: severed artery.",
 }
 CHARACTERS = [ASH_LISTED]
 NUMBERED = [

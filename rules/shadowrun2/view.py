@@ -548,7 +548,10 @@ def _critical_hit_taken(event: Event) -> str:
         return f"A critical hit to the {words.spoken(data['location'])}: {data['symptom']}"
     text = f"{words.capital(hit_name(data))}, {data['lethality'].capitalize()}"
     if data.get("reason"):
-        text += f" ({t.REASONS.get(data['reason'], data['reason'])})"
+        reason = t.REASONS.get(data["reason"], data["reason"])
+        # A Mortal hit dies of its reason: "Mortal (internal bleeding)". Below Mortal the reason is what the hit
+        # is, not what made it so: "Crippling (severed artery)" read as a cause (issue 42).
+        text += f" ({reason})" if data["lethality"] == "mortal" else f": {reason}"
     if data.get("death_at") is not None:
         left = words.duration(data["death_at"] - event.game_time)
         text += f"; {death_words(data.get('reason'))} in about {left} unless treated"

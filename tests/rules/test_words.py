@@ -297,3 +297,25 @@ def test_a_death_on_the_clock_names_what_stops_it_once(what: str, saved_by: str,
     rules = get_ruleset("cyberpunk2020")
     death = rules.timer_words({}, Timer(30, "death", "death"))
     assert words.with_stop(death, rules.saves({}, 0)["saved_by"]) == "dies unless stabilized"
+
+
+@pytest.mark.parametrize(
+    ("lethality", "said"),
+    [
+        ("crippling", "Critical hit 1 to the right arm (upper arm), Crippling: severed artery."),
+        ("critical", "Critical hit 1 to the right arm (upper arm), Critical: severed artery."),
+    ],
+)
+def test_a_hit_below_mortal_says_its_reason_as_what_it_is_not_as_a_cause(lethality: str, said: str) -> None:
+    """Issue 42: "Crippling (severed artery)" read as if a severed artery had made the hit crippling."""
+    rules = get_ruleset("shadowrun2")
+    data = {
+        **HIT,
+        "location": "right_arm",
+        "part": "upper arm",
+        "reason": "art",
+        "lethality": lethality,
+        "boxes": 6 if lethality == "crippling" else 3,
+        "death_at": None,
+    }
+    assert rules.describe(Event("CriticalHitTaken", data, 0)) == said
