@@ -60,10 +60,16 @@ def entries(page: Page, audience: str, rules: Ruleset) -> list[dict[str, Any]]:
         shown = data if audience == GM else _player_data(rules, row, data, voided)
         entry = _entry(row, audience, shown, voided, number)
         taken_back_at = page.voided_at.get(row.cause)
-        if audience != GM and taken_back_at is not None and row.game_time > taken_back_at:
-            # A firing of an advance the GM took back happened later than the clock now reads: its moment is
-            # when the clock would fire it again (a death's time), which a player never learns. It reads as of
-            # the moment it was taken back.
+        if (
+            audience != GM
+            and taken_back_at is not None
+            and row.game_time > taken_back_at
+            and rules.notices.get(row.type) == "dead"
+        ):
+            # A death in an advance the GM took back happened later than the clock now reads: its moment is when
+            # the clock would kill again, a time of death a player never learns. It reads as of the moment it was
+            # taken back. Every other entry keeps the moment it happened, as the GM's history dates it (issue
+            # 42: a taken-back roll read 03:00 for the GM and 00:00 for the player).
             entry["game_time"] = taken_back_at
         out.append(entry)
     return out

@@ -153,3 +153,27 @@ def test_make_this_the_present_says_what_an_undo_since_took_back_comes_back(cp20
         "game's time stays where it is."
     )
     assert '<button type="submit" aria-describedby="revert-said">Yes, take back 1 entry</button>' in past
+
+
+def _entries(html: str) -> list[str]:
+    """The history's entries as read: heading, date, taken-back chip."""
+    history = html.split('id="history"', 1)[1].split("</ol>", 1)[0]
+    heads = re.findall(r'<div class="event-head">(.*?)</div>', history, flags=re.S)
+    return [" ".join(unescape(re.sub(r"<[^>]*>", " ", head)).split()) for head in heads]
+
+
+def test_an_entry_of_an_advance_taken_back_has_one_date_for_the_gm_and_the_player(cp2020_web: Web) -> None:
+    """Walkthrough (issue 42): a firing of an advance taken back read 01:00 in the GM's history and 00:00 in the
+    player's (dated as of the take-back, which only a death's time of death needs)."""
+    table = cp2020_web.table
+    stun = {"type": "damage", "damage": 12, "kind": "stun", "location": "torso", "rolls": {"stun_save": [1]}}
+    assert table.act(stun).status_code == 201  # 10 stun points: one heals every hour, no die
+    assert table.advance(hours=1).status_code == 202
+    rewound = table.gm.post(f"/api/campaigns/{table.campaign['id']}/clock/rewind/")
+    assert rewound.status_code == 200, rewound.content
+    healed = "#3 Stun damage healed 2020-01-01 01:00:00"
+    gm = [entry for entry in _entries(_page(cp2020_web)) if "Stun damage healed" in entry]
+    assert gm == [f"{healed} · clock taken back at 2020-01-01 00:00:00 view as it was"]
+    page = cp2020_web.player.get(f"/characters/{cp2020_web.character_id}/").content.decode()
+    player = [entry for entry in _entries(page) if "Stun damage healed" in entry]
+    assert player == [f"{healed} taken back at 2020-01-01 00:00:00"]
