@@ -133,7 +133,8 @@ def character(
     horizon: int = fc.HORIZON,
 ) -> Character:
     """When the character is fit for action across `runs` futures from game second `now`. A player's is made from
-    what the player may know (`ForecastRules.known`): an undiagnosed hit is left out, and the fit date unknown."""
+    what the player may know (`ForecastRules.known`): an undiagnosed hit is left out, and the fit date unknown,
+    unless what the player sees needs care (then "not without care", as the GM's reads)."""
     known = rules.forecast.known(state) if player else fc.Known(state)
     state = known.state
     if not state["alive"]:
@@ -154,10 +155,12 @@ def character(
         ]
     cared = untreated and any(injury.care is not None for injury in found)
     times: Times = [(f.full_at, f.count) for f in futures]
-    if known.unknown:
-        fit, note = None, UNKNOWN_UNTIL_DIAGNOSED
-    elif cared:
+    # Care the player can see comes first (docs/recovery.md, "Secrecy"): whatever the hidden hits are, the character
+    # is not fit until it is given, which the GM's answer says too; `found` is of the known state alone.
+    if cared:
         fit, note, times = None, NOT_WITHOUT_CARE, [(None, runs)]
+    elif known.unknown:
+        fit, note = None, UNKNOWN_UNTIL_DIAGNOSED
     else:
         fit = fc.spread(times)
         note = NOT_BY_HORIZON if fit.p50 is None else None

@@ -267,11 +267,18 @@ def _party(names: Sequence[str], members: Sequence[rc.Character], counts: Sequen
     living = [(name, m) for name, m in zip(names, members, strict=True) if m.status != rc.DEAD]
     if not living:
         return Party(None, rc.DEAD if members else None, 0, (), dead, npcs)
+    # Care someone surely needs before what a player may not know: the one is certain whatever the other is, and
+    # comes of the known state alone (docs/recovery.md, "Secrecy").
+    if any(m.note == rc.NOT_WITHOUT_CARE for _, m in living):
+        blockers = tuple(
+            b
+            for name, m in living
+            for b in (_blockers(name, m) if m.note == rc.NOT_WITHOUT_CARE else [])
+            + [f"{name}: {what}: {rc.UNKNOWN_UNTIL_DIAGNOSED}" for what in m.unknown]
+        )
+        return Party(None, rc.NOT_WITHOUT_CARE, len(living), blockers, dead, npcs)
     if any(m.note == rc.UNKNOWN_UNTIL_DIAGNOSED for _, m in living):
         return Party(None, rc.UNKNOWN_UNTIL_DIAGNOSED, len(living), (), dead, npcs)
-    if any(m.note == rc.NOT_WITHOUT_CARE for _, m in living):
-        blockers = tuple(b for name, m in living if m.note == rc.NOT_WITHOUT_CARE for b in _blockers(name, m))
-        return Party(None, rc.NOT_WITHOUT_CARE, len(living), blockers, dead, npcs)
     spread = rc.party_spread([m.times for _, m in living])
     if spread.p50 is not None:
         return Party(spread, None, len(living), (), dead, npcs)

@@ -409,3 +409,41 @@ def test_a_what_if_short_of_a_date_names_what_surely_stands_before_the_chances_o
         "still most likely not all fit within a year: Ash: the chest's crippling hit"
     )
     assert "Bo" not in hospital["text"]
+
+
+def second_hit(body_check: list[int]) -> dict[str, Any]:
+    """A Moderate wound after `chest_hit`: 9 boxes in all (Serious, no Deadly damage), and with 0 successes (Mortal)
+    or 2 (Critical) of Body 5 against TN 4 a second, undiagnosed hit to the chest's spine."""
+    rolls = {"body_check": body_check, "location": [3, 4], "critical": 3, "death_time": [6]}
+    return {"type": "wound", "severity": "M", "rolls": rolls}
+
+
+def test_a_players_headline_says_care_is_needed_when_care_they_can_see_is_needed(sr2: Table) -> None:
+    """Issue 42: the player read "all fit: unknown until diagnosed" where the GM read "not all fit until cared
+    for", for a diagnosed crippling hit the player sees (docs/recovery.md, "Secrecy"). The undiagnosed hit beside
+    it stays a secret: the player's answer is the same whether it is Mortal or Critical."""
+    answers, gm_texts = [], []
+    for body_check in ([1, 1, 1, 1, 1], [6, 6, 1, 1, 1]):  # the second hit Mortal, then Critical
+        caches["pages"].clear()  # the rolled-back character has the same version: no answer of the other
+        with transaction.atomic():
+            assert sr2.act(chest_hit(CRIPPLING)).status_code == 201
+            assert sr2.act(DIAGNOSE_CH1).status_code == 201
+            assert sr2.act(second_hit(body_check)).status_code == 201
+            answers.append(sr2.player.get(url(sr2)).content)
+            gm_texts.append(sr2.gm.get(url(sr2)).json()["party"]["text"])
+            transaction.set_rollback(True)
+    assert all(
+        text.startswith("not all fit until cared for: Ash: the chest's crippling hit") for text in gm_texts
+    )
+    assert answers[0] == answers[1]
+    data = json.loads(answers[0])
+    assert data["party"]["note"] == "not without care"
+    assert data["party"]["text"] == (
+        "not all fit until cared for: Ash: the chest's crippling hit (spine) needs care (a crippling hit never heals "
+        "on its own: it needs a replacement or healing magic, or the GM's Accept (fit for action with it)); Ash: a "
+        "critical hit to the chest: unknown until diagnosed"
+    )
+    ash = data["characters"][0]
+    assert (ash["note"], ash["text"]) == ("not without care", "fit for action only once cared for (below)")
+    assert ash["in_the_way"][-1]["text"] == "a critical hit to the chest: unknown until diagnosed"
+    assert b"mortal" not in answers[0] and b"6 min" not in answers[0]

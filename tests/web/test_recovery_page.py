@@ -13,10 +13,11 @@ from django.db import transaction
 
 from campaign.models import Campaign, Job
 from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
-from tests.api.test_recovery import THREE_LOST, npc, teammate
+from tests.api.test_recovery import CRIPPLING, THREE_LOST, npc, second_hit, teammate
 from tests.conftest import make_table
 from tests.web.conftest import Web, make_web
 from tests.web.live_page import LivePage, Node
+from tests.web.test_player_secrets import DIAGNOSE_CH1
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -548,3 +549,28 @@ def test_what_ifs_chosen_on_the_board_survive_the_sections_refresh_mid_fight(sr2
     assert live.recovery_answers[-1].wsgi_request.GET.getlist("with") == ["medic:6"]
     assert "checked" not in box("hospital").attrs
     assert len(live.recovery_answers) == 2
+
+
+def test_the_players_section_says_not_fit_until_cared_for_as_the_gms_does_and_keeps_the_hidden_hit(
+    sr2_web: Web,
+) -> None:
+    """Issue 42: above a diagnosed crippling hit the player's section read "all fit: unknown until diagnosed", the
+    GM's "not all fit until cared for". Both say care is needed; the player's is the same whatever the undiagnosed
+    hit beside it is (docs/recovery.md, "Secrecy")."""
+    panels, gm_panels = [], []
+    for body_check in ([1, 1, 1, 1, 1], [6, 6, 1, 1, 1]):  # the second hit Mortal, then Critical
+        caches["pages"].clear()  # the rolled-back character has the same version: no panel of the other
+        with transaction.atomic():
+            sr2_web.table.act(chest_hit(CRIPPLING))
+            sr2_web.table.act(DIAGNOSE_CH1)
+            sr2_web.table.act(second_hit(body_check))
+            panels.append(sr2_web.player.get(page(sr2_web), **HTMX).content.decode())
+            gm_panels.append(sr2_web.gm.get(page(sr2_web), **HTMX).content.decode())
+            transaction.set_rollback(True)
+    headline = "</strong> not all fit until cared for: Ash: the chest&#x27;s crippling hit (spine) needs care"
+    assert all(f"<strong>The party:{headline}" in gm for gm in gm_panels)
+    assert "mortal hit" in gm_panels[0] and "mortal" not in panels[0]
+    assert panels[0] == panels[1]
+    assert f"<strong>Your characters:{headline}" in panels[0]
+    assert "; Ash: a critical hit to the chest: unknown until diagnosed</p>" in panels[0]
+    assert "<strong>Ash</strong>: fit for action only once cared for (below)" in panels[0]
