@@ -169,3 +169,35 @@ def test_a_players_recovery_on_the_board_follows_the_gms_action_by_itself(
     expect(section).to_contain_text("physical damage (Moderate, 3 boxes)", timeout=30_000)
     expect(section).not_to_contain_text("all fit for action now")
     assert phone.problems == []
+
+
+def test_a_players_phone_shows_their_recovery_before_the_leave_button(
+    live_server: Any, browser: Any, django_user_model: Any
+) -> None:
+    """Issue 42: on a phone the player's board read "Leave this campaign" above "Your recovery". What the player
+    came for comes first: the leave section is the page's last, below the section, and nothing that was shown at
+    the first paint moves when the section grows."""
+    base = live_server.url
+    table = make_table(django_user_model, "darkfuture", {"con": 8, "skills": {"driver": 3}})
+    assert table.act(THREE_LOST).status_code == 201
+    phone = Watched(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone.log_in(base, "player")
+    phone.context.add_init_script(SHIFTS)
+
+    def late(
+        route: Any,
+    ) -> None:  # a phone's network: the section comes after the first paint, as it does there
+        phone.page.wait_for_timeout(800)
+        route.continue_()
+
+    phone.page.route("**/recovery/", late)
+    phone.page.goto(f"{base}/campaigns/{table.campaign['id']}/")
+    expect(phone.page.locator("#recovery .recovery")).to_contain_text("Ash: fit for action by 15 January")
+    parts = [part for part, _top in phone.page.evaluate(TOPS)]
+    assert parts[-2:] == ["recovery", "leave"], parts
+    recovery = phone.page.locator("#recovery").bounding_box()
+    leave = phone.page.locator("#leave").bounding_box()
+    assert recovery is not None and leave is not None
+    assert leave["y"] >= recovery["y"] + recovery["height"]
+    assert phone.page.evaluate("window.__shifts.reduce((a, b) => a + b, 0)") < 0.05
+    assert phone.problems == []

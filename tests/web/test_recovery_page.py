@@ -574,3 +574,17 @@ def test_the_players_section_says_not_fit_until_cared_for_as_the_gms_does_and_ke
     assert f"<strong>Your characters:{headline}" in panels[0]
     assert "; Ash: a critical hit to the chest: unknown until diagnosed</p>" in panels[0]
     assert "<strong>Ash</strong>: fit for action only once cared for (below)" in panels[0]
+
+
+def test_a_players_board_ends_with_the_leave_section_after_their_recovery(df_web: Web) -> None:
+    """Issue 42: a phone read "Leave this campaign" above "Your recovery". The way out is the page's last part, and
+    the section still to be fetched holds a screen's height, so that its panel pushes nothing into view."""
+    board = df_web.player.get(f"/campaigns/{df_web.campaign_id}/").content.decode()
+    main = board.split('<main id="main">')[1].split("</main>")[0]
+    assert main.index('id="recovery"') < main.index('<section id="leave"')
+    assert main.rstrip().endswith("</section>") and main.rindex("<section") == main.index(
+        '<section id="leave"'
+    )
+    assert 'hx-swap="innerHTML" class="recovery-reserved">' in main
+    gm_board = df_web.gm.get(f"/campaigns/{df_web.campaign_id}/").content.decode()
+    assert 'id="leave"' not in gm_board and "recovery-reserved" not in gm_board
