@@ -108,10 +108,38 @@ RecoveryAnswer = inline_serializer(
             {
                 "by": serializers.IntegerField(),
                 "by_date": serializers.CharField(allow_null=True),
-                "fit": serializers.IntegerField(help_text="how many are fit by then (the median)"),
-                "of": serializers.IntegerField(),
+                "fit": serializers.IntegerField(
+                    help_text="how many are fit by then (the median over the joint futures; an undiagnosed hit "
+                    "counts as not fit)"
+                ),
+                "likely": serializers.IntegerField(
+                    help_text="how many are each fit by then in at least half their futures"
+                ),
+                "of": serializers.IntegerField(help_text="the living characters counted (those in_party)"),
                 "all_chance": serializers.FloatField(),
-                "text": serializers.CharField(),
+                "characters": inline_serializer(
+                    "RecoveryFitByCharacter",
+                    {
+                        "character": serializers.IntegerField(),
+                        "name": serializers.CharField(),
+                        "by_then": serializers.ChoiceField(
+                            choices=[
+                                rv.FIT,
+                                rv.LIKELY,
+                                rv.LIKELY_NOT,
+                                rv.NOT_CARED_FOR,
+                                rv.NOT_BY_THEN,
+                                rv.UNKNOWN_UNTIL_DIAGNOSED,
+                            ],
+                            help_text="fit in every future, in at least half, in fewer; not until cared for; "
+                            "in none; unknown until diagnosed (a player's, from an undiagnosed hit)",
+                        ),
+                    },
+                    many=True,
+                ),
+                "text": serializers.CharField(
+                    help_text='in words: "By 12 March: 3 of 4 likely fit (Cass most likely not)"'
+                ),
             },
             allow_null=True,
         ),
@@ -151,7 +179,11 @@ RecoveryAnswer = inline_serializer(
             str,
             description="GMs only: party what-ifs separated by commas: hospital, treat:<character id>, medic:<skill>",
         ),
-        OpenApiParameter("by", str, description='a game date for "k of N fit by" (2053-03-02)'),
+        OpenApiParameter(
+            "by",
+            str,
+            description='a game date for "k of N fit by" (2053-03-02: by the end of that day), within a year',
+        ),
     ],
     summary="When the party is fit for action again",
     responses=A.responses(

@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -87,6 +87,52 @@ class Scenario:
     party: Party
 
 
+FIT = "fit"
+LIKELY = "likely fit"
+LIKELY_NOT = "most likely not"
+NOT_CARED_FOR = "not until cared for"
+NOT_BY_THEN = "not by then"
+UNKNOWN_UNTIL_DIAGNOSED = rc.UNKNOWN_UNTIL_DIAGNOSED
+
+
+@dataclass(frozen=True)
+class FitBy:
+    """ "How many fit by <date>", for the page and the API alike (`party_recovery` makes it; `fit_by_text` says it).
+    `each`: (character, name, word) for each living character counted, the word one of FIT (every future), LIKELY
+    (at least half), LIKELY_NOT, NOT_CARED_FOR (needs care the reader can see), NOT_BY_THEN (no future) or
+    UNKNOWN_UNTIL_DIAGNOSED (a player's, from an undiagnosed hit: counted as not fit). `fit`: the median number
+    fit over the joint futures; `likely`: how many are each at least as likely fit as not; `all_chance`: that all
+    are."""
+
+    by: int
+    each: tuple[tuple[int, str, str], ...]
+    fit: int
+    likely: int
+    all_chance: Fraction
+
+
+def _fit_by(by: int, members: Sequence[Member]) -> FitBy:
+    each, times = [], []
+    for m in members:
+        unknown = m.outlook.note == rc.UNKNOWN_UNTIL_DIAGNOSED
+        share = Fraction(0) if unknown else rc.share_fit_by(m.outlook.times, by)
+        if unknown:
+            word = UNKNOWN_UNTIL_DIAGNOSED
+        elif share == 1:
+            word = FIT
+        elif share >= Fraction(1, 2):
+            word = LIKELY
+        elif share > 0:
+            word = LIKELY_NOT
+        else:
+            word = NOT_CARED_FOR if m.outlook.note == rc.NOT_WITHOUT_CARE else NOT_BY_THEN
+        each.append((m.character.pk, m.character.name, word))
+        times.append([(None, 1)] if unknown else m.outlook.times)
+    fit, chance = rc.fit_by(times, by) if times else (0, Fraction(0))
+    likely = sum(1 for _pk, _name, word in each if word in (FIT, LIKELY))
+    return FitBy(by, tuple(each), fit, likely, chance)
+
+
 @dataclass(frozen=True)
 class Recovery:
     campaign: Campaign
@@ -97,7 +143,7 @@ class Recovery:
     party: Party
     exact: bool
     by: int | None
-    fit_by: tuple[int, int, Fraction] | None  # (k, N, the chance all are) by `by`
+    fit_by: FitBy | None  # "how many fit by `by`", when a date was asked
     scenarios: list[Scenario] = field(default_factory=list)
     menu: list[tuple[str, str]] = field(default_factory=list)  # (key, label) of the what-ifs a GM may ask
 
@@ -118,10 +164,24 @@ def _by(campaign: Campaign, raw: str) -> int | None:
         moment = None
     if moment is None or start is None or moment.tzinfo is not None:
         raise services.ServiceError("by", f"expected a game date such as 2053-03-02, got {given(raw)}")
+    if len(raw) == len("2053-03-02"):
+        # A date alone (the page's date input) is by the end of that day: today's date asks about today.
+        moment += timedelta(days=1, seconds=-1)
     seconds = int((moment - start).total_seconds())
     if seconds < campaign.game_time:
         raise services.ServiceError("by", f"expected a game date from now on, got {given(raw)}")
+    if seconds > campaign.game_time + fc.HORIZON:
+        # The futures run a year at most: past it, everyone not fit within the year would read "not by then".
+        raise services.ServiceError("by", f"expected a game date within a year from now, got {given(raw)}")
     return seconds
+
+
+def by_bounds(campaign: Campaign) -> tuple[str, str]:
+    """The dates the page's "How many fit by" input offers (its `min` and `max`): today's game date to the last day
+    that ends within the forecast's year (`_by` takes a date as the end of it)."""
+    low = presenters.game_date(campaign, campaign.game_time) or ""
+    high = presenters.game_date(campaign, campaign.game_time + fc.HORIZON - fc.DAY + 1) or ""
+    return low[:10], high[:10]
 
 
 NOBODY_TREATS = (
@@ -376,11 +436,10 @@ def party_recovery(
     members = [Member(c, o, n) for c, o, n in zip(characters, outlooks, counts, strict=True)]
     names = [c.name for c in characters]
     party = _party(names, outlooks, counts)
-    living = [m.outlook for m in members if m.counted and m.outlook.status != rc.DEAD]
-    fit_by = None
-    if by is not None and party.note is None and living:
-        k, chance = rc.fit_by([m.times for m in living], by)
-        fit_by = (k, len(living), chance)
+    # Asked for a date, it is answered whatever stands in the way (issue 42: it said nothing while someone needed
+    # care or a hit was undiagnosed): those are named as not fit by then, and why.
+    living = [m for m in members if m.counted and m.outlook.status != rc.DEAD]
+    fit_by = None if by is None else _fit_by(by, living)
     scenarios = []
     labels = dict(menu(campaign, characters)) if not player else {}
     asked = [key for key in what_ifs if key in labels] if not player else []
@@ -558,12 +617,60 @@ def moved_text(recovery: Recovery, scenario: Scenario) -> str:
     return f"{head}, {duration(abs(change))} {'sooner' if change > 0 else 'later'}"
 
 
+def by_words(campaign: Campaign, seconds: int, now: int) -> str:
+    """The date asked for "how many fit by", as asked: the day alone for a whole day ('12 March'), else
+    `date_words`."""
+    moment = game_datetime(campaign.start, seconds)
+    if moment is not None and (moment.hour, moment.minute, moment.second) == (23, 59, 59):
+        today = game_datetime(campaign.start, now)
+        year = "" if today is not None and today.year == moment.year else f" {moment.year}"
+        return f"{moment.day} {moment.strftime('%B')}{year}"
+    return date_words(campaign, seconds, now)
+
+
+# A character's word by then, said after its name: alone (the sentence is of one character), and among others.
+ALONE = {
+    FIT: "fit",
+    LIKELY: "likely fit",
+    LIKELY_NOT: "most likely not fit",
+    NOT_CARED_FOR: "not fit until cared for",
+    NOT_BY_THEN: "not fit by then",
+    UNKNOWN_UNTIL_DIAGNOSED: UNKNOWN_UNTIL_DIAGNOSED,
+}
+AMONG = {
+    LIKELY_NOT: "most likely not",
+    NOT_CARED_FOR: "not until cared for",
+    NOT_BY_THEN: "not by then",
+    UNKNOWN_UNTIL_DIAGNOSED: UNKNOWN_UNTIL_DIAGNOSED,
+}
+
+
 def fit_by_text(recovery: Recovery) -> str | None:
-    if recovery.fit_by is None or recovery.by is None:
+    """'By 12 March: 3 of 4 likely fit (Cass most likely not)', in words a player reads without statistics:
+    "likely" is at least even odds for each one counted (left out when every future agrees), and the others are
+    named with why; 'By 12 March: Ash likely fit' for one character; '..., though most likely not all at once'
+    when each is likely but all of them together are not."""
+    found = recovery.fit_by
+    if found is None:
         return None
-    k, n, chance = recovery.fit_by
-    when = date_words(recovery.campaign, recovery.by, recovery.as_of)
-    return f"most likely {k} of {n} fit by {when} (all {n}: {percent(float(chance))} of the futures)"
+    head = f"By {by_words(recovery.campaign, found.by, recovery.as_of)}:"
+    each = found.each
+    if not each:
+        return f"{head} nobody alive to be fit" if recovery.members else f"{head} nobody to be fit"
+    if len(each) == 1:
+        _pk, name, word = each[0]
+        return f"{head} {name} {ALONE[word]}"
+    sure = all(word == FIT for _pk, _name, word in each if word in (FIT, LIKELY))
+    text = f"{head} {found.likely} of {len(each)} {'fit' if sure else 'likely fit'}"
+    others: dict[str, list[str]] = {}
+    for _pk, name, word in each:
+        if word in AMONG:
+            others.setdefault(AMONG[word], []).append(name)
+    if others:
+        text += f" ({'; '.join(f'{_names(names)} {words}' for words, names in others.items())})"
+    elif found.all_chance < Fraction(1, 2):
+        text += ", though most likely not all at once"
+    return text
 
 
 def sampling_text(recovery: Recovery) -> str:
@@ -629,14 +736,16 @@ def recovery_json(recovery: Recovery) -> dict[str, Any]:
         },
         "fit_by": None,
     }
-    if recovery.fit_by is not None:
-        k, n, chance = recovery.fit_by
+    found = recovery.fit_by
+    if found is not None:
         data["fit_by"] = {
-            "by": recovery.by,
-            "by_date": presenters.game_date(campaign, recovery.by),
-            "fit": k,
-            "of": n,
-            "all_chance": round(float(chance), 4),
+            "by": found.by,
+            "by_date": presenters.game_date(campaign, found.by),
+            "fit": found.fit,
+            "likely": found.likely,
+            "of": len(found.each),
+            "all_chance": round(float(found.all_chance), 4),
+            "characters": [{"character": pk, "name": name, "by_then": word} for pk, name, word in found.each],
             "text": fit_by_text(recovery),
         }
     if recovery.role == GM:

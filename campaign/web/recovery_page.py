@@ -82,6 +82,7 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
             for m in recovery.members
         ],
         "by": query["by"],
+        "by_bounds": rv.by_bounds(campaign),
         "fit_by": rv.fit_by_text(recovery),
         "chart": recovery_chart.draw(recovery, _timers(recovery)),
         "error": None

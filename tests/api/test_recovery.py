@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from django.core.cache import caches
 from django.db import transaction
 
+from campaign.forecast import recovery as rv
 from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
 from tests.conftest import Table
 from tests.web.test_player_secrets import DIAGNOSE_CH1
@@ -73,7 +76,22 @@ def test_the_gm_gets_a_dark_future_partys_exact_dates(df: Table) -> None:
     )
     assert data["party"]["all_fit"]["p50"] == data["party"]["all_fit"]["p90"] == 14 * DAY
     assert data["party"]["text"] == "all fit by 15 January"
-    assert data["fit_by"]["text"] == "most likely 2 of 3 fit by 10 January (all 3: 0% of the futures)"
+    assert data["fit_by"]["text"] == "By 10 January: 2 of 3 fit (Ash not by then)"
+    # A date alone is by the end of that day; the numbers and each one's word beside the sentence.
+    fit_by = {key: value for key, value in data["fit_by"].items() if key not in ("text", "characters")}
+    assert fit_by == {
+        "by": 10 * DAY - 1,
+        "by_date": "2020-01-10T23:59:59",
+        "fit": 2,
+        "likely": 2,
+        "of": 3,
+        "all_chance": 0.0,
+    }
+    assert [(c["name"], c["by_then"]) for c in data["fit_by"]["characters"]] == [
+        ("Ash", "not by then"),
+        ("Bo", "fit"),
+        ("Cy", "fit"),
+    ]
     # Rest alone brings CON back: nothing the GM's recover (Dark Future's only care) would change.
     assert data["what_if_menu"] == []
 
@@ -104,7 +122,7 @@ def test_the_retired_are_not_listed_and_the_dead_are_out_of_the_partys_date(df: 
         "all fit by 15 January (Dee is dead, not counted)",
     )
     assert data["party"]["all_fit"]["p50"] == data["party"]["all_fit"]["p90"] == 14 * DAY
-    assert data["fit_by"]["text"] == "most likely 1 of 1 fit by 15 January (all 1: 100% of the futures)"
+    assert data["fit_by"]["text"] == "By 15 January: Ash fit"
     assert data["what_if_menu"] == []
 
 
@@ -148,7 +166,7 @@ def test_the_partys_date_counts_the_player_characters_not_an_enemy_npc(df: Table
         1,
         "all fit by 15 January (the player characters only: Ganger is nobody's character, not counted)",
     )
-    assert data["fit_by"]["text"] == "most likely 1 of 1 fit by 15 January (all 1: 100% of the futures)"
+    assert data["fit_by"]["text"] == "By 15 January: Ash fit"
     # Played, the same character counts: the party then waits for it.
     assert (
         df.gm.client.patch(f"/api/characters/{ganger['id']}/", {"player": "gm2"}, format="json").status_code
@@ -447,3 +465,80 @@ def test_a_players_headline_says_care_is_needed_when_care_they_can_see_is_needed
     assert (ash["note"], ash["text"]) == ("not without care", "fit for action only once cared for (below)")
     assert ash["in_the_way"][-1]["text"] == "a critical hit to the chest: unknown until diagnosed"
     assert b"mortal" not in answers[0] and b"6 min" not in answers[0]
+
+
+def test_how_many_fit_by_a_date_is_answered_while_someone_needs_care(sr2: Table) -> None:
+    """Issue 42: "How many fit by" answered nothing while someone's care stood in the way of the party's date. It
+    now names who is not fit by then and why, from the same futures as the rest of the answer."""
+    assert sr2.act(chest_hit(CRIPPLING)).status_code == 201  # Ash: the chest's spine, crippling
+    assert sr2.act(DIAGNOSE_CH1).status_code == 201
+    teammate(sr2, "Bo", {"body": 5})  # unhurt: fit now
+    data = sr2.gm.get(url(sr2, "?by=2053-01-01")).json()  # today: by the end of it
+    assert data["party"]["note"] == "not without care"
+    assert data["fit_by"]["text"] == "By 1 January: 1 of 2 fit (Ash not until cared for)"
+    assert (data["fit_by"]["by"], data["fit_by"]["fit"], data["fit_by"]["of"]) == (DAY - 1, 1, 2)
+    # The player, of their own character only.
+    mine = sr2.player.get(url(sr2, "?by=2053-01-01")).json()["fit_by"]
+    assert (mine["text"], mine["of"]) == ("By 1 January: Ash not fit until cared for", 1)
+
+
+def test_a_players_how_many_fit_by_is_the_same_whatever_the_undiagnosed_hit(sr2: Table) -> None:
+    answers, gm_said = [], []
+    for body_check in (MORTAL, CRITICAL):
+        caches["pages"].clear()  # the rolled-back character has the same version: no answer of the other
+        with transaction.atomic():
+            assert sr2.act(chest_hit(body_check)).status_code == 201
+            answers.append(sr2.player.get(url(sr2, "?by=2053-02-01")).content)
+            gm_said.append(sr2.gm.get(url(sr2, "?by=2053-02-01")).json()["fit_by"]["text"])
+            transaction.set_rollback(True)
+    assert gm_said[0] == "By 1 February: Ash not fit until cared for"  # the GM's: the mortal hit
+    assert answers[0] == answers[1]
+    fit_by = json.loads(answers[0])["fit_by"]
+    assert fit_by["text"] == "By 1 February: Ash unknown until diagnosed"
+    assert fit_by["characters"][0]["by_then"] == "unknown until diagnosed" and fit_by["fit"] == 0
+
+
+def test_a_date_past_the_forecasts_year_is_a_400_naming_it(df: Table) -> None:
+    """The futures run a year (from 2020-01-01 00:00 to 2020-12-31 00:00): a day that ends later is refused, since
+    everyone not fit within the year would read "not by then"; the page's date input offers up to the day before."""
+    assert df.gm.get(url(df, "?by=2020-12-30")).status_code == 200
+    answer = df.gm.get(url(df, "?by=2020-12-31"))
+    assert (answer.status_code, answer.json()) == (
+        400,
+        {"by": ["expected a game date within a year from now, got 2020-12-31"]},
+    )
+
+
+@pytest.mark.parametrize(
+    ("each", "all_chance", "said"),
+    [
+        (
+            [("Ash", rv.LIKELY), ("Bo", rv.FIT), ("Cass", rv.LIKELY_NOT), ("Dee", rv.FIT)],
+            Fraction(3, 10),
+            "By 12 March: 3 of 4 likely fit (Cass most likely not)",
+        ),
+        (
+            [("Ash", rv.LIKELY), ("Bo", rv.LIKELY)],
+            Fraction(1, 3),
+            "By 12 March: 2 of 2 likely fit, though most likely not all at once",
+        ),
+        (
+            [("Ash", rv.NOT_CARED_FOR), ("Bo", rv.LIKELY_NOT), ("Cy", rv.NOT_CARED_FOR)],
+            Fraction(0),
+            "By 12 March: 0 of 3 fit (Ash and Cy not until cared for; Bo most likely not)",
+        ),
+        ([("Ash", rv.LIKELY_NOT)], Fraction(1, 5), "By 12 March: Ash most likely not fit"),
+        ([("Ash", rv.UNKNOWN_UNTIL_DIAGNOSED)], Fraction(0), "By 12 March: Ash unknown until diagnosed"),
+    ],
+)
+def test_how_many_fit_by_reads_without_statistics(
+    each: list[tuple[str, str]], all_chance: Fraction, said: str
+) -> None:
+    """The sentence a player reads: "likely" for at least even odds, the others named with why, no percentages."""
+    by = (31 + 28 + 11) * DAY + DAY - 1  # 12 March 2053, by the end of it
+    likely = sum(word in (rv.FIT, rv.LIKELY) for _name, word in each)
+    found = rv.FitBy(by, tuple((n, name, word) for n, (name, word) in enumerate(each)), 0, likely, all_chance)
+    recovery = SimpleNamespace(
+        fit_by=found, campaign=SimpleNamespace(start="2053-01-01T00:00:00"), as_of=0, members=each
+    )
+    assert rv.fit_by_text(recovery) == said  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
 from tests.api.test_recovery import CRIPPLING, THREE_LOST, npc, second_hit, teammate
 from tests.conftest import make_table
 from tests.web.conftest import Web, make_web
-from tests.web.live_page import LivePage, Node
+from tests.web.live_page import LivePage, Node, form_values
 from tests.web.test_player_secrets import DIAGNOSE_CH1
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +42,11 @@ def test_the_gm_page_says_each_date_and_draws_a_lane_per_character(df_web: Web) 
     assert "<strong>Ash</strong>: fit for action by 15 January" in html
     assert "<strong>Bo</strong>: fit for action by 8 January" in html
     assert "CON 5 of 8 (7 needed): out of the way by 15 January" in html
-    assert "<strong>By then:</strong> most likely 1 of 2 fit by 10 January (all 2: 0% of the futures)" in html
+    assert (
+        '<p class="fit-by" id="rec-fit-by"><strong>By 10 January: 1 of 2 fit (Ash not by then)</strong></p>'
+        in html
+    )
+    assert 'value="2020-01-10" min="2020-01-01" max="2020-12-30" aria-describedby="rec-fit-by">' in html
     assert html.count('class="lane"') == 2 and html.count('class="bar"') == 2
     assert html.count('class="timer-mark"') == 2  # each one's next CON point
     assert 'class="now"' in html and 'class="party-line"' in html
@@ -588,3 +592,48 @@ def test_a_players_board_ends_with_the_leave_section_after_their_recovery(df_web
     assert 'hx-swap="innerHTML" class="recovery-reserved">' in main
     gm_board = df_web.gm.get(f"/campaigns/{df_web.campaign_id}/").content.decode()
     assert 'id="leave"' not in gm_board and "recovery-reserved" not in gm_board
+
+
+def test_how_many_fit_by_answers_inside_the_players_board_section_and_survives_its_refresh(
+    sr2_web: Web,
+) -> None:
+    """Issue 42: a date in "How many fit by" answered nothing while care stood in the way. On the board it answers
+    inside the section (htmx, the form's "Show"), and the section's refresh after the GM's next action asks the
+    same date again (hx-include): the answer and the date stay."""
+    sr2_web.table.act(chest_hit(CRIPPLING))
+    sr2_web.table.act(DIAGNOSE_CH1)
+    live = LivePage(sr2_web.player, sr2_web.campaign_id, lambda _live, _swapped: None)
+    live.load_recovery()  # the section fetched once shown
+    form = live.page.get("recovery-ask")
+    live.page.get("rec-by").attrs["value"] = "2053-01-01"
+    shown = sr2_web.player.get(str(form.attrs["hx-get"]), form_values(form), **HTMX)
+    assert shown.status_code == 200
+    live._swap(live.page.get("recovery-body"), shown.content.decode(), str(form.attrs["hx-swap"]))
+
+    def said() -> str:
+        return live.page.get("rec-fit-by").text()
+
+    assert said() == "By 1 January: Ash not fit until cared for"
+    # The fight goes on: a stun wound (the GM's tab). The player's board polls, and its section asks again.
+    stun = {"type": "wound", "severity": "L", "damage": "stun", "rolls": {"body_check": [1, 1, 1, 1, 1]}}
+    assert sr2_web.table.act(stun).status_code == 201
+    assert live.poll() == 200
+    assert live.recovery_answers[-1].wsgi_request.GET.get("by") == "2053-01-01"
+    assert said() == "By 1 January: Ash not fit until cared for"
+    assert live.page.get("rec-by").attrs["value"] == "2053-01-01"
+    # The recovery page (no htmx) answers the same question the same way.
+    whole = sr2_web.player.get(page(sr2_web, "?by=2053-01-01")).content.decode()
+    assert "<strong>By 1 January: Ash not fit until cared for</strong>" in whole
+
+
+def test_the_gms_how_many_fit_by_counts_the_party_and_names_who_is_not_fit_then(df_web: Web) -> None:
+    """The example of issue 42's fix: "By <date>: k of N fit (who not)", each counted one fit by then in every
+    future here (Dark Future is exact): no "likely"."""
+    bo = teammate(df_web.table, "Bo", {"con": 12})
+    teammate(df_web.table, "Cy", {"con": 6})  # unhurt
+    df_web.table.act(THREE_LOST)  # Ash: fit on 15 January
+    df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", THREE_LOST)  # Bo: fit on 8 January
+    section = df_web.gm.get(page(df_web, "?by=2020-01-08"), **HTMX).content.decode()
+    assert "<strong>By 8 January: 2 of 3 fit (Ash not by then)</strong>" in section
+    later = df_web.gm.get(page(df_web, "?by=2020-01-15"), **HTMX).content.decode()
+    assert "<strong>By 15 January: 3 of 3 fit</strong>" in later
