@@ -201,3 +201,32 @@ def test_a_players_phone_shows_their_recovery_before_the_leave_button(
     assert leave["y"] >= recovery["y"] + recovery["height"]
     assert phone.page.evaluate("window.__shifts.reduce((a, b) => a + b, 0)") < 0.05
     assert phone.problems == []
+
+
+def test_a_player_asks_how_many_fit_by_a_date_inside_the_boards_section(
+    live_server: Any, browser: Any, django_user_model: Any
+) -> None:
+    """Issue 42: a date entered in "How many fit by" answered nothing. On the player's board it answers inside the
+    section, and the section's refresh after a change asks the same date again."""
+    base = live_server.url
+    table = make_table(django_user_model, "darkfuture", {"con": 8, "skills": {"driver": 3}})
+    assert table.act(THREE_LOST).status_code == 201  # Ash: fit on 15 January
+    phone = Watched(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone.log_in(base, "player")
+    board = f"{base}/campaigns/{table.campaign['id']}/"
+    phone.page.goto(board)
+    section = phone.page.locator("#recovery")
+    date = section.get_by_label("How many fit by")
+    expect(date).to_have_attribute("min", "2020-01-01")
+    date.fill("2020-01-15")
+    section.get_by_role("button", name="Show").click()
+    answer = section.locator("#rec-fit-by")
+    expect(answer).to_have_text("By 15 January: Ash fit")
+    assert phone.page.url == board
+    with phone.page.expect_response(
+        lambda r: "by=2020-01-15" in r.url and r.request.headers.get("hx-request")
+    ):
+        phone.page.evaluate("htmx.trigger(document.body, 'changed')")
+    expect(answer).to_have_text("By 15 January: Ash fit")
+    expect(section.get_by_label("How many fit by")).to_have_value("2020-01-15")
+    assert phone.problems == []
