@@ -28,8 +28,9 @@ STUN = {"type": "wound", "severity": "L", "damage": "stun", "rolls": {"body_chec
 
 
 @pytest.fixture
-def counted_work(monkeypatch: pytest.MonkeyPatch) -> dict[str, float]:
+def counted_work(monkeypatch: pytest.MonkeyPatch, settings: Any) -> dict[str, float]:
     """The budget's clocks: its minute (`now`) moved by the test, its CPU time (`cpu`) by each simulation run."""
+    settings.FORECAST_BUDGET = 5  # as served (tests/conftest.py lifts it for the rest of the suite)
     clock = {"now": 0.0, "cpu": 0.0, "simulations": 0}
     monkeypatch.setattr(forecast_budget, "now", lambda: clock["now"])
     monkeypatch.setattr(forecast_budget, "cpu", lambda: clock["cpu"])
