@@ -48,6 +48,12 @@ def _spoken(location: str) -> str:
     return location.replace("_", " ")
 
 
+def _places(state: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """The state's locations in the body's order (`tables.LOCATIONS`), not the stored object's: PostgreSQL's jsonb
+    keeps an object's keys shortest first (the left leg before the right arm), SQLite as they were written."""
+    return [(location, state["locations"][location]) for location in tables.LOCATIONS]
+
+
 def healing_rate(state: Mapping[str, Any]) -> float | int:
     return tables.HEALING_RATE_BY_SKILL.get(state["healing_skill"], 0)
 
@@ -66,7 +72,7 @@ def sheet(state: Mapping[str, Any]) -> dict[str, Any]:
         "stun_save_target": stun_save_target(state),
         "death_save_target": death_save_target(state),
         # A copy, flat booleans under each location: copy.deepcopy was a third of an action's answer.
-        "locations": {location: dict(place) for location, place in state["locations"].items()},
+        "locations": {location: dict(place) for location, place in _places(state)},
         # The track's points by where they were taken (a state stored before these has none until a rebuild).
         "location_damage": dict(state.get("location_damage") or dict.fromkeys(tables.LOCATIONS, 0)),
         "location_stun": dict(state.get("location_stun") or dict.fromkeys(tables.LOCATIONS, 0)),
@@ -122,7 +128,7 @@ def status_chips(state: Mapping[str, Any]) -> list[str]:
     if in_mortal_condition(state):
         chips.append("mortal")
     # Each limb by name ("left leg crippled", "right arm severed"): a crippled limb is plain to see, the player's too.
-    for location, place in state["locations"].items():
+    for location, place in _places(state):
         if place["severed"]:
             chips.append(f"{_spoken(location)} {'destroyed' if location == 'head' else 'severed'}")
         elif place["crippled"]:
@@ -160,7 +166,7 @@ def symptoms(state: Mapping[str, Any]) -> list[str]:
         texts.append("Unconscious: wakes with a successful death save (one each turn).")
     if state["alive"] and state["stunned"]:
         texts.append("Stunned: out of action until a stun save succeeds.")
-    for location, place in state["locations"].items():
+    for location, place in _places(state):
         if place["severed"]:
             texts.append(
                 f"{_spoken(location).capitalize()} {'destroyed' if location == 'head' else 'severed'}."
@@ -269,7 +275,7 @@ def recovery(state: Mapping[str, Any], audience: str, now: int | None = None) ->
         if ends_at is None:
             item["why"] = "real damage heals once treated: the treatment sets its rate"
         items.append(item)
-    for location, place in state["locations"].items():
+    for location, place in _places(state):
         if place.get("mends_at") is not None:
             items.append(
                 {

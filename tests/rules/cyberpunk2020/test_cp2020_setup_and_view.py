@@ -262,3 +262,24 @@ def test_evolve_never_mutates_its_input_and_ignores_unknown_events():
     same = engine.evolve(after, Event("SomethingNew", {}, 12))
     assert {**same, "last_event_at": 9} == after
     assert same["last_event_at"] == 12
+
+
+def test_the_limbs_are_said_in_the_bodys_order_whatever_order_the_stored_state_keeps():
+    """PostgreSQL's jsonb gives a stored object's keys back shortest first (the left leg before the right arm),
+    SQLite as they were written: a state read back from either reads the same."""
+    state = character()
+    for limb, mends_at in (("right_arm", 7200), ("left_leg", 3600)):
+        state["locations"][limb].update(crippled=True, mends_at=mends_at)
+    places = state["locations"]
+    stored = {
+        **state,
+        "locations": {key: places[key] for key in sorted(places, key=lambda key: (len(key), key))},
+    }
+    assert list(stored["locations"])[2:4] == ["left_arm", "left_leg"]  # as jsonb keeps them
+    assert cp_view.status_chips(stored) == ["right arm crippled", "left leg crippled"]
+    assert cp_view.symptoms(stored) == cp_view.symptoms(state)
+    assert [item["what"] for item in cp_view.recovery(stored, "gm", 0)] == [
+        "the right arm's set bones mend",
+        "the left leg's set bones mend",
+    ]
+    assert list(cp_view.sheet(stored)["locations"]) == list(cp_view.sheet(state)["locations"])
