@@ -13,7 +13,7 @@ from campaign import presenters
 from campaign.models import Character
 from campaign.selectors import access, history
 from rules import words
-from tests.conftest import Table
+from tests.conftest import ServerDice, Table, seeded_dice
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +64,14 @@ def test_the_undo_field_follows_every_kind_of_entry(sr2: Table) -> None:
     assert _undo(sr2) is None and _from_the_log(sr2) is None
 
 
-def test_a_clock_firing_is_named_once_the_clock_has_made_it(sr2: Table) -> None:
+# The clock's stun recovery roll (Body 5 against TN 4, Moderate stun) from seeded dice: 5, 3, 6, 3, 6, three
+# successes, a box back every 20 minutes. The server's own dice left none 1 time in 32, and the roll was then made again
+# an hour later: the entry after two hours could be a roll, not a box.
+THREE_SUCCESSES = seeded_dice(5)
+
+
+def test_a_clock_firing_is_named_once_the_clock_has_made_it(sr2: Table, server_dice: ServerDice) -> None:
+    server_dice(THREE_SUCCESSES)
     _act(sr2, {"type": "wound", "severity": "M", "damage": "stun"})
     assert _undo(sr2)["by_clock"] is False
     assert sr2.advance(minutes=11).status_code == 202  # the recovery roll once the rest begins, at 10 min
@@ -88,8 +95,9 @@ def test_the_undo_field_is_a_gms_and_one_characters(sr2: Table) -> None:
     assert _undo(sr2)["type"] == "WoundTaken"
 
 
-def test_the_dates_of_a_kept_entry_follow_the_campaigns_calendar(sr2: Table) -> None:
+def test_the_dates_of_a_kept_entry_follow_the_campaigns_calendar(sr2: Table, server_dice: ServerDice) -> None:
     """The entry is kept with its moments marked; the answer writes them as the campaign's dates each time."""
+    server_dice(THREE_SUCCESSES)
     _act(sr2, {"type": "wound", "severity": "M", "damage": "stun"})
     assert sr2.advance(minutes=11).status_code == 202  # a stun recovery roll at 10 min: "a box back <date>"
     assert "2053-01-01" in _undo(sr2)["summary"]  # kept now
