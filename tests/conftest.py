@@ -261,12 +261,12 @@ def seeded_dice(seed: int) -> type[Dice]:
     return SeededDice
 
 
-def drawn_dice(rng: Random) -> type[Dice]:
-    """A `Dice` whose server-rolled dice come from `rng`: in a Hypothesis test, `st.randoms()`'s, so that the dice
-    the server rolls are part of the example (the same in CI on every run, shrunk and replayed with it)."""
+def drawn_dice(source: Random) -> type[Dice]:
+    """A `Dice` whose server-rolled dice come from `source`: in a Hypothesis test, `st.randoms()`'s, so that the
+    dice the server rolls are part of the example (the same in CI on every run, shrunk and replayed with it)."""
 
     class DrawnDice(Dice):
-        def __init__(self, entered: Any = None, _rng: Any = None, *, ask: bool = False) -> None:
-            super().__init__(entered, _rng or rng, ask=ask)
+        def __init__(self, entered: Any = None, rng: Any = None, *, ask: bool = False) -> None:
+            super().__init__(entered, rng or source, ask=ask)
 
     return DrawnDice
