@@ -503,7 +503,7 @@ CLOCK_JOB_WAITING_DEATH: dict[str, Any] = {
         "kind": "death",
         "game_time": 180,
         "date": "2053-01-01 00:03:00",
-        "what": "suffocates from critical hit 1 to the chest (spine)",
+        "what": "suffocates from critical hit 1 to the chest (spine), unless treated",
         "saved_by": "treated",
     },
 }

@@ -52,7 +52,7 @@ def campaign_json(campaign: Campaign, role: str | None) -> dict[str, Any]:
 
 def upcoming(campaign: Campaign, timers: Iterable[Timer]) -> list[dict[str, Any]]:
     """What the clock will do next (GM only), from the timers soonest first (`selectors.campaigns.next_timers`), in
-    the ruleset's words (`Ruleset.timer_words`): "Ash: bleeds out from critical hit 1 to the chest (lung) at
+    the ruleset's words (`Ruleset.timer_words`): "Ash: bleeds out from critical hit 1 to the chest (lung), unless treated at
     2053-01-01T14:32:30". The words of a timer may name what it is about in the character's state (a hit's
     place): the selector reads the states with the timers."""
     rules = campaign.rules

@@ -116,7 +116,8 @@ def death_allowed(job: Job, character: Character, due: clock.Due) -> bool:
 
 def asked_death(rules: Ruleset, character: Character, due: clock.Due) -> dict[str, Any]:
     """The death an advance waits before: for whom, which firing, when, and what kills in the ruleset's words
-    ("bleeds out from critical hit 1 to the chest (lung)"); `saved_by`, what the GM may do instead."""
+    ("bleeds out from critical hit 1 to the chest (lung), unless treated"); `saved_by`, what the GM may do
+    instead."""
     saves = rules.saves(character.state, due.fire_at)
     return {
         "character": character.pk,

@@ -200,6 +200,12 @@ def status(state: State, now: int | None = None) -> dict[str, Any]:
     }
 
 
+# What stops a Mortal hit's death (RULES.md: "Mortal hits kill at `death_at` unless treated or healed below Mortal"):
+# a medic's treatment or a healing spell, and a hit healed by magic "counts as treated", so one word says both, the
+# one way every sentence says it (the threat, the hit's entry, the clock's words; `rules.words.unless`).
+SAVED_BY = "treated"
+
+
 def saves(state: State, now: int | None = None) -> dict[str, Any]:
     """What stops the first death (docs/rules/README.md, "What players see"): a medic's treatment of the hit (a treatment under way stops
     it when it ends, if it ends first: `treatment_ends`); the overflow clock stops with first aid. `timer`: the key of
@@ -212,7 +218,7 @@ def saves(state: State, now: int | None = None) -> dict[str, Any]:
         return {"saved_by": "stabilized by first aid", "timer": "overflow"}
     treatment = first[0]["treatment"] if first else None
     return {
-        "saved_by": "treated",
+        "saved_by": SAVED_BY,
         "treatment_ends": fires_at(treatment["completes_at"], now) if treatment else None,
         "timer": f"death:{first[0]['id']}" if first else None,
     }
@@ -481,8 +487,11 @@ def death_words(reason: str | None) -> str:
 
 
 def _timer_death(state: State, timer: Timer) -> str:
-    """'suffocates from critical hit 1 to the chest (spine)': a Mortal hit's death, as its reason kills."""
-    return f"{death_words(_hit_of(state, timer).get('reason'))} from {_timer_hit(state, timer)}"
+    """'suffocates from critical hit 1 to the chest (spine), unless treated': a Mortal hit's death, as its reason
+    kills, and what stops it (RULES.md, "Words"; issue 42: the clock's list, the card and the campaign's "next on
+    the clock" said how it died and not what saves them, where Cyberpunk's "dies unless stabilized" did)."""
+    death = f"{death_words(_hit_of(state, timer).get('reason'))} from {_timer_hit(state, timer)}"
+    return words.with_stop(death, SAVED_BY)
 
 
 TIMER_WORDS = {
@@ -554,7 +563,7 @@ def _critical_hit_taken(event: Event) -> str:
         text += f" ({reason})" if data["lethality"] == "mortal" else f": {reason}"
     if data.get("death_at") is not None:
         left = words.duration(data["death_at"] - event.game_time)
-        text += f"; {death_words(data.get('reason'))} in about {left} unless treated"
+        text += f"; {death_words(data.get('reason'))} in about {left} {words.unless(SAVED_BY)}"
     return text + "."
 
 

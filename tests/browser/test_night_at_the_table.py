@@ -671,7 +671,7 @@ def shadowrun_night(night: Night) -> Iterator[str]:
     the_clock_is_at(night, "2053-01-01 00:00:03")
     expect(night.page.locator("#fight .round")).to_have_text("Combat turn 2")
     expect(night.card("Cole").locator(".next")).to_contain_text(
-        "On the clock: bleeds out from critical hit 1 to the chest (lung) at 2053-01-01 00:30:00"
+        "On the clock: bleeds out from critical hit 1 to the chest (lung), unless treated at 2053-01-01 00:30:00"
     )
     expect(night.card("Ash").locator(".next")).to_contain_text(
         "On the clock: next healing roll for critical hit 1 to the chest"

@@ -66,7 +66,7 @@ def test_an_advance_asking_before_a_death_waits_there_and_names_it(ash: Table, c
         "kind": "death",
         "game_time": 180,
         "date": "2053-01-01 00:03:00",
-        "what": "suffocates from critical hit 1 to the chest (spine)",
+        "what": "suffocates from critical hit 1 to the chest (spine), unless treated",
         "saved_by": "treated",
     }
     assert deaths(ash) == [] and ash.gm.get(ash.character_url()).json()["alive"] is True
@@ -77,8 +77,8 @@ def test_an_advance_asking_before_a_death_waits_there_and_names_it(ash: Table, c
     assert refused.status_code == 409
     assert refused.json() == {
         "clock": [
-            "the game clock waits before Ash's death (suffocates from critical hit 1 to the chest (spine)): stop "
-            "the advance there on the board to act, or let it happen"
+            "the game clock waits before Ash's death (suffocates from critical hit 1 to the chest (spine), unless "
+            "treated): stop the advance there on the board to act, or let it happen"
         ]
     }
     # It waits for a yes, not for a roll.

@@ -197,9 +197,13 @@ def test_timer_words_name_the_injury_never_its_id() -> None:
         ]
     }
     death = Timer(1800, "death", "death:ch1")
-    assert sr2.timer_words(state, death) == "bleeds out from critical hit 1 to the chest (lung)"
+    assert (
+        sr2.timer_words(state, death) == "bleeds out from critical hit 1 to the chest (lung), unless treated"
+    )
     brain = Timer(1800, "death", "death:ch2")
-    assert sr2.timer_words(state, brain) == "dies of brain death from critical hit 2 to the head (skull)"
+    assert sr2.timer_words(state, brain) == (
+        "dies of brain death from critical hit 2 to the head (skull), unless treated"
+    )
     roll = Timer(0, "critical_healing_roll", "healing_roll:ch1")
     assert sr2.timer_words(state, roll) == "next healing roll for critical hit 1 to the chest (lung)"
     assert sr2.timer_words(state, Timer(0, "physical_healing_roll", "physical_roll")) == "next healing roll"

@@ -70,7 +70,7 @@ def test_a_shadowrun_cards_clock_names_the_mortal_hit_or_the_overflow_that_kills
     html = board(sr2_web)
     card = html[html.index(f'id="card-{sr2_web.character_id}"') :]
     assert (
-        "On the clock: bleeds out from critical hit 1 to the chest (lung) at 2053-01-01 00:30:00 "
+        "On the clock: bleeds out from critical hit 1 to the chest (lung), unless treated at 2053-01-01 00:30:00 "
         '<span class="muted">(in 30 min)</span>' in card
     )
     # Bex: a Deadly wound bleeds into overflow, one box every 10 min, dead at the sixth (Body 5) at 01:00:00; a Light

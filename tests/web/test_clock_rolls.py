@@ -323,6 +323,9 @@ def test_the_boards_advance_asks_before_a_death_and_the_gm_lets_it_happen_or_sto
         "On the clock: suffocates from critical hit 1 to the chest (spine), unless treated. The clock waits before "
         "the death: stop here to act, or let it happen." in prompt
     )
+    assert (
+        prompt.count("unless") == 1
+    )  # the timer's words name the stop (issue 42): the prompt does not again
     assert "Stop here: the clock stays at 00:00:00" in prompt and "Go on: Ash dies" in prompt
     assert Event.objects.filter(type="DeathOccurred").count() == 0
     # The player's board shows nothing of it.

@@ -31,8 +31,9 @@ pytestmark = pytest.mark.django_db
 
 DATE = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
 # Every way a GM's page or answer names a time of death: the dying chip, a mortal hit's and the overflow's warnings,
-# the clock's death timer in the ruleset's words on the card ("On the clock: bleeds out from ... at"), in the board's
-# "next on the clock" ("Ash: dies unless stabilized at") and on the character page ("Bleeds out from ... on").
+# the clock's death timer in the ruleset's words on the card ("On the clock: bleeds out from ..., unless treated
+# at"), in the board's "next on the clock" ("Ash: dies unless stabilized at") and on the character page ("Bleeds out
+# from ..., unless treated on").
 DEATH_TIMES = re.compile(
     rf"\(dies ({DATE})\)|kills at ({DATE})|dies at ({DATE})"
     rf"|(?:[Bb]leeds out from|[Ss]uffocates from|[Dd]ies of [a-z ]+ from|[Dd]ies unless stabilized)[^<]*?"

@@ -61,12 +61,18 @@ def test_a_mortal_hit_in_the_past_bleeds_out_counted_from_that_moment(sr2_web: W
     wounded = _live_words(sr2_web, "?version=2")
     assert "Game time then: 2053-01-01 00:00:00 (now 2053-01-01 00:10:00)" in wounded
     assert "dying: 30 min left unless treated (dies 2053-01-01 00:30:00)" in wounded
-    assert "Bleeds out from critical hit 1 to the chest (lung) on 2053-01-01 00:30:00 (in 30 min)" in wounded
+    assert (
+        "Bleeds out from critical hit 1 to the chest (lung), unless treated on 2053-01-01 00:30:00 (in 30 min)"
+        in wounded
+    )
     # Before the hit (the wound alone): the healing roll the clock owed then, once the rest began 10 min later.
     assert "Next healing roll on 2053-01-01 00:10:00 (in 10 min)" in _live_words(sr2_web, "?version=1")
     now = _live_words(sr2_web)
     assert "dying: 20 min left unless treated (dies 2053-01-01 00:30:00)" in now
-    assert "Bleeds out from critical hit 1 to the chest (lung) on 2053-01-01 00:30:00 (in 20 min)" in now
+    assert (
+        "Bleeds out from critical hit 1 to the chest (lung), unless treated on 2053-01-01 00:30:00 (in 20 min)"
+        in now
+    )
 
 
 def test_version_zero_is_the_moment_the_character_was_made(df_web: Web) -> None:

@@ -97,12 +97,14 @@ def test_next_on_the_clock_names_the_hit_a_death_comes_from(sr2_web: Web) -> Non
     """The same words on the board and in the API's `next[].what`: a Shadowrun death names its hit."""
     assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": WOUND}).status_code == 201
     board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
-    assert "bleeds out from critical hit 1 to the chest (ribs) at 2053-01-01 00:30:00" in board
+    assert (
+        "bleeds out from critical hit 1 to the chest (ribs), unless treated at 2053-01-01 00:30:00" in board
+    )
     assert ": death at" not in board
     clock = sr2_web.table.gm.get(f"/api/campaigns/{sr2_web.campaign_id}/clock/").json()
     assert [item["what"] for item in clock["next"]] == [
         "next healing roll",
-        "bleeds out from critical hit 1 to the chest (ribs)",
+        "bleeds out from critical hit 1 to the chest (ribs), unless treated",
     ]
 
 
@@ -116,9 +118,15 @@ def test_a_death_that_is_no_bleeding_is_said_as_the_rules_call_it(sr2_web: Web) 
         "Critical hit 1 to the chest (heart), Mortal (heart attack); dies of a heart attack in about 2 min unless "
         "treated." in page
     )
-    assert "Dies of a heart attack from critical hit 1 to the chest (heart) on 2053-01-01 00:02:00" in page
+    assert (
+        "Dies of a heart attack from critical hit 1 to the chest (heart), unless treated on 2053-01-01 00:02:00"
+        in page
+    )
     board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
-    assert "dies of a heart attack from critical hit 1 to the chest (heart) at 2053-01-01 00:02:00" in board
+    assert (
+        "dies of a heart attack from critical hit 1 to the chest (heart), unless treated at 2053-01-01 00:02:00"
+        in board
+    )
     assert "bleeds out" not in page.lower() and "bleeds out" not in board.lower()
 
 
@@ -127,4 +135,6 @@ def test_a_suffocation_is_said_so(sr2_web: Web) -> None:
     assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": spine}).status_code == 201
     page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
     assert "Mortal (suffocation); suffocates in about 6 min unless treated." in page
-    assert "Suffocates from critical hit 1 to the chest (spine) on 2053-01-01 00:06:00" in page
+    assert (
+        "Suffocates from critical hit 1 to the chest (spine), unless treated on 2053-01-01 00:06:00" in page
+    )
