@@ -1176,6 +1176,15 @@ def _timer_hit(state: State, timer: Timer) -> dict[str, Any]:
     return _find(state, timer.key.split(":", 1)[1])
 
 
+def _still_dying_without(state: State, hid: str) -> bool:
+    """Whether a death stays on the clock once the hit `hid` is no longer Mortal: another active Mortal hit's, or
+    the overflow's."""
+    return overflow_running(state) or any(
+        is_active(h) and h["lethality"] == "mortal" and h["death_at"] is not None and h["id"] != hid
+        for h in state["critical_hits"]
+    )
+
+
 def fire_treatment_complete(state: State, timer: Timer, dice: Dice) -> list[Event]:
     hit = _timer_hit(state, timer)
     target = t.TREATED_BOXES[hit["treatment"]["lethality"]]
@@ -1187,6 +1196,10 @@ def fire_treatment_complete(state: State, timer: Timer, dice: Dice) -> list[Even
         "boxes": boxes,
         "lethality": lethality_of(boxes),
     }
+    if lethality_of(hit["boxes"]) == "mortal" and data["lethality"] != "mortal":
+        # Its death timer stops: whether another still kills, for the words ("No longer dying."; issue 42). An
+        # event recorded before this key says only that the hit's timer stopped.
+        data["still_dying"] = _still_dying_without(state, hit["id"])
     return [Event(TREATMENT_COMPLETED, data, timer.due)]
 
 

@@ -108,7 +108,13 @@ EVENTS = {
         critical_hit=HIT, lethality=LETHALITY, medic=MEDIC, skill=SKILL, defaulting=Bool(), **SUCCESS_TEST
     ),
     "TreatmentCompleted": event(
-        critical_hit=HIT, from_lethality=LETHALITY, lethality=LETHALITY, boxes=BOXES, boxes_before=BOXES
+        optional=("still_dying",),  # only when a Mortal hit's death timer stopped (and not before issue 42)
+        critical_hit=HIT,
+        from_lethality=LETHALITY,
+        lethality=LETHALITY,
+        boxes=BOXES,
+        boxes_before=BOXES,
+        still_dying=Bool(),
     ),
     "MagicHealingApplied": event(
         successes=Int(0, 1000),

@@ -379,7 +379,10 @@ def public_taken_back(event: Event, public: dict[str, Any]) -> dict[str, Any]:
     if event.type == DIAGNOSIS_MADE:
         return {"medic": public["medic"], "withheld": True}
     if event.type in (TREATMENT_STARTED, TREATMENT_FAILED, TREATMENT_COMPLETED):
-        return {key: value for key, value in public.items() if key not in _DIAGNOSED}
+        # A completed treatment's boxes tell the lethality too, as a spell's do.
+        return {
+            key: value for key, value in public.items() if key not in (*_DIAGNOSED, "boxes", "boxes_before")
+        }
     if event.type == MAGIC_HEALING_APPLIED and "critical_hits" in public:
         # Its boxes (and the boxes erased, which give the boxes before) tell the lethality too.
         hits = [
@@ -415,7 +418,9 @@ def public_event(event: Event) -> dict[str, Any] | None:
         keys = ("critical_hit", "medic", "lethality", "successes", "completes_at")
         return {key: data[key] for key in keys if key in data}
     if kind == TREATMENT_COMPLETED:
-        return {key: data[key] for key in ("critical_hit", "boxes", "lethality")}
+        # The boxes before say a diagnosed Mortal hit's timer stopped; whether another death is left is the GM's
+        # (`still_dying`: an undiagnosed hit may still kill).
+        return {key: data[key] for key in ("critical_hit", "boxes_before", "boxes", "lethality")}
     if kind == MAGIC_HEALING_APPLIED:
         physical = data["physical"]
         hits = [
@@ -612,10 +617,21 @@ def _treatment_failed(event: Event) -> str:
 
 
 def _treatment_completed(event: Event) -> str:
+    """'Treatment of critical hit 1 to the chest (lung) done: falls from Mortal to Crippling (6 boxes): its death
+    timer stops. No longer dying.' (the GM's, when no other death is left: `still_dying`), as a healing spell's
+    words say it (issue 42: the entry said "now crippling, 6 boxes", not that the hit no longer killed). A Critical
+    hit's: 'done: now critical, 1 box.'"""
     data = event.data
     if "lethality" not in data:  # a player's, taken back with the diagnosis (`public_taken_back`)
         return f"Treatment of {hit_name(data)} done, taken back."
-    return f"Treatment of {hit_name(data)} done: now {data['lethality']}, {words.count(data['boxes'], 'box', 'boxes')}."
+    after = data["lethality"]
+    before = lethality_of(data["boxes_before"]) if "boxes_before" in data else after
+    if before == after:
+        return (
+            f"Treatment of {hit_name(data)} done: now {after}, {words.count(data['boxes'], 'box', 'boxes')}."
+        )
+    text = f"Treatment of {hit_name(data)} done: {_fell(before, after, data['boxes'])}."
+    return text + (" No longer dying." if data.get("still_dying") is False else "")
 
 
 def _lethality_words(lethality: str) -> str:
@@ -634,11 +650,17 @@ def _spell_on_hit(item: Mapping[str, Any]) -> str:
         name = f"undiagnosed {name}"
     after = item["lethality"]
     before = lethality_of(item["boxes"] + item.get("erased", 0))
-    boxes = f" ({words.count(item['boxes'], 'box', 'boxes')})" if after != "healed" else ""
     if before == after:
+        boxes = f" ({words.count(item['boxes'], 'box', 'boxes')})" if after != "healed" else ""
         return f"{name} stays {_lethality_words(after)}{boxes}"
-    text = f"{name} falls from {_lethality_words(before)} to {_lethality_words(after)}{boxes}"
-    # Rule 8: below Mortal the hit's death timer stops (RULES.md, `heal_magic`).
+    return f"{name} {_fell(before, after, item['boxes'])}"
+
+
+def _fell(before: str, after: str, boxes: int) -> str:
+    """A hit's fall, from a spell or a treatment: 'falls from Mortal to Crippling (9 boxes): its death timer
+    stops' (rule 8: below Mortal the hit's death timer stops; RULES.md, `treat` and `heal_magic`)."""
+    left = f" ({words.count(boxes, 'box', 'boxes')})" if after != "healed" else ""
+    text = f"falls from {_lethality_words(before)} to {_lethality_words(after)}{left}"
     return text + (": its death timer stops" if before == "mortal" else "")
 
 

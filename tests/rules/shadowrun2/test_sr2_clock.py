@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from rules.ruleset import Event
 from rules.shadowrun2 import RULESET, engine
 from rules.shadowrun2.engine import timers
 from rules.shadowrun2.tables import DAY, HOUR, WEEK
@@ -61,6 +62,73 @@ def test_a_treatment_completing_at_the_second_of_death_saves_the_patient():
         None,
         True,
     )
+
+
+def _completed(state, now, rolls=None):
+    """The treatment's completion the clock fires by `now`, and the state after."""
+    clock = Clock({**NO_HEALING, **(rolls or {})})
+    state = clock.advance(state, now)
+    (done,) = [event for event in clock.events if event.type == "TreatmentCompleted"]
+    return state, done
+
+
+def _player_reads(event):
+    return RULESET.describe(Event(event.type, RULESET.public_event(event), event.game_time))
+
+
+# The completion's event names the hit by its number alone (it holds no location nor part).
+TREATED_LUNG = (
+    "Treatment of critical hit 1 done: falls from Mortal to Crippling (6 boxes): its death timer stops."
+)
+
+
+def test_a_finished_treatment_says_the_mortal_hit_no_longer_kills():
+    """Issue 42: the entry read "Treatment of ... done: now crippling, 6 boxes.", not that the hit's death timer
+    stopped nor that the character no longer dies; it says so as a healing spell's words do."""
+    state = diagnosed(wounded(MORTAL, critical=1, death_time=[3]))  # lung: dies at 1800
+    state, _ = act(
+        state, {"type": "treat", "critical_hit": "ch1", **MEDIC}, {"treatment": [9, 11, 1]}, now=60
+    )
+    state, done = _completed(state, now=360)
+    assert (done.game_time, done.data["still_dying"], state["alive"]) == (360, False, True)
+    assert RULESET.describe(done) == f"{TREATED_LUNG} No longer dying."
+    # The player had the hit diagnosed (Mortal, "needs treatment now"): they read that it stopped, as the spell's
+    # entry says it; whether anything else kills is the GM's (an undiagnosed hit may).
+    assert _player_reads(done) == TREATED_LUNG
+    # Taken back with its diagnosis, its boxes would tell the lethality the diagnosis told: they go with it.
+    back = RULESET.public_taken_back(done, RULESET.public_event(done))
+    assert back == {"critical_hit": "ch1"}
+    assert (
+        RULESET.describe(Event(done.type, back, done.game_time))
+        == "Treatment of critical hit 1 done, taken back."
+    )
+
+
+def test_a_finished_treatment_says_no_longer_dying_only_when_nothing_else_kills():
+    """A second Mortal hit, undiagnosed, still kills: the GM's entry says the first stopped and no more; the player's
+    reads as when nothing else kills, so that it tells nothing of the hit they do not know of."""
+    state = diagnosed(wounded(MORTAL, critical=1, death_time=[3]))
+    state = wounded(
+        MORTAL, severity="M", critical=1, death_time=[6], state=state
+    )  # ch2, undiagnosed: dies at 3600
+    state, _ = act(
+        state, {"type": "treat", "critical_hit": "ch1", **MEDIC}, {"treatment": [9, 11, 1]}, now=60
+    )
+    state, done = _completed(state, now=400)
+    assert (done.data["still_dying"], view(state, "gm")["dying"]) == (True, True)
+    assert RULESET.describe(done) == TREATED_LUNG
+    assert _player_reads(done) == TREATED_LUNG
+    # An entry recorded before the words knew whether another death is left says only that this one stopped.
+    older = Event(done.type, {key: v for key, v in done.data.items() if key != "still_dying"}, done.game_time)
+    assert RULESET.describe(older) == TREATED_LUNG
+
+
+def test_a_finished_treatment_of_a_critical_hit_says_where_it_stands():
+    state = diagnosed(wounded(CRITICAL))
+    state, _ = act(state, {"type": "treat", "critical_hit": "ch1", **MEDIC}, {"treatment": [4, 1, 1]})
+    _, done = _completed(state, now=1200, rolls={"critical_healing": [[1, 1, 1, 1]]})
+    assert "still_dying" not in done.data
+    assert RULESET.describe(done) == "Treatment of critical hit 1 done: now critical, 1 box."
 
 
 def test_the_patient_dies_during_a_treatment_that_ends_after_death_at():
