@@ -138,3 +138,27 @@ def test_a_suffocation_is_said_so(sr2_web: Web) -> None:
     assert (
         "Suffocates from critical hit 1 to the chest (spine), unless treated on 2053-01-01 00:06:00" in page
     )
+
+
+def test_a_finished_treatment_says_on_the_page_that_the_mortal_hit_no_longer_kills(sr2_web: Web) -> None:
+    """Issue 42: the history read "Treatment of critical hit 1 done: now crippling, 6 boxes.", neither that the
+    hit's death timer stopped nor that Ash no longer dies. The GM reads both; the player that the timer stopped."""
+    table = sr2_web.table
+    assert (
+        table.act({"type": "wound", "severity": "S", "rolls": WOUND}).status_code == 201
+    )  # ribs: dies at 00:30
+    medic = {"medic": "Doc", "skill": 3, "critical_hit": "ch1"}
+    assert table.act({"type": "diagnose", **medic, "rolls": {"diagnosis": [6, 1, 1]}}).status_code == 201
+    treated = table.act(
+        {"type": "treat", **medic, "rolls": {"treatment": [9, 11, 1]}}
+    )  # TN 8, 2 successes: 5 min
+    assert treated.status_code == 201, treated.content
+    assert table.advance(minutes=5).status_code == 202
+    url = f"/characters/{sr2_web.character_id}/"
+    said = (
+        "Treatment of critical hit 1 done: falls from Mortal to Crippling (6 boxes): its death timer stops."
+    )
+    gm = sr2_web.gm.get(url).content.decode()
+    assert f"{said} No longer dying." in gm
+    player = sr2_web.player.get(url).content.decode()
+    assert said in player and "No longer dying" not in player
