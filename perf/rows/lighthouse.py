@@ -91,6 +91,9 @@ def audit(url: str, cookie: str, out: Path) -> dict[str, Any]:
             (item.get("statusCode") for item in requests if item["url"].endswith("/recovery/")), None
         ),
         "failing_audits": failing,
+        # Requests the server refused with 429 (a busy machine's forecasts: the party's section, a forecast panel):
+        # Chromium logs each to the console, which costs best practices their "errors-in-console" audit.
+        "refused": sum(1 for item in requests if item.get("statusCode") == 429),
         "seconds": round(time.perf_counter() - began, 1),
     }
 

@@ -50,6 +50,13 @@ def test_the_board_and_the_players_page_meet_lighthouses_accessibility_and_layou
     # judges it on a quiet machine. What does not depend on the machine's load is asserted here.
     for name, page in row["pages"].items():
         assert 0 < page["performance"] <= 100, (name, page)
-        assert page["accessibility"] == 100 and page["best-practices"] == 100, (name, page)
+        failing = page["failing_audits"]
+        if page["refused"]:
+            # A busy machine's refused forecast (CI at a load of 13): Chromium logs the 429 to the console, and
+            # Lighthouse's best practices take their points for it; that audit alone, and only then.
+            failing = [audit for audit in failing if not audit.startswith("errors-in-console:")]
+        else:
+            assert page["best-practices"] == 100, (name, page)
+        assert page["accessibility"] == 100, (name, page)
         assert page["cls"] < 0.05, (name, page)
-        assert page["failing_audits"] == [], (name, page)
+        assert failing == [], (name, page)
