@@ -92,6 +92,13 @@ class Param:
     # `means`: what the value names, for the API's schema alone.
     described_kind: str = ""
     means: str = ""
+    # For an optional choice with no default: what its empty entry means, the words a form's empty entry says
+    # ("every undiagnosed hit", "roll the location"); "" for "(none)".
+    empty: str = ""
+    # The value a form starts from for this character, from the GM's sheet of it (Shadowrun's Care: ticked when the
+    # character is in hospital), so that the form drawn again never undoes what stands; None: the `default`. A form
+    # alone reads it (the card's, the page's, quick entry's): the API's unset parameter takes the `default`.
+    initial: Callable[[Mapping[str, Any]], Any] | None = None
 
     def described(self) -> dict[str, Any]:
         """What the API's list of rulesets says of the parameter. Its answer predates the bounds and the amounts
@@ -105,6 +112,12 @@ class Param:
             "choices": list(self.choices),
             "help": self.api_help,
         }
+
+    def initial_for(self, sheet: Mapping[str, Any] | None) -> Any:
+        """The value a form starts from: `initial` of the character's sheet as the GM sees it, else the default."""
+        if self.initial is not None and sheet is not None:
+            return self.initial(sheet)
+        return self.default
 
     def word(self, value: str) -> str:
         """A choice's words, as the form offers it: its `choice_words`, or the value with spaces ("first aid")."""

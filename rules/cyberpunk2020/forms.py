@@ -28,7 +28,12 @@ FORMS = {
             Param("kind", "choice", "Kind", default="normal", choices=KINDS),
             Param("ap", "bool", "Armor piercing", default=False),
             Param(
-                "location", "choice", "Aimed at", choices=tables.LOCATIONS, help="Empty: roll the location."
+                "location",
+                "choice",
+                "Aimed at",
+                choices=tables.LOCATIONS,
+                help="Empty: roll the location.",
+                empty="roll the location",
             ),
             Param("cover", "bool", "Target behind cover", default=False, help="Uses the standard table."),
             Param(

@@ -105,6 +105,7 @@ def _hit(
     required: bool,
     help: str = "",
     offers: Callable[[Mapping[str, Any]], tuple[list[tuple[str, str]], str]] | None = None,
+    empty: str = "",
 ) -> Param:
     """A critical hit, picked on the web from the character's hits that the action may name (`offers`) and
     named by its id in the API."""
@@ -116,6 +117,7 @@ def _hit(
         help=help,
         picker=True,
         offers=offers,
+        empty=empty,
         invalid=HIT_ID,
         described_kind="critical_hit",
         means="the id of one of the character's critical hits, e.g. ch1",
@@ -206,7 +208,12 @@ FORMS = {
         params=(
             *_MEDIC,
             Param("assensing", "bool", "Assensing", default=False, help="A magician with Biotech: TN -2."),
-            _hit(required=False, help="Empty: roll for every undiagnosed hit.", offers=undiagnosed),
+            _hit(
+                required=False,
+                help="Empty: roll for every undiagnosed hit.",
+                offers=undiagnosed,
+                empty="every undiagnosed hit",
+            ),
         ),
         rolls=(
             RollSpec(
@@ -279,7 +286,18 @@ FORMS = {
         "stands in the way of fit for action.",
     ),
     "set_care": ActionForm(
-        "Care", params=(Param("in_hospital", "bool", "In hospital", required=True),), help="Natural healing."
+        "Care",
+        params=(
+            Param(
+                "in_hospital",
+                "bool",
+                "In hospital",
+                required=True,
+                # Ticked as the character is cared for now: pressing Care again changes nothing by itself.
+                initial=lambda sheet: bool(sheet.get("in_hospital")),
+            ),
+        ),
+        help="Natural healing.",
     ),
 }
 

@@ -350,15 +350,17 @@ def test_a_choice_shows_its_default_chosen_and_a_required_one_asks_to_choose(sr2
 
 
 def test_an_optional_choice_without_a_default_may_be_left_empty(cp2020_web: Web) -> None:
-    url = f"/characters/{cp2020_web.character_id}/forms/damage/"
-    html = cp2020_web.gm.get(url, HTTP_HX_REQUEST="true").content.decode()
-    assert _select(html, "p_location")[0] == (
-        "",
-        "(none)",
-        False,
-    )  # the help says: empty, the location is rolled
-    assert _select(html, "p_kind")[0] == ("normal", "normal", True)
-    assert "(default)" not in html
+    """Its empty entry says what leaving it empty means (`Param.empty`), on the page and the card alike: issue 42's
+    walkthrough read "(none)" where the rules roll the location."""
+    character = cp2020_web.character_id
+    for url in (f"/characters/{character}/forms/damage/", f"/characters/{character}/card/damage/form/"):
+        html = cp2020_web.gm.get(url, HTTP_HX_REQUEST="true").content.decode()
+        assert _select(html, "p_location")[0] == ("", "(roll the location)", False)
+        assert "(default)" not in html and "(none)" not in html
+    page = cp2020_web.gm.get(
+        f"/characters/{character}/forms/damage/", HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert _select(page, "p_kind")[0] == ("normal", "normal", True)
 
 
 @pytest.mark.parametrize("on", [False, True])
@@ -387,7 +389,7 @@ HITS = [("ch1", "Hit 1: chest, lung (mortal)"), ("ch2", "Hit 2: abdomen (undiagn
     ("ruleset", "action", "name", "empty"),
     [
         ("shadowrun2", "treat", "critical_hit", "(choose)"),
-        ("shadowrun2", "diagnose", "critical_hit", "(none)"),
+        ("shadowrun2", "diagnose", "critical_hit", "(every undiagnosed hit)"),
         ("shadowrun2", "replace", "critical_hit", "(choose)"),
         ("shadowrun2", "accept", "critical_hit", "(choose)"),
         ("cyberpunk2020", "stabilize", "target", "(choose)"),
@@ -413,4 +415,35 @@ def test_the_diagnose_form_offers_each_undiagnosed_hit_by_its_words(sr2_web: Web
     assert select is not None
     options = re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', select.group(0))
     assert [value for value, _ in options] == ["", "ch1", "ch2"]
+    assert options[0][1] == "(every undiagnosed hit)"  # never "(none)": leaving it empty diagnoses every hit
     assert options[1][1].startswith("Hit 1: chest") and options[2][1].startswith("Hit 2: abdomen")
+
+
+# --- a form starts from the character as it stands (`Param.initial`) ----------------------------------------------
+
+
+def _ticked(html: str, name: str) -> bool:
+    box = re.search(rf'<input type="checkbox"[^>]*name="{name}"[^>]*>', html)
+    assert box is not None, html
+    return " checked" in box.group(0)
+
+
+@pytest.mark.parametrize("in_hospital", [True, False])
+def test_the_care_form_starts_from_the_characters_care(sr2_web: Web, in_hospital: bool) -> None:
+    """Issue 42: Care showed "In hospital" unticked for a character in hospital, so that pressing Care again took
+    them out. The card's form, the page's (fetched and drawn open) and the API's description all start from the
+    declaration: the box is ticked as the character is cared for now."""
+    cared = sr2_web.table.act({"type": "set_care", "in_hospital": in_hospital})
+    assert cared.status_code == 201, cared.content
+    character = sr2_web.character_id
+    pages = [
+        sr2_web.gm.get(f"/characters/{character}/card/set_care/form/", HTTP_HX_REQUEST="true"),
+        sr2_web.gm.get(f"/characters/{character}/forms/set_care/", HTTP_HX_REQUEST="true"),
+        sr2_web.gm.get(f"/characters/{character}/?form=set_care"),
+    ]
+    for page in pages:
+        assert page.status_code == 200
+        assert _ticked(page.content.decode(), "p_in_hospital") is in_hospital
+    # The API still takes no unset care: the parameter is required, as declared.
+    refused = sr2_web.table.act({"type": "set_care"})
+    assert refused.status_code == 400 and "in_hospital" in refused.json()

@@ -57,10 +57,11 @@ def _help(param: Param, sheet: Mapping[str, Any] | None) -> str:
 
 
 def _empty_choice(param: Param, value: Any) -> str:
-    """What a choice's empty entry says, or "" for no empty entry (see `Field.empty`)."""
+    """What a choice's empty entry says, or "" for no empty entry (see `Field.empty`): an optional choice's in its
+    declared words (`Param.empty`: "every undiagnosed hit"), "(none)" where the declaration gives none."""
     if param.required:
         return "(choose)" if value in (None, "") else ""
-    return "(none)" if param.default is None else ""
+    return (f"({param.empty})" if param.empty else "(none)") if param.default is None else ""
 
 
 def _targets(param: Param, sheet: Mapping[str, Any] | None) -> list[tuple[str, str]]:
@@ -156,17 +157,17 @@ def build_form(
             if kind == "bool":
                 # A box the post did not show (a card's form) is drawn as its declaration has it.
                 raw = data.get(name)
-                value: Any = raw == "on" if raw in ("on", UNTICKED) else param.default
+                value: Any = raw == "on" if raw in ("on", UNTICKED) else param.initial_for(sheet)
             elif kind == "choices":
                 value = data.getlist(name)
             else:
                 value = data.get(name, "")
-        elif kind == "json" and param.default is not None:
-            value = json.dumps(param.default)
+        elif kind == "json" and param.initial_for(sheet) is not None:
+            value = json.dumps(param.initial_for(sheet))
         elif kind == "choices":
-            value = list(param.default or [])
+            value = list(param.initial_for(sheet) or [])
         else:
-            value = param.default
+            value = param.initial_for(sheet)
         fields.append(
             Field(
                 name=param.name,

@@ -53,8 +53,9 @@ class Field:
     rows: list[AmountRow] = field(default_factory=list)
     columns: tuple[str, str] = ("", "")
     typed: bool = False
-    # choice: the words of its empty entry, "" for none: "(choose)" while a required choice has no value, "(none)"
-    # for an optional one with no default (the rules then roll or look at every one); a default is shown chosen
+    # choice: the words of its empty entry, "" for none: "(choose)" while a required choice has no value, for an
+    # optional one with no default what leaving it empty means (`Param.empty`: "(roll the location)"), else
+    # "(none)"; a default is shown chosen
     empty: str = ""
     # A text naming someone (`Param.person`): the names the input suggests, any other still typed
     # (`campaign.web.people.offer_medics`).
