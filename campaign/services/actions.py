@@ -20,13 +20,13 @@ from campaign.services.core import (
     KEY_REUSED,
     VERSION_CONFLICT,
     ActionResult,
+    ClockBusy,
     Conflict,
     ServiceError,
     Unavailable,
     _evolved_in_place,
     _first_held,
     _record,
-    clock_busy,
     dice_for,
     request_digest,
 )
@@ -253,7 +253,7 @@ def _character_act_once(
         rules = campaign.rules
         action, rolls, expected, ask = _parse_action(rules, body)
         if open_job_id is not None:
-            raise Conflict("clock", clock_busy(open_job_id))
+            raise ClockBusy(open_job_id)
         if character.retired:
             raise ServiceError("type", RETIRED)
         if expected is not None and expected != character.version:

@@ -214,6 +214,15 @@ CLOCK_WAITS_FOR_ROLLS = (
 )
 
 
+class ClockBusy(Conflict):
+    """An action refused while an advance is under way (`clock_busy`): `job_id` names it, so that a form refused
+    for it says what of the clock it was refused at (`campaign.web.board.clock_drawn`)."""
+
+    def __init__(self, job_id: Any) -> None:
+        super().__init__("clock", clock_busy(job_id))
+        self.job_id = job_id
+
+
 def clock_busy(job_id: Any) -> str:
     """Why the campaign's actions wait (409): the clock is advancing, or it waits for the GM's rolls, and which."""
     row = Job.objects.filter(pk=job_id).values_list("needs_roll", "needs_rolls", "needs_yes").first()

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from campaign import presenters, services
-from campaign.models import GM, Campaign, Character
+from campaign.ledger import running
+from campaign.models import GM, Campaign, Character, Job
 from campaign.selectors import history
 from campaign.web import display, forms
 from rules.ruleset import Ruleset, Timer
@@ -24,6 +25,18 @@ def board_of(ruleset: Ruleset) -> Board:
     return forms.board_of(ruleset) or DEFAULT_BOARD
 
 
+def clock_drawn(campaign: Campaign, job: Job | int | None) -> str:
+    """What of the clock a card's forms are drawn for, in their name beside the character's version (`card_shell`):
+    the game time and the advance under way (`job`, the campaign's open one), so that a form refused while the clock
+    waited for a roll ("the game clock waits before Ash's death") or before it moved ("retry after 1 game minute")
+    is drawn again, without its refusal, once the clock has moved or stopped waiting (what was typed is put back:
+    static/js/lazy-forms.js). A clock that runs on its own (`running.runs`) moves at every reading: its forms are
+    kept while no advance is under way, or they would be drawn again at each refresh."""
+    moved = "" if running.runs(campaign) else f"-t{campaign.game_time}"
+    job_id = job.pk if isinstance(job, Job) else job
+    return moved + (f"-j{job_id}" if job_id is not None else "")
+
+
 def card(
     campaign: Campaign,
     ruleset: Ruleset,
@@ -31,13 +44,16 @@ def card(
     data: dict[str, Any],
     state: Any = None,
     character: Character | None = None,
+    *,
+    clock: str = "",
 ) -> dict[str, Any]:
     """One character's card: `data` is the character as `role` may see it (`presenters.character_json`), `state`
     its state (what stops its death: `death_words`); `character`, the row whose death a dead card dates, as the
-    dead character's page does (`presenters.death_moment`)."""
+    dead character's page does (`presenters.death_moment`); `clock`: what of the clock its forms are drawn for
+    (`clock_drawn`)."""
     shown = {
         **data,
-        **card_shell(ruleset, role, data["id"], data["version"], alive=data["alive"]),
+        **card_shell(ruleset, role, data["id"], data["version"], alive=data["alive"], clock=clock),
         "monitors": display.monitors(ruleset, data, role),
     }
     if not data["alive"] and character is not None:
@@ -80,13 +96,19 @@ def death_words(
 
 
 def card_shell(
-    ruleset: Ruleset, role: str, character_id: int, version: int, *, alive: bool = True
+    ruleset: Ruleset, role: str, character_id: int, version: int, *, alive: bool = True, clock: str = ""
 ) -> dict[str, Any]:
     """What a card needs besides its state: its id, what its inputs' ids start with (unique on the page), the
-    character's version its forms are drawn for (which names them: web/board_card_lazy.html) and, for a GM, its
+    character's version and the clock (`clock_drawn`) its forms are drawn for (which name them, `drawn`:
+    web/board_card_lazy.html) and, for a GM, its
     actions, each a closed <details> whose form is fetched when it opens (`card_form_for`): a dead character's only
     those the services still take (`forms.card_actions`)."""
-    shell: dict[str, Any] = {"id": character_id, "fid": f"c{character_id}", "version": version}
+    shell: dict[str, Any] = {
+        "id": character_id,
+        "fid": f"c{character_id}",
+        "version": version,
+        "drawn": f"v{version}{clock}",
+    }
     if role == GM:
         more = forms.more_card_actions(ruleset)
         shell["forms"] = [
@@ -151,13 +173,17 @@ def next_on_the_clock(
     }
 
 
-def with_form(cards: list[dict[str, Any]], character: Character, form: forms.ActionFormView) -> None:
+def with_form(
+    cards: list[dict[str, Any]], character: Character, form: forms.ActionFormView, clock: str = ""
+) -> None:
     """Put a refused form (its values and errors) on its card, open, in place of the fresh one."""
     for shown in cards:
         if shown["id"] == character.pk:
             shown.pop("actions_html", None)  # the cached actions are all closed: render this card's afresh
             ruleset = character.campaign.rules
-            shown.update(card_shell(ruleset, GM, character.pk, character.version, alive=character.alive))
+            shown.update(
+                card_shell(ruleset, GM, character.pk, character.version, alive=character.alive, clock=clock)
+            )
             for item in shown.get("forms", []):
                 if item["action"] == form.action:
                     item["form"] = form

@@ -13,11 +13,15 @@
   if (typeof htmx === "undefined") {
     return;
   }
-  // What the GM typed into a card's form, by card and action (`card-<id>-<action>`, the form's id without its
-  // version): the form drawn again for its character's new version comes back with it, each field of the same name
-  // where the new form still offers its value (a select's option; a checkbox; a radio's choice). An open form and
-  // what is typed in it survive a refresh, as before forms followed the version. Forgotten once the form is sent.
-  var FORM_ID = /^(card-\d+-[a-z_]+)-v\d+$/;
+  // What the GM typed into a card's form, by card and action (`card-<id>-<action>`, the form's id without what it is
+  // drawn for: `-v<version>`, then the clock's `-t<game time>` and `-j<advance>`, campaign.web.board.clock_drawn):
+  // the form drawn again for its character's new version, or once the clock has moved, comes back with it, each
+  // field of the same name where the new form still offers its value (a select's option; a checkbox; a radio's
+  // choice). An open form and what is typed in it survive a refresh, as before forms followed the version.
+  // Forgotten once the form is sent; a refused form's answer is what was sent, kept again (`keepRefused`), so that
+  // the form drawn again comes back as it was sent, without the refusal, whose cause is gone with the version or
+  // the clock it was made at.
+  var FORM_ID = /^(card-\d+-[a-z_]+)-v\d+(?:-t\d+)?(?:-j\d+)?$/;
   var typed = {};
 
   function keyOf(form) {
@@ -33,6 +37,30 @@
     }
     var kept = typed[key] || (typed[key] = {});
     kept[field.name] = field.type === "checkbox" ? { checked: field.checked } : { value: field.value };
+  }
+
+  // A card's form answered with a refusal (role=alert): its fields as sent, remembered as typed.
+  function keepRefused(form) {
+    var key = keyOf(form);
+    if (!key || !form.querySelector("[role=alert]")) {
+      return;
+    }
+    var kept = typed[key] || (typed[key] = {});
+    Array.prototype.forEach.call(form.elements, function (field) {
+      if (!field.name || field.type === "hidden" || field.type === "submit" || field.tagName === "BUTTON") {
+        return;
+      }
+      if (field.type === "checkbox" && form.querySelectorAll('input[type=checkbox][name="' + CSS.escape(field.name) + '"]').length > 1) {
+        return; // a group of boxes (a choice of several): kept only as typed
+      }
+      if (field.type === "radio") {
+        if (field.checked) {
+          kept[field.name] = { value: field.value };
+        }
+      } else {
+        kept[field.name] = field.type === "checkbox" ? { checked: field.checked } : { value: field.value };
+      }
+    });
   }
 
   function offers(select, value) {
@@ -87,6 +115,7 @@
       forms.push(root);
     }
     forms.forEach(restore);
+    forms.forEach(keepRefused);
     var found = Array.prototype.slice.call(root.querySelectorAll(".lazy-form"));
     if (root.matches && root.matches(".lazy-form")) {
       found.push(root);

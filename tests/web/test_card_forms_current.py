@@ -16,6 +16,7 @@ from rules.registry import get_ruleset
 from tests.api.test_forecast import MORTAL, chest_hit
 from tests.web.conftest import Web
 from tests.web.live_page import LivePage, Node
+from tests.web.test_clock_rolls import SPINE_IN_3_MIN
 from tests.web.test_player_secrets import DIAGNOSE_CH1
 
 NOT_DIAGNOSED = "the medic does not know this critical hit is there"
@@ -85,16 +86,27 @@ def test_a_form_open_on_the_board_is_drawn_again_once_another_tab_changes_the_ch
     assert treat_offers(live.card_form(ash, "treat")) == ["ch1"]
 
 
-def test_a_form_typed_into_is_kept_by_a_refresh_of_the_same_version(cp2020_web: Web) -> None:
+def test_a_form_typed_into_is_kept_by_a_refresh_of_the_same_version_and_clock(cp2020_web: Web) -> None:
     ash = cp2020_web.character_id
+    bo = cp2020_web.table.gm.post(
+        f"/api/campaigns/{cp2020_web.campaign_id}/characters/",
+        {"name": "Bo", "attributes": {"body": 6, "luck": 2}},
+    ).json()["id"]
     live = live_board(cp2020_web)
     form = live.card_form(ash, "damage")
     typed = next(n for n in form.walk() if n.attrs.get("name") == "p_damage")
     typed.attrs["value"] = "17"
-    cp2020_web.table.advance(minutes=1)  # the clock moves; Ash, unhurt, is the same version
+    noted = cp2020_web.table.gm.post(f"/api/characters/{bo}/actions/", {"type": "note", "text": "reloads"})
+    assert noted.status_code == 201  # another card changes; Ash is the same version, the clock where it was
     assert live.poll() == 200
     kept = live.page.get(f"card-{ash}-form-damage")
     assert any(n.attrs.get("name") == "p_damage" and n.attrs.get("value") == "17" for n in kept.walk())
+    # The clock moves: the form is drawn again (what was typed put back by static/js/lazy-forms.js, as for a new
+    # version of Ash: a refusal made before the clock moved may hold no more).
+    cp2020_web.table.advance(minutes=1)
+    assert live.poll() == 200
+    again = live.page.get(f"card-{ash}-form-damage")
+    assert [n.attrs.get("class") for n in again.walk() if n.tag == "div"] == ["lazy-form"]
 
 
 def test_a_cards_message_stays_with_its_answer_and_goes_at_the_next_drawing_of_the_card(
@@ -203,3 +215,32 @@ def test_a_dead_characters_page_offers_what_the_card_offers(ruleset: str, reques
     assert web.table.act({"type": "undo"}).status_code == 201
     page = web.gm.get(f"/characters/{ash}/").content.decode()
     assert re.findall(r'<details class="card action" id="action-(\w+)"', page) == every
+
+
+def test_a_refusal_because_the_clock_waits_goes_once_the_clock_waits_no_more(sr2_web: Web) -> None:
+    """Issue 42, "a night at the table": a card's action refused while the clock waited before a death still said
+    so after the GM stopped the advance there, the card drawn again: the character's version is the same, so the
+    refused form was kept, refusal and all. A refusal holds for the board it was made on: once the clock moves or
+    stops waiting, the form is drawn again without it (what was typed is put back by static/js/lazy-forms.js)."""
+    assert sr2_web.table.act(SPINE_IN_3_MIN).status_code == 201
+    ash = sr2_web.character_id
+    live = live_board(sr2_web)
+    live.clock_button("clock-minutes-10")  # the board's advance waits before Ash's death
+    assert live.page.find("clock-roll") is not None
+    refused = live.card_post(ash, "note", p_text="holds his breath")
+    assert refused.status_code == 409
+    waits = "Clock: the game clock waits before Ash's death"
+    assert [m[: len(waits)] for m in messages(live, ash)] == [waits]
+
+    stop = next(
+        n for n in live.page.get("clock-roll").walk() if n.tag == "form" and "stop" in str(n.attrs["hx-post"])
+    )
+    live._post(stop)
+    live.poll()
+    assert live.page.find("clock-roll") is None
+    assert Character.objects.get(pk=ash).alive
+    assert waits not in said(live, ash, "note")
+    # The form, fetched again, takes the note now.
+    noted = live.card_post(ash, "note", p_text="holds his breath")
+    assert noted.status_code == 200
+    assert [m[:31] for m in messages(live, ash)] == ["Ash: GM note: holds his breath."]

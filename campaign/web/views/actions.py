@@ -38,6 +38,9 @@ class Posted:
     needs: dict[str, Any] | None
     data: QueryDict
     unused: list[int]
+    # The advance under way the action was refused for (`services.ClockBusy`), else None: what of the clock a
+    # card's form answered is drawn for (`board.clock_drawn`), read from the command, never again.
+    job_id: int | None = None
 
 
 def _posted_action(request: HttpRequest, character: Character, action: str) -> Posted:
@@ -52,6 +55,7 @@ def _posted_action(request: HttpRequest, character: Character, action: str) -> P
     ruleset = character.campaign.rules
     data = forms.echoed(request.POST)
     result, errors, status, needs, faces = None, {}, 201, None, []
+    job_id = None
     body: dict[str, Any] | None = None
     try:
         body = forms.parse_action(ruleset, action, request.POST, lambda: _gm_sheet(character))
@@ -76,6 +80,8 @@ def _posted_action(request: HttpRequest, character: Character, action: str) -> P
                 dice, faces = forms.take_from_row(ruleset, action, faces, asked, data)
                 body.setdefault("rolls", {})[asked["name"]] = dice
     except RuleError as error:
+        if isinstance(error, services.ClockBusy):
+            job_id = error.job_id
         again = None
         if error.field.startswith("rolls.") and campaigns.asks_the_table(character.campaign, "actions"):
             # A roll given wrong is asked again as the rules ask it (its label, dice, target and why).
@@ -96,7 +102,7 @@ def _posted_action(request: HttpRequest, character: Character, action: str) -> P
         status = error.status
         if status == 201:
             status = 400
-    return Posted(result, errors, status, needs, data, faces)
+    return Posted(result, errors, status, needs, data, faces, job_id)
 
 
 def _asked_again(

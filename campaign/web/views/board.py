@@ -66,6 +66,7 @@ def _board_characters(
     pages: int = 1,
     showing: int | None = None,
     fight_start: int | None = None,
+    clock: str | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The cards of the board and what it says of its pages (`paging`): a board of `BOARD_WHOLE` characters or
     fewer whole, in the order the characters came, as before there were pages; a larger one its first `pages`
@@ -100,7 +101,7 @@ def _board_characters(
     # The entries a player's history shows of each card's character (`Character.player_version`), read from the
     # rows: a card kept in the cache carries no count.
     paging["seen"] = " ".join(f"{character.pk}.{character.player_version}" for character in shown)
-    return _board_cards(request, campaign, role, shown, marks), paging
+    return _board_cards(request, campaign, role, shown, marks, clock=clock), paging
 
 
 # What a card's cache key is made of (`_card_cache_key`).
@@ -114,17 +115,22 @@ def _board_cards(
     rows: list[Character],
     marks: bool = False,
     loaded: bool = False,
+    *,
+    clock: str | None = None,
 ) -> list[dict[str, Any]]:
     """The cards of the board. Each card is rendered once per character version, clock, campaign options and role
     (the "pages" cache, as the character page's live region): a refresh after one character changed renders that
     one alone, and the others are two strings from the cache. What a card shows depends on the role only (no user);
     its forms' CSRF token and idempotency keys are marks, filled in each answer (`fragments`). The characters kept
     in no entry are read again, whole, in one query (`loaded`: the rows are whole already). `marks`: for a fragment
-    that is kept itself, the marks left."""
+    that is kept itself, the marks left. `clock`: what of the clock a GM's forms are drawn for
+    (`board.clock_drawn`), read when not given."""
     ruleset = campaign.rules
+    if clock is None:
+        clock = board.clock_drawn(campaign, jobs.open_job(campaign)) if role == GM else ""
     cache = caches[LIVE_CACHE]
     options = hashlib.sha256(json.dumps(campaign.options, sort_keys=True).encode()).hexdigest()[:16]
-    keys = {_card_cache_key(campaign, role, character, options): character for character in rows}
+    keys = {_card_cache_key(campaign, role, character, options, clock): character for character in rows}
     found = cache.get_many(list(keys))
     missing = [character.pk for key, character in keys.items() if key not in found]
     if loaded:
@@ -147,6 +153,7 @@ def _board_cards(
                 board.card_json(full, role, presenters.player_name(full)),
                 full.state if role == GM else None,
                 full,
+                clock=clock,
             )
             context = fragments.marked_context(c=card, is_gm=role == GM, campaign=campaign)
             html = (
@@ -155,7 +162,7 @@ def _board_cards(
             )
             fresh[key] = html
         else:
-            card = board.card_shell(ruleset, role, character.pk, character.version)
+            card = board.card_shell(ruleset, role, character.pk, character.version, clock=clock)
         card["state_html"] = conditional.rendered(html[0])
         if html[1]:
             card["actions_html"] = conditional.rendered(
@@ -168,20 +175,20 @@ def _board_cards(
     return out
 
 
-def card_state_html(request: HttpRequest, character: Character) -> str:
+def card_state_html(request: HttpRequest, character: Character, clock: str | None = None) -> str:
     """The GM's card state of one character, drawn by the board's one renderer (`_board_cards`): what a card's
     answer sends out of band is what the next refresh and a fresh load of the board show. `character` is whole (its
     state, creation time and player at hand, as after an action): nothing is read again."""
-    cards = _board_cards(request, character.campaign, GM, [character], loaded=True)
+    cards = _board_cards(request, character.campaign, GM, [character], loaded=True, clock=clock)
     return str(cards[0]["state_html"])
 
 
-def _card_cache_key(campaign: Campaign, role: str, character: Character, options: str) -> str:
+def _card_cache_key(campaign: Campaign, role: str, character: Character, options: str, clock: str) -> str:
     # The name and player are not events (an edit may change them without a new version): their digest is part.
     who = hashlib.sha256(f"{character.name}\0{character.player_id}".encode()).hexdigest()[:16]
     return (
         f"card{LIVE_CACHE_FORMAT}:{character.pk}:{character.created_at.timestamp()}:v{character.version}"
-        f":t{campaign.game_time}:e{campaign.projection_epoch}:o{options}:{who}:{role}"
+        f":t{campaign.game_time}:e{campaign.projection_epoch}:o{options}:{who}:{role}:c{clock}"
     )
 
 
@@ -198,6 +205,8 @@ def _board_context(
     `showing`: a character whose card must be on them (a card's form opened or refused without JavaScript)."""
     running.settle(campaign)  # every answer that draws the board reads a running clock now
     fight = board.fight(campaign, campaign.rules, None if role == GM else request.user.pk)
+    job = jobs.open_job(campaign) if role == GM else None
+    clock = board.clock_drawn(campaign, job) if role == GM else ""
     cards, paging = _board_characters(
         request,
         campaign,
@@ -206,6 +215,7 @@ def _board_context(
         pages=_pages_asked(request) if pages is None else pages,
         showing=showing,
         fight_start=fight.get("start"),
+        clock=clock,
     )
     seen = paging.pop("seen")
     context: dict[str, Any] = {
@@ -217,6 +227,7 @@ def _board_context(
         "characters": cards,
         "paging": paging,
         "fight": fight,
+        "clock_drawn": clock,
     }
     if role != GM:
         # The entries the player's history shows of each of their characters, on the region: an entry they see that
@@ -224,7 +235,6 @@ def _board_context(
         # changes the region and its ETag, so that the party's section is fetched again (`HX-Trigger: changed`).
         # A hidden entry changes no count (`Character.player_version`).
         context["seen"] = seen
-    job = jobs.open_job(campaign) if role == GM else None
     # A player's ETag is the digest of the region drawn for them (`_player_board_live`), put in its place.
     stamp = board_stamp(campaign, role, request.user.pk, job, pages=paging["pages"]) if role == GM else None
     context["etag"] = stamp.etag if stamp is not None else ETAG_PENDING
@@ -540,7 +550,7 @@ def _open_card_form(
     table = campaigns.asks_the_table(campaign, "actions")
     form = board.card_form_for(ruleset, data, action, campaign.options, table=table)
     form = people.offer_medics(_named_undo(form, character), campaign)
-    board.with_form(context["characters"], character, form)
+    board.with_form(context["characters"], character, form, context["clock_drawn"])
 
 
 def _members_context(campaign: Campaign) -> dict[str, Any]:

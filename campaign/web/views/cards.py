@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from campaign import presenters, services
 from campaign.http import limits
 from campaign.models import GM, Character
-from campaign.selectors import access, campaigns
+from campaign.selectors import access, campaigns, jobs
 from campaign.web import board, forms, people
 from campaign.web.views.actions import _posted_action, _unused_text
 from campaign.web.views.board import (
@@ -74,12 +74,16 @@ def campaign_characters(request: HttpRequest, campaign_id: int) -> HttpResponse:
 # --- the GM's board: cards, a fight's rounds, NPCs in a hurry (campaign/web/board.py) ---------------------------
 
 
-def _card_for(character: Character, player: str | None) -> dict[str, Any]:
+def _card_for(character: Character, player: str | None, clock: str | None = None) -> dict[str, Any]:
     """What a card's form is drawn from: the character as the GM sees it (its sheet: the injuries a form offers),
     the card's id and its inputs' prefix. Not the card's state: only the board's renderer draws that
     (`card_state_html`), for every answer alike."""
-    ruleset = character.campaign.rules
-    shell = board.card_shell(ruleset, GM, character.pk, character.version, alive=character.alive)
+    campaign = character.campaign
+    if clock is None:
+        clock = board.clock_drawn(campaign, jobs.open_job(campaign))
+    shell = board.card_shell(
+        campaign.rules, GM, character.pk, character.version, alive=character.alive, clock=clock
+    )
     return {**board.card_json(character, GM, player), **shell}
 
 
@@ -107,8 +111,11 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
         player = presenters.player_name(acted)
         acted.created_at = character.created_at  # not read by the command: the card's cache key holds it
         character = acted
-    card = _card_for(character, player)
     campaign = character.campaign
+    # What of the clock the card's forms are drawn for: the advance under way as the command found it (none when it
+    # took the action).
+    clock = board.clock_drawn(campaign, posted.job_id)
+    card = _card_for(character, player, clock)
     options = campaign.options
     table = campaigns.asks_the_table(campaign, "actions")
     if errors or needs:
@@ -133,7 +140,7 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
                 "form": form,
                 "label": labels[action],
                 "is_gm": True,
-                "state_html": card_state_html(request, character),
+                "state_html": card_state_html(request, character, clock),
                 "campaign": campaign,
                 # The card's other forms drawn again, out of band: a message belongs to the answer that made it.
                 # Those the card offered before (a death or an undone one changes them: the refresh brings them).
@@ -148,7 +155,7 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
         messages.success(request, form.success)
         return redirect(board_url_at(character))
     context = _board_context(request, campaign, GM, showing=character.pk)
-    board.with_form(context["characters"], character, form)
+    board.with_form(context["characters"], character, form, context["clock_drawn"])
     return render(request, "campaign.html", context, status=posted.status if errors else 200)
 
 
