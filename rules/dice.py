@@ -4,8 +4,10 @@ Every roll an engine makes goes through a `Dice` object under a name (`location`
 enter any of them in the action's `rolls` object; whatever is not entered is rolled by the server. `Dice.used`
 records every die actually used so that events can store outcomes and replays never roll again.
 
-Table dice (docs/rules/README.md, "Table dice"): a `Dice` made with `ask=True` never rolls. A roll that is needed and
-was not entered raises `RollNeeded` with what the GM must roll (`RollRequest`: its name, dice, what it decides, its
+Table dice (docs/rules/README.md, "Table dice"): a `Dice` made with `ask=True` never rolls, but for a roll the rules
+call `certain` (its outcome the same whatever the dice show: `certain_at_least`, `certain_at_most`, `certain_table`),
+which the server rolls and records as it does when the table does not roll; one the GM typed is used all the same.
+Any other roll that is needed and was not entered raises `RollNeeded` with what the GM must roll (`RollRequest`: its name, dice, what it decides, its
 target), at the moment the rules need it, so the rolls are asked for in the rules' own order and a roll whose size
 depends on earlier dice (a death-time expression) is asked for once they are known. Deciding and firing are pure, so a
 `RollNeeded` leaves nothing behind: the caller gives the roll and decides again from scratch.
@@ -140,6 +142,25 @@ class RollNeeded(Exception):  # no Error suffix: a request to the table, not an 
         self.request = request
 
 
+def certain_at_least(target: int, sides: int) -> bool:
+    """Whether a die of `sides` faces read "`target` or more" comes out the same whatever it shows: every face
+    reaches the target (1 or less: Cyberpunk's sever check "keeps it on 1 or more") or none does (above `sides`).
+    Such a roll is `certain` (`Dice.roll`): a table that rolls is not asked for it."""
+    return target <= 1 or target > sides
+
+
+def certain_at_most(target: int, sides: int) -> bool:
+    """Whether a die of `sides` faces read "`target` or less" comes out the same whatever it shows: every face is at
+    or below the target (`sides` or more: a save that cannot fail) or none is (below 1: one that cannot succeed)."""
+    return target >= sides or target < 1
+
+
+def certain_table(table: Mapping[int, Any]) -> bool:
+    """Whether a table read off a die gives the same whatever face it shows (Dark Future's house rule "An arm up to"
+    6: always an arm)."""
+    return len(set(table.values())) <= 1
+
+
 def faces_text(table: Mapping[int, str]) -> str:
     """A table read off a die, for a GM: {1: "arm", 2: "arm", 3: "arm", 4: "leg", ...} -> "1-3 arm, 4-6 leg"."""
     runs: list[tuple[int, int, str]] = []
@@ -259,9 +280,10 @@ class Dice:
         self.used: dict[str, list[int]] = {}
         self.ask = ask  # table dice: a missing roll raises RollNeeded instead of being rolled
 
-    def _missing(self, request: RollRequest) -> None:
-        """A needed roll nobody entered: asked for at the table, or rolled (the caller rolls when this returns)."""
-        if self.ask and request.count > 0:
+    def _missing(self, request: RollRequest, certain: bool = False) -> None:
+        """A needed roll nobody entered: asked for at the table, or rolled (the caller rolls when this returns). A
+        `certain` roll is rolled whoever rolls: nothing the table could roll changes what it decides."""
+        if self.ask and request.count > 0 and not certain:
             raise RollNeeded(request)
 
     def _entered_list(self, name: str) -> list[int] | None:
@@ -293,8 +315,11 @@ class Dice:
         target: int | None = None,
         reading: str = "",
         target_why: str = "",
+        certain: bool = False,
     ) -> list[int]:
-        """`count` dice of `sides` faces under `name`. The keywords describe the roll to a GM asked for it."""
+        """`count` dice of `sides` faces under `name`. The keywords describe the roll to a GM asked for it;
+        `certain`: its outcome is the same whatever the dice show (`certain_at_least`...), so that a table that rolls
+        is not asked for it: the server rolls it, unless the GM gave it."""
         values = self._entered_list(name)
         if values is not None:
             if len(values) != count or any(v < 1 or v > sides for v in values):
@@ -305,7 +330,8 @@ class Dice:
             self._missing(
                 RollRequest(
                     name, count, sides, label or _label(name), why, target, reading, target_why=target_why
-                )
+                ),
+                certain,
             )
             values = [self.rng.randint(1, sides) for _ in range(count)]
         self.used[name] = values

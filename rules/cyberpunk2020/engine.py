@@ -22,7 +22,7 @@ from rules import kernel, params
 from rules.cyberpunk2020 import tables
 from rules.cyberpunk2020.options import OPTIONS
 from rules.cyberpunk2020.sheet import ATTRIBUTES, btm_for_body
-from rules.dice import Dice, faces_text, target_words
+from rules.dice import Dice, certain_at_least, certain_at_most, faces_text, target_words
 from rules.options import read_options
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state, game_time_mark
 from rules.sheet import read_attributes
@@ -239,7 +239,9 @@ def save_roll(dice: Dice, name: str, target: int, kind: str, who: str = "the cha
             f"succeeds on {target} or less",
         )
     label, why, reading = words
-    roll = dice.die(name, 10, label=label, why=why, target=target, reading=reading)
+    roll = dice.die(
+        name, 10, label=label, why=why, target=target, reading=reading, certain=certain_at_most(target, 10)
+    )
     return {"roll": roll, "target": target, "success": roll <= target}
 
 
@@ -335,6 +337,7 @@ def sever_check(state: Mapping[str, Any], location_damage: int, dice: Dice) -> d
         f"{attributes['luck']} + d10 against {location_damage}",
         target=max(1, needed),
         reading=f"keeps it on {max(1, needed)} or more",
+        certain=certain_at_least(needed, 10),  # kept whatever the die (or severed whatever): never asked
     )
     total = attributes["body"] + attributes["luck"] + roll
     return {
@@ -553,6 +556,7 @@ def skill_total(
         why=f"{why}: TECH {tech} + skill {skill_level} + d10 against {difficulty}",
         target=max(1, needed),
         reading=f"succeeds on {max(1, needed)} or more",
+        certain=certain_at_least(needed, 10),
         target_why=target_words(
             (house, difficulty, True),
             (f"TECH {tech}", -tech),

@@ -31,7 +31,7 @@ from rules import kernel
 from rules.darkfuture import tables
 from rules.darkfuture.options import OPTIONS
 from rules.darkfuture.sheet import ATTRIBUTES
-from rules.dice import Dice, faces_text, target_words
+from rules.dice import Dice, certain_at_least, certain_table, faces_text, target_words
 from rules.options import read_options
 from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
 from rules.sheet import read_attributes
@@ -244,6 +244,7 @@ def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, A
         target=target,
         reading=f"{target + 1} or more disables a limb",
         target_why=target_words(("limb disablement", target, True)),
+        certain=certain_at_least(target + 1, tables.DAMAGE_DIE_SIDES),  # house rule 0: always; 6: never
     )
     outcome: dict[str, Any] = {
         "roll": check,
@@ -255,10 +256,18 @@ def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, A
         limbs = tables.limb_by_roll(options.get("limb_arm_up_to", tables.LIMB_ARM_UP_TO))
         sides = tables.side_by_roll(options.get("limb_left_up_to", tables.LIMB_LEFT_UP_TO))
         limb_roll = dice.die(
-            "limb", label="Which limb", why="which limb is disabled", reading=faces_text(limbs)
+            "limb",
+            label="Which limb",
+            why="which limb is disabled",
+            reading=faces_text(limbs),
+            certain=certain_table(limbs),  # house rule "An arm up to" 0 or 6: always a leg, or an arm
         )
         side_roll = dice.die(
-            "side", label="Which side", why="which side's limb is disabled", reading=faces_text(sides)
+            "side",
+            label="Which side",
+            why="which side's limb is disabled",
+            reading=faces_text(sides),
+            certain=certain_table(sides),
         )
         outcome.update(
             disabled=True,

@@ -90,10 +90,11 @@ WOUNDS = {
         {"body_check": [1, 2, 3, 4, 5], "location": [3, 4], "critical": [4], "death_time": [2, 3]},
         [("body_check", 5), ("location", 2), ("critical", 1), ("death_time", 2)],
     ),
-    # Body 6, Luck 2: 20 to the left leg (7), halved 10, BTM -2: 8 crippling -> sever, stun and death saves.
+    # Body 6, Luck 2: 24 to the left leg (7), halved 12, BTM -2: 10 crippling -> sever (kept on 2 or more), stun
+    # and death saves. (20 would be 8, kept whatever the d10: a certain roll, never asked.)
     "cyberpunk2020": (
         {"body": 6, "luck": 2},
-        {"type": "damage", "damage": 20, "kind": "normal"},
+        {"type": "damage", "damage": 24, "kind": "normal"},
         {"location": [7], "sever": [5], "stun_save": [3], "death_save": [4]},
         [("location", 1), ("sever", 1), ("stun_save", 1), ("death_save", 1)],
     ),

@@ -391,3 +391,19 @@ def test_dice_of_the_row_no_roll_took_are_said_as_a_sentence(sr2_table: Web) -> 
     assert "The last dice typed, 5 and 6, were not used: the rules asked for no more rolls." in form_of(done)
     one = card_post(sr2_table, "note", {"p_text": "x"})  # a form of no dice: nothing to say of a row
     assert "not used" not in form_of(one)
+
+
+def test_a_roll_that_cannot_fail_is_rolled_by_the_server_not_asked(db: None, django_user_model: Any) -> None:
+    """Issue 42, "a night at the table": the card asked for Cyberpunk's sever check where it "keeps it on 1 or
+    more". Body 6, Luck 2: 20 points to the left arm are 8 on it, kept whatever the d10 (`rules.dice.certain_at_least`):
+    the quick row holds the two saves alone, and the wound records the sever die the server rolled."""
+    web = table_web(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2})
+    recorded = card_post(web, "damage", {"p_damage": "20", "p_location": "left_arm", "quick": "1 1"})
+    assert recorded.status_code == 200 and recorded["HX-Trigger"] == "refresh", form_of(recorded)
+    assert "Ash: 20 normal damage to the left arm" in form_of(recorded)
+    taken = Event.objects.get(type="DamageTaken")
+    assert set(taken.data["dice"]) == {"sever", "stun_save", "death_save"}
+    assert taken.data["dice"]["stun_save"] == [1] and taken.data["dice"]["death_save"] == [1]
+    assert 1 <= taken.data["dice"]["sever"][0] <= 10
+    crippled = Event.objects.get(type="LimbCrippled")
+    assert crippled.data["sever_check"]["kept"] is True

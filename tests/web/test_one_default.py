@@ -78,6 +78,7 @@ CP_ARM: Step = (
     {"sever": [7], "stun_save": [3], "death_save": [2]},
 )
 CP_MEDIC = {"medic": "Doc", "tech": 6, "skill_level": 4}
+CP_STUNNED: Step = ({"type": "damage", "damage": 4, "location": "torso"}, {"stun_save": [9]})
 CP_ARM_STABLE: Step = (
     {"type": "stabilize", "target": "limb:left_arm", "skill": "first_aid", **CP_MEDIC},
     {"stabilize": [8]},
@@ -116,13 +117,18 @@ SCENARIOS: dict[tuple[str, str], Scenario] = {
     ("shadowrun2", "set_care"): Scenario({"in_hospital": True}),
     ("shadowrun2", "note"): Scenario({"text": "Shot on the roof."}),
     ("cyberpunk2020", "damage"): Scenario({"damage": 12}, {"location": [5], "stun_save": [3]}),
+    # A medic whose d10 decides it (TECH 10 + skill 10 against the 28 points: 8 or more). TECH 6 and skill 4 could
+    # not succeed: a roll that cannot change the outcome is the server's, never asked (rules.dice.certain_at_least).
     ("cyberpunk2020", "stabilize"): Scenario(
-        {"target": "dying", "skill": "medical_tech", **CP_MEDIC}, {"stabilize": [8]}, before=(CP_DYING,)
+        {"target": "dying", "skill": "medical_tech", "medic": "Doc", "tech": 10, "skill_level": 10},
+        {"stabilize": [8]},
+        before=(CP_DYING,),
     ),
     ("cyberpunk2020", "treat"): Scenario(
         {"skill": "medical_tech", **CP_MEDIC}, {"treatment": [8]}, before=(CP_ARM,)
     ),
-    ("cyberpunk2020", "save"): Scenario({"kind": "stun"}, {"save": [1]}, before=(CP_DYING,)),
+    # Stunned by a light wound, a save the d10 decides (the dying character's could not succeed: never asked).
+    ("cyberpunk2020", "save"): Scenario({"kind": "stun"}, {"save": [1]}, before=(CP_STUNNED,)),
     ("cyberpunk2020", "set_bones"): Scenario(
         {"limb": "left_arm", **CP_MEDIC}, {"set_bones": [8]}, before=(CP_ARM, CP_ARM_STABLE)
     ),

@@ -1,3 +1,5 @@
+from random import Random
+
 import pytest
 
 from rules.cyberpunk2020 import engine
@@ -310,7 +312,16 @@ def test_each_save_of_the_clock_is_worded_for_the_save_it_is():
         "Death save",
         "whether the character wakes up (failed: stays unconscious)",
     )
-    assert _asked(engine.stun_save_event, stunned_out) == (
+    # Out cold at Body 3, the stun save cannot succeed (target below 1): certain, it is rolled, never asked
+    # (tests/rules/test_certain_rolls.py). Body 6 and a light wound: a save the die decides, asked.
+    engine.stun_save_event(stunned_out, Dice(ask=True, rng=Random(0)), 30, "every turn")
+    stunned, _ = act(
+        character(body=6, btm=0),
+        {"type": "damage", "damage": 4, "kind": "stun", "location": "torso"},
+        {"stun_save": [9]},
+    )
+    assert stunned["stunned"] is True
+    assert _asked(engine.stun_save_event, stunned) == (
         "Stun save",
         "whether the character recovers from the stun (failed: stays stunned)",
     )
