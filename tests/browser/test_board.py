@@ -297,3 +297,24 @@ def test_a_refresh_on_its_way_keeps_the_action_the_gm_opens_and_what_they_type(
     expect(details).to_have_attribute("open", "")
     expect(weapon).to_have_value("9")
     context.close()
+
+
+def test_a_refused_form_comes_back_as_sent_without_its_refusal_once_the_clock_moves(
+    live_server: Any, browser: Any
+) -> None:
+    """Issue 42, "a night at the table": a refusal stayed on a card's form after its cause was gone. The card's forms
+    are drawn for the character's version and the clock (`board.clock_drawn`): once the clock moves, the open form
+    is fetched again without the refusal, and what was sent comes back in it (static/js/lazy-forms.js)."""
+    context, gm, _ = gangers_on_a_phone(live_server, browser, "gm_refused", 1)
+    form = open_card_action(gm, "Ganger 1", "save")
+    form.locator("select[name=p_kind]").select_option("stun")
+    form.get_by_label("Save d10: what came up on the d10").fill("5")
+    form.get_by_role("button", name="Save", exact=True).click()
+    details = card(gm, "Ganger 1").locator("details.card-action[id$='-save']")
+    expect(details.locator("p.error")).to_be_visible()  # Ganger 1 is not stunned
+    gm.wait_for_function("() => document.querySelector('.htmx-request') === null")
+    gm.locator("#clock-rounds-1").click()
+    expect(details.locator("p.error")).to_have_count(0, timeout=REFRESH_MS)
+    expect(details.locator("select[name=p_kind]")).to_have_value("stun")
+    expect(details.get_by_label("Save d10: what came up on the d10")).to_have_value("5")
+    context.close()
