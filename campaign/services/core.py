@@ -215,12 +215,14 @@ CLOCK_WAITS_FOR_ROLLS = (
 
 
 class ClockBusy(Conflict):
-    """An action refused while an advance is under way (`clock_busy`): `job_id` names it, so that a form refused
-    for it says what of the clock it was refused at (`campaign.web.board.clock_drawn`)."""
+    """An action refused while an advance is under way (`clock_busy`): `job_id` names it when it waits for the GM
+    (a roll, a death), so that a form refused for it says what of the clock it was refused at
+    (`campaign.web.board.clock_drawn`); None for one merely running."""
 
     def __init__(self, job_id: Any) -> None:
-        super().__init__("clock", clock_busy(job_id))
-        self.job_id = job_id
+        message = clock_busy(job_id)
+        super().__init__("clock", message)
+        self.job_id = None if message == CLOCK_BUSY.format(job=job_id) else job_id
 
 
 def clock_busy(job_id: Any) -> str:

@@ -27,13 +27,14 @@ def board_of(ruleset: Ruleset) -> Board:
 
 def clock_drawn(campaign: Campaign, job: Job | int | None) -> str:
     """What of the clock a card's forms are drawn for, in their name beside the character's version (`card_shell`):
-    the game time and the advance under way (`job`, the campaign's open one), so that a form refused while the clock
+    the game time and the advance that waits for the GM (`job`, the campaign's open one, or its id when it waits: a
+    job merely running is left out, as the answer of an action cannot know it), so that a form refused while the clock
     waited for a roll ("the game clock waits before Ash's death") or before it moved ("retry after 1 game minute")
     is drawn again, without its refusal, once the clock has moved or stopped waiting (what was typed is put back:
     static/js/lazy-forms.js). A clock that runs on its own (`running.runs`) moves at every reading: its forms are
     kept while no advance is under way, or they would be drawn again at each refresh."""
     moved = "" if running.runs(campaign) else f"-t{campaign.game_time}"
-    job_id = job.pk if isinstance(job, Job) else job
+    job_id = (job.pk if job.waiting else None) if isinstance(job, Job) else job
     return moved + (f"-j{job_id}" if job_id is not None else "")
 
 
