@@ -81,6 +81,7 @@ ASH_WOUNDED: dict[str, Any] = {
                 "heals_at": None,
                 "symptom": "A wound in the arm bleeds and throbs; the arm is weak and clumsy and hurts to move.",
                 "replacement": None,
+                "accepted": False,
                 "treatment_completes_at": None,
             }
         ],
@@ -167,6 +168,7 @@ ASH_FOR_PLAYER: dict[str, Any] = {
                 "heals_at": None,
                 "symptom": "A wound in the arm bleeds and throbs; the arm is weak and clumsy and hurts to move.",
                 "replacement": None,
+                "accepted": False,
                 "treatment_completes_at": None,
             }
         ],

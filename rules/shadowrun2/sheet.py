@@ -86,6 +86,9 @@ def _hit(hit: Mapping[str, Any], audience: str, alive: bool) -> dict[str, Any]:
         # What made the hit Mortal, said as past once it is treated: "internal bleeding, treated".
         reason = t.REASONS.get(hit["reason"], hit["reason"])
         details.append({"text": f"{reason}, treated" if hit.get("treated") else reason, "css": ""})
+    if hit.get("accepted"):
+        # The GM's Accept (RULES.md, "Fit for action"): the crippling hit stays, and the table knows it will.
+        details.append({"text": "accepted: crippled for good", "css": "chip"})
     if audience == GM and not hit.get("diagnosed"):
         details.append({"text": "undiagnosed", "css": "muted"})
     mortal = hit.get("lethality") == "mortal" and audience != GM and alive

@@ -74,6 +74,7 @@ _HIT_SCHEMA = {
     "replacement": nullable(
         {"type": "string", "description": "what replaced the part (cyberware or organic)"}
     ),
+    "accepted": {"type": "boolean", "description": "a crippling hit the GM accepted: fit for action with it"},
     "treatment_completes_at": nullable(SECONDS),
 }
 # A player's hit (`_hit_sheet`): no time of death, and what is hidden until diagnosed may be null.
@@ -134,6 +135,7 @@ def _hit_sheet(
         "heals_at": None if heals_at is None else fires_at(heals_at, now),
         "symptom": hit_symptom(hit),
         "replacement": hit["replacement"],
+        "accepted": bool(hit.get("accepted")),
         "treatment_completes_at": fires_at(treatment["completes_at"], now) if treatment else None,
     }
     if audience == PLAYER:
@@ -141,6 +143,7 @@ def _hit_sheet(
         if not hit["diagnosed"]:
             for key in (*HIDDEN_HIT_KEYS, "improperly_treated"):
                 sheet[key] = None
+            sheet["accepted"] = False  # only a diagnosed hit can be accepted; a revert may hide it again
     return sheet
 
 
