@@ -90,7 +90,9 @@ def _hit(hit: Mapping[str, Any], audience: str, alive: bool) -> dict[str, Any]:
         # The GM's Accept (RULES.md, "Fit for action"): the crippling hit stays, and the table knows it will.
         details.append({"text": "accepted: crippled for good", "css": "chip"})
     if audience == GM and not hit.get("diagnosed"):
-        details.append({"text": "undiagnosed", "css": "muted"})
+        # A chip, so that the board's card shows it too: the GM sees at a glance that a hit awaits a diagnosis (the
+        # player's card already says "not diagnosed" where the lethality would be).
+        details.append({"text": "not diagnosed", "css": "chip unknown"})
     mortal = hit.get("lethality") == "mortal" and audience != GM and alive
     return {
         "column": column(where, hit["boxes"]) if hit.get("boxes") is not None else None,

@@ -175,7 +175,7 @@ def test_a_player_sees_an_undiagnosed_mortal_hit_as_an_unknown_injury_and_the_gm
     (hit,) = sr.monitors(gm, GM)[1]["items"]
     assert hit["details"][-2:] == [
         {"text": "internal bleeding", "css": ""},
-        {"text": "undiagnosed", "css": "muted"},
+        {"text": "not diagnosed", "css": "chip unknown"},
     ]
 
 

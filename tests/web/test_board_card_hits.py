@@ -9,9 +9,10 @@ import re
 
 from tests.web.conftest import Web
 from tests.web.test_board import board
-from tests.web.test_who_can_act import CRIPPLED_SHOULDER
+from tests.web.test_who_can_act import CRIPPLED_SHOULDER, MORTAL_RIBS
 
 ACCEPTED = '<span class="chip">accepted: crippled for good</span>'
+NOT_DIAGNOSED = '<span class="chip unknown">not diagnosed</span>'
 
 
 def card_of(web: Web, html: str) -> str:
@@ -44,3 +45,31 @@ def test_an_accepted_crippling_hit_says_so_on_the_card_and_the_page(sr2_web: Web
     assert table.gm.get(f"/api/characters/{sr2_web.character_id}/").json()["sheet"]["critical_hits"][0][
         "accepted"
     ]
+
+
+def test_the_gms_card_flags_an_undiagnosed_hit_and_the_players_card_stays_as_it_was(sr2_web: Web) -> None:
+    table = sr2_web.table
+    wound = {"type": "wound", "severity": "S", "open_wound": False, "rolls": MORTAL_RIBS}
+    assert table.act(wound).status_code == 201
+
+    gm_hits = hits_of(card_of(sr2_web, board(sr2_web)))
+    assert "Chest" in gm_hits and '<span class="chip">mortal</span>' in gm_hits
+    assert NOT_DIAGNOSED in gm_hits, gm_hits
+
+    # The player's card: the location and "not diagnosed", as before; nothing of the lethality or the part.
+    player_card = card_of(sr2_web, board(sr2_web, sr2_web.player))
+    player_hits = hits_of(player_card)
+    assert player_hits.count(NOT_DIAGNOSED) == 1 and "Chest" in player_hits
+    for secret in ("mortal", "ribs", "undiagnosed"):
+        assert secret not in player_card, secret
+
+    # Once a medic finds it, the GM's card no longer flags it.
+    found = {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 4,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [5, 1, 1, 1]},
+    }
+    assert table.act(found).status_code == 201
+    assert NOT_DIAGNOSED not in hits_of(card_of(sr2_web, board(sr2_web)))
