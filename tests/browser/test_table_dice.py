@@ -165,3 +165,31 @@ def test_a_long_advance_is_stopped_at_a_roll_from_the_board(live_server: Any, br
     reads_as_a_fresh_load(gm, board_url)
     (advanced,) = Event.objects.filter(type="ClockAdvanced")
     assert (advanced.data["from"], advanced.data["to"]) == (0, 30)
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_clocks_roll_box_shows_nine_dice_whole(live_server: Any, browser: Any, width: int) -> None:
+    """Issue 42 (walkthrough, 5): nine dice typed in the clock's roll box ran past its 7rem; the box is sized by the
+    dice it takes, on a phone and on a laptop."""
+    gm = gm_at_a_new_table(live_server, browser, "Seattle 2053", "shadowrun2", "all")
+    board_url = gm.url
+    gm.set_viewport_size({"width": width, "height": 900})
+    add_character(gm, "Ash", "", {"body": "9"})
+    # A light stun wound: its recovery roll (Body 9, nine dice) comes when the rest begins.
+    services.character_act(
+        character_id=Character.objects.get(name="Ash").pk,
+        body={"type": "wound", "severity": "L", "damage": "stun"},
+        actor="anna_gm",
+    )
+    gm.goto(board_url)
+    gm.get_by_role("button", name="+1 hour", exact=True).click()
+    prompt = gm.locator("#clock-roll")
+    expect(prompt).to_contain_text("9 d6 from 1 to 6 each")
+    box = prompt.get_by_role("textbox")
+    box.fill("3 4 1 6 2 5 1 3 2")
+    # The whole text in view: nothing scrolled out of the box, and the box within the page.
+    assert box.evaluate("el => el.scrollWidth <= el.clientWidth"), box.evaluate(
+        "el => [el.scrollWidth, el.clientWidth]"
+    )
+    right = box.evaluate("el => el.getBoundingClientRect().right")
+    assert right <= width, right

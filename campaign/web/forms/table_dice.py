@@ -365,6 +365,15 @@ def parse_clock_rolls(
     return body, errors
 
 
+def box_size(need: Mapping[str, Any]) -> int:
+    """How many characters a roll's box shows (its `size`; static/css/app.css lets it set the width): every die
+    with a space after it, two digits for a d10's "10", a few more for a pool typed as rolled (a 6 and the die after
+    it) and for the font's digits being wider than its average character. Never under the old 7rem box's."""
+    digits = len(str(need["sides"]))
+    extra = need["count"] if need.get("open_ended") else 0
+    return max(8, (need["count"] + extra) * (digits + 1) + 3)
+
+
 def clock_roll_inputs(
     asked: list[Mapping[str, Any]], data: QueryDict | None = None, errors: Mapping[str, str] | None = None
 ) -> list[dict[str, Any]]:
@@ -380,6 +389,7 @@ def clock_roll_inputs(
                 "input": name,
                 "label": roll_owner(need),
                 "dice": dice_words(need, as_rolled=True),
+                "size": box_size(need),
                 "as_rolled": bool(need.get("open_ended")),
                 "prompt": need["prompt"],
                 "why": need.get("why", ""),
