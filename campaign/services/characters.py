@@ -80,6 +80,7 @@ def character_create(
                 if first.type != CHARACTER_CREATED or first.request_digest != digest:
                     raise Conflict("Idempotency-Key", KEY_REUSED)
                 return Character.objects.get(pk=first.data["character"])
+        _name_free(campaign, name)
         user = _player_for(campaign, player)
         character = Character.objects.create(campaign=campaign, name=name, player=user, attributes=attributes)
         eventstore.append(
@@ -159,6 +160,19 @@ def character_duplicate(*, character: Character, actor: str, idempotency_key: st
         return _add_characters(campaign, rules, actor, [(name, attributes)], idempotency_key, digest)[0]
 
 
+def _name_free(campaign: Campaign, name: str, *, other_than: int | None = None) -> None:
+    """A 400 naming the name if another character of `campaign` has it (docs/play.md, "Names"): two "Ganger 2"
+    at one table cannot be told apart on the board, in a form's choice or a message. Letter case does not make a
+    name new ("ganger 2" is Ganger 2). A retired character's name stays taken: it may come back (`restore`). Read
+    under the campaign's lock, so two requests cannot both take a name."""
+    taken = Character.objects.filter(campaign=campaign, name__iexact=name)
+    if other_than is not None:
+        taken = taken.exclude(pk=other_than)
+    retired = taken.order_by("retired").values_list("retired", flat=True).first()
+    if retired is not None:
+        raise ServiceError("name", (NAME_TAKEN_RETIRED if retired else NAME_TAKEN).format(name=name))
+
+
 def _name_and_number(name: str) -> tuple[str, int]:
     """'Ganger 4' -> ('Ganger', 4); 'Ash' -> ('Ash', 0)."""
     stem, _, last = name.rpartition(" ")
@@ -166,13 +180,17 @@ def _name_and_number(name: str) -> tuple[str, int]:
 
 
 def _numbered_names(campaign: Campaign, stem: str, count: int, *, first: int) -> list[str]:
-    """`count` names "<stem> N", numbered on from the highest the campaign has (at least `first`)."""
-    taken = Character.objects.filter(campaign=campaign, name__startswith=f"{stem} ").values_list(
+    """`count` names "<stem> N", numbered on from the highest the campaign has (at least `first`), retired
+    characters' and other letter cases' included, so that none is taken (`_name_free`)."""
+    taken = Character.objects.filter(campaign=campaign, name__istartswith=f"{stem} ").values_list(
         "name", flat=True
     )
-    highest = max((n for s, n in map(_name_and_number, taken) if s == stem), default=0)
+    highest = max((n for s, n in map(_name_and_number, taken) if s.casefold() == stem.casefold()), default=0)
     start = max(highest, first - 1) + 1
-    return [f"{stem} {n}" for n in range(start, start + count)]
+    names = [f"{stem} {n}" for n in range(start, start + count)]
+    for name in names:  # "Ganger 07" counts as 7, so "Ganger 7" is past it; this is the guard all the same
+        _name_free(campaign, name)
+    return names
 
 
 def _characters_made_with(
@@ -297,6 +315,7 @@ def _change_character_once(
         identity: dict[str, Any] = {}
         told: dict[str, Any] = {}
         if name is not None and name != character.name:
+            _name_free(campaign, name, other_than=character.pk)
             told["name"] = {"old": character.name, "new": name}
             identity["name"] = name
         if "player" in changes:
@@ -340,6 +359,12 @@ def take_back_identity(character: Character, rows: list[Event]) -> None:
         if "player" in changes:
             old = changes["player"]["old"]
             identity["player"] = None if old is None else User.objects.filter(username=old).first()
+    given_back = identity.get("name")
+    if given_back is not None and given_back != character.name:
+        try:
+            _name_free(character.campaign, given_back, other_than=character.pk)
+        except ServiceError:
+            raise ServiceError("name", NAME_GIVEN_BACK_TAKEN.format(name=given_back)) from None
     if identity:
         Character.objects.filter(pk=character.pk).update(**identity)
         for field, value in identity.items():
@@ -393,4 +418,9 @@ def _set_retired(character_id: int, actor: str, *, retired: bool) -> Character:
     return character
 
 
+NAME_TAKEN = "a character named {name} is already in this campaign"
+NAME_TAKEN_RETIRED = (
+    "a retired character named {name} is in this campaign: bring it back, or choose another name"
+)
+NAME_GIVEN_BACK_TAKEN = "this would give the name {name} back, and another character of this campaign has it now: rename that one first"
 NOT_A_MEMBER_OR_INVITED = "the user {name} is neither a member of this campaign nor invited to it: invite them first (members and invitations)"

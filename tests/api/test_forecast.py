@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from campaign import services
+from campaign.models import Campaign
 from tests.conftest import Table
 
 pytestmark = pytest.mark.django_db
@@ -99,7 +101,9 @@ def test_a_player_gets_no_what_ifs_and_outsiders_get_nothing(sr2: Table) -> None
 
 
 def test_a_players_answer_is_byte_identical_for_a_mortal_and_a_critical_undiagnosed_hit(sr2: Table) -> None:
-    campaign = sr2.campaign["id"]
+    # The twin, named Ash too, at a table of its own: a campaign's characters never share a name.
+    campaign = sr2.gm.post("/api/campaigns/", {"name": "Seattle 2054", "ruleset": "shadowrun2"}).json()["id"]
+    services.member_add(campaign=Campaign.objects.get(pk=campaign), username="player", role="player")
     twin = sr2.gm.post(
         f"/api/campaigns/{campaign}/characters/",
         {"name": "Ash", "player": "player", "attributes": {"body": 5}},

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from campaign.models import ImportJob
+from campaign.models import Character, ImportJob
 from rules.dice import MOST_DIE
 from tests.conftest import ServerDice, Table, drawn_dice
 
@@ -86,7 +86,9 @@ def test_any_action_the_api_accepts_is_in_an_export_that_imports(
     server_dice(drawn_dice(rng))
     table = roomy
     made = table.gm.post(
-        f"/api/campaigns/{table.campaign['id']}/characters/", {"name": "Mook", "attributes": {"body": 5}}
+        f"/api/campaigns/{table.campaign['id']}/characters/",
+        # A name of its own for each example (they share the campaign): a campaign's names are never shared.
+        {"name": f"Mook {Character.objects.count()}", "attributes": {"body": 5}},
     )
     assert made.status_code == 201, made.content
     for action in actions:

@@ -47,11 +47,13 @@ def add_characters(
     `players` every other one the player's."""
     campaign = Campaign.objects.get(pk=web.campaign_id)
     made = []
+    # Numbered on past the runners already there: a campaign's characters never share a name.
+    first = Character.objects.filter(campaign=campaign, name__startswith=f"{name} ").count() + 1
     for n in range(count):
         character = services.character_create(
             campaign=campaign,
             actor="gm",
-            name=f"{name} {n + 1}",
+            name=f"{name} {first + n}",
             player="player" if players and n % 2 == 0 else player,
             attributes={"body": 5},
         )
