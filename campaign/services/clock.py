@@ -45,7 +45,7 @@ from campaign.services.table_dice import (
     wait_for_rolls,
 )
 from rules import clock, game_dates
-from rules.dice import RollNeeded
+from rules.dice import DiceError, RollNeeded
 from rules.event_schema import TABLE_DICE
 from rules.ruleset import Event as RuleEvent
 from rules.ruleset import Ruleset, State, fold, game_time_mark
@@ -385,12 +385,13 @@ def _rolls_of_the_round(
     """The rolls the other characters' firings ask within one round (ROUND_SECONDS) of `first`, the firing that
     stopped the advance: at most one a character, its first, in firing order. A firing changes its own character
     alone, so another character's firings up to there are known without `first`'s dice; each is tried on a copy
-    of the state (the pure clock loop), nothing written. The firings of `first`'s own character after it wait for
-    its dice."""
+    of the state (the pure clock loop), nothing written. `first`'s own character's other rolls at the same second
+    are asked with it (`_own_rolls_of_the_second`); its later firings wait for its dice."""
     end = min(job.to_time, first.fire_at + ROUND_SECONDS - 1)
     asked: list[tuple[tuple[int, int, int, str], dict[str, Any]]] = []
     for character_id, character in characters.items():
         if character_id == first.character_id:
+            asked.extend(_own_rolls_of_the_second(rules, character, job, first, skip))
             continue
         own_skip = {(cid, key) for cid, key in skip if cid == character_id}
         queue = clock.DueTimers(job.from_time, end, own_skip)
@@ -408,12 +409,54 @@ def _rolls_of_the_round(
     return [need for _, need in sorted(asked, key=lambda pair: pair[0])]
 
 
+def _own_rolls_of_the_second(
+    rules: Ruleset, character: Character, job: Job, first: clock.Due, skip: set[tuple[int, str]]
+) -> list[tuple[tuple[int, int, int, str], dict[str, Any]]]:
+    """The rolls `first`'s own character's other firings ask at the same game second (issue 42: a healing roll due
+    with a stun recovery roll was asked in a second prompt): tried on its state without `first` (its dice are not
+    known yet), each a roll of another name (a roll's key is the character's and the roll's). Should `first`'s
+    outcome change what a later firing needs, its dice do not fit and it is asked again (`_fire`)."""
+    character_id = first.character_id
+    own_skip = {(cid, key) for cid, key in skip if cid == character_id} | {(character_id, first.timer.key)}
+    queue = clock.DueTimers(job.from_time, first.fire_at, own_skip)
+    state = character.state
+    queue.set_timers(character_id, rules.timers(state))
+    found: list[tuple[tuple[int, int, int, str], dict[str, Any]]] = []
+    names: set[str] = set()
+    while (due := queue.pop()) is not None:
+        if due.fire_at != first.fire_at:
+            queue.fired(due, False, rules.timers(state))
+            continue
+        try:
+            events = clock.fire(rules, state, due, dice_for(given_for(job, character, due), ask=True))
+        except RollNeeded as need:
+            if need.request.name in names:
+                break  # the same roll again: asked once the one before it is given
+            names.add(need.request.name)
+            order = (due.fire_at, character_id, due.timer.priority, due.timer.key)
+            found.append((order, asked_roll(character, due, need.request)))
+            queue.fired(due, False, rules.timers(state))  # asked: skipped from here on
+            continue
+        state = fold(rules, state, events)
+        queue.fired(due, bool(events), rules.timers(state))
+    return found
+
+
 def _fire(rules: Ruleset, character: Character, due: clock.Due, job: Job) -> tuple[int, list[RuleTimer]]:
     """Fire one timer. Returns how many events it appended and the character's timers after it. With table dice,
     the firing takes the GM's dice given for it (`Job.rolls`) and raises `RollNeeded` for one nobody gave."""
     given = given_for(job, character, due)
     dice = dice_for(given, ask=job.asks)
-    events = clock.fire(rules, character.state, due, dice)
+    try:
+        events = clock.fire(rules, character.state, due, dice)
+    except DiceError:
+        if not given:
+            raise
+        # Dice asked beside an earlier firing of the same second (`_own_rolls_of_the_second`) that no longer fit
+        # what this firing needs, now that the earlier one has fired: forgotten, and the roll asked again.
+        fired_with_dice(job, character, due)
+        given, dice = {}, dice_for({}, ask=job.asks)
+        events = clock.fire(rules, character.state, due, dice)
     if job.asks_before_death and kills(rules, events) and not death_allowed(job, character, due):
         raise DeathAhead(asked_death(rules, character, due))
     fired_with_dice(job, character, due)

@@ -185,19 +185,22 @@ def test_a_shadowrun_natural_healing_roll_waits_for_the_gm_and_ends_as_the_serve
             "is 10); 12 is not a total (a 6 is always followed by the die after it)"
         ]
     }
-    other = give(gm, job, {"physical_healing": [1, 1, 1, 1, 1]})
+    other = give(gm, job, {"stun_recovery": [1, 1, 1, 1, 1]})
     key = f"{table['character']['id']}.critical_healing"
     assert other.json() == {
-        "rolls.physical_healing": [
-            f"the clock waits for Ash's natural healing (Body) under {key}, not this roll"
+        "rolls.stun_recovery": [
+            f"the clock waits for Ash's natural healing (Body) under {key} and "
+            f"Ash's physical healing (Body) under {table['character']['id']}.physical_healing, not this roll"
         ]
     }
 
-    # 6 then 5 is entered as 11: one success. Then the physical damage's stage asks for its own roll.
-    job = give(gm, job, {"critical_healing": [11, 2, 3, 4, 5]}).json()
-    assert job["status"] == "waiting"
-    assert (job["needs_roll"]["name"], job["needs_roll"]["target"]) == ("physical_healing", 8)
-    job = give(gm, job, {"physical_healing": [8, 1, 1, 1, 1]}).json()
+    # The physical damage's stage rolls at the same second: asked with it, in the same row (issue 42), not after.
+    assert [(n["name"], n.get("target")) for n in job["needs_rolls"]] == [
+        ("critical_healing", 11),
+        ("physical_healing", 8),
+    ]
+    # 6 then 5 is entered as 11: one success.
+    job = give(gm, job, {"critical_healing": [11, 2, 3, 4, 5], "physical_healing": [8, 1, 1, 1, 1]}).json()
     assert job["status"] == "done"
     marks = Event.objects.filter(character_id=table["character"]["id"], actor="clock").values_list(
         "type", "data__table_dice"
@@ -273,7 +276,7 @@ def test_the_board_shows_the_gm_the_clocks_roll_and_a_player_nothing_of_it(
     board = f"/campaigns/{table['campaign']['id']}/"
     client.force_login(gm.user)
     page = client.get(board).content.decode()
-    assert "The clock waits for a roll" in page
+    assert "The clock waits for 2 rolls" in page  # the hit's and the physical damage's, at one second
     assert "Natural healing (Body): roll 5d6; target 11: 6 for natural healing" in page
     assert "critical hit 1 to the chest" in page and "ch1" not in page
     client.force_login(player.user)
@@ -282,7 +285,7 @@ def test_the_board_shows_the_gm_the_clocks_roll_and_a_player_nothing_of_it(
 
     # Once given, the GM's history says the roll was the table's.
     job = gm.get(f"/api/campaigns/{table['campaign']['id']}/clock/").json()["job"]
-    give(gm, job, {"critical_healing": [1, 1, 1, 1, 1]})
+    give(gm, job, {"critical_healing": [1, 1, 1, 1, 1]})  # given alone: kept, and the other asked again
     give(gm, job, {"ask": False})
     client.force_login(gm.user)
     page = client.get(f"/characters/{table['character']['id']}/").content.decode()
@@ -592,3 +595,31 @@ def test_the_clocks_roll_takes_the_dice_range_that_actions_and_the_import_take(g
     assert (
         give(gm, job, {"critical_healing": [999, 1, 1, 1, 1]}).json()["status"] == "waiting"
     )  # the next roll
+
+
+def test_a_characters_rolls_due_at_one_second_are_asked_in_one_row(gm: Persona) -> None:
+    """Issue 42 (walkthrough, 4): the physical damage's healing roll and the stun's recovery roll, both due when the
+    rest begins, were asked one after the other, in two prompts. They are one row now, given together."""
+    table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
+    moderate = {
+        "type": "wound",
+        "severity": "M",
+        "open_wound": False,
+        "rolls": {"body_check": [6, 6, 6, 6, 6]},
+    }
+    assert act(gm, table, moderate).status_code == 201
+    assert act(gm, table, {"type": "wound", "severity": "L", "damage": "stun"}).status_code == 201
+    job = advance(gm, table, minutes=11)
+    ash = table["character"]["id"]
+    assert job["status"] == "waiting"
+    assert [(n["key"], n["game_time"]) for n in job["needs_rolls"]] == [
+        (f"{ash}.physical_healing", 600),
+        (f"{ash}.stun_recovery", 600),
+    ]
+    job = give(gm, job, {"physical_healing": [6, 6, 1, 1, 1], "stun_recovery": [3, 3, 1, 1, 1]}).json()
+    assert job["status"] == "done", job
+    marks = Event.objects.filter(character_id=ash, actor="clock").values_list("type", "data__table_dice")
+    assert list(marks) == [
+        ("PhysicalHealingRolled", ["physical_healing"]),
+        ("StunRecoveryRolled", ["stun_recovery"]),
+    ]
