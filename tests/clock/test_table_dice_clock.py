@@ -623,3 +623,33 @@ def test_a_characters_rolls_due_at_one_second_are_asked_in_one_row(gm: Persona) 
         ("PhysicalHealingRolled", ["physical_healing"]),
         ("StunRecoveryRolled", ["stun_recovery"]),
     ]
+
+
+def test_dice_asked_ahead_that_no_longer_fit_their_firing_are_asked_again(gm: Persona) -> None:
+    """A roll asked beside an earlier firing of the same second is tried on the state before that firing; should the
+    firing change what the later roll needs, its dice no longer fit. They are dropped and the roll asked again, not
+    a failed advance. (Dice of a wrong count stand in for such a change: the service refuses them when typed.)"""
+    table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
+    moderate = {
+        "type": "wound",
+        "severity": "M",
+        "open_wound": False,
+        "rolls": {"body_check": [6, 6, 6, 6, 6]},
+    }
+    assert act(gm, table, moderate).status_code == 201
+    assert act(gm, table, {"type": "wound", "severity": "L", "damage": "stun"}).status_code == 201
+    job = advance(gm, table, minutes=11)
+    ash = table["character"]["id"]
+    row = Job.objects.get(pk=job["id"])
+    stale = {
+        "firing": {"character": ash, "key": "stun_roll", "at": 600},
+        "dice": {"stun_recovery": [3, 3, 1, 1]},
+    }
+    row.rolls = {**row.rolls, "given": [*row.rolls.get("given", []), stale]}
+    row.save(update_fields=["rolls"])
+
+    job = give(gm, job, {"physical_healing": [6, 6, 1, 1, 1]}).json()
+    assert job["status"] == "waiting", job
+    assert [n["key"] for n in job["needs_rolls"]] == [f"{ash}.stun_recovery"]
+    job = give(gm, job, {"stun_recovery": [3, 3, 1, 1, 1]}).json()
+    assert job["status"] == "done", job
