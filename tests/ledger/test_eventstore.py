@@ -320,8 +320,13 @@ def test_a_rebuild_starts_characters_of_the_same_attributes_apart_and_under_thei
     table = make_table(django_user_model, "shadowrun2", {"body": 4})
     url = f"/api/campaigns/{table.campaign['id']}/"
 
+    twins = iter(range(1, 10))
+
     def character() -> int:
-        response = table.gm.post(f"{url}characters/", {"name": "Twin", "attributes": {"body": 4}})
+        # Twins of one Body, each its own name: a campaign's characters never share a name.
+        response = table.gm.post(
+            f"{url}characters/", {"name": f"Twin {next(twins)}", "attributes": {"body": 4}}
+        )
         assert response.status_code == 201, response.content
         return response.json()["id"]
 

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from campaign import services
 from campaign.forecast.forecasts import survival_text
 from campaign.models import Campaign, Character
 from campaign.web import forecast_panel
@@ -49,8 +50,11 @@ def test_the_gm_sees_survival_odds_of_the_whole_menu_for_a_dying_character(sr2_w
 
 def test_a_players_panel_is_byte_identical_for_a_mortal_and_a_critical_undiagnosed_hit(sr2_web: Web) -> None:
     table = sr2_web.table
+    # The twin, named Ash too, at a table of its own: a campaign's characters never share a name.
+    other = table.gm.post("/api/campaigns/", {"name": "Seattle 2054", "ruleset": "shadowrun2"}).json()["id"]
+    services.member_add(campaign=Campaign.objects.get(pk=other), username="player", role="player")
     twin = table.gm.post(
-        f"/api/campaigns/{sr2_web.campaign_id}/characters/",
+        f"/api/campaigns/{other}/characters/",
         {"name": "Ash", "player": "player", "attributes": {"body": 5}},
     ).json()
     table.act(chest_hit(MORTAL))

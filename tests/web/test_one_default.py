@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from campaign.models import Event
+from campaign.models import Character, Event
 from campaign.web.forms import action_forms
 from rules.dice import Dice
 from rules.registry import get_ruleset, ruleset_slugs
@@ -183,10 +183,14 @@ class Campaign:
     ruleset: str
     server_dice: ServerDice
 
+    def made(self) -> int:
+        return Character.objects.filter(campaign_id=self.id).count() + 1
+
     def character(self, before: tuple[Step, ...]) -> int:
         made = self.gm.post(
             f"/api/campaigns/{self.id}/characters/",
-            {"name": "Ash", "attributes": ATTRIBUTES[self.ruleset]},
+            # One Ash a surface, each named on: a campaign's characters never share a name.
+            {"name": f"Ash {self.made()}", "attributes": ATTRIBUTES[self.ruleset]},
         )
         assert made.status_code == 201, made.content
         character: int = made.json()["id"]
