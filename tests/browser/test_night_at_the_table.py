@@ -730,25 +730,38 @@ def shadowrun_night(night: Night) -> Iterator[str]:
     yield "Ash's hit diagnosed"
 
     # Eddo takes a Light wound and Fenn a Moderate stun wound. "+10 min" asks the healing rolls once each rest
-    # begins: at 00:10:00 Ash's and Cole's (wounded at 00:00:00) in one row, then Ash's other; at 00:10:06 Eddo's and
+    # begins: at 00:10:00 Ash's two and Cole's (wounded at 00:00:00) in one row (issue 42: Ash's second was a second
+    # prompt); at 00:10:06 Eddo's and
     # Fenn's in one row, where the GM stops the clock (it stays at 00:10:00, the last second it fired), then advances
     # again and gives them.
     wound_from_card(night, "Eddo", {"severity": "L"}, quick="2 2 2 2 2")
     wound_from_card(night, "Fenn", {"severity": "M", "damage": "stun"}, quick="")
     advance(night, "+10 min")
-    the_clock_asks(night, "Ash's natural healing (Body)", "Cole's physical healing (Body)")
+    the_clock_asks(
+        night,
+        "Ash's natural healing (Body)",
+        "Ash's physical healing (Body)",
+        "Cole's physical healing (Body)",
+    )
     # Ash's pool typed one die short: a 6 then a 5 is one die of 11.
     give_the_clock_a_wrong_roll(
         night,
-        {"Ash's natural healing (Body)": "6 5 1 1 1", "Cole's physical healing (Body)": "6 2 1 1 1 1"},
+        {
+            "Ash's natural healing (Body)": "6 5 1 1 1",
+            "Ash's physical healing (Body)": "6 1 1 1 1",
+            "Cole's physical healing (Body)": "6 2 1 1 1 1",
+        },
         "Ash's natural healing (Body) needs five d6, typed as rolled, a 6 then the die rolled after it: 6 4; "
         "4 dice were read: 11, 1, 1 and 1 (a 6 and the die after it are one die)",
     )
     give_the_clock_its_rolls(
         night,
-        {"Ash's natural healing (Body)": "6 5 1 1 1 1", "Cole's physical healing (Body)": "6 2 1 1 1 1"},
+        {
+            "Ash's natural healing (Body)": "6 5 1 1 1 1",
+            "Ash's physical healing (Body)": "6 1 1 1 1",
+            "Cole's physical healing (Body)": "6 2 1 1 1 1",
+        },
     )
-    give_the_clock_its_rolls(night, {"Ash's physical healing (Body)": "6 1 1 1 1"})
     the_clock_asks(night, "Eddo's physical healing (Body)", "Fenn's stun recovery (Body or Willpower)")
     yield "+10 min: the rests' rolls, then waiting for two more"
     stop_the_clock_here(night, "00:10:00")
