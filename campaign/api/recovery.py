@@ -1,5 +1,5 @@
 """`GET /api/campaigns/{id}/recovery/`: the party's recovery (docs/recovery.md), typed for the OpenAPI schema by
-the serializers below (the answer is `campaign.forecast.recovery.recovery_json`)."""
+the serializers below (the answer is `campaign.forecast.recovery_words.recovery_json`)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from campaign.api import answers as A
 from campaign.api import examples as E
 from campaign.forecast import forecast_budget
 from campaign.forecast import recovery as rv
+from campaign.forecast import recovery_words as rw
 from campaign.http import throttles
 from campaign.selectors import access, characters
 from rules import forecast as fc
@@ -225,6 +226,6 @@ def campaign_recovery(request: Request, campaign_id: int) -> Response:
                 )
         except rv.Stopped:
             return Response({"detail": rv.STOPPED}, status=503, headers={"Retry-After": "60"})
-        data = rv.recovery_json(result)
+        data = rw.recovery_json(result)
         cache.set(key, data, CACHE_SECONDS)
     return Response(data)

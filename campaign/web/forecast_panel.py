@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from campaign import presenters
-from campaign.forecast import recovery as rv
+from campaign.forecast import recovery_words as rw
 from campaign.forecast.forecasts import cut_short_text, default_runs, odds_text, survival_text
 from campaign.models import GM, Character
 from campaign.web import display, forecast_chart
@@ -23,7 +23,7 @@ OVERDUE = (
 def spread_words(
     campaign: Any, spread: fc.Spread, now: int, horizon: str, runs: int = fc.DEFAULT_RUNS
 ) -> dict[str, Any]:
-    """When something happens, in the party section's words (`recovery.dates_text`): "most likely by 26 February,
+    """When something happens, in the party section's words (`recovery_words.dates_text`): "most likely by 26 February,
     at the latest by 12 March (9 in 10)", or "by 15 January" where the futures agree; or how seldom it happens at
     all within the horizon (the other futures die first, or heal later), with the share's sampling error over
     `runs` futures ("in only 12% (±2)")."""
@@ -32,7 +32,7 @@ def spread_words(
             "in no future" if spread.share == 0 else f"in only {odds_text(spread.share, runs)} of the futures"
         )
         return {"when": None, "seldom": f"{seldom} by {horizon}"}
-    return {"when": rv.dates_text(campaign, spread, now)}
+    return {"when": rw.dates_text(campaign, spread, now)}
 
 
 def overdue(rules: Any, character: Character) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from campaign import presenters
 from campaign.forecast import recovery as rv
+from campaign.forecast import recovery_words as rw
 from campaign.web import forecast_chart
 from rules import recovery as rc
 
@@ -133,7 +134,7 @@ def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Cha
                 bars.append(Bar(row_y, LEFT, RIGHT - LEFT, None, css, f"{what}: {words}"))
                 continue
             x50, whisker = _x(when.p50, start, end), None if when.p90 is None else _x(when.p90, start, end)
-            title = f"{what}: out of the way {rv.when_text(recovery, when)}"
+            title = f"{what}: out of the way {rw.when_text(recovery, when)}"
             bars.append(
                 Bar(
                     row_y,
@@ -149,14 +150,14 @@ def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Cha
             Mark(
                 _x(due, start, end),
                 bottom,
-                f"{what} at {rv.day_text(campaign, due)}",
+                f"{what} at {rw.day_text(campaign, due)}",
             )
             for due, what in timers.get(member.character.pk, [])
             if due <= end
         ]
         lanes.append(
             Lane(
-                rv.lane_text(recovery, member),
+                rw.lane_text(recovery, member),
                 y + 12,
                 top,
                 bottom,
@@ -191,6 +192,6 @@ def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Cha
         axis_y,
         LEFT,
         party_x,
-        rv.party_text(recovery, recovery.party),
+        rw.party_text(recovery, recovery.party),
         summary,
     )

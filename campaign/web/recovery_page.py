@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString
 
 from campaign.forecast import forecast_budget
 from campaign.forecast import recovery as rv
+from campaign.forecast import recovery_words as rw
 from campaign.http import conditional, throttles
 from campaign.models import GM, Campaign, Character
 from campaign.selectors import access, characters
@@ -68,22 +69,22 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
         "refresh_url": reverse("campaign-recovery", args=[campaign.pk]),
         "runs": "" if error is not None and error.field == "runs" else query["runs"],
         "is_gm": gm,
-        "as_of": rv.day_text(campaign, recovery.as_of),
-        "sampling": rv.sampling_text(recovery),
-        "party": rv.party_text(recovery, party),
+        "as_of": rw.day_text(campaign, recovery.as_of),
+        "sampling": rw.sampling_text(recovery),
+        "party": rw.party_text(recovery, party),
         "characters": [
             {
                 "name": m.character.name,
-                "text": rv.character_text(recovery, m),
+                "text": rw.character_text(recovery, m),
                 "fit_now": m.outlook.status == rc.FIT_NOW,
-                "in_the_way": [rv.item_text(recovery, item) for item in m.outlook.items]
+                "in_the_way": [rw.item_text(recovery, item) for item in m.outlook.items]
                 + [f"{what}: {rc.UNKNOWN_UNTIL_DIAGNOSED}" for what in m.outlook.unknown],
             }
             for m in recovery.members
         ],
         "by": query["by"],
         "by_bounds": rv.by_bounds(campaign),
-        "fit_by": rv.fit_by_text(recovery),
+        "fit_by": rw.fit_by_text(recovery),
         "chart": recovery_chart.draw(recovery, _timers(recovery)),
         "error": None
         if error is None
@@ -100,13 +101,13 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
             for key, label in recovery.menu
             if key.startswith(medic)
         ]
-        context["what_ifs"] = [(s.label, rv.moved_text(recovery, s)) for s in recovery.scenarios]
+        context["what_ifs"] = [(s.label, rw.moved_text(recovery, s)) for s in recovery.scenarios]
         spread = party.all_fit
         if spread is not None and spread.p50 is not None and spread.p50 > recovery.as_of:
             context["advance_to_fit"] = {
                 "seconds": spread.p50 - recovery.as_of,
                 "until": spread.p50,
-                "date": rv.day_text(campaign, spread.p50),
+                "date": rw.day_text(campaign, spread.p50),
                 "in": display.duration_text(spread.p50 - recovery.as_of),
             }
         chart = context["chart"]
@@ -116,7 +117,7 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
                 context["advance_to_change"] = {
                     "seconds": end - recovery.as_of,
                     "until": end,
-                    "date": rv.day_text(campaign, end),
+                    "date": rw.day_text(campaign, end),
                 }
     return context
 

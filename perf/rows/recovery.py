@@ -8,6 +8,7 @@ from typing import Any
 from django.core.cache import caches
 
 from campaign.forecast import recovery as rv
+from campaign.forecast import recovery_words as rw
 from campaign.web import recovery_chart
 from perf.harness.measure import median, profiled
 from perf.harness.mixes import RECOVERY_PARTY
@@ -30,14 +31,14 @@ def recovery(runs: int, repeats: int, profile: str | None = None) -> dict[str, A
                 started, started_cpu = time.perf_counter(), time.process_time()
                 result = rv.party_recovery(campaign, "gm", members, runs=runs)
                 recovery_chart.draw(result, {})
-                rv.recovery_json(result)
+                rw.recovery_json(result)
                 times.append(time.perf_counter() - started)
                 cpu.append(time.process_time() - started_cpu)
             per_ruleset[ruleset] = {
                 "seconds": median(times),
                 "cpu_seconds": median(cpu),
                 "characters": len(members),
-                "party": rv.party_text(result, result.party),
+                "party": rw.party_text(result, result.party),
                 "distinct_futures": sum(len(m.outlook.futures) for m in result.members),
             }
     slowest = max(per_ruleset.values(), key=lambda row: row["seconds"])

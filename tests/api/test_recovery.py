@@ -12,6 +12,7 @@ from django.core.cache import caches
 from django.db import transaction
 
 from campaign.forecast import recovery as rv
+from campaign.forecast import recovery_words as rw
 from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
 from tests.conftest import Table
 from tests.web.test_player_secrets import DIAGNOSE_CH1
@@ -541,4 +542,4 @@ def test_how_many_fit_by_reads_without_statistics(
     recovery = SimpleNamespace(
         fit_by=found, campaign=SimpleNamespace(start="2053-01-01T00:00:00"), as_of=0, members=each
     )
-    assert rv.fit_by_text(recovery) == said  # type: ignore[arg-type]
+    assert rw.fit_by_text(recovery) == said  # type: ignore[arg-type]
