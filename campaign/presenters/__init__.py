@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from campaign.presenters.campaigns import (
     campaign_json,
+    clock_words,
     game_date,
     invitation_json,
     member_history,
@@ -40,6 +41,7 @@ from campaign.presenters.jobs import import_job_json, job_json
 
 __all__ = [
     "LOOK_UP",
+    "clock_words",
     "action_said",
     "revert_said",
     "advance_summary",

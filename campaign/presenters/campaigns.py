@@ -16,7 +16,7 @@ from campaign.ledger.events import (
     MEMBER_REMOVED,
 )
 from rules import game_dates
-from rules.ruleset import GM, PLAYER, fires_at, options_in_force
+from rules.ruleset import GM, PLAYER, Ruleset, State, fires_at, options_in_force
 from rules.ruleset import Timer as RuleTimer
 
 if TYPE_CHECKING:  # types only: a presenter reads nothing (campaign.selectors does)
@@ -50,10 +50,17 @@ def campaign_json(campaign: Campaign, role: str | None) -> dict[str, Any]:
     }
 
 
+def clock_words(campaign: Campaign, rules: Ruleset, state: State, timer: RuleTimer) -> str:
+    """What a timer will do in the ruleset's words (`Ruleset.timer_words`), its moments as in-world dates: every list
+    of the clock and the clock's prompt take their words here ("bleeds out from critical hit 1 to the chest (lung),
+    unless treated: the treatment under way ends first, at 2053-01-01 00:20:00")."""
+    return game_dates.dated(campaign.start, rules.timer_words(state, timer))
+
+
 def upcoming(campaign: Campaign, timers: Iterable[Timer]) -> list[dict[str, Any]]:
     """What the clock will do next (GM only), from the timers soonest first (`selectors.campaigns.next_timers`), in
-    the ruleset's words (`Ruleset.timer_words`): "Ash: bleeds out from critical hit 1 to the chest (lung), unless treated at
-    2053-01-01T14:32:30". The words of a timer may name what it is about in the character's state (a hit's
+    the ruleset's words (`clock_words`): "bleeds out from critical hit 1 to the chest (lung), unless treated", due
+    2053-01-01T14:32:30 (each page says the time first: web/clock_line.html). The words of a timer may name what it is about in the character's state (a hit's
     place): the selector reads the states with the timers."""
     rules = campaign.rules
     return [
@@ -61,7 +68,9 @@ def upcoming(campaign: Campaign, timers: Iterable[Timer]) -> list[dict[str, Any]
             "character": t.character_id,
             "name": t.character.name,
             "kind": t.kind,
-            "what": rules.timer_words(t.character.state, RuleTimer(t.due, t.kind, t.key, data=t.data)),
+            "what": clock_words(
+                campaign, rules, t.character.state, RuleTimer(t.due, t.kind, t.key, data=t.data)
+            ),
             "due": not_before(campaign, t.due),
             "due_date": game_date(campaign, not_before(campaign, t.due)),
             "in_seconds": not_before(campaign, t.due) - campaign.game_time,

@@ -168,7 +168,7 @@ def next_on_the_clock(
     chosen = next((t for t in timers if t["key"] == first), timers[0]) if first else timers[0]
     timer = Timer(chosen["due"], chosen["kind"], chosen["key"], data=chosen["data"])
     return {
-        "what": ruleset.timer_words(state, timer),
+        "what": presenters.clock_words(campaign, ruleset, state, timer),
         "due_text": display.date_text(chosen["due_date"]),
         "when_text": display.when_text(chosen["due"] - campaign.game_time),
     }

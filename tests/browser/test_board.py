@@ -131,7 +131,7 @@ def test_a_six_character_fight_run_from_the_board(
     expect(ganger1.locator(".chips")).to_have_text("stunned")
     expect(ganger1).to_contain_text("Wound track: 10 of 40 points (10 real, 0 stun), level critical")
     expect(ganger1.locator(".next")).to_have_text(
-        "On the clock: next stun save at 2020-01-01 00:00:03 (in 3 s)"
+        "On the clock at 2020-01-01 00:00:03 (in 3 s): next stun save"
     )
 
     # Ganger 2 takes 30 to the torso and fails the death save: mortal, dying at the end of the turn.
@@ -141,7 +141,7 @@ def test_a_six_character_fight_run_from_the_board(
         "dying: 30 s left unless stabilized (dies 2020-01-01 00:00:30)"
     )
     expect(ganger2.locator(".next")).to_have_text(
-        "On the clock: dies unless stabilized at 2020-01-01 00:00:30 (in 30 s)"
+        "On the clock at 2020-01-01 00:00:30 (in 30 s): dies unless stabilized"
     )
 
     # Ganger 3 takes a light wound to the leg, which the GM then takes back from the card.

@@ -671,12 +671,12 @@ def shadowrun_night(night: Night) -> Iterator[str]:
     the_clock_is_at(night, "2053-01-01 00:00:03")
     expect(night.page.locator("#fight .round")).to_have_text("Combat turn 2")
     expect(night.card("Cole").locator(".next")).to_contain_text(
-        "On the clock: bleeds out from critical hit 1 to the chest (lung), unless treated at 2053-01-01 00:30:00"
+        "On the clock at 2053-01-01 00:30:00 (in 29 min 57 s): bleeds out from critical hit 1 to the chest (lung), "
+        "unless treated"
     )
     expect(night.card("Ash").locator(".next")).to_contain_text(
-        "On the clock: next healing roll for critical hit 1 to the chest"
+        "On the clock at 2053-01-01 00:10:00 (in 9 min 57 s): next healing roll for critical hit 1 to the chest"
     )
-    expect(night.card("Ash").locator(".next")).to_contain_text("at 2053-01-01 00:10:00 (in 9 min 57 s)")
     yield "round 2: nothing asked mid-fight"
 
     # First aid on Bex (TN 10, Body 5: 9, a medkit by default): "6 3" is one die of 9, a success: stabilized.

@@ -52,7 +52,10 @@ def test_each_character_is_a_card_with_its_track_chips_next_timer_and_actions(cp
         in card
     )
     assert '<span class="chip down">unconscious</span>' in card
-    assert "On the clock: dies unless stabilized at 2020-01-01 00:00:30 <span" in card
+    assert (
+        'On the clock at 2020-01-01 00:00:30 <span class="muted">(in 30 s):</span> dies unless stabilized'
+        in card
+    )
     for label in ("Damage", "Save", "GM note", "Undo"):
         assert f"<summary>{label}</summary>" in card
     # The forms are fetched when opened: the board holds none.
@@ -70,8 +73,8 @@ def test_a_shadowrun_cards_clock_names_the_mortal_hit_or_the_overflow_that_kills
     html = board(sr2_web)
     card = html[html.index(f'id="card-{sr2_web.character_id}"') :]
     assert (
-        "On the clock: bleeds out from critical hit 1 to the chest (lung), unless treated at 2053-01-01 00:30:00 "
-        '<span class="muted">(in 30 min)</span>' in card
+        'On the clock at 2053-01-01 00:30:00 <span class="muted">(in 30 min):</span> bleeds out from critical hit 1 '
+        "to the chest (lung), unless treated</p>" in card
     )
     # Bex: a Deadly wound bleeds into overflow, one box every 10 min, dead at the sixth (Body 5) at 01:00:00; a Light
     # stun wound beside it starts a stun recovery. The card names the overflow's next box, the way to that death.
@@ -87,7 +90,10 @@ def test_a_shadowrun_cards_clock_names_the_mortal_hit_or_the_overflow_that_kills
     html = board(sr2_web)
     card = html[html.index(f'id="card-{bex}"') :]
     assert "dying: 1 h left unless stabilized by first aid (dies 2053-01-01 01:00:00)" in card
-    assert "On the clock: bleeds into another overflow box at 2053-01-01 00:10:00" in card
+    assert (
+        'On the clock at 2053-01-01 00:10:00 <span class="muted">(in 10 min):</span> bleeds into another overflow '
+        "box</p>" in card
+    )
 
 
 def test_a_cards_form_is_fetched_when_opened_or_opened_on_the_board_without_javascript(
@@ -161,7 +167,7 @@ def test_a_wound_from_a_card_answers_with_the_form_and_the_cards_state(cp2020_we
     assert state in board(cp2020_web)
     assert "Wound track: 10 of 40 points (10 real, 0 stun), level critical" in state
     assert '<span class="chip">stunned</span>' in state
-    assert "On the clock: next stun save at 2020-01-01 00:00:03" in state
+    assert 'On the clock at 2020-01-01 00:00:03 <span class="muted">(in 3 s):</span> next stun save' in state
     assert Event.objects.count() == before + 2
     # The same post again (a double click) writes nothing more.
     again = cp2020_web.gm.post(

@@ -138,8 +138,8 @@ def test_the_board_shows_dying_with_the_time_left_and_what_the_clock_will_do(sr2
     html = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
     assert "dying: 30 min left unless treated (dies 2053-01-01 00:30:00)" in html
     assert (
-        "<strong>Ash</strong>: bleeds out from critical hit 1 to the chest (ribs), unless treated at "
-        "2053-01-01 00:30:00" in html
+        '<strong>Ash</strong> at 2053-01-01 00:30:00 <span class="muted">(in 30 min):</span> bleeds out from '
+        "critical hit 1 to the chest (ribs), unless treated" in html
     )
 
 

@@ -39,7 +39,7 @@ def test_a_crippled_cyberpunk_limb_is_named_and_its_saves_say_what_stops_them(cp
     gm = card_text(cp2020_web, "gm")
     assert "left leg crippled" in gm
     assert (
-        "On the clock: next death save, until the left leg is stabilized at 2020-01-01 00:00:30 (in 30 s)"
+        "On the clock at 2020-01-01 00:00:30 (in 30 s): next death save, until the left leg is stabilized"
         in gm
     )
     player = card_text(cp2020_web, "player")

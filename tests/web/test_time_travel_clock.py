@@ -33,22 +33,22 @@ def test_the_past_shows_its_own_clock_and_what_the_clock_would_have_done_next(cp
     assert "as it was after event 2 of 5, at 2020-01-01 00:00:00 (now 2020-01-01 03:00:00)" in right_after
     assert "Game time then: 2020-01-01 00:00:00 (now 2020-01-01 03:00:00)" in right_after
     assert "What the clock would have done next, as it stood then (GM only)" in right_after
-    assert "A stun point heals on 2020-01-01 01:00:00 (in 1 h)" in right_after
+    assert "At 2020-01-01 01:00:00 (in 1 h): a stun point heals" in right_after
     assert "stun damage (10 points, 1 per hour): 2020-01-01 10:00:00 (in 10 h)" in right_after
 
     # After the first point healed, by the clock at 01:00: that firing's moment, and the next point at 02:00.
     after_one = _live_words(cp2020_web, "?version=3")
     assert "Game time then: 2020-01-01 01:00:00 (now 2020-01-01 03:00:00)" in after_one
-    assert "A stun point heals on 2020-01-01 02:00:00 (in 1 h)" in after_one
+    assert "At 2020-01-01 02:00:00 (in 1 h): a stun point heals" in after_one
     assert "stun damage (9 points, 1 per hour): 2020-01-01 10:00:00 (in 9 h)" in after_one
 
     # The same through htmx (the slider and the history's links swap the live region) ...
     swapped = _live_words(cp2020_web, "?version=3", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="live")
-    assert "A stun point heals on 2020-01-01 02:00:00 (in 1 h)" in swapped
+    assert "At 2020-01-01 02:00:00 (in 1 h): a stun point heals" in swapped
     # ... and back to now: the present's clock.
     now = _live_words(cp2020_web)
     assert "Game time: 2020-01-01 03:00:00" in now and "then" not in now
-    assert "What the clock will do (GM only) A stun point heals on 2020-01-01 04:00:00 (in 1 h)" in now
+    assert "What the clock will do (GM only) At 2020-01-01 04:00:00 (in 1 h): a stun point heals" in now
 
 
 def test_a_mortal_hit_in_the_past_bleeds_out_counted_from_that_moment(sr2_web: Web) -> None:
@@ -62,15 +62,15 @@ def test_a_mortal_hit_in_the_past_bleeds_out_counted_from_that_moment(sr2_web: W
     assert "Game time then: 2053-01-01 00:00:00 (now 2053-01-01 00:10:00)" in wounded
     assert "dying: 30 min left unless treated (dies 2053-01-01 00:30:00)" in wounded
     assert (
-        "Bleeds out from critical hit 1 to the chest (lung), unless treated on 2053-01-01 00:30:00 (in 30 min)"
+        "At 2053-01-01 00:30:00 (in 30 min): bleeds out from critical hit 1 to the chest (lung), unless treated"
         in wounded
     )
     # Before the hit (the wound alone): the healing roll the clock owed then, once the rest began 10 min later.
-    assert "Next healing roll on 2053-01-01 00:10:00 (in 10 min)" in _live_words(sr2_web, "?version=1")
+    assert "At 2053-01-01 00:10:00 (in 10 min): next healing roll" in _live_words(sr2_web, "?version=1")
     now = _live_words(sr2_web)
     assert "dying: 20 min left unless treated (dies 2053-01-01 00:30:00)" in now
     assert (
-        "Bleeds out from critical hit 1 to the chest (lung), unless treated on 2053-01-01 00:30:00 (in 20 min)"
+        "At 2053-01-01 00:30:00 (in 20 min): bleeds out from critical hit 1 to the chest (lung), unless treated"
         in now
     )
 

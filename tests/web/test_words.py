@@ -88,8 +88,14 @@ def test_next_on_the_clock_says_each_timer_in_its_rulesets_words(df_web: Web) ->
     lost = {"type": "damage", "weapon_damage": 2, "rolls": {"damage": [6], "ko": [1], "stun": [1]}}
     assert df_web.table.act(lost).status_code == 201
     board = df_web.gm.get(f"/campaigns/{df_web.campaign_id}/").content.decode()
-    assert "<li><strong>Ash</strong>: recovers a CON point at 2020-01-08 00:00:00" in board
-    assert "On the clock: recovers a CON point at 2020-01-08 00:00:00" in board
+    assert (
+        '<li><strong>Ash</strong> at 2020-01-08 00:00:00 <span class="muted">(in 1 week):</span> recovers a CON point'
+        in board
+    )
+    assert (
+        'On the clock at 2020-01-08 00:00:00 <span class="muted">(in 1 week):</span> recovers a CON point'
+        in board
+    )
     assert "con recovery" not in board.lower()
 
 
@@ -98,8 +104,10 @@ def test_next_on_the_clock_names_the_hit_a_death_comes_from(sr2_web: Web) -> Non
     assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": WOUND}).status_code == 201
     board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
     assert (
-        "bleeds out from critical hit 1 to the chest (ribs), unless treated at 2053-01-01 00:30:00" in board
+        '<strong>Ash</strong> at 2053-01-01 00:30:00 <span class="muted">(in 30 min):</span> bleeds out from '
+        "critical hit 1 to the chest (ribs), unless treated</li>" in board
     )
+    assert "unless treated at" not in board
     assert ": death at" not in board
     clock = sr2_web.table.gm.get(f"/api/campaigns/{sr2_web.campaign_id}/clock/").json()
     assert [item["what"] for item in clock["next"]] == [
@@ -119,13 +127,13 @@ def test_a_death_that_is_no_bleeding_is_said_as_the_rules_call_it(sr2_web: Web) 
         "treated." in page
     )
     assert (
-        "Dies of a heart attack from critical hit 1 to the chest (heart), unless treated on 2053-01-01 00:02:00"
-        in page
+        'At 2053-01-01 00:02:00 <span class="muted">(in 2 min):</span> dies of a heart attack from critical hit 1 '
+        "to the chest (heart), unless treated</li>" in page
     )
     board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
     assert (
-        "dies of a heart attack from critical hit 1 to the chest (heart), unless treated at 2053-01-01 00:02:00"
-        in board
+        'at 2053-01-01 00:02:00 <span class="muted">(in 2 min):</span> dies of a heart attack from critical hit 1 '
+        "to the chest (heart), unless treated" in board
     )
     assert "bleeds out" not in page.lower() and "bleeds out" not in board.lower()
 
@@ -136,7 +144,8 @@ def test_a_suffocation_is_said_so(sr2_web: Web) -> None:
     page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
     assert "Mortal (suffocation); suffocates in about 6 min unless treated." in page
     assert (
-        "Suffocates from critical hit 1 to the chest (spine), unless treated on 2053-01-01 00:06:00" in page
+        'At 2053-01-01 00:06:00 <span class="muted">(in 6 min):</span> suffocates from critical hit 1 to the chest '
+        "(spine), unless treated</li>" in page
     )
 
 

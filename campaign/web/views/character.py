@@ -271,7 +271,8 @@ def _timers_shown(
     campaign: Campaign, ruleset: Ruleset, state: State, timers: list[dict[str, Any]], now: int
 ) -> list[dict[str, Any]]:
     """What the clock will do from `now` (the present's game time, or the moment time travel shows), in the
-    ruleset's words: "bleeds out from critical hit 1 to the chest, unless treated on 2053-01-01 00:04:00 (in 4 min)". A timer the
+    ruleset's words, the time first (web/clock_line.html): "At 2053-01-01 00:04:00 (in 4 min): bleeds out from critical
+    hit 1 to the chest, unless treated". A timer the
     state has before `now` is due at once, as the clock would fire it (docs/clock.md, "Due now")."""
     shown = []
     for item in timers:
@@ -279,7 +280,7 @@ def _timers_shown(
         timer = Timer(due, item["kind"], item["key"], data=item["data"])
         shown.append(
             {
-                "words": ruleset.timer_words(state, timer),
+                "what": presenters.clock_words(campaign, ruleset, state, timer),
                 "due_text": display.date_text(presenters.game_date(campaign, due)),
                 "when_text": display.when_text(due - now),
             }
