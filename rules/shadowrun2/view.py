@@ -207,6 +207,9 @@ def status(state: State, now: int | None = None) -> dict[str, Any]:
 # a medic's treatment or a healing spell, and a hit healed by magic "counts as treated", so one word says both, the
 # one way every sentence says it (the threat, the hit's entry, the clock's words; `rules.words.unless`).
 SAVED_BY = "treated"
+# What stops the overflow's bleeding (RULES.md: "+1 overflow box every 10 game minutes until stabilized (first aid on
+# a Deadly wound)"), said the one way by the threat, the clock's lists and its prompt before a death.
+OVERFLOW_SAVED_BY = "stabilized by first aid"
 
 
 def saves(state: State, now: int | None = None) -> dict[str, Any]:
@@ -218,7 +221,7 @@ def saves(state: State, now: int | None = None) -> dict[str, Any]:
     first = [h for h in _mortal_hits(state) if deaths.get(h["id"]) == death_at]
     if death_at is not None and not first:
         # The overflow's death comes with its last box: the timer that brings it is the overflow clock's.
-        return {"saved_by": "stabilized by first aid", "timer": "overflow"}
+        return {"saved_by": OVERFLOW_SAVED_BY, "timer": "overflow"}
     treatment = first[0]["treatment"] if first else None
     return {
         "saved_by": SAVED_BY,
@@ -507,7 +510,8 @@ TIMER_WORDS = {
     "death": _timer_death,
     "critical_healed": lambda state, timer: f"{_timer_hit(state, timer)} heals",
     "critical_healing_roll": lambda state, timer: f"next healing roll for {_timer_hit(state, timer)}",
-    "overflow": "bleeds into another overflow box",
+    # Issue 42: the card's "On the clock" named no stop where the death prompt added ", unless stabilized by first aid".
+    "overflow": words.with_stop("bleeds into another overflow box", OVERFLOW_SAVED_BY),
     "physical_healed": "physical damage heals a level",
     "physical_healing_roll": "next healing roll",
     "stun_box": "a stun box recovers",

@@ -90,9 +90,10 @@ def test_a_shadowrun_cards_clock_names_the_mortal_hit_or_the_overflow_that_kills
     html = board(sr2_web)
     card = html[html.index(f'id="card-{bex}"') :]
     assert "dying: 1 h left unless stabilized by first aid (dies 2053-01-01 01:00:00)" in card
+    # The overflow's line names what stops it, as the dying chip and the clock's prompt do (issue 42).
     assert (
         'On the clock at 2053-01-01 00:10:00 <span class="muted">(in 10 min):</span> bleeds into another overflow '
-        "box</p>" in card
+        "box, unless stabilized by first aid</p>" in card
     )
 
 

@@ -309,6 +309,31 @@ def test_the_prompt_before_a_cyberpunk_death_says_unless_stabilized_once(
     assert prompt.count("unless") == 1
 
 
+def test_the_prompt_before_a_shadowrun_overflow_death_names_first_aid_once(
+    db: None, django_user_model: Any
+) -> None:
+    """Issue 42: the overflow's timer words named no stop (the card read "bleeds into another overflow box") while
+    the prompt added ", unless stabilized by first aid". The words name it now, and the prompt still says it once."""
+    table = make_table(django_user_model, "shadowrun2", {"body": 3})
+    # A Deadly wound, three successes on the Body check (no critical hit): one overflow box every 10 min, dead at
+    # the fourth (over Body 3), at 00:40:00.
+    deadly = {"type": "wound", "severity": "D", "rolls": {"body_check": [10] * 3}}
+    assert table.act(deadly).status_code == 201
+    web = make_web(table)
+    board = f"/campaigns/{web.campaign_id}/"
+    pressed = web.gm.post(
+        f"{board}clock/", {"unit": "minutes", "amount": "60", "key": "k1"}, HTTP_HX_REQUEST="true"
+    )
+    assert pressed.status_code == 200
+    prompt = unescape(re.sub(r"\s+", " ", prompt_of(web.gm.get(board).content.decode())))
+    assert '<h3 id="clock-roll-h">Ash dies at 2053-01-01 00:40:00</h3>' in prompt
+    assert (
+        "On the clock: bleeds into another overflow box, unless stabilized by first aid. The clock waits before "
+        "the death: stop here to act, or let it happen." in prompt
+    )
+    assert prompt.count("unless") == 1
+
+
 def test_the_boards_advance_asks_before_a_death_and_the_gm_lets_it_happen_or_stops(
     db: None, django_user_model: Any
 ) -> None:

@@ -296,7 +296,10 @@ def test_after_a_revert_and_a_new_overflow_interval_the_death_shown_is_the_clock
     assert set(dates) == {"2053-01-01 00:40:03"}
     text = " ".join(re.sub(r"<[^>]+>", " ", _card(board, night)).split())
     assert "dying: 25 min left unless stabilized by first aid (dies 2053-01-01 00:40:03)" in text
-    assert "On the clock at 2053-01-01 00:15:03 (due now): bleeds into another overflow box" in text
+    assert (
+        "On the clock at 2053-01-01 00:15:03 (due now): bleeds into another overflow box, unless stabilized by "
+        "first aid" in text
+    )
     assert (
         "leeding out: one overflow box every 5 minutes until stabilized (dies at 2053-01-01 00:40:03)" in page
     )
