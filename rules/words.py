@@ -371,9 +371,10 @@ def unless(saved_by: str) -> str:
 def with_stop(what: str, saved_by: str) -> str:
     """What kills and the action that stops it, said once: 'suffocates from critical hit 1 to the chest (spine),
     unless treated'. Timer words that name it already (Cyberpunk's death: 'dies unless stabilized') stay as they
-    are: the clock's prompt read "dies unless stabilized, unless stabilized" (issue 42)."""
+    are, and so do words that go on after it (a treatment under way that ends first): the clock's prompt read "dies
+    unless stabilized, unless stabilized" (issue 42)."""
     stop = unless(saved_by)
-    return what if what.endswith(stop) else f"{what}, {stop}"
+    return what if stop in what else f"{what}, {stop}"
 
 
 def threat(status: Mapping[str, Any], now: int) -> str:

@@ -23,6 +23,7 @@ from campaign.http import conditional, throttles
 from campaign.models import GM, Campaign, Character
 from campaign.selectors import access, characters
 from campaign.web import display, recovery_chart
+from rules import game_dates
 from rules import recovery as rc
 from rules.params import RuleError
 
@@ -43,10 +44,15 @@ def _query(request: HttpRequest) -> dict[str, str]:
 
 
 def _timers(recovery: rv.Recovery) -> dict[int, list[tuple[int, str]]]:
-    rules = recovery.campaign.rules
+    """Each character's timers in the ruleset's words, their moments as game dates (`presenters.clock_words`: a
+    treatment under way that ends before a death says when)."""
+    campaign = recovery.campaign
     player = recovery.role != GM
     return {
-        m.character.pk: rc.timers_due(rules, m.character.state, recovery.as_of, player=player)
+        m.character.pk: [
+            (due, game_dates.dated(campaign.start, what))
+            for due, what in rc.timers_due(campaign.rules, m.character.state, recovery.as_of, player=player)
+        ]
         for m in recovery.members
     }
 

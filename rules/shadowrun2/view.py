@@ -501,8 +501,15 @@ def _timer_death(state: State, timer: Timer) -> str:
     """'suffocates from critical hit 1 to the chest (spine), unless treated': a Mortal hit's death, as its reason
     kills, and what stops it (RULES.md, "Words"; issue 42: the clock's list, the card and the campaign's "next on
     the clock" said how it died and not what saves them, where Cyberpunk's "dies unless stabilized" did)."""
-    death = f"{death_words(_hit_of(state, timer).get('reason'))} from {_timer_hit(state, timer)}"
-    return words.with_stop(death, SAVED_BY)
+    hit = _hit_of(state, timer)
+    death = words.with_stop(f"{death_words(hit.get('reason'))} from {_timer_hit(state, timer)}", SAVED_BY)
+    # RULES.md, "Words": "a treatment that will finish before the timer says so". The GM's answer did (`threat`);
+    # the clock's lists said only "unless treated" (issue 42). At the same second the treatment comes first
+    # (engine: priority). A player's state has no time of death (`forecast.known`), so no death timer: the GM's alone.
+    treatment = hit.get("treatment")
+    if treatment and treatment.get("completes_at") is not None and treatment["completes_at"] <= timer.due:
+        death += f": the treatment under way ends first, at {game_time_mark(treatment['completes_at'])}"
+    return death
 
 
 TIMER_WORDS = {

@@ -293,6 +293,13 @@ def test_shadowrun_first_aid_on_a_deadly_monitor_says_the_damage_stays() -> None
             "treated",
             "suffocates from critical hit 1 to the chest (spine), unless treated",
         ),
+        (  # a treatment under way that ends first: the words go on after the stop, said once still
+            "bleeds out from critical hit 1 to the chest (ribs), unless treated: the treatment under way ends "
+            "first, at [t=300]",
+            "treated",
+            "bleeds out from critical hit 1 to the chest (ribs), unless treated: the treatment under way ends "
+            "first, at [t=300]",
+        ),
     ],
 )
 def test_a_death_on_the_clock_names_what_stops_it_once(what: str, saved_by: str, said: str) -> None:

@@ -171,3 +171,38 @@ def test_a_finished_treatment_says_on_the_page_that_the_mortal_hit_no_longer_kil
     assert f"{said} No longer dying." in gm
     player = sr2_web.player.get(url).content.decode()
     assert said in player and "No longer dying" not in player
+
+
+def test_the_clocks_lists_say_a_treatment_under_way_ends_before_the_death(sr2_web: Web) -> None:
+    """Issue 42, RULES.md "Words": "a treatment that will finish before the timer says so". The GM's answer did; the
+    clock's lists said only "unless treated" while Doc's treatment would end 25 min before the death. A player reads
+    no time of death in Shadowrun, so none of this."""
+    table = sr2_web.table
+    assert (
+        table.act({"type": "wound", "severity": "S", "rolls": WOUND}).status_code == 201
+    )  # ribs: dies at 00:30
+    medic = {"medic": "Doc", "skill": 3, "critical_hit": "ch1"}
+    assert table.act({"type": "diagnose", **medic, "rolls": {"diagnosis": [6, 1, 1]}}).status_code == 201
+    treated = table.act(
+        {"type": "treat", **medic, "rolls": {"treatment": [9, 11, 1]}}
+    )  # TN 8, 2 successes: 5 min
+    assert treated.status_code == 201, treated.content
+    what = (
+        "bleeds out from critical hit 1 to the chest (ribs), unless treated: the treatment under way ends first, "
+        "at 2053-01-01 00:05:00"
+    )
+    line = f'at 2053-01-01 00:30:00 <span class="muted">(in 30 min):</span> {what}'
+    board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    assert f"On the clock {line}</p>" in board
+    assert f"<strong>Ash</strong> {line}</li>" in board
+    page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert f"<li>A{line[1:]}</li>" in page
+    clock = table.gm.get(f"/api/campaigns/{sr2_web.campaign_id}/clock/").json()
+    assert what in [item["what"] for item in clock["next"]]
+    recovery = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/recovery/").content.decode()
+    assert "[t=" not in recovery and "[t=" not in board and "[t=" not in page
+    for seen in (
+        sr2_web.player.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode(),
+        sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode(),
+    ):
+        assert "ends first" not in seen and "00:30:00" not in seen

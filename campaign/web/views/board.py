@@ -34,7 +34,7 @@ from campaign.web.views.cache import (
     _with_keyed_forms,
 )
 from campaign.web.views.character import _named_undo
-from rules import words
+from rules import game_dates, words
 
 # A board of up to `BOARD_WHOLE` characters, the largest table the board's budget names (docs/PERFORMANCE.md, row
 # `board`), is drawn whole, in the order the characters came. A larger one draws its first page of `BOARD_PAGE`
@@ -309,7 +309,8 @@ def _clock_prompt(campaign: Campaign, job: dict[str, Any]) -> dict[str, Any]:
     }
     death = job["needs_yes"]
     if death is not None:  # a death waits for the GM's yes, and what would stop it said once
-        prompt["clock_death"] = {**death, "what_stops": words.with_stop(death["what"], death["saved_by"])}
+        what = game_dates.dated(campaign.start, words.with_stop(death["what"], death["saved_by"]))
+        prompt["clock_death"] = {**death, "what_stops": what}
     return prompt
 
 
