@@ -128,7 +128,7 @@ def test_time_travel_shows_the_clock_of_that_moment_and_keeps_the_gm_s_place(
     expect(travel).to_contain_text("at 2020-01-01 00:00:00 (now 2020-01-02 00:00:00)")
     expect(travel).to_be_in_viewport()  # sticky: the past is said wherever the GM is
     expect(gm.locator("#clock-then")).to_contain_text("Game time then: 2020-01-01 00:00:00")
-    expect(gm.locator("#timers")).to_have_text("A stun point heals on 2020-01-01 01:00:00 (in 1 h)")
+    expect(gm.locator("#timers")).to_have_text("At 2020-01-01 01:00:00 (in 1 h): a stun point heals")
     expect(group).to_have_attribute("open", "")
     expect(gm.locator(".actions-aside")).to_be_hidden()  # the present's actions, while the past is shown
     assert "version=2" in gm.url
