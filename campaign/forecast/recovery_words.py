@@ -15,6 +15,7 @@ from campaign.forecast.recovery import (
     NOT_BY_THEN,
     NOT_CARED_FOR,
     UNKNOWN_UNTIL_DIAGNOSED,
+    FitBy,
     Member,
     Party,
     Recovery,
@@ -132,16 +133,23 @@ def _names(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
-def party_text(recovery: Recovery, party: Party) -> str:
-    """The party's date in words, naming who stands in the way of one, and the dead (not counted)."""
-    dead = ""
+def not_counted_text(party: Party) -> str:
+    """Who the party's sentences leave out, said after them the same way: ' (Cass is dead, not counted) (the player
+    characters only: Doc Ruby and Rat are nobody's character, not counted)', or ''."""
+    text = ""
     if party.dead:
-        dead = f" ({_names(party.dead)} {'is' if len(party.dead) == 1 else 'are'} dead, not counted)"
+        text = f" ({_names(party.dead)} {'is' if len(party.dead) == 1 else 'are'} dead, not counted)"
     if party.npcs:
-        dead += (
+        text += (
             f" (the player characters only: {_names(party.npcs)} "
             f"{'is' if len(party.npcs) == 1 else 'are'} nobody's character, not counted)"
         )
+    return text
+
+
+def party_text(recovery: Recovery, party: Party) -> str:
+    """The party's date in words, naming who stands in the way of one, and who is not counted (`not_counted_text`)."""
+    dead = not_counted_text(party)
     if party.counted == 0:
         return ("nobody alive to be fit" if party.note == rc.DEAD else "nobody to be fit") + dead
     if party.note == rc.NOT_WITHOUT_CARE:
@@ -206,6 +214,10 @@ def fit_by_text(recovery: Recovery) -> str | None:
     found = recovery.fit_by
     if found is None:
         return None
+    return _fit_by_words(recovery, found) + not_counted_text(recovery.party)
+
+
+def _fit_by_words(recovery: Recovery, found: FitBy) -> str:
     head = f"By {by_words(recovery.campaign, found.by, recovery.as_of)}:"
     each = found.each
     if not each:

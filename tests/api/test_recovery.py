@@ -123,7 +123,8 @@ def test_the_retired_are_not_listed_and_the_dead_are_out_of_the_partys_date(df: 
         "all fit by 15 January (Dee is dead, not counted)",
     )
     assert data["party"]["all_fit"]["p50"] == data["party"]["all_fit"]["p90"] == 14 * DAY
-    assert data["fit_by"]["text"] == "By 15 January: Ash fit"
+    # "How many fit by" says who it leaves out as the party's sentence does.
+    assert data["fit_by"]["text"] == "By 15 January: Ash fit (Dee is dead, not counted)"
     assert data["what_if_menu"] == []
 
 
@@ -167,7 +168,10 @@ def test_the_partys_date_counts_the_player_characters_not_an_enemy_npc(df: Table
         1,
         "all fit by 15 January (the player characters only: Ganger is nobody's character, not counted)",
     )
-    assert data["fit_by"]["text"] == "By 15 January: Ash fit"
+    # The count is of the player characters only, and says so as the party's sentence does.
+    assert data["fit_by"]["text"] == (
+        "By 15 January: Ash fit (the player characters only: Ganger is nobody's character, not counted)"
+    )
     # Played, the same character counts: the party then waits for it.
     assert (
         df.gm.client.patch(f"/api/characters/{ganger['id']}/", {"player": "gm2"}, format="json").status_code
@@ -540,6 +544,10 @@ def test_how_many_fit_by_reads_without_statistics(
     likely = sum(word in (rv.FIT, rv.LIKELY) for _name, word in each)
     found = rv.FitBy(by, tuple((n, name, word) for n, (name, word) in enumerate(each)), 0, likely, all_chance)
     recovery = SimpleNamespace(
-        fit_by=found, campaign=SimpleNamespace(start="2053-01-01T00:00:00"), as_of=0, members=each
+        fit_by=found,
+        campaign=SimpleNamespace(start="2053-01-01T00:00:00"),
+        as_of=0,
+        members=each,
+        party=rv.Party(None, None, len(each)),
     )
     assert rw.fit_by_text(recovery) == said  # type: ignore[arg-type]
