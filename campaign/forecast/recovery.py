@@ -76,6 +76,7 @@ class Party:
     npcs: tuple[
         str, ...
     ] = ()  # the living characters nobody plays, listed but not counted (`selectors.characters.in_party`)
+    exact: bool = False  # every future of those counted alike (the rules roll no die): no "most likely"
 
 
 @dataclass(frozen=True)
@@ -299,7 +300,7 @@ def _blockers(name: str, outlook: rc.Character) -> list[str]:
     if outlook.status is not None or outlook.note is not None and outlook.note != rc.NOT_BY_HORIZON:
         return []
     if outlook.dies >= 0.5:
-        return [f"{name} most likely dies first"]
+        return [f"{name} dies first" if outlook.exact else f"{name} most likely dies first"]
     stuck = [item for item in outlook.items if item.when is None or item.when.p50 is None]
     if stuck:
         return [
@@ -323,8 +324,9 @@ def _party(names: Sequence[str], members: Sequence[rc.Character], counts: Sequen
     members = [m for _name, m, counted in rows if counted]
     dead = tuple(name for name, m in zip(names, members, strict=True) if m.status == rc.DEAD)
     living = [(name, m) for name, m in zip(names, members, strict=True) if m.status != rc.DEAD]
+    exact = all(m.exact for m in members)
     if not living:
-        return Party(None, rc.DEAD if members else None, 0, (), dead, npcs)
+        return Party(None, rc.DEAD if members else None, 0, (), dead, npcs, exact)
     # Care someone surely needs before what a player may not know: the one is certain whatever the other is, and
     # comes of the known state alone (docs/recovery.md, "Secrecy").
     if any(m.note == rc.NOT_WITHOUT_CARE for _, m in living):
@@ -334,16 +336,16 @@ def _party(names: Sequence[str], members: Sequence[rc.Character], counts: Sequen
             for b in (_blockers(name, m) if m.note == rc.NOT_WITHOUT_CARE else [])
             + [f"{name}: {what}: {rc.UNKNOWN_UNTIL_DIAGNOSED}" for what in m.unknown]
         )
-        return Party(None, rc.NOT_WITHOUT_CARE, len(living), blockers, dead, npcs)
+        return Party(None, rc.NOT_WITHOUT_CARE, len(living), blockers, dead, npcs, exact)
     if any(m.note == rc.UNKNOWN_UNTIL_DIAGNOSED for _, m in living):
-        return Party(None, rc.UNKNOWN_UNTIL_DIAGNOSED, len(living), (), dead, npcs)
+        return Party(None, rc.UNKNOWN_UNTIL_DIAGNOSED, len(living), (), dead, npcs, exact)
     spread = rc.party_spread([m.times for _, m in living])
     if spread.p50 is not None:
-        return Party(spread, None, len(living), (), dead, npcs)
+        return Party(spread, None, len(living), (), dead, npcs, exact)
     # What surely stands in the way is said; the chances of the rest only when nothing surely does.
     blockers = tuple(b for name, m in living for b in _blockers(name, m))
     blockers = blockers or tuple(b for name, m in living for b in _late(name, m))
-    return Party(spread, rc.NOT_BY_HORIZON, len(living), blockers, dead, npcs)
+    return Party(spread, rc.NOT_BY_HORIZON, len(living), blockers, dead, npcs, exact)
 
 
 def _what_ifs_for(

@@ -66,12 +66,13 @@ def date_words(campaign: Campaign, seconds: int, now: int) -> str:
     return text
 
 
-def dates_text(campaign: Campaign, spread: fc.Spread | None, now: int) -> str:
+def dates_text(campaign: Campaign, spread: fc.Spread | None, now: int, exact: bool = False) -> str:
     """When, without statistics: 'by 15 January' (every future agrees), 'most likely by 26 February, at the latest
     by 12 March (9 in 10)' (half the futures by the first date, 9 in 10 by the second), or not within a year (the
-    forecast's horizon). The party's section and a character's forecast say their dates with it."""
+    forecast's horizon); `exact` (the rules roll no die on the way): never "most likely". The party's section and a
+    character's forecast say their dates with it."""
     if spread is None or spread.p50 is None:
-        return "most likely not within a year"
+        return "not within a year" if exact else "most likely not within a year"
     low = date_words(campaign, spread.p50, now)
     if spread.p90 is None:
         return f"most likely by {low}, but more than 1 in 10 not within a year"
@@ -81,9 +82,15 @@ def dates_text(campaign: Campaign, spread: fc.Spread | None, now: int) -> str:
     return f"most likely by {low}, at the latest by {high} (9 in 10)"
 
 
-def when_text(recovery: Recovery, spread: fc.Spread | None) -> str:
-    """When a character or the party is fit (`dates_text`, from the recovery's moment)."""
-    return dates_text(recovery.campaign, spread, recovery.as_of)
+def when_text(recovery: Recovery, spread: fc.Spread | None, exact: bool | None = None) -> str:
+    """When a character or the party is fit (`dates_text`, from the recovery's moment; exact as the recovery is,
+    unless said)."""
+    return dates_text(recovery.campaign, spread, recovery.as_of, recovery.exact if exact is None else exact)
+
+
+def most_likely(exact: bool) -> str:
+    """ "most likely " before a date or a "not", unless every future agrees (the rules roll no die)."""
+    return "" if exact else "most likely "
 
 
 def character_text(recovery: Recovery, member: Member) -> str:
@@ -102,7 +109,7 @@ def _fit_text(recovery: Recovery, outlook: rc.Character) -> str:
     if outlook.note == rc.UNKNOWN_UNTIL_DIAGNOSED:
         return f"fit for action: {outlook.note}"
     if outlook.fit is None or outlook.fit.p50 is None:
-        return "most likely not fit for action within a year"
+        return f"{most_likely(recovery.exact)}not fit for action within a year"
     return f"fit for action {when_text(recovery, outlook.fit)}"
 
 
@@ -115,7 +122,7 @@ def lane_text(recovery: Recovery, member: Member) -> str:
         return f"{name}: needs care"
     if outlook.fit is None or outlook.fit.p50 is None:
         return f"{name}: {outlook.note or 'not within a year'}"
-    return f"{name}: most likely fit by {date_words(recovery.campaign, outlook.fit.p50, recovery.as_of)}"
+    return f"{name}: {most_likely(recovery.exact)}fit by {date_words(recovery.campaign, outlook.fit.p50, recovery.as_of)}"
 
 
 def item_text(recovery: Recovery, item: fc.Item) -> str:
@@ -125,7 +132,7 @@ def item_text(recovery: Recovery, item: fc.Item) -> str:
     if item.note is not None:
         return f"{item.what}: {item.note}"
     if item.when is None or item.when.p50 is None:
-        return f"{item.what}: most likely still in the way a year from now"
+        return f"{item.what}: {most_likely(recovery.exact)}still in the way a year from now"
     return f"{item.what}: out of the way {when_text(recovery, item.when)}"
 
 
@@ -157,10 +164,10 @@ def party_text(recovery: Recovery, party: Party) -> str:
     if party.note == rc.UNKNOWN_UNTIL_DIAGNOSED:
         return f"all fit: {party.note}{dead}"
     if party.note == rc.NOT_BY_HORIZON or party.all_fit is None:
-        return f"most likely not all fit within a year: {'; '.join(party.blockers)}{dead}"
+        return f"{most_likely(party.exact)}not all fit within a year: {'; '.join(party.blockers)}{dead}"
     if party.all_fit.p50 == recovery.as_of:
         return f"all fit for action now{dead}"
-    return f"all fit {when_text(recovery, party.all_fit)}{dead}"
+    return f"all fit {when_text(recovery, party.all_fit, party.exact)}{dead}"
 
 
 def moved_text(recovery: Recovery, scenario: Scenario) -> str:

@@ -129,7 +129,9 @@ def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Cha
             if note is not None or when is None or when.p50 is None:
                 css = "bar unknown" if note == rc.UNKNOWN_UNTIL_DIAGNOSED else "bar care"
                 words = (
-                    "needs care" if note == rc.NOT_WITHOUT_CARE else note or "most likely not within a year"
+                    "needs care"
+                    if note == rc.NOT_WITHOUT_CARE
+                    else note or f"{rw.most_likely(recovery.exact)}not within a year"
                 )
                 bars.append(Bar(row_y, LEFT, RIGHT - LEFT, None, css, f"{what}: {words}"))
                 continue
@@ -179,10 +181,16 @@ def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Cha
     ]
     party = recovery.party.all_fit
     party_x = None if party is None or party.p50 is None or party.p50 == start else _x(party.p50, start, end)
+    likely = rw.most_likely(recovery.exact)
+    bars = (
+        "a bar to its date"
+        if recovery.exact
+        else ("a bar to its most likely date with a whisker to the date 9 futures in 10 reach")
+    )
     summary = (
-        f"When each character is fit for action, from {dated[0][1]} to {dated[-1][1]}: each thing in the way a "
-        "bar to its most likely date with a whisker to the date 9 futures in 10 reach; the clock's timers as ticks; "
-        "a line for now" + (" and one for the party's most likely date." if party_x is not None else ".")
+        f"When each character is fit for action, from {dated[0][1]} to {dated[-1][1]}: each thing in the way "
+        f"{bars}; the clock's timers as ticks; "
+        "a line for now" + (f" and one for the party's {likely}date." if party_x is not None else ".")
     )
     return Chart(
         WIDTH,

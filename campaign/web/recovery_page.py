@@ -77,6 +77,7 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
         "is_gm": gm,
         "as_of": rw.day_text(campaign, recovery.as_of),
         "sampling": rw.sampling_text(recovery),
+        "exact": recovery.exact,
         "party": rw.party_text(recovery, party),
         "characters": [
             {
@@ -113,6 +114,7 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
             context["advance_to_fit"] = {
                 "seconds": spread.p50 - recovery.as_of,
                 "until": spread.p50,
+                "label": f"Advance to when the party is {rw.most_likely(party.exact)}fit",
                 "date": rw.day_text(campaign, spread.p50),
                 "in": display.duration_text(spread.p50 - recovery.as_of),
             }

@@ -314,7 +314,8 @@ def test_a_gm_reads_a_mortal_hit_as_care_needed_and_an_injury_past_the_year_as_s
     )
     texts = [item["text"] for item in ash["in_the_way"]]
     assert texts[0] == "the chest's mortal hit (spine): needs care (a mortal hit kills unless it is treated)"
-    assert texts[1].endswith(": most likely still in the way a year from now"), texts
+    # Untreated, the wound never heals in any future (no die is rolled): certain, so no "most likely".
+    assert texts[1] == "physical damage (Serious, 6 boxes): still in the way a year from now", texts
 
 
 CRIPPLING = [6, 1, 1, 1, 1]  # Body 5 against TN 6: one success, a Crippling hit (the chest's spine)
@@ -406,8 +407,8 @@ def test_a_cyberpunk_crippled_limb_replaced_is_a_what_if_and_what_still_stands_i
     assert both["label"] == "with Ash's left leg replaced and Ash treated now, all at once"
     # Each alone leaves the other in the way, named with why; both at once give the party a date.
     assert replaced["all_fit"]["p50"] is None
-    assert replaced["text"].startswith(
-        "still most likely not all fit within a year: Ash: the wound track: 8 points, 4 points over Light stays in "
+    assert replaced["text"].startswith(  # untreated wounds never heal: certain, no die rolled
+        "still not all fit within a year: Ash: the wound track: 8 points, 4 points over Light stays in "
         "the way (untreated wounds do not"
     ), replaced["text"]
     assert treated["all_fit"]["p50"] is None

@@ -53,7 +53,11 @@ def test_the_gm_page_says_each_date_and_draws_a_lane_per_character(df_web: Web) 
     assert re.search(r'class="tick"[^>]*>2020-01-15<', html)
     assert "style=" not in html and "<script>" not in html  # the CSP
     assert ":00:00 " not in html.split('<main id="main">')[1]  # no seconds in the recovery's dates
-    assert "Advance to when the party is most likely fit (2020-01-15 00:00)" in html
+    assert "Advance to when the party is fit (2020-01-15 00:00)" in html
+    # Dark Future rolls no die while healing: every date is certain, and no sentence says "most likely".
+    assert "these dates are certain: the rules roll no die on the way" in html
+    assert ">Ash: fit by 15 January<" in html and ">Bo: fit by 8 January<" in html
+    assert "most likely" not in html.split('<main id="main">')[1]
 
 
 def test_the_gm_asks_what_ifs_and_sees_how_the_partys_date_moves(sr2_web: Web) -> None:
@@ -145,7 +149,7 @@ def test_the_boards_party_section_counts_the_player_characters_and_says_so(df_we
         "<strong>Ganger</strong>: fit for action by 5 February (nobody&#x27;s character: not counted in the "
         "party&#x27;s date)" in section
     )
-    assert "Advance to when the party is most likely fit (2020-01-15 00:00)" in section
+    assert "Advance to when the party is fit (2020-01-15 00:00)" in section
 
 
 def test_a_player_sees_only_their_own_lanes_and_no_what_ifs_or_advances(df_web: Web) -> None:
