@@ -93,6 +93,11 @@ def most_likely(exact: bool) -> str:
     return "" if exact else "most likely "
 
 
+# A character's and the party's date while a hit is undiagnosed (a player's): the same words whatever the hit is.
+UNKNOWN_ONE = "fitness for action unknown until every hit is diagnosed"
+UNKNOWN_ALL = "whether all are fit is unknown until every hit is diagnosed"
+
+
 def character_text(recovery: Recovery, member: Member) -> str:
     outlook = member.outlook
     if outlook.status == rc.DEAD:
@@ -107,7 +112,7 @@ def _fit_text(recovery: Recovery, outlook: rc.Character) -> str:
     if outlook.note == rc.NOT_WITHOUT_CARE:
         return "fit for action only once cared for (below)"
     if outlook.note == rc.UNKNOWN_UNTIL_DIAGNOSED:
-        return f"fit for action: {outlook.note}"
+        return UNKNOWN_ONE
     if outlook.fit is None or outlook.fit.p50 is None:
         return f"{most_likely(recovery.exact)}not fit for action within a year"
     return f"fit for action {when_text(recovery, outlook.fit)}"
@@ -162,7 +167,7 @@ def party_text(recovery: Recovery, party: Party) -> str:
     if party.note == rc.NOT_WITHOUT_CARE:
         return f"not all fit until cared for: {'; '.join(party.blockers)}{dead}"
     if party.note == rc.UNKNOWN_UNTIL_DIAGNOSED:
-        return f"all fit: {party.note}{dead}"
+        return f"{UNKNOWN_ALL}{dead}"
     if party.note == rc.NOT_BY_HORIZON or party.all_fit is None:
         return f"{most_likely(party.exact)}not all fit within a year: {'; '.join(party.blockers)}{dead}"
     if party.all_fit.p50 == recovery.as_of:

@@ -296,9 +296,9 @@ def test_a_players_answer_is_byte_identical_for_a_mortal_and_a_critical_undiagno
     assert answers[0] == answers[1]
     data = json.loads(answers[0])
     ash = data["characters"][0]
-    assert ash["text"] == "fit for action: unknown until diagnosed"
+    assert ash["text"] == "fitness for action unknown until every hit is diagnosed"
     assert ash["in_the_way"][-1]["text"] == "a critical hit to the chest: unknown until diagnosed"
-    assert data["party"]["text"] == "all fit: unknown until diagnosed"
+    assert data["party"]["text"] == "whether all are fit is unknown until every hit is diagnosed"
 
 
 def test_a_gm_reads_a_mortal_hit_as_care_needed_and_an_injury_past_the_year_as_still_in_the_way(
