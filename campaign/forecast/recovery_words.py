@@ -38,6 +38,14 @@ def day_text(campaign: Campaign, seconds: int | None) -> str:
     return "" if not iso else iso[:16].replace("T", " ")
 
 
+def moment_text(campaign: Campaign, seconds: int | None) -> str:
+    """The campaign's time to the second, as the clock shows it: '2053-01-01 00:00:09'. The recovery's "From ..."
+    says it (docs/recovery.md), so that it agrees with the clock on the page; the timeline's dates keep
+    `day_text`."""
+    iso = presenters.game_date(campaign, seconds)
+    return "" if not iso else iso[:19].replace("T", " ")
+
+
 def _when(campaign: Campaign, spread: fc.Spread | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in ("p50", "p90"):

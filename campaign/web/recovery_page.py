@@ -75,7 +75,7 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
         "refresh_url": reverse("campaign-recovery", args=[campaign.pk]),
         "runs": "" if error is not None and error.field == "runs" else query["runs"],
         "is_gm": gm,
-        "as_of": rw.day_text(campaign, recovery.as_of),
+        "as_of": rw.moment_text(campaign, recovery.as_of),
         "sampling": rw.sampling_text(recovery),
         "exact": recovery.exact,
         "party": rw.party_text(recovery, party),

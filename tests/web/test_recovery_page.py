@@ -641,3 +641,14 @@ def test_the_gms_how_many_fit_by_counts_the_party_and_names_who_is_not_fit_then(
     assert "<strong>By 8 January: 2 of 3 fit (Ash not by then)</strong>" in section
     later = df_web.gm.get(page(df_web, "?by=2020-01-15"), **HTMX).content.decode()
     assert "<strong>By 15 January: 3 of 3 fit</strong>" in later
+
+
+def test_the_recovery_starts_from_the_campaigns_time_to_the_second(df_web: Web) -> None:
+    """A player read "From 2020-01-01 00:00" with the clock at 00:00:09: the start is said as the clock says it."""
+    df_web.table.act(THREE_LOST)
+    assert df_web.table.advance(seconds=9).status_code == 202  # run at once in tests
+    for who in (df_web.player, df_web.gm):
+        section = who.get(page(df_web), **HTMX).content.decode()
+        assert '<p class="muted">From 2020-01-01 00:00:09: these dates are certain: ' in section
+    panel = df_web.player.get(f"/characters/{df_web.character_id}/forecast/", **HTMX).content.decode()
+    assert '<p class="muted">From 2020-01-01 00:00:09: ' in panel  # the character's forecast already did
