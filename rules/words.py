@@ -377,6 +377,20 @@ def with_stop(what: str, saved_by: str) -> str:
     return what if stop in what else f"{what}, {stop}"
 
 
+def treatment_in_time(ends: int, death_at: int) -> str:
+    """A treatment under way that ends no later than the death it stops, said the one way everywhere (the GM's
+    answer, `threat`; the dying chip, `campaign.web.board.death_words`; the clock's lists, a ruleset's timer words):
+    'the treatment under way ends at [t=300], before the death ([t=1800])'. At the same second the treatment comes
+    first (RULES.md, "Action treat": the patient dies only if death_at comes first; the engine's priority), which
+    read "ends at 00:30:00, before the death (00:30:00)" (tester's report): a tie says so."""
+    if ends == death_at:
+        return (
+            f"the treatment under way ends at {game_time_mark(ends)}, as the death comes: in time (a tie goes to "
+            "the treatment)"
+        )
+    return f"the treatment under way ends at {game_time_mark(ends)}, before the death ({game_time_mark(death_at)})"
+
+
 def threat(status: Mapping[str, Any], now: int) -> str:
     """What the state threatens, for the GM: the time of death left (the GM's status holds `death_at`), with the
     action that stops it (`saved_by`: "stabilized", "treated"; docs/rules/README.md, "What players see"), or, when a
@@ -389,10 +403,8 @@ def threat(status: Mapping[str, Any], now: int) -> str:
     saved_by = status.get("saved_by") or "treated"
     ends = status.get("treatment_ends")
     if ends is not None and ends <= death_at:
-        return (
-            f"The treatment under way ends at {game_time_mark(ends)}, before the death it stops "
-            f"({game_time_mark(death_at)})."
-        )
+        said = treatment_in_time(ends, death_at)
+        return f"{said[0].upper()}{said[1:]}."
     if death_at <= now:  # the clock has not reached it yet: it fires at the next advance
         return f"Death is due now ({game_time_mark(death_at)}) {unless(saved_by)} before the clock moves on."
     if ends is not None:

@@ -53,7 +53,7 @@ def campaign_json(campaign: Campaign, role: str | None) -> dict[str, Any]:
 def clock_words(campaign: Campaign, rules: Ruleset, state: State, timer: RuleTimer) -> str:
     """What a timer will do in the ruleset's words (`Ruleset.timer_words`), its moments as in-world dates: every list
     of the clock and the clock's prompt take their words here ("bleeds out from critical hit 1 to the chest (lung),
-    unless treated: the treatment under way ends first, at 2053-01-01 00:20:00")."""
+    unless treated: the treatment under way ends at 2053-01-01 00:20:00, before the death (2053-01-01 00:30:00)")."""
     return game_dates.dated(campaign.start, rules.timer_words(state, timer))
 
 

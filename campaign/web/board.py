@@ -14,8 +14,10 @@ from campaign.ledger import running
 from campaign.models import GM, Campaign, Character, Job
 from campaign.selectors import history
 from campaign.web import display, forms
+from rules.game_dates import dated
 from rules.ruleset import Ruleset, Timer
 from rules.sheet import Board
+from rules.words import treatment_in_time
 
 # A ruleset that says nothing of its table counts the clock's own round (services.ADVANCE_UNITS).
 DEFAULT_BOARD = Board(round_seconds=services.ADVANCE_UNITS["rounds"], round_name="round", actions=())
@@ -92,7 +94,8 @@ def death_words(
     }
     ends = saves.get("treatment_ends")
     if ends is not None and ends <= death_at:
-        words["treatment_text"] = display.date_text(presenters.game_date(campaign, ends))
+        # Its words and a tie's, as the GM's answer and the clock's lists say them (`rules.words.treatment_in_time`).
+        words["treatment_text"] = dated(campaign.start, treatment_in_time(ends, death_at))
     return words
 
 

@@ -508,7 +508,7 @@ def _timer_death(state: State, timer: Timer) -> str:
     # (engine: priority). A player's state has no time of death (`forecast.known`), so no death timer: the GM's alone.
     treatment = hit.get("treatment")
     if treatment and treatment.get("completes_at") is not None and treatment["completes_at"] <= timer.due:
-        death += f": the treatment under way ends first, at {game_time_mark(treatment['completes_at'])}"
+        death += f": {words.treatment_in_time(treatment['completes_at'], timer.due)}"
     return death
 
 

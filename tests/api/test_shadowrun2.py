@@ -1182,6 +1182,6 @@ def test_after_a_treatment_the_answer_says_whether_it_ends_before_the_death_it_s
     # Never "dies ... unless treated" once a treatment that ends first is under way: it says when it ends.
     assert answer["said"] == (
         "Doc treats critical hit 1: 2 successes (TN 8; dice 9, 13, 2); done 2053-01-01 00:05:00. Target 8: house "
-        "rule for a mortal hit. The treatment under way ends at 2053-01-01 00:05:00, before the death it stops "
+        "rule for a mortal hit. The treatment under way ends at 2053-01-01 00:05:00, before the death "
         "(2053-01-01 00:30:00)."
     )

@@ -224,7 +224,12 @@ def test_the_threat_names_the_action_that_stops_the_death() -> None:
     )
     # A treatment under way that ends first stops it; one that ends later does not.
     assert threat({**dying, "treatment_ends": 20}, 6) == (
-        "The treatment under way ends at [t=20], before the death it stops ([t=30])."
+        "The treatment under way ends at [t=20], before the death ([t=30])."
+    )
+    # At the same second the treatment comes first (RULES.md, "Action treat"): it read "ends at [t=30], before the
+    # death it stops ([t=30])" (tester's report).
+    assert threat({**dying, "treatment_ends": 30}, 6) == (
+        "The treatment under way ends at [t=30], as the death comes: in time (a tie goes to the treatment)."
     )
     assert threat({**dying, "treatment_ends": 40}, 6) == (
         "Dies in about 24 s ([t=30]), before the treatment under way ends ([t=40])."
@@ -295,10 +300,10 @@ def test_shadowrun_first_aid_on_a_deadly_monitor_says_the_damage_stays() -> None
         ),
         (  # a treatment under way that ends first: the words go on after the stop, said once still
             "bleeds out from critical hit 1 to the chest (ribs), unless treated: the treatment under way ends "
-            "first, at [t=300]",
+            "at [t=300], before the death ([t=1800])",
             "treated",
             "bleeds out from critical hit 1 to the chest (ribs), unless treated: the treatment under way ends "
-            "first, at [t=300]",
+            "at [t=300], before the death ([t=1800])",
         ),
     ],
 )

@@ -200,7 +200,9 @@ def test_the_dying_chip_says_what_saves_and_when_a_treatment_under_way_ends_firs
         "rolls": {"treatment": [9, 13, 2]},
     }
     assert sr2_web.table.act(treat).status_code == 201
-    ends = "dying: the treatment under way ends 2053-01-01 00:05:00, before the death (2053-01-01 00:30:00)"
+    ends = (
+        "dying: the treatment under way ends at 2053-01-01 00:05:00, before the death (2053-01-01 00:30:00)"
+    )
     assert ends in sr2_web.gm.get(board_url).content.decode()
     page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
     assert ends in page  # the history keeps what was said at the time: "bleeds out ... unless treated"

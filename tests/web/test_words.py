@@ -188,8 +188,8 @@ def test_the_clocks_lists_say_a_treatment_under_way_ends_before_the_death(sr2_we
     )  # TN 8, 2 successes: 5 min
     assert treated.status_code == 201, treated.content
     what = (
-        "bleeds out from critical hit 1 to the chest (ribs), unless treated: the treatment under way ends first, "
-        "at 2053-01-01 00:05:00"
+        "bleeds out from critical hit 1 to the chest (ribs), unless treated: the treatment under way ends at "
+        "2053-01-01 00:05:00, before the death (2053-01-01 00:30:00)"
     )
     line = f'at 2053-01-01 00:30:00 <span class="muted">(in 30 min):</span> {what}'
     board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
@@ -205,4 +205,32 @@ def test_the_clocks_lists_say_a_treatment_under_way_ends_before_the_death(sr2_we
         sr2_web.player.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode(),
         sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode(),
     ):
-        assert "ends first" not in seen and "00:30:00" not in seen
+        assert "treatment under way" not in seen and "00:30:00" not in seen
+
+
+def test_a_treatment_that_ends_as_the_death_comes_is_in_time_everywhere(sr2_web: Web) -> None:
+    """Tester's report: Doc's treatment of Ash's Mortal hit ended at 00:30:00, when the death was due, and the chip,
+    the GM's answer and the clock's lists said "ends at 2053-01-01 00:30:00, before the death (2053-01-01
+    00:30:00)". RULES.md, "Action treat": the patient dies only if death_at comes first, so a tie saves them; the
+    words say so, from one place (`rules.words.treatment_in_time`)."""
+    table = sr2_web.table
+    assert table.act({"type": "wound", "severity": "S", "rolls": WOUND}).status_code == 201  # dies at 00:30
+    medic = {"medic": "Doc", "skill": 3, "critical_hit": "ch1"}
+    assert table.act({"type": "diagnose", **medic, "rolls": {"diagnosis": [6, 1, 1]}}).status_code == 201
+    assert table.advance(seconds=1200).status_code == 202
+    treated = table.act({"type": "treat", **medic, "rolls": {"treatment": [9, 1, 1]}})  # 1 success: 10 min
+    assert treated.status_code == 201, treated.content
+    tie = "the treatment under way ends at 2053-01-01 00:30:00, as the death comes: in time (a tie goes to the treatment)"
+    assert treated.json()["said"].endswith(f" T{tie[1:]}.")
+    board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    for html in (board, page):
+        assert f"dying: {tie}</span>" in html
+        assert f"bleeds out from critical hit 1 to the chest (ribs), unless treated: {tie}" in html
+        assert "before the death" not in html
+    clock = table.gm.get(f"/api/campaigns/{sr2_web.campaign_id}/clock/").json()
+    assert any(item["what"].endswith(tie) for item in clock["next"])
+    # Saved: the clock reaches 00:30:00 and Ash lives.
+    assert table.advance(seconds=600).status_code == 202
+    page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert "chip dead" not in page
