@@ -71,10 +71,13 @@ def _hit(hit: Mapping[str, Any], audience: str, alive: bool) -> dict[str, Any]:
     active, else what became of it ('replaced by cyberware'), the lethality it had said beside it on the page."""
     where = label(hit["location"])
     active = hit.get("status") == "active"
+    # A player's diagnosed Mortal hit says "mortal: needs treatment now" (RULES.md); its lethality chip beside it
+    # read "Chest mortal mortal: needs treatment now" on the phone (tester's report): the alarm alone says it.
+    mortal = hit.get("lethality") == "mortal" and audience != GM and alive
     details = []
     if hit.get("part"):
         details.append({"text": hit["part"], "css": ""})
-    if hit.get("lethality") and hit["lethality"] != hit.get("status"):
+    if hit.get("lethality") and hit["lethality"] != hit.get("status") and not mortal:
         details.append({"text": hit["lethality"], "css": "chip" if active else ""})
     elif not hit.get("lethality"):
         details.append({"text": "not diagnosed", "css": "chip unknown"})
@@ -93,7 +96,6 @@ def _hit(hit: Mapping[str, Any], audience: str, alive: bool) -> dict[str, Any]:
         # A chip, so that the board's card shows it too: the GM sees at a glance that a hit awaits a diagnosis (the
         # player's card already says "not diagnosed" where the lethality would be).
         details.append({"text": "not diagnosed", "css": "chip unknown"})
-    mortal = hit.get("lethality") == "mortal" and audience != GM and alive
     return {
         "column": column(where, hit["boxes"]) if hit.get("boxes") is not None else None,
         "title": where[:1].upper() + where[1:],

@@ -248,3 +248,25 @@ def test_a_diagnosis_taken_back_shows_a_player_only_what_they_may_know_now(sr2_w
         assert "ribs" not in answer and "crippling" not in answer
     # The GM still reads what was diagnosed.
     assert "ribs" in sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+
+
+def test_a_players_diagnosed_mortal_hit_says_mortal_once(sr2_web: Web) -> None:
+    """Tester's report, on the player's phone after a diagnosis: "Chest mortal mortal: needs treatment now", the
+    lethality chip and the alarm each saying "mortal". RULES.md: the player reads "mortal: needs treatment now"."""
+    table = sr2_web.table
+    lung = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
+    assert table.act({"type": "wound", "severity": "S", "rolls": lung}).status_code == 201
+    assert table.act(DIAGNOSE_CH1).status_code == 201
+    board = sr2_web.player.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    assert '<li>Chest: <span class="alarm">mortal: needs treatment now</span></li>' in board
+    page = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert '<p class="alarm">mortal: needs treatment now</p>' in page
+    assert re.search(
+        r"<strong>Chest</strong>\s*· lung · TN \+4\s*<p class=\"alarm\">mortal: needs treatment now</p>", page
+    )
+    for html in (board, page):
+        assert '<span class="chip">mortal</span>' not in html and "mortal mortal" not in html
+    # The GM's view has no alarm: its "mortal" is the lethality chip, said once.
+    gm_board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    assert "needs treatment now" not in gm_board
+    assert "mortal mortal" not in gm_board
