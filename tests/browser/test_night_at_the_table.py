@@ -784,7 +784,7 @@ def shadowrun_night(night: Night) -> Iterator[str]:
     )
     caught_up(night.phone.page, night.phone.context.request, night.board)
     expect(night.phone.page.locator("#fight")).to_contain_text(
-        "The fight ended for you at 2053-01-01 00:10:00, 10 min after the last combat action you saw."
+        "The fight ended at 2053-01-01 00:10:00, 10 min after its last combat action."
     )
     yield "+10 min given its rolls"
 
