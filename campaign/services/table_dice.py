@@ -34,7 +34,6 @@ ROUND_SECONDS = 3
 # `Job.stopped_because` of an advance the GM stopped at a roll; a stop retried finds it and changes nothing.
 STOPPED_BY_THE_GM = "the GM stopped it at {roll}"
 NOT_STOPPABLE = "only an advance waiting for a roll can be stopped; this one is {status}"
-NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 NOT_AT_A_DEATH = "this advance is not waiting before a death"
 WAITS_AT_A_DEATH = (
     "the clock waits before {who}'s death, not for a roll: let it happen, or stop the advance there"
@@ -167,21 +166,21 @@ def roll_owner(need: Mapping[str, Any]) -> str:
 
 
 def dice_words(need: Mapping[str, Any], *, as_rolled: bool = False) -> str:
-    """The dice a roll takes: "one d10 from 1 to 10", "five d6 from 1 to 6 each". A Rule-of-Six pool as the API
-    takes it, "five d6, each die's total (a 6 is rolled again and added: 6 then 4 is 10)", or as the board's row
-    takes it (`as_rolled`), "five d6, typed as rolled, a 6 then the die rolled after it: 6 4": one way to type
-    it each, never both at once."""
+    """The dice a roll takes: "1d10 from 1 to 10", "5d6 from 1 to 6 each". A Rule-of-Six pool as the API takes it,
+    "5d6, each die's total (a 6 is rolled again and added: 6 then 4 is 10)", or as the board's row takes it
+    (`as_rolled`), "5d6, typed as rolled, a 6 then the die rolled after it: 6 4": one way to type it each, never
+    both at once. The count is said as the prompt says it ("roll 5d6"), digits for any pool (docs/web.md)."""
     count, sides = need["count"], need["sides"]
-    number = NUMBER_WORDS.get(count, str(count))
+    number = f"{count}d{sides}"
     if need.get("open_ended"):
         if as_rolled:
-            return f"{number} d{sides}, typed as rolled, a 6 then the die rolled after it: 6 4"
-        return f"{number} d{sides}, each die's total (a 6 is rolled again and added: 6 then 4 is 10)"
-    return f"{number} d{sides} from 1 to {sides}{'' if count == 1 else ' each'}"
+            return f"{number}, typed as rolled, a 6 then the die rolled after it: 6 4"
+        return f"{number}, each die's total (a 6 is rolled again and added: 6 then 4 is 10)"
+    return f"{number} from 1 to {sides}{'' if count == 1 else ' each'}"
 
 
 def asked_words(need: Mapping[str, Any], *, as_rolled: bool = False) -> str:
-    """ "Ash's stun save needs one d10 from 1 to 10": the start of every refusal of a roll."""
+    """ "Ash's stun save needs 1d10 from 1 to 10": the start of every refusal of a roll."""
     return f"{roll_owner(need)} needs {dice_words(need, as_rolled=as_rolled)}"
 
 
@@ -194,7 +193,7 @@ def _listed(values: list[int]) -> str:
 
 
 def roll_refusal(need: Mapping[str, Any], values: Any, *, as_rolled: bool = False) -> str:
-    """Why these dice cannot be the roll asked, in words ("Ash's stun save needs one d10 from 1 to 10; 11 is not a
+    """Why these dice cannot be the roll asked, in words ("Ash's stun save needs 1d10 from 1 to 10; 11 is not a
     d10 roll"), or "" when they can. What `RollRequest.check` accepts is the rule; this only says it. `as_rolled`:
     the values are the totals of a Rule-of-Six pool the board's row read from the dice as typed, and the words say
     it that way."""

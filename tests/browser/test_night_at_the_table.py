@@ -751,7 +751,7 @@ def shadowrun_night(night: Night) -> Iterator[str]:
             "Ash's physical healing (Body)": "6 1 1 1 1",
             "Cole's physical healing (Body)": "6 2 1 1 1 1",
         },
-        "Ash's natural healing (Body) needs five d6, typed as rolled, a 6 then the die rolled after it: 6 4; "
+        "Ash's natural healing (Body) needs 5d6, typed as rolled, a 6 then the die rolled after it: 6 4; "
         "4 dice were read: 11, 1, 1 and 1 (a 6 and the die after it are one die)",
     )
     give_the_clock_its_rolls(

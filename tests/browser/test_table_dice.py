@@ -129,11 +129,11 @@ def test_a_waiting_clock_is_answered_from_the_board(live_server: Any, browser: A
         "Decides whether the character holds on while a crippled limb is not stabilized"
     )
 
-    die = "Ash's death save (one d10 from 1 to 10)"
+    die = "Ash's death save: 1d10 from 1 to 10"
     prompt.get_by_label(die).fill("11")
     prompt.get_by_role("button", name="Give the roll").click()
     expect(gm.locator("#clock-roll .error")).to_have_text(
-        "Ash's death save needs one d10 from 1 to 10; 11 is not a d10 roll"
+        "Ash's death save needs 1d10 from 1 to 10; 11 is not a d10 roll"
     )
     expect(gm.locator("#clock-roll").get_by_label(die)).to_have_value("11")  # what was typed, kept
     gm.locator("#clock-roll").get_by_label(die).fill("3")
@@ -154,7 +154,7 @@ def test_a_long_advance_is_stopped_at_a_roll_from_the_board(live_server: Any, br
     gm.get_by_role("button", name="+10 min", exact=True).click()
     prompt = gm.locator("#clock-roll")
     expect(prompt).to_contain_text("Stop here: the clock stays at 00:00:00")
-    prompt.get_by_label("Ash's death save (one d10 from 1 to 10)").fill("3")
+    prompt.get_by_label("Ash's death save: 1d10 from 1 to 10").fill("3")
     prompt.get_by_role("button", name="Give the roll").click()
     stop = gm.locator("#clock-roll").get_by_role("button", name="Stop here: the clock stays at 00:00:30")
     expect(stop).to_be_visible()
@@ -184,7 +184,7 @@ def test_the_clocks_roll_box_shows_nine_dice_whole(live_server: Any, browser: An
     gm.goto(board_url)
     gm.get_by_role("button", name="+1 hour", exact=True).click()
     prompt = gm.locator("#clock-roll")
-    expect(prompt).to_contain_text("9 d6 from 1 to 6 each")
+    expect(prompt).to_contain_text("9d6 from 1 to 6 each")
     box = prompt.get_by_role("textbox")
     box.fill("3 4 1 6 2 5 1 3 2")
     # The whole text in view: nothing scrolled out of the box, and the box within the page.

@@ -181,7 +181,7 @@ def test_a_shadowrun_natural_healing_roll_waits_for_the_gm_and_ends_as_the_serve
     assert wrong.status_code == 400
     assert wrong.json() == {
         "rolls.critical_healing": [
-            "Ash's natural healing (Body) needs five d6, each die's total (a 6 is rolled again and added: 6 then 4 "
+            "Ash's natural healing (Body) needs 5d6, each die's total (a 6 is rolled again and added: 6 then 4 "
             "is 10); 12 is not a total (a 6 is always followed by the die after it)"
         ]
     }
@@ -452,12 +452,12 @@ def test_rolls_given_wrong_are_refused_together_each_by_its_field_in_words(
     assert wrong.status_code == 400
     check.check(wrong)
     assert wrong.json() == {
-        f"rolls.{ash}.stun_save": ["Ash's stun save needs one d10 from 1 to 10; 11 is not a d10 roll"],
-        f"rolls.{bo}.stun_save": ["Bo's stun save needs one d10 from 1 to 10; 2 were given (0 and 3)"],
+        f"rolls.{ash}.stun_save": ["Ash's stun save needs 1d10 from 1 to 10; 11 is not a d10 roll"],
+        f"rolls.{bo}.stun_save": ["Bo's stun save needs 1d10 from 1 to 10; 2 were given (0 and 3)"],
     }
     assert give(gm, job, {f"{ash}.stun_save": "7"}).json() == {
         f"rolls.{ash}.stun_save": [
-            "Ash's stun save needs one d10 from 1 to 10; expected a list of whole numbers"
+            "Ash's stun save needs 1d10 from 1 to 10; expected a list of whole numbers"
         ]
     }
     assert give(gm, job, {"9999.stun_save": [3]}).json() == {
@@ -590,7 +590,7 @@ def test_the_clocks_roll_takes_the_dice_range_that_actions_and_the_import_take(g
     assert refused.status_code == 400
     ((field, (said,)),) = refused.json().items()
     assert field == "rolls.critical_healing"
-    assert said.startswith("Ash's natural healing (Body) needs five d6, each die's total")
+    assert said.startswith("Ash's natural healing (Body) needs 5d6, each die's total")
     assert said.endswith("; 1001 is past the largest total the ledger keeps (1,000)")
     assert (
         give(gm, job, {"critical_healing": [999, 1, 1, 1, 1]}).json()["status"] == "waiting"

@@ -305,7 +305,7 @@ def test_a_cyberpunk_die_out_of_range_is_an_error_beside_the_roll_with_the_die_k
     refused = card_post(cp2020_table, "damage", given)
     assert refused.status_code == 400
     html = form_of(refused)
-    assert 'role="alert">Stun save needs one d10 from 1 to 10; 11 is not a d10 roll</p>' in html
+    assert 'role="alert">Stun save needs 1d10 from 1 to 10; 11 is not a d10 roll</p>' in html
     assert 'name="r_stun_save_0" type="number" min="0" max="10" inputmode="numeric" value="11"' in html
     assert "rolls.stun_save" not in html and "HX-Trigger" not in refused
     assert Event.objects.filter(type="DamageTaken").count() == 0
@@ -315,7 +315,7 @@ def test_a_dark_future_die_out_of_range_is_an_error_beside_the_roll_with_the_die
     refused = card_post(df_table, "damage", {"p_weapon_damage": "2", "r_damage_0": "7"})
     assert refused.status_code == 400
     html = form_of(refused)
-    assert 'role="alert">Pedestrian Critical Table needs one d6 from 1 to 6; 7 is not a d6 roll</p>' in html
+    assert 'role="alert">Pedestrian Critical Table needs 1d6 from 1 to 6; 7 is not a d6 roll</p>' in html
     assert 'name="r_damage_0" type="number" min="1" max="6" inputmode="numeric" value="7"' in html
     assert "rolls.damage" not in html and "HX-Trigger" not in refused
     assert Event.objects.filter(type="WoundTaken").count() == 0

@@ -78,8 +78,8 @@ def test_the_saves_of_a_round_are_one_row_each_labelled_with_the_character_and_t
     prompt = prompt_of(web.gm.get(f"/campaigns/{web.campaign_id}/").content.decode())
     assert "The clock waits for 2 rolls" in prompt
     assert inputs_of(prompt) == [
-        ("Ash's stun save (one d10 from 1 to 10)", f"roll:{ash}.stun_save", ""),
-        ("Bo's stun save (one d10 from 1 to 10)", f"roll:{bo}.stun_save", ""),
+        ("Ash's stun save: 1d10 from 1 to 10", f"roll:{ash}.stun_save", ""),
+        ("Bo's stun save: 1d10 from 1 to 10", f"roll:{bo}.stun_save", ""),
     ]
     assert "Stop here: the clock stays at 00:00:00" in prompt
     assert "Give the rolls" in prompt
@@ -109,7 +109,7 @@ def test_a_roll_typed_wrong_is_said_beside_it_in_words_and_the_row_keeps_what_wa
     prompt = prompt_of(refused.content.decode())
     assert [value for _, _, value in inputs_of(prompt)] == ["11", "3"]
     assert errors_of(prompt) == {
-        "clock-roll-1": "Ash's stun save needs one d10 from 1 to 10; 11 is not a d10 roll"
+        "clock-roll-1": "Ash's stun save needs 1d10 from 1 to 10; 11 is not a d10 roll"
     }
     assert 'aria-describedby="clock-roll-1-help clock-roll-1-error"' in prompt
     assert "[" not in prompt and "rolls." not in prompt and "ch1" not in prompt
@@ -117,14 +117,12 @@ def test_a_roll_typed_wrong_is_said_beside_it_in_words_and_the_row_keeps_what_wa
     refused = web.gm.post(url, {f"roll:{ash}.stun_save": "4", f"roll:{bo}.stun_save": "x"})
     prompt = prompt_of(refused.content.decode())
     assert [value for _, _, value in inputs_of(prompt)] == ["4", "x"]
-    assert errors_of(prompt) == {
-        "clock-roll-2": "Bo's stun save needs one d10 from 1 to 10; x is not a number"
-    }
+    assert errors_of(prompt) == {"clock-roll-2": "Bo's stun save needs 1d10 from 1 to 10; x is not a number"}
 
     refused = web.gm.post(url, {f"roll:{ash}.stun_save": "4 5", f"roll:{bo}.stun_save": ""})
     assert errors_of(prompt_of(refused.content.decode())) == {
-        "clock-roll-1": "Ash's stun save needs one d10 from 1 to 10; 2 were given (4 and 5)",
-        "clock-roll-2": "Bo's stun save needs one d10 from 1 to 10; nothing was typed",
+        "clock-roll-1": "Ash's stun save needs 1d10 from 1 to 10; 2 were given (4 and 5)",
+        "clock-roll-2": "Bo's stun save needs 1d10 from 1 to 10; nothing was typed",
     }
     # Nothing was given meanwhile: the clock waits for the same two rolls.
     job = Job.objects.get(campaign_id=web.campaign_id)
@@ -146,15 +144,18 @@ def test_a_pool_with_the_rule_of_six_is_typed_as_rolled(db: None, django_user_mo
     # The physical damage's healing roll falls at the same second: asked in the same row (issue 42).
     (label, name, _), (physical_label, physical, _) = inputs_of(prompt)
     assert label == (
-        "Ash's natural healing (Body) (five d6, typed as rolled, a 6 then the die rolled after it: 6 4)"
+        "Ash's natural healing (Body): 5d6, typed as rolled, a 6 then the die rolled after it: 6 4"
     )
-    assert physical_label.startswith("Ash's physical healing (Body)")
+    # Side by side, the two pools say their count the same way, with one pair of parentheses at most.
+    assert physical_label == (
+        "Ash's physical healing (Body): 5d6, typed as rolled, a 6 then the die rolled after it: 6 4"
+    )
     assert "when critical hit 1 to the chest heals" in prompt
     refused = web.gm.post(
         f"/campaigns/{web.campaign_id}/clock/roll/", {name: "6 5 2 3 6", physical: "1 1 1 1 1"}
     )
     assert errors_of(prompt_of(refused.content.decode())) == {
-        "clock-roll-1": "Ash's natural healing (Body) needs five d6, typed as rolled, a 6 then the die rolled "
+        "clock-roll-1": "Ash's natural healing (Body) needs 5d6, typed as rolled, a 6 then the die rolled "
         "after it: 6 4; the last die is a 6: roll it again and type that die too (Rule of Six: a 6 is rolled again and "
         "added)"
     }
@@ -220,7 +221,7 @@ def test_stop_here_ends_the_advance_where_it_stands_and_the_gm_acts_then_advance
     assert table.act({"type": "note", "text": "a tourniquet"}).status_code == 201
     assert table.advance(turns=1).status_code == 202
     ((label, _, _),) = inputs_of(prompt_of(web.gm.get(board).content.decode()))
-    assert label == "Ash's death save (one d10 from 1 to 10)"
+    assert label == "Ash's death save: 1d10 from 1 to 10"
     assert (
         Job.objects.get(campaign_id=web.campaign_id, status__in=["queued", "running"]).asked[0]["game_time"]
         == 120
@@ -458,11 +459,11 @@ def test_a_roll_refused_for_its_text_is_the_same_prompt_with_the_error_beside_it
     assert refused.status_code == (400 if not headers else 200)
     prompt = prompt_of(refused.content.decode())
     assert inputs_of(prompt) == [
-        ("Ash's stun save (one d10 from 1 to 10)", f"roll:{ash}.stun_save", "4"),
-        ("Bo's stun save (one d10 from 1 to 10)", f"roll:{bo}.stun_save", "3\x00"),
+        ("Ash's stun save: 1d10 from 1 to 10", f"roll:{ash}.stun_save", "4"),
+        ("Bo's stun save: 1d10 from 1 to 10", f"roll:{bo}.stun_save", "3\x00"),
     ]
     assert errors_of(prompt) == {
-        "clock-roll-2": "Bo's stun save needs one d10 from 1 to 10; the text contains a NUL character (\\u0000), "
+        "clock-roll-2": "Bo's stun save needs 1d10 from 1 to 10; the text contains a NUL character (\\u0000), "
         "which cannot be stored"
     }
     assert 'id="clock-roll-error"' not in refused.content.decode()

@@ -98,7 +98,7 @@ def test_a_hit_s_diagnosis_typed_wrong_is_asked_again_by_its_hit(sr2_table: Web,
     assert prompt(html).startswith("Diagnosis of hit 2: chest, ribs (mortal): roll 4d6")
     assert 'name="r_diagnosis:ch2" value="7 1 1 1"' in html
     assert (
-        'role="alert">Diagnosis of hit 2: chest, ribs (mortal) needs four d6 from 1 to 6 each; 7 is not a d6 roll<'
+        'role="alert">Diagnosis of hit 2: chest, ribs (mortal) needs 4d6 from 1 to 6 each; 7 is not a d6 roll<'
         in html
     )
     assert diagnoses() == []
@@ -121,7 +121,7 @@ def test_first_aid_typed_wrong_is_asked_again_with_its_dice_target_and_why(
     why = re.findall(r'<p class="help">Decides [^<]*</p>', before)
     assert why and why == re.findall(r'<p class="help">Decides [^<]*</p>', after)
     assert f'name="{box}" value="7 2 1 3"' in after
-    assert 'role="alert">First aid needs four d6 from 1 to 6 each; 7 is not a d6 roll<' in after
+    assert 'role="alert">First aid needs 4d6 from 1 to 6 each; 7 is not a d6 roll<' in after
     assert "Expected dice" not in after and "pool of d6" not in after
     assert Event.objects.filter(type__startswith="FirstAid").count() == 0
 
@@ -135,7 +135,7 @@ def test_stabilize_typed_wrong_keeps_its_prompt_and_name(cp2020_dying: Web, wher
     after = shown(refused, where)
     assert prompt(after) == prompt(before) == "Stabilize d10: roll 1d10, succeeds on 8 or more"
     assert "Stabilization d10" not in after
-    assert 'role="alert">Stabilize d10 needs one d10 from 1 to 10; 11 is not a d10 roll<' in after
+    assert 'role="alert">Stabilize d10 needs 1d10 from 1 to 10; 11 is not a d10 roll<' in after
     assert 'name="r_stabilize_0" type="number" min="0" max="10" inputmode="numeric" value="11"' in after
     assert "A d10 that shows 0 is a 10: type 0 or 10." in after
 
@@ -155,7 +155,7 @@ def test_a_d6_typed_0_is_still_refused(sr2_table: Web) -> None:
     given = {"p_severity": "D", "d_body_check": "1 1 1 1 1", "r_location": "3 4", "r_critical_0": "0"}
     refused = card_post(sr2_table, "wound", given)
     assert refused.status_code == 400
-    assert 'role="alert">Critical hit table needs one d6 from 1 to 6; 0 is not a d6 roll<' in form_of(refused)
+    assert 'role="alert">Critical hit table needs 1d6 from 1 to 6; 0 is not a d6 roll<' in form_of(refused)
 
 
 def test_the_quick_row_diagnoses_every_hit_a_roll_per_hit(sr2_table: Web) -> None:

@@ -59,7 +59,7 @@ def _typed(data: QueryDict, name: str) -> str:
 
 
 def _faces_refused(need: Mapping[str, Any], typed: str) -> str:
-    """Dice typed that are no roll of the dice asked, in the clock's words ("First aid needs four d6 from 1 to 6
+    """Dice typed that are no roll of the dice asked, in the clock's words ("First aid needs 4d6 from 1 to 6
     each; 7 is not a d6 roll"; a d10's 0 is its 10); "" when each is a face of the die."""
     words = typed.replace(",", " ").split()
     needs = f"{need['label']} needs {dice_words({**need, 'open_ended': False})}"
@@ -78,7 +78,7 @@ def dice_error_words(
     """A dice error of the rules (`rules.dice.DiceError`), or of the form reading the dice, in the words a form
     says beside the roll: the roll's name, how the dice typed were read and what to type ("Body check: the pool is
     5 dice, 4 read: 6 then 3 reads as one die of 9; type each die as rolled, a 6's extra roll after it"; "First aid
-    needs four d6 from 1 to 6 each; 7 is not a d6 roll"); never a field name or a list's repr. `need`: the roll
+    needs 4d6 from 1 to 6 each; 7 is not a d6 roll"); never a field name or a list's repr. `need`: the roll
     as the rules ask it (`services.roll_asked`), whose label and dice the words use."""
     if need is not None and (refused := _faces_refused(need, _typed(data, need["name"]))):
         return RuleError(error.field, refused)
@@ -326,7 +326,7 @@ def parse_clock_rolls(
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """The board's answer to a waiting clock as the API's body: `{key: dice}` for each roll of the row, or
     `{"ask": false}`; and the rolls typed so that they cannot be read, each in words by its key ("Bo's stun save
-    needs one d10 from 1 to 10; nothing was typed"). An open-ended pool is typed as rolled, a 6's extra roll
+    needs 1d10 from 1 to 10; nothing was typed"). An open-ended pool is typed as rolled, a 6's extra roll
     after it, and read as its totals."""
     posted = {name: name for name in data if name.startswith(CLOCK_ROLL_INPUT)}
     check_posted(data, {"key": "key", "ask": "ask", **posted})
