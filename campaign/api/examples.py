@@ -555,7 +555,7 @@ FORECAST: dict[str, Any] = {
             "p90_date": None,
             "healed_share": None,
             "note": "not without care",
-            "care": "a crippling hit never heals on its own: it needs a replacement or healing magic",
+            "care": "a crippling hit never heals on its own. It needs a replacement or healing magic",
         },
         {
             "what": "physical damage (Serious, 6 boxes)",
@@ -658,8 +658,8 @@ RECOVERY: dict[str, Any] = {
                     "p90_date": None,
                     "share": None,
                     "note": "not without care",
-                    "care": "a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's Accept (fit for action with it)",
-                    "text": "the right arm's crippling hit (upper arm): needs care (a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's Accept (fit for action with it))",
+                    "care": "a crippling hit never heals on its own. It needs a replacement, healing magic, or the GM's Accept",
+                    "text": "the right arm's crippling hit (upper arm): needs care. A crippling hit never heals on its own. It needs a replacement, healing magic, or the GM's Accept.",
                 },
                 {
                     "what": "physical damage (Serious, 6 boxes)",
@@ -679,7 +679,7 @@ RECOVERY: dict[str, Any] = {
         "counted": 1,
         "all_fit": None,
         "note": "not without care",
-        "text": "not all fit until cared for: Ash: the right arm's crippling hit (upper arm) needs care (a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's Accept (fit for action with it))",
+        "text": "not all fit until cared for: Ash: the right arm's crippling hit (upper arm) needs care",
     },
     "fit_by": None,
     "what_if_menu": [

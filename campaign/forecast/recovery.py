@@ -296,7 +296,8 @@ def _blockers(name: str, outlook: rc.Character) -> list[str]:
     """Who and what keeps a character from a date, in words: what needs care, a likely death, or what most
     futures still have in the way a year on (with the reason the rules never clear it alone, if any)."""
     if outlook.note == rc.NOT_WITHOUT_CARE:
-        return [f"{name}: {item.what} needs care ({item.care})" for item in outlook.items if item.care]
+        # Named only: each is explained under the character (`recovery_words.item_text`), never twice in a row.
+        return [f"{name}: {item.what} needs care" for item in outlook.items if item.care]
     if outlook.status is not None or outlook.note is not None and outlook.note != rc.NOT_BY_HORIZON:
         return []
     if outlook.dies >= 0.5:
@@ -304,7 +305,7 @@ def _blockers(name: str, outlook: rc.Character) -> list[str]:
     stuck = [item for item in outlook.items if item.when is None or item.when.p50 is None]
     if stuck:
         return [
-            f"{name}: {item.what} stays in the way" + (f" ({item.care})" if item.care else "")
+            f"{name}: {item.what} stays in the way" + (f" ({item.care.split('. ')[0]})" if item.care else "")
             for item in stuck
         ]
     return []

@@ -26,7 +26,7 @@ from rules import forecast as fc
 from rules import game_dates
 from rules import recovery as rc
 from rules.game_dates import game_datetime
-from rules.words import duration
+from rules.words import capital, duration
 
 if TYPE_CHECKING:
     from campaign.models import Campaign
@@ -139,9 +139,12 @@ def lane_text(recovery: Recovery, member: Member) -> str:
 
 
 def item_text(recovery: Recovery, item: fc.Item) -> str:
-    """'the chest's critical hit (ribs): out of the way most likely by 10 February, at the latest by ...'."""
+    """'the chest's critical hit (ribs): out of the way most likely by 10 February, at the latest by ...'; what
+    needs care says why after it: 'the chest's crippling hit (spine): needs care. A crippling hit never heals on
+    its own. It needs a replacement, healing magic, or the GM's Accept.'."""
     if item.note == rc.NOT_WITHOUT_CARE:
-        return f"{item.what}: needs care ({item.care})" if item.care else f"{item.what}: needs care"
+        # The why in short sentences of its own, never in parentheses (it may hold sentences).
+        return f"{item.what}: needs care. {capital(item.care)}." if item.care else f"{item.what}: needs care"
     if item.note is not None:
         return f"{item.what}: {item.note}"
     if item.when is None or item.when.p50 is None:

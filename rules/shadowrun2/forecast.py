@@ -29,13 +29,13 @@ TREATMENT_TRIES = 3
 LEVEL_WORDS = t.LEVEL_WORDS
 CARE = {
     "mortal": "a mortal hit kills unless it is treated",
-    "crippling": "a crippling hit never heals on its own: it needs a replacement or healing magic",
+    "crippling": "a crippling hit never heals on its own. It needs a replacement or healing magic",
 }
 DEADLY_CARE = "deadly damage heals only in hospital, once stabilized"
 # A Mortal hit under treatment is Crippling when the treatment completes (docs/rules/shadowrun2.md, "Treatment of a
 # critical hit"): still not without care. Unless its time of death comes first (the GM's state only: a player's has no
-# `death_at`).
-UNDER_TREATMENT = "under treatment, a mortal hit becomes crippling when the treatment completes; "
+# `death_at`). Short sentences, said after "needs care:" (campaign/forecast/recovery_words.py, `item_text`).
+UNDER_TREATMENT = "the treatment under way will leave a crippling hit, which "
 DIES_UNDER_TREATMENT = "a mortal hit kills before its treatment completes unless healing magic brings it down"
 
 
@@ -46,7 +46,7 @@ def hit_care(hit: dict[str, Any], care: dict[str, str]) -> str | None:
         return care.get(hit["lethality"])
     if hit["death_at"] is not None and hit["death_at"] < treatment["completes_at"]:
         return DIES_UNDER_TREATMENT  # at the same second the treatment completes first (its timer's priority)
-    return UNDER_TREATMENT + care["crippling"]
+    return UNDER_TREATMENT + care["crippling"].removeprefix("a crippling hit ")
 
 
 def _boxes(count: int) -> str:

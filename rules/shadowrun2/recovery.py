@@ -21,8 +21,7 @@ from rules.shadowrun2.engine import first_aid_refused, is_active, physical_heali
 MEDIC_SKILLS = (1, 12)  # the Biotech a what-if's medic may have
 CARE = {
     **sr.CARE,
-    "crippling": "a crippling hit never heals on its own: it needs a replacement or healing magic, or the GM's "
-    "Accept (fit for action with it)",
+    "crippling": "a crippling hit never heals on its own. It needs a replacement, healing magic, or the GM's Accept",
 }
 
 

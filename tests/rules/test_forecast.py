@@ -238,7 +238,7 @@ def test_a_forecast_is_the_same_under_the_same_seed_and_by_default_for_the_same_
                 )
             ],
             "ch1",
-            "a crippling hit never heals on its own: it needs a replacement or healing magic",
+            "a crippling hit never heals on its own. It needs a replacement or healing magic",
         ),
         (
             "cyberpunk2020",

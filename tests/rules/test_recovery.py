@@ -17,7 +17,6 @@ from rules.dice import Dice
 from rules.params import RuleError
 from rules.registry import get_ruleset
 from rules.shadowrun2 import forecast as sr
-from rules.shadowrun2 import recovery as rc_sr
 from tests.rules.test_forecast import (
     CRITICAL,
     DAY,
@@ -238,11 +237,18 @@ def test_shadowrun_a_crippling_hit_is_in_the_way_until_replaced() -> None:
     assert all(i.key != hits[0]["id"] for i in rc.obstacles(rules, replaced))
 
 
+# Short sentences, none in parentheses (the phone said one long nested sentence, twice).
+UNDER_TREATMENT_WORDS = (
+    "the treatment under way will leave a crippling hit, which never heals on its own. It needs a replacement, "
+    "healing magic, or the GM's Accept"
+)
+
+
 @pytest.mark.parametrize(
     ("treatment", "completes_at", "care"),
     [
         # 2 successes at TN 8 (6 then 2 is 8): 10 minutes / 2, done at 300 s, before the death at 360 s.
-        ([8, 8, 1, 1], 300, sr.UNDER_TREATMENT + rc_sr.CARE["crippling"]),
+        ([8, 8, 1, 1], 300, UNDER_TREATMENT_WORDS),
         # 1 success: done at 600 s, after the death at 360 s.
         ([8, 1, 1, 1], 600, sr.DIES_UNDER_TREATMENT),
     ],
@@ -292,7 +298,7 @@ def test_shadowrun_a_mortal_hit_under_treatment_turns_crippling_and_still_needs_
         assert all(f.died for f in outlook.futures)
     # A player never learns the time of death: the words are the treatment's, whichever comes first.
     seen = rc.character(rules, state, 0, player=True, runs=200)
-    assert seen.items[0].care == sr.UNDER_TREATMENT + rc_sr.CARE["crippling"]
+    assert seen.items[0].care == UNDER_TREATMENT_WORDS
 
 
 @pytest.mark.parametrize("lethality", ["crippling", "critical"])

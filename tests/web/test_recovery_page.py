@@ -652,3 +652,34 @@ def test_the_recovery_starts_from_the_campaigns_time_to_the_second(df_web: Web) 
         assert '<p class="muted">From 2020-01-01 00:00:09: these dates are certain: ' in section
     panel = df_web.player.get(f"/characters/{df_web.character_id}/forecast/", **HTMX).content.decode()
     assert '<p class="muted">From 2020-01-01 00:00:09: ' in panel  # the character's forecast already did
+
+
+def test_a_players_phone_says_why_a_hit_under_treatment_needs_care_once_in_short_sentences(
+    sr2_web: Web,
+) -> None:
+    """A tester's phone read one long nested sentence, twice: in the party's line and in the bullet below it ("needs
+    care (under treatment, a mortal hit becomes crippling when the treatment completes; a crippling hit never heals
+    on its own: it needs ... (fit for action with it))"). The line names the hit; the bullet says why, once."""
+    assert sr2_web.table.act(chest_hit(MORTAL)).status_code == 201
+    diagnose = {"type": "diagnose", "medic": "Doc", "skill": 5, "rolls": {"diagnosis": [6] * 5}}
+    assert sr2_web.table.act(diagnose).status_code == 201
+    # 2 successes at TN 8 (6 then 2 is 8): done at 5 minutes, before the death at 6.
+    treat = {
+        "type": "treat",
+        "medic": "Doc",
+        "skill": 4,
+        "critical_hit": "ch1",
+        "rolls": {"treatment": [8, 8, 1, 1]},
+    }
+    assert sr2_web.table.act(treat).status_code == 201
+    panel = sr2_web.player.get(page(sr2_web), **HTMX).content.decode()
+    assert (
+        "<strong>Your characters:</strong> not all fit until cared for: Ash: the chest&#x27;s mortal hit (spine) "
+        "needs care</p>" in panel
+    )
+    why = (
+        "<li>the chest&#x27;s mortal hit (spine): needs care. The treatment under way will leave a crippling hit, "
+        "which never heals on its own. It needs a replacement, healing magic, or the GM&#x27;s Accept.</li>"
+    )
+    assert why in panel
+    assert panel.count("never heals on its own") == 1
