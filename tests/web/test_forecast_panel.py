@@ -222,3 +222,12 @@ def test_the_panel_says_its_dates_as_the_partys_section_does(sr2_web: Web) -> No
         text,
     ), text
     assert "Back to full health: not without care" not in text
+
+
+def test_the_panel_says_why_an_injury_needs_care_in_sentences_after_the_note(sr2_web: Web) -> None:
+    """The care words are sentences ("... on its own. It needs ..."): said after the note, never in parentheses."""
+    sr2_web.table.act(chest_hit(MORTAL))
+    html = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/forecast/", **HTMX).content.decode()
+    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    assert "(mortal) : not without care. A mortal hit kills unless it is treated." in text, text
+    assert "(a mortal hit" not in text
