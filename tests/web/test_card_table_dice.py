@@ -409,3 +409,21 @@ def test_a_roll_that_cannot_fail_is_rolled_by_the_server_not_asked(db: None, dja
     assert 1 <= taken.data["dice"]["sever"][0] <= 10
     crippled = Event.objects.get(type="LimbCrippled")
     assert crippled.data["sever_check"]["kept"] is True
+
+
+def test_the_card_and_the_character_page_say_a_pool_and_a_count_of_dice_alike(
+    db: None, django_user_model: Any
+) -> None:
+    """The card said "d6 pool", the character page "pool of d6" and the quick row "a pool of d6": one description
+    of a pool, and a count of dice as "2d6" everywhere."""
+    web = make_web(make_table(django_user_model, "shadowrun2", {"body": 5}))
+
+    def labels(url: str, **extra: Any) -> list[str]:
+        return re.findall(r'class="roll-label">([^<]*)</span>', web.gm.get(url, **extra).content.decode())
+
+    card = f"/characters/{web.character_id}/card/{{}}/form/"
+    sheet = f"/characters/{web.character_id}/?form={{}}"
+    assert labels(card.format("treat"), **HTMX) == ["Treatment (a pool of d6, empty: rolled)"]
+    assert labels(card.format("wound"), **HTMX) == ["Hit location (2d6, empty: rolled)"]
+    assert labels(sheet.format("treat")) == ["Treatment (a pool of d6)"]
+    assert labels(sheet.format("wound"))[:2] == ["Body check (a pool of d6)", "Hit location (2d6)"]
