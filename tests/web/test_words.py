@@ -234,3 +234,17 @@ def test_a_treatment_that_ends_as_the_death_comes_is_in_time_everywhere(sr2_web:
     assert table.advance(seconds=600).status_code == 202
     page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
     assert "chip dead" not in page
+
+
+def test_a_count_of_dice_is_said_in_digits_for_any_pool() -> None:
+    """A tester read "five d6, typed as rolled" beside "8 d6 from 1 to 6 each" in one row: words for a count up
+    to six, digits past it. Every count is "5d6" now, as the prompt says it ("roll 5d6")."""
+    from campaign.services import asked_words, dice_words
+
+    assert dice_words({"count": 8, "sides": 6}) == "8d6 from 1 to 6 each"
+    assert dice_words({"count": 1, "sides": 10}) == "1d10 from 1 to 10"
+    assert dice_words({"count": 5, "sides": 6, "open_ended": True}, as_rolled=True) == (
+        "5d6, typed as rolled, a 6 then the die rolled after it: 6 4"
+    )
+    need = {"count": 8, "sides": 6, "label": "Physical healing (Body)", "character_name": "Troll Grunt"}
+    assert asked_words(need) == "Troll Grunt's physical healing (Body) needs 8d6 from 1 to 6 each"
