@@ -192,12 +192,14 @@ DEMO = Demo(
 
 
 def injury_choices(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """What a stabilization may name: each crippled limb not yet stabilized, and the character if dying (the sheet's
-    `dying`, `CharacterSheet.choices_of`): the decider refuses "the character is not dying" otherwise."""
+    """What a stabilization may name: each crippled limb not yet stabilized, a severed one too (it bleeds: RULES.md,
+    a crippled limb not stabilized makes a death save every turn, and severed is crippled with no limb kept), and
+    the character if dying (the sheet's `dying`, `CharacterSheet.choices_of`): the decider refuses "the character
+    is not dying" otherwise."""
     limbs = [
-        (f"limb:{where}", f"{label(where)} (crippled)")
+        (f"limb:{where}", f"{label(where)} ({'severed' if place.get('severed') else 'crippled'})")
         for where, place in (sheet.get("locations") or {}).items()
-        if place.get("crippled") and not place.get("stabilized") and not place.get("severed")
+        if place.get("crippled") and not place.get("stabilized")
     ]
     dying = [("dying", "the dying character (medical tech)")] if sheet.get("dying") else []
     return [*limbs, *dying]

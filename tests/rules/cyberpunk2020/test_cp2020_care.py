@@ -96,6 +96,28 @@ def test_a_doctor_short_of_the_real_damage_fails_to_stabilize():
     assert after["dying"] is True
 
 
+def test_a_severed_limb_is_offered_to_stabilize_and_stabilizing_it_ends_its_death_saves():
+    """A tester's ganger lost a leg (sever check 8 against 9) and bled to death: Stabilize offered only "(choose)"."""
+    from rules.cyberpunk2020 import RULESET
+    from rules.cyberpunk2020.sheet import injury_choices
+    from rules.ruleset import GM
+
+    state = character(body=6)
+    state, _ = act(
+        state,
+        {"type": "damage", "damage": 22, "location": "right_leg"},  # 11 - 2 = 9 location damage
+        {"sever": [2], "stun_save": [1], "death_save": [1]},  # 6 + 0 + 2 = 8 against 9: severed
+    )
+    assert state["locations"]["right_leg"] == {"crippled": True, "severed": True, "stabilized": False}
+    assert injury_choices(RULESET.view(state, GM)["sheet"]) == [("limb:right_leg", "right leg (severed)")]
+    after, _ = act(
+        state, {"type": "stabilize", "target": "limb:right_leg", "skill": "first_aid", "total": 15}
+    )
+    assert after["locations"]["right_leg"]["stabilized"] is True
+    assert engine.limbs_awaiting_stabilization(after) == []  # no death save every turn (`timers`)
+    assert injury_choices(RULESET.view(after, GM)["sheet"]) == []
+
+
 def test_stabilizing_the_dying_also_stabilizes_every_crippled_limb():
     state = character(body=6)
     state, _ = act(
