@@ -378,8 +378,19 @@ def _save(name: str, data: Mapping[str, Any]) -> str:
 
 
 def _skill_roll(data: Mapping[str, Any]) -> str:
-    medic = data.get("medic") or "The medic"
-    return f"{medic} ({_spoken(data['skill'])}) rolled {data['total']} against {data['difficulty']}"
+    """'Doc (medical tech) rolled 20 against 27'; a roll no d10 could turn (never asked at the table, rules/dice.py
+    `certain`) says so instead of naming a die nobody rolled: 'needed 27, and TECH 6 + skill 5 + a d10 make 21 at
+    most'."""
+    medic, difficulty = data.get("medic") or "The medic", data["difficulty"]
+    who = f"{medic} ({_spoken(data['skill'])})"
+    tech, level = data.get("tech"), data.get("skill_level")
+    if tech is not None and level is not None and data.get("roll") is not None:
+        parts = f"TECH {tech} + skill {level}"
+        if tech + level + 10 < difficulty:
+            return f"{who} needed {difficulty}, and {parts} + a d10 make {tech + level + 10} at most"
+        if tech + level + 1 >= difficulty:
+            return f"{who} needed {difficulty}, and {parts} make it whatever the d10"
+    return f"{who} rolled {data['total']} against {difficulty}"
 
 
 def _target(target: str) -> str:

@@ -120,6 +120,51 @@ def test_a_treatment_at_first_aid_heals_half_a_point_a_day() -> None:
     assert text == "Doc (first aid) rolled 18 against 15: treated; heals 0.5 point a day."
 
 
+@pytest.mark.parametrize(
+    "tech,level,roll,difficulty,said",
+    [
+        (
+            6,
+            5,
+            9,
+            27,
+            "Doc Chrome (medical tech) needed 27, and TECH 6 + skill 5 + a d10 make 21 at most: could not stabilize "
+            "the dying character.",
+        ),
+        (
+            9,
+            9,
+            1,
+            19,
+            "Doc Chrome (medical tech) needed 19, and TECH 9 + skill 9 make it whatever the d10: stabilized the dying "
+            "character.",
+        ),
+        (6, 5, 9, 20, "Doc Chrome (medical tech) rolled 20 against 20: stabilized the dying character."),
+    ],
+    ids=["cannot-reach", "cannot-miss", "a-die-that-counts"],
+)
+def test_a_skill_roll_no_d10_could_turn_says_so_not_a_die_nobody_rolled(
+    tech: int, level: int, roll: int, difficulty: int, said: str
+) -> None:
+    """A tester with table dice "all" read "Doc Chrome (medical tech) rolled 20 against 27": no die was asked, since
+    none could change the outcome (rules/dice.py, `certain`), so the 20 was the server's."""
+    total = tech + level + roll
+    data = {
+        "target": "dying",
+        "medic": "Doc Chrome",
+        "skill": "medical_tech",
+        "total": total,
+        "tech": tech,
+        "skill_level": level,
+        "roll": roll,
+        "difficulty": difficulty,
+        "success": total >= difficulty,
+        "dice": {"stabilize": [roll]},
+    }
+    kind = "StabilizationSucceeded" if total >= difficulty else "StabilizationFailed"
+    assert get_ruleset("cyberpunk2020").describe(Event(kind, data, 0)) == said
+
+
 @pytest.mark.parametrize("slug", ["shadowrun2", "cyberpunk2020", "darkfuture"])
 def test_edits_retiring_and_taking_back_read_as_sentences_in_every_ruleset(slug: str) -> None:
     describe = get_ruleset(slug).describe
