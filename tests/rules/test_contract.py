@@ -451,6 +451,20 @@ def _gm_only_values(ruleset: Ruleset, seen: Any) -> list[tuple[str, Any]]:
     return [(key, value) for key, value in _each_value(seen) if key in ruleset.gm_only and value is not None]
 
 
+def _death_moved(value: Any) -> Any:
+    """A state with every time of death a second later, all else as it was."""
+    if isinstance(value, dict):
+        return {
+            key: item + 1
+            if key == "death_at" and isinstance(item, int) and not isinstance(item, bool)
+            else _death_moved(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_death_moved(item) for item in value]
+    return value
+
+
 @every_ruleset
 @generated
 @given(data=st.data())
@@ -465,7 +479,11 @@ def test_a_players_view_holds_no_value_of_a_gm_only_field_nor_the_time_of_death(
             if death_at is not None:
                 mark = game_time_mark(death_at)
                 texts = [value for _key, value in _each_value(seen) if isinstance(value, str)]
-                assert [text for text in texts if mark in text] == []
+                # A public time may fall on the death's second (the rest begins 10 minutes after the wound, and a
+                # hit's death may come 10 minutes after it too): a text leaks the death only if it follows it.
+                moved = ruleset.view(_death_moved(state), PLAYER)
+                still = {value for _key, value in _each_value(moved) if isinstance(value, str)}
+                assert [text for text in texts if mark in text and text not in still] == []
 
 
 @every_ruleset
