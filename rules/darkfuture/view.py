@@ -210,18 +210,44 @@ def _outcome(data: dict[str, Any]) -> str:
     return text
 
 
+def _knock_rolls(data: dict[str, Any]) -> list[str]:
+    """The KO and stun rolls the wound made, each with what it did ("KO roll 2: stays up; stun roll 5: stunned")."""
+    rolls = []
+    ko, stun = data.get("ko"), data.get("stun")
+    if ko:
+        rolls.append(f"KO roll {ko['roll']}: {'knocked out' if data['knocked_out_by_roll'] else 'stays up'}")
+    if stun and stun.get("automatic"):
+        rolls.append("stunned, no stun roll (a passed KO roll stuns)")
+    elif stun:
+        rolls.append(f"stun roll {stun['roll']}: {'stunned' if data['stunned_by_wound'] else 'not stunned'}")
+    effects = data.get("wound_effects") or []
+    if not ko and not stun and (tables.EFFECT_KO in effects or tables.EFFECT_STUN in effects):
+        rolls.append("no KO or stun roll: already out cold")
+    return rolls
+
+
+def _limb_roll(data: dict[str, Any]) -> list[str]:
+    check = data.get("limb_check")
+    if not check:
+        return []
+    if not check["disabled"]:
+        return [f"limb check {check['roll']}: no limb disabled"]
+    return [
+        f"limb check {check['roll']}: {words.spoken(check['limb'])} disabled"
+        f" (limb roll {check['limb_roll']}, side roll {check['side_roll']})"
+    ]
+
+
 def _wound_taken(event: Event) -> str:
+    """The wound, then each roll its band made and what it did; then an automatic KO at 0 CON."""
     data = event.data
     text = f"{_attack(data)}: {words.count(data['con_lost'], 'CON point')} lost; {_outcome(data)}."
-    happened = []
-    if data["knocked_out_by_roll"] or data["automatic_ko"]:
-        happened.append("knocked out")
-    if data["stunned_by_wound"]:
-        happened.append("stunned")
-    limb = (data.get("limb_check") or {}).get("limb")
-    if limb and data["limb_check"]["disabled"]:
-        happened.append(f"{words.spoken(limb)} disabled")
-    return text + (f" {words.capital(', '.join(happened))}." if happened else "")
+    rolls = _knock_rolls(data) + _limb_roll(data)
+    if rolls:
+        text += f" {words.capital('; '.join(rolls))}."
+    if data["automatic_ko"]:
+        text += " Knocked out."
+    return text
 
 
 def _near_miss_taken(event: Event) -> str:

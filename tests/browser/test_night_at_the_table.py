@@ -1045,13 +1045,16 @@ def dark_future_night(night: Night) -> Iterator[str]:
             ("KO roll: roll 1d6, 4 or more", "5"),
         ),
     )
-    assert said.endswith("CON 8 to 4, 26-50% of CON. Knocked out.")
+    assert said.endswith("CON 8 to 4, 26-50% of CON. KO roll 5: knocked out.")
     yield "Bex wounded step by step"
 
     said = wound_from_card(night, "Cole", {"weapon_damage": "4"}, quick="6 2 5")
-    assert said.endswith("Stunned.")
+    assert said.endswith("KO roll 2: stays up; stun roll 5: stunned.")
     said = wound_from_card(night, "Dana", {"weapon_damage": "9"}, quick="6 1 1 5 2 5")
-    assert said.endswith("CON 8 to 2, 01-25% of CON. Right arm disabled.")
+    assert said.endswith(
+        "CON 8 to 2, 01-25% of CON. KO roll 1: stays up; stun roll 1: not stunned;"
+        " limb check 5: right arm disabled (limb roll 2, side roll 5)."
+    )
     note_from_card(night, "Ash", GM_NOTE)
     yield "Cole stunned, Dana's arm disabled, a GM note"
 
@@ -1099,7 +1102,7 @@ def dark_future_night(night: Night) -> Iterator[str]:
     send(night, form)
     form.locator(".roll.asked input.die").fill("5")
     send(night, form)
-    expect(form.locator(".ok")).to_contain_text("Knocked out.")
+    expect(form.locator(".ok")).to_contain_text("KO roll 5: knocked out.")
     expect(night.card("Fenn").locator(".next")).to_contain_text("2020-01-01 00:11:06")
     yield "a house rule changed mid-wound"
 

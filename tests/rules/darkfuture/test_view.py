@@ -144,3 +144,40 @@ def test_the_symptom_of_each_hurt_band(rolls, symptom):
 
 def test_the_ruleset_is_registered_under_its_slug():
     assert get_ruleset("darkfuture") is RULESET
+
+
+def _said_to_gm_and_player(events):
+    wound = events[0]
+    public = RULESET.public_event(wound)
+    return RULESET.describe(wound), RULESET.describe(Event(wound.type, public, wound.game_time))
+
+
+def test_a_wound_in_the_01_25_band_says_its_ko_stun_and_limb_rolls():
+    """The tester's Road Ganger: CON 7 to 2 (01-25%, decided by the CON after the wound) rolled for KO, then stun,
+    then limb disablement; the words said none of it. The GM and the player (who sees all of a wound) read each."""
+    state = character(con=7)
+    state, events = hit(state, {"damage": [6], "ko": [2], "stun": [5], "limb_check": [3]}, weapon_damage=6)
+    gm, player = _said_to_gm_and_player(events)
+    expected = (
+        "Damage roll 6 + weapon 6 - armour 0 = 12 (row 12-13): 5 CON points lost; CON 7 to 2, 01-25% of CON."
+        " KO roll 2: stays up; stun roll 5: stunned; limb check 3: no limb disabled."
+    )
+    assert gm == expected
+    assert player == expected
+
+
+def test_a_knock_out_makes_no_stun_roll_and_a_disabled_limb_names_its_rolls():
+    state = character(con=7)
+    rolls = {"damage": [6], "ko": [5], "limb_check": [4], "limb": [5], "side": [2]}
+    state, events = hit(state, rolls, weapon_damage=6)
+    gm, _ = _said_to_gm_and_player(events)
+    assert gm.endswith(
+        "CON 7 to 2, 01-25% of CON. KO roll 5: knocked out; limb check 4: left leg disabled (limb roll 5, side roll 2)."
+    )
+
+
+def test_a_stun_roll_alone_in_the_51_75_band_says_its_outcome():
+    state = character(con=8)
+    state, events = hit(state, {"damage": [4], "stun": [1]}, weapon_damage=2)
+    gm, _ = _said_to_gm_and_player(events)
+    assert gm.endswith("CON 8 to 6, 51-75% of CON. Stun roll 1: not stunned.")
