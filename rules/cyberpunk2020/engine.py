@@ -213,29 +213,47 @@ SAVE_WHY = {
     "wake": ("Death save", "whether {name} wakes up (failed: stays unconscious)"),
     "wake_limb": (
         "Death save",
-        "whether {name} wakes up (failed: stays unconscious, and dying until the crippled limb is stabilized)",
+        "whether {name} wakes up (failed: stays unconscious, and dying until {limbs} {is_are} stabilized)",
     ),
     "limb": (
         "Death save",
-        "whether {name} holds on while a crippled limb is not stabilized (failed: dying until it is)",
+        "whether {name} holds on while {limbs} {is_are} not stabilized (failed: dying until {it_is})",
     ),
 }
 
 
 _SAVE_WORDS: dict[
-    tuple[str, str, int], tuple[str, str, str]
-] = {}  # the words of a save, by kind, who and target
+    tuple[str, str, int, str], tuple[str, str, str]
+] = {}  # the words of a save, by kind, who, target and the limbs it names
 
 
-def save_roll(dice: Dice, name: str, target: int, kind: str, who: str = "the character") -> dict[str, Any]:
-    """A save succeeds when the d10 is equal to or less than the target (the seed). `kind`: one of SAVE_WHY."""
+def limbs_words(state: Mapping[str, Any], limbs: list[str]) -> str:
+    """The limbs awaiting stabilization as a player says them: "the right leg (severed) and the left arm (crippled)"."""
+    said = [
+        f"the {limb.replace('_', ' ')} ({'severed' if state['locations'][limb]['severed'] else 'crippled'})"
+        for limb in limbs
+    ]
+    return " and ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said)
+
+
+def save_roll(
+    dice: Dice, name: str, target: int, kind: str, who: str = "the character", limbs: str = ""
+) -> dict[str, Any]:
+    """A save succeeds when the d10 is equal to or less than the target (the seed). `kind`: one of SAVE_WHY;
+    `limbs`: the limbs awaiting stabilization, said (`limbs_words`), for the kinds that name them."""
     # A save every round or turn of the clock: its words are made once (a few dozen of them in all).
-    words = _SAVE_WORDS.get((kind, who, target))
+    words = _SAVE_WORDS.get((kind, who, target, limbs))
     if words is None:
         label, why = SAVE_WHY[kind]
-        words = _SAVE_WORDS[(kind, who, target)] = (
+        several = " and " in limbs
+        words = _SAVE_WORDS[(kind, who, target, limbs)] = (
             label,
-            why.format(name=who),
+            why.format(
+                name=who,
+                limbs=limbs or "a crippled limb",
+                is_are="are" if several else "is",
+                it_is="they are" if several else "it is",
+            ),
             f"succeeds on {target} or less",
         )
     label, why, reading = words
@@ -658,7 +676,13 @@ def death_save_event(state: State, dice: Dice, now: int, cause: str) -> Event:
     """A per-turn death save: success wakes; failure with a limb awaiting stabilization starts the dying."""
     limbs = limbs_awaiting_stabilization(state)
     kind = "limb" if state["conscious"] else "wake_limb" if limbs else "wake"
-    death = save_roll(dice, "death_save" if cause != "table" else "save", death_save_target(state), kind)
+    death = save_roll(
+        dice,
+        "death_save" if cause != "table" else "save",
+        death_save_target(state),
+        kind,
+        limbs=limbs_words(state, limbs) if limbs else "",
+    )
     if death["success"]:
         outcome = "survived" if state["conscious"] else "woke"
     elif limbs:

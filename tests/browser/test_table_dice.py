@@ -126,7 +126,7 @@ def test_a_waiting_clock_is_answered_from_the_board(live_server: Any, browser: A
     expect(prompt).to_contain_text("Ash")
     expect(prompt).to_contain_text("Death save: roll 1d10, succeeds on 6 or less")
     expect(prompt).to_contain_text(
-        "Decides whether the character holds on while a crippled limb is not stabilized"
+        "Decides whether the character holds on while the left leg (crippled) is not stabilized"
     )
 
     die = "Ash's death save: 1d10 from 1 to 10"

@@ -349,5 +349,27 @@ def test_each_save_of_the_clock_is_worded_for_the_save_it_is():
     )
     assert _asked(engine.death_save_event, crippled_leg()) == (
         "Death save",
-        "whether the character holds on while a crippled limb is not stabilized (failed: dying until it is)",
+        "whether the character holds on while the left leg (crippled) is not stabilized (failed: dying until it is)",
+    )
+
+
+def test_the_clock_names_a_severed_limb_as_severed_in_its_death_save():
+    """A tester's ganger lost a leg: the clock asked for a death save "while a crippled limb is not stabilized"."""
+    state, _ = act(
+        character(body=6),
+        {"type": "damage", "damage": 22, "location": "right_leg"},
+        {"sever": [2], "stun_save": [1], "death_save": [1]},  # 6 + 0 + 2 = 8 against 9: severed
+    )
+    assert _asked(engine.death_save_event, state) == (
+        "Death save",
+        "whether the character holds on while the right leg (severed) is not stabilized (failed: dying until it is)",
+    )
+    out_cold, _ = act(
+        character(body=6),
+        {"type": "damage", "damage": 22, "location": "right_leg"},
+        {"sever": [2], "stun_save": [1], "death_save": [9]},
+    )
+    assert _asked(engine.death_save_event, out_cold)[1] == (
+        "whether the character wakes up (failed: stays unconscious, and dying until the right leg (severed) is"
+        " stabilized)"
     )
