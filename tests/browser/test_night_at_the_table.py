@@ -1077,7 +1077,8 @@ def dark_future_night(night: Night) -> Iterator[str]:
     said = undo_from_card(
         night,
         "Eddo",
-        "Damage roll 4 + weapon 2 - armour 0 = 6: 2 CON points lost; CON 8 to 6, 51-75% of CON, 2020-01-01 00:00:06",
+        "Damage roll 4 + weapon 2 - armour 0 = 6: 2 CON points lost; CON 8 to 6, 51-75% of CON. Stun roll...,"
+        " 2020-01-01 00:00:06",
     )
     assert "Took back the latest entry" in said
     expect(night.card("Eddo")).to_contain_text("CON 8 of 8")
