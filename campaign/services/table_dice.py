@@ -129,15 +129,22 @@ def asked_death(rules: Ruleset, character: Character, due: clock.Due) -> dict[st
     }
 
 
+def _locked_job(job_id: Any, idempotency_key: str | None) -> tuple[Job, bool]:
+    """The waiting advance, read again under its campaign's lock (inside the caller's transaction: the worker may
+    have moved it meanwhile), and whether `idempotency_key` has answered it already (a retry then changes nothing)."""
+    job = Job.objects.get(pk=job_id)
+    eventstore.lock_campaign(job.campaign_id)
+    job = Job.objects.get(pk=job_id)
+    return job, bool(idempotency_key) and idempotency_key in job.rolls.get("answered", [])
+
+
 def clock_go_on(*, job_id: Any, idempotency_key: str | None = None) -> Job:
     """The GM's yes to the death a waiting advance stopped before: it happens, and the advance goes on (asking again
     before another). The same Idempotency-Key again changes nothing: a retried yes must not let the next death
     happen too."""
     with transaction.atomic():
-        job = Job.objects.get(pk=job_id)
-        eventstore.lock_campaign(job.campaign_id)
-        job = Job.objects.get(pk=job_id)
-        if idempotency_key and idempotency_key in job.rolls.get("answered", []):
+        job, answered_already = _locked_job(job_id, idempotency_key)
+        if answered_already:
             return job
         if not job.waiting or job.needs_yes is None:
             raise Conflict("job", NOT_AT_A_DEATH)
@@ -281,10 +288,8 @@ def clock_give_roll(*, job_id: Any, body: Any, idempotency_key: str | None = Non
         raise ServiceError("ask", f"expected true or false, got {said_back(ask, typed=True)}")
     rolls = {name: value for name, value in body.items() if name != "ask"}
     with transaction.atomic():
-        job = Job.objects.get(pk=job_id)
-        eventstore.lock_campaign(job.campaign_id)
-        job = Job.objects.get(pk=job_id)
-        if idempotency_key and idempotency_key in job.rolls.get("answered", []):
+        job, answered_already = _locked_job(job_id, idempotency_key)
+        if answered_already:
             return job
         if not job.waiting:
             raise Conflict("job", NOT_WAITING)
