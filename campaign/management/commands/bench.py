@@ -114,11 +114,10 @@ TARGETS = {
     ),
 }
 BROKER = "redis://127.0.0.1:6379/14"
+# Rows on a throwaway PostgreSQL database, skipped without one; rows with a real Celery worker (and beat) on a
+# queue of their own.
 POSTGRES_ROWS = ("postgres", "many_players", "tenants")
-BROKER_ROWS = (
-    "clock",
-    "tenants",
-)  # a real Celery worker (and beat) on a queue of their own  # run on a throwaway PostgreSQL database, skipped without one
+BROKER_ROWS = ("clock", "tenants")
 
 
 # How long a row waits, at most, for what the row before it left running (a server's workers shutting down,
