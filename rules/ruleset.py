@@ -29,7 +29,6 @@ from a ruleset's folder.
 
 from __future__ import annotations
 
-import marshal
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -344,21 +343,6 @@ def copy_state(value: Any) -> Any:
     if isinstance(value, list):
         return [copy_state(item) for item in value]
     return value
-
-
-def state_copier(state: State) -> Callable[[], State]:
-    """Deep copies of `state`, made again and again (a fresh character's, for each character created with the same
-    attributes): each loaded from one marshal dump, in C, under half of `copy_state`'s time for a Shadowrun start.
-    marshal keeps every type as it is, tuples and keys included; a state it cannot write is copied by
-    `copy_state`."""
-    try:
-        # Version 2 writes no references: a list or dict found twice in `state` is two in each copy, as
-        # `copy_state` makes them, so a fold changing one in place never changes the other (version 3 would
-        # share it, and loads no faster).
-        dumped = marshal.dumps(state, 2)
-    except ValueError:
-        return lambda: copy_state(state)
-    return lambda: marshal.loads(dumped)
 
 
 def out_of_action(ruleset: Ruleset, state: State) -> str | None:

@@ -3,7 +3,7 @@
 LEDGER_PLAIN_ORM (settings, docs/operations.md) switches every trick, or some by name, to its plain way; the plain
 path writes the same events, versions and read models and gives the same answers (`make test-plain-orm` runs the
 event-store and action tests on it). `manage.py bench --plain` runs each row a trick serves with that trick plain
-and prints what it buys (docs/PERFORMANCE.md, "What the speed tricks buy").
+and prints what it buys (docs/speed-tricks.md: the figures, and why each trick stays).
 """
 
 from __future__ import annotations
@@ -14,9 +14,6 @@ from typing import NamedTuple
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
-
-from rules.ruleset import State, copy_state
-from rules.ruleset import state_copier as marshal_copier
 
 
 class Trick(NamedTuple):
@@ -51,9 +48,6 @@ TRICKS: dict[str, Trick] = {
         "PostgreSQL's BEGIN sent with the transaction's first statement (campaign.ledger.backends.postgresql)",
         ("postgres",),
     ),
-    "marshal_copies": Trick(
-        "a fresh character's state copied from a marshal dump, not by copy_state", ("rebuild", "import")
-    ),
     "rebuild_read": Trick(
         "the rebuild's read of the log on a raw cursor, data decoded only where needed", ("rebuild",)
     ),
@@ -80,15 +74,6 @@ def plain(trick: str) -> bool:
     switch it with `override_settings`."""
     switched = settings.LEDGER_PLAIN_ORM
     return bool(switched) and (ALL in switched or trick in switched)
-
-
-def state_copier(state: State) -> Callable[[], State]:
-    """Deep copies of `state`, made again and again (a fresh character's, for each created with the same
-    attributes): from one marshal dump (`rules.ruleset.state_copier`), or by `copy_state` when `marshal_copies`
-    is plain."""
-    if plain("marshal_copies"):
-        return lambda: copy_state(state)
-    return marshal_copier(state)
 
 
 class PlainWrite(NamedTuple):

@@ -35,6 +35,7 @@ from rules.ruleset import (
     TAKING_BACK,
     Ruleset,
     State,
+    copy_state,
     replay,
     set_options,
     shown_by,
@@ -340,10 +341,8 @@ def _fold_campaign(campaign: Campaign, ruleset: Ruleset) -> tuple[int, Folded]:
                         character_id = data["character"]
                         key = eventstore.json_text(data["attributes"])
                         if key not in started:
-                            started[key] = fast.state_copier(
-                                start_state(ruleset, data["attributes"], options)
-                            )
-                        states[character_id] = started[key]()
+                            started[key] = start_state(ruleset, data["attributes"], options)
+                        states[character_id] = copy_state(started[key])
                         versions[character_id] = 0
                         seen[character_id] = 0
                         created[character_id] = (data["attributes"], options, data["name"])
@@ -559,3 +558,20 @@ def _timer_writes(
             )
         )
     return writes
+
+
+def states_named(campaign_id: int, name: str, wrapper: Any = None) -> dict[int, Any]:
+    """The state of each character of the campaign, not retired, named `name`, by id: who a medic's name is (the
+    services' `_medics_can_act`). Asked of every action naming a medic, mostly of nobody (a street doc nobody made a
+    character of), so on the command's cursor: the ORM's queryset cost a sixth of an action on SQLite."""
+    with eventstore.command_cursor(wrapper) as cursor:
+        cursor.execute(_STATES_NAMED, [campaign_id, name, False])
+        return {
+            row[0]: eventstore.json_value(row[1]) if isinstance(row[1], str | bytes) else row[1]
+            for row in cursor.fetchall()
+        }
+
+
+_STATES_NAMED = (
+    f"SELECT id, state FROM {Character._meta.db_table} WHERE campaign_id = %s AND name = %s AND retired = %s"
+)

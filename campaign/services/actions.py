@@ -10,7 +10,7 @@ from typing import Any
 from django.db import OperationalError, transaction
 
 from campaign.ledger import eventstore
-from campaign.ledger.projections import state_at_version
+from campaign.ledger.projections import state_at_version, states_named
 from campaign.ledger.reachable import database_unreachable
 from campaign.models import Campaign, Character, Event
 from campaign.notify import outbox
@@ -198,8 +198,8 @@ def _medics_can_act(rules: Ruleset, character: Character, action: Mapping[str, A
         name = action.get(param.name)
         if not param.person or not isinstance(name, str) or not name.strip():
             continue
-        named = Character.objects.filter(campaign_id=character.campaign_id, retired=False, name=name.strip())
-        states = [character.state if row.pk == character.pk else row.state for row in named.only("state")]
+        named = states_named(character.campaign_id, name.strip())
+        states = [character.state if pk == character.pk else state for pk, state in named.items()]
         why = [out_of_action(rules, state) for state in states]
         if why and all(why):
             raise ServiceError(param.name, MEDIC_CANNOT_ACT.format(name=name.strip(), why=why[0]))

@@ -13,7 +13,6 @@ from typing import Any, NamedTuple
 from django.conf import settings
 
 from campaign.http.client_input import check_text, no_constants
-from campaign.ledger import fast
 from campaign.ledger.events import (
     CAMPAIGN_CHANGED,
     CAMPAIGN_CREATED,
@@ -60,6 +59,7 @@ from rules.ruleset import (
     RuleError,
     Ruleset,
     State,
+    copy_state,
     set_options,
     shown_by,
     start_state,
@@ -494,15 +494,13 @@ class _Replay:
             fresh = self.started.get(key)
             if fresh is None:
                 try:
-                    fresh = self.started[key] = fast.state_copier(
-                        start_state(self.rules, payload["attributes"], self.options)
-                    )
+                    fresh = self.started[key] = start_state(self.rules, payload["attributes"], self.options)
                 except Exception as error:  # validated, but a rebuild must start from them too
                     raise _fail(
                         line_no,
                         f"data.attributes: the character cannot be replayed ({type(error).__name__}: {error})",
                     ) from None
-            self.states[stream] = fresh()
+            self.states[stream] = copy_state(fresh)
             self.seen[stream] = 0
             self.created[stream] = (payload["attributes"], self.options, payload["name"])
             self.names[stream] = payload["name"]

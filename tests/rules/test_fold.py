@@ -27,7 +27,6 @@ from rules.ruleset import (
     fold,
     fold_into,
     replay,
-    state_copier,
 )
 from tests.rules.cyberpunk2020 import test_cp2020_properties as cp2020
 from tests.rules.darkfuture import test_properties as darkfuture
@@ -220,32 +219,3 @@ def test_evolve_into_ignores_unknown_events_as_evolve_does():
         in_place = copy_state(state)
         ruleset.evolve_into(in_place, event)
         assert in_place == ruleset.evolve(state, event)
-
-
-def test_a_state_copier_makes_deep_copies_that_keep_every_type() -> None:
-    # The rebuild and an import's check copy a fresh character's state for each character created with the same
-    # attributes: each copy must be the state's own, its types as they were.
-    fresh = {
-        "alive": True,
-        "hits": [{"id": "ch1", "boxes": 3}],
-        "track": (1, 2),
-        "by_round": {3: 1.5},
-        "x": None,
-    }
-    copy = state_copier(fresh)
-    first, second = copy(), copy()
-    assert first == fresh and second == fresh
-    assert type(first["track"]) is tuple and list(first["by_round"]) == [3] and first["alive"] is True
-    first["hits"][0]["boxes"] = 9
-    first["hits"].append({"id": "ch2"})
-    assert fresh["hits"] == [{"id": "ch1", "boxes": 3}] and second["hits"] == [{"id": "ch1", "boxes": 3}]
-
-
-def test_a_state_copier_copies_what_marshal_cannot_write() -> None:
-    class Mark:
-        pass
-
-    mark = Mark()
-    fresh = {"mark": mark, "hits": [{"boxes": 3}]}
-    copy = state_copier(fresh)()
-    assert copy["mark"] is mark and copy["hits"] == [{"boxes": 3}] and copy["hits"] is not fresh["hits"]
