@@ -201,6 +201,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         public_event=unretired(view.public_event, None),
         summary=words.summary_with(house_rules_words(view.describe, options.OPTIONS)),
         timer_words=timer_worder(view.TIMER_WORDS),
+        timer_subject=getattr(view, "timer_subject", lambda state, timer: ""),
         saves=getattr(view, "saves", lambda state, now=None: {}),
         public_taken_back=getattr(view, "public_taken_back", None),
         shows=unretired(view.shows, False),

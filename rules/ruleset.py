@@ -240,6 +240,10 @@ class Ruleset:
     timer_words: Callable[[State, Timer], str] = field(
         default=lambda state, timer: timer.kind.replace("_", " ")
     )
+    # The injury a timer is about, in the GM's words ("critical hit 2 to the chest (lung)"), for a timer of one
+    # injury among several (its key "<kind>:<injury>"); "" for one about the whole character. A roll the clock asks
+    # says it, so that one character's two rolls of one name at one second read apart (campaign/services/table_dice).
+    timer_subject: Callable[[State, Timer], str] = field(default=lambda state, timer: "")
     # A state whose options just changed (`set_options`; `state["options"]` the new ones, the old given): the times
     # it keeps that an option's interval set are moved by the change (docs/rules/README.md, "House options").
     # None: the ruleset's timers read their intervals from the options whenever they are asked.

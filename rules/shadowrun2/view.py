@@ -512,6 +512,13 @@ def _timer_death(state: State, timer: Timer) -> str:
     return death
 
 
+def timer_subject(state: State, timer: Timer) -> str:
+    """The critical hit a timer of one hit is about ('critical hit 2 to the chest (lung)'), for the rolls the clock
+    asks (`Ruleset.timer_subject`): two hits' natural healing rolls, due together when the rest begins, read apart.
+    "" for a timer of the whole character (the physical damage's healing, the stun's recovery)."""
+    return _timer_hit(state, timer) if ":" in timer.key else ""
+
+
 TIMER_WORDS = {
     "treatment_complete": lambda state, timer: f"treatment of {_timer_hit(state, timer)} completes",
     "death": _timer_death,

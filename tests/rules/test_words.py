@@ -258,6 +258,25 @@ def test_timer_words_name_the_injury_never_its_id() -> None:
     assert get_ruleset("darkfuture").timer_words({}, Timer(0, "ko_ends", "ko")) == "comes round"
 
 
+def test_a_timer_of_one_hit_names_it_for_the_rolls_the_clock_asks() -> None:
+    """`Ruleset.timer_subject`: two hits' natural healing rolls asked at one second read apart by their hits, in
+    words; a timer of the whole character names nothing."""
+    sr2 = get_ruleset("shadowrun2")
+    state = {
+        "critical_hits": [
+            {"id": "ch1", "location": "chest", "part": "lung"},
+            {"id": "ch2", "location": "left_arm", "part": "elbow"},
+        ]
+    }
+    subjects = [
+        sr2.timer_subject(state, Timer(600, "critical_healing_roll", key))
+        for key in ("healing_roll:ch1", "healing_roll:ch2")
+    ]
+    assert subjects == ["critical hit 1 to the chest (lung)", "critical hit 2 to the left arm (elbow)"]
+    assert sr2.timer_subject(state, Timer(600, "physical_healing_roll", "physical_roll")) == ""
+    assert get_ruleset("cyberpunk2020").timer_subject({}, Timer(3, "death_save", "death_save")) == ""
+
+
 def test_the_threat_names_the_action_that_stops_the_death() -> None:
     from rules.words import threat
 
