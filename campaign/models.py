@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -274,9 +275,21 @@ class JobStatus(models.Model):
         return self.status in (self.QUEUED, self.RUNNING)
 
 
-def roll_key(character_id: int, name: str) -> str:
-    """The key a roll of the clock is given under, telling several characters' apart: "9.stun_save"."""
-    return f"{character_id}.{name}"
+def roll_key(character_id: int, name: str, timer_key: str = "") -> str:
+    """The key a roll of the clock is given under, unique among the rolls an advance asks at once: the character's
+    id and the roll's name, "9.stun_save", telling several characters' apart; and for a timer of one injury among
+    several (its key "<kind>:<injury>", `rules.ruleset.Timer`) the injury too, as an action's roll of one choice is
+    named (`diagnosis:ch1`): "9.critical_healing:ch2", telling apart one character's rolls of one name at one
+    second (two critical hits' natural healing, due together when the rest begins). Stable: the same firing has
+    the same key whatever else is asked with it."""
+    _, colon, injury = timer_key.partition(":")
+    return f"{character_id}.{name}{':' + injury if colon else ''}"
+
+
+def old_roll_key(need: Mapping[str, Any]) -> str:
+    """The key a roll had before a timer's injury was part of it ("9.critical_healing"): still taken where it names
+    one roll asked (`campaign.services.table_dice`)."""
+    return f"{need['character']}.{need['name']}"
 
 
 class Job(JobStatus):
@@ -369,7 +382,12 @@ class Job(JobStatus):
             return []
         asked = self.needs_rolls or [self.needs_roll]
         return [
-            {**need, "key": need.get("key") or roll_key(need["character"], need["name"])} for need in asked
+            {
+                **need,
+                "key": need.get("key")
+                or roll_key(need["character"], need["name"], need.get("firing", {}).get("key", "")),
+            }
+            for need in asked
         ]
 
     @property

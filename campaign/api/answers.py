@@ -340,8 +340,15 @@ JOBS = {
         {
             "key": {
                 "type": "string",
-                "description": "what the roll is given under in `POST /api/jobs/{id}/rolls/`: the character's id "
-                'and the roll\'s name, "9.death_save"',
+                "description": "what the roll is given under in `POST /api/jobs/{id}/rolls/`, unique among the "
+                "rolls asked and the same for the same firing: the character's id and the roll's name, "
+                '"9.death_save"; for a roll of one injury among several, the injury too, "9.critical_healing:ch2" '
+                "(one character's two rolls of one name at one second)",
+            },
+            "about": {
+                "type": "string",
+                "description": 'the injury the roll is about, in words: "critical hit 2 to the chest (lung)"; '
+                '"" for a roll of the whole character',
             },
             "character": INT,
             "character_name": STR,

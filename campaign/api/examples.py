@@ -435,6 +435,7 @@ CLOCK_JOB_WAITING: dict[str, Any] = {
     "finished_at": None,
     "needs_roll": {
         "key": "9.death_save",
+        "about": "",
         "name": "death_save",
         "count": 1,
         "sides": 10,

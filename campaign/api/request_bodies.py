@@ -105,10 +105,12 @@ CLOCK_ADVANCE = closed(
 IMPORT = closed({"file": {"type": "string", "format": "binary"}}, "file")
 CLOCK_ROLLS = {
     "type": "object",
-    "description": "the dice of the rolls the job waits for, each under its key (`needs_rolls[].key`, the "
-    'character\'s id and the roll\'s name: {"9.death_save": [4], "10.stun_save": [7]}), or under its name alone '
-    'where one roll of that name is asked ({"death_save": [4]}); any of the rolls asked, the rest asked again. '
-    'Or {"ask": false}: the server rolls the rest of this advance',
+    "description": "the dice of the rolls the job waits for, each under its key (`needs_rolls[].key`: "
+    '{"9.death_save": [4], "10.stun_save": [7]}; one character\'s two rolls of one name by their injuries, '
+    '{"9.critical_healing:ch1": [...], "9.critical_healing:ch2": [...]}), or where it names one roll asked, '
+    "under the character's id and the roll's name ({\"9.critical_healing\": [...]}) or its name alone "
+    '({"death_save": [4]}); any of the rolls asked, the rest asked again. Or {"ask": false}: the server rolls the '
+    "rest of this advance",
     "properties": {
         "ask": {"type": "boolean", "description": "false: the server rolls the rest of this advance"}
     },

@@ -73,11 +73,13 @@ def job_death_json(job: Job) -> dict[str, Any] | None:
 
 
 def job_rolls_json(job: Job) -> list[dict[str, Any]]:
-    """What a waiting advance asks the GM: each roll (its key, name, dice, label, target, why), for whom, what
-    fires and when, in the game's words beside the numbers; [] when it waits for none."""
+    """What a waiting advance asks the GM: each roll (its key, name, dice, label, target, why), for whom, the injury
+    it is about (`about`, "" for the whole character; a roll asked before it was said has none), what fires and
+    when, in the game's words beside the numbers; [] when it waits for none."""
     asked = []
     for need in job.asked:
         need.pop("firing", None)
+        need.setdefault("about", "")
         need["date"] = game_dates.date_words(job.campaign.start, need["game_time"])
         asked.append(need)
     return asked

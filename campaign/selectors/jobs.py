@@ -29,6 +29,15 @@ def campaign_job(campaign: Campaign, job_id: Any) -> Job | None:
     return Job.objects.filter(campaign=campaign, pk=job_id).first()
 
 
+def rolls_answered(campaign: Campaign, idempotency_key: str | None) -> bool:
+    """Whether the campaign's latest advance took the GM's rolls under this Idempotency-Key: a retried post of the
+    board's row of rolls, once the advance has gone on or ended, is the same answer, and writes nothing."""
+    if not idempotency_key:
+        return False
+    latest = Job.objects.filter(campaign=campaign).only("rolls").first()
+    return latest is not None and idempotency_key in latest.rolls.get("answered", [])
+
+
 def import_job(user: Any, job_id: Any) -> ImportJob | None:
     """The user's import of this id, or None (another user's import is not theirs to see)."""
     return ImportJob.objects.filter(pk=job_id, user=user).first()

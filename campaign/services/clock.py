@@ -287,7 +287,7 @@ def clock_run(job_id: Any, *, ticket: Any = None, slice_seconds: float | None = 
                 except RollNeeded as need:
                     # Table dice: the advance stops before this firing, everything before it kept, and asks
                     # with it the other characters' rolls of the same round.
-                    first = asked_roll(character, due, need.request)
+                    first = asked_roll(rules, character, due, need.request)
                     wait_for_rolls(
                         job, [first, *_rolls_of_the_round(rules, characters, job, due, queue.skip)]
                     )
@@ -383,15 +383,16 @@ def _rolls_of_the_round(
     skip: set[tuple[int, str]],
 ) -> list[dict[str, Any]]:
     """The rolls the other characters' firings ask within one round (ROUND_SECONDS) of `first`, the firing that
-    stopped the advance: at most one a character, its first, in firing order. A firing changes its own character
-    alone, so another character's firings up to there are known without `first`'s dice; each is tried on a copy
-    of the state (the pure clock loop), nothing written. `first`'s own character's other rolls at the same second
-    are asked with it (`_own_rolls_of_the_second`); its later firings wait for its dice."""
+    stopped the advance: a character's first roll, in firing order, and its other rolls at that same second
+    (`_rolls_of_the_second`). A firing changes its own character alone, so another character's firings up to there
+    are known without `first`'s dice; each is tried on a copy of the state (the pure clock loop), nothing written.
+    `first`'s own character's other rolls at the same second are asked with it; its later firings wait for its
+    dice, as each character's rolls at later seconds than its first wait for that first's."""
     end = min(job.to_time, first.fire_at + ROUND_SECONDS - 1)
     asked: list[tuple[tuple[int, int, int, str], dict[str, Any]]] = []
     for character_id, character in characters.items():
         if character_id == first.character_id:
-            asked.extend(_own_rolls_of_the_second(rules, character, job, first, skip))
+            asked.extend(_rolls_of_the_second(rules, character, job, first, skip))
             continue
         own_skip = {(cid, key) for cid, key in skip if cid == character_id}
         queue = clock.DueTimers(job.from_time, end, own_skip)
@@ -402,27 +403,35 @@ def _rolls_of_the_round(
                 events = clock.fire(rules, state, due, dice_for(given_for(job, character, due), ask=True))
             except RollNeeded as need:
                 order = (due.fire_at, character_id, due.timer.priority, due.timer.key)
-                asked.append((order, asked_roll(character, due, need.request)))
+                asked.append((order, asked_roll(rules, character, due, need.request)))
+                asked.extend(_rolls_of_the_second(rules, character, job, due, queue.skip, state))
                 break
             state = fold(rules, state, events)
             queue.fired(due, bool(events), rules.timers(state))
     return [need for _, need in sorted(asked, key=lambda pair: pair[0])]
 
 
-def _own_rolls_of_the_second(
-    rules: Ruleset, character: Character, job: Job, first: clock.Due, skip: set[tuple[int, str]]
+def _rolls_of_the_second(
+    rules: Ruleset,
+    character: Character,
+    job: Job,
+    first: clock.Due,
+    skip: set[tuple[int, str]],
+    state: State | None = None,
 ) -> list[tuple[tuple[int, int, int, str], dict[str, Any]]]:
-    """The rolls `first`'s own character's other firings ask at the same game second (issue 42: a healing roll due
-    with a stun recovery roll was asked in a second prompt): tried on its state without `first` (its dice are not
-    known yet), each a roll of another name (a roll's key is the character's and the roll's). Should `first`'s
-    outcome change what a later firing needs, its dice do not fit and it is asked again (`_fire`)."""
+    """The rolls a character's other firings ask at the second of `first`, its firing that asks a roll (issue 42: a
+    healing roll due with a stun recovery roll was asked in a second prompt; two critical hits' natural healing
+    rolls, both due when the rest begins, one after the other): tried on its state without `first` (`state`, the
+    state before `first`: the character's own by default; its dice are not known yet), each under its own key
+    (`roll_key`: a roll of one injury names it, so one name may be asked twice). A firing whose roll's key is asked
+    already waits for the one before it (`wait_for_rolls`). Should `first`'s outcome change what a later firing
+    needs, its dice do not fit and it is asked again (`_fire`)."""
     character_id = first.character_id
     own_skip = {(cid, key) for cid, key in skip if cid == character_id} | {(character_id, first.timer.key)}
     queue = clock.DueTimers(job.from_time, first.fire_at, own_skip)
-    state = character.state
+    state = character.state if state is None else state
     queue.set_timers(character_id, rules.timers(state))
     found: list[tuple[tuple[int, int, int, str], dict[str, Any]]] = []
-    names: set[str] = set()
     while (due := queue.pop()) is not None:
         if due.fire_at != first.fire_at:
             queue.fired(due, False, rules.timers(state))
@@ -430,11 +439,11 @@ def _own_rolls_of_the_second(
         try:
             events = clock.fire(rules, state, due, dice_for(given_for(job, character, due), ask=True))
         except RollNeeded as need:
-            if need.request.name in names:
+            asked = asked_roll(rules, character, due, need.request)
+            if any(other["key"] == asked["key"] for _, other in found):
                 break  # the same roll again: asked once the one before it is given
-            names.add(need.request.name)
             order = (due.fire_at, character_id, due.timer.priority, due.timer.key)
-            found.append((order, asked_roll(character, due, need.request)))
+            found.append((order, asked))
             queue.fired(due, False, rules.timers(state))  # asked: skipped from here on
             continue
         state = fold(rules, state, events)
@@ -452,7 +461,7 @@ def _fire(rules: Ruleset, character: Character, due: clock.Due, job: Job) -> tup
     except DiceError:
         if not given:
             raise
-        # Dice asked beside an earlier firing of the same second (`_own_rolls_of_the_second`) that no longer fit
+        # Dice asked beside an earlier firing of the same second (`_rolls_of_the_second`) that no longer fit
         # what this firing needs, now that the earlier one has fired: forgotten, and the roll asked again.
         fired_with_dice(job, character, due)
         given, dice = {}, dice_for({}, ask=job.asks)

@@ -225,6 +225,13 @@ class ClockBusy(Conflict):
         self.job_id = None if message == CLOCK_BUSY.format(job=job_id) else job_id
 
 
+def _roll_words(need: Mapping[str, Any]) -> str:
+    """A roll the clock waits for, after its character's name: "stun save", "natural healing (Body) for critical
+    hit 2 to the chest" (the injury it is about, `services.table_dice.asked_roll`)."""
+    about = f" for {need['about']}" if need.get("about") else ""
+    return f"{need['label'][:1].lower()}{need['label'][1:]}{about}"
+
+
 def clock_busy(job_id: Any) -> str:
     """Why the campaign's actions wait (409): the clock is advancing, or it waits for the GM's rolls, and which."""
     row = Job.objects.filter(pk=job_id).values_list("needs_roll", "needs_rolls", "needs_yes").first()
@@ -234,9 +241,9 @@ def clock_busy(job_id: Any) -> str:
         return CLOCK_BUSY.format(job=job_id)
     needs, several, _ = row
     if len(several) < 2:
-        return CLOCK_WAITS.format(**needs, what=needs["label"][:1].lower() + needs["label"][1:])
+        return CLOCK_WAITS.format(**needs, what=_roll_words(needs))
     rolls = [
-        f"{need['character_name']}'s {need['label'][:1].lower()}{need['label'][1:]} ({need['count']}d{need['sides']})"
+        f"{need['character_name']}'s {_roll_words(need)} ({need['count']}d{need['sides']})"
         for need in several
     ]
     return CLOCK_WAITS_FOR_ROLLS.format(count=len(rolls), rolls=", ".join(rolls))

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from campaign import queue
 from campaign.ledger import eventstore
-from campaign.models import Character, Job, roll_key
+from campaign.models import Character, Job, old_roll_key, roll_key
 from campaign.services.core import Conflict, ServiceError
 from rules import clock
 from rules.dice import MOST_DIE, DiceError, RollRequest
@@ -27,6 +27,7 @@ NOT_WAITING = "this advance is not waiting for a roll"
 ROLLS_EXPECTED = "expected the rolls the clock waits for, by their keys ({asked}), or ask: false"
 ANOTHER_ROLL = "the clock waits for {asked}, not this roll"
 SAME_NAME = "the clock asks this roll of {who}: give each by its key, {keys}"
+SAME_KEY = "the clock asks {who}: give each by its key, {keys}"
 GIVEN_TWICE = "this roll is given twice ({keys})"
 # Rolls due within one combat round (3 game seconds) of the first one asked are asked together: the saves a round
 # asks of several characters (docs/clock.md, "Table dice").
@@ -72,11 +73,15 @@ def fired_with_dice(job: Job, character: Character, due: clock.Due) -> None:
         _keep_given(job, [entry for entry in given if entry["firing"] != firing])
 
 
-def asked_roll(character: Character, due: clock.Due, request: RollRequest) -> dict[str, Any]:
-    """A roll the advance asks for: the roll (name, dice, label, target, why), for whom, which firing, its key."""
+def asked_roll(rules: Ruleset, character: Character, due: clock.Due, request: RollRequest) -> dict[str, Any]:
+    """A roll the advance asks for: the roll (name, dice, label, target, why), for whom, which firing, its key
+    (`roll_key`: unique among the rolls asked at once, the same for the same firing), and `about`, the injury its
+    timer is about in words ("critical hit 2 to the chest", `Ruleset.timer_subject`; "" for the whole
+    character)."""
     return {
         **request.as_data(),
-        "key": roll_key(character.pk, request.name),
+        "key": roll_key(character.pk, request.name, due.timer.key),
+        "about": rules.timer_subject(character.state, due.timer),
         "character": character.pk,
         "character_name": character.name,
         "kind": due.timer.kind,
@@ -87,9 +92,14 @@ def asked_roll(character: Character, due: clock.Due, request: RollRequest) -> di
 
 def wait_for_rolls(job: Job, asked: list[dict[str, Any]]) -> None:
     """Stop the advance before the firings that need rolls nobody gave: the job stays open (the campaign's actions
-    wait), saying which rolls, for whom and why; `clock_give_roll` goes on, `clock_stop` ends it there."""
-    job.needs_rolls = asked
-    job.needs_roll = asked[0]
+    wait), saying which rolls, for whom and why; `clock_give_roll` goes on, `clock_stop` ends it there. Each key is
+    asked once: a firing whose roll's key is taken already (a second timer of the whole character asking a roll of
+    the same name at the same second) is asked once the one before it is given."""
+    once: dict[str, dict[str, Any]] = {}
+    for need in asked:
+        once.setdefault(need["key"], need)
+    job.needs_rolls = list(once.values())
+    job.needs_roll = job.needs_rolls[0]
 
 
 # --- a death waits for the GM's yes ------------------------------------------------------------------------------
@@ -167,9 +177,11 @@ def clock_go_on(*, job_id: Any, idempotency_key: str | None = None) -> Job:
 
 
 def roll_owner(need: Mapping[str, Any]) -> str:
-    """Whose roll and which, as the GM reads it: "Ash's stun save", "Ash's natural healing (Body)"."""
+    """Whose roll and which, as the GM reads it: "Ash's stun save", "Ash's physical healing (Body)"; for a roll of
+    one injury, that injury too: "Ash's natural healing (Body) for critical hit 2 to the chest (lung)"."""
     label = need["label"]
-    return f"{need['character_name']}'s {label[:1].lower()}{label[1:]}"
+    about = f" for {need['about']}" if need.get("about") else ""
+    return f"{need['character_name']}'s {label[:1].lower()}{label[1:]}{about}"
 
 
 def dice_words(need: Mapping[str, Any], *, as_rolled: bool = False) -> str:
@@ -252,21 +264,15 @@ class RollsRefused(ServiceError):
 
 
 def _matched(asked: list[dict[str, Any]], rolls: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each roll given (by its key, or by its name when one roll of that name is asked) and the roll it answers."""
+    """Each roll given and the roll it answers: by its key; or, as before keys named a timer's injury, by the
+    character's id and the roll's name ("9.critical_healing") or by the name alone, where that names one roll
+    asked."""
     by_key = {need["key"]: need for need in asked}
     matched: dict[str, dict[str, Any]] = {}
     for posted in rolls:
         need = by_key.get(posted)
         if need is None:
-            named = [n for n in asked if n["name"] == posted]
-            if len(named) > 1:
-                who = " and ".join(n["character_name"] for n in named)
-                keys = " or ".join(n["key"] for n in named)
-                raise ServiceError(f"rolls.{posted}", SAME_NAME.format(who=who, keys=keys))
-            if not named:
-                waits = " and ".join(f"{roll_owner(n)} under {n['key']}" for n in asked)
-                raise ServiceError(f"rolls.{posted}", ANOTHER_ROLL.format(asked=waits))
-            need = named[0]
+            need = _one_named(asked, posted)
         twice = [key for key, other in matched.items() if other is need]
         if twice:
             raise ServiceError(f"rolls.{posted}", GIVEN_TWICE.format(keys=f"{twice[0]} and {posted}"))
@@ -274,13 +280,31 @@ def _matched(asked: list[dict[str, Any]], rolls: Mapping[str, Any]) -> dict[str,
     return matched
 
 
+def _one_named(asked: list[dict[str, Any]], posted: str) -> dict[str, Any]:
+    """The one roll asked that `posted`, not a key, names: as the character's id and the roll's name, or as the name
+    alone; a 400 saying the keys to give when it names several (Ash and Bo's stun saves, or Ash's two critical
+    hits' natural healing), or none."""
+    named = [n for n in asked if old_roll_key(n) == posted] or [n for n in asked if n["name"] == posted]
+    if len(named) == 1:
+        return named[0]
+    if not named:
+        waits = " and ".join(f"{roll_owner(n)} under {n['key']}" for n in asked)
+        raise ServiceError(f"rolls.{posted}", ANOTHER_ROLL.format(asked=waits))
+    keys = " or ".join(n["key"] for n in named)
+    people = [n["character_name"] for n in named]
+    if len(set(people)) == len(people):
+        raise ServiceError(f"rolls.{posted}", SAME_NAME.format(who=" and ".join(people), keys=keys))
+    who = " and ".join(roll_owner(n) for n in named)
+    raise ServiceError(f"rolls.{posted}", SAME_KEY.format(who=who, keys=keys))
+
+
 def clock_give_roll(*, job_id: Any, body: Any, idempotency_key: str | None = None) -> Job:
     """The GM's rolls for the firings a waiting advance stopped before (`{key: [dice]}`, each key one of
-    `needs_rolls`; a roll's name alone where one roll of that name is asked), or `{"ask": false}`: the server rolls
-    the rest of this advance. Any of the rolls asked may be given; the advance goes on in the worker and asks again
-    for what it still needs. Rolls given wrong are refused together, each in words, and nothing is kept. The same
-    Idempotency-Key again changes nothing: a retried request must not answer the next roll the clock asks for (a
-    death save every turn asks for the same roll again)."""
+    `needs_rolls`; the character's id and the roll's name, or the name alone, where that names one roll asked), or
+    `{"ask": false}`: the server rolls the rest of this advance. Any of the rolls asked may be given; the advance
+    goes on in the worker and asks again for what it still needs. Rolls given wrong are refused together, each in
+    words, and nothing is kept. The same Idempotency-Key again changes nothing: a retried request must not answer
+    the next roll the clock asks for (a death save every turn asks for the same roll again)."""
     if not isinstance(body, Mapping):
         raise ServiceError("body", "expected a JSON object of the rolls' dice")
     ask = body.get("ask")

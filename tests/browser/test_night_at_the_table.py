@@ -739,7 +739,7 @@ def shadowrun_night(night: Night) -> Iterator[str]:
     advance(night, "+10 min")
     the_clock_asks(
         night,
-        "Ash's natural healing (Body)",
+        "Ash's natural healing (Body) for critical hit 1 to the chest (ribs)",
         "Ash's physical healing (Body)",
         "Cole's physical healing (Body)",
     )
@@ -747,17 +747,18 @@ def shadowrun_night(night: Night) -> Iterator[str]:
     give_the_clock_a_wrong_roll(
         night,
         {
-            "Ash's natural healing (Body)": "6 5 1 1 1",
+            "Ash's natural healing (Body) for critical hit 1 to the chest (ribs)": "6 5 1 1 1",
             "Ash's physical healing (Body)": "6 1 1 1 1",
             "Cole's physical healing (Body)": "6 2 1 1 1 1",
         },
-        "Ash's natural healing (Body) needs 5d6, typed as rolled, a 6 then the die rolled after it: 6 4; "
+        "Ash's natural healing (Body) for critical hit 1 to the chest (ribs) needs 5d6, typed as rolled, a 6 then "
+        "the die rolled after it: 6 4; "
         "4 dice were read: 11, 1, 1 and 1 (a 6 and the die after it are one die)",
     )
     give_the_clock_its_rolls(
         night,
         {
-            "Ash's natural healing (Body)": "6 5 1 1 1 1",
+            "Ash's natural healing (Body) for critical hit 1 to the chest (ribs)": "6 5 1 1 1 1",
             "Ash's physical healing (Body)": "6 1 1 1 1",
             "Cole's physical healing (Body)": "6 2 1 1 1 1",
         },

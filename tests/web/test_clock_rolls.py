@@ -18,6 +18,20 @@ from tests.web.conftest import Web, make_web
 pytestmark = pytest.mark.django_db
 
 STUNNED = {"type": "damage", "damage": 4, "location": "torso", "rolls": {"stun_save": [9]}}
+# Two Light wounds, a Critical hit each (to the chest, the lung; to the left arm): both hits' natural healing rolls
+# wait for the rest, 10 min after the latest wound, the same second (tests/clock/test_table_dice_clock.py).
+TWO_CRITICAL_HITS = [
+    {
+        "type": "wound",
+        "severity": "L",
+        "rolls": {"body_check": [2, 2, 1, 1, 1], "location": [3, 4], "critical": [1]},
+    },
+    {
+        "type": "wound",
+        "severity": "L",
+        "rolls": {"body_check": [2, 2, 1, 1, 1], "location": [5, 5], "critical": [2]},
+    },
+]
 CRIPPLED_LEG = {
     "type": "damage",
     "damage": 20,
@@ -144,7 +158,8 @@ def test_a_pool_with_the_rule_of_six_is_typed_as_rolled(db: None, django_user_mo
     # The physical damage's healing roll falls at the same second: asked in the same row (issue 42).
     (label, name, _), (physical_label, physical, _) = inputs_of(prompt)
     assert label == (
-        "Ash's natural healing (Body): 5d6, typed as rolled, a 6 then the die rolled after it: 6 4"
+        "Ash's natural healing (Body) for critical hit 1 to the chest (lung): 5d6, typed as rolled, a 6 then "
+        "the die rolled after it: 6 4"
     )
     # Side by side, the two pools say their count the same way, with one pair of parentheses at most.
     assert physical_label == (
@@ -155,7 +170,8 @@ def test_a_pool_with_the_rule_of_six_is_typed_as_rolled(db: None, django_user_mo
         f"/campaigns/{web.campaign_id}/clock/roll/", {name: "6 5 2 3 6", physical: "1 1 1 1 1"}
     )
     assert errors_of(prompt_of(refused.content.decode())) == {
-        "clock-roll-1": "Ash's natural healing (Body) needs 5d6, typed as rolled, a 6 then the die rolled "
+        "clock-roll-1": "Ash's natural healing (Body) for critical hit 1 to the chest (lung) needs 5d6, typed as "
+        "rolled, a 6 then the die rolled "
         "after it: 6 4; the last die is a 6: roll it again and type that die too (Rule of Six: a 6 is rolled again and "
         "added)"
     }
@@ -163,6 +179,72 @@ def test_a_pool_with_the_rule_of_six_is_typed_as_rolled(db: None, django_user_mo
     assert web.gm.post(f"/campaigns/{web.campaign_id}/clock/roll/", given).status_code == 302
     healing = Event.objects.get(campaign_id=web.campaign_id, type="CriticalHealingRolled")
     assert healing.data["dice"] == [11, 2, 3, 4, 5]
+
+
+def test_one_characters_two_rolls_of_one_name_are_two_boxes_of_the_row_each_labelled_with_its_hit(
+    db: None, django_user_model: Any
+) -> None:
+    """Ash's two critical hits each roll natural healing when the rest begins, at the same second: two boxes of one
+    row, each labelled with its hit in words; a roll typed wrong is said beside its own box, everything typed kept;
+    one post gives both, and the clock fires both at that second with exactly those dice. Posted again (a double
+    click), nothing is written twice."""
+    table = make_table(django_user_model, "shadowrun2", {"body": 5}, {"table_dice": "all"})
+    for wound in TWO_CRITICAL_HITS:
+        assert table.act(wound).status_code == 201
+    assert table.advance(minutes=11).status_code == 202
+    web = make_web(table)
+    ash = table.character["id"]
+    board = f"/campaigns/{web.campaign_id}/"
+    prompt = prompt_of(web.gm.get(board).content.decode())
+    assert "The clock waits for 3 rolls" in prompt
+    as_rolled = "5d6, typed as rolled, a 6 then the die rolled after it: 6 4"
+    assert [(label, name) for label, name, _ in inputs_of(prompt)] == [
+        (
+            f"Ash's natural healing (Body) for critical hit 1 to the chest (lung): {as_rolled}",
+            f"roll:{ash}.critical_healing:ch1",
+        ),
+        (
+            f"Ash's natural healing (Body) for critical hit 2 to the left arm (upper arm): {as_rolled}",
+            f"roll:{ash}.critical_healing:ch2",
+        ),
+        # The Light physical damage's target is under 6: no Rule of Six.
+        ("Ash's physical healing (Body): 5d6 from 1 to 6 each", f"roll:{ash}.physical_healing"),
+    ]
+    # The hits in words; their ids only in the names the boxes post under, the rolls' keys, never read.
+    assert "ch1" not in re.sub(r'name="roll:[^"]*"', "", prompt)
+
+    typed = {
+        f"roll:{ash}.critical_healing:ch1": "6 5 2 3 4 5",
+        f"roll:{ash}.critical_healing:ch2": "1 1 1 1",
+        f"roll:{ash}.physical_healing": "2 2 2 2 2",
+    }
+    refused = web.gm.post(f"{board}clock/roll/", typed)
+    assert refused.status_code == 400
+    prompt = prompt_of(refused.content.decode())
+    assert [value for _, _, value in inputs_of(prompt)] == ["6 5 2 3 4 5", "1 1 1 1", "2 2 2 2 2"]
+    assert errors_of(prompt) == {
+        "clock-roll-2": "Ash's natural healing (Body) for critical hit 2 to the left arm (upper arm) needs 5d6, "
+        "typed as rolled, a 6 then the die rolled after it: 6 4; 4 dice were read: 1, 1, 1 and 1"
+    }
+    assert not Event.objects.filter(campaign_id=web.campaign_id, actor="clock").exists()
+
+    given = {**typed, f"roll:{ash}.critical_healing:ch2": "1 1 1 1 1", "key": "both-hits"}
+    assert web.gm.post(f"{board}clock/roll/", given).status_code == 302
+    rolled = Event.objects.filter(campaign_id=web.campaign_id, actor="clock").order_by("position")
+    assert [(row.type, row.game_time, row.data.get("critical_hit"), row.data["dice"]) for row in rolled] == [
+        ("CriticalHealingRolled", 600, "ch1", [11, 2, 3, 4, 5]),
+        ("CriticalHealingRolled", 600, "ch2", [1, 1, 1, 1, 1]),
+        ("PhysicalHealingRolled", 600, None, [2, 2, 2, 2, 2]),
+    ]
+    assert Job.objects.get(campaign_id=web.campaign_id).status == Job.DONE
+
+    # The same post again (a double click): taken as the first, nothing written twice.
+    count = Event.objects.filter(campaign_id=web.campaign_id).count()
+    again = web.gm.post(f"{board}clock/roll/", given, HTTP_HX_REQUEST="true")
+    assert again.status_code == 200
+    assert 'id="clock-roll"' not in again.content.decode() and 'role="alert"' not in again.content.decode()
+    assert web.gm.post(f"{board}clock/roll/", given).status_code == 302
+    assert Event.objects.filter(campaign_id=web.campaign_id).count() == count
 
 
 def test_stop_here_names_the_day_when_the_advance_crossed_midnight(db: None, django_user_model: Any) -> None:

@@ -154,6 +154,14 @@ def _gm_job(request: Request, job_id: str, doing: str) -> Job:
     ),
     examples=[
         A.request_example({"9.death_save": [4], "10.stun_save": [7]}, "two characters' rolls, by their keys"),
+        A.request_example(
+            {
+                "9.critical_healing:ch1": [11, 2, 3, 4, 5],
+                "9.critical_healing:ch2": [1, 1, 1, 1, 1],
+                "9.physical_healing": [2, 2, 2, 2, 2],
+            },
+            "one character's two rolls of one name, by their keys",
+        ),
         A.request_example({"death_save": [4]}, "the one roll asked, by its name"),
         A.request_example({"ask": False}, "the server rolls the rest of this advance"),
     ],

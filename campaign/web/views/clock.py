@@ -128,13 +128,17 @@ def campaign_clock_roll(request: HttpRequest, campaign_id: int) -> HttpResponse:
     access.require_gm(role, "roll for the clock")
     job = jobs.open_job(campaign)
     try:
+        key = forms.idempotency_key(request.POST)
+        if (job is None or not job.waiting) and jobs.rolls_answered(campaign, key):
+            # The same post again (a double click, a retry): its rolls were taken, and the advance went on.
+            return _board_form_response(
+                request, projected(campaign), role, "live", {"success": "Roll given."}, 200
+            )
         if job is None or not job.waiting:
             raise services.Conflict("job", services.NOT_WAITING)
         body, errors = forms.parse_clock_rolls(request.POST, job.asked)
         if not errors:
-            services.clock_give_roll(
-                job_id=job.pk, body=body, idempotency_key=forms.idempotency_key(request.POST)
-            )
+            services.clock_give_roll(job_id=job.pk, body=body, idempotency_key=key)
     except services.RollsRefused as refused:
         errors = {field.removeprefix("rolls."): message for field, message in refused.errors.items()}
     except RuleError as error:
