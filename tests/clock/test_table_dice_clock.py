@@ -785,3 +785,35 @@ def test_a_hits_roll_is_still_taken_under_the_key_of_before_where_it_names_one_r
     assert job["status"] == "done", job
     (healing,) = Event.objects.filter(character_id=ash, type="CriticalHealingRolled")
     assert healing.data["dice"] == [11, 2, 3, 4, 5]
+
+
+def test_another_characters_rolls_at_the_second_of_its_first_are_asked_in_the_same_row(gm: Persona) -> None:
+    """Ash's roll stops the advance at 00:10:00; Bo's two hits' natural healing rolls and its physical damage's roll
+    fall at that second too: all of them one row, given in one request, not Bo's first alone and the rest after."""
+    table = campaign_with(gm, "shadowrun2", "all", {"body": 5})
+    act(gm, table, CRITICAL_CHEST_HIT)
+    bo = gm.post(
+        f"/api/campaigns/{table['campaign']['id']}/characters/", {"name": "Bo", "attributes": {"body": 5}}
+    ).json()
+    for wound in TWO_CRITICAL_HITS:
+        assert gm.post(f"/api/characters/{bo['id']}/actions/", wound).status_code == 201
+    ash = table["character"]["id"]
+    job = advance(gm, table, minutes=11)
+    keys = [f"{ash}.critical_healing:ch1", f"{ash}.physical_healing"]
+    keys += [
+        f"{bo['id']}.critical_healing:ch1",
+        f"{bo['id']}.critical_healing:ch2",
+        f"{bo['id']}.physical_healing",
+    ]
+    assert [(n["key"], n["game_time"]) for n in job["needs_rolls"]] == [(key, 600) for key in keys]
+    dice = [[11, 2, 3, 4, 5], [8, 1, 1, 1, 1], [1, 1, 1, 1, 1], [2, 2, 2, 2, 2], [3, 3, 3, 3, 3]]
+    done = give(gm, job, dict(zip(keys, dice, strict=True))).json()
+    assert done["status"] == "done", done
+    rolled = Event.objects.filter(campaign_id=table["campaign"]["id"], actor="clock").order_by("position")
+    assert [(row.character_id, row.game_time, row.data["dice"]) for row in rolled] == [
+        (ash, 600, dice[0]),
+        (ash, 600, dice[1]),
+        (bo["id"], 600, dice[2]),
+        (bo["id"], 600, dice[3]),
+        (bo["id"], 600, dice[4]),
+    ]
