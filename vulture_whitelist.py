@@ -29,7 +29,7 @@ _.add_retry_after
 # Attributes the templates read (templates/ is not scanned).
 _.typed, _.pool_value, _.undo_text, _.undo_version, _.unit_input, _.help_line, _.quick, _.quick_value, _.focus
 _.quick_error
-_.plot_width, _.lane_height, _.whisker_to, _.end_x, _.end_y, _.mid_y, _.now_x, _.party_title
+_.plot_width, _.lane_height, _.whisker_to, _.end_x, _.end_y, _.mid_y, _.now_x, _.party_title, _.caption
 # The WSGI applications gunicorn serves by name (campaign.wsgi; the bench's bare floor, perf.harness.peers).
 _.application
 # pytest: module markers, fixtures asked for by name, settings and clients' attributes the tests set, the

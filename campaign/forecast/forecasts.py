@@ -28,7 +28,7 @@ CACHE_SECONDS = 300
 CUT_SHORT_CACHE_SECONDS = (
     30  # a forecast cut short by its time box: a later try may have time for every future
 )
-CACHE_FORMAT = 1  # bump when the answer's shape changes
+CACHE_FORMAT = 2  # bump when the answer's shape or words change
 SEED_MAX = 2**63 - 1
 WHAT_IFS_FOR_GM = "ask what-ifs"
 

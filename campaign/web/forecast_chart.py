@@ -2,8 +2,9 @@
 
 One lane per injury, all on the same time axis (the game's dates): what is left of the injury (boxes, points) from
 the top of the lane down to healed at its bottom, the median as a line and the 10-90% range of the futures as a
-band. Plain shapes with classes (static/css/app.css colours them): no inline style, which the CSP forbids, and no
-script; a phone draws it as it draws the body diagram. Every text is in the game's words.
+band; where every future is the same (Dark Future's clock rolls no die) the band is the line, and the words say one
+course, not a most likely one. Plain shapes with classes (static/css/app.css colours them): no inline style, which
+the CSP forbids, and no script; a phone draws it as it draws the body diagram. Every text is in the game's words.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class Chart:
     ticks: list[Tick]
     axis_y: int
     summary: str  # what the picture shows, for screen readers
+    caption: str  # the same under it, for those who see it
     left: int = LEFT
     plot_width: int = RIGHT - LEFT
     lane_height: int = LANE
@@ -95,11 +97,30 @@ def draw(result: fc.Forecast, lines: list[fc.Line], dated: list[tuple[int, str]]
         Tick(_x(moment, start, end), text, "start" if n == 0 else "end" if n == len(dated) - 1 else "middle")
         for n, (moment, text) in enumerate(dated)
     ]
-    summary = (
-        f"What is left of each injury from {dated[0][1]} to {dated[-1][1]}: the most likely course as a line, "
-        "where 8 futures in 10 are as a band."
-    )
-    return Chart(WIDTH, axis_y + AXIS, lanes, ticks, axis_y, summary)
+    span = f"from {dated[0][1]} to {dated[-1][1]}"
+    if alike(lines):
+        # Every future the same at every point drawn (Dark Future always: its clock rolls no die): the band is the
+        # line itself, and there is no "most likely" about it.
+        summary = f"What is left of each injury {span} as a line: the same in every future."
+        caption = (
+            "What is left of each injury over game time: the line is its course, the same in every future."
+        )
+    else:
+        summary = (
+            f"What is left of each injury {span}: the most likely course as a line, where 8 futures in 10 are "
+            "as a band."
+        )
+        caption = (
+            "What is left of each injury over game time: the line is the most likely course, the band where 8 "
+            "futures in 10 are."
+        )
+    return Chart(WIDTH, axis_y + AXIS, lanes, ticks, axis_y, summary, caption)
+
+
+def alike(lines: list[fc.Line]) -> bool:
+    """Whether the chart draws one course only: at every point of every line the 10th, 50th and 90th percentiles
+    agree, so the band is the line (every future the same, as a clock that rolls no die gives)."""
+    return all(low == mid == high for line in lines for _moment, low, mid, high in line.points)
 
 
 def tick_seconds(start: int, end: int) -> list[int]:

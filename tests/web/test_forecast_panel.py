@@ -30,6 +30,11 @@ def test_the_gm_panel_draws_each_injury_as_a_lane_with_a_median_and_a_band(sr2_w
     html = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/forecast/", **HTMX).content.decode()
     assert html.count('class="lane"') == 2 and html.count('class="median"') == 2
     assert html.count('class="band"') == 2
+    # Its futures differ: the line is the most likely course, and the band is drawn (a Dark Future chart's is not).
+    assert (
+        '<figcaption class="muted">What is left of each injury over game time: the line is the most likely course, '
+        "the band where 8 futures in 10 are.</figcaption>"
+    ) in html
     assert "chest, spine (critical)" in html and "physical damage (Serious, 6 boxes)" in html
     assert "style=" not in html  # the CSP forbids inline styles
     assert re.search(r'class="tick"[^>]*>2053-01-01<', html)
@@ -129,6 +134,23 @@ def test_a_certain_outcome_reads_by_its_date(df_web: Web) -> None:
     assert "<strong>CON 5 of 8 (3 lost)</strong>:\n      healed by 22 January\n" in html
     assert "<strong>Back to full health:</strong>\n    by 22 January</p>" in html
     assert "(9 in 10)" not in html
+
+
+def test_a_chart_of_one_course_says_so_and_never_most_likely(df_web: Web) -> None:
+    """Dark Future's clock rolls no die: every future is the same, so its chart's band is its line. The words said
+    "the most likely course as a line, where 8 futures in 10 are as a band"; they say what is drawn."""
+    lost = {"type": "damage", "weapon_damage": 2, "rolls": {"damage": [6], "stun": [1]}}  # CON 8 -> 5
+    assert df_web.table.act(lost).status_code == 201
+    html = df_web.gm.get(f"/characters/{df_web.character_id}/forecast/", **HTMX).content.decode()
+    assert (
+        'aria-label="What is left of each injury from 2020-01-01 to 2020-01-22 as a line: the same in every '
+        'future."'
+    ) in html
+    assert (
+        '<figcaption class="muted">What is left of each injury over game time: the line is its course, the same '
+        "in every future.</figcaption>"
+    ) in html
+    assert "most likely" not in html and "8 futures in 10" not in html
 
 
 def test_dates_that_fall_on_one_moment_read_as_that_date(df_web: Web) -> None:
