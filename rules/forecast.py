@@ -108,13 +108,16 @@ class ForecastRules:
 @dataclass
 class Future:
     """Futures that went the same way (`count` of them): when each injury was healed (None: never, within it),
-    when all were, whether the character died, and the amounts after each change (`path`) for the chart."""
+    when all were, whether the character died, and the amounts after each change (`path`) for the chart. `care`:
+    with `simulate`'s `care_of`, why each injury needed care in the state a what-if's actions left (None: not
+    asked, or the actions were never taken)."""
 
     healed_at: list[int | None]
     full_at: int | None
     died: bool
     path: list[tuple[int, tuple[int, ...]]]
     count: int
+    care: tuple[str | None, ...] | None = None
 
 
 class _Follow:
@@ -125,14 +128,16 @@ class _Follow:
         amounts = self._amounts(state)
         self.path = [(start, amounts)]
         self.healed_at: list[int | None] = [start if amount == 0 else None for amount in amounts]
+        self.care: tuple[str | None, ...] | None = None  # `Future.care`, once a what-if's actions are taken
 
     def copy(self) -> _Follow:
         twin = object.__new__(_Follow)
-        twin.measures, twin.start, twin.path, twin.healed_at = (
+        twin.measures, twin.start, twin.path, twin.healed_at, twin.care = (
             self.measures,
             self.start,
             list(self.path),
             list(self.healed_at),
+            self.care,
         )
         return twin
 
@@ -168,9 +173,10 @@ class _Branch:
         return self.follow.healed() or not self.state["alive"]
 
     def future(self) -> Future:
-        healed = self.follow.healed_at
-        full = None if None in healed else max(healed, default=self.follow.start)  # type: ignore[type-var]
-        return Future(list(healed), full, not self.state["alive"], self.follow.path, self.count)
+        follow = self.follow
+        healed = follow.healed_at
+        full = None if None in healed else max(healed, default=follow.start)  # type: ignore[type-var]
+        return Future(list(healed), full, not self.state["alive"], follow.path, self.count, follow.care)
 
 
 _NO_OPTIONS: Any = object()
@@ -660,11 +666,18 @@ def _plain_items(state: State) -> frozenset[tuple[str, Any]]:
 
 
 def _act_for_each(
-    rules: Ruleset, branch: _Branch, what_if: WhatIf, now: int, end: int, rng: Random
+    rules: Ruleset,
+    branch: _Branch,
+    what_if: WhatIf,
+    now: int,
+    end: int,
+    rng: Random,
+    care_of: Callable[[State], tuple[str | None, ...]] | None = None,
 ) -> list[_Branch]:
     """The what-if's actions in every future of the branch, each drawing its own outcomes, grouped by the state
     after. As a firing's, the actions are taken once per outcome path their rolls can take (a trie over the rolls
-    of all of them), and once for the branch when they roll nothing (a move to hospital)."""
+    of all of them), and once for the branch when they roll nothing (a move to hospital). `care_of`: why each
+    injury needs care in a state after them, kept with its futures (`Future.care`)."""
     root, leaves, random = _Node(), [], rng.random
     actions: list[dict[str, Any]] | None = None
     for member in range(branch.count):
@@ -715,6 +728,8 @@ def _act_for_each(
     for outcome in outcomes:
         child = _branch(rules, outcome.result, branch.follow.copy(), outcome.count, now, end)
         child.follow.note(outcome.result, now)
+        if care_of is not None:
+            child.follow.care = care_of(outcome.result)
         children.append(child)
     return children
 
@@ -730,8 +745,11 @@ def simulate(
     what_if: WhatIf | None = None,
     horizon: int = HORIZON,
     survival_only: bool = False,
+    care_of: Callable[[State], tuple[str | None, ...]] | None = None,
 ) -> list[Future]:
     """`runs` futures of `state` from game second `now` (each `Future` counts the futures that went its way).
+    `care_of` (a what-if's only): why each injury needs care in a state, asked of each state the what-if's actions
+    leave, kept as each future's `care` (the party's recovery says why a what-if leaves something in the way).
 
     A what-if's futures run in two passes when the ruleset declares what can kill ("Settled"): the first stops each
     future once whether it survives is settled, the second takes those on to their end with dice of their own (a
@@ -747,7 +765,9 @@ def simulate(
     futures, going, _ = _grow(rules, [first], rng) if acted_at > now else ([], [first], [])
     settle = None
     if what_if is not None:
-        going = [child for b in going for child in _act_for_each(rules, b, what_if, acted_at, end, rng)]
+        going = [
+            child for b in going for child in _act_for_each(rules, b, what_if, acted_at, end, rng, care_of)
+        ]
         settle = _settle(rules.forecast, end)
     else:
         going = [_branch(rules, b.state, b.follow, b.count, acted_at, end) for b in going]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -143,15 +144,33 @@ def character(
     if not found and not known.unknown:
         return Character(FIT_NOW, None, None, [], [], [(now, runs)], True)
     rng = fc.SimulationRandom(fc.default_seed(state, now, runs, [key]) if seed is None else seed)
-    futures = fc.simulate(rules, state, now, found, runs=runs, rng=rng, what_if=what_if, horizon=horizon)
     untreated = what_if is None
+
+    def care_of(after: State) -> tuple[str | None, ...]:
+        reasons = {injury.key: injury.care for injury in obstacles(rules, after)}
+        return tuple(reasons.get(injury.key) for injury in found)
+
+    futures = fc.simulate(
+        rules,
+        state,
+        now,
+        found,
+        runs=runs,
+        rng=rng,
+        what_if=what_if,
+        horizon=horizon,
+        care_of=None if untreated else care_of,
+    )
     items = fc.outlook(key, key, found, futures, untreated=untreated).items
     if not untreated:
         # What a what-if leaves in the way keeps the reason the rules never clear it alone (a crippling hit in
-        # hospital): the what-if's sentence says it.
+        # hospital): the what-if's sentence says it, as it holds once the what-if's actions are taken (a Mortal hit
+        # treated is on its way to Crippling, no longer "kills unless it is treated").
         items = [
-            replace(item, care=injury.care) if item.when is None or item.when.p50 is None else item
-            for item, injury in zip(items, found, strict=True)
+            replace(item, care=_care_after(index, injury, futures))
+            if item.when is None or item.when.p50 is None
+            else item
+            for index, (item, injury) in enumerate(zip(items, found, strict=True))
         ]
     cared = untreated and any(injury.care is not None for injury in found)
     times: Times = [(f.full_at, f.count) for f in futures]
@@ -165,6 +184,20 @@ def character(
         fit = fc.spread(times)
         note = NOT_BY_HORIZON if fit.p50 is None else None
     return Character(None, fit, note, items, known.unknown, times, len(futures) == 1, futures)
+
+
+def _care_after(index: int, injury: fc.Injury, futures: Sequence[fc.Future]) -> str | None:
+    """Why a what-if leaves the injury `index` in the way: the reason of most of the futures in which it stays
+    (living ones first), in the state the what-if's actions left (`Future.care`; the reason before them where the
+    actions were never taken)."""
+    for living in (True, False):
+        reasons: Counter[str | None] = Counter()
+        for future in futures:
+            if future.healed_at[index] is None and (not future.died or not living):
+                reasons[injury.care if future.care is None else future.care[index]] += future.count
+        if reasons:
+            return reasons.most_common(1)[0][0]
+    return injury.care
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ MEDIC = "medic"  # medic:<skill>
 REMEDIES = ("replace", "accept")  # replace:<character id>:<hit id or limb>, accept:<character id>:<hit id>
 ALL_ASKED = "all_of_these"
 WHAT_IFS_FOR_GM = "ask the party's what-ifs"
-CACHE_FORMAT = 2  # bump when an answer's shape changes
+CACHE_FORMAT = 3  # bump when an answer's shape or words change
 MAX_WHAT_IFS = 4  # one request simulates the party once per what-if, and once more for all of them at once
 
 

@@ -20,6 +20,11 @@ from rules.ruleset import State
 
 LIGHT = tables.WOUND_LEVELS[0][1]  # the most points still Light
 MEDIC_SKILLS = (1, 10)
+# The track untreated since a treatment failed (a what-if's medic who failed, as one at the table): the words say so,
+# not only that the wounds are untreated. Short sentences, said after "needs care:" (docs/recovery.md).
+FAILED_CARE = (
+    "the treatment failed, and untreated wounds do not heal. A failed treatment may be tried again {when}"
+)
 
 
 def _over_light(state: State) -> int:
@@ -38,6 +43,16 @@ def _limb(limb: str) -> Callable[[State], int]:
     return amount
 
 
+def _untreated_care(state: State) -> str:
+    """Why an untreated track over Light needs care: untreated wounds do not heal, and after a failed treatment
+    that the treatment failed (when it may be tried again is the campaign's `treatment_retry_days`)."""
+    if state["treatment_failed_at"] is None:
+        return cp.UNTREATED_CARE
+    days = state["options"]["treatment_retry_days"]
+    when = "at once" if not days else "1 game day later" if days == 1 else f"{days} game days later"
+    return FAILED_CARE.format(when=when)
+
+
 def obstacles(state: State) -> list[Injury]:
     found = []
     over = _over_light(state)
@@ -50,7 +65,7 @@ def obstacles(state: State) -> list[Injury]:
                 f"the wound track: {cp._points(state['damage'])}, {cp._points(over)} over Light",
                 _over_light,
                 tables.TRACK_MAX,
-                cp.UNTREATED_CARE if untreated else None,
+                _untreated_care(state) if untreated else None,
             )
         )
     if state["stunned"]:

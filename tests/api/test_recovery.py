@@ -544,3 +544,59 @@ def test_how_many_fit_by_reads_without_statistics(
         party=rv.Party(None, None, len(each)),
     )
     assert rw.fit_by_text(recovery) == said  # type: ignore[arg-type]
+
+
+# The chest's ribs, Mortal (0 successes of Body 5), dead in 1d6 x 10 minutes = 60 minutes: time for a treatment
+# (10 minutes / successes) to complete first whenever it has a success.
+MORTAL_RIBS = {
+    "type": "wound",
+    "severity": "S",
+    "rolls": {"body_check": MORTAL, "location": [3, 4], "critical": 2, "death_time": [6]},
+}
+
+
+def test_a_treated_mortal_hit_left_in_the_way_is_said_as_treated_not_as_untreated(sr2: Table) -> None:
+    """A GM's walkthrough: "with Ash treated now" said the Mortal hit stays in the way because "a mortal hit kills
+    unless it is treated", the reason of the untreated state. Treated, it turns Crippling when the treatment
+    completes, which never heals on its own: the what-if's sentence says that reason."""
+    assert sr2.act(MORTAL_RIBS).status_code == 201
+    ash = sr2.character["id"]
+    data = sr2.gm.get(url(sr2, f"?with=treat:{ash}&runs=200")).json()
+    assert data["characters"][0]["in_the_way"][0]["text"] == (
+        "the chest's mortal hit (ribs): needs care. A mortal hit kills unless it is treated."
+    )
+    (treated,) = data["what_ifs"]
+    assert treated["label"] == "with Ash treated now"
+    assert treated["text"] == (
+        "still most likely not all fit within a year: Ash: the chest's mortal hit (ribs) stays in the way (the "
+        "treatment under way will leave a crippling hit, which never heals on its own)"
+    )
+
+
+TORSO_8 = {
+    "type": "damage",
+    "damage": 10,
+    "location": "torso",
+    "rolls": {"stun_save": [1], "death_save": [1]},
+}
+
+
+def test_a_medics_treatment_that_fails_in_most_futures_says_it_failed(cp2020: Table) -> None:
+    """A medic of skill 1 treats (TECH 6 + 1 + d10 against 15: 3 futures in 10): in the rest the wounds stay
+    untreated because the treatment failed, which is what the what-if's sentence says, not that nobody treated
+    them. A treatment failed at the table reads the same, with when it may be tried again."""
+    assert cp2020.act(TORSO_8).status_code == 201
+    data = cp2020.gm.get(url(cp2020, "?with=medic:1&runs=100")).json()
+    (medic,) = data["what_ifs"]
+    assert medic["label"] == "with a medic of skill 1 treating everyone now"
+    assert medic["text"] == (
+        "still most likely not all fit within a year: Ash: the wound track: 8 points, 4 points over Light stays in "
+        "the way (the treatment failed, and untreated wounds do not heal)"
+    )
+    failed = {"type": "treat", "medic": "Doc", "skill": "medical_tech", "total": 5}
+    assert cp2020.act(failed).status_code == 201
+    (track,) = cp2020.gm.get(url(cp2020)).json()["characters"][0]["in_the_way"]
+    assert track["text"] == (
+        "the wound track: 8 points, 4 points over Light: needs care. The treatment failed, and untreated wounds do "
+        "not heal. A failed treatment may be tried again 1 game day later."
+    )

@@ -371,6 +371,17 @@ def test_dark_future_offers_the_gms_recover_only_for_a_disabled_limb(df_web: Web
     assert what_ifs_offered(df_web) == ["Bo recovered now (right arm restored)"]
 
 
+def test_dark_futures_recover_what_if_says_the_course_with_the_limb_restored(df_web: Web) -> None:
+    """The "treated now" of Dark Future is the GM's recover: its answer is the course with the arm restored (the
+    party dated by CON's rest alone), never the arm still disabled."""
+    assert df_web.table.act(THREE_LOST).status_code == 201
+    bo = teammate(df_web.table, "Bo", {"con": 8})
+    assert df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", DISABLED_ARM).status_code == 201
+    html = df_web.gm.get(page(df_web, f"?with=treat:{bo['id']}"), **HTMX).content.decode()
+    answers = re.findall(r'<ul class="recovery-what-ifs"><li><strong>([^<]*)</strong>: ([^<]*)</li>', html)
+    assert answers == [("With Bo recovered now (right arm restored)", "all fit by 5 February")]
+
+
 def test_cyberpunk_offers_no_treatment_to_a_character_medical_tech_treats_already(cp2020_web: Web) -> None:
     hurt = {
         "type": "damage",
