@@ -73,8 +73,8 @@ def medic_skills(rules: Ruleset) -> tuple[int, int] | None:
 @dataclass(frozen=True)
 class Remedy:
     """What the GM may do now about something that never heals on its own (a crippling hit replaced or accepted, a
-    crippled limb replaced), as a party what-if: `kind` ("replace", "accept"), `target` (the hit's id, the limb),
-    `what` in words ("knee replaced"), and the action the rules take for it."""
+    crippled limb set or replaced), as a party what-if: `kind` ("replace", "accept", "set"), `target` (the hit's
+    id, the limb), `what` in words ("knee replaced", "left arm set"), and the action the rules take for it."""
 
     kind: str
     target: str
@@ -82,11 +82,12 @@ class Remedy:
     action: dict[str, Any]
 
 
-def remedies(rules: Ruleset, state: State) -> list[Remedy]:
-    """The ruleset's remedies for what stands in the way of this living character now (none for the dead)."""
+def remedies(rules: Ruleset, state: State, now: int) -> list[Remedy]:
+    """The ruleset's remedies for what stands in the way of this living character at game second `now` (none for
+    the dead)."""
     if not state["alive"]:
         return []
-    return [Remedy(*fields) for fields in BY_RULESET[rules.slug].remedies(state)]
+    return [Remedy(*fields) for fields in BY_RULESET[rules.slug].remedies(state, now)]
 
 
 def remedy_what_if(label: str, remedy: Remedy) -> fc.WhatIf:

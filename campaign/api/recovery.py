@@ -178,7 +178,9 @@ RecoveryAnswer = inline_serializer(
         OpenApiParameter(
             "with",
             str,
-            description="GMs only: party what-ifs separated by commas: hospital, treat:<character id>, medic:<skill>",
+            description="GMs only: party what-ifs separated by commas: hospital, treat:<character id>, "
+            "replace:<character id>:<hit id or limb>, accept:<character id>:<hit id>, set:<character id>:<limb>, "
+            "medic:<skill> (the answer's what_if_menu lists those offered now)",
         ),
         OpenApiParameter(
             "by",

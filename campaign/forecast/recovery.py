@@ -33,7 +33,8 @@ from rules.text import given
 HOSPITAL = "hospital"
 TREAT = "treat"  # treat:<character id>
 MEDIC = "medic"  # medic:<skill>
-REMEDIES = ("replace", "accept")  # replace:<character id>:<hit id or limb>, accept:<character id>:<hit id>
+# replace:<character id>:<hit id or limb>, accept:<character id>:<hit id>, set:<character id>:<limb>
+REMEDIES = ("replace", "accept", "set")
 ALL_ASKED = "all_of_these"
 WHAT_IFS_FOR_GM = "ask the party's what-ifs"
 CACHE_FORMAT = 3  # bump when an answer's shape or words change
@@ -208,9 +209,9 @@ def menu(campaign: Campaign, characters: Sequence[Character]) -> list[tuple[str,
     only those that change something now: everyone in hospital (where the ruleset has one, while someone hurt is
     not), each living character whose care would do something treated now (`rules.recovery.treatment_words`: not
     one treated already, nor care the rules do not have), what the GM may do now about what never heals on its own
-    (a crippling hit replaced or accepted, a limb replaced: `rules.recovery.remedies`), a medic of each skill for
-    everyone (where the ruleset has a medic and someone has care to take). A character's "treated now" needs someone
-    of the campaign who can act (docs/play.md, "Who can act"): while nobody can, it is not offered
+    (a crippling hit replaced or accepted, a limb set or replaced: `rules.recovery.remedies`), a medic of each
+    skill for everyone (where the ruleset has a medic and someone has care to take). A character's "treated now"
+    needs someone of the campaign who can act (docs/play.md, "Who can act"): while nobody can, it is not offered
     (`nobody_treats` says why); a medic for all is one from outside. Only the party's care is offered
     (`selectors.characters.in_party`): an NPC's cannot move the party's date."""
     rules = campaign.rules
@@ -226,7 +227,7 @@ def menu(campaign: Campaign, characters: Sequence[Character]) -> list[tuple[str,
             cared = True
             if able:
                 found.append((f"{TREAT}:{character.pk}", f"{character.name} {treated}"))
-        for remedy in rc.remedies(rules, character.state):
+        for remedy in rc.remedies(rules, character.state, campaign.game_time):
             found.append(
                 (f"{remedy.kind}:{character.pk}:{remedy.target}", f"{character.name}'s {remedy.what}")
             )
@@ -350,7 +351,7 @@ def _party(names: Sequence[str], members: Sequence[rc.Character], counts: Sequen
 
 
 def _what_ifs_for(
-    rules: Ruleset, keys: Sequence[str], characters: Sequence[Character]
+    rules: Ruleset, keys: Sequence[str], characters: Sequence[Character], now: int
 ) -> dict[int, list[fc.WhatIf]]:
     """Each character's what-ifs for the asked party what-ifs, in the order asked."""
     each: dict[int, list[fc.WhatIf]] = {c.pk: [] for c in characters}
@@ -361,7 +362,7 @@ def _what_ifs_for(
             for character in characters:
                 if str(character.pk) != who:
                     continue
-                for remedy in rc.remedies(rules, character.state):
+                for remedy in rc.remedies(rules, character.state, now):
                     if (remedy.kind, remedy.target) == (kind, target):
                         each[character.pk].append(rc.remedy_what_if(key, remedy))
             continue
@@ -449,7 +450,7 @@ def party_recovery(
         together = ", ".join(labels[key] for key in asked[:-1]) + f" and {labels[asked[-1]]}"
         plans.append((ALL_ASKED, f"with {together}, all at once", asked))
     for key, label, keys in plans:
-        each = _what_ifs_for(rules, keys, characters)
+        each = _what_ifs_for(rules, keys, characters, now)
         results = []
         for character, untreated in zip(characters, outlooks, strict=True):
             mine = each[character.pk]

@@ -3,8 +3,9 @@ docs/recovery.md).
 
 Fit: the wound track at Light or better (4 points or fewer), not stunned, and no crippled or severed limb that is
 neither mended nor replaced. A limb whose bones are set mends on its own when its `bone_mend` timer fires
-(`bone_mend_weeks` after the setting), so it is dated; one not yet set needs care. The party's what-ifs are the forecast's menu (`rules.cyberpunk2020.forecast`):
-the medic's treatment, with the medic's skill set to a level the GM picks. Cyberpunk has no hospital of its own.
+(`bone_mend_weeks` after the setting), so it is dated; one not yet set needs care. The party's what-ifs are the
+forecast's menu (`rules.cyberpunk2020.forecast`): the medic's treatment, with the medic's skill set to a level the GM
+picks; and for a crippled limb its bones set or a replacement (`remedies`). Cyberpunk has no hospital of its own.
 """
 
 from __future__ import annotations
@@ -115,13 +116,31 @@ def treatment(skill: int | None) -> WhatIf:
     return WhatIf(f"treated now by a medic of skill {skill}", 0, actions)
 
 
-def remedies(state: State) -> list[tuple[str, str, str, dict[str, Any]]]:
-    """Each crippled or severed limb whose bones are not mending: replaced (RULES.md, `replace_limb`); as
-    `rules.recovery.Remedy`'s fields."""
+def _settable(place: dict[str, Any], now: int) -> bool:
+    """Whether the rules would set the limb's bones now (RULES.md, `set_bones`): crippled, not severed, not set
+    yet, stabilized, and no failed setting within the day."""
+    failed_at = place.get("bone_setting_failed_at")
+    return (
+        place["crippled"]
+        and not place["severed"]
+        and place.get("mends_at") is None
+        and place["stabilized"]
+        and (failed_at is None or now >= failed_at + tables.BONE_SETTING_RETRY)
+    )
+
+
+def remedies(state: State, now: int) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """Each crippled limb the rules would set now: its bones set (RULES.md, `set_bones`; the what-if is of the
+    setting done, a total at its difficulty, as a replacement is done); and each crippled or severed limb whose
+    bones are not mending: replaced (`replace_limb`); as `rules.recovery.Remedy`'s fields."""
     found: list[tuple[str, str, str, dict[str, Any]]] = []
     for limb in tables.LIMBS:
         place = state["locations"][limb]
+        spoken = limb.replace("_", " ")
+        if _settable(place, now):
+            total = {"medic": cp.MEDIC, "total": tables.BONE_SETTING_DIFFICULTY}
+            found.append(("set", limb, f"{spoken} set", {"type": "set_bones", "limb": limb, **total}))
         if (place["crippled"] or place["severed"]) and place.get("mends_at") is None:
             action = {"type": "replace_limb", "limb": limb, "replacement": "a replacement"}
-            found.append(("replace", limb, f"{limb.replace('_', ' ')} replaced", action))
+            found.append(("replace", limb, f"{spoken} replaced", action))
     return found

@@ -74,6 +74,6 @@ def treatment(skill: int | None) -> WhatIf:
     return df.WHAT_IFS["recover_now"]
 
 
-def remedies(state: State) -> list[tuple[str, str, str, dict[str, Any]]]:
+def remedies(state: State, now: int) -> list[tuple[str, str, str, dict[str, Any]]]:
     """None: a disabled limb comes back with the GM's `recover`, the party's "treat now" what-if."""
     return []

@@ -96,7 +96,7 @@ def treatment(skill: int | None) -> WhatIf:
     return WhatIf(f"treated now by a medic of Biotech {skill}", 0, actions)
 
 
-def remedies(state: State) -> list[tuple[str, str, str, dict[str, Any]]]:
+def remedies(state: State, now: int) -> list[tuple[str, str, str, dict[str, Any]]]:
     """Each diagnosed crippling hit not yet accepted: replaced (RULES.md, `replace`), or the GM's Accept; as
     `rules.recovery.Remedy`'s fields."""
     found: list[tuple[str, str, str, dict[str, Any]]] = []

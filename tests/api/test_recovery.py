@@ -600,3 +600,36 @@ def test_a_medics_treatment_that_fails_in_most_futures_says_it_failed(cp2020: Ta
         "the wound track: 8 points, 4 points over Light: needs care. The treatment failed, and untreated wounds do "
         "not heal. A failed treatment may be tried again 1 game day later."
     )
+
+
+def test_a_cyberpunk_crippled_limb_has_a_bones_set_what_if_beside_its_replacement(cp2020: Table) -> None:
+    """RULES.md, "Fit for action": a crippled limb neither mended (its bones set) nor replaced keeps a character
+    unfit. The party's what-ifs offered the replacement alone; the bones set is offered beside it, once the rules
+    would set them (the limb stabilized), and dates the party by the mending: 6 weeks (`bone_mend_weeks`)."""
+    from tests.api.test_cyberpunk2020 import STABILIZED_LEG
+
+    ash = cp2020.character["id"]
+    assert cp2020.act(STABILIZED_LEG[0]).status_code == 201  # the left leg crippled, still bleeding
+    bleeding = cp2020.gm.get(url(cp2020)).json()["what_if_menu"]
+    assert f"set:{ash}:left_leg" not in [w["with"] for w in bleeding]  # stabilize it first, as the rules say
+    assert cp2020.act(STABILIZED_LEG[1]).status_code == 201
+    # Treated by medical tech (a point a day): the track is at Light on day 4; the leg alone stands in the way.
+    treated = {"type": "treat", "medic": "Doc", "skill": "medical_tech", "total": 15}
+    assert cp2020.act(treated).status_code == 201
+    data = cp2020.gm.get(url(cp2020, f"?with=set:{ash}:left_leg,replace:{ash}:left_leg")).json()
+    assert data["what_if_menu"] == [
+        {"with": f"set:{ash}:left_leg", "label": "Ash's left leg set"},
+        {"with": f"replace:{ash}:left_leg", "label": "Ash's left leg replaced"},
+    ]
+    assert data["party"]["text"] == "not all fit until cared for: Ash: the crippled left leg needs care"
+    assert [(w["label"], w["text"]) for w in data["what_ifs"]] == [
+        ("with Ash's left leg set", "all fit by 12 February"),
+        ("with Ash's left leg replaced", "all fit by 5 January"),
+        ("with Ash's left leg set and Ash's left leg replaced, all at once", "all fit by 5 January"),
+    ]
+    # A setting that failed may be tried again a game day later: not offered until then.
+    assert (
+        cp2020.act({"type": "set_bones", "limb": "left_leg", "medic": "Doc", "total": 5}).status_code == 201
+    )
+    menu = [w["with"] for w in cp2020.gm.get(url(cp2020)).json()["what_if_menu"]]
+    assert menu == [f"replace:{ash}:left_leg"]
