@@ -130,6 +130,16 @@ BOARD = Board(
     ),
 )
 
+# The legend lists the one colour the diagram uses: CON is lost by the whole body, never by a hit location, so the
+# severities of a hit-location legend (light to deadly / severed: `rules.sheet.LEGEND`) mean nothing here; only a
+# disabled limb (house limb disablement, 01-25%) is drawn on the body (`body_marks`).
+LEGEND = ((3, "disabled limb"),)
 SHEET = CharacterSheet(
-    attributes=ATTRIBUTES, monitors=monitors, body_marks=body_marks, severity=severity, demo=DEMO, board=BOARD
+    attributes=ATTRIBUTES,
+    monitors=monitors,
+    body_marks=body_marks,
+    severity=severity,
+    legend=LEGEND,
+    demo=DEMO,
+    board=BOARD,
 )
