@@ -97,12 +97,24 @@ def _rows(character: Character, sheet: Mapping[str, Any]) -> list[tuple[str, Any
         rows += [
             ("Stun save", f"{sheet['stun_save_target']} or less on a d10"),
             ("Death save", f"{sheet['death_save_target']} or less on a d10"),
-            (
-                "Healing rate",
-                f"{sheet['healing_rate']} point/day" if sheet["healing_rate"] else "not treated: no healing",
-            ),
         ]
+        healing = _healing_rate(sheet)
+        if healing:
+            rows.append(("Healing rate", healing))
     return [*rows, ("Minor wounds", sheet["minor_wounds"])]
+
+
+def _healing_rate(sheet: Mapping[str, Any]) -> str:
+    """What treatment does for the real damage left: its rate; untreated, that it does not heal; minor wounds alone
+    stop counting on their own. No real damage: nothing (the rate of a healed character was "not treated: no
+    healing", stale once the engine forgets the care of a track healed to 0)."""
+    if sheet["healing_rate"]:
+        return f"{sheet['healing_rate']} point/day"
+    if sheet["damage"] > sheet["minor_wounds"]:
+        return "not treated: no healing"
+    if sheet["damage"] > 0:
+        return "not needed: minor wounds stop counting on their own"
+    return ""
 
 
 # The words for a location's own points on the track, by the wound levels they would make alone (README, "Damage
