@@ -103,6 +103,11 @@ def fires_at(due: int, now: int | None) -> int:
     return due if now is None or due > now else now
 
 
+# A timer's data (and a recovery item of a view) with this key true fires at the clock's next advance, whatever the
+# advance's length: its second is an artefact of the clock (Dark Future's stun, "ends at the next clock advance", is
+# due one second after the wound), so people read "at the clock's next advance", never "in 1 s" (docs/clock.md).
+AT_NEXT_ADVANCE = "at_next_advance"
+
 _NO_DATA: Any = object()  # `Timer`'s data not given: a new empty dict, as `field(default_factory=dict)` makes
 
 

@@ -185,7 +185,13 @@ CHARACTER_PARTS = {
                 **nullable(STR),
                 "description": "with no date yet, why: the roll that will set it, or the care",
             },
-        }
+            "at_next_advance": {
+                **BOOL,
+                "description": "true: it ends at the clock's next advance, whatever its length (a Dark Future stun);"
+                " `ends_at` is the second the clock then fires it",
+            },
+        },
+        "at_next_advance",
     ),
     "Timer": obj({"due": SECONDS, "due_date": GAME_DATE, "kind": STR, "key": STR, "data": ANY_DATA}),
     "Note": obj({"text": STR, "game_time": SECONDS}),
@@ -334,6 +340,11 @@ JOBS = {
             "due": SECONDS,
             "due_date": GAME_DATE,
             "in_seconds": INT,
+            "at_next_advance": {
+                **BOOL,
+                "description": "true: the clock fires it at its next advance, whatever its length (a Dark Future"
+                " stun): `in_seconds` is the clock's second, not a wait",
+            },
         }
     ),
     "JobRoll": obj(

@@ -390,6 +390,7 @@ CLOCK: dict[str, Any] = {
             "due": 0,
             "due_date": "2053-01-01T00:00:00",
             "in_seconds": 0,
+            "at_next_advance": False,
         }
     ],
 }

@@ -16,7 +16,7 @@ from campaign.ledger.events import (
     MEMBER_REMOVED,
 )
 from rules import game_dates
-from rules.ruleset import GM, PLAYER, Ruleset, State, fires_at, options_in_force
+from rules.ruleset import AT_NEXT_ADVANCE, GM, PLAYER, Ruleset, State, fires_at, options_in_force
 from rules.ruleset import Timer as RuleTimer
 
 if TYPE_CHECKING:  # types only: a presenter reads nothing (campaign.selectors does)
@@ -74,6 +74,8 @@ def upcoming(campaign: Campaign, timers: Iterable[Timer]) -> list[dict[str, Any]
             "due": not_before(campaign, t.due),
             "due_date": game_date(campaign, not_before(campaign, t.due)),
             "in_seconds": not_before(campaign, t.due) - campaign.game_time,
+            # Its second is the clock's, not a wait: "at the clock's next advance" (a Dark Future stun).
+            "at_next_advance": bool(t.data.get(AT_NEXT_ADVANCE)),
         }
         for t in timers
     ]

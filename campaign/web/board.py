@@ -15,7 +15,7 @@ from campaign.models import GM, Campaign, Character, Job
 from campaign.selectors import history
 from campaign.web import display, forms
 from rules.game_dates import dated
-from rules.ruleset import Ruleset, Timer
+from rules.ruleset import AT_NEXT_ADVANCE, Ruleset, Timer
 from rules.sheet import Board
 from rules.words import treatment_in_time
 
@@ -173,7 +173,9 @@ def next_on_the_clock(
     return {
         "what": presenters.clock_words(campaign, ruleset, state, timer),
         "due_text": display.date_text(chosen["due_date"]),
-        "when_text": display.when_text(chosen["due"] - campaign.game_time),
+        "when_text": display.when_text(
+            chosen["due"] - campaign.game_time, chosen["data"].get(AT_NEXT_ADVANCE)
+        ),
     }
 
 

@@ -29,10 +29,17 @@ def duration_text(seconds: int | None) -> str:
     return ("-" if seconds < 0 else "") + words.duration(seconds)
 
 
-def when_text(seconds: int) -> str:
+NEXT_ADVANCE_TEXT = "at the clock's next advance"
+
+
+def when_text(seconds: int, at_next_advance: Any = False) -> str:
     """How long until the clock acts, `seconds` from the moment shown: 'in 4 min', or 'due now' when it fires at
-    the next advance (never 'in 0 s'). The one wording of every surface that says when a timer fires."""
-    return f"in {words.duration(seconds)}" if seconds > 0 else "due now"
+    the next advance (never 'in 0 s'). The one wording of every surface that says when a timer fires.
+    `at_next_advance`: the timer fires at the clock's next advance whatever its length (`AT_NEXT_ADVANCE` of its
+    data: a Dark Future stun), whose second is the clock's: "at the clock's next advance", never "in 1 s"."""
+    if seconds <= 0:
+        return "due now"
+    return NEXT_ADVANCE_TEXT if at_next_advance else f"in {words.duration(seconds)}"
 
 
 def left_text(seconds: int) -> str:

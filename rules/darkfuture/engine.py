@@ -33,7 +33,7 @@ from rules.darkfuture.options import OPTIONS
 from rules.darkfuture.sheet import ATTRIBUTES
 from rules.dice import Dice, certain_at_least, certain_table, faces_text, target_words
 from rules.options import read_options
-from rules.ruleset import CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
+from rules.ruleset import AT_NEXT_ADVANCE, CHARACTER_CHANGED, Event, RuleError, State, Timer, copy_state
 from rules.sheet import read_attributes
 
 SLUG = "darkfuture"
@@ -485,6 +485,12 @@ def stun_ends_at(state: State) -> int:
     return state["stunned_at"] + max(1, state["options"].get("stun_lasts_seconds", 0))
 
 
+def stun_ends_at_next_advance(state: State) -> bool:
+    """Whether the stun lasts until the clock's next advance (the house default, option `stun_lasts_seconds` 0): its
+    second after the wound is the clock's, and people read "at the clock's next advance" (`AT_NEXT_ADVANCE`)."""
+    return not state["options"].get("stun_lasts_seconds", 0)
+
+
 def ko_ends_at(state: State) -> int | None:
     """When a KO from a roll wears off by itself (option `ko_lasts_seconds`); None: when the GM says."""
     ko_lasts = state["options"].get("ko_lasts_seconds", 0)
@@ -498,7 +504,9 @@ def timers(state: State) -> list[Timer]:
         return []
     pending = []
     if state["stunned"]:
-        pending.append(Timer(stun_ends_at(state), STUN_ENDS, "stun", STUN_ENDS_PRIORITY))
+        # The house default, a stun until the next advance, says so (`AT_NEXT_ADVANCE`), never "in 1 s".
+        next_advance = {AT_NEXT_ADVANCE: True} if stun_ends_at_next_advance(state) else {}
+        pending.append(Timer(stun_ends_at(state), STUN_ENDS, "stun", STUN_ENDS_PRIORITY, next_advance))
     ko_ends = ko_ends_at(state)
     if ko_ends is not None:
         pending.append(Timer(ko_ends, KO_ENDS, "ko", KO_ENDS_PRIORITY))

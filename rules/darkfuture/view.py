@@ -22,10 +22,11 @@ from rules.darkfuture.engine import (
     knocked_out,
     ko_ends_at,
     stun_ends_at,
+    stun_ends_at_next_advance,
     vehicle_driverless,
 )
 from rules.darkfuture.sheet import band_words
-from rules.ruleset import NOTE_ADDED, Event, State, fires_at
+from rules.ruleset import AT_NEXT_ADVANCE, NOTE_ADDED, Event, State, fires_at
 
 # Nothing but GM notes is secret here (README); `death_at` is listed as in every ruleset, though always null.
 GM_ONLY = frozenset(("death_at",))
@@ -57,7 +58,10 @@ def _recovery(state: State, now: int | None) -> list[dict[str, Any]]:
     # the last, from where the first fires.
     items = []
     if state["stunned"]:
-        items.append({"what": "stun wears off", "ends_at": fires_at(stun_ends_at(state), now)})
+        stun: dict[str, Any] = {"what": "stun wears off", "ends_at": fires_at(stun_ends_at(state), now)}
+        if stun_ends_at_next_advance(state):
+            stun[AT_NEXT_ADVANCE] = True  # "at the clock's next advance", never "in 1 s"
+        items.append(stun)
     if state["knocked_out_by_roll"]:
         ko_ends = ko_ends_at(state)
         if ko_ends is None:

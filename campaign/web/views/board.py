@@ -252,7 +252,7 @@ def _board_context(
             {
                 **item,
                 "due_text": display.date_text(item["due_date"]),
-                "when_text": display.when_text(item["in_seconds"]),
+                "when_text": display.when_text(item["in_seconds"], item["at_next_advance"]),
             }
             for item in presenters.upcoming(campaign, campaigns.next_timers(campaign))
         ]

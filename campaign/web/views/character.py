@@ -32,7 +32,7 @@ from campaign.web.views.cache import (
     _with_keyed_forms,
 )
 from rules import words
-from rules.ruleset import Ruleset, State, Timer
+from rules.ruleset import AT_NEXT_ADVANCE, Ruleset, State, Timer
 
 HISTORY_LIMIT = 50
 
@@ -224,7 +224,7 @@ def _live_context(
     for item in data["recovery"]:
         item["ends_text"] = display.date_text(item.get("ends_at_date"))
         if item.get("ends_at") is not None:
-            item["when_text"] = display.when_text(item["ends_at"] - now)
+            item["when_text"] = display.when_text(item["ends_at"] - now, item.get(AT_NEXT_ADVANCE))
     entries, older = _history(character, role, version, decorate=decorate)
     context: dict[str, Any] = {
         "character": data,
@@ -282,7 +282,7 @@ def _timers_shown(
             {
                 "what": presenters.clock_words(campaign, ruleset, state, timer),
                 "due_text": display.date_text(presenters.game_date(campaign, due)),
-                "when_text": display.when_text(due - now),
+                "when_text": display.when_text(due - now, item["data"].get(AT_NEXT_ADVANCE)),
             }
         )
     return shown

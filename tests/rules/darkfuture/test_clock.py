@@ -20,7 +20,7 @@ def test_a_fresh_character_has_no_timers():
 def test_a_stun_ends_one_second_later_at_the_next_clock_advance():
     state = stunned_at(100)
     stun = [timer for timer in RULESET.timers(state) if timer.kind == "stun_ends"]
-    assert stun == [Timer(101, "stun_ends", "stun", 20)]
+    assert stun == [Timer(101, "stun_ends", "stun", 20, {"at_next_advance": True})]
     events = RULESET.fire(state, stun[0], entered())
     assert [(event.type, event.data, event.game_time) for event in events] == [(STUN_ENDED, {}, 101)]
     state = RULESET.evolve(state, events[0])
@@ -49,7 +49,7 @@ def test_con_comes_back_one_point_per_7_days_of_rest_from_the_latest_wound():
     state = RULESET.evolve(state, event)
     assert state["skills"]["driver"]["current"] == 3
     assert RULESET.timers(state) == [
-        Timer(101, "stun_ends", "stun", 20),
+        Timer(101, "stun_ends", "stun", 20, {"at_next_advance": True}),
         Timer(100 + 14 * DAY, "con_recovery", "con_recovery", 50, {"con": 7}),
     ]
 

@@ -80,7 +80,7 @@ def test_a_badly_hurt_stunned_character_with_a_disabled_limb():
         "Right arm disabled.",
     ]
     assert view["recovery"] == [
-        {"what": "stun wears off", "ends_at": 51},
+        {"what": "stun wears off", "ends_at": 51, "at_next_advance": True},
         {"what": "CON 3 of 8", "ends_at": 50 + 7 * DAY},
         {"what": "CON back to 8", "ends_at": 50 + 6 * 7 * DAY},
         {"what": "right arm disabled: until the GM restores it", "ends_at": None},
