@@ -204,6 +204,7 @@ def assemble(package: str, *, title: str, default_start: str) -> Ruleset:
         timer_subject=getattr(view, "timer_subject", lambda state, timer: ""),
         saves=getattr(view, "saves", lambda state, now=None: {}),
         public_taken_back=getattr(view, "public_taken_back", None),
+        named=getattr(view, "named", None),
         shows=unretired(view.shows, False),
         gm_only=view.GM_ONLY,
         describe=house_rules_words(view.describe, options.OPTIONS),

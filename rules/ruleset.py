@@ -263,6 +263,10 @@ class Ruleset:
     # "treated") and `treatment_ends`, when a treatment under way ends first; `timer`, the key of the timer that
     # brings that death (a card names it first, before any sooner timer). Empty: "treated", the soonest timer.
     saves: Callable[..., dict[str, Any]] = field(default=lambda state, now=None: {})
+    # An entry's data with what it names by id alone resolved from the character's state (`(event, state, audience)
+    # -> data`), for its sentence: a Shadowrun treatment's completion holds its hit's id, and its words name the hit's
+    # place, and its part where the reader may know it (RULES.md, diagnosis secrecy). None: the data as it is.
+    named: Callable[[Event, State, str], dict[str, Any]] | None = None
     # What a notification out of the game says an event did (`NOTICE_KINDS`), by event type: the wounds and the
     # healing a GM may choose to tell the table (campaign/notify). An event absent here is told only by its state.
     notices: Mapping[str, str] = field(default_factory=dict)

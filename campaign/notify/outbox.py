@@ -143,7 +143,14 @@ def _corrections(
         if corrected is None:
             continue
         kind, head, now = corrected
-        items = words.told(campaign, rules, change.rows, audience, {change.character.pk: name})
+        items = words.told(
+            campaign,
+            rules,
+            change.rows,
+            audience,
+            {change.character.pk: name},
+            {change.character.pk: change.character.state},
+        )
         whose = {WHOSE: change.character.pk}
         notices.append({**words.notice([kind], head, [*(i.text for i in items), now], name, True), **whose})
         events.extend(_event_lines(items, audience, name, whose))
@@ -257,9 +264,10 @@ def _told(
     players = _played(campaign) if audience == TABLE else set()
     shown = [c for c in changes if audience == GM or c.character.player_id in players]
     names = {c.character.pk: c.character.name for c in shown}
+    states = {c.character.pk: c.character.state for c in shown}
     notices, events = [], []
     for change in shown:
-        items = words.told(campaign, rules, change.rows, audience, names)
+        items = words.told(campaign, rules, change.rows, audience, names, states)
         if digest:
             items = words.collapsed([item for item in items if item.row.type in rules.notices])
         kinds = _kinds(rules, change, audience, items)

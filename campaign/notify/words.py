@@ -12,7 +12,7 @@ character's notice, its gravest kind as the title ("Ash is dying") and its sente
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from campaign.ledger import secrecy
 from campaign.ledger.events import CAMPAIGN_CHANGED, CLOCK_ADVANCED
 from campaign.models import Campaign, Event, Hook
 from rules import game_dates
-from rules.ruleset import Ruleset
+from rules.ruleset import PLAYER, Ruleset, State
 
 TABLE, GM = "table", "gm"
 AUDIENCES = (TABLE, GM)
@@ -74,10 +74,16 @@ class Told:
 
 
 def told(
-    campaign: Campaign, rules: Ruleset, rows: Sequence[Event], audience: str, names: dict[int, str]
+    campaign: Campaign,
+    rules: Ruleset,
+    rows: Sequence[Event],
+    audience: str,
+    names: dict[int, str],
+    states: Mapping[int, State] | None = None,
 ) -> list[Told]:
     """The sentences of `rows` that `audience` may read, in their order (a table's only those a player's history
-    shows, written from the player's data)."""
+    shows, written from the player's data). `states`, each character's after the change: what an entry names by id
+    alone is named from it as the audience may know it (`presenters.event_words`)."""
     if audience == GM:
         shown: list[Any] = [row.data for row in rows]
     else:
@@ -86,7 +92,14 @@ def told(
         Told(
             row,
             names.get(row.character_id) if row.character_id is not None else None,
-            presenters.event_words(campaign, row.type, data, row.game_time),
+            presenters.event_words(
+                campaign,
+                row.type,
+                data,
+                row.game_time,
+                state=(states or {}).get(row.character_id or 0),
+                audience=GM if audience == GM else PLAYER,
+            ),
         )
         for row, data in zip(rows, shown, strict=True)
         if data is not None

@@ -84,12 +84,25 @@ def player_feed_json(page: Page, rules: Ruleset) -> dict[str, Any]:
 # --- the game's words (rules/words.py) ---------------------------------------------------------------------------
 
 
-def event_words(campaign: Campaign, kind: str, data: Any, game_time: int) -> str:
+def event_words(
+    campaign: Campaign,
+    kind: str,
+    data: Any,
+    game_time: int,
+    *,
+    state: State | None = None,
+    audience: str = GM,
+) -> str:
     """One history entry as a sentence, from the data its reader holds (a player's entry carries the public data
-    only, so the sentence tells no more), its moments written as the campaign's dates."""
+    only, so the sentence tells no more), its moments written as the campaign's dates. `state`, the character's
+    as the reader's page shows it: what the entry names by id alone is named from it as `audience` may know it
+    (`Ruleset.named`: a Shadowrun treatment's hit by its place, and its part once diagnosed for a player)."""
     rules = campaign.rules
     assert rules.describe is not None  # every ruleset's view.py defines it (rules/kernel.py)
-    text = game_dates.dated(campaign.start, rules.describe(RuleEvent(kind, data or {}, game_time)))
+    event = RuleEvent(kind, data or {}, game_time)
+    if state is not None and rules.named is not None:
+        event = RuleEvent(kind, rules.named(event, state, audience), game_time)
+    text = game_dates.dated(campaign.start, rules.describe(event))
     table = (data or {}).get("table_dice")
     if table:  # the clock asked the GM for these dice (table_dice "all"): say so, as the history always did
         text += f" Rolled at the table: {' and '.join(table_roll_words(rules, name) for name in table)}."
@@ -109,13 +122,19 @@ def table_roll_words(rules: Ruleset, name: str) -> str:
 
 
 def advance_summary(
-    campaign: Campaign, advance: Event, rows: list[Event], count: int, names: dict[int, str]
+    campaign: Campaign,
+    advance: Event,
+    rows: list[Event],
+    count: int,
+    names: dict[int, str],
+    states: dict[int, State] | None = None,
 ) -> dict[str, Any]:
     """The GM's summary of an advance, from the events its firings wrote (`selectors.jobs.last_advance`): its span
     ("2053-01-01 00:10:00 to 2053-01-01 00:20:00") and, a line a character in the order they first fired, each
     entry as the history says it, at its moment ("00:10:00: Healing roll for critical hit 1, 0 successes (TN 11;
     dice 6, 5, 1, 1, 1) ... Rolled at the table: critical healing."); `more`, the entries left out. The GM's words:
-    dice and outcomes a player may not see; never drawn for a player."""
+    dice and outcomes a player may not see; never drawn for a player. `states`, each character's now: what an
+    entry names by id alone is named from it ("Treatment of critical hit 1 to the chest (ribs) done")."""
     span_from = game_dates.date_words(campaign.start, advance.data["from"])
     span_to = game_dates.date_words(campaign.start, advance.data["to"])
     lines: dict[int | None, list[str]] = {}
@@ -123,9 +142,9 @@ def advance_summary(
         when = game_dates.date_words(campaign.start, row.game_time)
         if when[:10] == span_from[:10] == span_to[:10]:
             when = when[11:] or when  # one day: the time of day says when
-        lines.setdefault(row.character_id, []).append(
-            f"{when}: {event_words(campaign, row.type, row.data, row.game_time)}"
-        )
+        state = (states or {}).get(row.character_id or 0)
+        said = event_words(campaign, row.type, row.data, row.game_time, state=state)
+        lines.setdefault(row.character_id, []).append(f"{when}: {said}")
     return {
         "span": f"{span_from} to {span_to}",
         "seconds": advance.data["to"]

@@ -83,9 +83,12 @@ def stalled_import_ids(cutoff: datetime) -> list[Any]:
 SUMMARY_ENTRIES = 12
 
 
-def last_advance(campaign: Campaign) -> tuple[Event, list[Event], int, dict[int, str]] | None:
+def last_advance(
+    campaign: Campaign,
+) -> tuple[Event, list[Event], int, dict[int, str], dict[int, dict[str, Any]]] | None:
     """The campaign's latest advance not taken back, for the board's summary of it: its `ClockAdvanced`, the first
-    SUMMARY_ENTRIES events its firings wrote (in order), how many they wrote, and the names of their characters. None
+    SUMMARY_ENTRIES events its firings wrote (in order), how many they wrote, and the names and the states of their
+    characters (an entry that names a hit by its id alone is named from the state: `presenters.event_words`). None
     before any advance, or when the latest was taken back. Two indexed reads of the campaign's stream, one range of
     the cause index (`timer:<job>:...`), whatever the log's length."""
     rows = Event.objects.filter(stream=campaign.stream)
@@ -100,5 +103,7 @@ def last_advance(campaign: Campaign) -> tuple[Event, list[Event], int, dict[int,
     said = list(fired.order_by("position")[:SUMMARY_ENTRIES])
     count = len(said) if len(said) < SUMMARY_ENTRIES else fired.count()
     ids = {row.character_id for row in said}
-    names = dict(Character.objects.filter(pk__in=ids).values_list("pk", "name")) if ids else {}
-    return advance, said, count, names
+    found = list(Character.objects.filter(pk__in=ids).values_list("pk", "name", "state")) if ids else []
+    names = {pk: name for pk, name, _state in found}
+    states = {pk: state for pk, _name, state in found}
+    return advance, said, count, names, states

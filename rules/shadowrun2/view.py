@@ -550,6 +550,28 @@ def hit_name(data: Mapping[str, Any]) -> str:
     return name
 
 
+# The entries whose event names a critical hit by its id alone (the clock's firing holds no place nor part): their
+# sentence names the hit as the others do, from the character's state (`named`).
+_NAMED_FROM_STATE = frozenset((TREATMENT_COMPLETED,))
+
+
+def named(event: Event, state: State, audience: str) -> dict[str, Any]:
+    """An entry's data with the hit it names by its id resolved from `state` (the character's, as the page or the
+    notice shows it): its place, and its part for the GM or once the hit is diagnosed, never an undiagnosed hit's
+    part for a player (RULES.md, "Diagnosis"). "Treatment of critical hit 1 to the chest (ribs) done: ...", where the
+    event alone said "critical hit 1". A hit the state does not have (a past moment before it) keeps its number."""
+    data = event.data
+    if event.type not in _NAMED_FROM_STATE or data.get("location") or not data.get("critical_hit"):
+        return data
+    hit = next((h for h in state.get("critical_hits", ()) if h["id"] == data["critical_hit"]), None)
+    if hit is None:
+        return data
+    resolved = {**data, "location": hit["location"]}
+    if audience == GM or hit.get("diagnosed"):
+        resolved["part"] = hit["part"]
+    return resolved
+
+
 def _test(data: Mapping[str, Any]) -> str:
     """'2 successes (TN 4; dice 1, 5, 6)' from a success test's data, as much of it as the reader holds."""
     text = words.count(data["successes"], "success", "successes") if data.get("successes") is not None else ""

@@ -210,6 +210,36 @@ def test_a_diagnosis_tells_the_table_what_the_player_learns_then(sr2: Table) -> 
     assert {e["text"] for e in messages("table")[-1]["events"]} <= _player_sentences(sr2)
 
 
+def test_a_finished_treatment_names_its_hit_as_each_audience_may_know_it(sr2: Table) -> None:
+    """A GM's walkthrough: the clock's completion of a treatment named "critical hit 1" where every other line names
+    its place and part; the event holds the hit's id alone, so the words take them from the character's state, the
+    part for the table only once the hit is diagnosed (it must be, to be treated)."""
+    add_hook(sr2, "table", events=EVERY_KIND)
+    add_hook(sr2, "gm", events=EVERY_KIND)
+    assert sr2.act({"type": "wound", "severity": "S", "rolls": MORTAL_LUNG}).status_code == 201
+    assert sr2.act(DIAGNOSE).status_code == 201
+    treat = {
+        "type": "treat",
+        "medic": "Doc",
+        "skill": 3,
+        "critical_hit": "ch1",
+        "rolls": {"treatment": [9, 11, 1]},
+    }
+    assert sr2.act(treat).status_code == 201  # TN 8, 2 successes: done in 5 minutes
+    Delivery.objects.all().delete()
+    assert sr2.advance(minutes=5).status_code == 202
+    done = (
+        "Treatment of critical hit 1 to the chest (lung) done: falls from Mortal to Crippling (6 boxes): its"
+    )
+    [table], [gm] = messages("table"), messages("gm")
+    assert [n["details"] for n in table["notices"] if n["character"] == "Ash"] == [
+        [f"{done} death timer stops."]
+    ]
+    assert [n["details"] for n in gm["notices"] if n["character"] == "Ash"] == [
+        [f"{done} death timer stops. No longer dying."]
+    ]
+
+
 def test_a_hook_tells_only_the_kinds_its_gm_chose(sr2: Table) -> None:
     add_hook(sr2, "gm", events=["dead"])
     add_hook(sr2, "gm", events=["dying"])

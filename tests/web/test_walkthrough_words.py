@@ -5,6 +5,8 @@
 - Dark Future's body diagram carried the hit-location legend (light to deadly / severed): its CON has no hit
   location, and the diagram colours a disabled limb alone.
 - Cyberpunk: a character healed to 0 real damage read "Healing rate: not treated: no healing".
+- Shadowrun: a treatment's completion named "critical hit 1" where every other line names its place and part; a
+  player reads the part only of a diagnosed hit (RULES.md, diagnosis secrecy).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from html import unescape
 import pytest
 
 from tests.web.conftest import Web
+from tests.web.test_advance_summary import summary_of
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +89,37 @@ def test_a_cyberpunk_character_healed_to_nothing_reads_no_stale_healing_rate(cp2
     minor = {"type": "damage", "damage": 3, "location": "torso", "rolls": {"stun_save": [1]}}
     assert table.act(minor).status_code == 201
     assert healing_rate(cp2020_web, "gm") == "not needed: minor wounds stop counting on their own"
+
+
+# Shadowrun, Body 5: a Serious wound, the Body check failed; a 2d6 of 3 + 4 on the chest is the ribs, Mortal
+# (critical 2), dying at 00:30 (death time 3).
+WOUND = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [2], "death_time": [3]}
+MEDIC = {"medic": "Doc", "skill": 3, "critical_hit": "ch1"}
+DONE = "Treatment of critical hit 1 to the chest (ribs) done: falls from Mortal to Crippling (6 boxes)"
+
+
+def test_a_finished_treatment_names_its_hit_by_place_and_part_where_the_reader_may_know_it(
+    sr2_web: Web,
+) -> None:
+    table = sr2_web.table
+    assert table.act({"type": "wound", "severity": "S", "rolls": WOUND}).status_code == 201
+    before_diagnosis = table.gm.get(table.character_url()).json()["version"]
+    assert table.act({"type": "diagnose", **MEDIC, "rolls": {"diagnosis": [6, 1, 1]}}).status_code == 201
+    treated = table.act({"type": "treat", **MEDIC, "rolls": {"treatment": [9, 11, 1]}})  # 2 successes: 5 min
+    assert treated.status_code == 201, treated.content
+    assert table.advance(minutes=5).status_code == 202
+    url = f"/characters/{sr2_web.character_id}/"
+    assert f"{DONE}: its death timer stops. No longer dying." in sr2_web.gm.get(url).content.decode()
+    # The live region (its entries cached a role each) says the same to the player, who knows the diagnosed part.
+    for headers in ({}, LIVE):
+        player = sr2_web.player.get(url, **headers).content.decode()
+        assert f"{DONE}: its death timer stops." in player and "No longer dying" not in player
+    # The board's summary of the advance that finished it.
+    board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/", **LIVE).content.decode()
+    assert f"00:05:00: {DONE}: its death timer stops. No longer dying." in summary_of(board)
+    # The diagnosis taken back: the hit is undiagnosed again, and the taken-back completion names no part.
+    assert table.act({"type": "revert", "to_version": before_diagnosis}).status_code == 201
+    for headers in ({}, LIVE):
+        player = sr2_web.player.get(url, **headers).content.decode()
+        assert "Treatment of critical hit 1 done, taken back." in player
+        assert "ribs" not in player

@@ -165,7 +165,8 @@ def test_a_finished_treatment_says_on_the_page_that_the_mortal_hit_no_longer_kil
     assert table.advance(minutes=5).status_code == 202
     url = f"/characters/{sr2_web.character_id}/"
     said = (
-        "Treatment of critical hit 1 done: falls from Mortal to Crippling (6 boxes): its death timer stops."
+        "Treatment of critical hit 1 to the chest (ribs) done: falls from Mortal to Crippling (6 boxes): its death"
+        " timer stops."
     )
     gm = sr2_web.gm.get(url).content.decode()
     assert f"{said} No longer dying." in gm

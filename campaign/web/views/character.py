@@ -73,26 +73,29 @@ def _history(
     before: int | str | None = None,
     *,
     decorate: bool = True,
+    state: State | None = None,
 ) -> tuple[list[dict[str, Any]], int | str | None]:
     """The latest `HISTORY_LIMIT` entries (of those before `before`), newest first, and the `before` of the older
     ones (None when there are none): a version for a GM, a sealed cursor for a player (`history.history_page`).
-    `decorate=False` leaves the display fields to `_decorate_entry` (for the entries not in the cache)."""
+    `decorate=False` leaves the display fields to `_decorate_entry` (for the entries not in the cache). `state`:
+    the character's as the page shows it (None: now), which names what an entry names by id alone."""
     page = history.history_page(character, role, before=before, limit=HISTORY_LIMIT)
     campaign = character.campaign
+    shown = character.state if state is None else state
     page_entries = presenters.entries(page, role, campaign.rules)
     for item, row in zip(page_entries, page.rows, strict=True):
         item["event"] = row.position  # the cache key of its rendering; never shown
         item["taken_back_at"] = page.voided_at.get(row.cause)
         item["future"] = version is not None and item["version"] > version
         if decorate:
-            _decorate_entry(item, campaign)
+            _decorate_entry(item, campaign, shown, role)
     entries, rows = _with_house_rules(
         character, role, version, page_entries, page.rows, newest=before is None
     )
     if decorate:
         for item in entries:
             if item.get("house_rules"):
-                _decorate_entry(item, campaign)
+                _decorate_entry(item, campaign, shown, role)
     _group_entries(entries, rows, campaign)
     return entries, page.next
 
@@ -196,11 +199,20 @@ def _group_entries(entries: list[dict[str, Any]], rows: list[Event], campaign: C
         start = end + 1
 
 
-def _decorate_entry(item: dict[str, Any], campaign: Campaign) -> None:
-    """What a history entry shows besides its facts: title, game date, details."""
+def _decorate_entry(item: dict[str, Any], campaign: Campaign, state: State, role: str) -> None:
+    """What a history entry shows besides its facts: title, game date, details. A standing entry that names a hit
+    by its id alone names it from `state`, the character's as the page shows it, as `role` may know it
+    (`presenters.event_words`); one taken back keeps its own words (what it named may be gone or secret again)."""
     item["title"] = display.event_title(item["type"])
     item["date"] = display.date_text(presenters.game_date(campaign, item["game_time"]))
-    item["said"] = presenters.event_words(campaign, item["type"], item["data"], item["game_time"])
+    item["said"] = presenters.event_words(
+        campaign,
+        item["type"],
+        item["data"],
+        item["game_time"],
+        state=None if item.get("voided") else state,
+        audience=role,
+    )
     if item.get("taken_back_at") is not None:
         item["taken_back_date"] = display.date_text(presenters.game_date(campaign, item["taken_back_at"]))
 
@@ -225,7 +237,7 @@ def _live_context(
         item["ends_text"] = display.date_text(item.get("ends_at_date"))
         if item.get("ends_at") is not None:
             item["when_text"] = display.when_text(item["ends_at"] - now, item.get(AT_NEXT_ADVANCE))
-    entries, older = _history(character, role, version, decorate=decorate)
+    entries, older = _history(character, role, version, decorate=decorate, state=state)
     context: dict[str, Any] = {
         "character": data,
         "model": character,
@@ -337,7 +349,7 @@ def _attach_entry_html(request: HttpRequest, stamp: access.CharacterStamp, conte
     for key, item in keys.items():
         html = found.get(key)
         if html is None:
-            _decorate_entry(item, context["campaign"])
+            _decorate_entry(item, context["campaign"], context["model"].state, stamp.role)
             html = render_to_string("character.html#history-entry", {**entry_context, "e": item}, request)
             fresh[key] = html
         item["html"] = conditional.rendered(html)
