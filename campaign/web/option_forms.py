@@ -2,7 +2,9 @@
 
 The board's house-rules form and the new-campaign form show each option with the widget its kind asks for: a select
 for a choice, a checkbox for a yes/no, a number with its unit beside it, a duration as a number and a unit
-(minutes, hours, days, weeks: never game seconds), a date-time input, and a table as rows of numbers. A posted form
+(minutes, hours, days, weeks: never game seconds), a date and time typed as the game writes it (a text input:
+"2053-01-01 00:00:00", never the browser's own picker and its locale's format, docs/web.md "Dates"), and a table as
+rows of numbers. A posted form
 becomes the options as the API takes them (the stored shapes), so the service checks it and answers with the same
 messages; an error is put beside the option it names, in the option's words.
 
@@ -29,7 +31,9 @@ from rules.params import RuleError
 from rules.ruleset import Ruleset
 from rules.text import given
 
-DATE_TIME_INPUT = "%Y-%m-%dT%H:%M:%S"
+# A game date and time as the game writes it ('2053-01-01 00:30:00', `rules.game_dates.date_words`): the text input's
+# value; the option's `parse` takes it (ISO 8601 with a space), as it takes the API's "2053-01-01T00:30:00".
+DATE_TIME_INPUT = "%Y-%m-%d %H:%M:%S"
 
 
 @dataclass
@@ -304,6 +308,14 @@ def _posted(setting: Option, data: QueryDict) -> Any:
     if isinstance(setting, Table):
         return _table(setting, data, where)
     raw = data.get(_input(setting.name), "").strip()
+    if raw and isinstance(setting, declared.DateTime):
+        # Typed as the game writes it ("2053-01-01 00:30:00"), posted as the API's value ("2053-01-01T00:30:00");
+        # a date the declaration refuses is passed on as typed, for the service to refuse in the same words and
+        # the form to show it again.
+        try:
+            return setting.parse(raw, where)
+        except RuleError:
+            return raw
     return raw or None
 
 

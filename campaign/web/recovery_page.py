@@ -95,7 +95,11 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
         "chart": recovery_chart.draw(recovery, _timers(recovery)),
         "error": None
         if error is None
-        else {"field": FIELD_WORDS.get(error.field, "The question"), "message": error.message},
+        else {
+            "field": FIELD_WORDS.get(error.field, "The question"),
+            "message": error.message,
+            "at": error.field,  # "by": said beside the date input
+        },
     }
     if gm:
         context["nobody_treats"] = rv.nobody_treats(campaign, [m.character for m in recovery.members])

@@ -159,7 +159,7 @@ def test_the_board_shows_the_options_in_words(sr2_web: Web) -> None:
     assert '<option value="minutes" selected>minutes</option>' in html
     assert "&quot;" not in html and "True" not in html
     assert (
-        '<input id="o-start" name="o_start" type="datetime-local" step="1" value="2053-01-01T00:00:00"'
+        '<input id="o-start" name="o_start" value="2053-01-01 00:00:00" placeholder="e.g. 2053-03-14 22:00:00"'
         in html
     )
     # The reader sees each option's label and value in words beside the field.
@@ -167,6 +167,34 @@ def test_the_board_shows_the_options_in_words(sr2_web: Web) -> None:
     assert "Now: Mortal: TN 8, 10 minutes; Critical: TN 4, 20 minutes." in html
     assert "Now: 10 minutes." in html and "Now: 2053-01-01 00:00." in html
     assert "RULES.md" not in html
+
+
+def test_the_campaigns_start_is_typed_as_the_game_writes_its_dates(sr2_web: Web) -> None:
+    """The start option's input is text in the game's format, not the browser's date-time picker (which shows
+    mm/dd/yyyy and AM/PM in an American Chromium): docs/web.md, "Dates". What it takes is the option's own
+    `parse`, for the form as for the API; a refusal shows what was typed with the error beside it."""
+    from campaign.models import Campaign
+
+    made = sr2_web.gm.post("/", {"name": "Dated", "ruleset": "shadowrun2", "o_start": "2054-03-12 08:30:00"})
+    assert made.status_code == 302
+    assert Campaign.objects.get(name="Dated").start == "2054-03-12T08:30:00"
+    refused = sr2_web.gm.post(
+        "/", {"name": "Undated", "ruleset": "shadowrun2", "o_start": "03/12/2054 8:30 AM"}
+    )
+    assert refused.status_code == 400
+    html = refused.content.decode()
+    assert (
+        '<input id="c-start" name="o_start" value="03/12/2054 8:30 AM" placeholder="e.g. 2053-03-14 22:00:00" '
+        'autocomplete="off" spellcheck="false" class="date-time" aria-describedby="help-c-start err-c-start" '
+        'aria-invalid="true" autofocus>' in html
+    )
+    assert (
+        'id="err-c-start">Expected an ISO date and time such as 2053-03-14T22:00:00, got 03/12/2054 8:30 AM<'
+        in html
+    )
+    assert (
+        "Typed as the game writes its dates: year-month-day, then the time of day (2053-03-14 22:00)." in html
+    )
 
 
 def test_a_gm_adds_a_player_and_a_character_from_the_board(sr2_web: Web, django_user_model: Any) -> None:
@@ -286,3 +314,16 @@ def test_a_gm_jumps_from_the_top_of_a_character_to_its_actions_and_a_player_has_
     gm_html = sr2_web.gm.get(page).content.decode()
     assert '<a href="#actions">Actions ↓</a>' in gm_html and '<h2 id="actions">Actions</h2>' in gm_html
     assert 'href="#actions"' not in sr2_web.player.get(page).content.decode()
+
+
+def test_no_form_of_the_board_is_checked_by_the_browser_before_the_server(sr2_web: Web) -> None:
+    """A browser's own check (`required`, `min`, a date's range) said its error in a bubble before any request,
+    in the browser's words, gone at the next redraw of the board: every form that has such an input is
+    `novalidate`, and the server's words are said beside the field (docs/web.md, "Dates")."""
+    checked = re.compile(r"<(?:input|select|textarea)\b[^>]*\b(?:required|min=|max=|pattern=)[^>]*>")
+    for url in (f"/campaigns/{sr2_web.campaign_id}/", f"/campaigns/{sr2_web.campaign_id}/recovery/", "/"):
+        html = sr2_web.gm.get(url).content.decode()
+        for form in re.findall(r"<form\b[^>]*>.*?</form>", html, re.S):
+            head = form[: form.index(">") + 1]
+            if checked.search(form):
+                assert "novalidate" in head, f"{url}: {head}"

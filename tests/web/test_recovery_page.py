@@ -46,7 +46,14 @@ def test_the_gm_page_says_each_date_and_draws_a_lane_per_character(df_web: Web) 
         '<p class="fit-by" id="rec-fit-by"><strong>By 10 January: 1 of 2 fit (Ash not by then)</strong></p>'
         in html
     )
-    assert 'value="2020-01-10" min="2020-01-01" max="2020-12-30" aria-describedby="rec-fit-by">' in html
+    assert (
+        '<input id="rec-by" name="by" value="2020-01-10" placeholder="e.g. 2020-01-01" autocomplete="off" '
+        'spellcheck="false" class="short-date" aria-describedby="rec-by-help rec-fit-by">' in html
+    )
+    assert (
+        '<p class="help" id="rec-by-help">A game date from 2020-01-01 to 2020-12-30 (year-month-day).</p>'
+        in html
+    )
     assert html.count('class="lane"') == 2 and html.count('class="bar"') == 2
     assert html.count('class="timer-mark"') == 2  # each one's next CON point
     assert 'class="now"' in html and 'class="party-line"' in html
@@ -694,3 +701,61 @@ def test_a_players_phone_says_why_a_hit_under_treatment_needs_care_once_in_short
     )
     assert why in panel
     assert panel.count("never heals on its own") == 1
+
+
+def test_how_many_fit_by_is_typed_as_the_game_writes_its_dates_and_a_refusal_stays_through_refreshes(
+    sr2_web: Web,
+) -> None:
+    """A GM's walkthrough: the date input showed the browser's own format (mm/dd/yyyy) beside the game's
+    "2053-01-01", and a date out of its range was a browser bubble, before the server was asked, gone at the next
+    redraw. The input is text in the game's format (docs/web.md, "Dates"), the form has no browser check, and a
+    date refused is said by the server beside the input; the section's refresh after a change asks the same date
+    again, so the words stay."""
+    sr2_web.table.act(chest_hit(CRIPPLING))
+    sr2_web.table.act(DIAGNOSE_CH1)
+    live = LivePage(sr2_web.player, sr2_web.campaign_id, lambda _live, _swapped: None)
+    live.load_recovery()
+    form = live.page.get("recovery-ask")
+    assert "novalidate" in form.attrs
+    date = live.page.get("rec-by")
+    assert "type" not in date.attrs and date.attrs["placeholder"] == "e.g. 2053-01-01"
+    date.attrs["value"] = "03/12/2054"  # the browser's own format
+    refused = sr2_web.player.get(str(form.attrs["hx-get"]), form_values(form), **HTMX)
+    assert refused.status_code == 400
+    live._swap(live.page.get("recovery-body"), refused.content.decode(), str(form.attrs["hx-swap"]))
+    said = "How many fit by: expected a game date such as 2053-03-02, got 03/12/2054"
+
+    def error() -> str:
+        return live.page.get("rec-by-error").text()
+
+    assert error() == said
+    assert live.page.get("rec-by").attrs["aria-invalid"] == "true"
+    assert live.page.get("rec-by").attrs["value"] == "03/12/2054"  # what was typed, to correct
+    # The GM acts: the player's board polls, its section asks the same question again, the words stay.
+    stun = {"type": "wound", "severity": "L", "damage": "stun", "rolls": {"body_check": [1, 1, 1, 1, 1]}}
+    assert sr2_web.table.act(stun).status_code == 201
+    assert live.poll() == 200
+    assert live.recovery_answers[-1].status_code == 400
+    assert error() == said and live.page.get("rec-by").attrs["value"] == "03/12/2054"
+    # Typed as the game writes it, the date answers.
+    live.page.get("rec-by").attrs["value"] = "2053-01-01"
+    shown = sr2_web.player.get(str(form.attrs["hx-get"]), form_values(live.page.get("recovery-ask")), **HTMX)
+    assert shown.status_code == 200
+    live._swap(live.page.get("recovery-body"), shown.content.decode(), str(form.attrs["hx-swap"]))
+    assert live.page.find("rec-by-error") is None
+    assert live.page.get("rec-fit-by").text() == "By 1 January: Ash not fit until cared for"
+
+
+def test_no_template_draws_the_browsers_own_date_picker() -> None:
+    """Every date is typed as the game writes it (docs/web.md, "Dates"): no input of the browser's date or time
+    types, whose format is the browser's locale's, in any template."""
+    from pathlib import Path
+
+    templates = Path(__file__).resolve().parents[2] / "templates"
+    native = re.compile(r'type="(date|datetime-local|time|month|week)"')
+    found = [
+        f"{path.relative_to(templates)}: {match.group(0)}"
+        for path in sorted(templates.rglob("*.html"))
+        for match in native.finditer(path.read_text())
+    ]
+    assert found == []
