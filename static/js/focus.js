@@ -11,6 +11,10 @@
 //   the focus fell to <body>, so the GM's next Tab or Enter started from the top of the page.
 // - "Show the next ... characters" (#more-cards): the first card it brought takes the focus (its name's link), so
 //   that Tab goes on through the new cards, not past them to what follows the link.
+// - A card's form that has acted (its answer marked `data-acted`, web/board_card_form.html) closes, and the focus
+//   goes back to the action's button that opened it (its <summary>), on the card just answered (issue 42): Enter
+//   opens it again. What happened is said on the card (web/board_card_said.html). A refused form stays open with
+//   what was typed and the error beside its field (the first refused input has the focus).
 // A file of our own: the CSP allows no inline script.
 (function () {
   "use strict";
@@ -79,6 +83,26 @@
       element.focus({ preventScroll: true });
     }
   }
+
+  function acted(section) {
+    section.removeAttribute("data-acted");
+    var details = section.closest("details");
+    if (!details) {
+      return;
+    }
+    details.open = false;
+    var summary = details.querySelector(":scope > summary");
+    if (summary) {
+      summary.focus({ preventScroll: true });
+    }
+  }
+
+  document.addEventListener("htmx:load", function (event) {
+    var root = event.target;
+    if (root && root.matches && root.matches("section.card-form[data-acted]")) {
+      acted(root);
+    }
+  });
 
   document.addEventListener("htmx:afterSettle", function (event) {
     document.querySelectorAll("[autofocus]").forEach(function (element) {

@@ -36,7 +36,8 @@ def damage(page: Page, name: str, points: int, where: str, stun_save: int, death
     form.get_by_label("Stun save: what came up on the d10").fill(str(stun_save))
     form.get_by_label("Death save: what came up on the d10").fill(str(death_save))
     form.get_by_role("button", name="Damage").click()
-    expect(form.locator(".ok")).to_contain_text(f"{name}: {points} normal damage to the")
+    # Done, the form closes and what happened is said on the card (web/board_card_said.html).
+    expect(card(page, name).locator(".card-said")).to_contain_text(f"{name}: {points} normal damage to the")
 
 
 def save(page: Page, name: str, kind: str, die: int) -> Locator:
@@ -154,7 +155,9 @@ def test_a_six_character_fight_run_from_the_board(
         "Undo the entry at 2020-01-01 00:00:00 game time: 6 normal damage to the right leg"
     )
     undo.locator("button[type=submit]").click()
-    expect(undo.locator(".ok")).to_contain_text("Ganger 3: Took back the latest entry: damage taken")
+    expect(ganger3.locator(".card-said")).to_contain_text(
+        "Ganger 3: Took back the latest entry: damage taken"
+    )
     expect(ganger3).to_contain_text("Wound track: 0 of 40 points (0 real, 0 stun), level none")
     expect(ganger3.locator(".chips")).to_have_text("on their feet")
 
@@ -172,7 +175,9 @@ def test_a_six_character_fight_run_from_the_board(
     note = open_card_action(gm, "Ganger 4", "note")
     note.get_by_label("Note").fill("Hides behind the van")
     note.get_by_role("button", name="GM note").click()
-    expect(note.locator(".ok")).to_have_text("Ganger 4: GM note: Hides behind the van.")
+    expect(card(gm, "Ganger 4").locator(".card-said")).to_have_text(
+        "Ganger 4: GM note: Hides behind the van."
+    )
 
     # The next round: round 2, three seconds less for Ganger 2.
     gm.get_by_role("button", name="Next round").click()

@@ -19,6 +19,9 @@ from tests.conftest import make_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+LOCATION_DIE = "wound-r_location"  # the hit location's 2d6, in one box
+LOCATION_ERROR = "Hit location: expected 2 dice of 1-6, got 7, 3"
+
 
 def focused_card(page: Page) -> str | None:
     return page.evaluate("(document.activeElement.closest('article') || {}).id || null")
@@ -55,9 +58,12 @@ def test_shadowrun_the_board_keeps_focus_place_and_actions_through_the_clock(
     note = bex.open("note")
     bex.fill("note-p_text", "covers the door")
     bex.send(note)
-    expect(note.locator(".ok")).to_contain_text("covers the door")
+    expect(bex.card().locator(".card-said")).to_contain_text("covers the door")
     bex.settled()
     assert focused_card(page) == f"card-{ids[1]}"
+    # Done, the form has closed: the focus is back on the button that opened it.
+    expect(page.locator(f"#card-{ids[1]}-note")).not_to_have_attribute("open", "")
+    expect(page.locator(f"#card-{ids[1]}-note > summary")).to_be_focused()
 
     # A clock button, pressed down at the clock's panel: it stays where it is on the screen, under the GM's pointer
     # (the refresh used to focus the answered card's button again, scrolling up to Bex's card; the advance's summary
@@ -77,7 +83,7 @@ def test_shadowrun_the_board_keeps_focus_place_and_actions_through_the_clock(
     cole.choose("wound-p_severity", "S")
     cole.fill("wound-quick", "1 1 1 1 1 3 4 2 3")
     cole.send(wound)
-    expect(wound.locator(".ok")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
+    expect(cole.card().locator(".card-said")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
     cole.settled()
     gm.live_refresh()
     cole.settled()
@@ -170,3 +176,62 @@ def test_house_rules_being_typed_stay_put_and_keep_their_text_through_refreshes(
     expect(name).to_have_value("Seattle 2054")
     expect(name).to_be_focused()
     assert gm.problems == []
+
+
+def test_a_cards_form_closes_once_it_has_acted_and_a_refused_one_stays_open_through_the_poll(
+    live_server: Any, browser: Any, django_user_model: Any
+) -> None:
+    """A GM's walkthrough: a card's form stayed open after it had acted. Done, it closes, what happened is said on
+    the card, and the focus is back on the action's button that opened it (issue 42: "focus stays on the card just
+    answered"); refused, it stays open with what was typed and the error beside its field, through the board's
+    2-second redraws (docs/web.md, "A card's forms and messages")."""
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    campaign_id, ash_id = table.campaign["id"], table.character["id"]
+    gm = Watched(browser, viewport={"width": 1280, "height": 800})
+    gm.log_in(live_server.url, "gm")
+    page = gm.page
+    page.goto(f"{live_server.url}/campaigns/{campaign_id}/")
+    gm.htmx_ready()
+    ash = Counted(page, ash_id)
+    details = page.locator(f"#card-{ash_id}-wound")
+
+    # Refused: a hit location's 2d6 with a 7. The form stays open, the dice as typed, the error beside them.
+    wound = ash.open("wound")
+    ash.choose("wound-p_severity", "M")
+    ash.fill(LOCATION_DIE, "7 3")
+    ash.send(wound)
+    error = wound.locator(".roll .error")
+    expect(error).to_have_text(LOCATION_ERROR)
+    expect(page.locator(f"#c{ash_id}-{LOCATION_DIE}")).to_have_value("7 3")
+    gm.problems = [p for p in gm.problems if "status of 400" not in p]  # the refusal's 400, noted by Chromium
+    # Another character comes (the API): the board's poll redraws the live region, and the refused form is as it
+    # was, open, with its words and what was typed.
+    made = table.gm.post(
+        f"/api/campaigns/{campaign_id}/characters/", {"name": "Bex", "attributes": {"body": 5}}
+    )
+    expect(page.locator(f"#card-{made.json()['id']}")).to_be_visible()
+    ash.settled()
+    expect(details).to_have_attribute("open", "")
+    expect(error).to_have_text(LOCATION_ERROR)
+    expect(page.locator(f"#c{ash_id}-{LOCATION_DIE}")).to_have_value("7 3")
+
+    # Corrected and sent, it acts: the form closes, the focus is back on its "Wound" button, what happened is said
+    # on the card, and both stay through the refresh the answer asks for and the next poll.
+    page.locator(f"#c{ash_id}-{LOCATION_DIE}").fill("3 4")
+    ash.send(wound)
+    said = ash.card().locator(".card-said")
+    expect(said).to_contain_text("Ash: ")
+    expect(details).not_to_have_attribute("open", "")
+    expect(details.locator("> summary")).to_be_focused()
+    ash.settled()
+    gm.live_refresh()
+    ash.settled()
+    expect(said).to_contain_text("Ash: ")
+    expect(details).not_to_have_attribute("open", "")
+    expect(details.locator("> summary")).to_be_focused()
+    # Enter opens it again, a fresh form: no refusal, nothing typed.
+    page.keyboard.press("Enter")
+    expect(details).to_have_attribute("open", "")
+    expect(wound.locator("button[type=submit]")).to_be_visible()
+    expect(wound.locator(".error")).to_have_count(0)
+    assert gm.problems == [], "\n".join(gm.problems)

@@ -52,7 +52,7 @@ def test_an_open_stabilize_form_offers_the_limb_crippled_since_it_was_drawn(
     note = open_card_action(gm, "Ganger 2", "note")
     note.locator("textarea, input[name=p_text]").first.fill("covers the door")
     note.get_by_role("button", name="GM note").click()
-    expect(note.locator(".ok")).to_contain_text("covers the door")
+    expect(card(gm, "Ganger 2").locator(".card-said")).to_contain_text("covers the door")
     stabilize = open_card_action(gm, "Ganger 2", "stabilize")
     expect(stabilize.locator("select[name=p_target]")).not_to_contain_text("(crippled)")
     damage = open_card_action(gm, "Ganger 2", "damage")
@@ -63,7 +63,7 @@ def test_an_open_stabilize_form_offers_the_limb_crippled_since_it_was_drawn(
     damage.get_by_role("button", name="Damage").click()
     ganger2_card = card(gm, "Ganger 2")
     expect(ganger2_card.locator(".ok")).to_have_count(1, timeout=REFRESH_MS)
-    expect(ganger2_card.locator(".ok")).to_contain_text("Ganger 2: 20 normal damage to the left arm")
+    expect(ganger2_card.locator(".card-said")).to_contain_text("Ganger 2: 20 normal damage to the left arm")
     expect(ganger2_card.locator("select[name=p_target]")).to_contain_text(
         "left arm (crippled)", timeout=REFRESH_MS
     )

@@ -89,12 +89,15 @@ def test_shadowrun_a_wound_from_the_card_asked_roll_by_roll_then_by_the_quick_ro
     expect(form).to_contain_text("Body check: roll 5d6, each die of 6 or more is a success")
     hands.fill("wound-r_body_check", "6 6 6 2 1")
     hands.send(form)
-    expect(form.locator(".ok")).to_contain_text("Ash: Body check: 3 successes")
+    # Done, the form closes, what happened is said on the card, and the focus is back on the button that opened
+    # the form: on the card, not on <body>.
+    expect(hands.card().locator(".card-said")).to_contain_text("Ash: Body check: 3 successes")
     assert hands.count == 5  # docs/web.md: at most 6 for a typical wound
     expect(hands.card()).not_to_contain_text("Physical: 0 of 10 boxes")  # the card updated in place
-    # The focus stays on the card (its form's button), not on <body>.
-    assert page.evaluate("document.activeElement.closest('article') !== null")
+    expect(page.locator(f"#card-{hands.id}-wound")).not_to_have_attribute("open", "")
+    expect(page.locator(f"#card-{hands.id}-wound > summary")).to_be_focused()
     # A refused field (no severity) takes the focus itself: still on the card, on what to fix.
+    form = hands.open("wound")
     hands.send(form)
     expect(form.locator(".error")).to_contain_text("This field is required: expected Light (L)")
     expect(page.locator(f"#c{hands.id}-wound-p_severity")).to_be_focused()
@@ -105,7 +108,7 @@ def test_shadowrun_a_wound_from_the_card_asked_roll_by_roll_then_by_the_quick_ro
     hands.choose("wound-p_severity", "S")
     hands.fill("wound-quick", "1 1 1 1 1 3 4 2 3")
     hands.send(form)
-    expect(form.locator(".ok")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
+    expect(hands.card().locator(".card-said")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
     assert hands.count + 1 == 4  # the form was open already: opening it is one more; at most 4
     screenshot(page, "gm-card-table-dice-shadowrun2")
 
@@ -160,7 +163,7 @@ def test_shadowrun_a_wound_from_the_card_asked_roll_by_roll_then_by_the_quick_ro
     hands.send(form)
     hands.fill("wound-r_death_time", "3")
     hands.send(form)
-    expect(form.locator(".ok")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
+    expect(hands.card().locator(".card-said")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
     assert hands.count == 11  # docs/web.md: with opening the form, 11 (12 with the 2d6 in two boxes)
     assert gm.problems == [], "\n".join(gm.problems)
 
@@ -180,17 +183,19 @@ def test_cyberpunk_damage_from_the_card_and_a_dying_character_stabilized_there(
     expect(form).to_contain_text("Stun save: roll 1d10")
     hands.fill("damage-r_stun_save_0", "2")
     hands.send(form)
-    expect(form.locator(".ok")).to_contain_text("Ash: 12 normal damage to the torso")
+    expect(hands.card().locator(".card-said")).to_contain_text("Ash: 12 normal damage to the torso")
     assert hands.count == 6  # at most 6
     expect(hands.card()).to_contain_text("Wound track: 10 of 40 points")
 
-    # Unaimed, by the quick row: the location die, then the saves. 20 more: mortal, dying.
-    hands.count = 1  # the form is open: opening it was one
+    # Unaimed, by the quick row: the location die, then the saves. 20 more: mortal, dying. The form closed once
+    # it had acted: opening it again is one.
+    hands.count = 0
+    form = hands.open("damage")
     hands.fill("damage-p_damage", "20")
     expect(gm.page.locator(f"#c{hands.id}-damage-p_location")).to_have_value("")  # a fresh form: not aimed
     hands.fill("damage-quick", "3 9 10")  # torso; stun save 9 (failed), death save 10 (failed)
     hands.send(form)
-    expect(form.locator(".ok")).to_contain_text("Ash: 20 normal damage to the torso")
+    expect(hands.card().locator(".card-said")).to_contain_text("Ash: 20 normal damage to the torso")
     assert hands.count == 4
     expect(hands.card().locator(".chip.dying")).to_be_visible()
 
@@ -204,7 +209,7 @@ def test_cyberpunk_damage_from_the_card_and_a_dying_character_stabilized_there(
     expect(stabilize).to_contain_text("Stabilize d10: roll 1d10")
     hands.fill("stabilize-r_stabilize_0", "10")
     hands.send(stabilize)
-    expect(stabilize.locator(".ok")).to_contain_text("stabilized the dying character")
+    expect(hands.card().locator(".card-said")).to_contain_text("stabilized the dying character")
     expect(hands.card().locator(".chip.dying")).to_have_count(0)
     screenshot(gm.page, "gm-card-stabilized-cyberpunk2020")
     assert Event.objects.filter(type="StabilizationSucceeded", character_id=hands.id).count() == 1
@@ -223,18 +228,19 @@ def test_dark_future_damage_from_the_card_roll_by_roll_and_by_the_quick_row(
     expect(form).to_contain_text("Pedestrian Critical Table: roll 1d6")
     hands.fill("damage-r_damage_0", "1")
     hands.send(form)
-    expect(form.locator(".ok")).to_contain_text("Ash: ")
+    expect(hands.card().locator(".card-said")).to_contain_text("Ash: ")
     assert hands.count == 5  # at most 6
     expect(hands.card()).to_contain_text("CON 7 of 8")  # the card updated in place: 2 + 1 on the table, 1 CON
     assert Event.objects.filter(character_id=hands.id, type="WoundTaken").count() == 1
 
-    hands.count = 1
+    hands.count = 0
+    form = hands.open("damage")  # closed once it had acted: opening it again is one
     recorded = Event.objects.filter(character_id=hands.id).count()
     hands.fill("damage-p_weapon_damage", "2")
     # Hurt already, the second wound asks the stun roll too: the critical table's die, then the stun roll's.
     hands.fill("damage-quick", "1 1")
     hands.send(form)
-    expect(form.locator(".ok")).to_contain_text("Ash: ")
+    expect(hands.card().locator(".card-said")).to_contain_text("Ash: ")
     assert hands.count == 4
     expect(hands.card()).to_contain_text("CON 6 of 8")
     assert Event.objects.filter(character_id=hands.id).count() > recorded  # the quick row recorded it

@@ -205,7 +205,8 @@ def act_from_card(
             for box, die in zip(boxes.all(), dice.split(), strict=True):
                 box.fill(die)
         send(night, form)
-    said = form.locator(".ok")
+    # Done, the form closes and what happened is said on the card (web/board_card_said.html).
+    said = night.card(who).locator(".card-said")
     expect(said).to_be_visible()
     # The focus stays on the card just answered, never on another's (the Enter that acted on another card).
     card = f"card-{night.ids[who]}"
@@ -233,7 +234,9 @@ def undo_from_card(night: Night, who: str, entry: str) -> str:
     what, at = entry.rsplit(", ", 1)
     expect(form.locator("button[type=submit]")).to_have_text(f"Undo the entry at {at} game time: {what}")
     send(night, form)
-    return " ".join(form.locator(".ok").inner_text().split())
+    said = night.card(who).locator(".card-said")
+    expect(said).to_be_visible()
+    return " ".join(said.inner_text().split())
 
 
 def start_a_fight(night: Night) -> None:
@@ -808,7 +811,7 @@ def shadowrun_night(night: Night) -> Iterator[str]:
     expect(night.card("Bex").locator(".chip.dying")).to_contain_text("(dies 2053-01-01 00:45:00)")
     form.locator(".roll.asked input[name^='d_']").fill("6 4 6 4 6 4 6 4 6 4")
     send(night, form)
-    expect(form.locator(".ok")).to_contain_text("Body check: 5 successes")
+    expect(night.card("Dana").locator(".card-said")).to_contain_text("Body check: 5 successes")
     expect(night.card("Dana").locator(".chip.dying")).to_contain_text("(dies 2053-01-01 00:50:00)")
     # An action after the pause starts a new fight at round 1, from its own second (never "Combat turn 222").
     expect(night.page.locator("#round-number")).to_have_text("1")
@@ -989,7 +992,7 @@ def cyberpunk_night(night: Night) -> Iterator[str]:
     expect(form.locator(".roll.asked .prompt")).to_have_text("Stun save: roll 1d10, succeeds on 4 or less")
     form.locator(".roll.asked input.die").fill("1")
     send(night, form)
-    expect(form.locator(".ok")).to_have_text(
+    expect(night.card("Fenn").locator(".card-said")).to_have_text(
         "Fenn: 12 normal damage to the lower abdomen (SP 0, BTM -2): 10 points on the track. "
         "Stun save: rolled 1 against 4, made."
     )
@@ -1104,7 +1107,7 @@ def dark_future_night(night: Night) -> Iterator[str]:
     send(night, form)
     form.locator(".roll.asked input.die").fill("5")
     send(night, form)
-    expect(form.locator(".ok")).to_contain_text("KO roll 5: knocked out.")
+    expect(night.card("Fenn").locator(".card-said")).to_contain_text("KO roll 5: knocked out.")
     expect(night.card("Fenn").locator(".next")).to_contain_text("2020-01-01 00:11:06")
     yield "a house rule changed mid-wound"
 

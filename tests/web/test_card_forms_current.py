@@ -29,8 +29,10 @@ def live_board(web: Web) -> LivePage:
 
 
 def said(live: LivePage, character_id: int, action: str) -> str:
-    """The words of a card's form as the GM's page holds it (fetched, answered or still to fetch)."""
-    return live.page.get(f"card-{character_id}-form-{action}").text()
+    """The words of a card's form as the GM's page holds it (fetched, answered or still to fetch), and what the
+    card says its last form did (web/board_card_said.html: the form closes once it has acted)."""
+    form = live.page.get(f"card-{character_id}-form-{action}").text()
+    return f"{form} {live.page.get(f'card-{character_id}-said').text()}".strip()
 
 
 def messages(live: LivePage, character_id: int) -> list[str]:

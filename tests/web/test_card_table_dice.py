@@ -26,9 +26,11 @@ def card_post(web: Web, action: str, data: dict[str, Any], key: str = "k-1") -> 
 
 
 def form_of(response: Any) -> str:
-    """The card's form in the answer (before the card's state, swapped out of band)."""
+    """The card's form in the answer (before the card's state, swapped out of band), and what it said on the card
+    once it acted (the card's message, out of band: web/board_card_said.html)."""
     html = response.content.decode()
-    return html[: html.index("</section>")]
+    said = re.search(r'<div class="card-said"[^>]*>(.*?)</div>', html, re.S)
+    return html[: html.index("</section>")] + (said.group(1) if said else "")
 
 
 @pytest.fixture

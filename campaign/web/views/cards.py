@@ -132,6 +132,10 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
     _named_undo(form, character)
     people.offer_medics(form, campaign)
     if request.htmx:
+        # Done, the form closes (it answers fresh, marked `data-acted`: static/js/focus.js) and what happened is
+        # said on the card (web/board_card_said.html), not in the closed form; refused, or a roll asked, it stays
+        # open with what was typed (docs/web.md, "A card's forms and messages").
+        card_said, form.success = form.success, ""
         response = render(
             request,
             "web/board_card_form.html",
@@ -145,6 +149,8 @@ def card_act(request: HttpRequest, character_id: int, action: str) -> HttpRespon
                 # The card's other forms drawn again, out of band: a message belongs to the answer that made it.
                 # Those the card offered before (a death or an undone one changes them: the refresh brings them).
                 "others": [a for a in card["forms"] if a["action"] != action and a["action"] in offered],
+                "answered": True,
+                "said": card_said,
             },
             status=posted.status if errors else 200,
         )
