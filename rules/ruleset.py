@@ -264,8 +264,9 @@ class Ruleset:
     # brings that death (a card names it first, before any sooner timer). Empty: "treated", the soonest timer.
     saves: Callable[..., dict[str, Any]] = field(default=lambda state, now=None: {})
     # An entry's data with what it names by id alone resolved from the character's state (`(event, state, audience)
-    # -> data`), for its sentence: a Shadowrun treatment's completion holds its hit's id, and its words name the hit's
-    # place, and its part where the reader may know it (RULES.md, diagnosis secrecy). None: the data as it is.
+    # -> data`), for its sentence (`named_event`): a Shadowrun treatment, healing roll or acceptance holds its hit's
+    # id, and its words name the hit's place, and its part where the reader may know it (RULES.md, diagnosis
+    # secrecy). None: the data as it is.
     named: Callable[[Event, State, str], dict[str, Any]] | None = None
     # What a notification out of the game says an event did (`NOTICE_KINDS`), by event type: the wounds and the
     # healing a GM may choose to tell the table (campaign/notify). An event absent here is told only by its state.
@@ -411,6 +412,15 @@ def shown_by(ruleset: Ruleset) -> Callable[[Event], bool]:
         return ruleset.shows
     public_event = ruleset.public_event
     return lambda event: public_event(event) is not None
+
+
+def named_event(ruleset: Ruleset, event: Event, state: State | None, audience: str) -> Event:
+    """`event` as its sentence names what its data names by id alone, resolved from `state` (the character's as the
+    reader sees it) as `audience` may know it (`Ruleset.named`): the history, the notices, the board's summary of an
+    advance and the Undo button all name it so. No state (an entry taken back) or no `named`: the event as it is."""
+    if state is None or ruleset.named is None:
+        return event
+    return Event(event.type, ruleset.named(event, state, audience), event.game_time)
 
 
 def player_sees(ruleset: Ruleset, event: Event) -> bool:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from campaign.ledger import eventstore
 from rules import game_dates
-from rules.ruleset import GM, NOTE_ADDED, PLAYER, TAKING_BACK, Ruleset, State, game_time_mark
+from rules.ruleset import GM, NOTE_ADDED, PLAYER, TAKING_BACK, Ruleset, State, game_time_mark, named_event
 from rules.ruleset import Event as RuleEvent
 
 if TYPE_CHECKING:  # types only: a presenter reads nothing (campaign.selectors does)
@@ -96,12 +96,10 @@ def event_words(
     """One history entry as a sentence, from the data its reader holds (a player's entry carries the public data
     only, so the sentence tells no more), its moments written as the campaign's dates. `state`, the character's
     as the reader's page shows it: what the entry names by id alone is named from it as `audience` may know it
-    (`Ruleset.named`: a Shadowrun treatment's hit by its place, and its part once diagnosed for a player)."""
+    (`Ruleset.named`: a Shadowrun hit by its place, and its part once diagnosed for a player)."""
     rules = campaign.rules
     assert rules.describe is not None  # every ruleset's view.py defines it (rules/kernel.py)
-    event = RuleEvent(kind, data or {}, game_time)
-    if state is not None and rules.named is not None:
-        event = RuleEvent(kind, rules.named(event, state, audience), game_time)
+    event = named_event(rules, RuleEvent(kind, data or {}, game_time), state, audience)
     text = game_dates.dated(campaign.start, rules.describe(event))
     table = (data or {}).get("table_dice")
     if table:  # the clock asked the GM for these dice (table_dice "all"): say so, as the history always did

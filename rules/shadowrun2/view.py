@@ -280,14 +280,14 @@ def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
         if hit["treatment"] is not None and _visible(hit, audience):
             recovery.append(
                 {
-                    "what": f"treatment of {hit_name(hit)}",
+                    "what": f"treatment of {hit_name(known_of(hit, audience))}",
                     "ends_at": fires_at(hit["treatment"]["completes_at"], now),
                 }
             )
         if hit["lethality"] == "critical" and _visible(hit, audience):
             heals_at = hit["heals_at"]
             item = {
-                "what": f"{hit_name(hit)} heals",
+                "what": f"{hit_name(known_of(hit, audience))} heals",
                 "ends_at": None if heals_at is None else fires_at(heals_at, now),
             }
             if heals_at is None and hit["healing"] is not None:
@@ -484,12 +484,12 @@ def shows(event: Event) -> bool:
 def _hit_of(state: State, timer: Timer) -> Mapping[str, Any]:
     """The hit a timer keyed '<kind>:<hit id>' is about (its id alone if the state no longer has it)."""
     hid = timer.key.split(":", 1)[1]
-    return next((hit for hit in state["critical_hits"] if hit["id"] == hid), {"id": hid})
+    return _found(state, hid) or {"id": hid}
 
 
 def _timer_hit(state: State, timer: Timer) -> str:
-    """'critical hit 1 to the chest (lung)': the hit a timer is about."""
-    return hit_name(_hit_of(state, timer))
+    """'critical hit 1 to the chest (lung)': the hit a timer is about, in the GM's words (`known_of`)."""
+    return hit_name(known_of(_hit_of(state, timer), GM))
 
 
 def death_words(reason: str | None) -> str:
@@ -550,26 +550,48 @@ def hit_name(data: Mapping[str, Any]) -> str:
     return name
 
 
-# The entries whose event names a critical hit by its id alone (the clock's firing holds no place nor part): their
-# sentence names the hit as the others do, from the character's state (`named`).
-_NAMED_FROM_STATE = frozenset((TREATMENT_COMPLETED,))
+def _found(state: State, hid: Any) -> Mapping[str, Any] | None:
+    """The hit of `state` whose id is `hid`; None when the state has none (a past moment before it)."""
+    return next((hit for hit in state.get("critical_hits", ()) if hit.get("id") == hid), None)
+
+
+def known_of(hit: Mapping[str, Any], audience: str) -> dict[str, Any]:
+    """What `audience` may name of a hit of the state, as `hit_name` reads it: its number and its place, and its
+    part for the GM or once it is diagnosed, never an undiagnosed hit's part for a player (RULES.md, "Diagnosis").
+    The one way a hit is named from the state: the clock's lines and the rolls it asks (`_timer_hit`,
+    `timer_subject`) and the entries and notices that hold its id alone (`named`) read alike."""
+    known: dict[str, Any] = {"critical_hit": hit["id"]}
+    if hit.get("location"):
+        known["location"] = hit["location"]
+    if hit.get("part") and (audience == GM or hit.get("diagnosed")):
+        known["part"] = hit["part"]
+    return known
+
+
+def _named_hit(item: Mapping[str, Any], state: State, audience: str) -> Mapping[str, Any]:
+    """One hit an entry names (its data, or one of a spell's hits) with what `audience` may know of it from
+    `state` added (`known_of`), where the entry names it by its id without its place. What the entry holds stays (a
+    spell's part is the one the reader's data has; a diagnosis, a death and the hit taken hold their place)."""
+    if item.get("location") or not item.get("critical_hit"):
+        return item
+    hit = _found(state, item["critical_hit"])
+    if hit is None:
+        return item
+    return {**known_of(hit, audience), **item}
 
 
 def named(event: Event, state: State, audience: str) -> dict[str, Any]:
-    """An entry's data with the hit it names by its id resolved from `state` (the character's, as the page or the
-    notice shows it): its place, and its part for the GM or once the hit is diagnosed, never an undiagnosed hit's
-    part for a player (RULES.md, "Diagnosis"). "Treatment of critical hit 1 to the chest (ribs) done: ...", where the
-    event alone said "critical hit 1". A hit the state does not have (a past moment before it) keeps its number."""
-    data = event.data
-    if event.type not in _NAMED_FROM_STATE or data.get("location") or not data.get("critical_hit"):
-        return data
-    hit = next((h for h in state.get("critical_hits", ()) if h["id"] == data["critical_hit"]), None)
-    if hit is None:
-        return data
-    resolved = {**data, "location": hit["location"]}
-    if audience == GM or hit.get("diagnosed"):
-        resolved["part"] = hit["part"]
-    return resolved
+    """An entry's data with every hit it names by its id alone (the clock's events and the medic's actions hold no
+    place: a treatment started, failed or done, a healing roll, a hit healed, replaced or accepted, a spell's hits)
+    named from `state` (the character's, as the page or the notice shows it) as `audience` may know it (`known_of`):
+    "Treatment of critical hit 1 to the chest (ribs) done: ...", where the event alone said "critical hit 1". A hit
+    the state does not have (a past moment before it) keeps its number. The data of an entry taken back is not given
+    here: what it named may be secret again (`public_taken_back`)."""
+    data = _named_hit(event.data, state, audience)
+    hits = data.get("critical_hits")
+    if isinstance(hits, list):  # a healing spell's
+        data = {**data, "critical_hits": [_named_hit(item, state, audience) for item in hits]}
+    return dict(data)
 
 
 def _test(data: Mapping[str, Any]) -> str:
@@ -883,6 +905,7 @@ def said(events: list[Event], state: State) -> str:
     """The GM's answer to an action (`rules.words.speaker`), a target said with how it was made: "Target 7: 8
     for Serious physical damage (house rule), -1 for the patient's Body 5." (a house rule's number is not always
     the one the dice are read against)."""
+    events = [Event(e.type, named(e, state, GM), e.game_time) for e in events]
     text = _said([_target_explained(event, state) for event in events], state)
     if any(stopped_deaths(event) for event in events) and state["alive"] and not status(state)["dying"]:
         text += " No longer dying."  # the spell stopped the last time of death (another would be said above)

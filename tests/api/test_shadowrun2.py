@@ -1181,7 +1181,7 @@ def test_after_a_treatment_the_answer_says_whether_it_ends_before_the_death_it_s
     answer = act_ok(sr2, {**treat, "rolls": {"treatment": [9, 13, 2]}})
     # Never "dies ... unless treated" once a treatment that ends first is under way: it says when it ends.
     assert answer["said"] == (
-        "Doc treats critical hit 1: 2 successes (TN 8; dice 9, 13, 2); done 2053-01-01 00:05:00. Target 8: house "
-        "rule for a mortal hit. The treatment under way ends at 2053-01-01 00:05:00, before the death "
-        "(2053-01-01 00:30:00)."
+        "Doc treats critical hit 1 to the chest (lung): 2 successes (TN 8; dice 9, 13, 2); done 2053-01-01 "
+        "00:05:00. Target 8: house rule for a mortal hit. The treatment under way ends at 2053-01-01 00:05:00, "
+        "before the death (2053-01-01 00:30:00)."
     )

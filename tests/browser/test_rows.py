@@ -38,9 +38,9 @@ def test_a_gm_gives_a_spells_successes_to_targets_named_in_words(
     form.get_by_label("Hit 2: abdomen, ribs (crippling)").fill("3")
     form.get_by_role("button", name="Heal or Treat spell").click()
     expect(form.locator(".ok")).to_contain_text(
-        "Healing spell (allocate): physical monitor at 3 boxes; critical hit 1 (lung) falls from Mortal to "
-        "Crippling (9 boxes): its death timer stops; critical hit 2 (ribs) falls from Crippling to Critical "
-        "(3 boxes). No longer dying."
+        "Healing spell (allocate): physical monitor at 3 boxes; critical hit 1 to the chest (lung) falls from "
+        "Mortal to Crippling (9 boxes): its death timer stops; critical hit 2 to the abdomen (ribs) falls from "
+        "Crippling to Critical (3 boxes). No longer dying."
     )
     assert Event.objects.get(type="MagicHealingApplied").data["shares"] == {"physical": 6, "ch1": 1, "ch2": 3}
     assert gm.problems == [], "\n".join(gm.problems)

@@ -46,7 +46,7 @@ def test_an_advance_with_rolls_given_at_the_table_says_them_and_what_came_of_the
     board = f"/campaigns/{web.campaign_id}/"
     assert summary_of(web.gm.get(board, **LIVE).content.decode()) == (
         "The clock's last advance 2053-01-01 00:00:00 to 2053-01-01 00:11:00: Ash : 00:10:00: Healing roll for "
-        "critical hit 1, 1 success (TN 11; dice 11, 1, 1, 1, 1), modifiers body -1, not in hospital +2, "
+        "critical hit 1 to the chest (lung), 1 success (TN 11; dice 11, 1, 1, 1, 1), modifiers body -1, not in hospital +2, "
         "not treated +4: heals 2053-02-26 00:10:00. Rolled at the table: the natural healing roll (Body). 00:10:00: Healing roll for "
         "serious physical damage, 0 successes (TN 8; dice 1, 1, 1, 1, 1): no luck, next check 2053-01-21 "
         "00:10:00. Rolled at the table: the physical healing roll (Body)."

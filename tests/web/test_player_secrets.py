@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+from html import unescape
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -10,6 +13,9 @@ from django.test import Client
 from campaign import presenters
 from campaign.models import Campaign
 from campaign.web import display
+from tests.api.test_shadowrun2 import clock_dice
+from tests.conftest import ServerDice
+from tests.notify.conftest import EVERY_KIND, add_hook, messages
 from tests.rules.shadowrun2.helpers import part_words_in
 from tests.web.conftest import Web
 
@@ -270,3 +276,90 @@ def test_a_players_diagnosed_mortal_hit_says_mortal_once(sr2_web: Web) -> None:
     gm_board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
     assert "needs treatment now" not in gm_board
     assert "mortal mortal" not in gm_board
+
+
+# --- every entry that names a hit, as a player reads it ----------------------------------------------------------
+
+# Body 5. A Serious wound, the Body check failed: a 2d6 of 3 + 4 on the chest is the ribs, Mortal (critical 2), dying
+# at 00:30. A Moderate wound, 2 successes: the abdomen's spleen (critical 4), Critical.
+RIBS = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [2], "death_time": [3]}
+SPLEEN = {"body_check": [4, 5, 1, 1, 1], "location": [2, 3], "critical": [4]}
+PARTS = ("ribs", "spleen")
+# What each entry that holds a hit's id alone says to the player once the hit is diagnosed (RULES.md, "Diagnosis").
+NAMED = (
+    "Sam failed to treat critical hit 1 to the chest (ribs): 0 successes.",
+    "Doc treats critical hit 1 to the chest (ribs): 2 successes; done 2053-01-01 00:05:00.",
+    "critical hit 2 to the abdomen (spleen) stays Critical",  # a healing spell's
+    "Treatment of critical hit 1 to the chest (ribs) done: falls from Mortal to Crippling (6 boxes): its death "
+    "timer stops.",
+    "Critical hit 1 to the chest (ribs) accepted: fit for action with it.",
+    "Critical hit 1 to the chest (ribs) replaced by cyberware.",
+    "Healing roll for critical hit 2 to the abdomen (spleen): heals",
+    "Critical hit 2 to the abdomen (spleen) healed.",
+)
+
+
+def _player_reads(web: Web) -> tuple[str, str, str]:
+    """The player's character page, its live region, and their API event feed (data, no words) as JSON."""
+    url = f"/characters/{web.character_id}/"
+    page, live = (unescape(web.player.get(url, **headers).content.decode()) for headers in ({}, LIVE))
+    feed = web.table.player.get(f"{web.table.character_url()}events/?limit=500")
+    assert feed.status_code == 200
+    return page, live, json.dumps(feed.json())
+
+
+def _told_the_table(since: int = 0) -> str:
+    """Every word the table's hook was told (notices and their entries), from the `since`-th message on."""
+    return json.dumps(messages("table")[since:])
+
+
+def test_every_entry_that_names_a_hit_names_its_part_to_a_player_only_once_diagnosed(
+    sr2_web: Web, settings: Any, server_dice: ServerDice
+) -> None:
+    """The treatment started, failed and done, a spell, a hit accepted, replaced, its healing roll and its healing
+    name the hit by its place and part on the player's history page, in the live region and in the table's notices,
+    once a medic diagnosed it; before, and once the diagnosis is taken back, no page, notice nor the API's event feed
+    holds the part (RULES.md, "Diagnosis")."""
+    settings.HOOKS_ALLOW_PRIVATE = True
+    # The clock's rolls: every die of the spleen's natural healing an 11 (6 then 5), a success against its TN; the
+    # physical damage's healing rolls fail.
+    clock_dice(server_dice, critical_healing=[11] * 5, physical_healing=[1] * 5)
+    table = sr2_web.table
+    add_hook(table, "table", events=EVERY_KIND)
+    assert table.act({"type": "wound", "severity": "S", "rolls": RIBS}).status_code == 201
+    assert table.act({"type": "wound", "severity": "M", "rolls": SPLEEN}).status_code == 201
+    undiagnosed = table.gm.get(table.character_url()).json()["version"]
+    for said in (*_player_reads(sr2_web), _told_the_table()):
+        assert [part for part in PARTS if part in said] == []
+
+    # A die of 6 finds the ribs (TN up to 6); the spleen's TN is above 6, where a 6 rolls again: 6 then 5.
+    for hit, die in (("ch1", 6), ("ch2", 11)):
+        diagnosed = table.act({**DIAGNOSE_CH1, "critical_hit": hit, "rolls": {"diagnosis": [die]}})
+        assert diagnosed.status_code == 201, diagnosed.content
+    medic = {"type": "treat", "critical_hit": "ch1", "skill": 3}
+    assert table.act({**medic, "medic": "Sam", "rolls": {"treatment": [1, 1, 1]}}).status_code == 201
+    assert table.act({**medic, "medic": "Doc", "rolls": {"treatment": [9, 11, 1]}}).status_code == 201
+    spell = {"type": "heal_magic", "successes": 1, "mode": "allocate", "allocation": {"ch2": 1}}
+    assert table.act(spell).status_code == 201
+    assert table.advance(minutes=5).status_code == 202  # the treatment done
+    assert table.act({"type": "accept", "critical_hit": "ch1"}).status_code == 201
+    replaced = table.act({"type": "replace", "critical_hit": "ch1", "replacement": "cyberware"})
+    assert replaced.status_code == 201, replaced.content
+    told = len(messages("table"))
+    assert table.advance(weeks=20).status_code == 202  # the spleen's healing roll, then its healing
+    page, live, feed = _player_reads(sr2_web)
+    notices = _told_the_table()
+    for sentence in NAMED:
+        assert sentence in page and sentence in live, sentence
+    for sentence in (
+        "Treatment of critical hit 1 to the chest (ribs) done",
+        "Critical hit 2 to the abdomen (spleen) healed.",
+    ):
+        assert sentence in notices, sentence
+
+    # The diagnoses taken back: the hits are undiagnosed again, and nothing the player reads holds their parts.
+    assert table.act({"type": "revert", "to_version": undiagnosed}).status_code == 201
+    page, live, feed = _player_reads(sr2_web)
+    for said in (page, live, feed, _told_the_table(told + 1)):
+        assert [part for part in PARTS if part in said] == []
+    assert "Treatment of critical hit 1 done, taken back." in page

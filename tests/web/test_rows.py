@@ -200,9 +200,9 @@ def test_the_spell_posted_as_rows_is_recorded_as_the_api_would(sr2_web: Web) -> 
     response = sr2_web.gm.post(f"/characters/{sr2_web.character_id}/act/heal_magic/", data)
     assert response.status_code == 302, response.content.decode()[:2000]
     said = (
-        "Healing spell (allocate): physical monitor at 3 boxes; critical hit 1 (lung) falls from Mortal to "
-        "Crippling (9 boxes): its death timer stops; critical hit 2 (ribs) falls from Crippling to Critical "
-        "(3 boxes). No longer dying."
+        "Healing spell (allocate): physical monitor at 3 boxes; critical hit 1 to the chest (lung) falls from "
+        "Mortal to Crippling (9 boxes): its death timer stops; critical hit 2 to the abdomen (ribs) falls from "
+        "Crippling to Critical (3 boxes). No longer dying."
     )
     assert said in sr2_web.gm.get(response["Location"]).content.decode()
     event = Event.objects.filter(type="MagicHealingApplied").get()

@@ -110,14 +110,21 @@ def test_the_spell_says_the_mortal_hit_fell_to_crippling_and_its_death_timer_sto
     state, events = act(
         state, {"type": "heal_magic", "successes": 1, "mode": "allocate", "allocation": {"ch1": 1}}, now=60
     )
-    fell = "critical hit 1 (lung) falls from Mortal to Crippling (9 boxes): its death timer stops"
+    fell = "falls from Mortal to Crippling (9 boxes): its death timer stops"
+    # The answer names the hit as every other line does, its place from the state (`named`).
     assert RULESET.said(events, state) == (
-        f"Healing spell (allocate): physical monitor at 6 boxes; {fell}. No longer dying."
+        f"Healing spell (allocate): physical monitor at 6 boxes; critical hit 1 to the chest (lung) {fell}. "
+        "No longer dying."
     )
     (event,) = events
     public = RULESET.public_event(event)
     assert RULESET.describe(Event(event.type, public, 60)) == (
-        f"Healing spell (allocate): physical monitor at 6 boxes; {fell}."
+        f"Healing spell (allocate): physical monitor at 6 boxes; critical hit 1 (lung) {fell}."
+    )
+    # The player's history and notices name it from the state too: the hit is diagnosed, its part theirs.
+    player = Event(event.type, RULESET.named(Event(event.type, public, 60), state, "player"), 60)
+    assert RULESET.describe(player) == (
+        f"Healing spell (allocate): physical monitor at 6 boxes; critical hit 1 to the chest (lung) {fell}."
     )
     # Taken back, a player's entry names the hit alone: its boxes would tell the lethality.
     back = RULESET.public_taken_back(event, public)
@@ -132,7 +139,10 @@ def test_a_spell_on_one_of_two_mortal_hits_says_the_other_still_kills():
         state, {"type": "heal_magic", "successes": 5, "mode": "allocate", "allocation": {"ch1": 5}}, now=60
     )
     said = RULESET.said(events, state)
-    assert "critical hit 1 (lung) falls from Mortal to Critical (5 boxes): its death timer stops." in said
+    assert (
+        "critical hit 1 to the chest (lung) falls from Mortal to Critical (5 boxes): its death timer stops."
+        in said
+    )
     assert "No longer dying" not in said and "Dies in about 29 min unless treated" in said
 
 
