@@ -23,6 +23,8 @@ from rules.ruleset import (
     NOTE_ADDED,
     TAKING_BACK,
     Ruleset,
+    State,
+    named_event,
     reverted_rows,
     voided_moments,
 )
@@ -290,13 +292,19 @@ def _undo_key(character_key: str, version: int) -> str:
     return f"undo-entry:v{version}:{character_key}"
 
 
-def _undo_entry(rules: Ruleset, rows: list[Event]) -> dict[str, Any] | None:
+def _undo_entry(rules: Ruleset, rows: list[Event], state: State) -> dict[str, Any] | None:
     """What undo would take back, from the rows of one entry: its first version and type, its game time, the short
     form of its events' sentences (`Ruleset.summary`, the history's words, its dates still marked:
-    `rules.ruleset.game_time_mark`), and whether the clock made it."""
+    `rules.ruleset.game_time_mark`), and whether the clock made it. `state`, the character's after the entry (the
+    latest): what an entry names by id alone is named from it for the GM, as the history names it
+    (`rules.ruleset.named_event`: "Undo ...: Treatment of critical hit 1 to the chest done ...")."""
     if not rows:
         return None
-    lines = list(dict.fromkeys(rules.summary(eventstore.to_rule_event(row)) for row in rows))
+    lines = list(
+        dict.fromkeys(
+            rules.summary(named_event(rules, eventstore.to_rule_event(row), state, GM)) for row in rows
+        )
+    )
     return {
         "version": rows[0].version,
         "type": rows[0].type,
@@ -314,7 +322,9 @@ def undo_entry(character: Character, character_key: str | None = None) -> dict[s
     key = None if character_key is None else _undo_key(character_key, character.version)
     entry = _NOT_KEPT if key is None else cache.get(key, _NOT_KEPT)
     if entry is _NOT_KEPT:
-        entry = _undo_entry(character.campaign.rules, eventstore.latest_entry(character.stream))
+        entry = _undo_entry(
+            character.campaign.rules, eventstore.latest_entry(character.stream), character.state
+        )
         if key is not None:
             cache.set(key, entry)
     return entry  # type: ignore[return-value]
@@ -326,7 +336,7 @@ def undo_entry_kept(character: Character, character_key: str, events: list[Event
     is append-only, so the entry at a version never changes: keyed by version, it is never stale."""
     if events and not any(row.type in NOT_UNDONE for row in events):
         key = _undo_key(character_key, events[-1].version)
-        caches[NOTES_CACHE].set(key, _undo_entry(character.campaign.rules, events))
+        caches[NOTES_CACHE].set(key, _undo_entry(character.campaign.rules, events, character.state))
 
 
 # --- a fight's rounds ------------------------------------------------------------------------------------------

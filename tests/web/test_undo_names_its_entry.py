@@ -92,3 +92,43 @@ def test_the_undo_button_says_when_the_entry_happened_and_what_it_was(sr2_web: W
     html = sr2_web.gm.get(f"/characters/{character}/forms/undo/", **HTMX).content.decode()
     (button,) = re.findall(r'<button type="submit"[^>]*>([^<]*)</button>', unescape(html))
     assert button.startswith("Undo the clock's entry at 2053-01-01 00:06:00 game time: "), button
+
+
+def test_the_undo_button_names_the_hit_by_its_place_as_the_history_does(sr2_web: Web) -> None:
+    """The treatment's entries hold the hit's id alone: the button named "critical hit 1" where the history names
+    "critical hit 1 to the chest (ribs)". It names it from the character's state too, in its short form (a rule's
+    parentheses left out, as for every entry it names)."""
+    character = sr2_web.character_id
+    wound = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [2], "death_time": [3]}
+    assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": wound}).status_code == 201
+    diagnose = {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 1,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [6]},
+    }
+    assert sr2_web.table.act(diagnose).status_code == 201
+    treat = {"type": "treat", "critical_hit": "ch1", "medic": "Doc", "skill": 3}
+    assert sr2_web.table.act({**treat, "rolls": {"treatment": [9, 11, 1]}}).status_code == 201
+
+    def button() -> str:
+        html = sr2_web.gm.get(f"/characters/{character}/card/undo/form/", **HTMX).content.decode()
+        (named,) = re.findall(r'<button type="submit"[^>]*>([^<]*)</button>', unescape(html))
+        return named
+
+    # The action's entry, kept when it was written (`undo_entry_kept`), then the clock's, read when asked.
+    assert button() == (
+        "Undo the entry at 2053-01-01 00:00:00 game time: Doc treats critical hit 1 to the chest: 2 successes; "
+        "done 2053-01-01 00:05:00"
+    )
+    assert (
+        sr2_web.table.gm.get(sr2_web.table.character_url())
+        .json()["undo"]["summary"]
+        .startswith("Doc treats critical hit 1 to the chest: 2 successes")
+    )
+    assert sr2_web.table.advance(minutes=5).status_code == 202
+    assert button() == (
+        "Undo the clock's entry at 2053-01-01 00:05:00 game time: Treatment of critical hit 1 to the chest done: "
+        "falls from Mortal to Crippling: its death timer..."  # cut at 100 characters, at a word
+    )
