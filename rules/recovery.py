@@ -282,12 +282,10 @@ def sampling_error(runs: int, p: int = 50) -> float:
     return 196 * math.sqrt(p * (100 - p) / runs) / 100
 
 
-def timers_due(rules: Ruleset, state: State, now: int, *, player: bool) -> list[tuple[int, str]]:
+def timers_due(rules: Ruleset, state: State, now: int) -> list[tuple[int, str]]:
     """The character's timers as (due, what each will do in the ruleset's words), soonest first, combat-round
-    checks left out; a player's from what the player may know (an undiagnosed hit's timers are not there, nor its
-    words). One in the past is due now."""
-    if player:
-        state = rules.forecast.known(state).state
+    checks left out: the GM's (a timer is never a player's: its moment may be a time of death, its words a hit's
+    part). One in the past is due now."""
     if not state["alive"]:
         return []
     return sorted(

@@ -45,13 +45,16 @@ def _query(request: HttpRequest) -> dict[str, str]:
 
 def _timers(recovery: rv.Recovery) -> dict[int, list[tuple[int, str]]]:
     """Each character's timers in the ruleset's words, their moments as game dates (`presenters.clock_words`: a
-    treatment under way that ends before a death says when)."""
+    treatment under way that ends before a death says when). The GM's chart only: a timer is never a player's (the
+    API's character has none for a player), since its moment may be a time of death (a Cyberpunk dying's) and its
+    words a secret (a Shadowrun healing roll's)."""
+    if recovery.role != GM:
+        return {}
     campaign = recovery.campaign
-    player = recovery.role != GM
     return {
         m.character.pk: [
             (due, game_dates.dated(campaign.start, what))
-            for due, what in rc.timers_due(campaign.rules, m.character.state, recovery.as_of, player=player)
+            for due, what in rc.timers_due(campaign.rules, m.character.state, recovery.as_of)
         ]
         for m in recovery.members
     }

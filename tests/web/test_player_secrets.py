@@ -40,6 +40,9 @@ def pages(web: Web) -> list[tuple[str, dict[str, str]]]:
         (f"/characters/{web.character_id}/", {}),
         (f"/characters/{web.character_id}/", LIVE),
         (f"/characters/{web.character_id}/forecast/", {"HTTP_HX_REQUEST": "true"}),
+        # The party's recovery: the player's own lane, with the clock's timers as ticks on its chart.
+        (f"/campaigns/{web.campaign_id}/recovery/", {}),
+        (f"/campaigns/{web.campaign_id}/recovery/", {"HTTP_HX_REQUEST": "true"}),
     ]
 
 
@@ -122,7 +125,8 @@ def test_a_player_of_a_dying_cyberpunk_character_sees_dying_but_not_when_or_the_
     assert GM_NOTE in gm_html and death_dates(cp2020_web, death_at)[1] in gm_html
     player_html = every_page(cp2020_web.player, cp2020_web)
     assert "dying" in player_html
-    for secret in (GM_NOTE, "30 s left", *death_dates(cp2020_web, death_at)):
+    assert "dies unless stabilized" in gm_html  # the GM's recovery chart marks the death
+    for secret in (GM_NOTE, "30 s left", "dies unless", *death_dates(cp2020_web, death_at)):
         assert secret not in player_html, secret
 
 
