@@ -9,6 +9,7 @@ starts between the years 1 and 7999 (its `start` option, declared in `rules.opti
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -62,6 +63,59 @@ def date_words(start: str, seconds: int) -> str:
     """Game seconds as people read the date: '2053-01-01 00:30:00'."""
     moment = game_datetime(start, seconds)
     return BEYOND_THE_CALENDAR if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+"""The months as the game writes a date to people ("12 March 2054"): one list for what is said and what is read,
+whatever the server's locale (`strftime('%B')` follows it)."""
+
+
+def day_month(moment: datetime) -> str:
+    """'12 March': the day and month as people read them."""
+    return f"{moment.day} {MONTHS[moment.month - 1]}"
+
+
+_MONTH_WORDS = {name.lower(): n for n, name in enumerate(MONTHS, 1)} | {
+    name[:3].lower(): n for n, name in enumerate(MONTHS, 1)
+}
+_SPOKEN_DATE = re.compile(r"(\d{1,2})\s+([A-Za-z]+)\.?,?\s+(\d{1,4})")
+
+
+def read_date(raw: str) -> tuple[datetime, bool] | None:
+    """A game date typed as the game writes it, as the moment it names and whether it is a day alone: ISO 8601
+    ("2054-03-12", "2054-03-12 22:00", with a space or a T, no time zone), or the day, the month's name or its
+    first three letters and the year ("12 March 2054", "12 Mar 2054", any case). None when it is neither, or no
+    such day."""
+    text = raw.strip()
+    spoken = _SPOKEN_DATE.fullmatch(text)
+    if spoken:
+        month = _MONTH_WORDS.get(spoken.group(2).lower())
+        if month is None:
+            return None
+        try:
+            return datetime(int(spoken.group(3)), month, int(spoken.group(1))), True
+        except ValueError:
+            return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        return None
+    return moment, len(text) == len("2053-03-02")
 
 
 def dated(start: str, text: str) -> str:

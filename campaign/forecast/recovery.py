@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -26,7 +26,7 @@ from campaign.selectors import access
 from campaign.selectors.characters import in_party as characters_in_party
 from rules import forecast as fc
 from rules import recovery as rc
-from rules.game_dates import game_datetime
+from rules.game_dates import day_month, game_datetime, read_date
 from rules.ruleset import Ruleset, out_of_action
 from rules.text import given
 
@@ -152,19 +152,22 @@ class Recovery:
 # The query
 
 
+# The shapes "how many fit by" takes, said by its refusal (the API's `?by=` and the page's input alike).
+BY_SHAPES = "a game date such as 2053-03-02 or 2 March 2053"
+
+
 def _by(campaign: Campaign, raw: str) -> int | None:
-    """`?by=2053-03-02` (a game date, or date and time) as game seconds from the campaign's start."""
+    """`?by=2053-03-02` (a game date, or date and time; or as the game writes it to people, "2 March 2053",
+    "2 Mar 2053": `rules.game_dates.read_date`) as game seconds from the campaign's start."""
     raw = raw.strip()
     if not raw:
         return None
     start = game_datetime(campaign.start, 0)
-    try:
-        moment = datetime.fromisoformat(raw)
-    except ValueError:
-        moment = None
-    if moment is None or start is None or moment.tzinfo is not None:
-        raise services.ServiceError("by", f"expected a game date such as 2053-03-02, got {given(raw)}")
-    if len(raw) == len("2053-03-02"):
+    read = read_date(raw)
+    if read is None or start is None:
+        raise services.ServiceError("by", f"expected {BY_SHAPES}, got {given(raw)}")
+    moment, day_alone = read
+    if day_alone:
         # A date alone (the page's date input) is by the end of that day: today's date asks about today.
         moment += timedelta(days=1, seconds=-1)
     seconds = int((moment - start).total_seconds())
@@ -182,6 +185,12 @@ def by_bounds(campaign: Campaign) -> tuple[str, str]:
     low = presenters.game_date(campaign, campaign.game_time) or ""
     high = presenters.game_date(campaign, campaign.game_time + fc.HORIZON - fc.DAY + 1) or ""
     return low[:10], high[:10]
+
+
+def by_example(campaign: Campaign) -> str:
+    """Today's game date as the game writes it to people ("12 March 2054"), the input's other shape."""
+    today = game_datetime(campaign.start, campaign.game_time)
+    return "" if today is None else f"{day_month(today)} {today.year}"
 
 
 NOBODY_TREATS = (

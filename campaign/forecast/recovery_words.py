@@ -66,7 +66,7 @@ def date_words(campaign: Campaign, seconds: int, now: int) -> str:
     moment, today = game_datetime(start, seconds), game_datetime(start, now)
     if moment is None:
         return game_dates.BEYOND_THE_CALENDAR
-    text = f"{moment.day} {moment.strftime('%B')}"
+    text = game_dates.day_month(moment)
     if today is None or moment.year != today.year:
         text += f" {moment.year}"
     if seconds - now < NEAR:
@@ -208,7 +208,7 @@ def by_words(campaign: Campaign, seconds: int, now: int) -> str:
     if moment is not None and (moment.hour, moment.minute, moment.second) == (23, 59, 59):
         today = game_datetime(campaign.start, now)
         year = "" if today is not None and today.year == moment.year else f" {moment.year}"
-        return f"{moment.day} {moment.strftime('%B')}{year}"
+        return f"{game_dates.day_month(moment)}{year}"
     return date_words(campaign, seconds, now)
 
 

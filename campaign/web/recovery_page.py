@@ -94,6 +94,7 @@ def panel_context(recovery: rv.Recovery, query: dict[str, str], error: RuleError
         ],
         "by": query["by"],
         "by_bounds": rv.by_bounds(campaign),
+        "by_words": rv.by_example(campaign),
         "fit_by": rw.fit_by_text(recovery),
         "chart": recovery_chart.draw(recovery, _timers(recovery)),
         "error": None

@@ -268,7 +268,7 @@ def test_a_player_sees_only_their_own_characters_and_no_what_ifs(df: Table) -> N
     ("query", "field", "message"),
     [
         ("?runs=5", "runs", "expected a whole number from 10 to 5,000, got 5"),
-        ("?by=soon", "by", "expected a game date such as 2053-03-02, got soon"),
+        ("?by=soon", "by", "expected a game date such as 2053-03-02 or 2 March 2053, got soon"),
         ("?by=2052-12-31", "by", "expected a game date from now on, got 2052-12-31"),
         ("?with=pray", "with", "no what-if would change anything now, got pray"),
         (
@@ -633,3 +633,30 @@ def test_a_cyberpunk_crippled_limb_has_a_bones_set_what_if_beside_its_replacemen
     )
     menu = [w["with"] for w in cp2020.gm.get(url(cp2020)).json()["what_if_menu"]]
     assert menu == [f"replace:{ash}:left_leg"]
+
+
+@pytest.mark.parametrize(
+    "by", ["2020-01-10", "10 January 2020", "10 Jan 2020", "10 january 2020", "10 JAN 2020"]
+)
+def test_how_many_fit_by_takes_a_date_as_the_game_writes_it_to_people(df: Table, by: str) -> None:
+    """ "12 March 2054" is how the game writes a date to people (its answers, "By 10 January: ..."): `?by=` takes
+    it, and its month's first three letters, as it takes 2020-01-10 (`rules.game_dates.read_date`, one parser for
+    the API and the page)."""
+    df.act(THREE_LOST)
+    answer = df.gm.get(url(df, f"?by={by}"))
+    assert answer.status_code == 200, answer.content.decode()
+    fit_by = answer.json()["fit_by"]
+    assert (fit_by["by"], fit_by["by_date"], fit_by["text"]) == (
+        10 * DAY - 1,
+        "2020-01-10T23:59:59",
+        "By 10 January: Ash not fit by then",
+    )
+
+
+@pytest.mark.parametrize("by", ["30 February 2020", "10 Janvier 2020", "10 2020", "January 10 2020"])
+def test_a_date_in_words_that_is_no_date_is_a_400_naming_both_shapes(df: Table, by: str) -> None:
+    answer = df.gm.get(url(df, f"?by={by}"))
+    assert (answer.status_code, answer.json()) == (
+        400,
+        {"by": [f"expected a game date such as 2053-03-02 or 2 March 2053, got {by}"]},
+    )

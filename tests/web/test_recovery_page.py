@@ -51,8 +51,8 @@ def test_the_gm_page_says_each_date_and_draws_a_lane_per_character(df_web: Web) 
         'spellcheck="false" class="short-date" aria-describedby="rec-by-help rec-fit-by">' in html
     )
     assert (
-        '<p class="help" id="rec-by-help">A game date from 2020-01-01 to 2020-12-30 (year-month-day).</p>'
-        in html
+        '<p class="help" id="rec-by-help">A game date from 2020-01-01 to 2020-12-30, typed as 2020-01-01 or 1 '
+        "January 2020.</p>" in html
     )
     assert html.count('class="lane"') == 2 and html.count('class="bar"') == 2
     assert html.count('class="timer-mark"') == 2  # each one's next CON point
@@ -139,7 +139,9 @@ def test_advancing_to_when_the_party_is_fit_posts_the_boards_clock_form(df_web: 
 def test_a_bad_date_is_a_400_naming_it_with_the_untreated_view(df_web: Web) -> None:
     answer = df_web.gm.get(page(df_web, "?by=someday"))
     assert answer.status_code == 400
-    assert "by: expected a game date such as 2053-03-02, got someday" in answer.content.decode()
+    assert (
+        "by: expected a game date such as 2053-03-02 or 2 March 2053, got someday" in answer.content.decode()
+    )
 
 
 def test_the_boards_party_section_counts_the_player_characters_and_says_so(df_web: Web) -> None:
@@ -723,7 +725,7 @@ def test_how_many_fit_by_is_typed_as_the_game_writes_its_dates_and_a_refusal_sta
     refused = sr2_web.player.get(str(form.attrs["hx-get"]), form_values(form), **HTMX)
     assert refused.status_code == 400
     live._swap(live.page.get("recovery-body"), refused.content.decode(), str(form.attrs["hx-swap"]))
-    said = "How many fit by: expected a game date such as 2053-03-02, got 03/12/2054"
+    said = "How many fit by: expected a game date such as 2053-03-02 or 2 March 2053, got 03/12/2054"
 
     def error() -> str:
         return live.page.get("rec-by-error").text()
@@ -759,3 +761,22 @@ def test_no_template_draws_the_browsers_own_date_picker() -> None:
         for match in native.finditer(path.read_text())
     ]
     assert found == []
+
+
+def test_how_many_fit_by_takes_the_date_as_the_game_writes_it_to_people(df_web: Web) -> None:
+    """The section's input takes "10 January 2020" and "10 Jan 2020" as it takes 2020-01-10 (the API's parser:
+    `rules.game_dates.read_date`), and its help and its refusal name both shapes."""
+    df_web.table.act(THREE_LOST)
+    for by in ("10 January 2020", "10 Jan 2020"):
+        html = df_web.gm.get(page(df_web, f"?by={by.replace(' ', '+')}"), **HTMX).content.decode()
+        assert (
+            '<p class="fit-by" id="rec-fit-by"><strong>By 10 January: Ash not fit by then</strong></p>'
+            in html
+        )
+        assert f'value="{by}"' in html
+    refused = df_web.gm.get(page(df_web, "?by=10+Janvier+2020"), **HTMX)
+    assert refused.status_code == 400
+    assert (
+        '<p class="error" id="rec-by-error" role="alert">How many fit by: expected a game date such as 2053-03-02 '
+        "or 2 March 2053, got 10 Janvier 2020</p>" in refused.content.decode()
+    )
