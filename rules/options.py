@@ -31,7 +31,10 @@ from typing import Any
 from rules.params import RuleError, boolean, choice, integer, reject_unknown, require_mapping
 from rules.text import given
 
-START_EXAMPLE = "2053-03-14T22:00:00"
+START_EXAMPLE = (
+    "2053-03-14T22:00:00"  # the API's shape (its `options.start`): what its refusals give as an example
+)
+START_TYPED = "2053-03-14 22:00:00"  # the forms' shape, as the game writes a date: what their refusals give
 SEED = "seed"  # the seed's optional rule
 HOUSE = "house"  # a house rule (docs/rules/ marks it)
 CAMPAIGN = "campaign"  # how the campaign is run (its clock, who rolls): every ruleset's
@@ -272,19 +275,18 @@ class DateTime(Setting):
     def read(self, raw: Mapping[str, Any], prefix: str) -> Any:
         return self.parse(raw.get(self.name, self.default), f"{prefix}.{self.name}")
 
-    def parse(self, value: Any, where: str) -> str:
-        """The value as stored, or a RuleError naming `where`."""
-        example = START_EXAMPLE
+    def parse(
+        self, value: Any, where: str, example: str = START_EXAMPLE, what: str = "an ISO date and time"
+    ) -> str:
+        """The value as stored, or a RuleError naming `where`. Both shapes are taken (a space or a `T`); the refusal
+        says `what` is expected with an `example` in the asker's own shape: the API's by default, a form's
+        `START_TYPED` (`campaign.web.option_forms.check_typed`)."""
         if not isinstance(value, str):
-            raise RuleError(
-                where, f"expected an ISO date and time such as {example}, got {given(value, typed=True)}"
-            )
+            raise RuleError(where, f"expected {what} such as {example}, got {given(value, typed=True)}")
         try:
             moment = datetime.fromisoformat(value)
         except ValueError:
-            raise RuleError(
-                where, f"expected an ISO date and time such as {example}, got {given(value)}"
-            ) from None
+            raise RuleError(where, f"expected {what} such as {example}, got {given(value)}") from None
         if moment.tzinfo is not None:
             raise RuleError(
                 where,

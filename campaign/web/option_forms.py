@@ -184,9 +184,11 @@ def option_field(setting: Option, value: Any, now: Any, error: str = "") -> Opti
         out.cell = _duration_cell(setting, value, out.input, setting.label)
     elif isinstance(setting, declared.DateTime):
         try:
-            out.value = datetime.fromisoformat(value).strftime(DATE_TIME_INPUT)
+            moment = datetime.fromisoformat(value)
         except ValueError:  # a refused form's text, shown again as it was typed
-            out.value = value
+            moment = None
+        # A refused time zone is shown as typed too: drawn without it, the input would hide why it was refused.
+        out.value = value if moment is None or moment.tzinfo is not None else moment.strftime(DATE_TIME_INPUT)
     elif isinstance(setting, Table):
         out.columns = [column.label for column in setting.columns]
         out.rows = _table_rows(setting, value)
@@ -317,6 +319,16 @@ def _posted(setting: Option, data: QueryDict) -> Any:
         except RuleError:
             return raw
     return raw or None
+
+
+def check_typed(ruleset: Ruleset, posted: Mapping[str, Any]) -> None:
+    """Refuse a date the form's options hold as typed (`parse_options` passes a refused one on, so that the form
+    shows it again) in the form's words: its example is the form's own shape, "2053-03-14 22:00:00", the one its
+    placeholder and help ask for, not the API's with a `T` (the service would refuse it in the API's words)."""
+    for setting in declarations(ruleset):
+        value = posted.get(setting.name)
+        if isinstance(setting, declared.DateTime) and value is not None:
+            setting.parse(value, f"options.{setting.name}", declared.START_TYPED, "a game date and time")
 
 
 def parse_options(ruleset: Ruleset, data: QueryDict) -> dict[str, Any]:

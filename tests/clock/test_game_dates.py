@@ -179,7 +179,10 @@ def test_the_web_forms_refuse_a_start_with_a_time_zone_naming_it(sr2: Table) -> 
 
     gm = Client()
     gm.force_login(sr2.gm.user)
-    message = OFFSET.format(value="2053-03-14T22:00:00+14:00").replace("'", "&#x27;")
+    # A form's example is the form's own shape, without the API's "T" (docs/web.md, "Dates").
+    message = "expected a game date and time without a time zone, such as 2053-03-14 22:00:00, got " + (
+        "2053-03-14T22:00:00+14:00"
+    )
     before = Campaign.objects.count()
     new = gm.post(
         "/",

@@ -9,6 +9,7 @@ import pytest
 from django.core.cache import cache
 from django.http import QueryDict
 from django.test import Client
+from django.utils.html import escape as html_escape
 from django.utils.text import capfirst
 
 from campaign.web import forms
@@ -189,12 +190,44 @@ def test_the_campaigns_start_is_typed_as_the_game_writes_its_dates(sr2_web: Web)
         'aria-invalid="true" autofocus>' in html
     )
     assert (
-        'id="err-c-start">Expected an ISO date and time such as 2053-03-14T22:00:00, got 03/12/2054 8:30 AM<'
+        'id="err-c-start">Expected a game date and time such as 2053-03-14 22:00:00, got 03/12/2054 8:30 AM<'
         in html
     )
+    assert "T22:00" not in html  # the API's example, which the form does not ask for
     assert (
         "Typed as the game writes its dates: year-month-day, then the time of day (2053-03-14 22:00)." in html
     )
+
+
+@pytest.mark.parametrize(
+    ("start", "said"),
+    [
+        ("next tuesday", "Expected a game date and time such as 2053-03-14 22:00:00, got next tuesday"),
+        (
+            "2053-03-14 22:00:00+14:00",
+            "Expected a game date and time without a time zone, such as 2053-03-14 22:00:00, got "
+            "2053-03-14 22:00:00+14:00",
+        ),
+    ],
+)
+def test_a_wrong_start_on_the_house_rules_is_refused_in_the_forms_own_shape(
+    sr2_web: Web, start: str, said: str
+) -> None:
+    """The start takes "2053-03-14 22:00:00" and "2053-03-14T22:00:00"; the form asks for the first (its
+    placeholder, its help), so its refusal's example is that shape, never the API's with a "T" (whose own
+    message is kept: tests/clock/test_game_dates.py)."""
+    board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    drawn = re.search(r'name="drawn" value="([^"]*)"', board)
+    assert drawn is not None
+    refused = sr2_web.gm.post(
+        f"/campaigns/{sr2_web.campaign_id}/options/",
+        {"name": "Seattle 2053", "o_start": start, "drawn": drawn.group(1)},
+    )
+    assert refused.status_code == 400
+    html = refused.content.decode()
+    assert f'id="err-o-start">{html_escape(said)}<' in html
+    assert f'value="{html_escape(start)}"' in html  # what was typed, to correct
+    assert "T22:00" not in html
 
 
 def test_a_gm_adds_a_player_and_a_character_from_the_board(sr2_web: Web, django_user_model: Any) -> None:

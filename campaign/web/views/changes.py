@@ -224,6 +224,7 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
         if stale:
             raise services.Conflict("form", option_forms.CHANGED_SINCE_DRAWN)
         posted = option_forms.parse_options(rules, request.POST)
+        option_forms.check_typed(rules, posted)  # a form's words, not the API's
         changes = {"name": request.POST.get("name", ""), "options": posted}
         changed = services.change_campaign(
             campaign_id=campaign.pk, actor=request.user.get_username(), changes=changes

@@ -45,6 +45,7 @@ def home(request: HttpRequest) -> HttpResponse:
             # script) are not this campaign's: it starts with the chosen ruleset's own, as its form shows them.
             if rules is not None and not stale:
                 posted = option_forms.parse_options(rules, request.POST)
+                option_forms.check_typed(rules, posted)  # a form's words, not the API's
             with limits.campaigns(request.user):
                 campaign = services.campaign_create(
                     user=request.user,
