@@ -112,8 +112,10 @@ def _x(moment: int, start: int, end: int) -> float:
 
 def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Chart | None:
     """The timeline of the characters in `recovery` (a player's holds only theirs); `timers`: each character's
-    (due, what it will do in words), by character id. None when nobody is listed."""
-    if not recovery.members:
+    (due, what it will do in words), by character id. None when nobody is listed, or when nothing stands in anyone's
+    way (everyone fit now): a chart of lanes without a bar said nothing, and the section says so in words instead
+    (`web/recovery.html`, `#recovery-no-chart`)."""
+    if not any(m.outlook.items or m.outlook.unknown for m in recovery.members):
         return None
     campaign, start = recovery.campaign, recovery.as_of
     end = chart_end(recovery)

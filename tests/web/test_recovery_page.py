@@ -780,3 +780,28 @@ def test_how_many_fit_by_takes_the_date_as_the_game_writes_it_to_people(df_web: 
         '<p class="error" id="rec-by-error" role="alert">How many fit by: expected a game date such as 2053-03-02 '
         "or 2 March 2053, got 10 Janvier 2020</p>" in refused.content.decode()
     )
+
+
+def test_an_all_fit_party_draws_no_chart_and_says_why(df_web: Web) -> None:
+    """A party fit now drew a chart of lanes with no bar in them: nothing to read. No chart now, and the section
+    says so in words, for the GM and the player; the advance "to the next change" goes with it (none comes)."""
+    teammate(df_web.table, "Bo", {"con": 12})
+    gm = df_web.gm.get(page(df_web)).content.decode()
+    assert "<strong>The party:</strong> all fit for action now" in gm
+    assert 'class="recovery-chart"' not in gm and "<svg" not in gm
+    assert (
+        '<p class="muted" id="recovery-no-chart">No chart: everyone is fit for action now, with nothing in the '
+        "way.</p>" in gm
+    )
+    assert "next change" not in gm
+    player = df_web.player.get(page(df_web)).content.decode()
+    assert "<svg" not in player
+    assert (
+        '<p class="muted" id="recovery-no-chart">No chart: your characters are fit for action now, with nothing '
+        "in the way.</p>" in player
+    )
+    # Someone hurt: the chart is back, with a lane for each, and no such words.
+    df_web.table.act(THREE_LOST)
+    hurt = df_web.gm.get(page(df_web)).content.decode()
+    assert 'class="recovery-chart"' in hurt and "recovery-no-chart" not in hurt
+    assert hurt.count('<rect class="lane"') == 2
