@@ -61,3 +61,36 @@ def test_a_torso_hit_colours_the_diagram_with_words_for_the_gm_and_on_the_player
             screenshot(page, "player-body-cyberpunk-phone")
         assert watched.problems == [], "\n".join(watched.problems)
         watched.context.close()
+
+
+PANEL_GAPS = """() => {
+  const panels = [...document.querySelectorAll('#live .panel')].filter(p => p.getBoundingClientRect().height > 0);
+  return panels.slice(1).map((panel, n) => ({
+    after: panels[n].querySelector('h2')?.textContent.trim(),
+    before: panel.querySelector('h2')?.textContent.trim(),
+    gap: panel.getBoundingClientRect().top - panels[n].getBoundingClientRect().bottom,
+  }));
+}"""
+
+
+def test_the_players_phone_spaces_every_panel_of_the_character_page_alike(
+    live_server: Any, browser: Any, django_user_model: Any
+) -> None:
+    """A player's walkthrough at 390x844: the Body and forecast panels had about twice the space above them that
+    every other panel has (the panels' own margins added to the grid's gap, where the sheet stacks Monitors and
+    Body in one column). Every gap between panels is now the same, within 2 px."""
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2})
+    torso = {"type": "damage", "damage": 9, "location": "torso", "rolls": {"stun_save": [1]}}
+    assert table.act(torso).status_code == 201
+    watched = Watched(browser, viewport=PHONE, is_mobile=True)
+    watched.log_in(live_server.url, "player")
+    page = watched.page
+    page.goto(f"{live_server.url}/characters/{table.character['id']}/")
+    expect(page.locator("#forecast h2")).to_be_visible()
+    gaps = page.evaluate(PANEL_GAPS)
+    titles = [(gap["after"], gap["before"]) for gap in gaps]
+    assert ("Monitors", "Body") in titles and ("Body", "Recovery forecast") in titles, titles
+    sizes = [gap["gap"] for gap in gaps]
+    assert max(sizes) - min(sizes) <= 2, gaps
+    assert watched.problems == [], "\n".join(watched.problems)
+    watched.context.close()
