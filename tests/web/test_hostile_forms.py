@@ -557,7 +557,10 @@ HOME_CASES = [
         {"name": "X", "ruleset": "shadowrun2", "o_start": "2053-01-01T00:00:00\x00"},
         f'id="err-c-start">{escape(capfirst(NUL))}',
     ),
-    ({"name": "X", "ruleset": "shadowrun2", "o_start": "yesterday"}, 'id="err-c-start">Expected an ISO date'),
+    (
+        {"name": "X", "ruleset": "shadowrun2", "o_start": "yesterday"},
+        'id="err-c-start">Expected a game date and time such as 2053-03-14 22:00:00, got yesterday',
+    ),
     (
         {"name": "X", "ruleset": "shadowrun2", "o_start": "2053-01-01T00:00:00+02:00"},
         'id="err-c-start">Expected a game date and time without a time zone',
