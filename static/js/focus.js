@@ -14,7 +14,8 @@
 // - A card's form that has acted (its answer marked `data-acted`, web/board_card_form.html) closes, and the focus
 //   goes back to the action's button that opened it (its <summary>), on the card just answered (issue 42): Enter
 //   opens it again. What happened is said on the card (web/board_card_said.html). A refused form stays open with
-//   what was typed and the error beside its field (the first refused input has the focus).
+//   what was typed and the error beside its field (the first refused input has the focus). The character page's
+//   action forms alike (section.action-form, templates/character.html): their words are said above the actions.
 // A file of our own: the CSP allows no inline script.
 (function () {
   "use strict";
@@ -99,7 +100,7 @@
 
   document.addEventListener("htmx:load", function (event) {
     var root = event.target;
-    if (root && root.matches && root.matches("section.card-form[data-acted]")) {
+    if (root && root.matches && root.matches("section.card-form[data-acted], section.action-form[data-acted]")) {
       acted(root);
     }
   });

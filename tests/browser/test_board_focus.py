@@ -235,3 +235,60 @@ def test_a_cards_form_closes_once_it_has_acted_and_a_refused_one_stays_open_thro
     expect(wound.locator("button[type=submit]")).to_be_visible()
     expect(wound.locator(".error")).to_have_count(0)
     assert gm.problems == [], "\n".join(gm.problems)
+
+
+def test_the_character_pages_form_closes_once_it_has_acted_as_a_cards_does(
+    live_server: Any, browser: Any, django_user_model: Any
+) -> None:
+    """The GM's page of one character: its action forms stayed open after they had acted. They behave as a card's
+    now, by the same mechanism (`data-acted`, static/js/focus.js): done, the form closes, the focus is back on the
+    action's summary, what happened is said above the actions; refused, it stays open with what was typed and the
+    error beside its field, through the page's 2-second poll (docs/web.md, "The character page's forms")."""
+    table = make_table(django_user_model, "shadowrun2", {"body": 5})
+    gm = Watched(browser, viewport={"width": 1280, "height": 800})
+    gm.log_in(live_server.url, "gm")
+    page = gm.page
+    page.goto(f"{live_server.url}/characters/{table.character['id']}/")
+    gm.htmx_ready()
+    details = page.locator("#action-wound")
+    form = page.locator("#form-wound")
+    said = page.locator("#character-said")
+    expect(said).to_be_hidden()  # empty, not drawn
+
+    # Refused: a hit location's 2d6 with a 7. The form stays open, the dice as typed, the error beside them.
+    details.locator("> summary").click()
+    expect(form.get_by_role("button", name="Wound")).to_be_visible()
+    page.locator("#wound-p_severity").select_option("M")
+    page.locator("#wound-r_location").fill("7 3")
+    form.get_by_role("button", name="Wound").click()
+    error = form.locator(".roll .error")
+    expect(error).to_have_text(LOCATION_ERROR)
+    gm.problems = [p for p in gm.problems if "status of 400" not in p]  # the refusal's 400, noted by Chromium
+    # Another entry comes (a note by the API): the page's poll redraws the live region; the form is as it was.
+    assert table.act({"type": "note", "text": "covers the door"}).status_code == 201
+    expect(page.locator("#live")).to_contain_text("covers the door")
+    gm.live_refresh()
+    expect(details).to_have_attribute("open", "")
+    expect(error).to_have_text(LOCATION_ERROR)
+    expect(page.locator("#wound-r_location")).to_have_value("7 3")
+    expect(said).to_be_hidden()
+
+    # Corrected and sent, it acts: the form closes, the focus is back on its "Wound" summary, what happened is
+    # said above the actions, and all stay through the refresh the answer asks for and the next poll.
+    page.locator("#wound-r_location").fill("3 4")
+    form.get_by_role("button", name="Wound").click()
+    expect(said.locator(".ok")).to_contain_text("Moderate")
+    expect(said).to_be_visible()
+    expect(details).not_to_have_attribute("open", "")
+    expect(details.locator("> summary")).to_be_focused()
+    gm.live_refresh()
+    expect(said.locator(".ok")).to_contain_text("Moderate")
+    expect(details).not_to_have_attribute("open", "")
+    expect(details.locator("> summary")).to_be_focused()
+    # Enter opens it again, a fresh form: no refusal, nothing typed.
+    page.keyboard.press("Enter")
+    expect(details).to_have_attribute("open", "")
+    expect(form.get_by_role("button", name="Wound")).to_be_visible()
+    expect(form.locator(".error")).to_have_count(0)
+    expect(page.locator("#wound-r_location")).to_have_value("")
+    assert gm.problems == [], "\n".join(gm.problems)

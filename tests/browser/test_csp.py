@@ -86,7 +86,9 @@ def test_the_pages_htmx_and_the_api_docs_run_under_the_policy_with_no_violation(
     fill_dice(gm.page, "wound", "critical", [2])
     gm.page.locator("#wound-r_death_time").fill("3")
     gm.page.locator("#form-wound").get_by_role("button", name="Wound").click()
-    expect(gm.page.locator("#form-wound .ok")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
+    expect(gm.page.locator("#character-said .ok")).to_contain_text(
+        "Critical hit 1 to the chest (ribs), Mortal"
+    )
     expect(gm.page.locator("#live")).to_contain_text("ribs")
     # Time travel to the oldest entry through htmx (a swap and a pushed URL), and back.
     gm.page.locator("#live .travel-link").last.click()

@@ -29,7 +29,7 @@ def damage(page: Page, weapon: int, die: int, stun: int = 1) -> None:
     page.locator("#damage-r_damage_0").fill(str(die))
     page.locator("#damage-r_stun_0").fill(str(stun))
     page.locator("#form-damage").get_by_role("button", name="Damage").click()
-    expect(page.locator("#form-damage .ok")).to_be_visible()
+    expect(page.locator("#character-said .ok")).to_be_visible()
 
 
 def edit(page: Page, character_url: str, **change: Any) -> None:
@@ -69,7 +69,7 @@ def test_armour_a_driver_on_foot_an_undone_edit_and_a_retirement(
     edit(gm, ash, a_armour="2")
     expect(gm.locator(".messages")).to_contain_text("Saved: armour from 0 to 2.")
     damage(gm, 4, 3)
-    expect(gm.locator("#form-damage .ok")).to_contain_text("a near miss, no CON lost")
+    expect(gm.locator("#character-said .ok")).to_contain_text("a near miss, no CON lost")
     expect(gm.locator("#live .con")).to_contain_text("CON 7 / 8")
     history = gm.locator("#live .event")
     expect(history.filter(has_text="Character changed")).to_contain_text("armour")

@@ -37,7 +37,7 @@ def test_a_gm_gives_a_spells_successes_to_targets_named_in_words(
     form.get_by_label("Hit 1: chest, lung (mortal)").fill("1")
     form.get_by_label("Hit 2: abdomen, ribs (crippling)").fill("3")
     form.get_by_role("button", name="Heal or Treat spell").click()
-    expect(form.locator(".ok")).to_contain_text(
+    expect(gm.page.locator("#character-said .ok")).to_contain_text(
         "Healing spell (allocate): physical monitor at 3 boxes; critical hit 1 to the chest (lung) falls from "
         "Mortal to Crippling (9 boxes): its death timer stops; critical hit 2 to the abdomen (ribs) falls from "
         "Crippling to Critical (3 boxes). No longer dying."

@@ -137,7 +137,7 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     fill_dice(gm, "wound", "critical", [2])
     gm.locator("#wound-r_death_time").fill("3")
     gm.locator("#form-wound").get_by_role("button", name="Wound").click()
-    expect(gm.locator("#form-wound .ok")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
+    expect(gm.locator("#character-said .ok")).to_contain_text("Critical hit 1 to the chest (ribs), Mortal")
     expect(gm.locator("#live")).to_contain_text("ribs")
     expect(gm.locator("#live .chip.dying")).to_contain_text("30 min left")
     screenshot(gm, "gm-character-shadowrun2")
@@ -156,13 +156,14 @@ def test_a_shadowrun_table_from_sign_up_to_a_death_with_undo_and_time_travel(
     undo_button = gm.locator("#form-undo").get_by_role("button", name=re.compile("^Undo the entry at "))
     expect(undo_button).to_contain_text("Critical hit 1 to the chest")
     undo_button.click()
-    expect(gm.locator("#form-undo .ok")).to_contain_text(
+    expect(gm.locator("#character-said .ok")).to_contain_text(
         "Took back the latest entry: a wound and a critical hit."
     )
     expect(gm.locator("#live .timeline .event.voided")).to_have_count(2)  # in one "taken back" group
     expect(player.locator("#symptoms")).to_contain_text("No symptoms", timeout=REFRESH_MS)
 
-    # The wound again, then time travel back to before it.
+    # The wound again (its form closed once it had acted: opened again, fresh), then time travel back to before it.
+    open_action(gm, "wound")
     gm.locator("#wound-p_severity").select_option("S")
     gm.locator("#wound-r_body_check").fill("1 1 1 1 1")
     fill_dice(gm, "wound", "location", [3, 4])
@@ -209,7 +210,7 @@ def test_cyberpunk_and_dark_future_tables_show_their_tracks_death_and_healing(
     fill_dice(gm, "damage", "stun_save", [9])
     fill_dice(gm, "damage", "death_save", [9])
     gm.locator("#form-damage").get_by_role("button", name="Damage").click()
-    expect(gm.locator("#form-damage .ok")).to_contain_text(
+    expect(gm.locator("#character-said .ok")).to_contain_text(
         "30 normal damage to the torso (SP 0, BTM -2): 28 points on the track."
     )
     expect(gm.locator("#live .track .box.real")).to_have_count(28)

@@ -75,7 +75,8 @@ def test_a_shadowrun_wound_is_entered_die_by_die_as_the_form_asks(live_server: A
     assert Event.objects.filter(type="WoundTaken").count() == 0  # nothing written yet
     gm.locator("#wound-r_death_time").fill("2 3")
     send(gm)
-    expect(form.locator(".ok")).to_contain_text("Critical hit 1")
+    # Done, the form closes and what happened is said above the actions (docs/web.md, "The character page's forms").
+    expect(gm.locator("#character-said .ok")).to_contain_text("Critical hit 1")
 
     (hit,) = Event.objects.filter(type="CriticalHitTaken")
     assert (hit.data["part"], hit.data["death_time_dice"], hit.data["death_after_seconds"]) == (

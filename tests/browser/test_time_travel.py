@@ -38,7 +38,7 @@ def note(page: Page, text: str) -> None:
     open_action(page, "note")
     page.locator("#note-p_text").fill(text)
     page.locator("#form-note").get_by_role("button", name="GM note").click()
-    expect(page.locator("#form-note .ok")).to_contain_text(f"GM note: {text}")
+    expect(page.locator("#character-said .ok")).to_contain_text(f"GM note: {text}")
 
 
 def johnny(live_server: Any, browser: Any, gm_name: str, height: int) -> tuple[Page, str, str]:
@@ -97,7 +97,7 @@ def test_time_travel_shows_the_clock_of_that_moment_and_keeps_the_gm_s_place(
     gm.locator("#damage-p_location").select_option("torso")
     fill_dice(gm, "damage", "stun_save", [1])
     gm.locator("#form-damage").get_by_role("button", name="Damage").click()
-    expect(gm.locator("#form-damage .ok")).to_be_visible()
+    expect(gm.locator("#character-said .ok")).to_be_visible()
     # A day passes: the ten points heal, one an hour, in one advance (one folded entry in the history).
     gm.goto(board_url)
     gm.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")

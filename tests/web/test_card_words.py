@@ -167,6 +167,39 @@ def test_a_refused_field_on_the_character_page_takes_the_focus(cp2020_web: Web) 
     assert 'name="p_skill"' in element
 
 
+def test_the_character_pages_form_closes_once_done_and_says_what_happened_above_the_actions(
+    sr2_web: Web,
+) -> None:
+    """The character page's forms behave as a card's (docs/web.md, "The character page's forms"): done, the answer
+    is the form drawn fresh and marked `data-acted` (static/js/focus.js closes it and gives the focus back to its
+    summary), nothing in it asks for the focus, and what happened is said above the actions, out of band; refused,
+    it stays open with what was typed, and the words above the actions go."""
+    url = f"/characters/{sr2_web.character_id}/act/wound/"
+    done = sr2_web.gm.post(url, {"key": "k1", "p_severity": "L", "p_damage": "stun"}, **HTMX)
+    assert done.status_code == 200
+    answer = done.content.decode()
+    form = answer.split("</section>")[0]
+    assert '<section class="action-form" id="form-wound" aria-labelledby="h-wound" data-acted>' in form
+    assert focused(done) == [] and 'class="ok' not in form
+    said = answer[answer.index('<div class="action-said" id="character-said" hx-swap-oob="true">') :]
+    assert said.startswith(
+        '<div class="action-said" id="character-said" hx-swap-oob="true"><p class="ok" role="status">Light stun '
+        "wound: 1 box (physical 0, stun 1).</p></div>"
+    )
+    assert done["HX-Trigger"] == "refresh"
+    refused = sr2_web.gm.post(url, {"key": "k2", "p_severity": "L", "r_location": "7 3"}, **HTMX)
+    assert refused.status_code == 400
+    answer = refused.content.decode()
+    form = answer.split("</section>")[0]
+    assert "data-acted" not in form and 'value="7 3"' in form
+    assert "Hit location: expected 2 dice of 1-6" in form
+    assert '<div class="action-said" id="character-said" hx-swap-oob="true"></div>' in answer
+    # The page draws the place empty, above the actions.
+    page = sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert '<h2 id="actions">Actions</h2>' in page
+    assert '<div class="action-said" id="character-said"></div>' in page
+
+
 def card_state_text(web: Web) -> str:
     """The words of the character's card on the board, as a reader reads them."""
     board = web.gm.get(f"/campaigns/{web.campaign_id}/").content.decode()

@@ -160,9 +160,12 @@ def character_act(request: HttpRequest, character_id: int, action: str) -> HttpR
         # A refusal is its status (400, 409) and htmx swaps it in (base.html's responseHandling); a roll asked for
         # is a 200: nothing was refused.
         status = posted.status if errors else 200
-        response = render(
-            request, "character.html#action-form", {"form": form, "model": character}, status=status
-        )
+        # Done, the form closes (it answers fresh, marked `data-acted`: static/js/focus.js, as a card's form does)
+        # and what happened is said above the actions (`#character-said`), not in the closed form; refused, or a
+        # roll asked, it stays open with what was typed (docs/web.md, "The character page's forms").
+        said, form.success = form.success, ""
+        context = {"form": form, "model": character, "answered": True, "said": said}
+        response = render(request, "character.html#action-form", context, status=status)
         if not errors and not needs:
             response["HX-Trigger"] = "refresh"
         return response
