@@ -185,7 +185,10 @@ RecoveryAnswer = inline_serializer(
         OpenApiParameter(
             "by",
             str,
-            description='a game date for "k of N fit by" (2053-03-02: by the end of that day), within a year',
+            description=(
+                'a game date for "k of N fit by" (2053-03-02 or 2 March 2053, 2 Mar 2053: by the end of that day), '
+                "within a year"
+            ),
         ),
     ],
     summary="When the party is fit for action again",
