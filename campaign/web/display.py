@@ -107,6 +107,19 @@ def overall_severity(ruleset: Ruleset, character: dict[str, Any]) -> int:
     return _sheet(ruleset).severity(character["sheet"]) if character["alive"] else 4
 
 
+OUTLINE_RED = (
+    3  # `overall_severity` from which the diagram's outline is red (static/css/app.css, `overall-3`)
+)
+
+
+def outline_words(overall: int, alive: bool) -> str:
+    """What a red outline says, beside the diagram: the whole body, not every place on it (a Dark Future knock-out
+    outlined every limb red beside a legend whose one red meant a disabled limb). "" while it is not red."""
+    if overall < OUTLINE_RED:
+        return ""
+    return "Red outline: dead" if not alive else "Red outline: the whole body is badly hurt"
+
+
 def monitors(ruleset: Ruleset, character: dict[str, Any], audience: str) -> list[dict[str, Any]]:
     return _sheet(ruleset).monitors(character, audience)
 

@@ -132,7 +132,9 @@ def status_chips(state: Mapping[str, Any]) -> list[str]:
         if place["severed"]:
             chips.append(f"{_spoken(location)} {'destroyed' if location == 'head' else 'severed'}")
         elif place["crippled"]:
-            chips.append(f"{_spoken(location)} crippled")
+            # Set bones say so, as the page does: the chip read "crippled" alone while the limb mended.
+            mending = " (bones set)" if place.get("mends_at") is not None else ""
+            chips.append(f"{_spoken(location)} crippled{mending}")
     return chips
 
 

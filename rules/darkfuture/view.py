@@ -102,8 +102,8 @@ def _status(state: State) -> list[str]:
         status.append("unconscious")
     if state["stunned"]:
         status.append("stunned")
-    if state["disabled_limbs"]:
-        status.append("limb disabled")
+    # Each limb by name, as the page's symptoms say it ("left leg disabled"): "limb disabled" left the GM asking which.
+    status.extend(f"{_limb_text(limb)} disabled" for limb in state["disabled_limbs"])
     if vehicle_driverless(state):
         status.append("no driver")
     return status

@@ -123,3 +123,35 @@ def test_a_finished_treatment_names_its_hit_by_place_and_part_where_the_reader_m
         player = sr2_web.player.get(url, **headers).content.decode()
         assert "Treatment of critical hit 1 done, taken back." in player
         assert "ribs" not in player
+
+
+def test_a_red_outline_on_the_body_says_it_is_the_whole_body_not_every_limb(df_web: Web) -> None:
+    """A second walkthrough: a Dark Future knock-out outlined every limb red beside "No wounds on the body." and a
+    legend whose one red is a disabled limb; the outline is the whole body's CON, and is now said so."""
+    page = df_web.gm.get(f"/characters/{df_web.character_id}/").content.decode()
+    assert "Red outline" not in page
+    never_a_limb = df_web.table.gm.client.patch(
+        f"/api/campaigns/{df_web.campaign_id}/", {"options": {"limb_check_target": 6}}, format="json"
+    )
+    assert never_a_limb.status_code == 200, never_a_limb.content
+    for _ in range(2):
+        answer = df_web.table.act(STUNNING_WOUND)
+        assert answer.status_code == 201, answer.content
+    gm_view = df_web.table.gm.get(df_web.table.character_url()).json()
+    assert gm_view["sheet"]["disabled_limbs"] == [], gm_view["sheet"]
+    for client in (df_web.gm, df_web.player):
+        page = text_of(client.get(f"/characters/{df_web.character_id}/").content.decode())
+        assert "Red outline: the whole body is badly hurt" in page
+        assert "No wounds on the body." in page
+
+
+def test_a_dark_future_chip_names_the_disabled_limb(df_web: Web) -> None:
+    """The chip said "limb disabled" where the page said "Left leg disabled": the GM had to open the page."""
+    wound = {
+        "type": "damage",
+        "weapon_damage": 10,
+        "rolls": {"damage": [5], "ko": [1], "stun": [6], "limb_check": [6], "limb": [6], "side": [1]},
+    }
+    assert df_web.table.act(wound).status_code == 201
+    board = text_of(df_web.gm.get(f"/campaigns/{df_web.campaign_id}/").content.decode())
+    assert "left leg disabled" in board and "limb disabled" not in board

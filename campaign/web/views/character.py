@@ -238,6 +238,7 @@ def _live_context(
         if item.get("ends_at") is not None:
             item["when_text"] = display.when_text(item["ends_at"] - now, item.get(AT_NEXT_ADVANCE))
     entries, older = _history(character, role, version, decorate=decorate, state=state)
+    overall = display.overall_severity(ruleset, data)
     context: dict[str, Any] = {
         "character": data,
         "model": character,
@@ -250,7 +251,8 @@ def _live_context(
         "present_date": display.date_text(presenters.game_date(campaign, campaign.game_time)),
         "regions": display.body_regions(ruleset, data["sheet"]),
         "body_words": display.body_words(ruleset, data["sheet"]),
-        "overall": display.overall_severity(ruleset, data),
+        "overall": overall,
+        "outline_words": display.outline_words(overall, data["alive"]),
         "monitors": display.monitors(ruleset, data, role),
         "history": entries,
         "older": older,

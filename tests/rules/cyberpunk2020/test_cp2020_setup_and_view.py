@@ -276,7 +276,7 @@ def test_the_limbs_are_said_in_the_bodys_order_whatever_order_the_stored_state_k
         "locations": {key: places[key] for key in sorted(places, key=lambda key: (len(key), key))},
     }
     assert list(stored["locations"])[2:4] == ["left_arm", "left_leg"]  # as jsonb keeps them
-    assert cp_view.status_chips(stored) == ["right arm crippled", "left leg crippled"]
+    assert cp_view.status_chips(stored) == ["right arm crippled (bones set)", "left leg crippled (bones set)"]
     assert cp_view.symptoms(stored) == cp_view.symptoms(state)
     assert [item["what"] for item in cp_view.recovery(stored, "gm", 0)] == [
         "the right arm's set bones mend",

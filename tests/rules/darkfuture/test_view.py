@@ -73,7 +73,7 @@ def test_a_badly_hurt_stunned_character_with_a_disabled_limb():
         now=50,
     )
     view = RULESET.view(state, "player")
-    assert view["status"] == ["stunned", "limb disabled"]
+    assert view["status"] == ["stunned", "right arm disabled"]
     assert view["symptoms"] == [
         "Gravely hurt: skills at a quarter, moving at half pace.",
         "Stunned.",
