@@ -19,6 +19,7 @@ import math
 import re
 import secrets
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from random import Random
@@ -270,6 +271,11 @@ def success_totals(pool: int, target: int, successes: int) -> list[int]:
 class Dice:
     """Named rolls: entered ones are validated and used, missing ones are rolled."""
 
+    # The rolls the server rolled only because they were `certain` while the table rolls (`ask`): nobody at the table
+    # rolled them, so their words never name the die (docs/rules/README.md, "Table dice"). Empty for dice that never
+    # ask (the forecast's `ReplayDice`).
+    unasked: AbstractSet[str] = frozenset()
+
     def __init__(
         self, entered: Mapping[str, Any] | None = None, rng: Random | None = None, *, ask: bool = False
     ) -> None:
@@ -283,8 +289,10 @@ class Dice:
     def _missing(self, request: RollRequest, certain: bool = False) -> None:
         """A needed roll nobody entered: asked for at the table, or rolled (the caller rolls when this returns). A
         `certain` roll is rolled whoever rolls: nothing the table could roll changes what it decides."""
-        if self.ask and request.count > 0 and not certain:
-            raise RollNeeded(request)
+        if self.ask and request.count > 0:
+            if not certain:
+                raise RollNeeded(request)
+            self.unasked = {*self.unasked, request.name}  # rare: a roll nothing at the table could turn
 
     def _entered_list(self, name: str) -> list[int] | None:
         if name not in self.entered or self.entered[name] is None:

@@ -260,7 +260,10 @@ def save_roll(
     roll = dice.die(
         name, 10, label=label, why=why, target=target, reading=reading, certain=certain_at_most(target, 10)
     )
-    return {"roll": roll, "target": target, "success": roll <= target}
+    save = {"roll": roll, "target": target, "success": roll <= target}
+    if name in dice.unasked:  # the table was not asked: it could not fail (or succeed), its words name no die
+        save["certain"] = True
+    return save
 
 
 # --- damage -------------------------------------------------------------------------------------------------
@@ -358,7 +361,7 @@ def sever_check(state: Mapping[str, Any], location_damage: int, dice: Dice) -> d
         certain=certain_at_least(needed, 10),  # kept whatever the die (or severed whatever): never asked
     )
     total = attributes["body"] + attributes["luck"] + roll
-    return {
+    check = {
         "body": attributes["body"],
         "luck": attributes["luck"],
         "roll": roll,
@@ -366,6 +369,9 @@ def sever_check(state: Mapping[str, Any], location_damage: int, dice: Dice) -> d
         "needed": location_damage,
         "kept": total >= location_damage,
     }
+    if "sever" in dice.unasked:  # the table was not asked: its words name no die (view.py `_sever_check`)
+        check["certain"] = True
+    return check
 
 
 def decide_damage(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
@@ -584,7 +590,10 @@ def skill_total(
         if house
         else "",
     )
-    return {"total": tech + skill_level + roll, "tech": tech, "skill_level": skill_level, "roll": roll}
+    result = {"total": tech + skill_level + roll, "tech": tech, "skill_level": skill_level, "roll": roll}
+    if roll_name in dice.unasked:  # the table was not asked: its words name no die (view.py `_skill_roll`)
+        result["certain"] = True
+    return result
 
 
 def decide_stabilize(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:

@@ -63,10 +63,20 @@ SKILL_ROLL = {
     "difficulty": Int(0, 1000),
     "success": Bool(),
     "dice": DICE,
+    "certain": Bool(),
 }
 # set_bones (house): no skill is named, first aid and medical tech both do.
 BONE_SETTING = {"limb": LIMB, **{name: spec for name, spec in SKILL_ROLL.items() if name != "skill"}}
-SAVE = {"roll": Maybe(Int(1, 10)), "target": Int(-1000, 1000), "success": Bool(), "dice": DICE}
+# A roll the server rolled only because nothing the table could roll changes it, while the table rolls
+# (`rules.dice.Dice.unasked`): kept so that its words name no die nobody rolled (view.py).
+CERTAIN = frozenset({"certain"})
+SAVE = {
+    "roll": Maybe(Int(1, 10)),
+    "target": Int(-1000, 1000),
+    "success": Bool(),
+    "dice": DICE,
+    "certain": Bool(),
+}
 
 EVENTS = {
     "DamageTaken": event(
@@ -95,12 +105,14 @@ EVENTS = {
                 "total": Int(0, 1000),
                 "needed": POINTS,
                 "kept": Bool(),
-            }
+                "certain": Bool(),
+            },
+            optional=CERTAIN,
         ),
     ),
-    "StunSaveRolled": event(("dice",), **SAVE, cause=Text(40)),
+    "StunSaveRolled": event(("dice", "certain"), **SAVE, cause=Text(40)),
     "DeathSaveRolled": event(
-        ("dice", "limbs"),
+        ("dice", "limbs", "certain"),
         **SAVE,
         automatic=Bool(),
         cause=Text(40),
@@ -110,23 +122,24 @@ EVENTS = {
     ),
     "DeathOccurred": event(("track",), cause=Text(40), track=POINTS),
     "StabilizationSucceeded": event(
-        target=OneOf(("dying", *(f"limb:{limb}" for limb in tables.LIMBS))), **SKILL_ROLL
+        ("certain",), target=OneOf(("dying", *(f"limb:{limb}" for limb in tables.LIMBS))), **SKILL_ROLL
     ),
     "StabilizationFailed": event(
-        target=OneOf(("dying", *(f"limb:{limb}" for limb in tables.LIMBS))), **SKILL_ROLL
+        ("certain",), target=OneOf(("dying", *(f"limb:{limb}" for limb in tables.LIMBS))), **SKILL_ROLL
     ),
     "TreatmentSucceeded": event(
+        ("certain",),
         **SKILL_ROLL,
         healing_skill=SKILL,
         healing_rate=Num(0, 100),
         seconds_per_point=Int(1, 100 * tables.DAY),
     ),
-    "TreatmentFailed": event(**SKILL_ROLL),
+    "TreatmentFailed": event(("certain",), **SKILL_ROLL),
     "StunDamageHealed": event(points=POINTS, stun_damage=POINTS),
     "MinorWoundHealed": event(id=Int(1, 10**9)),
     "DamageHealed": event(points=POINTS, damage=POINTS, healing_skill=SKILL),
-    "BonesSet": event(**BONE_SETTING, mend_weeks=Int(0, 104), mends_at=Time()),
-    "BoneSettingFailed": event(**BONE_SETTING),
+    "BonesSet": event(("certain",), **BONE_SETTING, mend_weeks=Int(0, 104), mends_at=Time()),
+    "BoneSettingFailed": event(("certain",), **BONE_SETTING),
     "BonesMended": event(limb=LIMB),
     "LimbReplaced": event(limb=LIMB, replacement=Text(200), was=OneOf(("severed", "crippled"))),
     "CharacterChanged": character_changed(

@@ -375,6 +375,12 @@ def _where(hit: Mapping[str, Any] | None) -> str:
 def _save(name: str, data: Mapping[str, Any]) -> str:
     if data.get("automatic"):
         return f"{name}: automatic"
+    if data.get("certain"):  # not asked at the table (rules/dice.py `Dice.unasked`): no die to name
+        return (
+            f"{name}: made (it could not fail)"
+            if data["success"]
+            else f"{name}: failed (it could not succeed)"
+        )
     roll = f"rolled {data['roll']}" if data.get("roll") is not None else "no roll"
     return f"{name}: {roll} against {data['target']}, {'made' if data['success'] else 'failed'}"
 
@@ -393,6 +399,31 @@ def _skill_roll(data: Mapping[str, Any]) -> str:
         if tech + level + 1 >= difficulty:
             return f"{who} needed {difficulty}, and {parts} make it whatever the d10"
     return f"{who} rolled {data['total']} against {difficulty}"
+
+
+def _sever_check(check: Mapping[str, Any], kept: str) -> str:
+    """'sever check 18 against 11: kept'; one the table was not asked for (it could not fail, or not succeed:
+    rules/dice.py `Dice.unasked`) names no die nobody rolled: 'sever check: kept (it could not fail: 11 needed, Body
+    10 + Luck 0 make it whatever the d10)'."""
+    if not check.get("certain"):
+        return f"sever check {check['total']} against {check['needed']}: {kept}"
+    parts = f"Body {check['body']} + Luck {check['luck']}"
+    if check["kept"]:
+        return f"sever check: {kept} (it could not fail: {check['needed']} needed, {parts} make it whatever the d10)"
+    most = check["body"] + check["luck"] + 10
+    return f"sever check: {kept} (it could not succeed: {check['needed']} needed, {parts} + a d10 make {most} at most)"
+
+
+def _certain_skill_roll(who: str, data: Mapping[str, Any]) -> str | None:
+    """A TECH + skill + d10 roll the table was not asked for (rules/dice.py `Dice.unasked`), in words that name no
+    die: 'needed 15, and TECH 9 + skill 9 make it whatever the d10'; None for a rolled one."""
+    tech, level, difficulty = data.get("tech"), data.get("skill_level"), data["difficulty"]
+    if not data.get("certain") or tech is None or level is None:
+        return None
+    parts = f"TECH {tech} + skill {level}"
+    if data["success"]:
+        return f"{who} needed {difficulty}, and {parts} make it whatever the d10"
+    return f"{who} needed {difficulty}, and {parts} + a d10 make {tech + level + 10} at most"
 
 
 def _target(target: str) -> str:
@@ -428,7 +459,7 @@ def _limb_crippled(event: Event) -> str:
     kept = "kept" if check["kept"] else ("destroyed" if data["location"] == "head" else "severed")
     return (
         f"{words.capital(_spoken(data['location']))} crippled ({words.count(data['location_damage'], 'point')});"
-        f" sever check {check['total']} against {check['needed']}: {kept}."
+        f" {_sever_check(check, kept)}."
     )
 
 
@@ -488,7 +519,8 @@ def _limb_words(event: Event) -> str:
         return f"The {limb}'s bones mended: the limb works again."
     if kind == LIMB_REPLACED:
         return f"The {data['was']} {limb} replaced ({data['replacement']}): usable at once."
-    roll = f"{data.get('medic') or 'The medic'} rolled {data['total']} against {data['difficulty']}"
+    medic = data.get("medic") or "The medic"
+    roll = _certain_skill_roll(medic, data) or f"{medic} rolled {data['total']} against {data['difficulty']}"
     if kind == BONE_SETTING_FAILED:
         return f"{roll}: could not set the {limb}'s bones."
     weeks = words.count(data["mend_weeks"], "week")

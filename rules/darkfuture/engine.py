@@ -275,6 +275,10 @@ def roll_limb_disablement(options: Mapping[str, Any], dice: Dice) -> dict[str, A
             side_roll=side_roll,
             limb=f"{sides[side_roll]}_{limbs[limb_roll]}",
         )
+    # The rolls the table was not asked for (nothing it could roll changes them): their words name no die.
+    certain = [name for name in ("limb_check", "limb", "side") if name in dice.unasked]
+    if certain:
+        outcome["certain"] = certain
     return outcome
 
 

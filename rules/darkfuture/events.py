@@ -73,8 +73,10 @@ EVENTS = {
                     "limb": Maybe(LIMB),
                     "limb_roll": D6,
                     "side_roll": D6,
+                    # the rolls the table was not asked for, nothing it could roll changing them (view.py words)
+                    "certain": ListOf(OneOf(("limb_check", "limb", "side")), max_items=3),
                 },
-                optional=frozenset({"limb_roll", "side_roll"}),
+                optional=frozenset({"limb_roll", "side_roll", "certain"}),
             )
         ),
         knocked_out_by_roll=Bool(),

@@ -234,12 +234,21 @@ def _limb_roll(data: dict[str, Any]) -> list[str]:
     check = data.get("limb_check")
     if not check:
         return []
-    if not check["disabled"]:
-        return [f"limb check {check['roll']}: no limb disabled"]
-    return [
-        f"limb check {check['roll']}: {words.spoken(check['limb'])} disabled"
-        f" (limb roll {check['limb_roll']}, side roll {check['side_roll']})"
-    ]
+    # A roll the table was not asked for (nothing it could roll changed it, rules/dice.py `Dice.unasked`) names no
+    # die nobody rolled: 'limb check: no limb disabled (it could not succeed: 7 or more disables a limb, house rule)'.
+    certain = check.get("certain") or []
+    details = []
+    if "limb_check" in certain:
+        how = "could not fail" if check["disabled"] else "could not succeed"
+        details.append(f"it {how}: {check['target'] + 1} or more disables a limb, house rule")
+    said = "limb check" if "limb_check" in certain else f"limb check {check['roll']}"
+    if check["disabled"]:
+        rolls = [f"{name} roll {check[f'{name}_roll']}" for name in ("limb", "side") if name not in certain]
+        details += [", ".join(rolls)] if rolls else []
+        done = f"{words.spoken(check['limb'])} disabled"
+    else:
+        done = "no limb disabled"
+    return [f"{said}: {done}" + (f" ({'; '.join(details)})" if details else "")]
 
 
 def _wound_taken(event: Event) -> str:

@@ -399,3 +399,100 @@ def test_a_hit_below_mortal_says_its_reason_as_what_it_is_not_as_a_cause(lethali
         "death_at": None,
     }
     assert rules.describe(Event("CriticalHitTaken", data, 0)) == said
+
+
+# --- a roll the table was not asked for names no die (rules/dice.py `Dice.unasked`) --------------------------------
+
+
+def mako_hit(ask: bool, rolls: dict[str, list[int]]) -> list[str]:
+    """Mako, Body 10 (BTM -4), Luck 0: 30 points to the right leg are 11 on it (halved, BTM): crippled, a sever
+    check kept on a d10 of 1 or more (certain), a stun save against 9 (Serious), a death save against 10 (certain)."""
+    from random import Random
+
+    from rules.cyberpunk2020 import engine as cp
+    from rules.dice import Dice
+
+    rules = get_ruleset("cyberpunk2020")
+    state = cp.initial_state(cp.validate_attributes({"body": 10, "luck": 0}), cp.validate_options({}))
+    dice = Dice(rolls, rng=Random(1), ask=ask)
+    events = rules.decide(state, {"type": "damage", "damage": 30, "location": "right_leg"}, dice, 0)
+    return [rules.describe(event) for event in events]
+
+
+def test_rolls_the_table_was_not_asked_for_name_no_die() -> None:
+    """A tester with table dice "all" typed only the stun save and read "sever check 18 against 11: kept" and
+    "Death save: rolled 1 against 10, made": dice nobody at the table rolled."""
+    said = mako_hit(True, {"stun_save": [4]})
+    assert said[1:] == [
+        "Right leg crippled (11 points); sever check: kept (it could not fail: 11 needed, Body 10 + Luck 0 make it "
+        "whatever the d10).",
+        "Stun save: rolled 4 against 9, made.",
+        "Death save: made (it could not fail): survived.",
+    ]
+
+
+def test_rolls_the_server_rolled_or_the_gm_typed_name_their_die() -> None:
+    rolls = {"sever": [8], "stun_save": [4], "death_save": [1]}
+    for ask in (False, True):
+        assert mako_hit(ask, rolls)[1:] == [
+            "Right leg crippled (11 points); sever check 18 against 11: kept.",
+            "Stun save: rolled 4 against 9, made.",
+            "Death save: rolled 1 against 10, made: survived.",
+        ]
+
+
+def test_a_save_or_sever_check_that_could_not_succeed_says_so() -> None:
+    check = {"body": 6, "luck": 2, "roll": 3, "total": 11, "needed": 25, "kept": False, "certain": True}
+    crippled = Event("LimbCrippled", {"location": "left_leg", "location_damage": 25, "sever_check": check}, 0)
+    rules = get_ruleset("cyberpunk2020")
+    assert rules.describe(crippled) == (
+        "Left leg crippled (25 points); sever check: severed (it could not succeed: 25 needed, Body 6 + Luck 2 + a "
+        "d10 make 18 at most)."
+    )
+    save = {"roll": 4, "target": 0, "success": False, "certain": True, "cause": "every round", "dice": {}}
+    assert rules.describe(Event("StunSaveRolled", save, 0)) == "Stun save: failed (it could not succeed)."
+
+
+def test_dark_future_limb_rolls_the_table_was_not_asked_for_name_no_die() -> None:
+    """House rules "limb check target" 0 (every check disables) and "an arm up to" 6 (always an arm): with table
+    dice only the side is asked; the check and the limb name no die."""
+    from random import Random
+
+    from rules.darkfuture import engine as df
+    from rules.dice import Dice
+
+    rules = get_ruleset("darkfuture")
+    options = df.validate_options({"limb_check_target": 0, "limb_arm_up_to": 6})
+    state = df.initial_state(df.validate_attributes({"con": 8}), options)
+    body = {"type": "damage", "weapon_damage": 8}
+    given = {"damage": [6], "ko": [1], "stun": [1], "side": [5]}
+    asked = rules.describe(rules.decide(state, body, Dice(given, rng=Random(1), ask=True), 0)[0])
+    assert asked.endswith(
+        "; limb check: right arm disabled (it could not fail: 1 or more disables a limb, house rule; side roll 5)."
+    )
+    served = rules.describe(rules.decide(state, body, Dice({**given, "limb_check": [2], "limb": [3]}), 0)[0])
+    assert served.endswith("; limb check 2: right arm disabled (limb roll 3, side roll 5).")
+
+
+def test_setting_bones_the_table_was_not_asked_for_names_no_die() -> None:
+    rules = get_ruleset("cyberpunk2020")
+    data = {
+        "limb": "left_arm",
+        "medic": "Doc",
+        "total": 22,
+        "tech": 9,
+        "skill_level": 5,
+        "roll": 8,
+        "difficulty": 15,
+        "success": True,
+        "dice": {"set_bones": [8]},
+        "mend_weeks": 6,
+        "mends_at": 6 * 7 * 86_400,
+    }
+    set_ = rules.describe(Event("BonesSet", {**data, "certain": True}, 0))
+    assert set_.startswith(
+        "Doc needed 15, and TECH 9 + skill 5 make it whatever the d10: the left arm's bones set;"
+    )
+    assert rules.describe(Event("BonesSet", data, 0)).startswith(
+        "Doc rolled 22 against 15: the left arm's bones set;"
+    )
