@@ -198,9 +198,13 @@ def _body_of(changes: Any, fields: tuple[str, ...]) -> Mapping[str, Any]:
     return changes
 
 
+# How to act first while the clock waits (the board's button, the API's `POST /api/jobs/{id}/stop/`): said alike
+# on the web and in the API, without the job's id (words for people).
+STOP_HERE = 'press "Stop here" there (the job\'s stop in the API) to act first'
 CLOCK_WAITS = (
-    "the game clock waits for a roll: {character_name}'s {what} ({count}d{sides}); give it on the board, or let the "
-    "server roll the rest of the advance"
+    "the game clock waits for a roll: {character_name}'s {what} ({count}d{sides}); give it on the board, "
+    + STOP_HERE
+    + ", or let the server roll the rest of the advance"
 )
 
 
@@ -209,8 +213,9 @@ CLOCK_WAITS_AT_A_DEATH = (
     "let it happen"
 )
 CLOCK_WAITS_FOR_ROLLS = (
-    "the game clock waits for {count} rolls: {rolls}; give them on the board, stop the advance there, or let the "
-    "server roll the rest of the advance"
+    "the game clock waits for {count} rolls: {rolls}; give them on the board, "
+    + STOP_HERE
+    + ", or let the server roll the rest of the advance"
 )
 
 

@@ -133,8 +133,8 @@ def test_a_cyberpunk_death_save_waits_for_the_gm_and_ends_as_the_server_rolling_
     assert refused.status_code == 409
     assert refused.json() == {
         "clock": [
-            "the game clock waits for a roll: Ash's death save (1d10); give it on the board, or let the server "
-            "roll the rest of the advance"
+            'the game clock waits for a roll: Ash\'s death save (1d10); give it on the board, press "Stop here" '
+            "there (the job's stop in the API) to act first, or let the server roll the rest of the advance"
         ]
     }
 
@@ -426,7 +426,8 @@ def test_the_stun_saves_a_round_asks_of_two_characters_are_asked_at_once_and_giv
     assert refused.json() == {
         "clock": [
             "the game clock waits for 2 rolls: Ash's stun save (1d10), Bo's stun save (1d10); give them on the "
-            "board, stop the advance there, or let the server roll the rest of the advance"
+            'board, press "Stop here" there (the job\'s stop in the API) to act first, or let the server roll the '
+            "rest of the advance"
         ]
     }
 

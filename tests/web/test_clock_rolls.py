@@ -631,3 +631,25 @@ def test_stop_here_keeps_the_last_second_fired_and_says_so_when_that_is_the_star
         "on." in unescape(page)
     )
     assert Campaign.objects.get(pk=web.campaign_id).game_time == 60
+
+
+def test_an_action_refused_while_the_clock_waits_for_a_roll_names_stop_here(
+    db: None, django_user_model: Any
+) -> None:
+    """A tester acting while the clock waited for a roll read "give it on the board, or let the server roll the rest
+    of the advance": nothing said how to act first. The refusal names the board's "Stop here" (the API's job stop),
+    on the web as in the API."""
+    table = make_table(django_user_model, "cyberpunk2020", {"body": 6, "luck": 2}, {"table_dice": "all"})
+    assert table.act(CRIPPLED_LEG).status_code == 201
+    assert table.advance(turns=1).status_code == 202
+    web = make_web(table)
+    refused = web.gm.post(
+        f"/characters/{web.character_id}/act/note/",
+        {"key": "k-1", "p_text": "a tourniquet"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert refused.status_code == 409
+    assert (
+        'the game clock waits for a roll: Ash\'s death save (1d10); give it on the board, press "Stop here" there '
+        "(the job's stop in the API) to act first, or let the server roll the rest of the advance"
+    ) in unescape(refused.content.decode())
