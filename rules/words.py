@@ -231,10 +231,16 @@ def _entries(kind: str, number: int) -> str:
 
 
 def _taken_back(data: Mapping[str, Any]) -> str:
-    """What an undo or a revert took back, to end a sentence, each kind once in the order first taken:
-    'two wounds and a critical hit', 'a wound, first aid and a death save'."""
+    """What an undo or a revert took back, to end a sentence (`taken_back_words` of its types)."""
+    return taken_back_words(data.get("types", []))
+
+
+def taken_back_words(types: Iterable[str]) -> str:
+    """What an undo or a revert takes back, by the types of its events, to end a sentence, each kind once in the
+    order first taken: 'two wounds and a critical hit', 'a wound, first aid and a death save'. The one wording of
+    the entry that did it and of the revert's confirmation before it (`campaign.presenters.revert_said`)."""
     kinds: dict[str, int] = {}
-    for kind in data.get("types", []):
+    for kind in types:
         kinds[kind] = kinds.get(kind, 0) + 1
     said = [_entries(kind, number) for kind, number in kinds.items()]
     return " and ".join(filter(None, (", ".join(said[:-1]), *said[-1:])))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from campaign.ledger import eventstore
-from rules import game_dates
+from rules import game_dates, words
 from rules.ruleset import GM, NOTE_ADDED, PLAYER, TAKING_BACK, Ruleset, State, game_time_mark, named_event
 from rules.ruleset import Event as RuleEvent
 
@@ -159,31 +159,43 @@ REVERT_SHOWN = 5  # the entries a revert's confirmation names; the history has t
 
 
 def revert_said(
-    campaign: Campaign, name: str, version: int, firsts: list[Event], back: int
+    campaign: Campaign,
+    name: str,
+    version: int,
+    firsts: list[Event],
+    back: int,
+    taken: list[Event],
+    state: State | None = None,
 ) -> dict[str, str]:
     """The confirmation of "Make this the present" in words (`selectors.history.revert_takes`): how many of the
-    character's entries it takes back, by whom (the GM, the clock), the first few as the history sums them up, and
-    that GM notes go with them; `yes`, its button. GM notes are entries of the history like any other, and RULES.md's
-    revert takes back "every entry of the character after that version": the words say so, so that a GM copies a
-    note worth keeping first."""
+    character's entries it takes back and what they are, counted and named as the revert's own entry will name them
+    and the history will count them (`taken`, every row it takes back: `rules.words.taken_back_words`), by whom (the
+    GM, the clock), the first few standing ones as the history sums them up (a hit named by its place from `state`,
+    the character's present, as the history names it: `rules.ruleset.named_event`), and that GM notes go with them;
+    `yes`, its button. GM notes are entries of the history like any other, and RULES.md's revert takes back "every
+    entry of the character after that version": the words say so, so that a GM copies a note worth keeping first."""
     rules = campaign.rules
-    count = len(firsts)
-    if count == 0:
+    count = len(taken)
+    if not firsts:
         said = f"Nothing of {name}'s after event {version} stands: it was all taken back already."
     else:
-        by_clock = sum(1 for row in firsts if row.actor == "clock")
+        by_clock = sum(1 for row in taken if row.actor == "clock")
         whose = [
             f"{count - by_clock} by the GM" if count > by_clock else "",
             f"{by_clock} by the clock" if by_clock else "",
         ]
         lines = [
-            game_dates.dated(campaign.start, rules.summary(eventstore.to_rule_event(row))) for row in firsts
+            game_dates.dated(
+                campaign.start, rules.summary(named_event(rules, eventstore.to_rule_event(row), state, GM))
+            )
+            for row in firsts
         ]
-        more = f"; and {count - REVERT_SHOWN} more" if count > REVERT_SHOWN else ""
+        more = f"; and {len(firsts) - REVERT_SHOWN} more" if len(firsts) > REVERT_SHOWN else ""
         entries = "1 entry" if count == 1 else f"{count} entries"
+        what = words.taken_back_words(row.type for row in taken)
         said = (
-            f"Takes back {entries} of {name}'s after event {version}, {' and '.join(w for w in whose if w)}: "
-            f"{'; '.join(lines[:REVERT_SHOWN])}{more}."
+            f"Takes back {entries} of {name}'s after event {version} ({what}), "
+            f"{' and '.join(w for w in whose if w)}: {'; '.join(lines[:REVERT_SHOWN])}{more}."
         )
         notes = sum(1 for row in firsts if row.type == NOTE_ADDED)
         if notes:
@@ -203,7 +215,7 @@ def revert_said(
     said += " The game's time stays where it is."
     yes = (
         f"Yes, take back {'1 entry' if count == 1 else f'{count} entries'}"
-        if count
+        if firsts
         else "Yes, make this the present"
     )
     return {"said": said, "yes": yes}

@@ -227,10 +227,11 @@ def gm_notes(character: Character, version: int | None = None) -> list[dict[str,
     return [{"text": data["text"], "game_time": game_time} for data, game_time in reversed(latest)]
 
 
-def revert_takes(character: Character, version: int) -> tuple[list[Event], int]:
+def revert_takes(character: Character, version: int) -> tuple[list[Event], int, list[Event]]:
     """What "Make this the present" at `version` would take back, for its confirmation: the first row of each entry
     after it that stands (not already taken back), oldest first, as `rules.ruleset.reverted_rows` chooses them for the
-    revert itself; and how many entries an undo or a revert after it took back come back."""
+    revert itself; how many entries an undo or a revert after it took back come back; and every row the revert
+    takes back (`reverted_rows`: what its event lists, its result names and the history counts)."""
     rows = eventstore.stream_events(character.stream)
     voided_now = eventstore.voided_causes(rows)
     voided_then = eventstore.voided_causes(row for row in rows if row.version <= version)
@@ -240,7 +241,7 @@ def revert_takes(character: Character, version: int) -> tuple[list[Event], int]:
         if row.cause not in voided_now:
             firsts.setdefault(row.cause, row)
     back = voided_now - voided_then - {row.cause for row in after}
-    return list(firsts.values()), len(back)
+    return list(firsts.values()), len(back), after
 
 
 def death_of(character: Character, rules: Ruleset, version: int | None = None) -> Event | None:

@@ -124,12 +124,13 @@ def test_make_this_the_present_asks_first_saying_what_it_takes_back_notes_includ
     assert '<summary class="button-like">Make this the present</summary>' in confirm
     said = unescape(re.search(r'<p class="help" id="revert-said">([^<]*)</p>', confirm).group(1))
     assert said == (
-        "Takes back 3 entries of Ash's after event 1, 2 by the GM and 1 by the clock: 16 normal damage to the "
-        "torso: 14 points on the track; GM note: Bring a medkit; Died: bled out. 1 GM note written since is among "
+        "Takes back 5 entries of Ash's after event 1 (damage taken, a stun save, a death save, a GM note and a "
+        "death), 4 by the GM and 1 by the clock: 16 normal damage to the torso: 14 points on the track; GM note: "
+        "Bring a medkit; Died: bled out. 1 GM note written since is among "
         "them and it goes too (a revert takes back every entry after that moment): copy what you want to keep "
         "first. The game's time stays where it is."
     )
-    assert '<button type="submit" aria-describedby="revert-said">Yes, take back 3 entries</button>' in confirm
+    assert '<button type="submit" aria-describedby="revert-said">Yes, take back 5 entries</button>' in confirm
     # Nothing is taken back until the GM says yes.
     assert Character.objects.get(pk=cp2020_web.character_id).alive is False
     key = re.search(r'name="key" value="([^"]+)"', confirm).group(1)
@@ -137,6 +138,14 @@ def test_make_this_the_present_asks_first_saying_what_it_takes_back_notes_includ
     assert cp2020_web.gm.post(url, {"p_to_version": "1", "key": key}).status_code == 302
     character = Character.objects.get(pk=cp2020_web.character_id)
     assert (character.alive, character.dying) == (True, False)
+    # The revert's entry and the history count and name what the confirmation said (a tester read "Takes back 2
+    # entries" before a history of "Taken back: 4 entries").
+    present = _page(cp2020_web)
+    assert (
+        "Back to how it was after entry 1: took back damage taken, a stun save, a death save, a GM note and a death."
+        in unescape(present)
+    )
+    assert "Taken back: 5 entries" in present
     notes = re.search(r'<ul class="notes">(.*?)</ul>', _page(cp2020_web), re.S)
     assert notes is not None and "Version one." in notes.group(1) and "Bring a medkit" not in notes.group(1)
 
@@ -148,7 +157,7 @@ def test_make_this_the_present_says_what_an_undo_since_took_back_comes_back(cp20
     past = _page(cp2020_web, "?version=3")
     said = unescape(re.search(r'<p class="help" id="revert-said">([^<]*)</p>', past).group(1))
     assert said == (
-        "Takes back 1 entry of Ash's after event 3, 1 by the GM: Took back the latest entry: damage taken, a stun "
+        "Takes back 1 entry of Ash's after event 3 (an undo), 1 by the GM: Took back the latest entry: damage taken, a stun "
         "save and a death save. 1 entry taken back since then by an undo or a revert comes back. The "
         "game's time stays where it is."
     )
@@ -177,3 +186,34 @@ def test_an_entry_of_an_advance_taken_back_has_one_date_for_the_gm_and_the_playe
     page = cp2020_web.player.get(f"/characters/{cp2020_web.character_id}/").content.decode()
     player = [entry for entry in _entries(page) if "Stun damage healed" in entry]
     assert player == [f"{healed} taken back at 2020-01-01 00:00:00"]
+
+
+def test_make_this_the_present_names_a_critical_hit_by_its_place(sr2_web: Web) -> None:
+    """The confirmation named a treatment's hit "critical hit 1" where the history names its place: it names it from
+    the character's present state, as the history and the Undo button do (`rules.ruleset.named_event`)."""
+    wound = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [2], "death_time": [3]}
+    assert sr2_web.table.act({"type": "wound", "severity": "S", "rolls": wound}).status_code == 201
+    diagnose = {
+        "type": "diagnose",
+        "medic": "Doc",
+        "skill": 1,
+        "critical_hit": "ch1",
+        "rolls": {"diagnosis": [6]},
+    }
+    assert sr2_web.table.act(diagnose).status_code == 201
+    version = sr2_web.table.gm.get(sr2_web.table.character_url()).json()["version"]
+    treat = {
+        "type": "treat",
+        "critical_hit": "ch1",
+        "medic": "Doc",
+        "skill": 3,
+        "rolls": {"treatment": [9, 11, 1]},
+    }
+    assert sr2_web.table.act(treat).status_code == 201
+    said = unescape(
+        re.search(r'id="revert-said">([^<]*)</p>', _page(sr2_web, f"?version={version}")).group(1)
+    )
+    assert said.startswith(
+        f"Takes back 1 entry of Ash's after event {version} (a treatment), 1 by the GM: Doc treats critical hit 1 "
+        "to the chest: 2 successes; done 2053-01-01 00:05:00."
+    ), said

@@ -272,7 +272,7 @@ def _live_context(
         context["timers"] = _timers_shown(campaign, ruleset, state, data["timers"], now)
         if version is not None:  # "Make this the present" asks first, saying what it takes back
             context["revert"] = presenters.revert_said(
-                campaign, character.name, version, *history.revert_takes(character, version)
+                campaign, character.name, version, *history.revert_takes(character, version), character.state
             )
         context["notes"] = [
             {**n, "date": display.date_text(presenters.game_date(campaign, n.get("game_time")))}
