@@ -118,6 +118,21 @@ def read_date(raw: str) -> tuple[datetime, bool] | None:
     return moment, len(text) == len("2053-03-02")
 
 
+def by_the_minute(moment: datetime, now: datetime | None = None) -> tuple[datetime, str]:
+    """A moment to come said to the minute: the moment to say (its date is that moment's) and its time of day,
+    '14:33'. The minute is rounded up, never down, so that what is due at 00:00:39 never reads as 00:00, before the
+    campaign's now of 00:00:36; within `now`'s own minute it says the seconds instead ('00:00:39'), since the next
+    minute would be later than it is. The one way a time to the minute is said (the recovery's dates, its timeline)."""
+    if now is not None and moment.replace(second=0, microsecond=0) == now.replace(second=0, microsecond=0):
+        return moment, moment.strftime("%H:%M:%S")
+    if moment.second or moment.microsecond:
+        try:
+            moment = moment.replace(second=0, microsecond=0) + timedelta(minutes=1)
+        except OverflowError:  # the calendar's very last minute: its start is as near as it gets
+            moment = moment.replace(second=0, microsecond=0)
+    return moment, moment.strftime("%H:%M")
+
+
 def dated(start: str, text: str) -> str:
     """A ruleset's text with its marked game seconds written as in-world dates ('kills at 2053-01-01 00:30:00')."""
     return GAME_TIME_MARK.sub(lambda mark: date_words(start, int(mark.group(1))), text)

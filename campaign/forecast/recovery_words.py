@@ -33,9 +33,13 @@ if TYPE_CHECKING:
 
 
 def day_text(campaign: Campaign, seconds: int | None) -> str:
-    """A game date and time to the minute (a timer's time on the timeline): '2053-03-02 08:00'."""
-    iso = presenters.game_date(campaign, seconds)
-    return "" if not iso else iso[:16].replace("T", " ")
+    """A game date and time to the minute (a timer's time on the timeline): '2053-03-02 08:00', the minute rounded
+    up (`game_dates.by_the_minute`: a time to come never reads as one already past)."""
+    moment = None if seconds is None else game_datetime(campaign.start, seconds)
+    if moment is None:
+        return ""
+    moment, clock = game_dates.by_the_minute(moment)
+    return f"{moment:%Y-%m-%d} {clock}"
 
 
 def moment_text(campaign: Campaign, seconds: int | None) -> str:
@@ -61,16 +65,20 @@ NEAR = 2 * fc.DAY  # a date this close to now says its time of day too
 
 def date_words(campaign: Campaign, seconds: int, now: int) -> str:
     """A date as people say it: '26 February' (the year when it is not now's, the time of day when it is within
-    two days: '1 January 14:00')."""
+    two days: '1 January 14:00', its minute rounded up, or to the second within now's minute: '1 January 00:00:39',
+    never a time before now: `game_dates.by_the_minute`)."""
     start = campaign.start
     moment, today = game_datetime(start, seconds), game_datetime(start, now)
     if moment is None:
         return game_dates.BEYOND_THE_CALENDAR
+    near = seconds - now < NEAR
+    if near:
+        moment, clock = game_dates.by_the_minute(moment, today)
     text = game_dates.day_month(moment)
     if today is None or moment.year != today.year:
         text += f" {moment.year}"
-    if seconds - now < NEAR:
-        text += moment.strftime(" %H:%M")
+    if near:
+        text += f" {clock}"
     return text
 
 

@@ -198,3 +198,33 @@ def test_the_web_forms_refuse_a_start_with_a_time_zone_naming_it(sr2: Table) -> 
     assert board.status_code == 400
     assert message[:1].upper() + message[1:] in board.content.decode()
     assert Campaign.objects.get(pk=campaign.pk).options == campaign.options
+
+
+# --- a time to the minute never reads as before the campaign's now (rules.game_dates.by_the_minute) -------------
+
+
+def test_a_time_to_the_minute_rounds_up_or_says_its_seconds_within_now_s_minute() -> None:
+    """A tester read "stunned: out of the way by 1 January 00:00" with the campaign at 00:00:36: the minute was
+    cut down to before now."""
+    from datetime import datetime
+
+    from rules.game_dates import by_the_minute
+
+    now = datetime(2020, 1, 1, 0, 0, 36)
+    assert by_the_minute(datetime(2020, 1, 1, 0, 0, 39), now)[1] == "00:00:39"
+    assert by_the_minute(datetime(2020, 1, 1, 0, 1, 10), now)[1] == "00:02"
+    assert by_the_minute(datetime(2020, 1, 1, 0, 5), now)[1] == "00:05"
+    assert by_the_minute(datetime(2020, 1, 1, 23, 59, 30)) == (datetime(2020, 1, 2), "00:00")
+
+
+def test_the_recovery_s_dates_never_read_before_now() -> None:
+    from types import SimpleNamespace
+
+    from campaign.forecast.recovery_words import date_words, day_text
+
+    campaign: Any = SimpleNamespace(start="2020-01-01T00:00:00")
+    assert date_words(campaign, 39, 36) == "1 January 00:00:39"
+    assert date_words(campaign, 70, 36) == "1 January 00:02"
+    assert date_words(campaign, 86_399, 36) == "2 January 00:00"
+    assert date_words(campaign, 30 * 86_400 + 5, 36) == "31 January"
+    assert day_text(campaign, 39) == "2020-01-01 00:01"

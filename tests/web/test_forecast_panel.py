@@ -159,7 +159,8 @@ def test_dates_that_fall_on_one_moment_read_as_that_date(df_web: Web) -> None:
     one = forecast_panel.spread_words(campaign, fc.Spread(3600, 3600, 3600, 0.95), 0, "2020-02-01 00:00:00")
     assert one["when"] == "by 1 January 01:00"
     two = forecast_panel.spread_words(campaign, fc.Spread(3600, 4000, 7200, 1.0), 0, "2020-02-01 00:00:00")
-    assert two["when"] == "most likely by 1 January 01:06, at the latest by 1 January 02:00 (9 in 10)"
+    # 4,000 s is 01:06:40: "by" it is by 01:07, the minute rounded up (`rules.game_dates.by_the_minute`).
+    assert two["when"] == "most likely by 1 January 01:07, at the latest by 1 January 02:00 (9 in 10)"
 
 
 def test_the_survival_odds_are_shown_with_their_sampling_error(sr2_web: Web) -> None:
