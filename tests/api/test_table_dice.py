@@ -223,3 +223,25 @@ def test_the_rulesets_say_each_rolls_dice_and_how_a_pools_size_is_found(gm: Pers
     ]
     assert rulesets["darkfuture"]["clock_rolls"] == []
     assert all("table_dice" in item["option_help"] for item in rulesets.values())
+
+
+def test_the_answer_names_no_die_the_table_was_not_asked_for(db: None, django_user_model: Any) -> None:
+    """A tester with table dice "all" typed only Mako's stun save (Body 10, 30 damage to the right leg) and read
+    "sever check 18 against 11: kept" and "Death save: rolled 1 against 10, made": dice nobody rolled. Neither
+    could fail, so neither was asked; the words say so."""
+    table = table_in(django_user_model, "cyberpunk2020", {"body": 10, "luck": 0}, "all")
+    hit = {
+        "type": "damage",
+        "damage": 30,
+        "kind": "normal",
+        "location": "right_leg",
+        "rolls": {"stun_save": [4]},
+    }
+    answer = table.act(hit)
+    assert answer.status_code == 201, answer.content
+    assert answer.json()["said"] == (
+        "30 normal damage to the right leg (SP 0, BTM -4): 8 points on the track. Right leg crippled (11 points); "
+        "sever check: kept (it could not fail: 11 needed, Body 10 + Luck 0 make it whatever the d10). Stun save: "
+        "rolled 4 against 9, made. Death save: made (it could not fail): survived."
+    )
+    # The server's dice without table dice, or dice typed, read as before: tests/rules/test_words.py.
