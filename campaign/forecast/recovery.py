@@ -200,7 +200,11 @@ NOBODY_TREATS = (
 
 
 def _anyone_can_act(rules: Ruleset, characters: Sequence[Character]) -> bool:
-    """Whether a character of the campaign can act now, a medic for someone (`rules.ruleset.out_of_action`)."""
+    """Whether a character of the campaign can act now, a medic for someone (`rules.ruleset.out_of_action`). Where
+    the ruleset's care is the GM's alone (Dark Future's `recover`: no medic), always: the GM brings round a
+    character knocked out even when nobody else stands."""
+    if rc.medic_skills(rules) is None:
+        return True
     return any(out_of_action(rules, character.state) is None for character in characters)
 
 

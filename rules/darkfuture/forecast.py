@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rules.darkfuture import tables
+from rules.darkfuture.engine import ko_ends_at
 from rules.forecast import ForecastRules, Injury, Known, WhatIf
 from rules.ruleset import State
 
@@ -25,6 +26,12 @@ def _con_lost(state: State) -> int:
 
 def _knocked_out(state: State) -> int:
     return int(state["knocked_out_by_roll"])
+
+
+def knock_out_care(state: State) -> str | None:
+    """Why a knock-out from a roll needs care: it ends by the GM's `recover` alone (RULES.md, "Recovery"), unless
+    the campaign's `ko_lasts_seconds` ends it on the clock (then it is dated, like any timer)."""
+    return None if ko_ends_at(state) is not None else KNOCK_OUT_CARE
 
 
 def _limb(limb: str) -> Callable[[State], int]:
@@ -42,7 +49,7 @@ def injuries(state: State) -> list[Injury]:
         what = f"CON {con['current']} of {con['initial']} ({lost} lost)"
         found.append(Injury("con", what, _con_lost, con["initial"]))
     if state["knocked_out_by_roll"]:
-        found.append(Injury("knocked_out", "knocked out", _knocked_out, 1, KNOCK_OUT_CARE))
+        found.append(Injury("knocked_out", "knocked out", _knocked_out, 1, knock_out_care(state)))
     for limb in tables.LIMBS:
         if limb in state["disabled_limbs"]:
             found.append(Injury(limb, f"{limb.replace('_', ' ')} disabled", _limb(limb), 1, LIMB_CARE))

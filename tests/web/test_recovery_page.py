@@ -372,12 +372,13 @@ DISABLED_ARM = {
 
 def test_dark_future_offers_the_gms_recover_only_for_a_disabled_limb(df_web: Web) -> None:
     """Dark Future has no medic's care (RULES.md): CON comes back with rest, a disabled limb with the GM's recover.
-    Ash, short of CON alone, has no what-if; Bo, with a disabled arm, has the recover, said as what it does."""
+    Ash, short of CON alone, has no what-if; Bo, knocked out with a disabled arm, has the recover, said as what it
+    does."""
     assert df_web.table.act(THREE_LOST).status_code == 201
     assert what_ifs_offered(df_web) == []
     bo = teammate(df_web.table, "Bo", {"con": 8})
     assert df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", DISABLED_ARM).status_code == 201
-    assert what_ifs_offered(df_web) == ["Bo recovered now (right arm restored)"]
+    assert what_ifs_offered(df_web) == ["Bo recovered now (comes round, right arm restored)"]
 
 
 def test_dark_futures_recover_what_if_says_the_course_with_the_limb_restored(df_web: Web) -> None:
@@ -388,7 +389,7 @@ def test_dark_futures_recover_what_if_says_the_course_with_the_limb_restored(df_
     assert df_web.table.gm.post(f"/api/characters/{bo['id']}/actions/", DISABLED_ARM).status_code == 201
     html = df_web.gm.get(page(df_web, f"?with=treat:{bo['id']}"), **HTMX).content.decode()
     answers = re.findall(r'<ul class="recovery-what-ifs"><li><strong>([^<]*)</strong>: ([^<]*)</li>', html)
-    assert answers == [("With Bo recovered now (right arm restored)", "all fit by 5 February")]
+    assert answers == [("With Bo recovered now (comes round, right arm restored)", "all fit by 5 February")]
 
 
 def test_cyberpunk_offers_no_treatment_to_a_character_medical_tech_treats_already(cp2020_web: Web) -> None:
@@ -805,3 +806,36 @@ def test_an_all_fit_party_draws_no_chart_and_says_why(df_web: Web) -> None:
     hurt = df_web.gm.get(page(df_web)).content.decode()
     assert 'class="recovery-chart"' in hurt and "recovery-no-chart" not in hurt
     assert hurt.count('<rect class="lane"') == 2
+
+
+KNOCKED_OUT = {"type": "damage", "weapon_damage": 4, "rolls": {"damage": [6], "ko": [5]}}  # 4 of 8 left: KO
+
+
+def test_dark_future_a_knock_out_from_a_roll_needs_the_gms_recover_on_the_party_panel_as_on_the_forecast(
+    df_web: Web,
+) -> None:
+    """Tester's report: knocked out by a roll, no limb hurt, the party panel and the phone read "fit for action by
+    29 January" while the character page's forecast said "knocked out: not without care". RULES.md: a knock-out from
+    a roll ends by action `recover` alone, so both say it needs the GM's recover, in the same words."""
+    assert df_web.table.act(KNOCKED_OUT).status_code == 201
+    for reader in (df_web.gm, df_web.player):
+        html = reader.get(page(df_web), **HTMX).content.decode()
+        assert "<strong>Ash</strong>: fit for action only once cared for (below)" in html
+        assert (
+            "<li>knocked out: needs care. A knock-out from a roll lasts until the GM says they come round.</li>"
+            in (html)
+        )
+        assert "fit for action by" not in html
+        forecast = reader.get(f"/characters/{df_web.character_id}/forecast/", **HTMX).content.decode()
+        assert (
+            '<strong>knocked out</strong>:\n      not without care. <span class="muted">A knock-out from a roll lasts '
+            "until the GM says they come round.</span>"
+        ) in forecast
+    assert what_ifs_offered(df_web) == ["Ash recovered now (comes round)"]
+    html = df_web.gm.get(page(df_web, f"?with=treat:{df_web.character_id}"), **HTMX).content.decode()
+    answers = re.findall(r'<ul class="recovery-what-ifs"><li><strong>([^<]*)</strong>: ([^<]*)</li>', html)
+    assert answers == [("With Ash recovered now (comes round)", "all fit by 22 January")]
+    # Come round, CON alone stands in the way: dated on the panel and the forecast alike.
+    assert df_web.table.act({"type": "recover", "knocked_out": True}).status_code == 201
+    html = df_web.gm.get(page(df_web), **HTMX).content.decode()
+    assert "<strong>Ash</strong>: fit for action by 22 January" in html
