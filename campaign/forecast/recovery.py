@@ -37,7 +37,7 @@ MEDIC = "medic"  # medic:<skill>
 REMEDIES = ("replace", "accept", "set")
 ALL_ASKED = "all_of_these"
 WHAT_IFS_FOR_GM = "ask the party's what-ifs"
-CACHE_FORMAT = 3  # bump when an answer's shape or words change
+CACHE_FORMAT = 4  # bump when an answer's shape or words change
 MAX_WHAT_IFS = 4  # one request simulates the party once per what-if, and once more for all of them at once
 
 
@@ -363,6 +363,31 @@ def _party(names: Sequence[str], members: Sequence[rc.Character], counts: Sequen
     return Party(spread, rc.NOT_BY_HORIZON, len(living), blockers, dead, npcs, exact)
 
 
+# Of two remedies for one thing (a character's limb or hit), the combined what-if takes the one that clears it
+# soonest: a replacement at once, the GM's Accept at once (the hit stays, with its modifier), bones set only
+# `bone_mend_weeks` later. A limb is never both set and replaced (docs/recovery.md, "What-ifs").
+REMEDY_PREFERENCE = ("replace", "accept", "set")
+
+
+def compatible(asked: Sequence[str]) -> list[str]:
+    """The asked what-ifs that go together, in the order asked: of the remedies for one character's same limb or
+    hit, only the one that clears it soonest (`REMEDY_PREFERENCE`); the one left out is still answered alone."""
+    best: dict[str, str] = {}
+    for key in asked:
+        kind, _, thing = key.partition(":")
+        if kind in REMEDY_PREFERENCE:
+            kept = best.get(thing)
+            if kept is None or REMEDY_PREFERENCE.index(kind) < REMEDY_PREFERENCE.index(
+                kept.partition(":")[0]
+            ):
+                best[thing] = key
+    return [
+        key
+        for key in asked
+        if key.partition(":")[0] not in REMEDY_PREFERENCE or best[key.partition(":")[2]] == key
+    ]
+
+
 def _what_ifs_for(
     rules: Ruleset, keys: Sequence[str], characters: Sequence[Character], now: int
 ) -> dict[int, list[fc.WhatIf]]:
@@ -459,9 +484,10 @@ def party_recovery(
     labels = dict(menu(campaign, characters)) if not player else {}
     asked = [key for key in what_ifs if key in labels] if not player else []
     plans = [(key, f"with {labels[key]}", [key]) for key in asked]
-    if len(asked) > 1:
-        together = ", ".join(labels[key] for key in asked[:-1]) + f" and {labels[asked[-1]]}"
-        plans.append((ALL_ASKED, f"with {together}, all at once", asked))
+    combined = compatible(asked)
+    if len(combined) > 1:
+        together = ", ".join(labels[key] for key in combined[:-1]) + f" and {labels[combined[-1]]}"
+        plans.append((ALL_ASKED, f"with {together}, all at once", combined))
     for key, label, keys in plans:
         each = _what_ifs_for(rules, keys, characters, now)
         results = []

@@ -22,6 +22,8 @@ MEDIC_TECH = 6
 MEDIC_SKILL = 4
 UNTREATED_CARE = "untreated wounds do not heal: they need first aid or medical tech"
 LIMB_CARE = "a crippled limb needs its bones set, or a replacement"
+# A severed limb has no bones to set (RULES.md, `set_bones` and `replace_limb`): a replacement alone.
+SEVERED_CARE = "a severed limb cannot be set. It needs a replacement"
 
 
 def _points(count: int) -> str:
@@ -41,6 +43,11 @@ def _limb(limb: str) -> Callable[[State], int]:
         return int(state["locations"][limb]["crippled"])
 
     return amount
+
+
+def limb_care(place: dict[str, Any]) -> str:
+    """Why a limb crippled or severed, its bones not set, needs care: a severed one only a replacement mends."""
+    return SEVERED_CARE if place["severed"] else LIMB_CARE
 
 
 def injuries(state: State) -> list[Injury]:
@@ -65,8 +72,9 @@ def injuries(state: State) -> list[Injury]:
         place = state["locations"][limb]
         if place["crippled"]:
             # Bones set mend on their own (the `bone_mend` timer): dated, not "not without care".
-            care = None if place.get("mends_at") is not None else LIMB_CARE
-            found.append(Injury(limb, f"crippled {limb.replace('_', ' ')}", _limb(limb), 1, care))
+            care = None if place.get("mends_at") is not None else limb_care(place)
+            how = "severed" if place["severed"] else "crippled"
+            found.append(Injury(limb, f"{how} {limb.replace('_', ' ')}", _limb(limb), 1, care))
     return found
 
 

@@ -78,7 +78,7 @@ def obstacles(state: State) -> list[Injury]:
             # Bones set mend on their own: the clock's `bone_mend` timer, `bone_mend_weeks` after the setting.
             mending = place.get("mends_at") is not None
             what = f"the {how} {limb.replace('_', ' ')}" + (" (bones set)" if mending else "")
-            found.append(Injury(limb, what, _limb(limb), 1, None if mending else cp.LIMB_CARE))
+            found.append(Injury(limb, what, _limb(limb), 1, None if mending else cp.limb_care(place)))
     return found
 
 

@@ -350,11 +350,8 @@ def test_the_dead_are_listed_and_a_crippling_hit_replaced_or_accepted_gives_the_
     ] + [{"with": f"medic:{n}", "label": f"a medic of skill {n} treating everyone now"} for n in range(1, 13)]
     # Each what-if names what changes for whom, and each gives the living a date (the physical damage's healing).
     labels = [w["label"] for w in data["what_ifs"]]
-    assert labels == [
-        "with Ash's spine replaced",
-        "with Ash's crippled spine accepted by the GM",
-        "with Ash's spine replaced and Ash's crippled spine accepted by the GM, all at once",
-    ]
+    # Never both at once: a hit is replaced or accepted (docs/recovery.md, "What-ifs").
+    assert labels == ["with Ash's spine replaced", "with Ash's crippled spine accepted by the GM"]
     for what_if in data["what_ifs"]:
         fit = what_if["all_fit"]
         assert fit["p50"] is not None and fit["p90"] is not None and fit["p50"] <= fit["p90"], what_if
@@ -622,10 +619,11 @@ def test_a_cyberpunk_crippled_limb_has_a_bones_set_what_if_beside_its_replacemen
         {"with": f"replace:{ash}:left_leg", "label": "Ash's left leg replaced"},
     ]
     assert data["party"]["text"] == "not all fit until cared for: Ash: the crippled left leg needs care"
+    # Each alone; never both at once (tester's report: "with Rook's right arm set and Rook's right arm replaced,
+    # all at once"): a limb is set or replaced, and together they are the replacement alone, already answered.
     assert [(w["label"], w["text"]) for w in data["what_ifs"]] == [
         ("with Ash's left leg set", "all fit by 12 February"),
         ("with Ash's left leg replaced", "all fit by 5 January"),
-        ("with Ash's left leg set and Ash's left leg replaced, all at once", "all fit by 5 January"),
     ]
     # A setting that failed may be tried again a game day later: not offered until then.
     assert (
@@ -659,4 +657,70 @@ def test_a_date_in_words_that_is_no_date_is_a_400_naming_both_shapes(df: Table, 
     assert (answer.status_code, answer.json()) == (
         400,
         {"by": [f"expected a game date such as 2053-03-02 or 2 March 2053, got {by}"]},
+    )
+
+
+SEVER_RIGHT_ARM = {  # 40 to the right arm: halved to 20, less BTM 2 is 18; Body 6 + Luck 2 + 1 < 18: severed
+    "type": "damage",
+    "damage": 40,
+    "location": "right_arm",
+    "rolls": {"sever": [1], "stun_save": [1], "death_save": [1]},
+}
+STABILIZE_RIGHT_ARM = {"type": "stabilize", "target": "limb:right_arm", "skill": "first_aid", "total": 15}
+
+
+def test_a_severed_limb_needs_a_replacement_and_a_combined_what_if_never_sets_and_replaces_one_limb(
+    cp2020: Table,
+) -> None:
+    """Tester's report: a severed arm read "needs care. A crippled limb needs its bones set, or a replacement." (a
+    severed limb has no bones to set: RULES.md, `set_bones`), and the combined what-if read "with Rook's right arm
+    set and Rook's right arm replaced, all at once". A severed limb needs a replacement; all at once takes, for
+    each limb, the one that clears it soonest: the replacement (docs/recovery.md, "What-ifs")."""
+    from tests.api.test_cyberpunk2020 import STABILIZED_LEG
+
+    ash = cp2020.character["id"]
+    for step in STABILIZED_LEG:
+        assert cp2020.act(step).status_code == 201
+    assert (
+        cp2020.act({"type": "treat", "skill": "medical_tech", "medic": "Doc", "total": 15}).status_code == 201
+    )
+    rook = teammate(cp2020, "Rook", {"body": 6, "luck": 2})["id"]
+    for action in (SEVER_RIGHT_ARM, STABILIZE_RIGHT_ARM):
+        said = cp2020.gm.post(f"/api/characters/{rook}/actions/", action)
+        assert said.status_code == 201, said.content
+    for step in ({"type": "treat", "skill": "medical_tech", "medic": "Doc", "total": 15},):
+        assert cp2020.gm.post(f"/api/characters/{rook}/actions/", step).status_code == 201
+    asked = f"set:{ash}:left_leg,replace:{ash}:left_leg,replace:{rook}:right_arm"
+    data = cp2020.gm.get(url(cp2020, f"?with={asked}")).json()
+    rooks = next(c for c in data["characters"] if c["name"] == "Rook")
+    assert [w["text"] for w in rooks["in_the_way"]] == [
+        "the wound track: 8 points, 4 points over Light: out of the way by 5 January",
+        "the severed right arm: needs care. A severed limb cannot be set. It needs a replacement.",
+    ]
+    assert data["what_if_menu"] == [
+        {"with": f"set:{ash}:left_leg", "label": "Ash's left leg set"},
+        {"with": f"replace:{ash}:left_leg", "label": "Ash's left leg replaced"},
+        {"with": f"replace:{rook}:right_arm", "label": "Rook's right arm replaced"},
+    ]
+    assert [(w["label"], w["text"]) for w in data["what_ifs"]] == [
+        (
+            "with Ash's left leg set",
+            "still not all fit until cared for: Rook: the severed right arm needs care",
+        ),
+        (
+            "with Ash's left leg replaced",
+            "still not all fit until cared for: Rook: the severed right arm needs care",
+        ),
+        (
+            "with Rook's right arm replaced",
+            "still not all fit until cared for: Ash: the crippled left leg needs care",
+        ),
+        ("with Ash's left leg replaced and Rook's right arm replaced, all at once", "all fit by 5 January"),
+    ]
+    # The character page's forecast says the same of the arm.
+    forecast = cp2020.gm.get(f"/api/characters/{rook}/forecast/").json()
+    arm = next(i for i in forecast["items"] if i["what"] == "severed right arm")
+    assert (arm["note"], arm["care"]) == (
+        "not without care",
+        "a severed limb cannot be set. It needs a replacement",
     )
