@@ -51,13 +51,16 @@ ROUND_RUNS = 100  # a time-boxed forecast's first round of futures (docs/forecas
 @dataclass(frozen=True)
 class Injury:
     """One injury the forecast follows. `amount(state)` is what is left of it (boxes, points; 0 is healed) out of
-    `most`; `care` says why the rules never let it heal untreated in this state ("not without care"), or None."""
+    `most`; `care` says why the rules never let it heal untreated in this state ("not without care"), or None;
+    `need`, what care it needs in words where "needs care" says too little ("needs to be stabilized": the party's
+    recovery says it)."""
 
     key: str
     what: str
     amount: Callable[[State], int]
     most: int
     care: str | None = None
+    need: str | None = None
 
 
 @dataclass(frozen=True)
@@ -876,13 +879,15 @@ def sampling_margin(share: float, runs: int) -> float:
 
 @dataclass(frozen=True)
 class Item:
-    """One injury's outlook. `note`: "not without care" (its `care` says why) or "unknown until diagnosed"."""
+    """One injury's outlook. `note`: "not without care" (its `care` says why, its `need` what care, if said) or
+    "unknown until diagnosed"."""
 
     key: str | None
     what: str
     when: Spread | None
     note: str | None = None
     care: str | None = None
+    need: str | None = None
 
 
 @dataclass(frozen=True)
@@ -923,7 +928,7 @@ def outlook(
     items = []
     for index, injury in enumerate(injuries):
         if untreated and injury.care is not None:
-            items.append(Item(injury.key, injury.what, None, NOT_WITHOUT_CARE, injury.care))
+            items.append(Item(injury.key, injury.what, None, NOT_WITHOUT_CARE, injury.care, injury.need))
         else:
             items.append(
                 Item(injury.key, injury.what, spread([(f.healed_at[index], f.count) for f in futures]))

@@ -173,6 +173,20 @@ def character(
             else item
             for index, (item, injury) in enumerate(zip(items, found, strict=True))
         ]
+    module = BY_RULESET[rules.slug]
+    if untreated:
+        # What waits for care has no date of its own (the untreated futures of the dying all die): said so.
+        waiting = module.waits_for(state) if hasattr(module, "waits_for") else None
+        if waiting is not None:
+            items = [
+                replace(item, note=waiting)
+                if item.note is None and (item.when is None or item.when.p50 is None)
+                else item
+                for item in items
+            ]
+        # The GM's reasons may say more than a player's (a Cyberpunk time of death): a player's never do.
+        more = {} if player or not hasattr(module, "gm_care") else module.gm_care(state, now)
+        items = [replace(item, care=more[item.key]) if item.key in more else item for item in items]
     cared = untreated and any(injury.care is not None for injury in found)
     times: Times = [(f.full_at, f.count) for f in futures]
     # Care the player can see comes first (docs/recovery.md, "Secrecy"): whatever the hidden hits are, the character
@@ -184,7 +198,10 @@ def character(
     else:
         fit = fc.spread(times)
         note = NOT_BY_HORIZON if fit.p50 is None else None
-    return Character(None, fit, note, items, known.unknown, times, len(futures) == 1, futures)
+    # One future is exact, unless a roll at the table stands in the way that the futures do not roll (a
+    # stabilization of the dying): then no date is "certain".
+    exact = len(futures) == 1 and not (hasattr(module, "uncertain") and module.uncertain(state))
+    return Character(None, fit, note, items, known.unknown, times, exact, futures)
 
 
 def _care_after(index: int, injury: fc.Injury, futures: Sequence[fc.Future]) -> str | None:
@@ -288,8 +305,10 @@ def timers_due(rules: Ruleset, state: State, now: int) -> list[tuple[int, str]]:
     part). One in the past is due now."""
     if not state["alive"]:
         return []
+    # A player never reads a time of death, nor sees it marked (a Cyberpunk dying character's).
+    secret = getattr(BY_RULESET[rules.slug], "SECRET_TIMERS", frozenset()) if player else frozenset()
     return sorted(
         (max(now, timer.due), rules.timer_words(state, timer))
         for timer in rules.timers(state)
-        if not timer.per_round
+        if not timer.per_round and timer.kind not in secret
     )

@@ -311,7 +311,11 @@ def _blockers(name: str, outlook: rc.Character) -> list[str]:
     futures still have in the way a year on (with the reason the rules never clear it alone, if any)."""
     if outlook.note == rc.NOT_WITHOUT_CARE:
         # Named only: each is explained under the character (`recovery_words.item_text`), never twice in a row.
-        return [f"{name}: {item.what} needs care" for item in outlook.items if item.care]
+        return [
+            f"{name}: {item.what}, {item.need}" if item.need else f"{name}: {item.what} needs care"
+            for item in outlook.items
+            if item.care
+        ]
     if outlook.status is not None or outlook.note is not None and outlook.note != rc.NOT_BY_HORIZON:
         return []
     if outlook.dies >= 0.5:

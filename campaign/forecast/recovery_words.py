@@ -126,7 +126,10 @@ def _fit_text(recovery: Recovery, outlook: rc.Character) -> str:
     if outlook.status == rc.FIT_NOW:
         return "fit for action now"
     if outlook.note == rc.NOT_WITHOUT_CARE:
-        return "fit for action only once cared for (below)"
+        # What care says more than "needs care" comes first (a dying character: "dying, needs to be stabilized").
+        first = next((item for item in outlook.items if item.need and item.note == rc.NOT_WITHOUT_CARE), None)
+        said = f"{first.what}, {first.need}; " if first else ""
+        return f"{said}fit for action only once cared for (below)"
     if outlook.note == rc.UNKNOWN_UNTIL_DIAGNOSED:
         return UNKNOWN_ONE
     if outlook.fit is None or outlook.fit.p50 is None:
@@ -140,7 +143,8 @@ def lane_text(recovery: Recovery, member: Member) -> str:
     if outlook.status is not None:
         return f"{name}: {'fit now' if outlook.status == rc.FIT_NOW else outlook.status}"
     if outlook.note == rc.NOT_WITHOUT_CARE:
-        return f"{name}: needs care"
+        first = next((item for item in outlook.items if item.need and item.note == rc.NOT_WITHOUT_CARE), None)
+        return f"{name}: {first.what}, {first.need}" if first else f"{name}: needs care"
     if outlook.fit is None or outlook.fit.p50 is None:
         return f"{name}: {outlook.note or 'not within a year'}"
     return f"{name}: {most_likely(recovery.exact)}fit by {date_words(recovery.campaign, outlook.fit.p50, recovery.as_of)}"
@@ -151,8 +155,10 @@ def item_text(recovery: Recovery, item: fc.Item) -> str:
     needs care says why after it: 'the chest's crippling hit (spine): needs care. A crippling hit never heals on
     its own. It needs a replacement, healing magic, or the GM's Accept.'."""
     if item.note == rc.NOT_WITHOUT_CARE:
-        # The why in short sentences of its own, never in parentheses (it may hold sentences).
-        return f"{item.what}: needs care. {capital(item.care)}." if item.care else f"{item.what}: needs care"
+        # The why in short sentences of its own, never in parentheses (it may hold sentences); what care, where
+        # "needs care" says too little ("dying: needs to be stabilized.").
+        need = item.need or "needs care"
+        return f"{item.what}: {need}. {capital(item.care)}." if item.care else f"{item.what}: {need}"
     if item.note is not None:
         return f"{item.what}: {item.note}"
     if item.when is None or item.when.p50 is None:

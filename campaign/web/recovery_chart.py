@@ -124,14 +124,14 @@ def draw(recovery: rv.Recovery, timers: dict[int, list[tuple[int, str]]]) -> Cha
         outlook = member.outlook
         top = y + TITLE
         bars = []
-        rows = [(item.what, item.when, item.note) for item in outlook.items]
-        rows += [(what, None, rc.UNKNOWN_UNTIL_DIAGNOSED) for what in outlook.unknown]
-        for index, (what, when, note) in enumerate(rows):
+        rows = [(item.what, item.when, item.note, item.need) for item in outlook.items]
+        rows += [(what, None, rc.UNKNOWN_UNTIL_DIAGNOSED, None) for what in outlook.unknown]
+        for index, (what, when, note, need) in enumerate(rows):
             row_y = top + index * ROW + 2
             if note is not None or when is None or when.p50 is None:
                 css = "bar unknown" if note == rc.UNKNOWN_UNTIL_DIAGNOSED else "bar care"
                 words = (
-                    "needs care"
+                    need or "needs care"
                     if note == rc.NOT_WITHOUT_CARE
                     else note or f"{rw.most_likely(recovery.exact)}not within a year"
                 )

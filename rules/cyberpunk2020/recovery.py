@@ -1,8 +1,10 @@
 """Cyberpunk 2020: what stands between a character and "fit for action" (docs/rules/README.md;
 docs/recovery.md).
 
-Fit: the wound track at Light or better (4 points or fewer), not stunned, and no crippled or severed limb that is
-neither mended nor replaced. A limb whose bones are set mends on its own when its `bone_mend` timer fires
+Fit: not dying, the wound track at Light or better (4 points or fewer), not stunned, and no crippled or severed limb
+that is neither mended nor replaced. Dying comes first: the clock kills at the time of death unless a doctor
+stabilizes the character, so nothing else has a date until then, and the words say no time of death to a player
+(docs/rules/cyberpunk2020.md, "What players see"; the GM's say it: `gm_care`). A limb whose bones are set mends on its own when its `bone_mend` timer fires
 (`bone_mend_weeks` after the setting), so it is dated; one not yet set needs care. The party's what-ifs are the
 forecast's menu (`rules.cyberpunk2020.forecast`): the medic's treatment, with the medic's skill set to a level the GM
 picks; and for a crippled limb its bones set or a replacement (`remedies`). Cyberpunk has no hospital of its own.
@@ -16,8 +18,10 @@ from typing import Any
 from rules.cyberpunk2020 import forecast as cp
 from rules.cyberpunk2020 import tables
 from rules.cyberpunk2020.engine import limbs_awaiting_stabilization, treatment_refused
+from rules.cyberpunk2020.view import SAVED_BY, death_at
 from rules.forecast import Injury, WhatIf
 from rules.ruleset import State
+from rules.words import duration, unless
 
 LIGHT = tables.WOUND_LEVELS[0][1]  # the most points still Light
 MEDIC_SKILLS = (1, 10)
@@ -26,6 +30,18 @@ MEDIC_SKILLS = (1, 10)
 FAILED_CARE = (
     "the treatment failed, and untreated wounds do not heal. A failed treatment may be tried again {when}"
 )
+
+
+# A dying character (a failed death save from real damage, or a crippled head): first in the way, in words without
+# the time of death (a player's), said after "dying: needs to be stabilized.". Short sentences (docs/recovery.md).
+DYING_NEED = "needs to be stabilized"
+DYING_CARE = "a dying character dies unless a doctor stabilizes them. Only medical tech can"
+# Timers whose moment a player may not read on the party's timeline: the time of death.
+SECRET_TIMERS = frozenset({"death"})
+
+
+def _dying(state: State) -> int:
+    return int(state["dying"])
 
 
 def _over_light(state: State) -> int:
@@ -54,8 +70,34 @@ def _untreated_care(state: State) -> str:
     return FAILED_CARE.format(when=when)
 
 
+def uncertain(state: State) -> bool:
+    """Whether a roll at the table stands in the way, which the untreated futures do not roll: a stabilization of
+    the dying, or the death saves of a crippled limb bleeding. No date is then "certain", even when
+    every future of the clock alone is the same (docs/recovery.md, "Exact or sampled")."""
+    return bool(state["dying"] or limbs_awaiting_stabilization(state))
+
+
+def waits_for(state: State) -> str | None:
+    """What an undated obstacle waits for, said instead of "still in the way a year from now" (the untreated
+    futures of the dying all die): "no date until stabilized"."""
+    return f"no date until {SAVED_BY}" if state["dying"] else None
+
+
+def gm_care(state: State, now: int) -> dict[str, str]:
+    """The GM's reason for what needs care, where it says more than the player's: the dying's time of death."""
+    if not state["dying"]:
+        return {}
+    at = death_at(state, now)
+    if at is None:
+        return {}
+    when = "at the next advance" if at <= now else f"in about {duration(at - now)}"
+    return {"dying": f"dies {when} {unless(SAVED_BY)}. Only medical tech can stabilize them"}
+
+
 def obstacles(state: State) -> list[Injury]:
     found = []
+    if state["dying"]:
+        found.append(Injury("dying", "dying", _dying, 1, DYING_CARE, DYING_NEED))
     over = _over_light(state)
     if over:
         # Minor wounds stop counting a day after they were taken; the rest waits for a treatment's healing rate.

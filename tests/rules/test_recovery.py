@@ -429,3 +429,31 @@ def test_a_party_of_many_has_more_joint_futures_than_a_float_holds() -> None:
     # Each is fit on day 1 in half the futures and on day 2 in the rest, so all are fit on day 2.
     party = [[(DAY, 500), (2 * DAY, 500)] for _ in range(120)]
     assert rc.party_spread(party) == fc.Spread(2 * DAY, 2 * DAY, 2 * DAY, 1.0)
+
+
+def test_a_dying_cyberpunk_character_is_first_in_the_way_and_never_certain() -> None:
+    """Body 6: 2 points, then 40 to the torso (38 more: 40, Mortal 6), both saves failed: stunned and dying. Every
+    untreated future dies at the end of the turn, one branch, yet a stabilization stands in the way: not exact. The
+    player's words name no time of death; the GM's do; the player's timeline marks no death."""
+    rules = get_ruleset("cyberpunk2020")
+    state = _cyberpunk(
+        (0, {"type": "damage", "damage": 4, "location": "torso"}, {"stun_save": [1], "death_save": [1]}),
+        (0, {"type": "damage", "damage": 40, "location": "torso"}, {"stun_save": [10], "death_save": [10]}),
+    )
+    assert (state["damage"], state["stunned"], state["dying"], state["death_at"]) == (40, True, True, 30)
+    player = rc.character(rules, state, 6, player=True, runs=50)
+    gm = rc.character(rules, state, 6, player=False, runs=50)
+    for outlook in (player, gm):
+        assert (outlook.note, outlook.exact, outlook.dies) == (rc.NOT_WITHOUT_CARE, False, 1.0)
+        assert [(i.what, i.note, i.need) for i in outlook.items] == [
+            ("dying", fc.NOT_WITHOUT_CARE, "needs to be stabilized"),
+            ("the wound track: 40 points, 36 points over Light", fc.NOT_WITHOUT_CARE, None),
+            ("stunned", "no date until stabilized", None),
+        ]
+    assert (
+        player.items[0].care
+        == "a dying character dies unless a doctor stabilizes them. Only medical tech can"
+    )
+    assert gm.items[0].care == "dies in about 24 s unless stabilized. Only medical tech can stabilize them"
+    assert rc.timers_due(rules, state, 6, player=True) == []
+    assert rc.timers_due(rules, state, 6, player=False) == [(30, "dies unless stabilized")]

@@ -839,3 +839,59 @@ def test_dark_future_a_knock_out_from_a_roll_needs_the_gms_recover_on_the_party_
     assert df_web.table.act({"type": "recover", "knocked_out": True}).status_code == 201
     html = df_web.gm.get(page(df_web), **HTMX).content.decode()
     assert "<strong>Ash</strong>: fit for action by 22 January" in html
+
+
+# Cyberpunk (body 6, BTM -2): 4 to the torso leaves 2 points; then 40 to the torso, 38 more: 40, Mortal 6. The stun
+# save (10) fails: stunned; the death save (10) fails: dying, dead at the end of the turn unless stabilized.
+TWO_POINTS = {
+    "type": "damage",
+    "damage": 4,
+    "location": "torso",
+    "rolls": {"stun_save": [1], "death_save": [1]},
+}
+FORTY_TO_THE_TORSO = {
+    "type": "damage",
+    "damage": 40,
+    "location": "torso",
+    "rolls": {"stun_save": [10], "death_save": [10]},
+}
+
+
+def test_a_dying_cyberpunk_characters_recovery_says_so_first_and_nothing_is_certain(cp2020_web: Web) -> None:
+    """Tester's report: dying, the player's phone read "these dates are certain: the rules roll no die on the way"
+    and "stunned: still in the way a year from now", with no word of the dying. The dying comes first, as what it
+    needs (a player reads no time of death; the GM does), and no date is "certain" while a stabilization stands in
+    the way."""
+    for action in (TWO_POINTS, FORTY_TO_THE_TORSO):
+        assert cp2020_web.table.act(action).status_code == 201
+    player = cp2020_web.player.get(page(cp2020_web), **HTMX).content.decode()
+    gm = cp2020_web.gm.get(page(cp2020_web), **HTMX).content.decode()
+    for html, whose in ((player, "Your characters"), (gm, "The party")):
+        assert "certain" not in html
+        assert "a year from now" not in html
+        assert (
+            f"<strong>{whose}:</strong> not all fit until cared for: Ash: dying, needs to be stabilized; Ash: the "
+            "wound track: 40 points, 36 points over Light needs care</p>"
+        ) in html
+        assert (
+            "<strong>Ash</strong>: dying, needs to be stabilized; fit for action only once cared for (below)\n"
+            '      <ul class="in-the-way"><li>dying: needs to be stabilized. '
+        ) in html
+        assert "<li>stunned: no date until stabilized</li>" in html
+        assert '<text class="lane-title" x="8" y="12.0">Ash: dying, needs to be stabilized</text>' in html
+    # The player reads no time of death, in words or as a tick on the timeline; the GM reads it.
+    assert (
+        "<li>dying: needs to be stabilized. A dying character dies unless a doctor stabilizes them. Only medical "
+        "tech can.</li>"
+    ) in player
+    assert "timer-mark" not in player and "00:00:30" not in player and "30 s" not in player
+    assert (
+        "<li>dying: needs to be stabilized. Dies in about 30 s unless stabilized. Only medical tech can stabilize "
+        "them.</li>"
+    ) in gm
+    assert "<title>dies unless stabilized at 2020-01-01 00:00</title>" in gm
+    # The board's section is the same panel: the phone's "Your recovery" on the player's board says it too.
+    caches["pages"].clear()
+    board = cp2020_web.player.get(f"/campaigns/{cp2020_web.campaign_id}/").content.decode()
+    section = cp2020_web.player.get(page(cp2020_web), **HTMX).content.decode()
+    assert "Your recovery" in board and "dying: needs to be stabilized" in section
