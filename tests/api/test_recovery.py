@@ -724,3 +724,43 @@ def test_a_severed_limb_needs_a_replacement_and_a_combined_what_if_never_sets_an
         "not without care",
         "a severed limb cannot be set. It needs a replacement",
     )
+
+
+# Cyberpunk (body 6, BTM -2): 4 to the torso leaves 2 points; then 40 to the torso, 38 more: 40, Mortal 6. The stun
+# save (10) fails: stunned; the death save (10) fails: dying, dead at the end of the turn unless stabilized.
+TWO_POINTS = {
+    "type": "damage",
+    "damage": 4,
+    "location": "torso",
+    "rolls": {"stun_save": [1], "death_save": [1]},
+}
+FORTY_TO_THE_TORSO = {
+    "type": "damage",
+    "damage": 40,
+    "location": "torso",
+    "rolls": {"stun_save": [10], "death_save": [10]},
+}
+
+
+def test_a_players_answer_for_a_dying_character_names_no_time_of_death(cp2020: Table) -> None:
+    """The API says what the panel says (docs/recovery.md, "A dying Cyberpunk character"): dying first, not exact,
+    and the time of death to the GM alone."""
+    for action in (TWO_POINTS, FORTY_TO_THE_TORSO):
+        assert cp2020.act(action).status_code == 201
+    player, gm = (reader.get(url(cp2020)).json() for reader in (cp2020.player, cp2020.gm))
+    for data in (player, gm):
+        assert (data["exact"], data["sampling_error"]) == (False, 3.1)
+        (ash,) = data["characters"]
+        assert ash["text"] == "dying, needs to be stabilized; fit for action only once cared for (below)"
+        assert [w["note"] for w in ash["in_the_way"]] == [
+            "not without care",
+            "not without care",
+            "no date until stabilized",
+        ]
+    assert player["characters"][0]["in_the_way"][0]["care"] == (
+        "a dying character dies unless a doctor stabilizes them. Only medical tech can"
+    )
+    assert gm["characters"][0]["in_the_way"][0]["care"] == (
+        "dies in about 30 s unless stabilized. Only medical tech can stabilize them"
+    )
+    assert "30 s" not in json.dumps(player) and "death" not in json.dumps(player)

@@ -13,7 +13,15 @@ from django.db import transaction
 
 from campaign.models import Campaign, Job
 from tests.api.test_forecast import CRITICAL, MORTAL, chest_hit
-from tests.api.test_recovery import CRIPPLING, THREE_LOST, npc, second_hit, teammate
+from tests.api.test_recovery import (
+    CRIPPLING,
+    FORTY_TO_THE_TORSO,
+    THREE_LOST,
+    TWO_POINTS,
+    npc,
+    second_hit,
+    teammate,
+)
 from tests.conftest import make_table
 from tests.web.conftest import Web, make_web
 from tests.web.live_page import LivePage, Node, form_values
@@ -839,22 +847,6 @@ def test_dark_future_a_knock_out_from_a_roll_needs_the_gms_recover_on_the_party_
     assert df_web.table.act({"type": "recover", "knocked_out": True}).status_code == 201
     html = df_web.gm.get(page(df_web), **HTMX).content.decode()
     assert "<strong>Ash</strong>: fit for action by 22 January" in html
-
-
-# Cyberpunk (body 6, BTM -2): 4 to the torso leaves 2 points; then 40 to the torso, 38 more: 40, Mortal 6. The stun
-# save (10) fails: stunned; the death save (10) fails: dying, dead at the end of the turn unless stabilized.
-TWO_POINTS = {
-    "type": "damage",
-    "damage": 4,
-    "location": "torso",
-    "rolls": {"stun_save": [1], "death_save": [1]},
-}
-FORTY_TO_THE_TORSO = {
-    "type": "damage",
-    "damage": 40,
-    "location": "torso",
-    "rolls": {"stun_save": [10], "death_save": [10]},
-}
 
 
 def test_a_dying_cyberpunk_characters_recovery_says_so_first_and_nothing_is_certain(cp2020_web: Web) -> None:
