@@ -305,10 +305,8 @@ def timers_due(rules: Ruleset, state: State, now: int) -> list[tuple[int, str]]:
     part). One in the past is due now."""
     if not state["alive"]:
         return []
-    # A player never reads a time of death, nor sees it marked (a Cyberpunk dying character's).
-    secret = getattr(BY_RULESET[rules.slug], "SECRET_TIMERS", frozenset()) if player else frozenset()
     return sorted(
         (max(now, timer.due), rules.timer_words(state, timer))
         for timer in rules.timers(state)
-        if not timer.per_round and timer.kind not in secret
+        if not timer.per_round
     )

@@ -33,13 +33,13 @@ if TYPE_CHECKING:
 
 
 def day_text(campaign: Campaign, seconds: int | None) -> str:
-    """A game date and time to the minute (a timer's time on the timeline): '2053-03-02 08:00', the minute rounded
-    up (`game_dates.by_the_minute`: a time to come never reads as one already past)."""
+    """A game date and time (a timer's on the timeline, an advance's end): '2053-03-02 08:00' on the minute, else to
+    the second, '2020-01-01 00:00:30'. Never rounded: down, a time to come read as past (a walkthrough's "by 00:00" at
+    00:00:36); up, a death at 00:00:30 read as 00:01, more time than there is."""
     moment = None if seconds is None else game_datetime(campaign.start, seconds)
     if moment is None:
         return ""
-    moment, clock = game_dates.by_the_minute(moment)
-    return f"{moment:%Y-%m-%d} {clock}"
+    return f"{moment:%Y-%m-%d %H:%M}" if moment.second == 0 else f"{moment:%Y-%m-%d %H:%M:%S}"
 
 
 def moment_text(campaign: Campaign, seconds: int | None) -> str:

@@ -36,8 +36,6 @@ FAILED_CARE = (
 # the time of death (a player's), said after "dying: needs to be stabilized.". Short sentences (docs/recovery.md).
 DYING_NEED = "needs to be stabilized"
 DYING_CARE = "a dying character dies unless a doctor stabilizes them. Only medical tech can"
-# Timers whose moment a player may not read on the party's timeline: the time of death.
-SECRET_TIMERS = frozenset({"death"})
 
 
 def _dying(state: State) -> int:

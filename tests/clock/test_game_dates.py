@@ -227,4 +227,6 @@ def test_the_recovery_s_dates_never_read_before_now() -> None:
     assert date_words(campaign, 70, 36) == "1 January 00:02"
     assert date_words(campaign, 86_399, 36) == "2 January 00:00"
     assert date_words(campaign, 30 * 86_400 + 5, 36) == "31 January"
-    assert day_text(campaign, 39) == "2020-01-01 00:01"
+    # The timeline's times are exact: a death at 00:00:30 is neither 00:00 (past) nor 00:01 (later than it comes).
+    assert day_text(campaign, 39) == "2020-01-01 00:00:39"
+    assert day_text(campaign, 120) == "2020-01-01 00:02"

@@ -126,7 +126,7 @@ def test_a_player_of_a_dying_cyberpunk_character_sees_dying_but_not_when_or_the_
     player_html = every_page(cp2020_web.player, cp2020_web)
     assert "dying" in player_html
     assert "dies unless stabilized" in gm_html  # the GM's recovery chart marks the death
-    for secret in (GM_NOTE, "30 s left", "dies unless", *death_dates(cp2020_web, death_at)):
+    for secret in (GM_NOTE, "30 s left", "dies unless stabilized", *death_dates(cp2020_web, death_at)):
         assert secret not in player_html, secret
 
 

@@ -881,7 +881,7 @@ def test_a_dying_cyberpunk_characters_recovery_says_so_first_and_nothing_is_cert
         "<li>dying: needs to be stabilized. Dies in about 30 s unless stabilized. Only medical tech can stabilize "
         "them.</li>"
     ) in gm
-    assert "<title>dies unless stabilized at 2020-01-01 00:00</title>" in gm
+    assert "<title>dies unless stabilized at 2020-01-01 00:00:30</title>" in gm
     # The board's section is the same panel: the phone's "Your recovery" on the player's board says it too.
     caches["pages"].clear()
     board = cp2020_web.player.get(f"/campaigns/{cp2020_web.campaign_id}/").content.decode()
