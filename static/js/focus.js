@@ -4,7 +4,7 @@
 //   clock button focused that card's button again, scrolling the page to it, or another card's when two had
 //   answered. Once a swap has settled, no element keeps it.
 // - The clock's prompt for a roll (#clock-roll) takes the focus, and scrolls into view, when it appears or asks for
-//   another roll; a refresh that leaves the same prompt on screen leaves the focus where the GM put it, and so does
+//   another roll (a refused row: on the first box refused, what the error is about); a refresh that leaves the same prompt on screen leaves the focus where the GM put it, and so does
 //   one that brings a prompt while the GM is typing in another field.
 // - When the prompt goes (the rolls given, the advance stopped), the focus goes back to what had it when the prompt
 //   took it, the button that advanced the clock, without scrolling: the prompt's input went with the prompt, and
@@ -60,7 +60,10 @@
       if (shownPrompt === null && active && active !== document.body && !prompt.contains(active)) {
         beforePrompt = { element: active, id: active.id };
       }
-      var input = prompt.querySelector("input:not([type=hidden]), select, button");
+      // A refused row: the first box the error is about (a typo in Ganger 1's roll focused Ash's correct one).
+      var input =
+        prompt.querySelector("[aria-invalid=true]") ||
+        prompt.querySelector("input:not([type=hidden]), select, button");
       if (input) {
         input.focus({ preventScroll: true });
       }
