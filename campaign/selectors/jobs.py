@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from django.db.models import F
+
 from campaign.ledger.events import CLOCK_ADVANCED, CLOCK_REWOUND
 from campaign.models import Campaign, Character, Event, ImportJob, Job
 
@@ -107,3 +109,27 @@ def last_advance(
     names = {pk: name for pk, name, _state in found}
     states = {pk: state for pk, _name, state in found}
     return advance, said, count, names, states
+
+
+def long_advances(campaign: Campaign, since: int, idle: int) -> list[tuple[int, int]]:
+    """The clock's advances of `idle` game seconds or more asked from `since` on, as (the second each began, the
+    length asked), in order: under way, waiting for the table's rolls, stopped part-way or done, not taken back
+    (a done one that never moved the clock, stopped where it began, is none). Such an advance is past any fight:
+    it ends the one going on where it began (docs/clock.md, "The fight's rounds"). Advances are no secret, so a
+    player's fight counts them alike."""
+    if not idle:
+        return []
+    rewound = {
+        str(data.get("job"))
+        for data in Event.objects.filter(stream=campaign.stream, type=CLOCK_REWOUND).values_list(
+            "data", flat=True
+        )
+    }
+    asked = Job.objects.filter(
+        campaign=campaign, from_time__gte=since, to_time__gte=F("from_time") + idle
+    ).order_by("from_time", "created_at")
+    return [
+        (job.from_time, job.to_time - job.from_time)
+        for job in asked.only("id", "status", "from_time", "to_time", "reached")
+        if str(job.pk) not in rewound and (job.open or job.reached > job.from_time)
+    ]

@@ -7,12 +7,13 @@ more than the player's view holds, and has no forms.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from campaign import presenters, services
 from campaign.ledger import running
 from campaign.models import GM, Campaign, Character, Job
-from campaign.selectors import history
+from campaign.selectors import history, jobs
 from campaign.web import display, forms
 from rules.game_dates import dated
 from rules.ruleset import AT_NEXT_ADVANCE, Ruleset, Timer
@@ -197,15 +198,21 @@ def with_form(
 
 
 def current_fight(
-    campaign: Campaign, since: int, idle: int, ruleset: Ruleset, player: int | None = None
+    campaign: Campaign,
+    since: int,
+    idle: int,
+    ruleset: Ruleset,
+    player: int | None = None,
+    breaks: Sequence[tuple[int, int]] = (),
 ) -> tuple[int, int]:
     """The fight going on from `since` (the GM's start), as (its start, its last combat action): the run of the
-    actions on characters with no pause of `idle` game seconds or more. A pause that long ended the fight by
-    itself; an action after it starts a new fight at that action, round 1 (docs/clock.md, "The fight's rounds").
-    No action yet: the GM's start is both. For a player, only the actions their own history shows."""
+    actions on characters with no pause of `idle` game seconds or more, and no long advance of the clock
+    (`breaks`, `selectors.jobs.long_advances`) begun between two of them. Such a pause or advance ended the fight
+    by itself; an action after it starts a new fight at that action, round 1 (docs/clock.md, "The fight's
+    rounds"). No action yet: the GM's start is both. For a player, only the actions their own history shows."""
     start = last = since
     for at in history.action_times(campaign, since, ruleset, player):
-        if at - last >= idle:
+        if at - last >= idle or any(last <= began < at for began, _ in breaks):
             start = at
         last = at
     return start, last
@@ -225,11 +232,21 @@ def fight(campaign: Campaign, ruleset: Ruleset, player: int | None = None) -> di
         idle = (campaign.options or {}).get("fight_idle_minutes", services.FIGHT_IDLE_MINUTES) * 60
         start = campaign.fight_started_at
         if idle:
-            start, last = current_fight(campaign, start, idle, ruleset, player)
+            breaks = jobs.long_advances(campaign, start, idle)
+            start, last = current_fight(campaign, start, idle, ruleset, player, breaks)
             if campaign.game_time - last >= idle:
                 ended = presenters.game_date(campaign, last + idle)
                 shown["ended_text"] = display.date_text(ended)
                 shown["idle_text"] = display.duration_text(idle)
+                return shown
+            past = [(began, asked) for began, asked in breaks if began >= last]
+            if past:
+                # "+10 min" asked since the last combat action: the fight is over at once, while the advance runs,
+                # waits for the table's rolls (the clock short of its end) or was stopped part-way; never "Combat
+                # turn 102" counted into it. Once the clock is the idle span past that action, the sentence above.
+                began, asked = past[0]
+                shown["over_text"] = display.date_text(presenters.game_date(campaign, began))
+                shown["advance_text"] = display.duration_text(asked)
                 return shown
         elapsed = campaign.game_time - start
         shown["start"] = (
