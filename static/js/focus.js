@@ -75,6 +75,21 @@
     shownPrompt = asked;
   }
 
+  // The answer to the row's own post, refused again with the same words (the prompt's text unchanged, so
+  // promptShown leaves the focus alone): the focus goes to the box refused, not left on "Give the rolls".
+  function refusedAgain(event) {
+    var config = event.detail.requestConfig;
+    var prompt = document.getElementById("clock-roll");
+    if (!prompt || !config || !config.elt || !config.elt.isConnected || !prompt.contains(config.elt)) {
+      return;
+    }
+    var refused = prompt.querySelector("[aria-invalid=true]");
+    if (refused && document.activeElement !== refused) {
+      refused.focus({ preventScroll: true });
+      prompt.scrollIntoView({ block: "nearest" });
+    }
+  }
+
   function giveTheFocusBack() {
     var before = beforePrompt;
     beforePrompt = null;
@@ -113,6 +128,7 @@
       element.removeAttribute("autofocus");
     });
     promptShown();
+    refusedAgain(event);
     shownMore(event);
   });
   document.addEventListener("DOMContentLoaded", promptShown);

@@ -56,6 +56,10 @@ def test_a_typo_in_the_clocks_second_roll_puts_the_focus_on_that_box_in_view(
     expect(ganger_box).to_be_focused()
     box = prompt.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800
+    # Sent again as it was, refused in the same words: the focus goes back to that box, not left on the button.
+    prompt.get_by_role("button", name="Give the rolls").click()
+    expect(ganger_box).to_be_focused()
+    expect(prompt.locator(".error")).to_have_count(1)
     assert not gm.problems, gm.problems
 
 
