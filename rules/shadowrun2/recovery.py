@@ -17,6 +17,8 @@ from rules.ruleset import State
 from rules.shadowrun2 import forecast as sr
 from rules.shadowrun2 import tables as t
 from rules.shadowrun2.engine import first_aid_refused, is_active, physical_healing_possible
+from rules.shadowrun2.view import OVERFLOW_SAVED_BY, SAVED_BY, death_times
+from rules.words import duration, unless
 
 MEDIC_SKILLS = (1, 12)  # the Biotech a what-if's medic may have
 CARE = {
@@ -59,6 +61,21 @@ def obstacles(state: State) -> list[Injury]:
         found.append(Injury("physical", words, sr._physical, t.MONITOR_BOXES, care))
     if state["stun"]:
         found.append(Injury("stun", _monitor("stun", state["stun"]), sr._stun, t.MONITOR_BOXES))
+    return found
+
+
+def gm_care(state: State, now: int) -> dict[str, str]:
+    """The GM's reasons where they say more than a player's: when each death comes and what stops it (a tester's GM
+    read "physical damage (Deadly, 10 boxes): needs care" ten minutes before the character bled out, and nothing of
+    the death). A player's never say a time of death (RULES.md, "Player view")."""
+    found = {}
+    treated = {hit["id"] for hit in state["critical_hits"] if hit["treatment"] is not None}
+    for kills, at in death_times(state, now).items():
+        when = "at the next advance" if at <= now else f"in about {duration(at - now)}"
+        if kills == "overflow":
+            found["physical"] = f"bleeds to death {when} {unless(OVERFLOW_SAVED_BY)}. Then {sr.DEADLY_CARE}"
+        elif kills not in treated:  # a treatment under way says when it ends, or that the death comes first
+            found[kills] = f"a mortal hit kills {when} {unless(SAVED_BY)}"
     return found
 
 

@@ -312,7 +312,13 @@ def test_a_gm_reads_a_mortal_hit_as_care_needed_and_an_injury_past_the_year_as_s
         "not all fit until cared for: Ash: the chest's mortal hit (spine) needs care"
     )
     texts = [item["text"] for item in ash["in_the_way"]]
-    assert texts[0] == "the chest's mortal hit (spine): needs care. A mortal hit kills unless it is treated."
+    # The GM reads when it kills (the spine's 1d6 min, a 6); a player never does (RULES.md, "Player view").
+    assert (
+        texts[0]
+        == "the chest's mortal hit (spine): needs care. A mortal hit kills in about 6 min unless treated."
+    )
+    player = sr2.player.get(url(sr2)).json()["characters"][0]["in_the_way"]
+    assert not any("kills in" in item["text"] for item in player), player
     # Untreated, the wound never heals in any future (no die is rolled): certain, so no "most likely".
     assert texts[1] == "physical damage (Serious, 6 boxes): still in the way a year from now", texts
 
@@ -560,7 +566,7 @@ def test_a_treated_mortal_hit_left_in_the_way_is_said_as_treated_not_as_untreate
     ash = sr2.character["id"]
     data = sr2.gm.get(url(sr2, f"?with=treat:{ash}&runs=200")).json()
     assert data["characters"][0]["in_the_way"][0]["text"] == (
-        "the chest's mortal hit (ribs): needs care. A mortal hit kills unless it is treated."
+        "the chest's mortal hit (ribs): needs care. A mortal hit kills in about 1 h unless treated."
     )
     (treated,) = data["what_ifs"]
     assert treated["label"] == "with Ash treated now"
@@ -764,3 +770,25 @@ def test_a_players_answer_for_a_dying_character_names_no_time_of_death(cp2020: T
         "dies in about 30 s unless stabilized. Only medical tech can stabilize them"
     )
     assert "30 s" not in json.dumps(player) and "death" not in json.dumps(player)
+
+
+def test_a_gm_reads_when_a_deadly_wound_bleeds_to_death_and_a_player_does_not(sr2: Table) -> None:
+    """A GM's walkthrough: ten minutes before a Deadly wound's overflow killed an NPC, the party's section said
+    "physical damage (Deadly, 10 boxes): needs care" and nothing of the death. The GM reads when, and what stops it;
+    a player never reads a time of death (RULES.md, "Player view")."""
+    deadly = {
+        "type": "wound",
+        "severity": "D",
+        "rolls": {"body_check": [10, 10, 10, 1, 1]},
+    }  # 3 successes: no hit
+    assert sr2.act(deadly).status_code == 201
+    # Body 5: the sixth overflow box, an hour on at the default 10 minutes a box, passes it.
+    gm = sr2.gm.get(url(sr2)).json()["characters"][0]["in_the_way"]
+    assert [item["text"] for item in gm] == [
+        "physical damage (Deadly, 10 boxes): needs care. Bleeds to death in about 1 h unless stabilized by "
+        "first aid. Then deadly damage heals only in hospital, once stabilized."
+    ]
+    player = sr2.player.get(url(sr2)).json()["characters"][0]["in_the_way"]
+    assert [item["text"] for item in player] == [
+        "physical damage (Deadly, 10 boxes): needs care. Deadly damage heals only in hospital, once stabilized."
+    ]
