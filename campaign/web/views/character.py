@@ -184,8 +184,10 @@ def _group_entries(entries: list[dict[str, Any]], rows: list[Event], campaign: C
             kind, job_id = keys[start]
             if kind == "clock":
                 job = spans.get(job_id)
+                # Where the advance stands or ended (`reached`): a death, "Stop here" or the firing limit may have
+                # ended it short of the time asked for (`to_time`).
                 low, high = (
-                    (job.from_time, job.to_time) if job else (run[-1]["game_time"], run[0]["game_time"])
+                    (job.from_time, job.reached) if job else (run[-1]["game_time"], run[0]["game_time"])
                 )
                 dates = [display.date_text(presenters.game_date(campaign, t))[:16] for t in (low, high)]
                 run[0]["group_open"] = f"Clock, {dates[0]} to {dates[1]}: {what}"
