@@ -73,7 +73,12 @@ CRIPPLING_UNTREATABLE = (
 )
 TREATMENT_UNDER_WAY = "a treatment of this critical hit is already under way"
 NOT_ACTIVE = "this critical hit is no longer active (healed or replaced)"
-ALREADY_DIAGNOSED = "this critical hit is already diagnosed"
+ALREADY_DIAGNOSED = "{hit} is already diagnosed"
+# A diagnosis with nothing to look for would roll nothing and write an empty entry ("Diagnosis by Doc: ."): refused.
+NOTHING_TO_DIAGNOSE = "there is no undiagnosed critical hit to look for: {why}"
+NO_HIT_TAKEN = "the character has taken no critical hit"
+NO_HIT_ACTIVE = "every critical hit is healed or replaced"
+EVERY_HIT_DIAGNOSED = "every critical hit is already diagnosed"
 ALLOCATION_UNDIAGNOSED = (
     "the caster does not know this critical hit is there; only diagnosed hits can be targeted"
 )
@@ -525,6 +530,19 @@ def _every_hit_to_diagnose(state: State, dice: Dice) -> list[tuple[dict[str, Any
     return [(hit, "diagnosis" if alone and hit is rolled[0] else f"diagnosis:{hit['id']}") for hit in hits]
 
 
+def _named_hit(hit: Mapping[str, Any]) -> str:
+    """A diagnosed hit as every line names it: "critical hit 1 to the chest (ribs)" (its part is known)."""
+    return f"{_hit_words(hit)} ({hit['part']})"
+
+
+def _why_nothing_to_diagnose(state: State) -> str:
+    """Why a diagnosis of every undiagnosed hit finds none to look for."""
+    hits = state["critical_hits"]
+    if not hits:
+        return NO_HIT_TAKEN
+    return EVERY_HIT_DIAGNOSED if any(is_active(hit) for hit in hits) else NO_HIT_ACTIVE
+
+
 def decide_diagnose(state: State, p: Mapping[str, Any], dice: Dice, now: int) -> list[Event]:
     medic, skill, defaulting = _medic_params(p)
     assensing = p["assensing"]
@@ -534,10 +552,12 @@ def decide_diagnose(state: State, p: Mapping[str, Any], dice: Dice, now: int) ->
         if not is_active(hit):
             raise RuleError("critical_hit", NOT_ACTIVE)
         if hit["diagnosed"]:
-            raise RuleError("critical_hit", ALREADY_DIAGNOSED)
+            raise RuleError("critical_hit", ALREADY_DIAGNOSED.format(hit=_named_hit(hit)))
         targets = [(hit, "diagnosis")]
     else:
         targets = _every_hit_to_diagnose(state, dice)
+        if not targets:
+            raise RuleError("critical_hit", NOTHING_TO_DIAGNOSE.format(why=_why_nothing_to_diagnose(state)))
     for hit, _ in targets:
         again = _retry_blocked(state, medic, hit["id"], now)
         if again is not None:

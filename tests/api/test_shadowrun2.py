@@ -554,7 +554,14 @@ def test_diagnosing_a_diagnosed_or_replaced_hit_is_refused(sr2: Table) -> None:
         "critical_hit": "ch1",
         "rolls": {"diagnosis": [6]},
     }
-    assert_refused(sr2, body, "critical_hit", engine.ALREADY_DIAGNOSED)
+    assert_refused(sr2, body, "critical_hit", "critical hit 1 to the chest (ribs) is already diagnosed")
+    # Without a hit named, none is left to look for: refused too, nothing written (it wrote "Diagnosis by Doc: .").
+    assert_refused(
+        sr2,
+        {"type": "diagnose", "medic": "Kay", "skill": 1},
+        "critical_hit",
+        "there is no undiagnosed critical hit to look for: every critical hit is already diagnosed",
+    )
     act_ok(sr2, {"type": "replace", "critical_hit": "ch1", "replacement": "Bone lacing"})
     assert_refused(sr2, body, "critical_hit", engine.NOT_ACTIVE)
     assert_refused(
@@ -562,6 +569,16 @@ def test_diagnosing_a_diagnosed_or_replaced_hit_is_refused(sr2: Table) -> None:
         {"type": "heal_magic", "successes": 1, "mode": "allocate", "allocation": {"ch1": 1}},
         "allocation.ch1",
         "this critical hit is no longer active (healed or replaced)",
+    )
+
+
+def test_a_diagnosis_of_a_character_with_no_critical_hit_is_refused(sr2: Table) -> None:
+    wound(sr2, "S", NO_HIT_SERIOUS)
+    assert_refused(
+        sr2,
+        {"type": "diagnose", "medic": "Doc", "skill": 4},
+        "critical_hit",
+        "there is no undiagnosed critical hit to look for: the character has taken no critical hit",
     )
 
 

@@ -113,9 +113,26 @@ def test_a_retry_for_every_hit_within_the_minute_is_refused_on_the_medic():
     assert message.startswith("Doc failed to diagnose critical hit 1 at [t=0]")
 
 
-def test_a_diagnosis_with_nothing_to_find_finds_nothing():
-    state, events = act(character(), {"type": "diagnose", **MEDIC})
-    assert events[0].data["results"] == []
+def test_a_diagnosis_with_nothing_to_find_is_refused_saying_why():
+    # A tester's night: accepted with no roll, it wrote an empty entry, "Diagnosis by Doc: .".
+    nothing = {"type": "diagnose", **MEDIC}
+    assert refused(character(), nothing) == (
+        "critical_hit",
+        "there is no undiagnosed critical hit to look for: the character has taken no critical hit",
+    )
+    state = diagnosed(wounded(CRITICAL))
+    assert refused(state, nothing, {"diagnosis": [6, 6, 6]}) == (
+        "critical_hit",
+        "there is no undiagnosed critical hit to look for: every critical hit is already diagnosed",
+    )
+    state, _ = act(
+        state, {"type": "heal_magic", "successes": 3, "mode": "allocate", "allocation": {"ch1": 3}}
+    )
+    assert hit(state)["status"] == "healed"
+    assert refused(state, nothing) == (
+        "critical_hit",
+        "there is no undiagnosed critical hit to look for: every critical hit is healed or replaced",
+    )
 
 
 @pytest.mark.parametrize(
@@ -143,7 +160,7 @@ def test_an_already_diagnosed_hit_is_not_diagnosed_again():
     state = diagnosed(wounded(CRITICAL))
     assert refused(state, {"type": "diagnose", **MEDIC, "critical_hit": "ch1"}) == (
         "critical_hit",
-        engine.ALREADY_DIAGNOSED,
+        "critical hit 1 to the chest (lung) is already diagnosed",
     )
 
 
