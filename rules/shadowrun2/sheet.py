@@ -74,11 +74,16 @@ def _hit(hit: Mapping[str, Any], audience: str, alive: bool) -> dict[str, Any]:
     # A player's diagnosed Mortal hit says "mortal: needs treatment now" (RULES.md); its lethality chip beside it
     # read "Chest mortal mortal: needs treatment now" on the phone (tester's report): the alarm alone says it.
     mortal = hit.get("lethality") == "mortal" and audience != GM and alive
+    # A medic's treatment under way: the GM's chips and the player's say it, as the recovery's "treatment of ..."
+    # line beside them does; the player's Mortal alarm says it alone ("mortal: being treated").
+    under_way = active and alive and hit.get("treatment_completes_at") is not None
     details = []
     if hit.get("part"):
         details.append({"text": hit["part"], "css": ""})
     if hit.get("lethality") and hit["lethality"] != hit.get("status") and not mortal:
         details.append({"text": hit["lethality"], "css": "chip" if active else ""})
+    if under_way and not mortal:
+        details.append({"text": t.BEING_TREATED, "css": "chip"})
     elif not hit.get("lethality"):
         details.append({"text": "not diagnosed", "css": "chip unknown"})
     if hit.get("penalty"):
@@ -100,7 +105,7 @@ def _hit(hit: Mapping[str, Any], audience: str, alive: bool) -> dict[str, Any]:
         "column": column(where, hit["boxes"]) if hit.get("boxes") is not None else None,
         "title": where[:1].upper() + where[1:],
         "details": details,
-        "alarm": "mortal: needs treatment now" if mortal else "",
+        "alarm": (t.MORTAL_BEING_TREATED if under_way else t.MORTAL_FOR_PLAYERS) if mortal else "",
         "symptom": hit.get("symptom", ""),
     }
 

@@ -129,6 +129,13 @@ DEATH_WORDS = {
     "art": "bleeds out",
 }
 
+# A player's diagnosed Mortal hit, in words (RULES.md, "Player view": never the time left): it needs treatment now,
+# or, once a medic's treatment is under way, is being treated (the player sees that treatment's own end).
+MORTAL_FOR_PLAYERS = "mortal: needs treatment now"
+MORTAL_BEING_TREATED = "mortal: being treated"
+# A hit with a medic's treatment under way, as its chip says it.
+BEING_TREATED = "being treated"
+
 # Units of the time-before-death expressions ("1d6/2 min" is die x 30 s: no rounding is needed).
 TIME_UNIT_SECONDS = {"min": MINUTE, "hours": HOUR}
 

@@ -49,7 +49,7 @@ from rules.shadowrun2.engine import (
     treatment_target_words,
 )
 
-MORTAL_FOR_PLAYERS = "mortal: needs treatment now"
+MORTAL_FOR_PLAYERS = t.MORTAL_FOR_PLAYERS
 # Never a player's, whatever the hit (docs/rules/shadowrun2.md): a time of death and the Body check that decided a hit.
 GM_ONLY = frozenset(("death_at", "death_after_seconds", "death_time_dice", "body_check"))
 HIDDEN_HIT_KEYS = ("part", "reason", "lethality", "boxes", "penalty", "death_at", "heals_at", "treated")
@@ -230,6 +230,29 @@ def saves(state: State, now: int | None = None) -> dict[str, Any]:
     }
 
 
+def _mortal_warning(hit: Mapping[str, Any], audience: str, death_at: int, now: int | None) -> str:
+    """A Mortal hit's warning as `audience` may read it. The GM's: when it kills, or, with a treatment under way,
+    whether it ends first ("Critical hit 1 to the chest (lung): being treated: the treatment under way ends at
+    [t=300], before the death ([t=1800])", as the dying chip and the clock's lists say it: one time of death). A
+    player's, for a diagnosed hit: "chest, lung: mortal: needs treatment now", or "mortal: being treated" while a
+    treatment is under way (a tester's phone read "needs treatment now" beside the treatment's own end); never a
+    time of death (RULES.md, "Player view")."""
+    treatment = hit["treatment"]
+    if audience != GM:
+        said = t.MORTAL_BEING_TREATED if treatment is not None else MORTAL_FOR_PLAYERS
+        return f"{hit['location'].replace('_', ' ')}, {hit['part']}: {said}"
+    name = words.capital(hit_name(hit))
+    if treatment is None:
+        return f"{name}: {t.REASONS[hit['reason']]} kills at {game_time_mark(death_at)}"
+    ends = fires_at(treatment["completes_at"], now)
+    if ends <= death_at:
+        return f"{name}: {t.BEING_TREATED}: {words.treatment_in_time(ends, death_at)}"
+    return (
+        f"{name}: {t.REASONS[hit['reason']]} kills at {game_time_mark(death_at)}, before the treatment under way "
+        f"ends ({game_time_mark(ends)})"
+    )
+
+
 def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
     """What `audience` may read of the state; every time in it is when the clock acts with the campaign's time at
     `now` (`fires_at`). The dead show no symptoms, warnings or recovery: nothing of them heals any more."""
@@ -268,13 +291,7 @@ def view(state: State, audience: str, now: int | None = None) -> dict[str, Any]:
         where = hit["location"].replace("_", " ")
         symptoms.append(f"{where}: {hit_symptom(hit)}")
         if hit in visible_mortal:
-            if audience == GM:
-                warnings.append(
-                    f"{words.capital(hit_name(hit))}: {t.REASONS[hit['reason']]} kills at "
-                    f"{game_time_mark(deaths[hit['id']])}"
-                )
-            else:
-                warnings.append(f"{where}, {hit['part']}: {MORTAL_FOR_PLAYERS}")
+            warnings.append(_mortal_warning(hit, audience, deaths[hit["id"]], now))
         if audience == GM and not hit["diagnosed"]:
             warnings.append(f"{words.capital(hit_name(hit))} is {hit['lethality']} and not diagnosed")
         if hit["treatment"] is not None and _visible(hit, audience):

@@ -285,6 +285,46 @@ def test_a_players_diagnosed_mortal_hit_says_mortal_once(sr2_web: Web) -> None:
     assert "mortal mortal" not in gm_board
 
 
+def test_a_mortal_hit_being_treated_reads_being_treated_not_needs_treatment_now(sr2_web: Web) -> None:
+    """A tester's Shadowrun night: the player's phone said "Left leg: mortal: needs treatment now" while the same page
+    said "treatment of critical hit 1 to the left leg (knee): ... (in 3 min 14 s)". RULES.md: never the time left;
+    while a treatment is under way, "mortal: being treated", the GM's chips and warning saying it too."""
+    table = sr2_web.table
+    lung = {"body_check": [1, 1, 1, 1, 1], "location": [3, 4], "critical": [1], "death_time": [3]}
+    assert table.act({"type": "wound", "severity": "S", "rolls": lung}).status_code == 201
+    assert table.act(DIAGNOSE_CH1).status_code == 201
+    treat = {
+        "type": "treat",
+        "critical_hit": "ch1",
+        "medic": "Doc",
+        "skill": 4,
+        "rolls": {"treatment": [8, 8, 1, 1]},
+    }
+    assert table.act(treat).status_code == 201  # done at 00:05:00; the death at 00:30:00
+    board = sr2_web.player.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    assert '<li>Chest: <span class="alarm">mortal: being treated</span></li>' in board
+    page = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
+    assert re.search(
+        r"<strong>Chest</strong>\s*· lung · TN \+4\s*<p class=\"alarm\">mortal: being treated</p>", page
+    )
+    assert "chest, lung: mortal: being treated" in page
+    assert table.player.get(table.character_url()).json()["warnings"] == [
+        "chest, lung: mortal: being treated"
+    ]
+    for html in (board, page):
+        assert "needs treatment now" not in html and "00:30" not in html
+    gm_board = sr2_web.gm.get(f"/campaigns/{sr2_web.campaign_id}/").content.decode()
+    assert (
+        '<li>Chest <span class="chip">mortal</span> <span class="chip">being treated</span></li>' in gm_board
+    )
+    assert table.gm.get(table.character_url()).json()["warnings"] == [
+        "Critical hit 1 to the chest (lung): being treated: the treatment under way ends at 2053-01-01 00:05:00, "
+        "before the death (2053-01-01 00:30:00)"
+    ]
+    gm_page = unescape(sr2_web.gm.get(f"/characters/{sr2_web.character_id}/").content.decode())
+    assert "internal bleeding kills at" not in gm_page
+
+
 # --- every entry that names a hit, as a player reads it ----------------------------------------------------------
 
 # Body 5. A Serious wound, the Body check failed: a 2d6 of 3 + 4 on the chest is the ribs, Mortal (critical 2), dying

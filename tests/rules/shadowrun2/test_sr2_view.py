@@ -114,6 +114,31 @@ def test_a_player_sees_a_diagnosed_mortal_hit_as_needing_treatment_now_without_t
     assert (dead["warnings"], dead["dying"]) == ([], False)  # nothing to treat any more
 
 
+def test_a_mortal_hit_being_treated_says_so_to_the_player_and_when_it_ends_to_the_gm():
+    """A tester's phone read "mortal: needs treatment now" while the same page listed the treatment under way."""
+    state = wounded(MORTAL, critical=1, death_time=[3])  # the lung: dies at 1800
+    state, _ = act(state, {"type": "diagnose", **MEDIC, "critical_hit": "ch1"}, {"diagnosis": [6, 1, 1]})
+    state, _ = act(state, {"type": "treat", **MEDIC, "critical_hit": "ch1"}, {"treatment": [8, 1, 1]})
+    assert view(state, PLAYER)["warnings"] == ["chest, lung: mortal: being treated"]
+    assert view(state, GM)["warnings"] == [
+        "Critical hit 1 to the chest (lung): being treated: the treatment under way ends at [t=600], before the "
+        "death ([t=1800])"
+    ]
+    assert "1800" not in json.dumps(view(state, PLAYER))
+
+
+def test_a_mortal_hit_that_kills_before_its_treatment_ends_says_so_to_the_gm_alone():
+    state = wounded(MORTAL, critical=5, death_time=[3])  # the heart: 1d6/2 min, dies at 90
+    state, _ = act(state, {"type": "diagnose", **MEDIC, "critical_hit": "ch1"}, {"diagnosis": [6, 1, 1]})
+    state, _ = act(state, {"type": "treat", **MEDIC, "critical_hit": "ch1"}, {"treatment": [8, 1, 1]})
+    assert view(state, GM)["warnings"] == [
+        "Critical hit 1 to the chest (heart): heart attack kills at [t=90], before the treatment under way ends "
+        "([t=600])"
+    ]
+    # The player never learns the time of death, nor so whether the treatment comes in time.
+    assert view(state, PLAYER)["warnings"] == ["chest, heart: mortal: being treated"]
+
+
 def test_a_player_sees_healing_progress_of_a_diagnosed_critical_hit():
     state = wounded(CRITICAL)
     state, _ = act(state, {"type": "diagnose", **MEDIC, "critical_hit": "ch1"}, {"diagnosis": [6, 1, 1]})
