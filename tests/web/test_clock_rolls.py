@@ -653,3 +653,27 @@ def test_an_action_refused_while_the_clock_waits_for_a_roll_names_stop_here(
         'the game clock waits for a roll: Ash\'s death save (1d10); give it on the board, press "Stop here" there '
         "(the job's stop in the API) to act first, or let the server roll the rest of the advance"
     ) in unescape(refused.content.decode())
+
+
+def test_stop_here_dates_both_times_when_the_roll_waits_days_after_the_advance_began(
+    db: None, django_user_model: Any
+) -> None:
+    """A tester's Shadowrun night: "Stop here: the clock stays at 18:10:00 Where this advance began: nothing of it
+    has fired before Ash's physical healing (Body) at 17:20:00", the roll waiting three days after the advance
+    began. Two times of one line on different days say their dates, as the roll's own prompt does."""
+    table = make_table(django_user_model, "shadowrun2", {"body": 5}, {"table_dice": "all"})
+    moderate = {"type": "wound", "severity": "M", "rolls": {"body_check": [4, 4, 4, 1, 1]}}
+    assert table.act(moderate).status_code == 201  # 3 boxes, no critical hit; the healing roll at 00:10:00
+    job = table.advance(minutes=18 * 60 + 10).json()
+    # No success: the roll comes again 10 days later (2053-01-11 00:10:00), nothing fired before it.
+    given = table.gm.post(f"/api/jobs/{job['job']}/rolls/", {"physical_healing": [1, 1, 1, 1, 1]})
+    assert given.json()["status"] == "done", given.content
+    assert table.advance(days=14).status_code == 202  # from 2053-01-01 18:10:00
+    web = make_web(table)
+    prompt = prompt_of(web.gm.get(f"/campaigns/{web.campaign_id}/").content.decode())
+    assert "2053-01-11 00:10:00: " in prompt  # the roll's own prompt
+    assert stop_words(prompt) == (
+        "Stop here: the clock stays at 2053-01-01 18:10:00",
+        "Where this advance began: nothing of it has fired before Ash's physical healing (Body) at 2053-01-11 "
+        "00:10:00; then act, and advance again to go on",
+    )

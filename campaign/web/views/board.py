@@ -298,14 +298,14 @@ def _rewind_said(summary: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def _clock_prompt(campaign: Campaign, job: dict[str, Any]) -> dict[str, Any]:
     """What the board's prompt of a waiting clock shows besides the job: its row of rolls, or the death it waits
-    before, and the time the clock stays at if the GM stops it there: the time of day on the day the advance began,
-    else the date too (an advance of weeks stopped days later)."""
-    stays = display.date_text(presenters.game_date(campaign, job["reached"]))
-    began = display.date_text(presenters.game_date(campaign, job["from"]))
+    before, and the time the clock stays at if the GM stops it there, with why (`stays_why`): times of day alone
+    while the advance's start, where it stands and what it waits at are on one day, else every one with its date
+    (an advance of days stopped before a roll days later read "the clock stays at 18:10:00 ... at 17:20:00")."""
+    stays, waits_at = _stop_times(campaign, job)
     prompt: dict[str, Any] = {
         "clock_rolls": forms.clock_roll_inputs(job["needs_rolls"]),
-        "clock_stays_at": stays[11:] if stays[:10] == began[:10] and stays[11:] else stays,
-        "clock_stays_why": stays_why(campaign, job),
+        "clock_stays_at": stays,
+        "clock_stays_why": stays_why(job, waits_at),
     }
     death = job["needs_yes"]
     if death is not None:  # a death waits for the GM's yes, and what would stop it said once
@@ -314,16 +314,32 @@ def _clock_prompt(campaign: Campaign, job: dict[str, Any]) -> dict[str, Any]:
     return prompt
 
 
-def stays_why(campaign: Campaign, job: dict[str, Any]) -> str:
+def _waited_at(job: dict[str, Any]) -> dict[str, Any]:
+    """The death or the (first) roll a waiting advance stopped before."""
+    return job["needs_yes"] if job["needs_yes"] is not None else job["needs_rolls"][0]
+
+
+def _stop_times(campaign: Campaign, job: dict[str, Any]) -> tuple[str, str]:
+    """The "Stop here" line's two times, where the clock stays and what the advance waits at: each its time of day
+    alone when both are on the day the advance began, else both full game dates, as the roll's own prompt writes
+    it ("2053-03-15 17:20:00"): two times of one line on different days always say their dates."""
+    moments = [job["reached"], _waited_at(job)["game_time"], job["from"]]
+    texts = [display.date_text(presenters.game_date(campaign, moment)) for moment in moments]
+    one_day = len({text[:10] for text in texts}) == 1 and all(text[11:] for text in texts)
+    stays, waits_at, _ = (text[11:] if one_day else text for text in texts)
+    return stays, waits_at
+
+
+def stays_why(job: dict[str, Any], at: str) -> str:
     """Why the clock stays where "Stop here" leaves it, in words: the last second this advance fired before what it
-    waits at, or, when it has fired nothing before that, the second it began (docs/clock.md, "Stopping at a roll")."""
+    waits at, or, when it has fired nothing before that, the second it began (docs/clock.md, "Stopping at a roll").
+    `at`: the moment it waits at as the line writes it (`_stop_times`)."""
     death = job["needs_yes"]
-    waits = death if death is not None else job["needs_rolls"][0]
+    waits = _waited_at(job)
     what = f"{death['character_name']}'s death" if death is not None else services.roll_owner(waits)
-    at = display.date_text(presenters.game_date(campaign, waits["game_time"]))
     if job["reached"] == job["from"]:
-        return f"where this advance began: nothing of it has fired before {what} at {at[11:] or at}"
-    return f"the last second this advance fired before {what} at {at[11:] or at}"
+        return f"where this advance began: nothing of it has fired before {what} at {at}"
+    return f"the last second this advance fired before {what} at {at}"
 
 
 CUSTOM_ADVANCE = "custom-advance:{}"  # the session's key of a campaign's last custom advance
