@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from campaign.models import Character, ImportJob
 from rules.dice import MOST_DIE
+from rules.registry import get_ruleset
 from tests.conftest import ServerDice, Table, drawn_dice
 
 # The dice a GM might type, a hostile client send, or a Rule-of-Six chain reach: small, around the range's end, and
@@ -71,13 +72,19 @@ def roomy(sr2: Table, settings: Any) -> Table:
     return sr2
 
 
+# The server's dice from a seed Hypothesis draws once, not from `st.randoms()`: an advance rolls for every character of
+# the campaign the examples share, so how many dice it draws depends on the examples before it, and a lazy draw per
+# die made Hypothesis's replay of an example draw less than its first run ("FlakyStrategyDefinition").
+SEEDED = st.integers(0, 2**32 - 1).map(Random)
+
+
 @settings(
     max_examples=25,
     deadline=None,
     phases=[Phase.explicit, Phase.generate],
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(actions=st.lists(ACTION, min_size=1, max_size=5), rng=st.randoms(use_true_random=False))
+@given(actions=st.lists(ACTION, min_size=1, max_size=5), rng=SEEDED)
 @example(actions=ISSUES_FIRST_AID, rng=Random(0))
 def test_any_action_the_api_accepts_is_in_an_export_that_imports(
     roomy: Table, server_dice: ServerDice, actions: list[Any], rng: Random
@@ -99,9 +106,11 @@ def test_any_action_the_api_accepts_is_in_an_export_that_imports(
         answer = table.gm.post(f"/api/characters/{made.json()['id']}/actions/", action)
         assert answer.status_code in (201, 400), (action, answer.status_code, answer.content)
         if answer.status_code == 400:
-            # Refused naming the field: a parameter or a roll, never the whole body unexplained.
+            # Refused naming the field: a parameter of the action (sent or not: a Diagnose of every hit when there
+            # is none names `critical_hit`, the form's field) or a roll, never the whole body unexplained.
             [field] = answer.json()
-            assert field == "type" or field in action or field.startswith("rolls."), answer.json()
+            params = {param.name for param in get_ruleset("shadowrun2").forms[action["type"]].params}
+            assert field in {"type", *action, *params} or field.startswith("rolls."), answer.json()
     imported = _import(table)
     assert imported.status_code == 202, imported.content
     job = ImportJob.objects.get(pk=imported.json()["id"])

@@ -305,7 +305,9 @@ def test_a_mortal_hit_being_treated_reads_being_treated_not_needs_treatment_now(
     assert '<li>Chest: <span class="alarm">mortal: being treated</span></li>' in board
     page = sr2_web.player.get(f"/characters/{sr2_web.character_id}/").content.decode()
     assert re.search(
-        r"<strong>Chest</strong>\s*· lung · TN \+4\s*<p class=\"alarm\">mortal: being treated</p>", page
+        r"<strong>Chest</strong>\s*· lung · <span class=\"detail\">TN \+4</span>\s*"
+        r"<p class=\"alarm\">mortal: being treated</p>",
+        page,
     )
     assert "chest, lung: mortal: being treated" in page
     assert table.player.get(table.character_url()).json()["warnings"] == [
