@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from rules import game_dates
 from rules.registry import get_ruleset
 from tests.browser.test_csp import Watched
 from tests.conftest import Table, make_table
@@ -22,7 +23,10 @@ PHONE = {"width": 390, "height": 844}
 HTMX = {"HX-Request": "true"}
 
 # What a person must never read. Dates and the campaign's own name are taken out first: they hold long numbers.
-DATE = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?")
+# A date as the game writes it to people, "12 March 2054", is one too (rules.game_dates.MONTHS).
+DATE = re.compile(
+    r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?|\b\d{1,2} (" + "|".join(game_dates.MONTHS) + r") \d{4}\b"
+)
 NEVER = {
     "a JSON brace": re.compile(r"[{}]"),
     "a Python value": re.compile(r"\b(True|False|None)\b|\['|'\]|\{'"),
